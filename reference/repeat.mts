@@ -1,0 +1,105 @@
+/**
+ * Repeat-call chains, the official `dsh-repeat-tool-reminder` algorithm:
+ * per agent, the key of the previous tracked call and the run length.
+ * Unlike the native engine, which keeps a fixed-size digest, this keeps the
+ * key string itself, as the official plugin does.
+ */
+import { canonicalizeValue } from './canonical.mjs';
+import type { Reminder } from './types.mjs';
+import { matchesAny, wildcardToRegExp } from './wildcard.mjs';
+
+/** The gentle first-threshold reminder (keyed to `thresholds[0]`, not a literal count). */
+export const GENTLE_REMINDER =
+  'You are repeating the exact same tool call with identical arguments. Carefully analyze the previous result before calling again: if the task is not complete, try a different approach or different arguments instead of repeating the call.';
+
+/** The detailed later-threshold reminder. */
+export function detailedReminder(toolName: string, count: number, preview: string): string {
+  return `Repeated tool call detected:\n- tool: ${toolName}\n- consecutive_calls: ${count}\n- arguments: ${preview}\nThe repeated calls are not making progress. Do not call this tool with these exact arguments again. Inspect the latest result and choose a different action, different arguments, or finish the task if enough evidence has been gathered.`;
+}
+
+/** Head-truncate the canonical arguments (UTF-16 code units), marking how much was omitted. */
+export function previewArguments(canonical: string, cap: number): string {
+  if (canonical.length <= cap) return canonical;
+  return `${canonical.slice(0, cap)}… (+${canonical.length - cap} more chars)`;
+}
+
+/** The official validation, texts included; returns the thresholds sorted ascending. */
+export function validateThresholds(values: readonly number[]): number[] {
+  if (values.length === 0) throw new Error('repeat-tool-reminder: `thresholds` must not be empty');
+  for (const value of values) {
+    if (!Number.isInteger(value) || value < 2) {
+      throw new Error(`repeat-tool-reminder: invalid threshold ${value} — every threshold must be an integer >= 2`);
+    }
+  }
+  if (new Set(values).size !== values.length) {
+    throw new Error('repeat-tool-reminder: `thresholds` must not contain duplicates');
+  }
+  return [...values].sort((a, b) => a - b);
+}
+
+/** Resolved repeat settings (defaults applied, shapes already checked by the engine). */
+export interface RepeatSettings {
+  thresholds: readonly number[];
+  include: readonly string[];
+  exclude: readonly string[];
+  argumentsPreviewChars: number;
+}
+
+interface Chain {
+  key: string;
+  count: number;
+}
+
+/** Per-agent chains for one engine. */
+export class RepeatChains {
+  readonly #thresholds: readonly number[];
+  readonly #thresholdSet: ReadonlySet<number>;
+  readonly #include: readonly RegExp[];
+  readonly #exclude: readonly RegExp[];
+  readonly #previewChars: number;
+  readonly #chains = new Map<string, Chain>();
+
+  /** Validates in the official order: thresholds, then argumentsPreviewChars. */
+  constructor(settings: RepeatSettings) {
+    this.#thresholds = validateThresholds(settings.thresholds);
+    this.#thresholdSet = new Set(this.#thresholds);
+    this.#include = settings.include.map(wildcardToRegExp);
+    this.#exclude = settings.exclude.map(wildcardToRegExp);
+    const preview = settings.argumentsPreviewChars;
+    if (!Number.isInteger(preview) || preview < 1) {
+      throw new Error(`repeat-tool-reminder: invalid argumentsPreviewChars ${preview} — must be an integer >= 1`);
+    }
+    this.#previewChars = preview;
+  }
+
+  /** Whether a tool takes part (untracked calls are transparent: they neither count nor reset). */
+  tracked(toolName: string): boolean {
+    if (this.#include.length > 0 && !matchesAny(this.#include, toolName)) return false;
+    return !matchesAny(this.#exclude, toolName);
+  }
+
+  /**
+   * Advance `agentId`'s chain by one call and return the reminder when the run
+   * length hits a threshold. `args` are parsed lazily: untracked calls never
+   * pay for canonicalisation.
+   */
+  observe(agentId: string, toolName: string, args: () => unknown): Reminder | undefined {
+    if (!this.tracked(toolName)) return undefined;
+    const canonical = canonicalizeValue(args());
+    const key = JSON.stringify([toolName, canonical]);
+    const chain = this.#chains.get(agentId);
+    const count = chain !== undefined && chain.key === key ? chain.count + 1 : 1;
+    this.#chains.set(agentId, { key, count });
+    if (!this.#thresholdSet.has(count)) return undefined;
+    const text =
+      count === this.#thresholds[0]
+        ? GENTLE_REMINDER
+        : detailedReminder(toolName, count, previewArguments(canonical, this.#previewChars));
+    return { tool: toolName, count, text, summary: `${toolName} × ${count}` };
+  }
+
+  /** The user spoke, or the agent is gone: its chain starts over. */
+  drop(agentId: string): void {
+    this.#chains.delete(agentId);
+  }
+}

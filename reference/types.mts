@@ -1,0 +1,139 @@
+/**
+ * Public types of the toolguard engine: the configuration, a silent-failure
+ * rule, the two inputs of `observe` and its verdict. The native `GuardEngine`
+ * and the pure-TypeScript reference engine share them, and the DSH plugins and
+ * adapters build on them, so they describe the contract rather than either
+ * implementation.
+ * @module toolguard/reference/types
+ */
+
+/** What a matching rule does: block the result, add a notice, or nothing (the rule is disabled). */
+export type RuleAction = 'error' | 'context' | 'off';
+
+/**
+ * When a rule may fire: `success` rules stay silent when the output already
+ * shows failure (a non-zero exit marker and the like, which the model sees
+ * anyway); `always` rules fire regardless.
+ */
+export type RuleWhen = 'success' | 'always';
+
+/** One silent-failure rule, as written in a config or in `rules/builtin.json`. */
+export interface Rule {
+  /** Unique id; a user rule with a built-in's id replaces that built-in in place. */
+  id: string;
+  /** JavaScript regular-expression source, without slashes. */
+  pattern: string;
+  /** A subset of `imsu`; the stateful flags `g` and `y` are rejected. Default `''`. */
+  flags?: string;
+  action: RuleAction;
+  when: RuleWhen;
+  /** One line, shown to the model next to the matching line. */
+  message: string;
+  /** Why the rule is high precision (documentation only; built-ins carry it). */
+  reason?: string;
+}
+
+/** Repeat-call reminder configuration (parity with `dsh-repeat-tool-reminder`). */
+export interface RepeatConfig {
+  /** Run lengths that produce a reminder; sorted at load, the lowest is the gentle tier. Default `[3, 5, 8]`. */
+  thresholds?: number[];
+  /** Tool-name wildcards (`*` = any run) that take part in chains; empty = all tools. Default `[]`. */
+  include?: string[];
+  /** Tool-name wildcards that never take part. Default `[]`. */
+  exclude?: string[];
+  /** UTF-16 code units of canonical arguments quoted in the detailed reminder. Default `500`. */
+  argumentsPreviewChars?: number;
+}
+
+/** Silent-failure detector configuration. */
+export interface LoudFailureConfig {
+  /** User rules, merged with the built-in table by id. Default `[]`. */
+  rules?: Rule[];
+  /** Tool-name wildcards whose results are scanned. Default `['bash', 'pwsh', 'job_output']`. */
+  shellTools?: string[];
+  /** Also scan `JSON.stringify(value)` of a successful result. Default `false`. */
+  scanValue?: boolean;
+}
+
+/** `new GuardEngine(config)`; every field is optional. */
+export interface GuardConfig {
+  repeat?: RepeatConfig;
+  loudFailure?: LoudFailureConfig;
+}
+
+/** The tool call being observed. Exactly one of `arguments` / `argumentsJson` is required. */
+export interface ToolExec {
+  /** The calling agent; absent for calls made outside any agent, which take part in no chain. */
+  agentId?: string;
+  /** Tool name. */
+  name: string;
+  /** The parsed arguments (a JSON value). */
+  arguments?: unknown;
+  /** The arguments' JSON text: empty means `{}`, malformed text counts as that raw string (as in DSH). */
+  argumentsJson?: string;
+}
+
+/** A content block of a DSH tool result; only `{type: 'text', text}` blocks are scanned. */
+export interface ContentBlock {
+  type: string;
+  text?: string;
+  [extra: string]: unknown;
+}
+
+/** The tool's result. `content` or `text` carries the output. */
+export interface ToolResult {
+  /** Error results are never scanned. */
+  isError?: boolean;
+  /** DSH content blocks. */
+  content?: ContentBlock[];
+  /** Or the output as one plain string. */
+  text?: string;
+  /** A successful canonical value; scanned (as JSON) only with `loudFailure.scanValue`. */
+  value?: unknown;
+}
+
+/** The repeat-call reminder for this call. */
+export interface Reminder {
+  tool: string;
+  /** Consecutive identical calls, this one included. */
+  count: number;
+  /** The exact DSH reminder text. */
+  text: string;
+  /** `<tool> × <count>`, the DSH notice summary. */
+  summary: string;
+}
+
+/** One rule that matched, at its first match. */
+export interface RuleMatch {
+  id: string;
+  message: string;
+  /** 1-based line number of the match start in the scanned text. */
+  line: number;
+  /** The matching line, trimmed, cut to 200 characters plus `…`. */
+  excerpt: string;
+}
+
+/** The silent-failure verdict for this call. */
+export interface Failure {
+  /** `error` when any matching rule is an error rule: the harness blocks the result with `text`. */
+  action: 'error' | 'context';
+  /** `<tool>: <id1>, <id2>`. */
+  summary: string;
+  /** The block feedback (`error`) or the notice (`context`). */
+  text: string;
+  /** Matching rules in table order. */
+  rules: RuleMatch[];
+}
+
+/** What the guard has to say about one call; `observe` returns `null` instead of an empty verdict. */
+export interface Verdict {
+  reminder?: Reminder;
+  failure?: Failure;
+}
+
+/** The engine surface shared by the native and the reference implementation. */
+export interface GuardEngineLike {
+  observe(exec: ToolExec, result: ToolResult): Verdict | null;
+  reset(agentId: string): void;
+  forget(agentId: string): void;
+}
