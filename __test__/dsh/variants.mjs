@@ -1,0 +1,43 @@
+// The plugin modules the behaviour tests run against. The official pure-TS
+// plugin comes first: a test that fails on it is a wrong test, not a bug in
+// ours. `wrap` turns a repeat-tool-reminder config into the module's own
+// config shape (the combined `toolguard` plugin nests it under `repeat`).
+export const repeatVariants = [
+  {
+    label: 'official @deepseek-ai/dsh-repeat-tool-reminder',
+    official: true,
+    load: () => import('@deepseek-ai/dsh-repeat-tool-reminder'),
+    wrap: (config) => config,
+  },
+  {
+    label: 'toolguard/dsh/repeat-tool-reminder',
+    load: () => import('toolguard/dsh/repeat-tool-reminder'),
+    wrap: (config) => config,
+  },
+  {
+    label: 'toolguard/dsh (combined)',
+    load: () => import('toolguard/dsh'),
+    wrap: (config) => ({ repeat: config }),
+  },
+];
+
+// Silent-failure behaviour has no official implementation to compare with;
+// both of our modules that carry it run the same tests.
+export const loudFailureVariants = [
+  {
+    label: 'toolguard/dsh/loud-failure',
+    load: () => import('toolguard/dsh/loud-failure'),
+    wrap: (config) => config,
+  },
+  {
+    label: 'toolguard/dsh (combined)',
+    load: () => import('toolguard/dsh'),
+    wrap: (config) => ({ loudFailure: config }),
+  },
+];
+
+/** Restrict variants by label substring, e.g. TOOLGUARD_DSH_ONLY=official while the addon is not built. */
+export function selected(variants) {
+  const only = process.env.TOOLGUARD_DSH_ONLY;
+  return only ? variants.filter((v) => v.label.includes(only)) : variants;
+}
