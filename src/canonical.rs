@@ -1,0 +1,1185 @@
+//! Argument JSON text → the canonical form the official DSH plugin computes.
+//!
+//! DSH's agent loop turns the model's argument text into a value with
+//! `parseArguments(raw)` = `raw ? JSON.parse(raw) : {}` (a `JSON.parse` error
+//! keeps the raw string itself), and `dsh-repeat-tool-reminder` keys its chain
+//! on `JSON.stringify(sortJsonValue(value))`, where `sortJsonValue` deep-copies
+//! objects into a fresh `{}` in `Object.keys(record).sort()` order. This module
+//! reproduces that pipeline byte for byte without a JavaScript engine.
+//!
+//! # Quirks reproduced (each found by experiment with node 20 and 22)
+//!
+//! Parsing (`JSON.parse`, anything it rejects becomes the raw string):
+//! 1. `""` → `{}`; every other text goes through `JSON.parse`, so `" "` (only
+//!    whitespace) is malformed and canonicalises to the string `" "`.
+//! 2. Whitespace is exactly space, `\t`, `\n`, `\r`. A BOM (U+FEFF), NBSP,
+//!    `\v` or `\f` around the value makes the text malformed.
+//! 3. Numbers follow the strict JSON grammar `-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?`:
+//!    `01`, `-01`, `00`, `1.`, `.5`, `+1`, `1e`, `0x10`, `NaN`, `Infinity` are malformed.
+//! 4. Strings may not contain raw U+0000–U+001F (U+007F, U+2028 are fine);
+//!    escapes are `\" \\ \/ \b \f \n \r \t \uXXXX` (hex in either case), anything
+//!    else (`\x`, `\u12`, `\'`) is malformed.
+//! 5. `\uXXXX` escapes may produce lone surrogates; an escaped high surrogate
+//!    followed by an escaped low one forms one real character (`"\ud83d\ude00"` → `"😀"`).
+//! 6. Trailing commas, single quotes, trailing garbage (`{}{}`, `"a"x`, `1 2`)
+//!    are malformed. A bare primitive (`5`, `true`, `null`, `"s"`) is a valid value.
+//! 7. Duplicate keys: the last value wins (`{"a":1,"a":2}` → `{"a":2}`); keys
+//!    compare after unescaping (`"a"` and `"\u0061"` are one key).
+//! 8. No depth limit: V8's `JSON.parse` is iterative, and so is this parser.
+//!
+//! Sorting and object shape (`sortJsonValue` + JS property order):
+//! 9. Keys sort by UTF-16 code units (`Array.prototype.sort` default), not by
+//!    UTF-8 bytes or code points: `"😀"` (D83D DE00) sorts before `"\ue000"`,
+//!    and a lone `"\ud83d"` sorts before `"😀"` which sorts before `"\ude00"`.
+//! 10. Integer-like keys — canonical array indices `"0"`..`"4294967294"` (no
+//!    leading zero, no sign) — are emitted first in numeric order, because a JS
+//!    object lists such keys before all others: `{"b","10","9","0","01","-0",
+//!    "4294967295","a"}` → `"0","9","10","-0","01","4294967295","a","b"`.
+//! 11. A `__proto__` key (also spelled `"\u005f_proto__"`) vanishes at every depth
+//!    and for every value type: `sorted["__proto__"] = v` runs the
+//!    `Object.prototype.__proto__` setter (setting the prototype for an object
+//!    or `null` value, ignoring primitives) instead of creating a property, and
+//!    `JSON.stringify` emits own properties only. Other `Object.prototype`
+//!    names (`constructor`, `toString`, `hasOwnProperty`) are plain keys.
+//! 12. Arrays keep their order; empty containers print as `[]` / `{}`.
+//!
+//! Printing (`JSON.stringify`):
+//! 13. Numbers print as JS `Number::toString` of the correctly rounded double:
+//!    `-0` → `0`, `1.0` → `1`, `1e21` → `1e+21`, `1e20` → `100000000000000000000`,
+//!    `5e-7` → `5e-7`, `0.000001` → `0.000001`, `9007199254740993` →
+//!    `9007199254740992`, `123456789012345678901234567890` → `1.2345678901234568e+29`,
+//!    `2e-324` → `0`, `5e-324` → `5e-324`; overflow (`1e400`, `-1e400`) is
+//!    ±Infinity, which `JSON.stringify` prints as `null`.
+//! 14. Strings escape `"` `\` as `\"` `\\`; `\b \f \n \r \t` by name; other
+//!    U+0000–U+001F as `\u00XX` with lowercase hex; lone surrogates as `\udXXX`
+//!    lowercase; `/`, U+007F, U+2028/U+2029 and all other text stay raw.
+//! 15. Malformed text canonicalises to `JSON.stringify(raw)`, the same escaping.
+//!
+//! Known divergence: the official code recurses (`sortJsonValue`, V8's
+//! `JSON.stringify`) and throws `RangeError: Maximum call stack size exceeded`
+//! from about 2,000–5,000 levels of nesting; this module has no depth limit and
+//! prints what an unbounded JavaScript stack would print.
+//!
+//! # Implementation notes
+//! Parsing builds a flat tree (no recursion on the Rust stack). A string
+//! without a backslash is kept as a slice of the input and copied verbatim on
+//! output — the parser already rejected the only characters `JSON.stringify`
+//! would escape (`"`, `\`, controls). Strings with escapes are decoded to UTF-16
+//! code units, which holds lone surrogates and gives JS key order directly.
+
+use std::cmp::Ordering;
+
+/// Append to `out` exactly what DSH computes for a tool call whose raw
+/// argument text is `raw`: `parseArguments(raw)` (empty → `{}`, malformed →
+/// the raw string) followed by `JSON.stringify(sortJsonValue(value))`.
+pub fn canonicalize_arguments(raw: &str, out: &mut String) {
+    if raw.is_empty() {
+        out.push_str("{}");
+        return;
+    }
+    match Doc::parse(raw) {
+        Some(doc) => doc.write(out),
+        None => push_js_string_literal(raw, out),
+    }
+}
+
+/// Same as [`canonicalize_arguments`] for argument text given as UTF-16 code
+/// units (a JavaScript string as it is, possibly with lone surrogates that a
+/// UTF-8 conversion would replace by U+FFFD).
+///
+/// Why this is exact: inside a JSON string a raw lone surrogate and its
+/// `\uXXXX` escape parse to the same code unit, and outside strings both a
+/// lone surrogate and a backslash make the text malformed. So the lone
+/// surrogates are rewritten as escapes, the UTF-8 path parses the result, and
+/// a malformed text falls back to `JSON.stringify` of the original units.
+pub fn canonicalize_arguments_utf16(raw: &[u16], out: &mut String) {
+    if let Ok(text) = String::from_utf16(raw) {
+        canonicalize_arguments(&text, out);
+        return;
+    }
+    let mut escaped = String::with_capacity(raw.len() + 16);
+    for unit in char::decode_utf16(raw.iter().copied()) {
+        match unit {
+            Ok(c) => escaped.push(c),
+            Err(lone) => push_unit_escape(lone.unpaired_surrogate(), &mut escaped),
+        }
+    }
+    match Doc::parse(&escaped) {
+        Some(doc) => doc.write(out),
+        None => {
+            out.push('"');
+            push_escaped_units(raw, out);
+            out.push('"');
+        }
+    }
+}
+
+/// Length of `s` in UTF-16 code units — JavaScript's `s.length`, the unit the
+/// official plugin uses for `argumentsPreviewChars`.
+pub fn utf16_len(s: &str) -> usize {
+    // One unit per character, two for characters outside the BMP (4-byte UTF-8).
+    s.bytes()
+        .map(|b| usize::from(b & 0xC0 != 0x80) + usize::from(b >= 0xF0))
+        .sum()
+}
+
+/// Append `JSON.stringify(s)` to `out`: `s` in double quotes with `"`, `\`
+/// and U+0000–U+001F escaped the way JavaScript does (a Rust `str` cannot
+/// hold lone surrogates, so their `\udXXX` form never arises here).
+pub fn push_js_string_literal(s: &str, out: &mut String) {
+    out.reserve(s.len() + 2);
+    out.push('"');
+    let bytes = s.as_bytes();
+    let mut run = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b < 0x20 || b == b'"' || b == b'\\' {
+            // ASCII positions are always char boundaries.
+            out.push_str(&s[run..i]);
+            push_ascii_escape(b, out);
+            run = i + 1;
+        }
+    }
+    out.push_str(&s[run..]);
+    out.push('"');
+}
+
+fn push_ascii_escape(b: u8, out: &mut String) {
+    match b {
+        b'"' => out.push_str("\\\""),
+        b'\\' => out.push_str("\\\\"),
+        0x08 => out.push_str("\\b"),
+        0x0C => out.push_str("\\f"),
+        b'\n' => out.push_str("\\n"),
+        b'\r' => out.push_str("\\r"),
+        b'\t' => out.push_str("\\t"),
+        _ => push_unit_escape(u16::from(b), out),
+    }
+}
+
+/// `\uXXXX` with lowercase hex, as `JSON.stringify` writes it.
+fn push_unit_escape(unit: u16, out: &mut String) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push_str("\\u");
+    for shift in [12, 8, 4, 0] {
+        out.push(char::from(HEX[usize::from((unit >> shift) & 0xF)]));
+    }
+}
+
+/// Body of `JSON.stringify` for a UTF-16 string (without the quotes).
+fn push_escaped_units(units: &[u16], out: &mut String) {
+    for unit in char::decode_utf16(units.iter().copied()) {
+        match unit {
+            Ok(c) if (c as u32) < 0x80 => {
+                let b = c as u8;
+                if b < 0x20 || b == b'"' || b == b'\\' {
+                    push_ascii_escape(b, out);
+                } else {
+                    out.push(c);
+                }
+            }
+            Ok(c) => out.push(c),
+            Err(lone) => push_unit_escape(lone.unpaired_surrogate(), out),
+        }
+    }
+}
+
+/// A string of the document: a verbatim input slice (no backslash in it) or
+/// a range of decoded UTF-16 units in `Doc::units`.
+#[derive(Clone, Copy)]
+enum Text {
+    Raw { start: usize, end: usize },
+    Units { start: usize, end: usize },
+}
+
+#[derive(Clone, Copy)]
+enum Node {
+    Null,
+    True,
+    False,
+    Num(f64),
+    Str(Text),
+    /// Elements are `Doc::elements[start..start + len]`.
+    Array {
+        start: usize,
+        len: usize,
+    },
+    /// Members are `Doc::members[start..start + len]`, already in output order.
+    Object {
+        start: usize,
+        len: usize,
+    },
+}
+
+struct Doc<'a> {
+    input: &'a str,
+    nodes: Vec<Node>,
+    elements: Vec<usize>,
+    members: Vec<(Text, usize)>,
+    units: Vec<u16>,
+    root: usize,
+}
+
+/// An open container while parsing; its children wait on the scratch stacks.
+struct Frame {
+    is_object: bool,
+    scratch_start: usize,
+    key: Text,
+}
+
+impl<'a> Doc<'a> {
+    /// `JSON.parse(input)` into a flat tree, or `None` where `JSON.parse` throws.
+    fn parse(input: &'a str) -> Option<Self> {
+        let mut doc = Doc {
+            input,
+            nodes: Vec::new(),
+            elements: Vec::new(),
+            members: Vec::new(),
+            units: Vec::new(),
+            root: 0,
+        };
+        let bytes = input.as_bytes();
+        let mut pos = 0;
+        let mut stack: Vec<Frame> = Vec::new();
+        let mut scratch_elements: Vec<usize> = Vec::new();
+        let mut scratch_members: Vec<(Text, usize)> = Vec::new();
+        'value: loop {
+            pos = skip_ws(bytes, pos);
+            let mut node = match *bytes.get(pos)? {
+                b'{' => {
+                    pos = skip_ws(bytes, pos + 1);
+                    if bytes.get(pos) == Some(&b'}') {
+                        pos += 1;
+                        Node::Object { start: 0, len: 0 }
+                    } else {
+                        let key;
+                        (key, pos) = doc.parse_key(pos)?;
+                        stack.push(Frame {
+                            is_object: true,
+                            scratch_start: scratch_members.len(),
+                            key,
+                        });
+                        continue 'value;
+                    }
+                }
+                b'[' => {
+                    pos = skip_ws(bytes, pos + 1);
+                    if bytes.get(pos) == Some(&b']') {
+                        pos += 1;
+                        Node::Array { start: 0, len: 0 }
+                    } else {
+                        stack.push(Frame {
+                            is_object: false,
+                            scratch_start: scratch_elements.len(),
+                            key: Text::Raw { start: 0, end: 0 },
+                        });
+                        continue 'value;
+                    }
+                }
+                b'"' => {
+                    let text;
+                    (text, pos) = doc.parse_string(pos)?;
+                    Node::Str(text)
+                }
+                b't' => {
+                    pos = expect_literal(bytes, pos, b"true")?;
+                    Node::True
+                }
+                b'f' => {
+                    pos = expect_literal(bytes, pos, b"false")?;
+                    Node::False
+                }
+                b'n' => {
+                    pos = expect_literal(bytes, pos, b"null")?;
+                    Node::Null
+                }
+                b'-' | b'0'..=b'9' => {
+                    let end = number_end(bytes, pos)?;
+                    // The grammar was checked above; Rust's parser is correctly
+                    // rounded and saturates to ±inf like JavaScript.
+                    let n: f64 = input[pos..end].parse().ok()?;
+                    pos = end;
+                    Node::Num(n)
+                }
+                _ => return None,
+            };
+            // A value is complete: attach it, then close as many containers as
+            // the text closes here.
+            loop {
+                let index = doc.nodes.len();
+                doc.nodes.push(node);
+                let Some(frame) = stack.last_mut() else {
+                    pos = skip_ws(bytes, pos);
+                    if pos != bytes.len() {
+                        return None;
+                    }
+                    doc.root = index;
+                    return Some(doc);
+                };
+                if frame.is_object {
+                    scratch_members.push((frame.key, index));
+                } else {
+                    scratch_elements.push(index);
+                }
+                pos = skip_ws(bytes, pos);
+                match (*bytes.get(pos)?, frame.is_object) {
+                    (b',', true) => {
+                        pos = skip_ws(bytes, pos + 1);
+                        (frame.key, pos) = doc.parse_key(pos)?;
+                        continue 'value;
+                    }
+                    (b',', false) => {
+                        pos += 1;
+                        continue 'value;
+                    }
+                    (b']', false) => {
+                        pos += 1;
+                        let start = doc.elements.len();
+                        doc.elements
+                            .extend(scratch_elements.drain(frame.scratch_start..));
+                        node = Node::Array {
+                            start,
+                            len: doc.elements.len() - start,
+                        };
+                        stack.pop();
+                    }
+                    (b'}', true) => {
+                        pos += 1;
+                        let start = doc.members.len();
+                        doc.close_object(&mut scratch_members, frame.scratch_start);
+                        node = Node::Object {
+                            start,
+                            len: doc.members.len() - start,
+                        };
+                        stack.pop();
+                    }
+                    _ => return None,
+                }
+            }
+        }
+    }
+
+    /// `"key"` then `:` (with whitespace around the colon); returns the
+    /// position after the colon.
+    fn parse_key(&mut self, pos: usize) -> Option<(Text, usize)> {
+        let bytes = self.input.as_bytes();
+        if bytes.get(pos) != Some(&b'"') {
+            return None;
+        }
+        let (key, pos) = self.parse_string(pos)?;
+        let pos = skip_ws(bytes, pos);
+        if bytes.get(pos) != Some(&b':') {
+            return None;
+        }
+        Some((key, pos + 1))
+    }
+
+    /// A JSON string starting at the opening quote at `pos`.
+    fn parse_string(&mut self, pos: usize) -> Option<(Text, usize)> {
+        let bytes = self.input.as_bytes();
+        let start = pos + 1;
+        let mut i = start;
+        loop {
+            match *bytes.get(i)? {
+                b'"' => return Some((Text::Raw { start, end: i }, i + 1)),
+                b'\\' => break,
+                0x00..=0x1F => return None,
+                _ => i += 1,
+            }
+        }
+        // Escapes present: decode to UTF-16 units.
+        let units_start = self.units.len();
+        self.units.extend(self.input[start..i].encode_utf16());
+        let mut run = i;
+        loop {
+            match *bytes.get(i)? {
+                b'"' => {
+                    self.units.extend(self.input[run..i].encode_utf16());
+                    let text = Text::Units {
+                        start: units_start,
+                        end: self.units.len(),
+                    };
+                    return Some((text, i + 1));
+                }
+                b'\\' => {
+                    self.units.extend(self.input[run..i].encode_utf16());
+                    let unit = match *bytes.get(i + 1)? {
+                        b'"' => u16::from(b'"'),
+                        b'\\' => u16::from(b'\\'),
+                        b'/' => u16::from(b'/'),
+                        b'b' => 0x08,
+                        b'f' => 0x0C,
+                        b'n' => u16::from(b'\n'),
+                        b'r' => u16::from(b'\r'),
+                        b't' => u16::from(b'\t'),
+                        b'u' => {
+                            let hex = bytes.get(i + 2..i + 6)?;
+                            let mut unit = 0u16;
+                            for &h in hex {
+                                unit = (unit << 4) | u16::from(hex_value(h)?);
+                            }
+                            i += 4;
+                            unit
+                        }
+                        _ => return None,
+                    };
+                    self.units.push(unit);
+                    i += 2;
+                    run = i;
+                }
+                0x00..=0x1F => return None,
+                _ => i += 1,
+            }
+        }
+    }
+
+    /// Turn the pending members of one object (`scratch[from..]`) into its
+    /// output order in `self.members`: last duplicate wins, `__proto__` goes,
+    /// keys sorted by UTF-16 units, array-index keys first in numeric order.
+    fn close_object(&mut self, scratch: &mut Vec<(Text, usize)>, from: usize) {
+        let pending = &mut scratch[from..];
+        // Stable: equal keys stay in source order, so the last one is the winner.
+        pending.sort_by(|a, b| self.cmp_text(a.0, b.0));
+        let start = self.members.len();
+        for i in 0..pending.len() {
+            let (key, _) = pending[i];
+            let superseded = pending
+                .get(i + 1)
+                .is_some_and(|next| self.cmp_text(key, next.0) == Ordering::Equal);
+            if !superseded && !self.text_is(key, "__proto__") {
+                self.members.push(pending[i]);
+            }
+        }
+        scratch.truncate(from);
+        // A JS object lists array-index keys first, in numeric order, then the
+        // others in insertion (here: sorted) order. The sort is stable.
+        let (input, units) = (self.input, &self.units);
+        let mine = &mut self.members[start..];
+        if mine
+            .iter()
+            .any(|(k, _)| array_index(input, units, *k).is_some())
+        {
+            mine.sort_by(|a, b| {
+                match (
+                    array_index(input, units, a.0),
+                    array_index(input, units, b.0),
+                ) {
+                    (Some(x), Some(y)) => x.cmp(&y),
+                    (Some(_), None) => Ordering::Less,
+                    (None, Some(_)) => Ordering::Greater,
+                    (None, None) => Ordering::Equal,
+                }
+            });
+        }
+    }
+
+    fn text_is(&self, t: Text, s: &str) -> bool {
+        match t {
+            Text::Raw { start, end } => &self.input[start..end] == s,
+            Text::Units { start, end } => {
+                self.units[start..end].iter().copied().eq(s.encode_utf16())
+            }
+        }
+    }
+
+    /// JavaScript string order: UTF-16 code units.
+    fn cmp_text(&self, a: Text, b: Text) -> Ordering {
+        match (a, b) {
+            (Text::Raw { start: s1, end: e1 }, Text::Raw { start: s2, end: e2 }) => {
+                cmp_utf8_as_utf16(&self.input[s1..e1], &self.input[s2..e2])
+            }
+            (Text::Units { start: s1, end: e1 }, Text::Units { start: s2, end: e2 }) => {
+                self.units[s1..e1].cmp(&self.units[s2..e2])
+            }
+            (Text::Raw { start, end }, Text::Units { start: s2, end: e2 }) => self.input
+                [start..end]
+                .encode_utf16()
+                .cmp(self.units[s2..e2].iter().copied()),
+            (Text::Units { start, end }, Text::Raw { start: s2, end: e2 }) => self.units
+                [start..end]
+                .iter()
+                .copied()
+                .cmp(self.input[s2..e2].encode_utf16()),
+        }
+    }
+
+    fn push_text(&self, t: Text, out: &mut String) {
+        out.push('"');
+        match t {
+            // The parser rejected `"`, `\` and controls here: nothing to escape.
+            Text::Raw { start, end } => out.push_str(&self.input[start..end]),
+            Text::Units { start, end } => push_escaped_units(&self.units[start..end], out),
+        }
+        out.push('"');
+    }
+
+    /// `JSON.stringify` of the tree, with an explicit stack.
+    fn write(&self, out: &mut String) {
+        // (container node, index of the next child to print)
+        let mut stack: Vec<(usize, usize)> = Vec::new();
+        let mut current = Some(self.root);
+        let mut number = ryu_js::Buffer::new();
+        loop {
+            if let Some(index) = current.take() {
+                match self.nodes[index] {
+                    Node::Null => out.push_str("null"),
+                    Node::True => out.push_str("true"),
+                    Node::False => out.push_str("false"),
+                    Node::Num(n) if n.is_finite() => {
+                        // ryu-js prints -0 as "0", as Number::toString does.
+                        out.push_str(number.format_finite(n));
+                    }
+                    Node::Num(_) => out.push_str("null"),
+                    Node::Str(t) => self.push_text(t, out),
+                    Node::Array { .. } => {
+                        out.push('[');
+                        stack.push((index, 0));
+                    }
+                    Node::Object { .. } => {
+                        out.push('{');
+                        stack.push((index, 0));
+                    }
+                }
+            }
+            let Some(top) = stack.last_mut() else {
+                return;
+            };
+            let (container, next) = *top;
+            match self.nodes[container] {
+                Node::Array { start, len } => {
+                    if next == len {
+                        out.push(']');
+                        stack.pop();
+                    } else {
+                        if next > 0 {
+                            out.push(',');
+                        }
+                        top.1 += 1;
+                        current = Some(self.elements[start + next]);
+                    }
+                }
+                Node::Object { start, len } => {
+                    if next == len {
+                        out.push('}');
+                        stack.pop();
+                    } else {
+                        if next > 0 {
+                            out.push(',');
+                        }
+                        top.1 += 1;
+                        let (key, value) = self.members[start + next];
+                        self.push_text(key, out);
+                        out.push(':');
+                        current = Some(value);
+                    }
+                }
+                _ => unreachable!("only containers are pushed"),
+            }
+        }
+    }
+}
+
+/// `Some(n)` when the key is a canonical array index (`"0"`..`"4294967294"`),
+/// the keys a JavaScript object lists first, in numeric order.
+fn array_index(input: &str, units: &[u16], t: Text) -> Option<u32> {
+    fn parse(mut digits: impl ExactSizeIterator<Item = u32>) -> Option<u32> {
+        let len = digits.len();
+        if len == 0 || len > 10 {
+            return None;
+        }
+        let mut value: u64 = 0;
+        let first = digits.next()?;
+        if first > 9 || (first == 0 && len > 1) {
+            return None;
+        }
+        value += u64::from(first);
+        for d in digits {
+            if d > 9 {
+                return None;
+            }
+            value = value * 10 + u64::from(d);
+        }
+        // 2^32 - 1 is not an array index (it is the maximum length).
+        u32::try_from(value).ok().filter(|&v| v != u32::MAX)
+    }
+    match t {
+        Text::Raw { start, end } => parse(
+            input.as_bytes()[start..end]
+                .iter()
+                .map(|&b| u32::from(b).wrapping_sub(u32::from(b'0'))),
+        ),
+        Text::Units { start, end } => parse(
+            units[start..end]
+                .iter()
+                .map(|&u| u32::from(u).wrapping_sub(u32::from(b'0'))),
+        ),
+    }
+}
+
+/// Compare two UTF-8 strings in UTF-16 code-unit order. Byte order equals
+/// code-point order, which differs from UTF-16 order only between a
+/// supplementary character and U+E000–U+FFFF, so only the first differing
+/// character pair needs a closer look.
+fn cmp_utf8_as_utf16(a: &str, b: &str) -> Ordering {
+    let Some(mut i) = a.bytes().zip(b.bytes()).position(|(x, y)| x != y) else {
+        return a.len().cmp(&b.len());
+    };
+    // Equal prefixes share their char boundaries.
+    while !a.is_char_boundary(i) {
+        i -= 1;
+    }
+    let (ca, cb) = (a[i..].chars().next(), b[i..].chars().next());
+    match (ca, cb) {
+        (Some(x), Some(y)) => {
+            let (mut bx, mut by) = ([0u16; 2], [0u16; 2]);
+            x.encode_utf16(&mut bx).cmp(&y.encode_utf16(&mut by))
+        }
+        _ => unreachable!("a differing byte lies inside both strings"),
+    }
+}
+
+fn skip_ws(bytes: &[u8], mut pos: usize) -> usize {
+    while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(pos) {
+        pos += 1;
+    }
+    pos
+}
+
+fn expect_literal(bytes: &[u8], pos: usize, literal: &[u8]) -> Option<usize> {
+    let end = pos + literal.len();
+    (bytes.get(pos..end)? == literal).then_some(end)
+}
+
+/// End of a number matching `-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?` at `pos`.
+fn number_end(bytes: &[u8], mut pos: usize) -> Option<usize> {
+    let digits = |pos: usize| {
+        bytes[pos..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count()
+    };
+    if bytes.get(pos) == Some(&b'-') {
+        pos += 1;
+    }
+    match bytes.get(pos)? {
+        b'0' => pos += 1,
+        b'1'..=b'9' => pos += digits(pos),
+        _ => return None,
+    }
+    if bytes.get(pos) == Some(&b'.') {
+        let n = digits(pos + 1);
+        if n == 0 {
+            return None;
+        }
+        pos += 1 + n;
+    }
+    if let Some(b'e' | b'E') = bytes.get(pos) {
+        pos += 1;
+        if let Some(b'+' | b'-') = bytes.get(pos) {
+            pos += 1;
+        }
+        let n = digits(pos);
+        if n == 0 {
+            return None;
+        }
+        pos += n;
+    }
+    Some(pos)
+}
+
+fn hex_value(h: u8) -> Option<u8> {
+    match h {
+        b'0'..=b'9' => Some(h - b'0'),
+        b'a'..=b'f' => Some(h - b'a' + 10),
+        b'A'..=b'F' => Some(h - b'A' + 10),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Expected strings were produced by node 20 running the official
+    //! algorithm (`JSON.stringify(sortJsonValue(parseArguments(raw)))`).
+    use super::*;
+
+    fn canon(raw: &str) -> String {
+        let mut out = String::new();
+        canonicalize_arguments(raw, &mut out);
+        out
+    }
+
+    fn canon16(raw: &[u16]) -> String {
+        let mut out = String::new();
+        canonicalize_arguments_utf16(raw, &mut out);
+        out
+    }
+
+    fn check(cases: &[(&str, &str)]) {
+        for &(raw, expected) in cases {
+            assert_eq!(canon(raw), expected, "input {raw:?}");
+            // The UTF-16 entry point agrees on well-formed text.
+            let units: Vec<u16> = raw.encode_utf16().collect();
+            assert_eq!(canon16(&units), expected, "utf16 input {raw:?}");
+        }
+    }
+
+    #[test]
+    fn empty_and_whitespace() {
+        check(&[
+            ("", "{}"),
+            (" ", "\" \""),
+            ("  \r\n", "\"  \\r\\n\""),
+            ("{}", "{}"),
+            (" {} ", "{}"),
+            ("\n\t\r [1]\n", "[1]"),
+            ("\u{feff}{}", "\"\u{feff}{}\""),
+            ("{}\u{feff}", "\"{}\u{feff}\""),
+            ("\u{a0}{}", "\"\u{a0}{}\""),
+            ("\u{b}{}", "\"\\u000b{}\""),
+            ("\u{c}{}", "\"\\f{}\""),
+            ("\u{2028}{}", "\"\u{2028}{}\""),
+        ]);
+    }
+
+    #[test]
+    fn number_grammar() {
+        check(&[
+            ("0", "0"),
+            ("-0", "0"),
+            ("0.0", "0"),
+            ("-0.0e5", "0"),
+            ("1.0", "1"),
+            ("01", "\"01\""),
+            ("-01", "\"-01\""),
+            ("00", "\"00\""),
+            ("1.", "\"1.\""),
+            (".5", "\".5\""),
+            ("+1", "\"+1\""),
+            ("-", "\"-\""),
+            ("1e", "\"1e\""),
+            ("1e+", "\"1e+\""),
+            ("1E-", "\"1E-\""),
+            ("0x10", "\"0x10\""),
+            ("NaN", "\"NaN\""),
+            ("Infinity", "\"Infinity\""),
+            ("-Infinity", "\"-Infinity\""),
+            ("1.5e3", "1500"),
+            ("-1.5E-3", "-0.0015"),
+            ("1e+0", "1"),
+            ("0.1e1", "1"),
+            ("100e-2", "1"),
+            ("[1,-]", "\"[1,-]\""),
+            ("[1.e5]", "\"[1.e5]\""),
+            ("[0e0]", "[0]"),
+            ("[-0E-0]", "[0]"),
+        ]);
+    }
+
+    #[test]
+    fn number_printing() {
+        check(&[
+            ("1e21", "1e+21"),
+            ("1E+21", "1e+21"),
+            ("1e20", "100000000000000000000"),
+            ("123e18", "123000000000000000000"),
+            ("5e-7", "5e-7"),
+            ("1e-7", "1e-7"),
+            ("1E-7", "1e-7"),
+            ("0.000001", "0.000001"),
+            ("0.0000015", "0.0000015"),
+            ("123456789012345678901234567890", "1.2345678901234568e+29"),
+            ("9007199254740993", "9007199254740992"),
+            ("9007199254740992", "9007199254740992"),
+            ("1e23", "1e+23"),
+            ("4.35", "4.35"),
+            ("0.1", "0.1"),
+            ("0.30000000000000004", "0.30000000000000004"),
+            ("1e400", "null"),
+            ("-1e400", "null"),
+            ("1e99999999999999999999", "null"),
+            ("1e-99999999999999999999", "0"),
+            ("5e-324", "5e-324"),
+            ("2e-324", "0"),
+            ("3e-324", "5e-324"),
+            ("1e-400", "0"),
+            ("-1e-400", "0"),
+            ("2.2250738585072011e-308", "2.225073858507201e-308"),
+            ("1.7976931348623157e308", "1.7976931348623157e+308"),
+            ("1.7976931348623159e308", "null"),
+            ("-5e-7", "-5e-7"),
+            ("[-0,0,-0.0,1e21,1e20,123e-20]", "[0,0,0,1e+21,100000000000000000000,1.23e-18]"),
+            ("0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001", "0"),
+            ("10000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000", "null"),
+            ("100000000000000000000", "100000000000000000000"),
+            ("1000000000000000000000", "1e+21"),
+            ("2.5000000000000000000000000000000000000000000000001", "2.5"),
+        ]);
+    }
+
+    #[test]
+    fn string_grammar() {
+        check(&[
+            ("\"abc", "\"\\\"abc\""),
+            ("\"\t\"", "\"\\\"\\t\\\"\""),
+            ("\"\u{0}\"", "\"\\\"\\u0000\\\"\""),
+            ("\"\u{1f}\"", "\"\\\"\\u001f\\\"\""),
+            ("\"a\u{7f}b\"", "\"a\u{7f}b\""),
+            ("\"\u{2028}\"", "\"\u{2028}\""),
+            ("\"\\/\"", "\"/\""),
+            ("\"\\x\"", "\"\\\"\\\\x\\\"\""),
+            ("\"\\u12\"", "\"\\\"\\\\u12\\\"\""),
+            ("\"\\u00\"", "\"\\\"\\\\u00\\\"\""),
+            ("\"\\uGGGG\"", "\"\\\"\\\\uGGGG\\\"\""),
+            ("\"\\U0041\"", "\"\\\"\\\\U0041\\\"\""),
+            ("\"\\'\"", "\"\\\"\\\\'\\\"\""),
+            ("\"\\u004A\\u004a\"", "\"JJ\""),
+            ("\"\\", "\"\\\"\\\\\""),
+            ("\"\\u", "\"\\\"\\\\u\""),
+            ("\"a\\\"", "\"\\\"a\\\\\\\"\""),
+        ]);
+    }
+
+    #[test]
+    fn string_printing() {
+        check(&[
+            (
+                "\"\\b\\f\\n\\r\\t\\u0001\\u001f\\u0000\"",
+                "\"\\b\\f\\n\\r\\t\\u0001\\u001f\\u0000\"",
+            ),
+            ("\"\\u007f\\u0080\\u00e9\"", "\"\u{7f}é\""),
+            ("\"\\\"\\\\\"", "\"\\\"\\\\\""),
+            ("\"\\u2028\\u2029\"", "\"\u{2028}\u{2029}\""),
+            ("\"<\\/script>\"", "\"</script>\""),
+            ("\"\\uD83D\\uDE00\"", "\"😀\""),
+            ("\"\\ud83d\"", "\"\\ud83d\""),
+            ("\"\\ude00\\ud83d\"", "\"\\ude00\\ud83d\""),
+            ("\"\\ud83d\\ude00\\ud83d\"", "\"😀\\ud83d\""),
+            ("\"\\udbff\\udfff\"", "\"􏿿\""),
+            ("\"\\ud800x\\udc00\"", "\"\\ud800x\\udc00\""),
+            ("\"😀é\"", "\"😀é\""),
+            ("\"\\u000B\\u000c\"", "\"\\u000b\\f\""),
+        ]);
+    }
+
+    #[test]
+    fn structure_grammar() {
+        check(&[
+            ("[1,2,]", "\"[1,2,]\""),
+            ("{\"a\":1,}", "\"{\\\"a\\\":1,}\""),
+            ("{,}", "\"{,}\""),
+            ("[,]", "\"[,]\""),
+            ("{\"a\":1,,\"b\":2}", "\"{\\\"a\\\":1,,\\\"b\\\":2}\""),
+            ("[\"a\",]", "\"[\\\"a\\\",]\""),
+            ("{\"x\":\"y\"", "\"{\\\"x\\\":\\\"y\\\"\""),
+            ("{\"x\"}", "\"{\\\"x\\\"}\""),
+            ("{\"a\" 1}", "\"{\\\"a\\\" 1}\""),
+            ("{1:2}", "\"{1:2}\""),
+            ("{\"a\":1 \"b\":2}", "\"{\\\"a\\\":1 \\\"b\\\":2}\""),
+            ("{'a':1}", "\"{'a':1}\""),
+            ("[", "\"[\""),
+            ("]", "\"]\""),
+            ("{", "\"{\""),
+            ("}", "\"}\""),
+            ("x", "\"x\""),
+            ("tru", "\"tru\""),
+            ("nul", "\"nul\""),
+            ("fals", "\"fals\""),
+            ("truex", "\"truex\""),
+            ("true", "true"),
+            ("null", "null"),
+            ("false", "false"),
+            ("\"a\"x", "\"\\\"a\\\"x\""),
+            ("{}{}", "\"{}{}\""),
+            ("1 2", "\"1 2\""),
+            ("[]", "[]"),
+            ("[ ]", "[]"),
+            ("{ }", "{}"),
+            ("{\"a\" : [ 1 , { } ] }", "{\"a\":[1,{}]}"),
+            ("[[],{},[[]],{\"a\":{}}]", "[[],{},[[]],{\"a\":{}}]"),
+            ("\"s\"", "\"s\""),
+            ("5", "5"),
+        ]);
+    }
+
+    #[test]
+    fn duplicate_keys() {
+        check(&[
+            ("{\"a\":1,\"a\":2}", "{\"a\":2}"),
+            ("{\"a\":1,\"\\u0061\":2}", "{\"a\":2}"),
+            ("{\"a\":1,\"\\u0061\":2,\"a\":3}", "{\"a\":3}"),
+            ("{\"1\":1,\"\\u0031\":2}", "{\"1\":2}"),
+            ("{\"b\":{\"x\":1},\"a\":0,\"b\":[2]}", "{\"a\":0,\"b\":[2]}"),
+            ("{\"😀\":1,\"\\ud83d\\ude00\":2}", "{\"😀\":2}"),
+        ]);
+    }
+
+    #[test]
+    fn utf16_key_order() {
+        check(&[
+            (
+                "{\"\\ue000\":1,\"\\ud83d\\ude00\":2}",
+                "{\"😀\":2,\"\u{e000}\":1}",
+            ),
+            ("{\"\u{e000}\":1,\"😀\":2}", "{\"😀\":2,\"\u{e000}\":1}"),
+            (
+                "{\"😀\":1,\"\u{e000}\":2,\"\u{ffff}\":3,\"퟿\":4}",
+                "{\"퟿\":4,\"😀\":1,\"\u{e000}\":2,\"\u{ffff}\":3}",
+            ),
+            (
+                "{\"\\ud83d\":1,\"\\ud83d\\ude00\":2,\"\\ude00\":3,\"\\uffff\":4}",
+                "{\"\\ud83d\":1,\"😀\":2,\"\\ude00\":3,\"\u{ffff}\":4}",
+            ),
+            (
+                "{\"\":1,\" \":2,\"!\":3,\"0\":4}",
+                "{\"0\":4,\"\":1,\" \":2,\"!\":3}",
+            ),
+            (
+                "{\"b\":1,\"a\":2,\"B\":3,\"_\":4,\"é\":5,\"e\":6}",
+                "{\"B\":3,\"_\":4,\"a\":2,\"b\":1,\"e\":6,\"é\":5}",
+            ),
+            (
+                "{\"ab\":1,\"a\":2,\"abc\":3}",
+                "{\"a\":2,\"ab\":1,\"abc\":3}",
+            ),
+            (
+                "{\"\\ud83d\\ude01\":1,\"\\ud83d\\ude00\":2,\"\\ud83e\":3}",
+                "{\"😀\":2,\"😁\":1,\"\\ud83e\":3}",
+            ),
+            (
+                "{\"x\\ue000\":1,\"x😀\":2,\"x\":3}",
+                "{\"x\":3,\"x😀\":2,\"x\u{e000}\":1}",
+            ),
+        ]);
+    }
+
+    #[test]
+    fn integer_keys() {
+        check(&[
+            ("{\"b\":1,\"10\":2,\"9\":3,\"01\":4,\"-0\":5,\"4294967294\":6,\"4294967295\":7,\"a\":8,\"0\":9}", "{\"0\":9,\"9\":3,\"10\":2,\"4294967294\":6,\"-0\":5,\"01\":4,\"4294967295\":7,\"a\":8,\"b\":1}"),
+            ("{\"\\u0031\\u0030\":1,\"9\":2}", "{\"9\":2,\"10\":1}"),
+            ("{\"1.0\":1,\"1\":2,\"1e3\":3,\" 1\":4,\"99999999999\":5,\"42949672940\":6}", "{\"1\":2,\" 1\":4,\"1.0\":1,\"1e3\":3,\"42949672940\":6,\"99999999999\":5}"),
+            ("{\"2\":{\"b\":1,\"a\":2},\"1\":[{\"y\":0,\"x\":1}]}", "{\"1\":[{\"x\":1,\"y\":0}],\"2\":{\"a\":2,\"b\":1}}"),
+            ("{\"!\":1,\"0\":2}", "{\"0\":2,\"!\":1}"),
+        ]);
+    }
+
+    #[test]
+    fn proto_key() {
+        check(&[
+            ("{\"__proto__\":1,\"b\":2}", "{\"b\":2}"),
+            ("{\"__proto__\":{\"x\":1},\"b\":2}", "{\"b\":2}"),
+            ("{\"__proto__\":null}", "{}"),
+            ("{\"__proto__\":[1]}", "{}"),
+            ("{\"__proto__\":\"s\"}", "{}"),
+            ("{\"__proto__\":true}", "{}"),
+            ("{\"__proto__\":{}}", "{}"),
+            ("{\"a\":{\"__proto__\":\"s\"}}", "{\"a\":{}}"),
+            ("[{\"__proto__\":1}]", "[{}]"),
+            (
+                "{\"__proto__\":1,\"__proto__\":{\"a\":1},\"z\":1}",
+                "{\"z\":1}",
+            ),
+            ("{\"\\u005f_proto__\":5}", "{}"),
+            (
+                "{\"__proto\":1,\"__proto__x\":2,\"_proto__\":3}",
+                "{\"__proto\":1,\"__proto__x\":2,\"_proto__\":3}",
+            ),
+            (
+                "{\"constructor\":1,\"toString\":2,\"hasOwnProperty\":3}",
+                "{\"constructor\":1,\"hasOwnProperty\":3,\"toString\":2}",
+            ),
+            ("{\"length\":1}", "{\"length\":1}"),
+            (
+                "{\"__proto__\":{\"__proto__\":{\"a\":1}},\"a\":2}",
+                "{\"a\":2}",
+            ),
+        ]);
+    }
+
+    #[test]
+    fn raw_lone_surrogates_via_utf16() {
+        let cases: &[(&[u16], &str)] = &[
+            (&[34, 55296, 34], "\"\\ud800\""),
+            (&[91, 34, 55296, 120, 34, 93], "[\"\\ud800x\"]"),
+            (&[55296], "\"\\ud800\""),
+            (
+                &[123, 34, 56320, 34, 58, 49, 44, 34, 55357, 34, 58, 50, 125],
+                "{\"\\ud83d\":2,\"\\udc00\":1}",
+            ),
+            (&[34, 55357, 92, 117, 100, 101, 48, 48, 34], "\"😀\""),
+            (&[34, 92, 117, 100, 56, 51, 100, 56832, 34], "\"😀\""),
+            (
+                &[123, 34, 97, 34, 58, 34, 57343, 34, 125, 32, 55296],
+                "\"{\\\"a\\\":\\\"\\udfff\\\"} \\ud800\"",
+            ),
+            (&[34, 55296, 9, 34], "\"\\\"\\ud800\\t\\\"\""),
+            (&[56320, 123, 125], "\"\\udc00{}\""),
+            (&[], "{}"),
+        ];
+        for &(raw, expected) in cases {
+            assert_eq!(canon16(raw), expected, "input {raw:?}");
+        }
+    }
+
+    #[test]
+    fn deep_nesting_does_not_recurse() {
+        let n = 100_000;
+        let arrays = format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert_eq!(canon(&arrays), arrays);
+        let objects = format!("{}1{}", "{\"b\":0,\"a\":".repeat(n), "}".repeat(n));
+        let expected = format!("{}1{}", "{\"a\":".repeat(n), ",\"b\":0}".repeat(n));
+        assert_eq!(canon(&objects), expected);
+        // Unclosed deep text is malformed: the raw string comes back.
+        let open = "[".repeat(n);
+        assert_eq!(canon(&open), format!("\"{open}\""));
+    }
+
+    #[test]
+    fn large_input() {
+        let big = format!(
+            "{{\"s\":\"{}\",\"a\":[{}0]}}",
+            "x".repeat(10_000_000),
+            "1,".repeat(100_000)
+        );
+        let expected = format!(
+            "{{\"a\":[{}0],\"s\":\"{}\"}}",
+            "1,".repeat(100_000),
+            "x".repeat(10_000_000)
+        );
+        assert_eq!(canon(&big), expected);
+    }
+
+    #[test]
+    fn helpers() {
+        assert_eq!(utf16_len(""), 0);
+        assert_eq!(utf16_len("aé€😀"), 5);
+        let mut out = String::new();
+        push_js_string_literal("a\"b\\c\u{0}\u{1f}\u{7f}\n/😀", &mut out);
+        assert_eq!(out, "\"a\\\"b\\\\c\\u0000\\u001f\u{7f}\\n/😀\"");
+    }
+
+    /// xorshift64*: reproducible pseudo-random bytes without a dependency.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    /// Random JSON-ish texts (token soup, often valid) never panic, and the
+    /// canonical form is a fixed point: it canonicalises to itself, for valid
+    /// and malformed inputs alike.
+    #[test]
+    fn random_inputs_never_panic_and_are_fixed_points() {
+        const TOKENS: &[&str] = &[
+            "{",
+            "}",
+            "[",
+            "]",
+            ",",
+            ":",
+            "\"",
+            "\"a\"",
+            "\"__proto__\"",
+            "\"10\"",
+            "\"01\"",
+            "\"\\ud83d\"",
+            "\"\\ude00\"",
+            "\"\\ue000\"",
+            "\"😀\"",
+            "\"\u{e000}\"",
+            "\\",
+            "\\u",
+            "\\n",
+            "0",
+            "-0",
+            "1e21",
+            "5e-7",
+            "1e400",
+            "-",
+            ".",
+            "e",
+            "true",
+            "null",
+            "fals",
+            " ",
+            "\n",
+            "\t",
+            "\u{0}",
+            "\u{1f}",
+            "é",
+            "\"b\"",
+            "\"\\u0061\"",
+            "1.5",
+            "4294967294",
+        ];
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        for _ in 0..20_000 {
+            let mut raw = String::new();
+            for _ in 0..rng.below(24) {
+                raw.push_str(TOKENS[rng.below(TOKENS.len())]);
+            }
+            let once = canon(&raw);
+            assert_eq!(canon(&once), once, "input {raw:?}");
+        }
+        // Random UTF-16 unit soup through the UTF-16 entry point.
+        const UNITS: &[u16] = &[
+            0x22, 0x7B, 0x7D, 0x5B, 0x5D, 0x3A, 0x2C, 0x5C, 0x75, 0x61, 0x30, 0xD83D, 0xDE00,
+            0xD800, 0xDFFF, 0xE000, 0x0,
+        ];
+        for _ in 0..20_000 {
+            let raw: Vec<u16> = (0..rng.below(16))
+                .map(|_| UNITS[rng.below(UNITS.len())])
+                .collect();
+            let once = canon16(&raw);
+            assert_eq!(canon(&once), once, "input {raw:?}");
+        }
+    }
+
+    /// Valid documents with random keys keep their values and are fixed points.
+    #[test]
+    fn random_valid_documents_are_fixed_points() {
+        const KEYS: &[&str] = &[
+            "a",
+            "b",
+            "__proto__",
+            "0",
+            "9",
+            "10",
+            "01",
+            "-0",
+            "4294967294",
+            "4294967295",
+            "\\ud83d\\ude00",
+            "\\ue000",
+            "\\ud83d",
+            "é",
+            "",
+        ];
+        let mut rng = Rng(42);
+        for _ in 0..5_000 {
+            let mut raw = String::from("{");
+            for i in 0..rng.below(8) {
+                if i > 0 {
+                    raw.push(',');
+                }
+                raw.push_str(&format!("\"{}\":", KEYS[rng.below(KEYS.len())]));
+                match rng.below(4) {
+                    0 => raw.push_str(&format!("{}", rng.next() as i64 as f64 / 7.0)),
+                    1 => raw.push_str("[{\"z\":1,\"y\":2},[]]"),
+                    2 => raw.push_str("\"\\u0000x\\ud800\""),
+                    _ => raw.push_str("{}"),
+                }
+            }
+            raw.push('}');
+            let once = canon(&raw);
+            assert!(once.starts_with('{'), "{raw} → {once}");
+            assert_eq!(canon(&once), once, "input {raw:?}");
+        }
+    }
+}
