@@ -5,6 +5,7 @@
  * cannot load.
  */
 import { parseArguments } from './canonical.mjs';
+import { kindOf, resolveConfig } from './config.mjs';
 import { showsFailure } from './markers.mjs';
 import { RepeatChains } from './repeat.mjs';
 import { buildRuleTable, firstMatch, type CompiledRule } from './rules.mjs';
@@ -12,7 +13,6 @@ import type {
   Failure,
   GuardConfig,
   GuardEngineLike,
-  Reminder,
   RuleMatch,
   ToolExec,
   ToolResult,
@@ -20,57 +20,29 @@ import type {
 } from './types.mjs';
 import { matchesAny, wildcardToRegExp } from './wildcard.mjs';
 
-const DEFAULT_THRESHOLDS = [3, 5, 8];
-const DEFAULT_PREVIEW_CHARS = 500;
-const DEFAULT_SHELL_TOOLS = ['bash', 'pwsh', 'job_output'];
-
-// napi-rs reads `undefined` and `null` alike as an absent optional field; so does this engine.
-function absent(value: unknown): value is undefined | null {
-  return value === undefined || value === null;
-}
-
 function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
+  return kindOf(value) === 'object';
 }
 
-function optionalObject(value: unknown, field: string): Record<string, unknown> {
-  if (absent(value)) return {};
-  if (!isRecord(value)) throw new TypeError(`${field} must be an object`);
+function inputError(at: string, expected: string, got: unknown): TypeError {
+  return new TypeError(`toolguard: ${at} must be ${expected} (got ${kindOf(got)})`);
+}
+
+function optionalString(value: unknown, at: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw inputError(at, 'a string', value);
   return value;
 }
 
-function optionalArray<T>(value: unknown, field: string, item: string, check: (v: unknown) => v is T): T[] | undefined {
-  if (absent(value)) return undefined;
-  if (!Array.isArray(value) || !value.every(check)) throw new TypeError(`${field} must be an array of ${item}`);
-  return value;
-}
-
-const isNumber = (v: unknown): v is number => typeof v === 'number';
-const isString = (v: unknown): v is string => typeof v === 'string';
-const isAnything = (v: unknown): v is unknown => true;
-
-function optionalNumber(value: unknown, field: string): number | undefined {
-  if (absent(value)) return undefined;
-  if (typeof value !== 'number') throw new TypeError(`${field} must be a number`);
-  return value;
-}
-
-function optionalBoolean(value: unknown, field: string): boolean | undefined {
-  if (absent(value)) return undefined;
-  if (typeof value !== 'boolean') throw new TypeError(`${field} must be a boolean`);
-  return value;
-}
-
-function optionalString(value: unknown, field: string): string | undefined {
-  if (absent(value)) return undefined;
-  if (typeof value !== 'string') throw new TypeError(`${field} must be a string`);
-  return value;
-}
-
-/** The text blocks joined with "\n", or `result.text`. */
-function outputText(result: ToolResult): string {
-  if (!absent(result.content)) return result.content.filter(isTextBlock).map((block) => block.text).join('\n');
-  return result.text ?? '';
+/** The output's text parts: the text blocks, or the plain text. */
+function outputTexts(result: ToolResult): string[] {
+  const content: unknown = result.content;
+  if (content !== undefined) {
+    if (!Array.isArray(content)) throw inputError('result.content', 'an array', content);
+    return content.filter(isTextBlock).map((block) => block.text);
+  }
+  const text = optionalString(result.text, 'result.text');
+  return text === undefined ? [] : [text];
 }
 
 function isTextBlock(block: unknown): block is { type: 'text'; text: string } {
@@ -89,47 +61,35 @@ export class GuardEngine implements GuardEngineLike {
   readonly #scanValue: boolean;
 
   constructor(config?: GuardConfig | null) {
-    const root = optionalObject(config, 'config');
-    const repeat = optionalObject(root.repeat, 'config.repeat');
-    const loud = optionalObject(root.loudFailure, 'config.loudFailure');
-    this.#chains = new RepeatChains({
-      thresholds: optionalArray(repeat.thresholds, 'config.repeat.thresholds', 'numbers', isNumber) ?? DEFAULT_THRESHOLDS,
-      include: optionalArray(repeat.include, 'config.repeat.include', 'strings', isString) ?? [],
-      exclude: optionalArray(repeat.exclude, 'config.repeat.exclude', 'strings', isString) ?? [],
-      argumentsPreviewChars:
-        optionalNumber(repeat.argumentsPreviewChars, 'config.repeat.argumentsPreviewChars') ?? DEFAULT_PREVIEW_CHARS,
-    });
-    const rules = optionalArray(loud.rules, 'config.loudFailure.rules', 'rules', isAnything) ?? [];
-    this.#rules = buildRuleTable(rules);
-    const shellTools =
-      optionalArray(loud.shellTools, 'config.loudFailure.shellTools', 'strings', isString) ?? DEFAULT_SHELL_TOOLS;
-    this.#shellTools = shellTools.map(wildcardToRegExp);
-    this.#scanValue = optionalBoolean(loud.scanValue, 'config.loudFailure.scanValue') ?? false;
+    const { repeat, loudFailure } = resolveConfig(config);
+    this.#chains = new RepeatChains(repeat);
+    this.#rules = buildRuleTable(loudFailure.rules);
+    this.#shellTools = loudFailure.shellTools.map(wildcardToRegExp);
+    this.#scanValue = loudFailure.scanValue;
   }
 
   /** Advance the calling agent's chain and scan the output; `null` when the guard has nothing to say. */
   observe(exec: ToolExec, result: ToolResult): Verdict | null {
-    if (!isRecord(exec)) throw new TypeError('exec must be an object');
-    if (!isRecord(result)) throw new TypeError('result must be an object');
+    if (!isRecord(exec)) throw inputError('exec', 'an object', exec);
+    if (!isRecord(result)) throw inputError('result', 'an object', result);
     const name = exec.name;
-    if (typeof name !== 'string') throw new TypeError('exec.name must be a string');
+    if (typeof name !== 'string') throw inputError('exec.name', 'a string', name);
     const agentId = optionalString(exec.agentId, 'exec.agentId');
     const argumentsJson = optionalString(exec.argumentsJson, 'exec.argumentsJson');
-    const hasArguments = !absent(exec.arguments);
-    if (hasArguments === (argumentsJson !== undefined)) {
-      throw new TypeError('exec: exactly one of `arguments` and `argumentsJson` is required');
+    if ((exec.arguments !== undefined) === (argumentsJson !== undefined)) {
+      throw new TypeError('toolguard: exec needs exactly one of `arguments` and `argumentsJson`');
     }
-    optionalArray(result.content, 'result.content', 'content blocks', isAnything);
-    optionalString(result.text, 'result.text');
-    const isError = optionalBoolean(result.isError, 'result.isError') ?? false;
+    const isError = result.isError;
+    if (isError !== undefined && typeof isError !== 'boolean') throw inputError('result.isError', 'a boolean', isError);
+    const texts = outputTexts(result);
 
-    let reminder: Reminder | undefined;
-    if (agentId !== undefined) {
-      reminder = this.#chains.observe(agentId, name, () =>
-        argumentsJson !== undefined ? parseArguments(argumentsJson) : exec.arguments,
-      );
-    }
-    const failure = isError ? undefined : this.#scan(name, result);
+    const reminder =
+      agentId === undefined
+        ? undefined
+        : this.#chains.observe(agentId, name, () =>
+            argumentsJson !== undefined ? parseArguments(argumentsJson) : exec.arguments,
+          );
+    const failure = isError === true ? undefined : this.#scan(name, texts, result.value);
     if (reminder === undefined && failure === undefined) return null;
     const verdict: Verdict = {};
     if (reminder !== undefined) verdict.reminder = reminder;
@@ -139,21 +99,24 @@ export class GuardEngine implements GuardEngineLike {
 
   /** The user spoke: that agent's chain starts over. */
   reset(agentId: string): void {
-    if (typeof agentId !== 'string') throw new TypeError('agentId must be a string');
+    if (typeof agentId !== 'string') throw inputError('agentId', 'a string', agentId);
     this.#chains.drop(agentId);
   }
 
   /** The agent is gone: free its state. */
   forget(agentId: string): void {
-    if (typeof agentId !== 'string') throw new TypeError('agentId must be a string');
+    if (typeof agentId !== 'string') throw inputError('agentId', 'a string', agentId);
     this.#chains.drop(agentId);
   }
 
-  #scan(tool: string, result: ToolResult): Failure | undefined {
+  #scan(tool: string, texts: readonly string[], value: unknown): Failure | undefined {
     if (!matchesAny(this.#shellTools, tool)) return undefined;
-    const output = outputText(result);
-    const scanned =
-      this.#scanValue && !absent(result.value) ? `${output}\n${JSON.stringify(result.value)}` : output;
+    const output = texts.join('\n');
+    let scanned = output;
+    if (this.#scanValue && value !== undefined && value !== null) {
+      const json = JSON.stringify(value);
+      scanned = texts.length === 0 ? json : `${output}\n${json}`;
+    }
     const failed = showsFailure(scanned);
     const matches: RuleMatch[] = [];
     let anyError = false;

@@ -9,30 +9,29 @@
  */
 import { createRequire } from 'node:module';
 
-import type { Rule, RuleAction, RuleMatch, RuleWhen } from './types.mjs';
+import type { ResolvedRule } from './config.mjs';
+import type { BuiltinRule, RuleAction, RuleMatch, RuleWhen } from './types.mjs';
 
 /** A validated rule with its compiled pattern. */
 export interface CompiledRule {
   readonly id: string;
-  readonly action: Exclude<RuleAction, 'off'>;
+  readonly action: RuleAction;
   readonly when: RuleWhen;
   readonly message: string;
   readonly regex: RegExp;
 }
 
-const ACTIONS: readonly string[] = ['error', 'context', 'off'];
-const WHENS: readonly string[] = ['success', 'always'];
 const ALLOWED_FLAGS = 'imsu';
 const STATEFUL_FLAGS = 'gy';
 const EXCERPT_MAX_CHARS = 200;
 
 // The compiled file lives in dist/reference/; the table stays data at the repo root.
 const require = createRequire(import.meta.url);
-let builtinTable: readonly Rule[] | undefined;
+let builtinTable: readonly BuiltinRule[] | undefined;
 
 /** The built-in table, read on first use (require caches the file). */
-function loadBuiltinRules(): readonly Rule[] {
-  builtinTable ??= require('../../rules/builtin.json') as Rule[];
+function loadBuiltinRules(): readonly BuiltinRule[] {
+  builtinTable ??= require('../../rules/builtin.json') as BuiltinRule[];
   return builtinTable;
 }
 
@@ -40,25 +39,10 @@ function ruleError(id: string, reason: string): Error {
   return new Error(`loud-failure: rule ${id}: ${reason}`);
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/**
- * Check one rule's shape and compile its pattern; throws
- * `loud-failure: rule <id>: <reason>`. `label` names a rule without a usable id.
- */
-export function compileRule(rule: unknown, label: string): CompiledRule & { readonly off: boolean } {
-  if (!isRecord(rule)) throw ruleError(label, 'must be an object');
-  const { id, pattern, flags = '', action, when, message } = rule;
-  if (typeof id !== 'string' || id === '') throw ruleError(label, '`id` must be a non-empty string');
-  if (typeof pattern !== 'string') throw ruleError(id, '`pattern` must be a string');
-  if (typeof flags !== 'string') throw ruleError(id, '`flags` must be a string');
-  if (typeof action !== 'string' || !ACTIONS.includes(action)) {
-    throw ruleError(id, "`action` must be 'error', 'context' or 'off'");
-  }
-  if (typeof when !== 'string' || !WHENS.includes(when)) throw ruleError(id, "`when` must be 'success' or 'always'");
-  if (typeof message !== 'string' || message === '') throw ruleError(id, '`message` must be a non-empty string');
+/** Check what the shape check leaves open and compile the pattern; throws `loud-failure: rule <id>: <reason>`. */
+export function compileRule(rule: ResolvedRule): CompiledRule {
+  const { id, pattern, flags, message } = rule;
+  if (message === '') throw ruleError(id, '`message` must not be empty');
   const seen = new Set<string>();
   for (const flag of flags) {
     if (STATEFUL_FLAGS.includes(flag)) throw ruleError(id, `stateful flag \`${flag}\` is not allowed`);
@@ -72,57 +56,41 @@ export function compileRule(rule: unknown, label: string): CompiledRule & { read
   } catch (error) {
     throw ruleError(id, `invalid regex: ${(error as Error).message}`);
   }
-  return {
-    id,
-    action: action === 'off' ? 'context' : (action as 'error' | 'context'),
-    off: action === 'off',
-    when: when as RuleWhen,
-    message,
-    regex,
-  };
+  return { id, action: rule.action, when: rule.when, message, regex };
 }
 
 /**
  * The effective table: built-ins, with a user rule of the same id replacing
  * the built-in in place and new ids appended in order. Two user rules with one
- * id fail the load. `off` rules are dropped here since they never run.
+ * id fail the load. `off` rules are dropped after compiling, since they never run.
  */
-export function buildRuleTable(userRules: readonly unknown[] = []): CompiledRule[] {
-  const builtins = loadBuiltinRules();
-  const merged: Array<{ rule: unknown; label: string }> = builtins.map((rule, index) => ({
-    rule,
-    label: `builtin #${index}`,
+export function buildRuleTable(userRules: readonly ResolvedRule[]): CompiledRule[] {
+  const merged: ResolvedRule[] = loadBuiltinRules().map(({ id, pattern, flags, action, when, message }) => ({
+    id,
+    pattern,
+    flags: flags ?? '',
+    action,
+    when: when ?? 'success',
+    message,
   }));
-  const indexById = new Map<string, number>();
-  builtins.forEach((rule, index) => indexById.set(rule.id, index));
+  const indexById = new Map(merged.map((rule, index) => [rule.id, index]));
   const userIds = new Set<string>();
-  userRules.forEach((rule, index) => {
-    const label = `#${index}`;
-    const id = isRecord(rule) && typeof rule.id === 'string' && rule.id !== '' ? rule.id : undefined;
-    if (id === undefined) {
-      compileRule(rule, label); // throws the shape error
-      return;
-    }
-    if (userIds.has(id)) throw ruleError(id, 'duplicate id');
-    userIds.add(id);
-    const existing = indexById.get(id);
+  for (const rule of userRules) {
+    if (userIds.has(rule.id)) throw ruleError(rule.id, 'duplicate id');
+    userIds.add(rule.id);
+    const existing = indexById.get(rule.id);
     if (existing === undefined) {
-      indexById.set(id, merged.length);
-      merged.push({ rule, label });
+      indexById.set(rule.id, merged.length);
+      merged.push(rule);
     } else {
-      merged[existing] = { rule, label };
+      merged[existing] = rule;
     }
-  });
-  const table: CompiledRule[] = [];
-  for (const { rule, label } of merged) {
-    const compiled = compileRule(rule, label);
-    if (!compiled.off) table.push(compiled);
   }
-  return table;
+  return merged.map(compileRule).filter((rule) => rule.action !== 'off');
 }
 
 /** The built-in table as data (a fresh copy; editing it changes nothing). */
-export function builtinRules(): Rule[] {
+export function builtinRules(): BuiltinRule[] {
   return loadBuiltinRules().map((rule) => ({ ...rule }));
 }
 

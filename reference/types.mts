@@ -26,11 +26,15 @@ export interface Rule {
   /** A subset of `imsu`; the stateful flags `g` and `y` are rejected. Default `''`. */
   flags?: string;
   action: RuleAction;
-  when: RuleWhen;
+  /** Default `'success'`. */
+  when?: RuleWhen;
   /** One line, shown to the model next to the matching line. */
   message: string;
-  /** Why the rule is high precision (documentation only; built-ins carry it). */
-  reason?: string;
+}
+
+/** A row of `rules/builtin.json`: a complete rule plus why it is high precision (for the README). */
+export interface BuiltinRule extends Required<Rule> {
+  reason: string;
 }
 
 /** Repeat-call reminder configuration (parity with `dsh-repeat-tool-reminder`). */

@@ -1,0 +1,662 @@
+// The pure-TypeScript reference engine (`toolguard/reference`):
+// - part A (repeat chains) against the official dsh-repeat-tool-reminder
+//   plugin itself, driven through its own listeners;
+// - part B (silent-failure rules) against the verdict texts of the spec;
+// - the native GuardEngine against the reference over generated call
+//   sequences (skipped, with the reason, when the addon is not built).
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+import fc from 'fast-check';
+import * as official from '@deepseek-ai/dsh-repeat-tool-reminder';
+
+import { GuardEngine, canonicalize } from '../dist/reference/index.mjs';
+
+const require = createRequire(import.meta.url);
+const here = path.dirname(fileURLToPath(import.meta.url));
+const BUILTINS = require('../rules/builtin.json');
+const FIXTURES = path.join(here, 'fixtures', 'rules');
+
+const GENTLE =
+  'You are repeating the exact same tool call with identical arguments. Carefully analyze the previous result before calling again: if the task is not complete, try a different approach or different arguments instead of repeating the call.';
+const detailed = (tool, count, preview) =>
+  `Repeated tool call detected:\n- tool: ${tool}\n- consecutive_calls: ${count}\n- arguments: ${preview}\nThe repeated calls are not making progress. Do not call this tool with these exact arguments again. Inspect the latest result and choose a different action, different arguments, or finish the task if enough evidence has been gathered.`;
+
+/** The DSH agent loop's parseArguments (dsh-agent-loop lib/index.js), the oracle for `argumentsJson`. */
+function dshParseArguments(raw) {
+  try {
+    return raw ? JSON.parse(raw) : {};
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * The official plugin, applied to a minimal context stand-in; its listeners
+ * are called directly. Agents are objects (its chains live in a WeakMap), so
+ * `forget` hands out a fresh object for that id.
+ */
+function officialGuard(config) {
+  const listeners = {};
+  official.apply({ on: (event, listener) => (listeners[event] = listener) }, config);
+  const agents = new Map();
+  const agent = (id) => {
+    if (!agents.has(id)) agents.set(id, { id });
+    return agents.get(id);
+  };
+  return {
+    async observe(agentId, name, args) {
+      const exec = { name, arguments: args, agent: agentId === undefined ? undefined : agent(agentId), callId: 'c' };
+      const decision = await listeners['tools/post-execute'](exec, { isError: false, value: null, content: [] }, async () => ({
+        kind: 'accept',
+      }));
+      const [context] = decision.additionalContexts ?? [];
+      if (context === undefined) return undefined;
+      return { text: context.content[0].text, summary: context.source.summary };
+    },
+    async reset(agentId) {
+      await listeners['agent/pre-step']({ agent: agent(agentId), messages: [{ source: { kind: 'user' } }] }, async () => {});
+    },
+    forget(agentId) {
+      agents.delete(agentId);
+    },
+  };
+}
+
+/** Every built-in rule switched off, so a test sees only its own rules. */
+const builtinsOff = () => BUILTINS.map(({ id }) => ({ id, pattern: 'x', action: 'off', message: 'off' }));
+
+/** A reference engine with only `rules` active (plus the given loudFailure options). */
+const engineWith = (rules, loudFailure = {}, repeat = undefined) =>
+  new GuardEngine({ repeat, loudFailure: { ...loudFailure, rules: [...builtinsOff(), ...rules] } });
+
+const call = (name, args, agentId) => ({ name, arguments: args, ...(agentId === undefined ? {} : { agentId }) });
+const out = (text) => ({ content: [{ type: 'text', text }] });
+
+describe('reference: module', () => {
+  it('exports the engine and canonicalize, and loads without the native binary', async () => {
+    const mod = await import('../dist/reference/index.mjs');
+    assert.deepEqual(Object.keys(mod).sort(), ['GuardEngine', 'canonicalize']);
+    assert.equal(typeof new mod.GuardEngine().observe, 'function');
+  });
+
+  it('canonicalize follows DSH parseArguments then the deep key sort', () => {
+    assert.equal(canonicalize(''), '{}');
+    assert.equal(canonicalize('{"b":1,"a":{"d":[{"z":1,"y":2}],"c":null}}'), '{"a":{"c":null,"d":[{"y":2,"z":1}]},"b":1}');
+    assert.equal(canonicalize('{not json'), '"{not json"');
+    assert.equal(canonicalize('{"10":1,"9":2,"b":3,"B":4}'), '{"9":2,"10":1,"B":4,"b":3}');
+    assert.equal(canonicalize('[1e21, 5e-7, -0, 1.0]'), '[1e+21,5e-7,0,1]');
+    assert.equal(canonicalize('"\\ud800"'), '"\\ud800"');
+    assert.equal(canonicalize('{"\\ud83d\\ude00":1,"\\uffff":2}'), '{"😀":1,"\uffff":2}');
+  });
+});
+
+describe('reference: repeat chains (part A)', () => {
+  it('gentle at thresholds[0], detailed later, silent past the last', () => {
+    const engine = new GuardEngine();
+    const seen = [];
+    for (let i = 1; i <= 12; i++) {
+      const verdict = engine.observe(call('grep', { q: 'x' }, 'a'), out(''));
+      seen.push(verdict?.reminder?.count ?? null);
+      if (i === 3) assert.deepEqual(verdict, { reminder: { tool: 'grep', count: 3, text: GENTLE, summary: 'grep × 3' } });
+      if (i === 5) assert.equal(verdict.reminder.text, detailed('grep', 5, '{"q":"x"}'));
+      if (i === 8) assert.equal(verdict.reminder.summary, 'grep × 8');
+    }
+    assert.deepEqual(seen, [null, null, 3, null, 5, null, null, 8, null, null, null, null]);
+  });
+
+  it('sorts thresholds; the lowest is the gentle tier', () => {
+    const engine = new GuardEngine({ repeat: { thresholds: [6, 2, 4] } });
+    const texts = [];
+    for (let i = 1; i <= 7; i++) texts.push(engine.observe(call('read', { p: 1 }, 'a'), {})?.reminder?.text ?? null);
+    assert.deepEqual(texts, [null, GENTLE, null, detailed('read', 4, '{"p":1}'), null, detailed('read', 6, '{"p":1}'), null]);
+  });
+
+  it('caps the preview in UTF-16 code units with `… (+N more chars)`', () => {
+    const engine = new GuardEngine({ repeat: { thresholds: [2, 3], argumentsPreviewChars: 10 } });
+    const args = { text: '😀'.repeat(10) };
+    const canonical = canonicalize(JSON.stringify(args));
+    assert.equal(canonical.length, 31);
+    engine.observe(call('write', args, 'a'), {});
+    engine.observe(call('write', args, 'a'), {});
+    const { text } = engine.observe(call('write', args, 'a'), {}).reminder;
+    assert.equal(text, detailed('write', 3, `${canonical.slice(0, 10)}… (+21 more chars)`));
+    assert.ok(text.includes('"\ud83d…'), 'the cut may split a surrogate pair, as in the official code');
+
+    const exact = new GuardEngine({ repeat: { thresholds: [2, 3], argumentsPreviewChars: 9 } });
+    for (let i = 0; i < 2; i++) exact.observe(call('w', { a: 'xyz' }, 'a'), {});
+    assert.equal(exact.observe(call('w', { a: 'xyz' }, 'a'), {}).reminder.text, detailed('w', 3, '{"a":"xyz"}'.slice(0, 9) + '… (+2 more chars)'));
+    const fits = new GuardEngine({ repeat: { thresholds: [2, 3], argumentsPreviewChars: 11 } });
+    for (let i = 0; i < 2; i++) fits.observe(call('w', { a: 'xyz' }, 'a'), {});
+    assert.equal(fits.observe(call('w', { a: 'xyz' }, 'a'), {}).reminder.text, detailed('w', 3, '{"a":"xyz"}'));
+  });
+
+  it('matches include/exclude wildcards anchored, with metacharacters literal', () => {
+    const counts = (repeat, name) => {
+      const engine = new GuardEngine({ repeat: { thresholds: [2], ...repeat } });
+      engine.observe(call(name, {}, 'a'), {});
+      return engine.observe(call(name, {}, 'a'), {}) !== null;
+    };
+    assert.equal(counts({ include: ['mcp__*'] }, 'mcp__fs__read'), true);
+    assert.equal(counts({ include: ['mcp__*'] }, 'xmcp__fs'), false, 'anchored at the start');
+    assert.equal(counts({ include: ['read'] }, 'read_file'), false, 'anchored at the end');
+    assert.equal(counts({ exclude: ['a.c'] }, 'abc'), true, '`.` is literal');
+    assert.equal(counts({ exclude: ['a.c'] }, 'a.c'), false);
+    assert.equal(counts({ exclude: ['t(o)[d]{1}+?^$|\\'] }, 't(o)[d]{1}+?^$|\\'), false);
+    assert.equal(counts({ exclude: ['*'] }, ''), false, '`*` matches the empty name');
+    assert.equal(counts({ exclude: ['a*b'] }, 'a\nb'), true, '`*` is JavaScript `.*`: it stops at a newline');
+    assert.equal(counts({ include: ['x*', 'read'], exclude: ['x-*'] }, 'x-ray'), false, 'exclude wins');
+  });
+
+  it('untracked calls are transparent: they neither count nor reset', () => {
+    const engine = new GuardEngine({ repeat: { exclude: ['todo_*'] } });
+    const verdicts = [
+      engine.observe(call('grep', { q: 1 }, 'a'), {}),
+      engine.observe(call('todo_write', { q: 1 }, 'a'), {}),
+      engine.observe(call('grep', { q: 1 }, 'a'), {}),
+      engine.observe(call('todo_write', { q: 2 }, 'a'), {}),
+      engine.observe(call('grep', { q: 1 }, 'a'), {}),
+    ];
+    assert.deepEqual(verdicts.map((v) => v?.reminder?.count ?? null), [null, null, null, null, 3]);
+  });
+
+  it('key = tool + canonical arguments: key order, JSON text and parsed value are one call', () => {
+    const engine = new GuardEngine();
+    engine.observe({ agentId: 'a', name: 'f', argumentsJson: '{"b":[1,{"y":1,"x":2}],"a":1}' }, {});
+    engine.observe(call('f', { a: 1, b: [1, { x: 2, y: 1 }] }, 'a'), {});
+    assert.equal(engine.observe({ agentId: 'a', name: 'f', argumentsJson: ' { "a" : 1 , "b" : [1,{"x":2,"y":1}] } ' }, {}).reminder.count, 3);
+    const other = new GuardEngine();
+    other.observe({ agentId: 'a', name: 'f', argumentsJson: '' }, {});
+    other.observe(call('f', {}, 'a'), {});
+    assert.equal(other.observe({ agentId: 'a', name: 'f', argumentsJson: '{}' }, {}).reminder.count, 3, 'empty text is {}');
+    const raw = new GuardEngine();
+    raw.observe({ agentId: 'a', name: 'f', argumentsJson: '{oops' }, {});
+    raw.observe(call('f', '{oops', 'a'), {});
+    assert.equal(raw.observe({ agentId: 'a', name: 'f', argumentsJson: '{oops' }, {}).reminder.count, 3, 'malformed = raw string');
+    const differ = new GuardEngine();
+    differ.observe(call('f', [1, 2], 'a'), {});
+    differ.observe(call('f', [2, 1], 'a'), {});
+    assert.equal(differ.observe(call('g', [2, 1], 'a'), {}), null, 'arrays keep order; another tool breaks the chain');
+  });
+
+  it('reset and forget restart one agent; agents never interact; agentless calls take no part', () => {
+    const engine = new GuardEngine({ repeat: { thresholds: [2] } });
+    engine.observe(call('grep', {}, 'a'), {});
+    engine.observe(call('grep', {}, 'b'), {});
+    engine.observe(call('grep', {}, undefined), {});
+    engine.reset('a');
+    assert.equal(engine.observe(call('grep', {}, 'a'), {}), null, 'reset: count 1');
+    assert.equal(engine.observe(call('grep', {}, 'b'), {}).reminder.count, 2, 'b untouched');
+    engine.forget('b');
+    assert.equal(engine.observe(call('grep', {}, 'b'), {}), null, 'forget: count 1');
+    for (let i = 0; i < 5; i++) assert.equal(engine.observe(call('grep', {}, undefined), {}), null);
+    engine.reset('never-seen');
+    engine.forget('never-seen');
+  });
+
+  it('config errors use the official texts, in the official order', () => {
+    const cases = [
+      [{ thresholds: [] }, 'repeat-tool-reminder: `thresholds` must not be empty'],
+      [{ thresholds: [3, 1] }, 'repeat-tool-reminder: invalid threshold 1 — every threshold must be an integer >= 2'],
+      [{ thresholds: [2.5] }, 'repeat-tool-reminder: invalid threshold 2.5 — every threshold must be an integer >= 2'],
+      [{ thresholds: [NaN] }, 'repeat-tool-reminder: invalid threshold NaN — every threshold must be an integer >= 2'],
+      [{ thresholds: [-0] }, 'repeat-tool-reminder: invalid threshold 0 — every threshold must be an integer >= 2'],
+      [{ thresholds: [Infinity] }, 'repeat-tool-reminder: invalid threshold Infinity — every threshold must be an integer >= 2'],
+      [{ thresholds: [3, 4, 3] }, 'repeat-tool-reminder: `thresholds` must not contain duplicates'],
+      [{ argumentsPreviewChars: 0 }, 'repeat-tool-reminder: invalid argumentsPreviewChars 0 — must be an integer >= 1'],
+      [{ argumentsPreviewChars: 1.5 }, 'repeat-tool-reminder: invalid argumentsPreviewChars 1.5 — must be an integer >= 1'],
+      [{ thresholds: [], argumentsPreviewChars: 0 }, 'repeat-tool-reminder: `thresholds` must not be empty'],
+    ];
+    for (const [repeat, message] of cases) {
+      assert.throws(() => new GuardEngine({ repeat }), { message }, JSON.stringify(repeat));
+      const full = { ...official.Config({}), ...repeat };
+      assert.throws(() => officialGuard(full), { message }, `official agrees: ${JSON.stringify(repeat)}`);
+    }
+  });
+
+  it('config shape errors name the field', () => {
+    const cases = [
+      ['x', 'toolguard: config must be an object (got string)'],
+      [{ repeats: {} }, 'toolguard: unknown key config.repeats (expected one of: repeat, loudFailure)'],
+      [{ repeat: 3 }, 'toolguard: config.repeat must be an object (got number)'],
+      [{ repeat: { thresholds: '3' } }, 'toolguard: config.repeat.thresholds must be an array of numbers (got string)'],
+      [{ repeat: { thresholds: [3, '5'] } }, 'toolguard: config.repeat.thresholds[1] must be a number (got string)'],
+      [{ repeat: { include: [1] } }, 'toolguard: config.repeat.include[0] must be a string (got number)'],
+      [{ repeat: { exclude: null } }, 'toolguard: config.repeat.exclude must be an array of strings (got null)'],
+      [{ repeat: { argumentsPreviewChars: '9' } }, 'toolguard: config.repeat.argumentsPreviewChars must be a number (got string)'],
+      [{ repeat: { threshold: [3] } }, 'toolguard: unknown key config.repeat.threshold (expected one of: thresholds, include, exclude, argumentsPreviewChars)'],
+      [{ loudFailure: [] }, 'toolguard: config.loudFailure must be an object (got array)'],
+      [{ loudFailure: { rules: {} } }, 'toolguard: config.loudFailure.rules must be an array (got object)'],
+      [{ loudFailure: { shellTools: 'bash' } }, 'toolguard: config.loudFailure.shellTools must be an array of strings (got string)'],
+      [{ loudFailure: { scanValue: 1 } }, 'toolguard: config.loudFailure.scanValue must be a boolean (got number)'],
+    ];
+    for (const [config, message] of cases) assert.throws(() => new GuardEngine(config), { message }, JSON.stringify(config));
+    // undefined means "default"; null is accepted for the config and its sections.
+    new GuardEngine(null);
+    new GuardEngine({ repeat: null, loudFailure: null, other: undefined });
+    new GuardEngine({ repeat: { thresholds: undefined } });
+  });
+
+  it('property: verdicts equal the official plugin over random call sequences', async () => {
+    const names = ['grep', 'read', 'todo_write', 'a.c', 'abc', 'mcp__fs__x'];
+    const argPool = [{}, { q: 'x' }, { q: 'x', n: 1 }, { n: 1, q: 'x' }, [1, 2], 'raw', { long: 'é'.repeat(40) }];
+    const jsonPool = ['', '{}', '{"q":"x"}', ' {"q" : "x"}', '{"n":1,"q":"x"}', '{bad', '[1,2]'];
+    const op = fc.oneof(
+      {
+        weight: 8,
+        arbitrary: fc.record({
+          kind: fc.constant('call'),
+          agent: fc.constantFrom('a', 'b', undefined),
+          name: fc.constantFrom(...names),
+          args: fc.oneof(
+            fc.constantFrom(...argPool).map((value) => ({ value })),
+            fc.constantFrom(...jsonPool).map((json) => ({ json })),
+          ),
+          repeat: fc.integer({ min: 1, max: 6 }),
+        }),
+      },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom('reset', 'forget'), agent: fc.constantFrom('a', 'b') }) },
+    );
+    const config = fc.record({
+      thresholds: fc.uniqueArray(fc.integer({ min: 2, max: 9 }), { minLength: 1, maxLength: 4 }),
+      include: fc.subarray(['*', 'grep', 'mcp__*', 'a.c', 'todo_*']),
+      exclude: fc.subarray(['todo_*', 'a.c', '*x']),
+      argumentsPreviewChars: fc.integer({ min: 1, max: 30 }),
+    });
+    let compared = 0;
+    let reminders = 0;
+    await fc.assert(
+      fc.asyncProperty(config, fc.array(op, { maxLength: 25 }), async (repeat, ops) => {
+        const ours = new GuardEngine({ repeat });
+        const theirs = officialGuard(repeat);
+        for (const step of ops) {
+          if (step.kind !== 'call') {
+            ours[step.kind](step.agent);
+            if (step.kind === 'reset') await theirs.reset(step.agent);
+            else theirs.forget(step.agent);
+            continue;
+          }
+          for (let i = 0; i < step.repeat; i++) {
+            const exec = { name: step.name, ...(step.agent === undefined ? {} : { agentId: step.agent }) };
+            if ('json' in step.args) exec.argumentsJson = step.args.json;
+            else exec.arguments = step.args.value;
+            const value = 'json' in step.args ? dshParseArguments(step.args.json) : step.args.value;
+            const reminder = ours.observe(exec, {})?.reminder;
+            const expected = await theirs.observe(step.agent, step.name, value);
+            assert.deepEqual(reminder && { text: reminder.text, summary: reminder.summary }, expected);
+            compared++;
+            if (expected !== undefined) reminders++;
+          }
+        }
+      }),
+      { numRuns: 500, seed: 20261130 },
+    );
+    assert.ok(compared > 5000 && reminders > 500, `compared ${compared} calls, ${reminders} with a reminder`);
+  });
+});
+
+describe('reference: silent-failure verdicts (part B)', () => {
+  const TRACE = { id: 'trace', pattern: '^Traceback \\(most recent call last\\):', flags: 'm', action: 'error', message: 'Python raised an exception' };
+  const WARN = { id: 'warn', pattern: 'WARNING: .*missing', action: 'context', message: 'a warning about something missing' };
+  const SEG = { id: 'seg', pattern: 'Segmentation fault', action: 'error', when: 'always', message: 'the process crashed' };
+
+  it('error: header, one line per rule in table order, then the original output', () => {
+    const engine = engineWith([WARN, TRACE]);
+    const text = 'step 1\nWARNING: font missing\nTraceback (most recent call last):\n  File "x.py"\nValueError: bad\n[exit code: 0]';
+    const verdict = engine.observe(call('bash', { command: 'python x.py | tail' }), out(text));
+    assert.deepEqual(verdict, {
+      failure: {
+        action: 'error',
+        summary: 'bash: warn, trace',
+        text:
+          '[loud-failure] bash exited 0 but its output shows it failed:\n' +
+          '- warn (line 2): a warning about something missing\n  > WARNING: font missing\n' +
+          '- trace (line 3): Python raised an exception\n  > Traceback (most recent call last):\n' +
+          `Original output:\n${text}`,
+        rules: [
+          { id: 'warn', message: 'a warning about something missing', line: 2, excerpt: 'WARNING: font missing' },
+          { id: 'trace', message: 'Python raised an exception', line: 3, excerpt: 'Traceback (most recent call last):' },
+        ],
+      },
+    });
+  });
+
+  it('context: the notice text, only context rules matched', () => {
+    const verdict = engineWith([WARN]).observe(call('pwsh', {}), out('ok\n  WARNING: glyph missing  \t'));
+    assert.deepEqual(verdict.failure, {
+      action: 'context',
+      summary: 'pwsh: warn',
+      text: '[loud-failure] pwsh output may show a silent failure:\n- warn (line 2): a warning about something missing\n  > WARNING: glyph missing',
+      rules: [{ id: 'warn', message: 'a warning about something missing', line: 2, excerpt: 'WARNING: glyph missing' }],
+    });
+  });
+
+  it('`when: success` rules stay silent once the output shows failure; `always` rules then use the other header', () => {
+    const engine = engineWith([TRACE, SEG]);
+    const body = 'Traceback (most recent call last):\nSegmentation fault (core dumped)';
+    const markers = [
+      '[exit code: 1]',
+      '[exit code: 139]',
+      '[exit code: -1]',
+      '[status: failed, exit code: 2]',
+      '[sandbox: file access denied under read-only mode]',
+      '[killed by signal: SIGSEGV]',
+      '[timed out after 30000ms]',
+    ];
+    for (const marker of markers) {
+      const verdict = engine.observe(call('bash', {}), out(`${body}\n${marker}`));
+      assert.deepEqual(verdict.failure.rules.map((r) => r.id), ['seg'], marker);
+      assert.ok(verdict.failure.text.startsWith('[loud-failure] bash output shows a failure:\n- seg (line 2)'), marker);
+    }
+    for (const benign of ['[exit code: 0]', '[status: completed, exit code: 0]', '[status: running]', 'echo "[exit code: 1]" done']) {
+      const verdict = engine.observe(call('bash', {}), out(`${body}\n${benign}`));
+      assert.deepEqual(verdict.failure.rules.map((r) => r.id), ['trace', 'seg'], benign);
+      assert.ok(verdict.failure.text.startsWith('[loud-failure] bash exited 0 but'), benign);
+    }
+  });
+
+  it('reports each rule once at its first match; line and excerpt rules', () => {
+    const rule = { id: 'boom', pattern: 'boom', action: 'context', message: 'm' };
+    const long = `${'😀'.repeat(150)}boom${'x'.repeat(100)}`;
+    const verdict = engineWith([rule]).observe(call('bash', {}), out(`a\r\nb\n\n  ${long}  \nboom again`));
+    assert.deepEqual(verdict.failure.rules, [{ id: 'boom', message: 'm', line: 4, excerpt: `${'😀'.repeat(150)}boom${'x'.repeat(46)}…` }]);
+    const exact = `${'y'.repeat(196)}boom`;
+    assert.equal(engineWith([rule]).observe(call('bash', {}), out(exact)).failure.rules[0].excerpt, exact, '200 chars: no cut');
+    const first = engineWith([{ ...rule, pattern: '^', flags: 'm' }]).observe(call('bash', {}), out('\nx'));
+    assert.deepEqual(first.failure.rules[0], { id: 'boom', message: 'm', line: 1, excerpt: '' }, 'an empty match at 0 on an empty line');
+    const crlf = engineWith([{ ...rule, pattern: 'z' }]).observe(call('bash', {}), out('a\r\nz \r\n'));
+    assert.deepEqual(crlf.failure.rules[0], { id: 'boom', message: 'm', line: 2, excerpt: 'z' });
+    const nel = engineWith([{ ...rule, pattern: 'z' }]).observe(call('bash', {}), out('\u0085\u3000z\ufeff'));
+    assert.equal(nel.failure.rules[0].excerpt, 'z\ufeff', 'trimmed like Rust str::trim (Unicode White_Space)');
+  });
+
+  it('an error rule wins over context rules; the action is per verdict', () => {
+    const verdict = engineWith([WARN, TRACE]).observe(call('bash', {}), out('WARNING: x missing\nTraceback (most recent call last):'));
+    assert.equal(verdict.failure.action, 'error');
+    assert.equal(engineWith([WARN, { ...TRACE, action: 'off' }]).observe(call('bash', {}), out('WARNING: x missing\nTraceback (most recent call last):')).failure.action, 'context');
+  });
+
+  it('scans only shell tools, never error results, only text blocks', () => {
+    const engine = engineWith([SEG], { shellTools: ['bash', 'mcp__*__run'] });
+    const text = 'Segmentation fault';
+    assert.equal(engine.observe(call('pwsh', {}), out(text)), null, 'not listed');
+    assert.equal(engine.observe(call('bash', {}), { isError: true, ...out(text) }), null, 'error results');
+    assert.ok(engine.observe(call('mcp__box__run', {}), out(text)), 'wildcard');
+    assert.equal(engine.observe(call('mcp__box__run2', {}), out(text)), null, 'anchored');
+    assert.equal(engine.observe(call('bash', {}), { content: [{ type: 'image', text }, { type: 'text' }] }), null, 'non-text blocks');
+    const verdict = engine.observe(call('bash', {}), { content: [{ type: 'text', text: 'a' }, { type: 'image' }, { type: 'text', text }] });
+    assert.equal(verdict.failure.rules[0].line, 2, 'text blocks joined with \\n');
+    assert.ok(verdict.failure.text.endsWith('Original output:\na\nSegmentation fault'));
+    assert.equal(engine.observe(call('bash', {}), { text }).failure.rules[0].line, 1, 'plain text');
+    assert.equal(engine.observe(call('bash', {}), {}), null, 'no output');
+  });
+
+  it('scanValue appends the JSON of a successful value, kept out of the original output', () => {
+    const rule = { id: 'v', pattern: '"status":"failed"', action: 'error', message: 'the value says failed' };
+    const value = { status: 'failed' };
+    assert.equal(engineWith([rule]).observe(call('bash', {}), { ...out('fine'), value }), null, 'off by default');
+    const engine = engineWith([rule], { scanValue: true });
+    const verdict = engine.observe(call('bash', {}), { ...out('fine'), value });
+    assert.deepEqual(verdict.failure.rules, [{ id: 'v', message: 'the value says failed', line: 2, excerpt: '{"status":"failed"}' }]);
+    assert.ok(verdict.failure.text.endsWith('Original output:\nfine'));
+    assert.equal(engine.observe(call('bash', {}), { value }).failure.rules[0].line, 1, 'value alone');
+    assert.equal(engine.observe(call('bash', {}), { isError: true, ...out('fine'), value }), null);
+  });
+
+  it('a call can carry a reminder and a failure together', () => {
+    const engine = engineWith([SEG], {}, { thresholds: [2] });
+    engine.observe(call('bash', { c: 1 }, 'a'), out('Segmentation fault'));
+    const verdict = engine.observe(call('bash', { c: 1 }, 'a'), out('Segmentation fault'));
+    assert.deepEqual(Object.keys(verdict), ['reminder', 'failure']);
+    assert.equal(verdict.reminder.summary, 'bash × 2');
+  });
+
+  it('merges user rules by id: replace in place, append new, off disables', () => {
+    assert.ok(BUILTINS.length >= 2, 'the built-in table has rules');
+    const [first, second] = BUILTINS;
+    const rules = [
+      { id: 'zz-new', pattern: 'MARK', action: 'context', message: 'appended' },
+      { id: second.id, pattern: 'MARK', action: 'context', message: 'replaced' },
+      { id: first.id, pattern: 'MARK', action: 'context', message: 'replaced first' },
+    ];
+    const engine = new GuardEngine({ loudFailure: { rules: [...builtinsOff().slice(2), ...rules] } });
+    const verdict = engine.observe(call('bash', {}), out('MARK'));
+    assert.deepEqual(verdict.failure.rules.map((r) => [r.id, r.message]), [
+      [first.id, 'replaced first'],
+      [second.id, 'replaced'],
+      ['zz-new', 'appended'],
+    ]);
+  });
+
+  it('rule table errors name the rule', () => {
+    const ok = { pattern: 'x', action: 'error', message: 'm' };
+    const cases = [
+      [[{ id: 'a', ...ok }, { id: 'a', ...ok }], 'loud-failure: rule a: duplicate id'],
+      [[{ id: 'r', ...ok, pattern: '(' }], /^loud-failure: rule r: invalid regex: /],
+      [[{ id: 'r', ...ok, flags: 'g' }], 'loud-failure: rule r: stateful flag `g` is not allowed'],
+      [[{ id: 'r', ...ok, flags: 'iy' }], 'loud-failure: rule r: stateful flag `y` is not allowed'],
+      [[{ id: 'r', ...ok, flags: 'x' }], 'loud-failure: rule r: unknown flag `x` (allowed: imsu)'],
+      [[{ id: 'r', ...ok, flags: 'ii' }], 'loud-failure: rule r: duplicate flag `i`'],
+      [[{ id: 'r', ...ok, message: '' }], 'loud-failure: rule r: `message` must not be empty'],
+      [[{ id: '', ...ok }], 'loud-failure: config.loudFailure.rules[0]: `id` must not be empty'],
+      [[{ ...ok }], 'toolguard: config.loudFailure.rules[0].id must be a string (got undefined)'],
+      [['x'], 'toolguard: config.loudFailure.rules[0] must be a rule object (got string)'],
+      [[{ id: 'r', action: 'error', message: 'm' }], 'loud-failure: rule r: `pattern` must be a string (got undefined)'],
+      [[{ id: 'r', ...ok, action: 'loud' }], 'loud-failure: rule r: `action` must be \'error\', \'context\' or \'off\' (got "loud")'],
+      [[{ id: 'r', ...ok, when: 'never' }], 'loud-failure: rule r: `when` must be \'success\' or \'always\' (got "never")'],
+      [[{ id: 'r', ...ok, flag: 'i' }], 'loud-failure: rule r: unknown key `flag` (expected one of: id, pattern, flags, action, when, message)'],
+      [[{ id: 'r', ...ok, flags: null }], 'loud-failure: rule r: `flags` must be a string (got null)'],
+    ];
+    for (const [rules, message] of cases) {
+      assert.throws(() => new GuardEngine({ loudFailure: { rules } }), message instanceof RegExp ? { message: message } : { message }, JSON.stringify(rules));
+    }
+  });
+
+  it('accepts lookaround and backreferences (JavaScript RegExp: the one intended difference)', () => {
+    const engine = engineWith([
+      { id: 'look', pattern: 'error(?!s? ?0)', action: 'context', message: 'an error' },
+      { id: 'back', pattern: '(\\w+) \\1', action: 'context', message: 'doubled' },
+    ]);
+    assert.deepEqual(engine.observe(call('bash', {}), out('errors 0\nerror: x x')).failure.rules.map((r) => [r.id, r.line]), [
+      ['look', 2],
+      ['back', 2],
+    ]);
+  });
+
+  it('bad input throws an Error naming the field', () => {
+    const engine = new GuardEngine();
+    const cases = [
+      [{ arguments: {} }, {}, 'toolguard: exec.name must be a string (got undefined)'],
+      [{ name: 1, arguments: {} }, {}, 'toolguard: exec.name must be a string (got number)'],
+      [{ name: 'x', agentId: 7, arguments: {} }, {}, 'toolguard: exec.agentId must be a string (got number)'],
+      [{ name: 'x' }, {}, 'toolguard: exec needs exactly one of `arguments` and `argumentsJson`'],
+      [{ name: 'x', arguments: {}, argumentsJson: '{}' }, {}, 'toolguard: exec needs exactly one of `arguments` and `argumentsJson`'],
+      [{ name: 'x', argumentsJson: {} }, {}, 'toolguard: exec.argumentsJson must be a string (got object)'],
+      [{ name: 'bash', arguments: {} }, { content: 'x' }, 'toolguard: result.content must be an array (got string)'],
+      [{ name: 'bash', arguments: {} }, { text: 5 }, 'toolguard: result.text must be a string (got number)'],
+      [{ name: 'bash', arguments: {} }, { isError: 'no' }, 'toolguard: result.isError must be a boolean (got string)'],
+      [null, {}, 'toolguard: exec must be an object (got null)'],
+      [{ name: 'x', arguments: {} }, undefined, 'toolguard: result must be an object (got undefined)'],
+    ];
+    for (const [exec, result, message] of cases) assert.throws(() => engine.observe(exec, result), { message }, JSON.stringify(exec));
+    assert.throws(() => engine.reset(1), { message: 'toolguard: agentId must be a string (got number)' });
+    assert.throws(() => engine.forget(undefined), { message: 'toolguard: agentId must be a string (got undefined)' });
+  });
+});
+
+describe('reference: built-in rules on their fixtures', () => {
+  const engine = new GuardEngine();
+  for (const rule of BUILTINS) {
+    for (const kind of ['pos', 'neg']) {
+      const file = path.join(FIXTURES, `${rule.id}.${kind}.txt`);
+      it(`${rule.id} ${kind === 'pos' ? 'fires on' : 'stays silent on'} ${path.basename(file)}`, { skip: !existsSync(file) && 'fixture missing' }, () => {
+        const verdict = engine.observe(call('bash', {}), out(readFileSync(file, 'utf8')));
+        const ids = verdict?.failure?.rules.map((r) => r.id) ?? [];
+        assert.equal(ids.includes(rule.id), kind === 'pos', `reported: ${ids.join(', ') || 'nothing'}`);
+      });
+    }
+  }
+});
+
+// ---------------------------------------------------------------------------
+// Differential: native GuardEngine vs the reference, identical verdicts.
+
+function loadNative() {
+  try {
+    const native = require('../index.js');
+    if (typeof native.GuardEngine !== 'function') return { skip: 'index.js has no GuardEngine export' };
+    return { native };
+  } catch (error) {
+    return { skip: `native addon not loadable: ${error.message.split('\n')[0]}` };
+  }
+}
+
+/** Shell outputs: every rule fixture, plus markers and lookalikes, cut and combined by the generator. */
+function fixtureTexts() {
+  const texts = existsSync(FIXTURES)
+    ? readdirSync(FIXTURES)
+        .filter((f) => f.endsWith('.txt'))
+        .sort()
+        .map((f) => readFileSync(path.join(FIXTURES, f), 'utf8'))
+    : [];
+  return [
+    ...texts,
+    '',
+    '(no output)',
+    'all good\n',
+    'Segmentation fault (core dumped)',
+    'Traceback (most recent call last):\n  File "a.py", line 1\nKeyError: 1',
+    'bash: foo: command not found',
+    'ok 😀 ünïcode\r\nsecond line\twith tab',
+  ];
+}
+
+const MARKERS = ['', '\n[exit code: 1]', '\n[exit code: 0]', '\n[status: failed, exit code: 2]', '\n[status: done, exit code: 0]', '\n[sandbox: file access denied under read-only mode]', '\n[killed by signal: SIGKILL]', '\n[timed out after 1000ms]', '\n[stderr]\nwarning'];
+
+const CONFIGS = [
+  undefined,
+  { repeat: { thresholds: [2, 4], argumentsPreviewChars: 12 } },
+  { repeat: { include: ['bash', 'read*'], exclude: ['read.x'] }, loudFailure: { scanValue: true, shellTools: ['bash', 'job_*'] } },
+  {
+    repeat: { thresholds: [5, 2, 3] },
+    loudFailure: {
+      rules: [
+        { id: 'user-ctx', pattern: '\\bwarn(ing)?\\b', flags: 'i', action: 'context', message: 'a warning' },
+        { id: 'user-always', pattern: '^\\s*at \\S+ \\(', flags: 'm', action: 'error', when: 'always', message: 'a stack frame' },
+      ],
+    },
+  },
+];
+
+describe('differential: native GuardEngine vs reference', () => {
+  const { native, skip } = loadNative();
+
+  it('canonicalize agrees on generated JSON', { skip }, () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.json(), fc.string(), fc.constantFrom('', ' ', '{', '{"9":1,"10":2,"a":[1e21,-0,5e-7]}', '{"__proto__":{"x":1},"b":2}')), (text) => {
+        assert.equal(native.canonicalize(text), canonicalize(text));
+      }),
+      { numRuns: 3000, seed: 7 },
+    );
+  });
+
+  it('identical verdicts over ≥2,000 generated call sequences', { skip }, () => {
+    const texts = fixtureTexts();
+    const text = fc.tuple(fc.nat({ max: texts.length - 1 }), fc.nat({ max: texts.length - 1 }), fc.constantFrom(...MARKERS), fc.boolean()).map(([a, b, marker, both]) => (both ? `${texts[a]}\n${texts[b]}` : texts[a]) + marker);
+    const result = fc.oneof(
+      text.map((t) => ({ content: [{ type: 'text', text: t }] })),
+      fc.tuple(text, text).map(([a, b]) => ({ content: [{ type: 'text', text: a }, { type: 'image' }, { type: 'text', text: b }] })),
+      text.map((t) => ({ text: t })),
+      text.map((t) => ({ isError: true, content: [{ type: 'text', text: t }] })),
+      fc.tuple(text, fc.constantFrom({ ok: true }, { status: 'failed', log: 'Segmentation fault' }, ['a', 1])).map(([t, value]) => ({ content: [{ type: 'text', text: t }], value })),
+    );
+    const args = fc.oneof(
+      fc.constantFrom('{}', '', '{"command":"ls -la src"}', '{ "command" : "ls -la src" }', '{bad', '[1,2]', '{"b":1,"a":2}', '{"a":2,"b":1}').map((json) => ({ argumentsJson: json })),
+      fc.constantFrom({}, { command: 'ls -la src' }, { a: 2, b: 1 }, { path: 'x'.repeat(40) }).map((value) => ({ arguments: value })),
+      fc.json({ maxDepth: 2 }).map((json) => ({ argumentsJson: json })),
+    );
+    const step = fc.oneof(
+      {
+        weight: 10,
+        arbitrary: fc.record({
+          kind: fc.constant('call'),
+          agentId: fc.constantFrom('a', 'b', 'c', undefined),
+          name: fc.constantFrom('bash', 'pwsh', 'job_output', 'job_status', 'read', 'read.x', 'grep'),
+          args,
+          result,
+          times: fc.integer({ min: 1, max: 5 }),
+        }),
+      },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom('reset', 'forget'), agentId: fc.constantFrom('a', 'b', 'c') }) },
+    );
+    let sequences = 0;
+    let calls = 0;
+    let verdicts = 0;
+    fc.assert(
+      fc.property(fc.nat({ max: CONFIGS.length - 1 }), fc.array(step, { minLength: 1, maxLength: 12 }), (configIndex, steps) => {
+        const config = CONFIGS[configIndex];
+        const ours = new GuardEngine(config);
+        const theirs = new native.GuardEngine(config);
+        for (const s of steps) {
+          if (s.kind !== 'call') {
+            ours[s.kind](s.agentId);
+            theirs[s.kind](s.agentId);
+            continue;
+          }
+          const exec = { name: s.name, ...s.args, ...(s.agentId === undefined ? {} : { agentId: s.agentId }) };
+          for (let i = 0; i < s.times; i++) {
+            const expected = ours.observe(exec, s.result);
+            assert.deepEqual(normalize(theirs.observe(exec, s.result)), expected);
+            calls++;
+            if (expected !== null) verdicts++;
+          }
+        }
+        sequences++;
+      }),
+      { numRuns: 2500, seed: 424242 },
+    );
+    assert.ok(sequences >= 2000, `${sequences} sequences`);
+    assert.ok(verdicts > 500, `${verdicts} non-null verdicts out of ${calls} calls`);
+  });
+
+  it('config errors: both engines reject the same configs with the same message', { skip }, () => {
+    const bad = [
+      'x',
+      { repeat: { thresholds: [] } },
+      { repeat: { thresholds: [1] } },
+      { repeat: { thresholds: [3, 3] } },
+      { repeat: { argumentsPreviewChars: 0.5 } },
+      { repeat: { include: [1] } },
+      { loudFailure: { rules: [{ id: 'r', pattern: 'x', action: 'error', message: 'm', flags: 'g' }] } },
+      { loudFailure: { rules: [{ id: 'r', pattern: 'x', action: 'error', message: '' }] } },
+      { loudFailure: { rules: [{ id: 'r', pattern: 'x', action: 'nope', message: 'm' }] } },
+      { loudFailure: { rules: [{ id: 'r', pattern: 'x', action: 'error', message: 'm' }, { id: 'r', pattern: 'y', action: 'error', message: 'm' }] } },
+      { loudFailure: { rules: [{ id: 'r', pattern: '(', action: 'error', message: 'm' }] } },
+    ];
+    for (const config of bad) {
+      let message;
+      assert.throws(() => new GuardEngine(config), (error) => ((message = error.message), true));
+      assert.throws(() => new native.GuardEngine(config), (error) => {
+        // Regex syntax errors come from two different parsers: compare up to the reason.
+        const cut = (m) => (m.includes('invalid regex') ? m.slice(0, m.indexOf('invalid regex')) : m);
+        assert.equal(cut(error.message), cut(message), JSON.stringify(config));
+        return true;
+      });
+    }
+  });
+});
+
+/** napi objects may carry `undefined` for absent optional fields; the reference omits them. */
+function normalize(verdict) {
+  if (verdict === null || verdict === undefined) return null;
+  const out = {};
+  if (verdict.reminder !== undefined && verdict.reminder !== null) out.reminder = { ...verdict.reminder };
+  if (verdict.failure !== undefined && verdict.failure !== null) {
+    out.failure = { ...verdict.failure, rules: verdict.failure.rules.map((r) => ({ ...r })) };
+  }
+  return out;
+}
