@@ -1,3 +1,9 @@
+// TOOLGUARD_DSH_DIST points the toolguard variants at another build of the
+// dsh modules (a directory holding index.mjs, repeat-tool-reminder.mjs,
+// loud-failure.mjs) instead of the package's own exports.
+const dist = process.env.TOOLGUARD_DSH_DIST;
+const ours = (specifier, file) => () => import(dist ? new URL(file, `file://${dist.replace(/\/?$/, '/')}`).href : specifier);
+
 // The plugin modules the behaviour tests run against. The official pure-TS
 // plugin comes first: a test that fails on it is a wrong test, not a bug in
 // ours. `wrap` turns a repeat-tool-reminder config into the module's own
@@ -11,12 +17,12 @@ export const repeatVariants = [
   },
   {
     label: 'toolguard/dsh/repeat-tool-reminder',
-    load: () => import('toolguard/dsh/repeat-tool-reminder'),
+    load: ours('toolguard/dsh/repeat-tool-reminder', 'repeat-tool-reminder.mjs'),
     wrap: (config) => config,
   },
   {
     label: 'toolguard/dsh (combined)',
-    load: () => import('toolguard/dsh'),
+    load: ours('toolguard/dsh', 'index.mjs'),
     wrap: (config) => ({ repeat: config }),
   },
 ];
@@ -26,12 +32,12 @@ export const repeatVariants = [
 export const loudFailureVariants = [
   {
     label: 'toolguard/dsh/loud-failure',
-    load: () => import('toolguard/dsh/loud-failure'),
+    load: ours('toolguard/dsh/loud-failure', 'loud-failure.mjs'),
     wrap: (config) => config,
   },
   {
     label: 'toolguard/dsh (combined)',
-    load: () => import('toolguard/dsh'),
+    load: ours('toolguard/dsh', 'index.mjs'),
     wrap: (config) => ({ loudFailure: config }),
   },
 ];

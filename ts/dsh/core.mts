@@ -1,0 +1,161 @@
+/**
+ * The one DSH listener behind all three toolguard plugins. It wires harness
+ * events to a native `GuardEngine` and folds the engine's verdict into the
+ * downstream decision; every guard decision (chains, thresholds, texts, rule
+ * matching) is the engine's.
+ * @module toolguard/dsh/core
+ */
+import type { Context } from '@deepseek-ai/cordis';
+import { boundContextSummary, createUserMessage } from '@deepseek-ai/dsh-llm';
+import type { Agent } from '@deepseek-ai/dsh-agent';
+import type { PostToolDecision, ToolExecution, ToolExecutionResult } from '@deepseek-ai/dsh-tools';
+import type { UserMessage } from '@deepseek-ai/dsh-session';
+import { GuardEngine } from 'toolguard';
+
+/** Engine configuration, as `new GuardEngine()` takes it. */
+export type EngineConfig = ConstructorParameters<typeof GuardEngine>[0];
+
+type EngineResult = Parameters<GuardEngine['observe']>[1];
+
+/** How a plugin drives the shared listener. */
+export interface ListenerOptions {
+  /** Plugin name, used in the fail-open warning. */
+  plugin: string;
+  /** The engine configuration; the engine validates it and throws the official texts. */
+  engine: EngineConfig;
+  /** Whether repeat chains run: calls then carry an agent id, and user prompts reset. */
+  repeat: boolean;
+  /** Whether results are scanned: the output then crosses to the engine. */
+  scan: boolean;
+  /** Whether the successful value crosses too (`loudFailure.scanValue`). */
+  scanValue: boolean;
+}
+
+/** Source labels are load-bearing: without `kind: 'plugin'` a context renders as a user prompt. */
+const REMINDER_PLUGIN = 'repeat-tool-reminder';
+const FAILURE_PLUGIN = 'loud-failure';
+
+function notice(plugin: string, text: string, summary: string): UserMessage {
+  return createUserMessage({
+    content: [{ type: 'text', text }],
+    source: { kind: 'plugin', plugin, form: 'notice', summary },
+  }) as UserMessage;
+}
+
+/**
+ * Install the guard listeners on `ctx`. Throws at load when the engine rejects
+ * the configuration, so a bad config fails the plugin instead of falling back.
+ */
+export function installGuard(ctx: Context, options: ListenerOptions): void {
+  const engine = new GuardEngine(options.engine);
+
+  // DSH keys chains by the live Agent object, so a new agent that reuses a
+  // session id starts afresh. Engine ids are minted per object; when the agent
+  // is collected its engine state is freed.
+  const agentIds = new WeakMap<Agent, string>();
+  const forgotten = new FinalizationRegistry<string>((id) => {
+    try {
+      engine.forget(id);
+    } catch (error) {
+      warn(error);
+    }
+  });
+  let nextId = 0;
+  function idOf(agent: Agent): string {
+    let id = agentIds.get(agent);
+    if (id === undefined) {
+      id = `agent-${++nextId}`;
+      agentIds.set(agent, id);
+      forgotten.register(agent, id);
+    }
+    return id;
+  }
+
+  function warn(error: unknown): void {
+    const reason = error instanceof Error ? error.message : String(error);
+    ctx.logger.warn(`${options.plugin}: guard engine failed, passing the tool result through unchanged: ${reason}`);
+  }
+
+  function observe(exec: ToolExecution, result: Readonly<ToolExecutionResult>) {
+    const agentId = options.repeat && exec.agent ? idOf(exec.agent) : undefined;
+    // Nothing to do: no chain to advance and no output to scan.
+    if (agentId === undefined && !options.scan) return null;
+    return engine.observe(
+      {
+        agentId,
+        name: exec.name,
+        // Arguments cross as JSON text: much cheaper through N-API than the object.
+        // Without an agent the engine never reads them.
+        argumentsJson: agentId === undefined ? '' : (JSON.stringify(exec.arguments) ?? ''),
+      },
+      options.scan
+        ? {
+            isError: result.isError,
+            // DSH blocks are a superset of the engine's block shape.
+            content: result.content as EngineResult['content'],
+            ...(options.scanValue && !result.isError ? { value: result.value } : {}),
+          }
+        : {},
+    );
+  }
+
+  ctx.on('tools/post-execute', async (exec, result, next) => {
+    // Observe first: the chain advances whatever happens downstream.
+    let verdict: ReturnType<typeof observe> = null;
+    try {
+      verdict = observe(exec, result);
+    } catch (error) {
+      warn(error);
+    }
+    const downstream = await next();
+    if (!verdict) return downstream;
+    return fold(downstream, verdict);
+  });
+
+  if (options.repeat) {
+    ctx.on('agent/pre-step', ({ agent, messages }, next) => {
+      if (messages.some((message) => message.source.kind === 'user')) {
+        const id = agentIds.get(agent);
+        if (id !== undefined) {
+          try {
+            engine.reset(id);
+          } catch (error) {
+            warn(error);
+          }
+        }
+      }
+      return next();
+    });
+  }
+}
+
+type Verdict = NonNullable<ReturnType<GuardEngine['observe']>>;
+
+/**
+ * Fold a verdict into the downstream decision: the reminder goes first in
+ * `additionalContexts`, a context failure's notice last; an error failure
+ * turns an accepted result into a block carrying the failure text. A block
+ * from downstream stays as it is (the model already sees an error) and only
+ * gains the contexts.
+ */
+function fold(downstream: PostToolDecision, verdict: Verdict): PostToolDecision {
+  const before: UserMessage[] = [];
+  const after: UserMessage[] = [];
+  const { reminder, failure } = verdict;
+  if (reminder) before.push(notice(REMINDER_PLUGIN, reminder.text, reminder.summary));
+  let decision = downstream;
+  if (failure) {
+    if (failure.action === 'error') {
+      if (downstream.kind !== 'block') {
+        decision = { kind: 'block', feedback: [{ type: 'text', text: failure.text }] };
+        if (downstream.additionalContexts) decision.additionalContexts = downstream.additionalContexts;
+      }
+    } else {
+      after.push(notice(FAILURE_PLUGIN, failure.text, boundContextSummary(failure.summary)));
+    }
+  }
+  if (before.length === 0 && after.length === 0) return decision;
+  const additionalContexts = [...before, ...(decision.additionalContexts ?? []), ...after];
+  if (decision.kind === 'block') return { kind: 'block', feedback: decision.feedback, additionalContexts };
+  return { ...decision, additionalContexts };
+}

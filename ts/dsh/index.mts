@@ -1,0 +1,34 @@
+/**
+ * Both toolguard guards — the repeat-call reminder and the silent-failure
+ * detector — on one listener and one engine call per tool result.
+ * @module toolguard/dsh
+ */
+import type { Context } from '@deepseek-ai/cordis';
+import z from '@deepseek-ai/schemastery';
+import { installGuard } from './core.mjs';
+import { LoudFailureConfig, RepeatConfig } from './schema.mjs';
+
+export const name = 'toolguard';
+
+export interface Config {
+  repeat?: RepeatConfig;
+  loudFailure?: LoudFailureConfig;
+}
+
+export const Config: z<Config> = z.object({
+  repeat: RepeatConfig,
+  loudFailure: LoudFailureConfig,
+});
+
+export function apply(ctx: Context, config: Config): void {
+  const loudFailure = config.loudFailure;
+  installGuard(ctx, {
+    plugin: name,
+    engine: { repeat: config.repeat ?? {}, loudFailure: loudFailure ?? {} },
+    repeat: true,
+    scan: true,
+    scanValue: loudFailure?.scanValue ?? false,
+  });
+}
+
+export { RepeatConfig, LoudFailureConfig };

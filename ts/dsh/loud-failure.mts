@@ -1,0 +1,24 @@
+/**
+ * The silent-failure detector as a DSH plugin: a shell command that exits 0
+ * while its output shows it failed becomes an error result (or gains a notice)
+ * before the model sees it.
+ * @module toolguard/dsh/loud-failure
+ */
+import type { Context } from '@deepseek-ai/cordis';
+import { installGuard } from './core.mjs';
+import { LoudFailureConfig } from './schema.mjs';
+
+export const name = 'loud-failure';
+export const Config = LoudFailureConfig;
+export type Config = LoudFailureConfig;
+
+export function apply(ctx: Context, config: Config): void {
+  installGuard(ctx, {
+    plugin: name,
+    engine: { loudFailure: config },
+    // Calls carry no agent id, so the engine's repeat chains never run.
+    repeat: false,
+    scan: true,
+    scanValue: config.scanValue,
+  });
+}

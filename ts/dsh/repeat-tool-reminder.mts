@@ -1,0 +1,23 @@
+/**
+ * Drop-in replacement for `@deepseek-ai/dsh-repeat-tool-reminder` on the
+ * native engine: same name, config, texts, source labels and decisions.
+ * @module toolguard/dsh/repeat-tool-reminder
+ */
+import type { Context } from '@deepseek-ai/cordis';
+import { installGuard } from './core.mjs';
+import { RepeatConfig } from './schema.mjs';
+
+export const name = 'repeat-tool-reminder';
+export const Config = RepeatConfig;
+export type Config = RepeatConfig;
+
+export function apply(ctx: Context, config: Config): void {
+  installGuard(ctx, {
+    plugin: name,
+    // No shell tools: this plugin scans nothing, and only the repeat part is validated.
+    engine: { repeat: config, loudFailure: { shellTools: [] } },
+    repeat: true,
+    scan: false,
+    scanValue: false,
+  });
+}

@@ -1,0 +1,55 @@
+/**
+ * Config schemas of the toolguard DSH plugins. The repeat schema is the
+ * official `dsh-repeat-tool-reminder` schema field for field, so a cordis.yml
+ * row written for the official plugin loads unchanged.
+ * @module toolguard/dsh/schema
+ */
+import z from '@deepseek-ai/schemastery';
+
+export interface RepeatConfig {
+  thresholds: number[];
+  include: string[];
+  exclude: string[];
+  argumentsPreviewChars: number;
+}
+
+export const RepeatConfig: z<RepeatConfig> = z.object({
+  thresholds: z.array(z.number()).default([3, 5, 8]),
+  include: z.array(z.string()).default([]),
+  exclude: z.array(z.string()).default([]),
+  argumentsPreviewChars: z.number().default(500),
+});
+
+export interface LoudFailureRule {
+  id: string;
+  pattern: string;
+  flags?: string;
+  action: 'error' | 'context' | 'off';
+  when: 'success' | 'always';
+  message: string;
+  reason?: string;
+}
+
+export interface LoudFailureConfig {
+  rules: LoudFailureRule[];
+  shellTools: string[];
+  scanValue: boolean;
+}
+
+// Rule fields are typed loosely on purpose: the engine validates each rule and
+// its error names the rule id, which a schema path (`$.rules[3].action`) does not.
+const Rule = z.object({
+  id: z.string().description('Unique id; a built-in id replaces that built-in in place.'),
+  pattern: z.string().description('JavaScript regular-expression source, without slashes.'),
+  flags: z.string().description('A subset of "imsu".'),
+  action: z.string().description('"error" (block the result), "context" (add a notice) or "off".'),
+  when: z.string().description('"success" (silent when the output already shows failure) or "always".'),
+  message: z.string().description('One line, shown to the model next to the matching line.'),
+  reason: z.string().description('Why the rule is high precision (documentation only).'),
+}) as unknown as z<LoudFailureRule>;
+
+export const LoudFailureConfig: z<LoudFailureConfig> = z.object({
+  rules: z.array(Rule).default([]),
+  shellTools: z.array(z.string()).default(['bash', 'pwsh', 'job_output']),
+  scanValue: z.boolean().default(false),
+});
