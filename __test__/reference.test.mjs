@@ -392,6 +392,9 @@ describe('reference: silent-failure verdicts (part B)', () => {
     assert.equal(verdict.failure.rules[0].line, 2, 'text blocks joined with \\n');
     assert.ok(verdict.failure.text.endsWith('Original output:\na\nSegmentation fault'));
     assert.equal(engine.observe(call('bash', {}), { text }).failure.rules[0].line, 1, 'plain text');
+    const both = engine.observe(call('bash', {}), { text: 'first', content: [{ type: 'text', text }] });
+    assert.equal(both.failure.rules[0].line, 2, '`text` comes before the blocks');
+    assert.ok(both.failure.text.endsWith('Original output:\nfirst\nSegmentation fault'));
     assert.equal(engine.observe(call('bash', {}), {}), null, 'no output');
   });
 
@@ -404,6 +407,8 @@ describe('reference: silent-failure verdicts (part B)', () => {
     assert.deepEqual(verdict.failure.rules, [{ id: 'v', message: 'the value says failed', line: 2, excerpt: '{"status":"failed"}' }]);
     assert.ok(verdict.failure.text.endsWith('Original output:\nfine'));
     assert.equal(engine.observe(call('bash', {}), { value }).failure.rules[0].line, 1, 'value alone');
+    const nullRule = { id: 'n', pattern: '^null$', action: 'context', message: 'null value' };
+    assert.equal(engineWith([nullRule], { scanValue: true }).observe(call('bash', {}), { value: null }).failure.rules[0].line, 1, 'null is a value');
     assert.equal(engine.observe(call('bash', {}), { isError: true, ...out('fine'), value }), null);
   });
 
@@ -473,18 +478,53 @@ describe('reference: silent-failure verdicts (part B)', () => {
       [{ arguments: {} }, {}, 'toolguard: exec.name must be a string (got undefined)'],
       [{ name: 1, arguments: {} }, {}, 'toolguard: exec.name must be a string (got number)'],
       [{ name: 'x', agentId: 7, arguments: {} }, {}, 'toolguard: exec.agentId must be a string (got number)'],
-      [{ name: 'x' }, {}, 'toolguard: exec needs exactly one of `arguments` and `argumentsJson`'],
-      [{ name: 'x', arguments: {}, argumentsJson: '{}' }, {}, 'toolguard: exec needs exactly one of `arguments` and `argumentsJson`'],
+      [{ name: 'x', agentId: null, arguments: {} }, {}, 'toolguard: exec.agentId must be a string (got null)'],
+      [{ name: 'x' }, {}, 'toolguard: exec.arguments or exec.argumentsJson is required'],
+      [{ name: 'x', arguments: {}, argumentsJson: '{}' }, {}, 'toolguard: give exec.arguments or exec.argumentsJson, not both'],
       [{ name: 'x', argumentsJson: {} }, {}, 'toolguard: exec.argumentsJson must be a string (got object)'],
+      [{ name: 'x', arguments: () => 1 }, {}, 'toolguard: exec.arguments is not JSON-serializable (JSON.stringify returned undefined)'],
+      [{ name: 'x', arguments: { n: 1n } }, {}, 'toolguard: exec.arguments is not JSON-serializable: Do not know how to serialize a BigInt'],
+      [{ name: 'bash', arguments: {} }, null, 'toolguard: result must be an object (got null)'],
       [{ name: 'bash', arguments: {} }, { content: 'x' }, 'toolguard: result.content must be an array (got string)'],
-      [{ name: 'bash', arguments: {} }, { text: 5 }, 'toolguard: result.text must be a string (got number)'],
+      [{ name: 'bash', arguments: {} }, { content: [{ type: 'text', text: 5 }] }, 'toolguard: result.content[0].text must be a string (got number)'],
+      [{ name: 'bash', arguments: {} }, { text: null }, 'toolguard: result.text must be a string (got null)'],
       [{ name: 'bash', arguments: {} }, { isError: 'no' }, 'toolguard: result.isError must be a boolean (got string)'],
+      [{ name: 'bash', arguments: {} }, { value: { n: 1n } }, null],
       [null, {}, 'toolguard: exec must be an object (got null)'],
-      [{ name: 'x', arguments: {} }, undefined, 'toolguard: result must be an object (got undefined)'],
+      [[], {}, 'toolguard: exec must be an object (got array)'],
     ];
-    for (const [exec, result, message] of cases) assert.throws(() => engine.observe(exec, result), { message }, JSON.stringify(exec));
+    for (const [exec, result, message] of cases) {
+      if (message === null) engine.observe(exec, result);
+      else assert.throws(() => engine.observe(exec, result), { message }, message);
+    }
+    const scanning = new GuardEngine({ loudFailure: { scanValue: true } });
+    assert.throws(() => scanning.observe({ name: 'bash', arguments: {} }, { value: { n: 1n } }), {
+      message: 'toolguard: result.value is not JSON-serializable: Do not know how to serialize a BigInt',
+    });
+    // Results of tools that are not scanned, and error results, are not read further.
+    engine.observe({ name: 'read', arguments: {} }, { content: 'x' });
+    engine.observe({ name: 'bash', arguments: {} }, { isError: true, content: 'x' });
+    engine.observe({ name: 'bash', arguments: {} });
+    assert.throws(() => new GuardEngine({ repeat: { include: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[['x']]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]] } }), {
+      message: 'toolguard: config is nested too deeply',
+    });
     assert.throws(() => engine.reset(1), { message: 'toolguard: agentId must be a string (got number)' });
     assert.throws(() => engine.forget(undefined), { message: 'toolguard: agentId must be a string (got undefined)' });
+  });
+
+  it('the call is checked before the chain moves; a bad result is found after', () => {
+    const engine = new GuardEngine({ repeat: { thresholds: [2] } });
+    assert.throws(() => engine.observe({ name: 'bash', agentId: 'a', arguments: {} }, { text: 1 }));
+    assert.equal(engine.observe({ name: 'bash', agentId: 'a', arguments: {} }, {}).reminder.count, 2, 'the bad-result call counted');
+    assert.throws(() => engine.observe({ name: 'bash', agentId: 'a', argumentsJson: 1 }, {}));
+    assert.equal(engine.observe({ name: 'bash', agentId: 'a', arguments: {} }, {}), null, 'the bad call did not');
+  });
+
+  it('parsed arguments are keyed by their JSON: toJSON and dropped undefined fields count', () => {
+    const engine = new GuardEngine({ repeat: { thresholds: [3] } });
+    engine.observe(call('f', { when: new Date(0), skip: undefined }, 'a'), {});
+    engine.observe({ agentId: 'a', name: 'f', argumentsJson: '{"when":"1970-01-01T00:00:00.000Z"}' }, {});
+    assert.equal(engine.observe(call('f', { when: '1970-01-01T00:00:00.000Z' }, 'a'), {}).reminder.count, 3);
   });
 });
 

@@ -52,7 +52,23 @@ function typeError(at: string, expected: string, got: unknown): Error {
 
 /** A misspelt key would otherwise be ignored silently and the default used. */
 function unknownKey(value: Record<string, unknown>, known: readonly string[]): string | undefined {
-  return Object.keys(value).find((key) => !known.includes(key) && value[key] !== undefined);
+  return enumerableKeys(value).find((key) => !known.includes(key) && value[key] !== undefined);
+}
+
+/** Enumerable string keys, inherited ones included, as N-API's `napi_get_property_names` lists them. */
+function enumerableKeys(value: object): string[] {
+  const keys: string[] = [];
+  for (const key in value) keys.push(key);
+  return keys;
+}
+
+/** Deeper configs are not configs (the native walk is recursive and bounded the same way). */
+const CONFIG_DEPTH_LIMIT = 32;
+
+function checkDepth(value: unknown, depth: number): void {
+  if (depth > CONFIG_DEPTH_LIMIT) throw new Error('toolguard: config is nested too deeply');
+  if (Array.isArray(value)) value.forEach((item) => checkDepth(item, depth + 1));
+  else if (isObject(value)) for (const key of enumerableKeys(value)) checkDepth(value[key], depth + 1);
 }
 
 function rejectUnknownKeys(value: Record<string, unknown>, at: string, known: readonly string[]): void {
@@ -162,6 +178,7 @@ function resolveLoudFailure(value: unknown): ResolvedConfig['loudFailure'] {
 
 /** Check a `GuardConfig` and apply the defaults; throws an `Error` naming the field. */
 export function resolveConfig(config: unknown): ResolvedConfig {
+  checkDepth(config, 0);
   if (config === undefined || config === null) return { repeat: resolveRepeat(undefined), loudFailure: resolveLoudFailure(undefined) };
   if (!isObject(config)) throw typeError('config', 'an object', config);
   rejectUnknownKeys(config, 'config', ['repeat', 'loudFailure']);

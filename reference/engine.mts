@@ -9,15 +9,7 @@ import { kindOf, resolveConfig } from './config.mjs';
 import { showsFailure } from './markers.mjs';
 import { RepeatChains } from './repeat.mjs';
 import { buildRuleTable, firstMatch, type CompiledRule } from './rules.mjs';
-import type {
-  Failure,
-  GuardConfig,
-  GuardEngineLike,
-  RuleMatch,
-  ToolExec,
-  ToolResult,
-  Verdict,
-} from './types.mjs';
+import type { Failure, GuardConfig, GuardEngineLike, RuleMatch, ToolExec, ToolResult, Verdict } from './types.mjs';
 import { matchesAny, wildcardToRegExp } from './wildcard.mjs';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -34,19 +26,62 @@ function optionalString(value: unknown, at: string): string | undefined {
   return value;
 }
 
-/** The output's text parts: the text blocks, or the plain text. */
-function outputTexts(result: ToolResult): string[] {
-  const content: unknown = result.content;
-  if (content !== undefined) {
-    if (!Array.isArray(content)) throw inputError('result.content', 'an array', content);
-    return content.filter(isTextBlock).map((block) => block.text);
+/**
+ * JavaScript's `JSON.stringify`, which defines the canonical form of parsed
+ * arguments and of a scanned value; what it cannot serialize is bad input.
+ */
+function jsonOf(value: unknown, at: string): string {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch (error) {
+    throw new TypeError(`toolguard: ${at} is not JSON-serializable: ${(error as Error).message}`);
   }
-  const text = optionalString(result.text, 'result.text');
-  return text === undefined ? [] : [text];
+  if (json === undefined) {
+    throw new TypeError(`toolguard: ${at} is not JSON-serializable (JSON.stringify returned undefined)`);
+  }
+  return json;
 }
 
-function isTextBlock(block: unknown): block is { type: 'text'; text: string } {
-  return isRecord(block) && block.type === 'text' && typeof block.text === 'string';
+/** The argument text of a call: `argumentsJson` as given, or the JSON of `arguments`. */
+function argumentsJsonOf(exec: Record<string, unknown>): string {
+  const text = optionalString(exec.argumentsJson, 'exec.argumentsJson');
+  const hasParsed = exec.arguments !== undefined;
+  if (text !== undefined && hasParsed) throw new TypeError('toolguard: give exec.arguments or exec.argumentsJson, not both');
+  if (text !== undefined) return text;
+  if (!hasParsed) throw new TypeError('toolguard: exec.arguments or exec.argumentsJson is required');
+  return jsonOf(exec.arguments, 'exec.arguments');
+}
+
+/** What a scan reads from a result: `text` first, then the text blocks; the value's JSON when asked for. */
+interface Output {
+  isError: boolean;
+  texts: string[];
+  valueJson: string | undefined;
+}
+
+/** Read a result; error results are not read further, since they are never scanned. */
+function readResult(result: unknown, scanValue: boolean): Output {
+  const output: Output = { isError: false, texts: [], valueJson: undefined };
+  if (result === undefined) return output;
+  if (!isRecord(result)) throw inputError('result', 'an object', result);
+  const isError = result.isError;
+  if (isError !== undefined && typeof isError !== 'boolean') throw inputError('result.isError', 'a boolean', isError);
+  output.isError = isError === true;
+  if (output.isError) return output;
+  const text = optionalString(result.text, 'result.text');
+  if (text !== undefined) output.texts.push(text);
+  const content = result.content;
+  if (content !== undefined) {
+    if (!Array.isArray(content)) throw inputError('result.content', 'an array', content);
+    content.forEach((block: unknown, index) => {
+      if (!isRecord(block) || block.type !== 'text') return;
+      const blockText = optionalString(block.text, `result.content[${index}].text`);
+      if (blockText !== undefined) output.texts.push(blockText);
+    });
+  }
+  if (scanValue && result.value !== undefined) output.valueJson = jsonOf(result.value, 'result.value');
+  return output;
 }
 
 function ruleLine(match: RuleMatch): string {
@@ -68,28 +103,23 @@ export class GuardEngine implements GuardEngineLike {
     this.#scanValue = loudFailure.scanValue;
   }
 
-  /** Advance the calling agent's chain and scan the output; `null` when the guard has nothing to say. */
-  observe(exec: ToolExec, result: ToolResult): Verdict | null {
+  /**
+   * Advance the calling agent's chain and scan the output; `null` when the
+   * guard has nothing to say. The call is checked before the chain moves; the
+   * result is read only when its tool is scanned.
+   */
+  observe(exec: ToolExec, result?: ToolResult): Verdict | null {
     if (!isRecord(exec)) throw inputError('exec', 'an object', exec);
-    if (!isRecord(result)) throw inputError('result', 'an object', result);
     const name = exec.name;
     if (typeof name !== 'string') throw inputError('exec.name', 'a string', name);
     const agentId = optionalString(exec.agentId, 'exec.agentId');
-    const argumentsJson = optionalString(exec.argumentsJson, 'exec.argumentsJson');
-    if ((exec.arguments !== undefined) === (argumentsJson !== undefined)) {
-      throw new TypeError('toolguard: exec needs exactly one of `arguments` and `argumentsJson`');
-    }
-    const isError = result.isError;
-    if (isError !== undefined && typeof isError !== 'boolean') throw inputError('result.isError', 'a boolean', isError);
-    const texts = outputTexts(result);
+    const argumentsJson = argumentsJsonOf(exec);
 
     const reminder =
-      agentId === undefined
-        ? undefined
-        : this.#chains.observe(agentId, name, () =>
-            argumentsJson !== undefined ? parseArguments(argumentsJson) : exec.arguments,
-          );
-    const failure = isError === true ? undefined : this.#scan(name, texts, result.value);
+      agentId === undefined ? undefined : this.#chains.observe(agentId, name, () => parseArguments(argumentsJson));
+    const failure = matchesAny(this.#shellTools, name)
+      ? this.#scan(name, readResult(result, this.#scanValue))
+      : undefined;
     if (reminder === undefined && failure === undefined) return null;
     const verdict: Verdict = {};
     if (reminder !== undefined) verdict.reminder = reminder;
@@ -109,14 +139,11 @@ export class GuardEngine implements GuardEngineLike {
     this.#chains.drop(agentId);
   }
 
-  #scan(tool: string, texts: readonly string[], value: unknown): Failure | undefined {
-    if (!matchesAny(this.#shellTools, tool)) return undefined;
+  #scan(tool: string, { isError, texts, valueJson }: Output): Failure | undefined {
+    if (isError) return undefined;
     const output = texts.join('\n');
     let scanned = output;
-    if (this.#scanValue && value !== undefined && value !== null) {
-      const json = JSON.stringify(value);
-      scanned = texts.length === 0 ? json : `${output}\n${json}`;
-    }
+    if (valueJson !== undefined) scanned = texts.length === 0 ? valueJson : `${output}\n${valueJson}`;
     const failed = showsFailure(scanned);
     const matches: RuleMatch[] = [];
     let anyError = false;

@@ -71,7 +71,7 @@ export interface ToolExec {
   agentId?: string;
   /** Tool name. */
   name: string;
-  /** The parsed arguments (a JSON value). */
+  /** The parsed arguments; the engine keys them by `JSON.stringify`, so they must be serializable. */
   arguments?: unknown;
   /** The arguments' JSON text: empty means `{}`, malformed text counts as that raw string (as in DSH). */
   argumentsJson?: string;
@@ -84,13 +84,16 @@ export interface ContentBlock {
   [extra: string]: unknown;
 }
 
-/** The tool's result. `content` or `text` carries the output. */
+/**
+ * The tool's result. The output is `text` (when given) followed by the text
+ * blocks of `content`, joined with "\n". Read only for scanned tools.
+ */
 export interface ToolResult {
   /** Error results are never scanned. */
   isError?: boolean;
-  /** DSH content blocks. */
+  /** DSH content blocks; a text block's `text` must be a string when present. */
   content?: ContentBlock[];
-  /** Or the output as one plain string. */
+  /** The output as one plain string (or a part before the blocks). */
   text?: string;
   /** A successful canonical value; scanned (as JSON) only with `loudFailure.scanValue`. */
   value?: unknown;
@@ -137,7 +140,7 @@ export interface Verdict {
 
 /** The engine surface shared by the native and the reference implementation. */
 export interface GuardEngineLike {
-  observe(exec: ToolExec, result: ToolResult): Verdict | null;
+  observe(exec: ToolExec, result?: ToolResult): Verdict | null;
   reset(agentId: string): void;
   forget(agentId: string): void;
 }
