@@ -81,6 +81,7 @@ describe('reference: module', () => {
   it('exports the engine and canonicalize, and loads without the native binary', async () => {
     const mod = await import('../dist/reference/index.mjs');
     assert.deepEqual(Object.keys(mod).sort(), ['GuardEngine', 'canonicalize']);
+    assert.equal(new mod.GuardEngine().agentCount, 0);
     assert.equal(typeof new mod.GuardEngine().observe, 'function');
   });
 
@@ -196,6 +197,19 @@ describe('reference: repeat chains (part A)', () => {
     for (let i = 0; i < 5; i++) assert.equal(engine.observe(call('grep', {}, undefined), {}), null);
     engine.reset('never-seen');
     engine.forget('never-seen');
+    assert.equal(engine.agentCount, 2);
+    engine.forget('a');
+    engine.reset('b');
+    assert.equal(engine.agentCount, 0, 'reset and forget free the chain');
+    new GuardEngine({ repeat: { exclude: ['x'] } }).observe(call('x', {}, 'z'), {});
+  });
+
+  it('untracked calls leave no chain state', () => {
+    const engine = new GuardEngine({ repeat: { include: ['grep'] } });
+    engine.observe(call('read', {}, 'a'), {});
+    assert.equal(engine.agentCount, 0);
+    engine.observe(call('grep', {}, 'a'), {});
+    assert.equal(engine.agentCount, 1);
   });
 
   it('config errors use the official texts, in the official order', () => {

@@ -9,7 +9,7 @@ import { kindOf, resolveConfig } from './config.mjs';
 import { showsFailure } from './markers.mjs';
 import { RepeatChains } from './repeat.mjs';
 import { buildRuleTable, firstMatch, type CompiledRule } from './rules.mjs';
-import type { Failure, GuardConfig, GuardEngineLike, RuleMatch, ToolExec, ToolResult, Verdict } from './types.mjs';
+import type { FailureVerdict, GuardConfig, GuardEngineLike, RuleHit, ToolExecution, ToolResult, GuardVerdict } from './types.mjs';
 import { matchesAny, wildcardToRegExp } from './wildcard.mjs';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -84,7 +84,7 @@ function readResult(result: unknown, scanValue: boolean): Output {
   return output;
 }
 
-function ruleLine(match: RuleMatch): string {
+function ruleLine(match: RuleHit): string {
   return `- ${match.id} (line ${match.line}): ${match.message}\n  > ${match.excerpt}`;
 }
 
@@ -108,7 +108,7 @@ export class GuardEngine implements GuardEngineLike {
    * guard has nothing to say. The call is checked before the chain moves; the
    * result is read only when its tool is scanned.
    */
-  observe(exec: ToolExec, result?: ToolResult): Verdict | null {
+  observe(exec: ToolExecution, result?: ToolResult): GuardVerdict | null {
     if (!isRecord(exec)) throw inputError('exec', 'an object', exec);
     const name = exec.name;
     if (typeof name !== 'string') throw inputError('exec.name', 'a string', name);
@@ -121,7 +121,7 @@ export class GuardEngine implements GuardEngineLike {
       ? this.#scan(name, readResult(result, this.#scanValue))
       : undefined;
     if (reminder === undefined && failure === undefined) return null;
-    const verdict: Verdict = {};
+    const verdict: GuardVerdict = {};
     if (reminder !== undefined) verdict.reminder = reminder;
     if (failure !== undefined) verdict.failure = failure;
     return verdict;
@@ -139,13 +139,18 @@ export class GuardEngine implements GuardEngineLike {
     this.#chains.drop(agentId);
   }
 
-  #scan(tool: string, { isError, texts, valueJson }: Output): Failure | undefined {
+  /** Number of agents with live chain state (for leak checks and metrics). */
+  get agentCount(): number {
+    return this.#chains.size;
+  }
+
+  #scan(tool: string, { isError, texts, valueJson }: Output): FailureVerdict | undefined {
     if (isError) return undefined;
     const output = texts.join('\n');
     let scanned = output;
     if (valueJson !== undefined) scanned = texts.length === 0 ? valueJson : `${output}\n${valueJson}`;
     const failed = showsFailure(scanned);
-    const matches: RuleMatch[] = [];
+    const matches: RuleHit[] = [];
     let anyError = false;
     for (const rule of this.#rules) {
       if (failed && rule.when === 'success') continue;

@@ -5,7 +5,7 @@
  * key string itself, as the official plugin does.
  */
 import { canonicalizeValue } from './canonical.mjs';
-import type { Reminder } from './types.mjs';
+import type { ReminderVerdict } from './types.mjs';
 import { matchesAny, wildcardToRegExp } from './wildcard.mjs';
 
 /** The gentle first-threshold reminder (keyed to `thresholds[0]`, not a literal count). */
@@ -83,7 +83,7 @@ export class RepeatChains {
    * length hits a threshold. `args` are parsed lazily: untracked calls never
    * pay for canonicalisation.
    */
-  observe(agentId: string, toolName: string, args: () => unknown): Reminder | undefined {
+  observe(agentId: string, toolName: string, args: () => unknown): ReminderVerdict | undefined {
     if (!this.tracked(toolName)) return undefined;
     const canonical = canonicalizeValue(args());
     const key = JSON.stringify([toolName, canonical]);
@@ -96,6 +96,11 @@ export class RepeatChains {
         ? GENTLE_REMINDER
         : detailedReminder(toolName, count, previewArguments(canonical, this.#previewChars));
     return { tool: toolName, count, text, summary: `${toolName} × ${count}` };
+  }
+
+  /** Number of agents with a live chain. */
+  get size(): number {
+    return this.#chains.size;
   }
 
   /** The user spoke, or the agent is gone: its chain starts over. */

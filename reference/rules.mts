@@ -10,7 +10,7 @@
 import { createRequire } from 'node:module';
 
 import type { ResolvedRule } from './config.mjs';
-import type { BuiltinRule, RuleAction, RuleMatch, RuleWhen } from './types.mjs';
+import type { BuiltinRule, RuleAction, RuleHit, RuleWhen } from './types.mjs';
 
 /** A validated rule with its compiled pattern. */
 export interface CompiledRule {
@@ -106,7 +106,7 @@ export function excerptOf(line: string): string {
 }
 
 /** A match of one rule: where it starts, reported once per rule. */
-export function firstMatch(rule: CompiledRule, text: string): RuleMatch | undefined {
+export function firstMatch(rule: CompiledRule, text: string): RuleHit | undefined {
   const match = rule.regex.exec(text);
   if (match === null) return undefined;
   const start = match.index;

@@ -38,7 +38,7 @@ export interface BuiltinRule extends Required<Rule> {
 }
 
 /** Repeat-call reminder configuration (parity with `dsh-repeat-tool-reminder`). */
-export interface RepeatConfig {
+export interface RepeatOptions {
   /** Run lengths that produce a reminder; sorted at load, the lowest is the gentle tier. Default `[3, 5, 8]`. */
   thresholds?: number[];
   /** Tool-name wildcards (`*` = any run) that take part in chains; empty = all tools. Default `[]`. */
@@ -50,7 +50,7 @@ export interface RepeatConfig {
 }
 
 /** Silent-failure detector configuration. */
-export interface LoudFailureConfig {
+export interface LoudFailureOptions {
   /** User rules, merged with the built-in table by id. Default `[]`. */
   rules?: Rule[];
   /** Tool-name wildcards whose results are scanned. Default `['bash', 'pwsh', 'job_output']`. */
@@ -61,12 +61,12 @@ export interface LoudFailureConfig {
 
 /** `new GuardEngine(config)`; every field is optional. */
 export interface GuardConfig {
-  repeat?: RepeatConfig;
-  loudFailure?: LoudFailureConfig;
+  repeat?: RepeatOptions;
+  loudFailure?: LoudFailureOptions;
 }
 
 /** The tool call being observed. Exactly one of `arguments` / `argumentsJson` is required. */
-export interface ToolExec {
+export interface ToolExecution {
   /** The calling agent; absent for calls made outside any agent, which take part in no chain. */
   agentId?: string;
   /** Tool name. */
@@ -100,7 +100,7 @@ export interface ToolResult {
 }
 
 /** The repeat-call reminder for this call. */
-export interface Reminder {
+export interface ReminderVerdict {
   tool: string;
   /** Consecutive identical calls, this one included. */
   count: number;
@@ -111,7 +111,7 @@ export interface Reminder {
 }
 
 /** One rule that matched, at its first match. */
-export interface RuleMatch {
+export interface RuleHit {
   id: string;
   message: string;
   /** 1-based line number of the match start in the scanned text. */
@@ -121,7 +121,7 @@ export interface RuleMatch {
 }
 
 /** The silent-failure verdict for this call. */
-export interface Failure {
+export interface FailureVerdict {
   /** `error` when any matching rule is an error rule: the harness blocks the result with `text`. */
   action: 'error' | 'context';
   /** `<tool>: <id1>, <id2>`. */
@@ -129,18 +129,20 @@ export interface Failure {
   /** The block feedback (`error`) or the notice (`context`). */
   text: string;
   /** Matching rules in table order. */
-  rules: RuleMatch[];
+  rules: RuleHit[];
 }
 
 /** What the guard has to say about one call; `observe` returns `null` instead of an empty verdict. */
-export interface Verdict {
-  reminder?: Reminder;
-  failure?: Failure;
+export interface GuardVerdict {
+  reminder?: ReminderVerdict;
+  failure?: FailureVerdict;
 }
 
 /** The engine surface shared by the native and the reference implementation. */
 export interface GuardEngineLike {
-  observe(exec: ToolExec, result?: ToolResult): Verdict | null;
+  observe(exec: ToolExecution, result?: ToolResult): GuardVerdict | null;
   reset(agentId: string): void;
   forget(agentId: string): void;
+  /** Number of agents with live chain state. */
+  readonly agentCount: number;
 }
