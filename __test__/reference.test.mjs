@@ -15,6 +15,7 @@ import fc from 'fast-check';
 import * as official from '@deepseek-ai/dsh-repeat-tool-reminder';
 
 import { GuardEngine, canonicalize } from '../dist/reference/index.mjs';
+import { sortJsonValue, stringifySortedIteratively } from '../dist/reference/canonical.mjs';
 
 const require = createRequire(import.meta.url);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -93,6 +94,25 @@ describe('reference: module', () => {
     assert.equal(canonicalize('[1e21, 5e-7, -0, 1.0]'), '[1e+21,5e-7,0,1]');
     assert.equal(canonicalize('"\\ud800"'), '"\\ud800"');
     assert.equal(canonicalize('{"\\ud83d\\ude00":1,"\\uffff":2}'), '{"😀":1,"\uffff":2}');
+  });
+  it('deep arguments: the iterative path writes what the official recursion would', () => {
+    const keys = fc.constantFrom('a', 'b', 'B', '__proto__', '9', '10', '01', '-1', '1.5', '4294967294', '4294967295', 'é', '\ud83d\ude00', '\uffff', '');
+    const json = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, fc.constantFrom(null, true, false, 0, -0, 1e21, 5e-7, 1.5, 'x', '\u0000\ud800"'), fc.array(tie('value'), { maxLength: 4 }), fc.dictionary(keys, tie('value'), { maxKeys: 5 })),
+    })).value;
+    fc.assert(
+      fc.property(json, (value) => {
+        const parsed = JSON.parse(JSON.stringify(value)); // own `__proto__` keys, as JSON.parse makes them
+        assert.equal(stringifySortedIteratively(parsed), JSON.stringify(sortJsonValue(parsed)));
+      }),
+      { numRuns: 3000, seed: 11 },
+    );
+    const depth = 100_000;
+    const deep = `${'{"k":['.repeat(depth)}{"b":1,"a":2}${']}'.repeat(depth)}`;
+    assert.equal(canonicalize(deep), `${'{"k":['.repeat(depth)}{"a":2,"b":1}${']}'.repeat(depth)}`);
+    const engine = new GuardEngine({ repeat: { thresholds: [2] } });
+    engine.observe({ agentId: 'a', name: 'f', argumentsJson: deep }, {});
+    assert.equal(engine.observe({ agentId: 'a', name: 'f', argumentsJson: deep }, {}).reminder.count, 2);
   });
 });
 

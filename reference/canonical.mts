@@ -28,9 +28,71 @@ export function sortJsonValue(value: unknown): unknown {
   return value;
 }
 
-/** Canonical string of already-parsed arguments. */
+/**
+ * Canonical string of already-parsed arguments (a `JSON.parse` result). The
+ * official code recurses and overflows the stack past a few thousand levels;
+ * the native engine does not, so deep values take an iterative path that
+ * writes the same text.
+ */
 export function canonicalizeValue(value: unknown): string {
-  return JSON.stringify(sortJsonValue(value));
+  try {
+    return JSON.stringify(sortJsonValue(value));
+  } catch (error) {
+    if (error instanceof RangeError) return stringifySortedIteratively(value);
+    throw error;
+  }
+}
+
+/** A canonical array index, which a JavaScript object lists first, in numeric order. */
+function isArrayIndex(key: string): boolean {
+  return /^(?:0|[1-9]\d*)$/.test(key) && Number(key) < 4294967295;
+}
+
+/**
+ * The keys `JSON.stringify(sortJsonValue(record))` writes, in its order:
+ * re-inserting the sorted keys puts array indices first (numeric order), and
+ * assigning `__proto__` sets the prototype instead of a property, so it vanishes.
+ */
+function emittedKeys(record: Record<string, unknown>): string[] {
+  const keys = Object.keys(record).filter((key) => key !== '__proto__').sort();
+  const indices = keys.filter(isArrayIndex).sort((a, b) => Number(a) - Number(b));
+  return [...indices, ...keys.filter((key) => !isArrayIndex(key))];
+}
+
+/** `JSON.stringify(sortJsonValue(value))` for a JSON value of any depth, with an explicit stack. */
+export function stringifySortedIteratively(root: unknown): string {
+  const out: string[] = [];
+  // Work items: a value still to write, or literal punctuation.
+  const work: Array<{ value: unknown } | string> = [{ value: root }];
+  while (work.length > 0) {
+    const item = work.pop()!;
+    if (typeof item === 'string') {
+      out.push(item);
+      continue;
+    }
+    const { value } = item;
+    if (Array.isArray(value)) {
+      out.push('[');
+      work.push(']');
+      for (let i = value.length - 1; i >= 0; i--) {
+        work.push({ value: value[i] });
+        if (i > 0) work.push(',');
+      }
+    } else if (value !== null && typeof value === 'object') {
+      const record = value as Record<string, unknown>;
+      const keys = emittedKeys(record);
+      out.push('{');
+      work.push('}');
+      for (let i = keys.length - 1; i >= 0; i--) {
+        work.push({ value: record[keys[i]!] });
+        work.push(`${JSON.stringify(keys[i])}:`);
+        if (i > 0) work.push(',');
+      }
+    } else {
+      out.push(JSON.stringify(value));
+    }
+  }
+  return out.join('');
 }
 
 /** Canonical string of arguments given as JSON text (the native `canonicalize`). */
