@@ -15,7 +15,7 @@ import { GuardEngine } from 'toolguard';
 /** Engine configuration, as `new GuardEngine()` takes it. */
 export type EngineConfig = ConstructorParameters<typeof GuardEngine>[0];
 
-type EngineResult = Parameters<GuardEngine['observe']>[1];
+type EngineResult = NonNullable<Parameters<GuardEngine['observe']>[1]>;
 
 /** How a plugin drives the shared listener. */
 export interface ListenerOptions {
