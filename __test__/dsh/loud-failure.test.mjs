@@ -2,13 +2,12 @@
 // modules that carry it (there is no official implementation to compare with).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { boot, textTool } from './kit.mjs';
 import { loudFailureVariants, selected } from './variants.mjs';
 
 const require = createRequire(import.meta.url);
-const fixtures = new URL('../fixtures/rules/', import.meta.url);
 
 const BOOM = { id: 'test-boom', pattern: 'BOOM\\b', action: 'error', when: 'success', message: 'the boom went off' };
 const NOTE = { id: 'test-note', pattern: '^note: .*degraded', flags: 'm', action: 'context', when: 'success', message: 'output degraded' };
@@ -155,9 +154,16 @@ for (const variant of selected(loudFailureVariants)) {
 
     test('a user rule replaces a built-in rule by id', async (t) => {
       const builtin = JSON.parse(readFileSync(require.resolve('toolguard/rules/builtin.json'), 'utf8'));
-      const rule = builtin.find((r) => r.action !== 'off' && existsSync(new URL(`${r.id}.pos.txt`, fixtures)));
-      assert.ok(rule, 'a built-in rule with a positive fixture');
-      const out = readFileSync(new URL(`${rule.id}.pos.txt`, fixtures), 'utf8');
+      const rule = builtin.find((r) => r.id === 'python-traceback');
+      assert.ok(rule, 'the built-in python-traceback rule exists');
+      // A pipe to tail hides the exit status: exit 0, traceback in the output.
+      const out = [
+        'processing batch 1/3',
+        'Traceback (most recent call last):',
+        '  File "/srv/etl/run.py", line 42, in <module>',
+        '    main()',
+        'KeyError: \'customer_id\'',
+      ].join('\n');
       const summaryOf = (h, a) => {
         const r = results(h, a)[0];
         const notice = h.contexts(a).find((c) => c.plugin === 'loud-failure');
