@@ -1,0 +1,455 @@
+//! The N-API surface: argument checking, JavaScript ⇄ Rust conversion, errors.
+//!
+//! Guard semantics live in `engine.rs`; this file only reads what the engine
+//! needs from the JavaScript objects (lazily: a result is read only when its
+//! tool is scanned) and turns verdicts into plain objects.
+
+use napi::bindgen_prelude::*;
+use napi::{JsValue, ValueType};
+use napi_derive::napi;
+
+use crate::config::{Config, Value};
+use crate::engine::{Call, Engine, Output, Verdict};
+
+/// Deeper configs are not configs; the walk is recursive, so bound it.
+const CONFIG_DEPTH_LIMIT: usize = 32;
+
+// ---- TypeScript shapes of the inputs (read by hand below, so each bad field
+// gets an error that names it; these structs only give index.d.ts its types).
+
+/// Options of the repeat guard; defaults and validation are the official plugin's.
+#[napi(object)]
+pub struct RepeatOptions {
+    /// Run lengths at which a reminder is due (default `[3, 5, 8]`); sorted at load.
+    pub thresholds: Option<Vec<f64>>,
+    /// Only these tools are tracked (`*` wildcards; empty: all tools).
+    pub include: Option<Vec<String>>,
+    /// These tools are never tracked; their calls are transparent to the chain.
+    pub exclude: Option<Vec<String>>,
+    /// How many UTF-16 code units of the canonical arguments the detailed reminder quotes (default 500).
+    pub arguments_preview_chars: Option<f64>,
+}
+
+/// One silent-failure rule. `pattern` is JavaScript regex source.
+#[napi(object)]
+pub struct Rule {
+    pub id: String,
+    pub pattern: String,
+    /// Any of `i`, `m`, `s`, `u`.
+    pub flags: Option<String>,
+    #[napi(ts_type = "'error' | 'context' | 'off'")]
+    pub action: String,
+    /// Default `'success'`: silent when the output already shows failure.
+    #[napi(ts_type = "'success' | 'always'")]
+    pub when: Option<String>,
+    pub message: String,
+}
+
+/// Options of the silent-failure guard.
+#[napi(object)]
+pub struct LoudFailureOptions {
+    /// Merged with the built-in rules by id.
+    pub rules: Option<Vec<Rule>>,
+    /// Tools whose results are scanned (default `['bash', 'pwsh', 'job_output']`, `*` wildcards).
+    pub shell_tools: Option<Vec<String>>,
+    /// Also scan `JSON.stringify(value)` of a successful result (default false).
+    pub scan_value: Option<bool>,
+}
+
+#[napi(object)]
+pub struct GuardConfig {
+    pub repeat: Option<RepeatOptions>,
+    pub loud_failure: Option<LoudFailureOptions>,
+}
+
+/// A tool call. Give exactly one of `arguments` and `argumentsJson`.
+#[napi(object)]
+pub struct ToolExecution {
+    /// Absent: the call takes part in no chain.
+    pub agent_id: Option<String>,
+    pub name: String,
+    /// The parsed arguments (serialized with `JSON.stringify`).
+    #[napi(ts_type = "unknown")]
+    pub arguments: Option<()>,
+    /// The arguments' JSON text (the fast path); malformed text counts as a raw string, as in DSH.
+    pub arguments_json: Option<String>,
+}
+
+#[napi(object)]
+pub struct ContentBlock {
+    pub r#type: String,
+    pub text: Option<String>,
+}
+
+/// A tool result. Only text blocks (or `text`) are scanned.
+#[napi(object)]
+pub struct ToolResult {
+    pub is_error: Option<bool>,
+    pub content: Option<Vec<ContentBlock>>,
+    pub text: Option<String>,
+    /// A successful canonical value (scanned only with `scanValue`).
+    #[napi(ts_type = "unknown")]
+    pub value: Option<()>,
+}
+
+// ---- Verdicts.
+
+#[napi(object)]
+pub struct ReminderVerdict {
+    pub tool: String,
+    pub count: f64,
+    /// Exactly the official reminder text.
+    #[napi(ts_type = "string")]
+    pub text: Utf16String,
+    /// `<tool> × <count>`.
+    pub summary: String,
+}
+
+#[napi(object)]
+pub struct RuleHit {
+    pub id: String,
+    pub message: String,
+    /// 1-based line of the first match in the scanned text.
+    pub line: u32,
+    /// The matching line, trimmed (at most 200 characters, then `…`).
+    pub excerpt: String,
+}
+
+#[napi(object)]
+pub struct FailureVerdict {
+    #[napi(ts_type = "'error' | 'context'")]
+    pub action: String,
+    pub summary: String,
+    /// `error`: header then the original output verbatim; `context`: the notice.
+    pub text: String,
+    pub rules: Vec<RuleHit>,
+}
+
+#[napi(object)]
+pub struct GuardVerdict {
+    pub reminder: Option<ReminderVerdict>,
+    pub failure: Option<FailureVerdict>,
+}
+
+impl From<Verdict> for GuardVerdict {
+    fn from(verdict: Verdict) -> Self {
+        GuardVerdict {
+            reminder: verdict.reminder.map(|r| ReminderVerdict {
+                tool: r.tool,
+                count: r.count as f64,
+                text: Utf16String::from(r.text),
+                summary: r.summary,
+            }),
+            failure: verdict.failure.map(|f| FailureVerdict {
+                action: f.action.as_str().to_owned(),
+                summary: f.summary,
+                text: f.text,
+                rules: f
+                    .rules
+                    .into_iter()
+                    .map(|m| RuleHit {
+                        id: m.id,
+                        message: m.message,
+                        line: u32::try_from(m.line).unwrap_or(u32::MAX),
+                        excerpt: m.excerpt,
+                    })
+                    .collect(),
+            }),
+        }
+    }
+}
+
+/// The guard engine: per-agent repeat chains and silent-failure rules.
+#[napi]
+pub struct GuardEngine {
+    engine: Engine,
+}
+
+#[napi]
+impl GuardEngine {
+    /// Compile a config. Throws an `Error` naming the bad key or rule id.
+    #[napi(constructor, catch_unwind, ts_args_type = "config?: GuardConfig")]
+    pub fn new(config: Option<Unknown>) -> Result<Self> {
+        let value = match config {
+            Some(config) => to_config_value(&config, 0)?,
+            None => Value::Undefined,
+        };
+        let config = Config::from_value(&value).map_err(invalid)?;
+        Ok(Self {
+            engine: Engine::new(&config).map_err(invalid)?,
+        })
+    }
+
+    /// Advance the agent's chain and scan the result; `null` when the guard has nothing to say.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "exec: ToolExecution, result?: ToolResult"
+    )]
+    pub fn observe(
+        &mut self,
+        env: Env,
+        exec: Unknown,
+        result: Option<Unknown>,
+    ) -> Result<Option<GuardVerdict>> {
+        let exec = expect_object(&exec, "exec")?;
+        let name = string_property(&exec, "name", "exec.name")?
+            .ok_or_else(|| invalid("toolguard: exec.name must be a string (got undefined)"))?;
+        let agent_id = string_property(&exec, "agentId", "exec.agentId")?;
+        let arguments_json = arguments_json(&env, &exec)?;
+        let call = Call {
+            agent_id: agent_id.as_deref(),
+            name: &name,
+            arguments_json: &arguments_json,
+        };
+
+        let reminder = self.engine.advance(&call);
+        let failure = match result {
+            Some(result) if self.engine.scans(&name) => {
+                let parts = read_result(&env, &result, self.engine.scans_value())?;
+                let output = Output {
+                    is_error: parts.is_error,
+                    texts: parts.texts.iter().map(String::as_str).collect(),
+                    value_json: parts.value_json.as_deref(),
+                };
+                self.engine.scan(&name, &output)
+            }
+            _ => None,
+        };
+        Ok((reminder.is_some() || failure.is_some()).then(|| Verdict { reminder, failure }.into()))
+    }
+
+    /// The user spoke: that agent's chain starts over.
+    #[napi(catch_unwind)]
+    pub fn reset(&mut self, agent_id: String) {
+        self.engine.reset(&agent_id);
+    }
+
+    /// The agent is gone: free its state.
+    #[napi(catch_unwind)]
+    pub fn forget(&mut self, agent_id: String) {
+        self.engine.forget(&agent_id);
+    }
+
+    /// Number of agents with live chain state (for leak checks and metrics).
+    #[napi(getter)]
+    pub fn agent_count(&self) -> u32 {
+        u32::try_from(self.engine.agents()).unwrap_or(u32::MAX)
+    }
+}
+
+/// The canonical form of a call's arguments, exactly as the official plugin
+/// computes it from the raw argument text (`JSON.stringify(sortJsonValue(parseArguments(text)))`).
+#[napi(catch_unwind)]
+pub fn canonicalize(arguments_json: String) -> String {
+    let mut out = String::with_capacity(arguments_json.len());
+    crate::canonical::canonicalize_arguments(&arguments_json, &mut out);
+    out
+}
+
+fn invalid(reason: impl Into<String>) -> Error {
+    Error::new(Status::InvalidArg, reason.into())
+}
+
+fn type_name(value: &Unknown) -> Result<&'static str> {
+    Ok(match value.get_type()? {
+        ValueType::Undefined => "undefined",
+        ValueType::Null => "null",
+        ValueType::Boolean => "boolean",
+        ValueType::Number => "number",
+        ValueType::String => "string",
+        ValueType::Symbol => "symbol",
+        ValueType::Object if value.is_array()? => "array",
+        ValueType::Object => "object",
+        ValueType::Function => "function",
+        ValueType::External => "external",
+        ValueType::BigInt => "bigint",
+        _ => "unknown",
+    })
+}
+
+fn expect_object<'a>(value: &Unknown<'a>, at: &str) -> Result<Object<'a>> {
+    if value.get_type()? != ValueType::Object || value.is_array()? {
+        return Err(invalid(format!(
+            "toolguard: {at} must be an object (got {})",
+            type_name(value)?
+        )));
+    }
+    unsafe { value.cast::<Object>() }
+}
+
+/// `undefined` → `None`; a string → `Some`; anything else is an error naming `at`.
+fn string_property(object: &Object, key: &str, at: &str) -> Result<Option<String>> {
+    let value: Unknown = object.get_named_property_unchecked(key)?;
+    match value.get_type()? {
+        ValueType::Undefined => Ok(None),
+        ValueType::String => Ok(Some(unsafe { value.cast::<String>() }?)),
+        _ => Err(invalid(format!(
+            "toolguard: {at} must be a string (got {})",
+            type_name(&value)?
+        ))),
+    }
+}
+
+fn arguments_json(env: &Env, exec: &Object) -> Result<String> {
+    let text = string_property(exec, "argumentsJson", "exec.argumentsJson")?;
+    let parsed: Unknown = exec.get_named_property_unchecked("arguments")?;
+    let has_parsed = parsed.get_type()? != ValueType::Undefined;
+    match (text, has_parsed) {
+        (Some(text), false) => Ok(text),
+        (None, true) => json_stringify(env, parsed, "exec.arguments"),
+        (Some(_), true) => Err(invalid(
+            "toolguard: give exec.arguments or exec.argumentsJson, not both",
+        )),
+        (None, false) => Err(invalid(
+            "toolguard: exec.arguments or exec.argumentsJson is required",
+        )),
+    }
+}
+
+/// JavaScript's own `JSON.stringify`: the canonical form is defined by it.
+fn json_stringify(env: &Env, value: Unknown, at: &str) -> Result<String> {
+    let json: Object = env.get_global()?.get_named_property_unchecked("JSON")?;
+    let stringify: Function<Unknown, Unknown> = json.get_named_property_unchecked("stringify")?;
+    // `call` clears the pending exception (a cycle, a BigInt, a throwing
+    // toJSON), so the error below replaces it instead of racing it.
+    let text = stringify.call(value).map_err(|e| {
+        invalid(format!(
+            "toolguard: {at} is not JSON-serializable: {}",
+            e.reason
+        ))
+    })?;
+    match text.get_type()? {
+        ValueType::String => unsafe { text.cast::<String>() },
+        _ => Err(invalid(format!(
+            "toolguard: {at} is not JSON-serializable (JSON.stringify returned undefined)"
+        ))),
+    }
+}
+
+struct ResultParts {
+    is_error: bool,
+    texts: Vec<String>,
+    value_json: Option<String>,
+}
+
+fn read_result(env: &Env, result: &Unknown, scan_value: bool) -> Result<ResultParts> {
+    if result.get_type()? == ValueType::Undefined {
+        return Ok(ResultParts {
+            is_error: false,
+            texts: Vec::new(),
+            value_json: None,
+        });
+    }
+    let result = expect_object(result, "result")?;
+    let flag: Unknown = result.get_named_property_unchecked("isError")?;
+    let is_error = match flag.get_type()? {
+        ValueType::Undefined => false,
+        ValueType::Boolean => unsafe { flag.cast::<bool>() }?,
+        _ => {
+            return Err(invalid(format!(
+                "toolguard: result.isError must be a boolean (got {})",
+                type_name(&flag)?
+            )))
+        }
+    };
+    let mut texts = Vec::new();
+    if is_error {
+        // Error results are never scanned: the model already sees the failure.
+        return Ok(ResultParts {
+            is_error,
+            texts,
+            value_json: None,
+        });
+    }
+    if let Some(text) = string_property(&result, "text", "result.text")? {
+        texts.push(text);
+    }
+    let content: Unknown = result.get_named_property_unchecked("content")?;
+    match content.get_type()? {
+        ValueType::Undefined => {}
+        ValueType::Object if content.is_array()? => {
+            let blocks = unsafe { content.cast::<Object>() }?;
+            for i in 0..blocks.get_array_length_unchecked()? {
+                let block: Unknown = blocks.get_element(i)?;
+                if block.get_type()? != ValueType::Object {
+                    continue;
+                }
+                let block = unsafe { block.cast::<Object>() }?;
+                let kind: Unknown = block.get_named_property_unchecked("type")?;
+                if kind.get_type()? != ValueType::String
+                    || unsafe { kind.cast::<String>() }? != "text"
+                {
+                    continue;
+                }
+                if let Some(text) =
+                    string_property(&block, "text", &format!("result.content[{i}].text"))?
+                {
+                    texts.push(text);
+                }
+            }
+        }
+        _ => {
+            return Err(invalid(format!(
+                "toolguard: result.content must be an array (got {})",
+                type_name(&content)?
+            )))
+        }
+    }
+    let value_json = if scan_value {
+        let value: Unknown = result.get_named_property_unchecked("value")?;
+        match value.get_type()? {
+            ValueType::Undefined => None,
+            _ => Some(json_stringify(env, value, "result.value")?),
+        }
+    } else {
+        None
+    };
+    Ok(ResultParts {
+        is_error,
+        texts,
+        value_json,
+    })
+}
+
+/// Walk a JavaScript config value into the plain tree `config.rs` validates.
+fn to_config_value(value: &Unknown, depth: usize) -> Result<Value> {
+    if depth > CONFIG_DEPTH_LIMIT {
+        return Err(invalid("toolguard: config is nested too deeply"));
+    }
+    Ok(match value.get_type()? {
+        ValueType::Undefined => Value::Undefined,
+        ValueType::Null => Value::Null,
+        ValueType::Boolean => Value::Bool(unsafe { value.cast::<bool>() }?),
+        ValueType::Number => Value::Number(unsafe { value.cast::<f64>() }?),
+        ValueType::String => Value::String(unsafe { value.cast::<String>() }?),
+        ValueType::Object if value.is_array()? => {
+            let array = unsafe { value.cast::<Object>() }?;
+            let len = array.get_array_length_unchecked()?;
+            let mut items = Vec::with_capacity(len as usize);
+            for i in 0..len {
+                items.push(to_config_value(
+                    &array.get_element::<Unknown>(i)?,
+                    depth + 1,
+                )?);
+            }
+            Value::Array(items)
+        }
+        ValueType::Object => {
+            let object = unsafe { value.cast::<Object>() }?;
+            let keys = object.get_property_names()?;
+            let len = keys.get_array_length_unchecked()?;
+            let mut entries = Vec::with_capacity(len as usize);
+            for i in 0..len {
+                let key: String = keys
+                    .get_element::<Unknown>(i)?
+                    .coerce_to_string()?
+                    .into_utf8()?
+                    .into_owned()?;
+                let item: Unknown = object.get_named_property_unchecked(&key)?;
+                entries.push((key, to_config_value(&item, depth + 1)?));
+            }
+            Value::Object(entries)
+        }
+        _ => Value::Other(type_name(value)?),
+    })
+}

@@ -1,0 +1,283 @@
+//! Per-agent repeat chains: which calls are tracked, the run length, and the
+//! reminder texts of `@deepseek-ai/dsh-repeat-tool-reminder@0.1.0-rc.8`.
+
+use std::collections::HashMap;
+
+use regex::Regex;
+use xxhash_rust::xxh3::Xxh3;
+
+use crate::canonical::canonicalize_arguments;
+use crate::config::RepeatConfig;
+
+/// The gentle reminder at `thresholds[0]` (official text, byte for byte).
+pub const GENTLE_REMINDER: &str = "You are repeating the exact same tool call with identical arguments. Carefully analyze the previous result before calling again: if the task is not complete, try a different approach or different arguments instead of repeating the call.";
+
+/// One `*`-wildcard pattern compiled the way the official `wildcardToRegExp`
+/// does: anchored, `*` is JavaScript's `.*` (a run of anything but a line
+/// terminator), every other character literal, case-sensitive.
+#[derive(Debug, Clone)]
+pub struct Wildcard(Regex);
+
+impl Wildcard {
+    pub fn new(pattern: &str) -> Self {
+        let body: Vec<String> = pattern.split('*').map(regex::escape).collect();
+        let source = format!("^(?:{})$", body.join("[^\n\r\u{2028}\u{2029}]*"));
+        // Escaped literals and one fixed class: the pattern is always valid, and
+        // its size grows linearly with the config text.
+        Self(Regex::new(&source).expect("wildcard regex is built from escaped literals"))
+    }
+
+    pub fn matches(&self, name: &str) -> bool {
+        self.0.is_match(name)
+    }
+}
+
+/// Whether any pattern matches `name`.
+pub fn any_match(patterns: &[Wildcard], name: &str) -> bool {
+    patterns.iter().any(|p| p.matches(name))
+}
+
+/// A reminder the chain produced for one call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reminder {
+    pub tool: String,
+    pub count: u64,
+    /// UTF-16 code units: the official preview cuts by code unit and can leave
+    /// half of a surrogate pair, which a Rust `String` cannot hold.
+    pub text: Vec<u16>,
+    pub summary: String,
+}
+
+impl Reminder {
+    pub fn text_lossy(&self) -> String {
+        String::from_utf16_lossy(&self.text)
+    }
+}
+
+/// What an agent's chain remembers: a fixed-size digest of the last tracked
+/// call's key, never the canonical text, so memory does not grow with
+/// argument size.
+#[derive(Debug, Clone, Copy)]
+struct Chain {
+    digest: u128,
+    count: u64,
+}
+
+#[derive(Debug)]
+pub struct Chains {
+    thresholds: Vec<u64>,
+    include: Vec<Wildcard>,
+    exclude: Vec<Wildcard>,
+    preview_chars: usize,
+    chains: HashMap<String, Chain>,
+    /// Reused between calls so a steady stream of calls allocates nothing.
+    canonical: String,
+}
+
+impl Chains {
+    pub fn new(config: &RepeatConfig) -> Self {
+        Self {
+            thresholds: config.thresholds.clone(),
+            include: config.include.iter().map(|p| Wildcard::new(p)).collect(),
+            exclude: config.exclude.iter().map(|p| Wildcard::new(p)).collect(),
+            preview_chars: config.arguments_preview_chars,
+            chains: HashMap::new(),
+            canonical: String::new(),
+        }
+    }
+
+    /// Whether a tool takes part in chains (untracked calls are transparent).
+    pub fn tracks(&self, name: &str) -> bool {
+        (self.include.is_empty() || any_match(&self.include, name))
+            && !any_match(&self.exclude, name)
+    }
+
+    /// Advance `agent`'s chain by one call whose raw argument text is
+    /// `arguments_json`, and return the reminder due at this run length.
+    pub fn advance(&mut self, agent: &str, name: &str, arguments_json: &str) -> Option<Reminder> {
+        if !self.tracks(name) {
+            return None;
+        }
+        self.canonical.clear();
+        canonicalize_arguments(arguments_json, &mut self.canonical);
+        let digest = key_digest(name, &self.canonical);
+        let count = match self.chains.get_mut(agent) {
+            Some(chain) => {
+                chain.count = if chain.digest == digest {
+                    chain.count.saturating_add(1)
+                } else {
+                    1
+                };
+                chain.digest = digest;
+                chain.count
+            }
+            None => {
+                self.chains
+                    .insert(agent.to_owned(), Chain { digest, count: 1 });
+                1
+            }
+        };
+        if !self.thresholds.contains(&count) {
+            return None;
+        }
+        let text = if count == self.thresholds[0] {
+            GENTLE_REMINDER.encode_utf16().collect()
+        } else {
+            detailed_reminder(name, count, &self.canonical, self.preview_chars)
+        };
+        Some(Reminder {
+            tool: name.to_owned(),
+            count,
+            text,
+            summary: format!("{name} × {count}"),
+        })
+    }
+
+    /// The agent's chain starts over (the user spoke) or is dropped (the agent is gone).
+    pub fn remove(&mut self, agent: &str) {
+        self.chains.remove(agent);
+    }
+
+    /// Number of agents with a live chain.
+    pub fn len(&self) -> usize {
+        self.chains.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.chains.is_empty()
+    }
+}
+
+/// Digest of the official key `JSON.stringify([name, canonical])`. The length
+/// prefix keeps the pair unambiguous, which is all the key's JSON form does.
+fn key_digest(name: &str, canonical: &str) -> u128 {
+    let mut hasher = Xxh3::new();
+    hasher.update(&(name.len() as u64).to_le_bytes());
+    hasher.update(name.as_bytes());
+    hasher.update(canonical.as_bytes());
+    hasher.digest128()
+}
+
+fn detailed_reminder(name: &str, count: u64, canonical: &str, cap: usize) -> Vec<u16> {
+    let mut text: Vec<u16> = format!(
+        "Repeated tool call detected:\n- tool: {name}\n- consecutive_calls: {count}\n- arguments: "
+    )
+    .encode_utf16()
+    .collect();
+    push_preview(&mut text, canonical, cap);
+    text.extend("\nThe repeated calls are not making progress. Do not call this tool with these exact arguments again. Inspect the latest result and choose a different action, different arguments, or finish the task if enough evidence has been gathered.".encode_utf16());
+    text
+}
+
+/// The official `previewArguments`: lengths and the cut are in UTF-16 code units.
+fn push_preview(text: &mut Vec<u16>, canonical: &str, cap: usize) {
+    let start = text.len();
+    text.extend(canonical.encode_utf16());
+    let len = text.len() - start;
+    if len > cap {
+        text.truncate(start + cap);
+        text.extend(format!("… (+{} more chars)", len - cap).encode_utf16());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chains(thresholds: &[u64], include: &[&str], exclude: &[&str], preview: usize) -> Chains {
+        Chains::new(&RepeatConfig {
+            thresholds: thresholds.to_vec(),
+            include: include.iter().map(|s| s.to_string()).collect(),
+            exclude: exclude.iter().map(|s| s.to_string()).collect(),
+            arguments_preview_chars: preview,
+        })
+    }
+
+    #[test]
+    fn wildcards_are_anchored_and_literal() {
+        assert!(Wildcard::new("pr*").matches("probe"));
+        assert!(!Wildcard::new("pr.be").matches("probe"));
+        assert!(Wildcard::new("pr.be").matches("pr.be"));
+        assert!(!Wildcard::new("bash").matches("bash2"));
+        assert!(Wildcard::new("*").matches(""));
+        assert!(
+            !Wildcard::new("a*b").matches("a\nb"),
+            "JavaScript `.` stops at line terminators"
+        );
+        assert!(Wildcard::new("(x)[y]{1}+?^$|\\").matches("(x)[y]{1}+?^$|\\"));
+    }
+
+    #[test]
+    fn escalation_gentle_then_detailed_then_silent() {
+        let mut c = chains(&[3, 5, 8], &[], &[], 500);
+        let counts: Vec<Option<u64>> = (0..10)
+            .map(|_| c.advance("a", "grep", r#"{"q":"x"}"#).map(|r| r.count))
+            .collect();
+        assert_eq!(
+            counts,
+            [
+                None,
+                None,
+                Some(3),
+                None,
+                Some(5),
+                None,
+                None,
+                Some(8),
+                None,
+                None
+            ]
+        );
+        let mut c = chains(&[3, 5, 8], &[], &[], 500);
+        let reminders: Vec<Reminder> = (0..5)
+            .filter_map(|_| c.advance("a", "grep", r#"{"q":"x"}"#))
+            .collect();
+        assert_eq!(reminders[0].text_lossy(), GENTLE_REMINDER);
+        assert_eq!(reminders[0].summary, "grep × 3");
+        assert_eq!(
+            reminders[1].text_lossy(),
+            "Repeated tool call detected:\n- tool: grep\n- consecutive_calls: 5\n- arguments: {\"q\":\"x\"}\nThe repeated calls are not making progress. Do not call this tool with these exact arguments again. Inspect the latest result and choose a different action, different arguments, or finish the task if enough evidence has been gathered."
+        );
+    }
+
+    #[test]
+    fn untracked_calls_are_transparent_and_agents_independent() {
+        let mut c = chains(&[2], &[], &["todo_*"], 500);
+        assert!(c.advance("a", "grep", "{}").is_none());
+        assert!(c.advance("a", "todo_write", "{}").is_none());
+        assert!(c.advance("b", "grep", "{}").is_none());
+        assert_eq!(c.advance("a", "grep", "{}").map(|r| r.count), Some(2));
+        assert!(
+            c.advance("a", "grep", r#"{"x":1}"#).is_none(),
+            "a different call resets"
+        );
+        c.remove("a");
+        assert!(
+            c.advance("a", "grep", r#"{"x":1}"#).is_none(),
+            "reset starts at 1"
+        );
+    }
+
+    #[test]
+    fn preview_cuts_in_utf16_units() {
+        let mut text = Vec::new();
+        push_preview(&mut text, "😀abc", 1);
+        assert_eq!(
+            text,
+            vec![
+                0xD83D,
+                '…' as u16,
+                ' ' as u16,
+                '(' as u16,
+                '+' as u16,
+                '4' as u16
+            ]
+            .into_iter()
+            .chain(" more chars)".encode_utf16())
+            .collect::<Vec<u16>>()
+        );
+        let mut text = Vec::new();
+        push_preview(&mut text, "abc", 3);
+        assert_eq!(String::from_utf16(&text).unwrap(), "abc");
+    }
+}

@@ -1,0 +1,206 @@
+//! The guard engine in plain Rust: one call in, one verdict out.
+//!
+//! `binding.rs` adapts it to JavaScript; the audit reader and the fuzz targets
+//! drive it directly.
+
+use crate::chain::{any_match, Chains, Reminder, Wildcard};
+use crate::config::Config;
+use crate::markers::shows_failure;
+use crate::rules::{Action, RuleMatch, RuleSet};
+
+/// One tool call as the engine sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct Call<'a> {
+    /// `None`: the call takes part in no chain (still scanned).
+    pub agent_id: Option<&'a str>,
+    pub name: &'a str,
+    /// Raw argument JSON text; malformed text counts as a raw string, as in DSH.
+    pub arguments_json: &'a str,
+}
+
+/// The result of a tool call, as far as scanning needs it.
+#[derive(Debug, Clone, Default)]
+pub struct Output<'a> {
+    pub is_error: bool,
+    /// The text blocks (or the plain text), in order.
+    pub texts: Vec<&'a str>,
+    /// `JSON.stringify(value)` of a successful result's value, when given.
+    pub value_json: Option<&'a str>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureAction {
+    Error,
+    Context,
+}
+
+impl FailureAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureAction::Error => "error",
+            FailureAction::Context => "context",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    pub action: FailureAction,
+    pub summary: String,
+    /// `error`: the header then the original output; `context`: the notice.
+    pub text: String,
+    pub rules: Vec<RuleMatch>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Verdict {
+    pub reminder: Option<Reminder>,
+    pub failure: Option<Failure>,
+}
+
+pub struct Engine {
+    chains: Chains,
+    rules: RuleSet,
+    shell_tools: Vec<Wildcard>,
+    scan_value: bool,
+}
+
+impl Engine {
+    /// Compile a validated config; rule errors name the rule id.
+    pub fn new(config: &Config) -> Result<Self, String> {
+        Ok(Self {
+            chains: Chains::new(&config.repeat),
+            rules: RuleSet::compile(config.loud_failure.rules.clone())?,
+            shell_tools: config
+                .loud_failure
+                .shell_tools
+                .iter()
+                .map(|p| Wildcard::new(p))
+                .collect(),
+            scan_value: config.loud_failure.scan_value,
+        })
+    }
+
+    /// Whether results of this tool are scanned for silent failures. Callers
+    /// use it to skip reading a result they would only throw away.
+    pub fn scans(&self, name: &str) -> bool {
+        any_match(&self.shell_tools, name)
+    }
+
+    /// Whether results should carry the value JSON (the `scanValue` option).
+    pub fn scans_value(&self) -> bool {
+        self.scan_value
+    }
+
+    /// Advance the chain for `call` (when it has an agent) and return what
+    /// the guard has to say about it, or `None`.
+    pub fn observe(&mut self, call: &Call, output: Option<&Output>) -> Option<Verdict> {
+        let reminder = call
+            .agent_id
+            .and_then(|agent| self.chains.advance(agent, call.name, call.arguments_json));
+        let failure = output.and_then(|output| self.scan(call.name, output));
+        (reminder.is_some() || failure.is_some()).then_some(Verdict { reminder, failure })
+    }
+
+    /// Advance only the chain: the repeat guard alone.
+    pub fn advance(&mut self, call: &Call) -> Option<Reminder> {
+        call.agent_id
+            .and_then(|agent| self.chains.advance(agent, call.name, call.arguments_json))
+    }
+
+    /// Scan one result of tool `name`; `None` when not scanned or nothing matched.
+    pub fn scan(&self, name: &str, output: &Output) -> Option<Failure> {
+        if output.is_error || !self.scans(name) {
+            return None;
+        }
+        let original = join_lines(&output.texts);
+        let value_json = output.value_json.filter(|_| self.scan_value);
+        let scanned = match value_json {
+            Some(json) if output.texts.is_empty() => std::borrow::Cow::Borrowed(json),
+            Some(json) => std::borrow::Cow::Owned(format!("{original}\n{json}")),
+            None => std::borrow::Cow::Borrowed(original.as_ref()),
+        };
+        let matches = self.rules.scan(&scanned);
+        if matches.is_empty() {
+            return None;
+        }
+        // Only `when: always` rules can match output that already shows failure;
+        // the header must not then claim the command exited 0.
+        Some(failure_verdict(
+            name,
+            &original,
+            shows_failure(&scanned),
+            matches,
+        ))
+    }
+
+    /// The user spoke: that agent's chain starts over.
+    pub fn reset(&mut self, agent_id: &str) {
+        self.chains.remove(agent_id);
+    }
+
+    /// The agent is gone: free its state.
+    pub fn forget(&mut self, agent_id: &str) {
+        self.chains.remove(agent_id);
+    }
+
+    /// Number of agents with live chain state.
+    pub fn agents(&self) -> usize {
+        self.chains.len()
+    }
+}
+
+fn join_lines<'a>(texts: &[&'a str]) -> std::borrow::Cow<'a, str> {
+    match texts {
+        [] => "".into(),
+        [one] => (*one).into(),
+        many => many.join("\n").into(),
+    }
+}
+
+/// Build the verdict texts (formats in README "Verdicts").
+fn failure_verdict(
+    tool: &str,
+    original: &str,
+    already_failed: bool,
+    rules: Vec<RuleMatch>,
+) -> Failure {
+    let action = if rules.iter().any(|m| m.action == Action::Error) {
+        FailureAction::Error
+    } else {
+        FailureAction::Context
+    };
+    let ids: Vec<&str> = rules.iter().map(|m| m.id.as_str()).collect();
+    let summary = format!("{tool}: {}", ids.join(", "));
+    let lines: Vec<String> = rules
+        .iter()
+        .map(|m| {
+            format!(
+                "- {} (line {}): {}\n  > {}",
+                m.id, m.line, m.message, m.excerpt
+            )
+        })
+        .collect();
+    let text = match action {
+        FailureAction::Error => {
+            let head = if already_failed {
+                format!("[loud-failure] {tool} output shows a failure:")
+            } else {
+                format!("[loud-failure] {tool} exited 0 but its output shows it failed:")
+            };
+            format!("{head}\n{}\nOriginal output:\n{original}", lines.join("\n"))
+        }
+        FailureAction::Context => {
+            format!(
+                "[loud-failure] {tool} output may show a silent failure:\n{}",
+                lines.join("\n")
+            )
+        }
+    };
+    Failure {
+        action,
+        summary,
+        text,
+        rules,
+    }
+}
