@@ -3,6 +3,7 @@
 //! `binding` is the N-API surface; every other module is plain Rust and
 //! reads alone (see README "Map of the tree").
 
+pub mod audit;
 pub mod canonical;
 pub mod chain;
 pub mod config;

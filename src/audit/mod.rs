@@ -1,0 +1,1 @@
+//! Session-log reading for `toolguard audit` (DSH JSONL, zstd, generic traces).
