@@ -1,0 +1,108 @@
+//! Failure markers a shell result already shows to the model.
+//!
+//! The harness appends its markers one per line at the very end of a shell
+//! result (`[sandbox: …]`, `[timed out after …]`, `[killed by signal: …]`,
+//! `[exit code: N]`; `job_output` ends with `[status: …]`). Only that trailing
+//! block is read: a marker-looking line in the middle is command output (a
+//! `cat` of an old transcript, a log that quotes a marker) and must not
+//! silence `when: success` rules for the command that actually ran.
+
+/// Whether the output's trailing marker block shows failure: a sandbox denial,
+/// a timeout, a fatal signal, or a non-zero exit code (`[exit code: N]` or
+/// `[status: <s>, exit code: N]`). Trailing blank lines and surrounding
+/// whitespace are ignored.
+pub fn shows_failure(text: &str) -> bool {
+    for line in text.lines().rev().map(str::trim) {
+        if line.is_empty() {
+            continue;
+        }
+        match marker(line) {
+            Some(true) => return true,
+            Some(false) => {}
+            None => return false,
+        }
+    }
+    false
+}
+
+/// `Some(failed)` when the line is a harness marker, `None` otherwise.
+/// Line predicates mirror `reference/markers.mts` (prefix forms, exit code
+/// `-?digits`, zero when every digit is 0).
+fn marker(line: &str) -> Option<bool> {
+    let body = line.strip_prefix('[')?.strip_suffix(']')?;
+    if body.starts_with("sandbox: file access denied")
+        || body.starts_with("killed by signal: ")
+        || body.starts_with("timed out after ")
+    {
+        return Some(true);
+    }
+    if let Some(code) = body.strip_prefix("exit code: ") {
+        return exit_code_failed(code);
+    }
+    if let Some(status) = body.strip_prefix("status: ") {
+        // `[status: <s>]` alone reports no exit code: a marker, not a failure.
+        return Some(match status.rsplit_once(", exit code: ") {
+            Some((s, code)) if !s.contains(']') => exit_code_failed(code).unwrap_or(false),
+            _ => false,
+        });
+    }
+    None
+}
+
+/// `Some(non-zero)` for `-?digits`, `None` for anything else.
+fn exit_code_failed(code: &str) -> Option<bool> {
+    let digits = code.strip_prefix('-').unwrap_or(code);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(digits.bytes().any(|b| b != b'0'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shows_failure;
+
+    #[test]
+    fn non_zero_exit_code() {
+        assert!(shows_failure("boom\n[exit code: 1]"));
+        assert!(shows_failure("boom\n[exit code: 127]\n\n  \n"));
+        assert!(shows_failure("[exit code: -1]"));
+        assert!(!shows_failure("ok\n[exit code: 0]"));
+        assert!(!shows_failure("ok"));
+        assert!(!shows_failure(""));
+    }
+
+    #[test]
+    fn other_markers() {
+        assert!(shows_failure(
+            "x\n[sandbox: file access denied under read-only mode]\n[exit code: 0]"
+        ));
+        assert!(shows_failure("x\n[timed out after 120000ms]"));
+        assert!(shows_failure("x\n[killed by signal: SIGKILL]"));
+        assert!(shows_failure("(no output)\n[timed out after 5000ms]\r\n"));
+    }
+
+    #[test]
+    fn job_output_status() {
+        assert!(shows_failure("out\n[status: exited, exit code: 2]"));
+        assert!(!shows_failure("out\n[status: exited, exit code: 0]"));
+        assert!(!shows_failure("out\n[status: running]"));
+    }
+
+    #[test]
+    fn only_the_trailing_block_counts() {
+        // A quoted marker in the middle of output is just text.
+        assert!(!shows_failure(
+            "log says:\n[exit code: 1]\nthen it was fixed\n"
+        ));
+        assert!(!shows_failure("[exit code: 1] in prose"));
+        assert!(!shows_failure("x\n[exit code: one]"));
+        assert!(!shows_failure("x\n[exit code: +1]"));
+        assert!(!shows_failure("x\n[exit code: 00]"));
+        assert!(shows_failure("x\n[exit code: 99999999999999999999]"));
+        // Markers stack: a failure anywhere in the trailing block counts.
+        assert!(shows_failure(
+            "x\n[sandbox: file access denied under strict mode]\n[exit code: 0]"
+        ));
+    }
+}
