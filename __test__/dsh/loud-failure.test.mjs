@@ -123,6 +123,35 @@ for (const variant of selected(loudFailureVariants)) {
       assert.deepEqual(results(h2, b).map((r) => r.isError), [true, false]);
     });
 
+    test('scanValue also scans the JSON of a successful value', async (t) => {
+      for (const scanValue of [false, true]) {
+        const h = await setup(t, variant, { rules: [BOOM], scanValue, shellTools: ['job_status'] });
+        // A shell-like tool whose value carries more than its rendered text.
+        h.tool({
+          name: 'job_status',
+          description: 'test tool job_status',
+          parameters: { type: 'object', properties: {}, additionalProperties: true },
+          output: {
+            schema: { type: 'object', additionalProperties: true },
+            render: () => [{ type: 'text', text: 'job finished' }],
+          },
+          execute: async () => ({ log: 'BOOM at step 3' }),
+        });
+        const a = h.agent('s1');
+        await h.turn(a, [call('job_status', {})]);
+        const [r] = results(h, a);
+        assert.equal(r.isError, scanValue, `scanValue ${scanValue}`);
+        if (scanValue) {
+          assert.equal(
+            r.text,
+            '[loud-failure] job_status exited 0 but its output shows it failed:\n' +
+              '- test-boom (line 2): the boom went off\n  > {"log":"BOOM at step 3"}\n' +
+              'Original output:\njob finished',
+          );
+        }
+      }
+    });
+
     test('error results are never scanned', async (t) => {
       const h = await setup(t, variant, { rules: [BOOM] });
       const a = h.agent('s1');

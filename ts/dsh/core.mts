@@ -25,10 +25,11 @@ export interface ListenerOptions {
   engine: EngineConfig;
   /** Whether repeat chains run: calls then carry an agent id, and user prompts reset. */
   repeat: boolean;
-  /** Whether results are scanned: the output then crosses to the engine. */
+  /**
+   * Whether results are scanned: the result then goes to the engine, which
+   * reads its content (and value, with `scanValue`) only for shell tools.
+   */
   scan: boolean;
-  /** Whether the successful value crosses too (`loudFailure.scanValue`). */
-  scanValue: boolean;
 }
 
 /** Source labels are load-bearing: without `kind: 'plugin'` a context renders as a user prompt. */
@@ -93,9 +94,9 @@ export function installGuard(ctx: Context, options: ListenerOptions): void {
             isError: result.isError,
             // DSH blocks are a superset of the engine's block shape.
             content: result.content as EngineResult['content'],
-            ...(options.scanValue && !result.isError ? { value: result.value } : {}),
+            value: result.value,
           }
-        : {},
+        : undefined,
     );
   }
 

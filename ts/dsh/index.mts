@@ -27,7 +27,6 @@ export function apply(ctx: Context, config: Config): void {
     engine: { repeat: config.repeat ?? {}, loudFailure: loudFailure ?? {} },
     repeat: true,
     scan: true,
-    scanValue: loudFailure?.scanValue ?? false,
   });
 }
 

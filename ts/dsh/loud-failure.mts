@@ -19,6 +19,5 @@ export function apply(ctx: Context, config: Config): void {
     // Calls carry no agent id, so the engine's repeat chains never run.
     repeat: false,
     scan: true,
-    scanValue: config.scanValue,
   });
 }

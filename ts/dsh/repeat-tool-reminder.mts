@@ -18,6 +18,5 @@ export function apply(ctx: Context, config: Config): void {
     engine: { repeat: config, loudFailure: { shellTools: [] } },
     repeat: true,
     scan: false,
-    scanValue: false,
   });
 }
