@@ -147,6 +147,36 @@ for (const variant of selected(repeatVariants)) {
       assert.equal(h.contexts(a).length, 3);
     });
 
+    test('JavaScript quirks of the canonical form match the official algorithm', async (t) => {
+      const h = await setup(t, variant, { thresholds: [2, 3] });
+      const a = h.agent('s1');
+      // The official canonicalisation, restated as the oracle (DSH parses the
+      // raw text first: empty → {}, malformed → the raw string).
+      const parse = (raw) => { if (raw === '') return {}; try { return JSON.parse(raw); } catch { return raw; } };
+      const sort = (v) => Array.isArray(v) ? v.map(sort)
+        : v !== null && typeof v === 'object' ? Object.keys(v).sort().reduce((o, k) => { o[k] = sort(v[k]); return o; }, {})
+        : v;
+      const canonical = (raw) => JSON.stringify(sort(parse(raw)));
+      const quirky = [
+        '{"b":1,"a":2,"10":3,"9":4,"B":5,"é":6,"😀":7,"ﬀ":8}',
+        // (-0 and 1e400 are not lossless JSON: DSH fails such calls before post-execute.)
+        '{"n":[1e21,5e-7,0.1,1.0,123456789012345678901234567890,-1.5e-300]}',
+        '{"__proto__":{"x":1},"a":1}',
+        '{"s":"\u0001\u2028\ud800 tab\t"}',
+        '{"unclosed":',
+        '',
+        '[3,{"b":1,"a":[]},null,true]',
+      ];
+      for (const raw of quirky) await h.turn(a, times(3, call('probe', raw)));
+      const detailedTexts = h.contexts(a).filter((c) => c.summary === 'probe × 3').map((c) => c.text);
+      assert.deepEqual(detailedTexts, quirky.map((raw) => detailed('probe', 3, canonical(raw))));
+      // Texts that differ only where the canonical form erases it are one call.
+      await h.turn(a, [call('probe', '{"a":1.0}'), call('probe', '{"a":1}')]);
+      await h.turn(a, [call('probe', '{"__proto__":7,"a":1}'), call('probe', '{"a":1}')]);
+      await h.turn(a, [call('probe', ''), call('probe', '{}')]);
+      assert.equal(h.contexts(a).length, quirky.length * 2 + 3);
+    });
+
     test('two agents never share a chain', async (t) => {
       const h = await setup(t, variant);
       const a = h.agent('sa');
