@@ -1,0 +1,309 @@
+//! Silent-failure rules: model, JS-regex dialect, built-in table, scanning.
+//!
+//! A rule's pattern is JavaScript regex source (see `dialect`); it is
+//! translated and compiled once at load, and every compiled rule runs in
+//! time linear in the scanned text (Rust `regex`, no backtracking).
+
+pub mod dialect;
+mod scan;
+
+pub use scan::Strategy;
+
+use regex::{Regex, RegexBuilder};
+use serde_json::Value;
+
+/// Compiled-program budget per rule. Generous for real rules (the whole
+/// built-in table is far below it) yet bounds what one careless pattern
+/// (`.{50000}`) can cost; exceeding it is a load error naming the rule.
+pub const RULE_SIZE_LIMIT: usize = 2 << 20;
+/// Lazy-DFA cache cap per rule; beyond it the engine falls back to a slower
+/// but still linear matcher rather than growing.
+pub const RULE_DFA_SIZE_LIMIT: usize = 2 << 20;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    Error,
+    Context,
+    Off,
+}
+
+impl Action {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Error => "error",
+            Action::Context => "context",
+            Action::Off => "off",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Action> {
+        match s {
+            "error" => Some(Action::Error),
+            "context" => Some(Action::Context),
+            "off" => Some(Action::Off),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum When {
+    Success,
+    Always,
+}
+
+impl When {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            When::Success => "success",
+            When::Always => "always",
+        }
+    }
+    pub fn parse(s: &str) -> Option<When> {
+        match s {
+            "success" => Some(When::Success),
+            "always" => Some(When::Always),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rule {
+    pub id: String,
+    /// JavaScript regex source.
+    pub pattern: String,
+    /// JavaScript flags, a subset of `imsu`.
+    pub flags: String,
+    pub action: Action,
+    pub when: When,
+    pub message: String,
+}
+
+/// `loud-failure: rule <id>: <reason>` — the one shape of every rule-table error.
+pub fn rule_error(id: &str, reason: &str) -> String {
+    format!("loud-failure: rule {id}: {reason}")
+}
+
+impl Rule {
+    /// Reads one rule object (built-in JSON or a user config already turned
+    /// into JSON). `flags` defaults to `""`; `action`, `when` are required.
+    pub fn from_json(v: &Value) -> Result<Rule, String> {
+        let obj = v
+            .as_object()
+            .ok_or_else(|| "loud-failure: rule must be an object".to_string())?;
+        let id = match obj.get("id") {
+            Some(Value::String(s)) => s.clone(),
+            _ => return Err("loud-failure: rule: `id` must be a string".into()),
+        };
+        let field = |name: &str| -> Result<Option<String>, String> {
+            match obj.get(name) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(_) => Err(rule_error(&id, &format!("`{name}` must be a string"))),
+            }
+        };
+        let pattern = field("pattern")?.ok_or_else(|| rule_error(&id, "`pattern` is required"))?;
+        let flags = field("flags")?.unwrap_or_default();
+        let message = field("message")?.ok_or_else(|| rule_error(&id, "`message` is required"))?;
+        let action = field("action")?.ok_or_else(|| rule_error(&id, "`action` is required"))?;
+        let action = Action::parse(&action).ok_or_else(|| {
+            rule_error(
+                &id,
+                &format!("`action` must be 'error', 'context' or 'off', got '{action}'"),
+            )
+        })?;
+        let when = field("when")?.ok_or_else(|| rule_error(&id, "`when` is required"))?;
+        let when = When::parse(&when).ok_or_else(|| {
+            rule_error(
+                &id,
+                &format!("`when` must be 'success' or 'always', got '{when}'"),
+            )
+        })?;
+        Ok(Rule {
+            id,
+            pattern,
+            flags,
+            action,
+            when,
+            message,
+        })
+    }
+}
+
+/// The built-in table (`rules/builtin.json`, shared with the TS reference engine).
+pub fn builtin_rules() -> Vec<Rule> {
+    const TABLE: &str = include_str!("../../rules/builtin.json");
+    let v: Value = serde_json::from_str(TABLE).expect("rules/builtin.json is valid JSON");
+    v.as_array()
+        .expect("rules/builtin.json is an array")
+        .iter()
+        .map(|r| Rule::from_json(r).expect("built-in rule is well-formed"))
+        .collect()
+}
+
+/// Merges user rules into the built-ins: a user rule with a built-in id
+/// replaces it in place, new ids are appended in order, two user rules with
+/// one id are an error.
+pub fn merge(builtin: Vec<Rule>, user: Vec<Rule>) -> Result<Vec<Rule>, String> {
+    let mut table = builtin;
+    let builtin_len = table.len();
+    let mut user_ids = std::collections::HashSet::with_capacity(user.len());
+    for r in user {
+        if !user_ids.insert(r.id.clone()) {
+            return Err(rule_error(&r.id, "two user rules have this id"));
+        }
+        match table[..builtin_len].iter().position(|b| b.id == r.id) {
+            Some(i) => table[i] = r,
+            None => table.push(r),
+        }
+    }
+    Ok(table)
+}
+
+/// Translates and compiles one rule's pattern, naming the rule on failure.
+pub fn compile_rule(rule: &Rule) -> Result<Regex, String> {
+    if rule.id.is_empty() {
+        return Err(rule_error("(empty id)", "`id` must not be empty"));
+    }
+    if rule.message.trim().is_empty() {
+        return Err(rule_error(&rule.id, "`message` must not be empty"));
+    }
+    let src =
+        dialect::translate(&rule.pattern, &rule.flags).map_err(|e| rule_error(&rule.id, &e))?;
+    RegexBuilder::new(&src)
+        .size_limit(RULE_SIZE_LIMIT)
+        .dfa_size_limit(RULE_DFA_SIZE_LIMIT)
+        .build()
+        .map_err(|e| match e {
+            regex::Error::CompiledTooBig(_) => rule_error(
+                &rule.id,
+                "pattern is too big for the linear-time engine (compiled size over the per-rule limit)",
+            ),
+            e => rule_error(&rule.id, &format!("invalid pattern: {}", last_line(&e.to_string()))),
+        })
+}
+
+fn last_line(s: &str) -> &str {
+    s.lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or(s)
+        .trim()
+}
+
+/// One rule's first match in a scanned text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleMatch {
+    /// Index of the rule in the merged table.
+    pub rule: usize,
+    pub id: String,
+    pub message: String,
+    pub action: Action,
+    /// 1-based line of the match start (lines end at `\n`).
+    pub line: usize,
+    /// That whole line, trimmed (Unicode White_Space, Rust `trim`; the TS
+    /// reference engine trims the same set), cut to 200 chars + `…`.
+    pub excerpt: String,
+}
+
+/// A merged, compiled rule table.
+pub struct RuleSet {
+    rules: Vec<Rule>,
+    scanner: scan::Scanner,
+}
+
+impl RuleSet {
+    /// Merges `user` into the built-ins and compiles every pattern (`off`
+    /// rules too: an unusable table fails the load whatever the actions).
+    pub fn compile(user: Vec<Rule>) -> Result<RuleSet, String> {
+        Self::compile_table(merge(builtin_rules(), user)?)
+    }
+
+    /// Compiles an already merged table (no built-ins added).
+    pub fn compile_table(rules: Vec<Rule>) -> Result<RuleSet, String> {
+        let mut regexes = Vec::with_capacity(rules.len());
+        for r in &rules {
+            regexes.push(compile_rule(r)?);
+        }
+        let scanner = scan::Scanner::new(&rules, regexes)?;
+        Ok(RuleSet { rules, scanner })
+    }
+
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    /// Each matching rule once, at its first match, in table order.
+    /// `when: success` rules are skipped when `text` already shows failure
+    /// (`markers::shows_failure`).
+    pub fn scan(&self, text: &str) -> Vec<RuleMatch> {
+        self.scan_after(text, crate::markers::shows_failure(text))
+    }
+
+    /// `scan` with the failure status decided by the caller — for scanned
+    /// text that has more than the shell output (the value JSON is appended
+    /// after the harness markers, so the markers are no longer trailing).
+    pub fn scan_after(&self, text: &str, already_failed: bool) -> Vec<RuleMatch> {
+        self.scan_with(text, already_failed, self.scanner.default_strategy())
+    }
+
+    /// `scan_after` with an explicit strategy (for the measurement harness and
+    /// the strategy-equivalence tests).
+    #[doc(hidden)]
+    pub fn scan_with(
+        &self,
+        text: &str,
+        already_failed: bool,
+        strategy: Strategy,
+    ) -> Vec<RuleMatch> {
+        let eligible = |i: usize| {
+            let r = &self.rules[i];
+            r.action != Action::Off && !(already_failed && r.when == When::Success)
+        };
+        self.scanner
+            .first_matches(text, strategy, &eligible)
+            .into_iter()
+            .map(|(i, start)| {
+                let r = &self.rules[i];
+                let (line, excerpt) = line_and_excerpt(text, start);
+                RuleMatch {
+                    rule: i,
+                    id: r.id.clone(),
+                    message: r.message.clone(),
+                    action: r.action,
+                    line,
+                    excerpt,
+                }
+            })
+            .collect()
+    }
+}
+
+pub const EXCERPT_CHARS: usize = 200;
+
+/// Line number (1-based, `\n`-separated) of byte offset `pos` and that line's excerpt.
+pub fn line_and_excerpt(text: &str, pos: usize) -> (usize, String) {
+    let before = &text.as_bytes()[..pos];
+    let line = 1 + memchr_count(before);
+    let start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let end = text.as_bytes()[pos..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(text.len(), |i| pos + i);
+    let trimmed = text[start..end].trim();
+    let mut excerpt: String = trimmed.chars().take(EXCERPT_CHARS).collect();
+    if excerpt.len() < trimmed.len() {
+        excerpt.push('…');
+    }
+    (line, excerpt)
+}
+
+fn memchr_count(b: &[u8]) -> usize {
+    b.iter().filter(|&&c| c == b'\n').count()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,292 @@
+//! Rule table, merging, scanning semantics and every built-in rule against
+//! its fixtures in `__test__/fixtures/rules/`.
+
+use super::*;
+
+fn rule(id: &str, pattern: &str, action: Action, when: When) -> Rule {
+    Rule {
+        id: id.into(),
+        pattern: pattern.into(),
+        flags: "m".into(),
+        action,
+        when,
+        message: format!("{id} matched"),
+    }
+}
+
+fn fixture(name: &str) -> String {
+    let path = format!(
+        "{}/__test__/fixtures/rules/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+#[test]
+fn builtin_table_is_well_formed() {
+    let rules = builtin_rules();
+    assert!(rules.len() >= 14, "{} rules", rules.len());
+    let mut ids = std::collections::HashSet::new();
+    for r in &rules {
+        assert!(ids.insert(r.id.clone()), "duplicate id {}", r.id);
+        assert!(
+            !r.message.contains('\n'),
+            "{}: message must be one line",
+            r.id
+        );
+        compile_rule(r).unwrap();
+    }
+    // Every built-in carries a written reason (read from the JSON, not the model).
+    let raw: Value = serde_json::from_str(include_str!("../../rules/builtin.json")).unwrap();
+    for r in raw.as_array().unwrap() {
+        let reason = r.get("reason").and_then(Value::as_str).unwrap_or("");
+        assert!(reason.len() > 20, "{}: reason missing", r["id"]);
+    }
+}
+
+/// Each built-in matches its realistic positive output and not its benign
+/// lookalike, and no other built-in fires on the lookalike by accident.
+#[test]
+fn builtin_rules_against_fixtures() {
+    let set = RuleSet::compile(vec![]).unwrap();
+    for (i, r) in set.rules().iter().enumerate() {
+        let pos = fixture(&format!("{}.pos.txt", r.id));
+        let neg = fixture(&format!("{}.neg.txt", r.id));
+        let hits = set.scan_after(&pos, false);
+        let hit = hits.iter().find(|m| m.rule == i);
+        assert!(hit.is_some(), "{} does not match its .pos fixture", r.id);
+        assert!(!hit.unwrap().excerpt.is_empty(), "{}: empty excerpt", r.id);
+        let neg_hits = set.scan_after(&neg, false);
+        assert!(
+            !neg_hits.iter().any(|m| m.rule == i),
+            "{} matches its .neg fixture: {:?}",
+            r.id,
+            neg_hits
+        );
+    }
+}
+
+#[test]
+fn merge_replaces_in_place_and_appends_in_order() {
+    let builtin = vec![
+        rule("a", "x", Action::Error, When::Success),
+        rule("b", "y", Action::Error, When::Success),
+    ];
+    let user = vec![
+        rule("new1", "n", Action::Context, When::Always),
+        rule("b", "yy", Action::Off, When::Success),
+        rule("new2", "m", Action::Error, When::Success),
+    ];
+    let t = merge(builtin, user).unwrap();
+    let ids: Vec<&str> = t.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, ["a", "b", "new1", "new2"]);
+    assert_eq!(t[1].pattern, "yy");
+    assert_eq!(t[1].action, Action::Off);
+}
+
+#[test]
+fn merge_rejects_two_user_rules_with_one_id() {
+    let e = merge(
+        vec![],
+        vec![
+            rule("dup", "a", Action::Error, When::Success),
+            rule("dup", "b", Action::Error, When::Success),
+        ],
+    )
+    .unwrap_err();
+    assert_eq!(e, "loud-failure: rule dup: two user rules have this id");
+    // also when the id is a built-in's
+    let e = RuleSet::compile(vec![
+        rule("git-fatal", "a", Action::Error, When::Success),
+        rule("git-fatal", "b", Action::Error, When::Success),
+    ])
+    .err()
+    .unwrap();
+    assert!(e.contains("rule git-fatal:"), "{e}");
+}
+
+#[test]
+fn load_errors_name_the_rule() {
+    let bad = |r: Rule| RuleSet::compile(vec![r]).err().unwrap();
+    let mut r = rule("my-rule", "a(?=b)", Action::Error, When::Success);
+    assert_eq!(
+        bad(r.clone()),
+        "loud-failure: rule my-rule: lookahead (?=…) is not supported by the linear-time engine"
+    );
+    r.pattern = "a".into();
+    r.flags = "g".into();
+    assert!(bad(r.clone()).starts_with("loud-failure: rule my-rule: flag 'g' is stateful"));
+    r.flags = String::new();
+    r.message = " ".into();
+    assert_eq!(
+        bad(r.clone()),
+        "loud-failure: rule my-rule: `message` must not be empty"
+    );
+    r.message = "m".into();
+    r.pattern = "(".into();
+    assert!(bad(r.clone()).starts_with("loud-failure: rule my-rule: unterminated group"));
+    r.id = String::new();
+    assert!(bad(r.clone()).contains("`id` must not be empty"));
+    // an `off` rule's pattern is still validated
+    let mut off = rule("off-rule", "(a", Action::Off, When::Success);
+    assert!(bad(off.clone()).starts_with("loud-failure: rule off-rule:"));
+    off.pattern = "a".into();
+    assert!(RuleSet::compile(vec![off]).is_ok());
+}
+
+#[test]
+fn too_big_pattern_is_a_load_error() {
+    let r = rule("huge", r"\w{90000}", Action::Error, When::Success);
+    let e = RuleSet::compile_table(vec![r]).err().unwrap();
+    assert!(
+        e.starts_with("loud-failure: rule huge: pattern is too big"),
+        "{e}"
+    );
+}
+
+#[test]
+fn rule_from_json_reads_and_validates() {
+    let v: Value = serde_json::json!({"id":"x","pattern":"a","action":"context","when":"always","message":"m"});
+    let r = Rule::from_json(&v).unwrap();
+    assert_eq!(
+        (r.action, r.when, r.flags.as_str()),
+        (Action::Context, When::Always, "")
+    );
+    let v: Value =
+        serde_json::json!({"id":"x","pattern":"a","action":"loud","when":"always","message":"m"});
+    assert!(Rule::from_json(&v)
+        .unwrap_err()
+        .starts_with("loud-failure: rule x: `action`"));
+}
+
+fn table() -> RuleSet {
+    RuleSet::compile_table(vec![
+        rule("first", "^boom", Action::Context, When::Success),
+        rule("second", "crash$", Action::Error, When::Always),
+        rule("never", "boom", Action::Off, When::Always),
+    ])
+    .unwrap()
+}
+
+#[test]
+fn scan_reports_each_rule_once_at_its_first_match_in_table_order() {
+    let text = "ok\n  crash\nboom one\nboom two\n";
+    let m = table().scan(text);
+    assert_eq!(m.len(), 2);
+    assert_eq!(
+        (m[0].id.as_str(), m[0].line, m[0].excerpt.as_str()),
+        ("first", 3, "boom one")
+    );
+    assert_eq!(
+        (m[1].id.as_str(), m[1].line, m[1].excerpt.as_str()),
+        ("second", 2, "crash")
+    );
+    assert_eq!(m[1].rule, 1);
+    assert_eq!(m[1].action, Action::Error);
+    assert_eq!(m[0].message, "first matched");
+}
+
+#[test]
+fn success_rules_are_skipped_when_output_shows_failure() {
+    let text = "boom\ncrash\n[exit code: 2]\n";
+    let m = table().scan(text);
+    assert_eq!(
+        m.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(),
+        ["second"]
+    );
+    // the caller can decide the status itself
+    assert_eq!(table().scan_after("boom\n", true).len(), 0);
+    assert_eq!(table().scan_after("boom\n[exit code: 2]", false).len(), 1);
+}
+
+#[test]
+fn excerpt_is_trimmed_and_cut() {
+    let long = format!("  boom {}\t\r\nnext", "é".repeat(300));
+    let boom =
+        RuleSet::compile_table(vec![rule("b", "boom", Action::Error, When::Success)]).unwrap();
+    let m = &boom.scan(&long)[0];
+    assert_eq!(m.excerpt.chars().count(), 201);
+    assert!(m.excerpt.starts_with("boom é") && m.excerpt.ends_with("é…"));
+    let exact = format!("boom{}", "x".repeat(196));
+    assert_eq!(boom.scan(&exact)[0].excerpt, exact);
+    // the match start decides the line, even for a match spanning lines
+    let r =
+        RuleSet::compile_table(vec![rule("span", r"a\nb", Action::Error, When::Success)]).unwrap();
+    let m = &r.scan("x\n a\nb")[0];
+    assert_eq!((m.line, m.excerpt.as_str()), (2, "a"));
+}
+
+#[test]
+fn crlf_output_lines() {
+    let r = table();
+    let m = r.scan("x\r\ncrash\r\nboom\r\n");
+    assert_eq!(
+        m.iter()
+            .map(|m| (m.id.as_str(), m.line))
+            .collect::<Vec<_>>(),
+        [("first", 3), ("second", 2)]
+    );
+}
+
+#[test]
+fn strategies_agree() {
+    let set = RuleSet::compile(vec![]).unwrap();
+    let mut corpus = String::new();
+    for r in set.rules() {
+        corpus.push_str(&fixture(&format!("{}.pos.txt", r.id)));
+        corpus.push_str(&fixture(&format!("{}.neg.txt", r.id)));
+    }
+    for failed in [false, true] {
+        assert_eq!(
+            set.scan_with(&corpus, failed, Strategy::Loop),
+            set.scan_with(&corpus, failed, Strategy::Set)
+        );
+    }
+}
+
+#[test]
+fn many_user_rules_load_and_scan() {
+    let user: Vec<Rule> = (0..10_000)
+        .map(|i| {
+            rule(
+                &format!("u{i}"),
+                &format!(r"^step {i} failed: \w+"),
+                Action::Context,
+                When::Success,
+            )
+        })
+        .collect();
+    let set = RuleSet::compile(user).unwrap();
+    let text = "step 9998 ok\nstep 9999 failed: disk\n".repeat(100);
+    let m = set.scan(&text);
+    assert_eq!(m.len(), 1);
+    assert_eq!((m[0].id.as_str(), m[0].line), ("u9999", 2));
+}
+
+#[test]
+fn user_rule_catastrophic_for_backtracking_is_linear() {
+    let set =
+        RuleSet::compile_table(vec![rule("evil", "(a+)+$", Action::Error, When::Success)]).unwrap();
+    let text = "a".repeat(1 << 20) + "!";
+    assert!(set.scan(&text).is_empty());
+}
+
+/// The per-rule variant lines (`variants.json`, also read by the JS test):
+/// every tool-format variant a rule claims, and near-misses it must skip.
+#[test]
+fn builtin_rules_against_variant_lines() {
+    let v: Value = serde_json::from_str(&fixture("variants.json")).unwrap();
+    for r in builtin_rules() {
+        let re = compile_rule(&r).unwrap();
+        let case = &v[&r.id];
+        for s in case["match"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{}: no variants", r.id))
+        {
+            assert!(re.is_match(s.as_str().unwrap()), "{} misses {s}", r.id);
+        }
+        for s in case["nomatch"].as_array().unwrap() {
+            assert!(!re.is_match(s.as_str().unwrap()), "{} matches {s}", r.id);
+        }
+    }
+}
