@@ -90,19 +90,26 @@ pub fn canonicalize_arguments(raw: &str, out: &mut String) {
 /// Same as [`canonicalize_arguments`] for argument text given as UTF-16 code
 /// units (a JavaScript string as it is, possibly with lone surrogates that a
 /// UTF-8 conversion would replace by U+FFFD).
-///
-/// Why this is exact: inside a JSON string a raw lone surrogate and its
-/// `\uXXXX` escape parse to the same code unit, and outside strings both a
-/// lone surrogate and a backslash make the text malformed. So the lone
-/// surrogates are rewritten as escapes, the UTF-8 path parses the result, and
-/// a malformed text falls back to `JSON.stringify` of the original units.
-/// One exception: a lone surrogate right after an odd run of backslashes is
-/// an invalid escape (`"\` + U+D800), so the text is malformed as it stands
-/// — the rewrite would turn it into a valid `\\ud800`.
 pub fn canonicalize_arguments_utf16(raw: &[u16], out: &mut String) {
+    canonicalize_arguments(&arguments_text_from_utf16(raw), out);
+}
+
+/// A UTF-8 argument text with exactly the canonical form of the UTF-16 text
+/// `raw`, for callers that carry `&str` (the engine): `raw` itself when it is
+/// well-formed UTF-16.
+///
+/// Otherwise (lone surrogates): inside a JSON string a raw lone surrogate and
+/// its `\uXXXX` escape parse to the same code unit, and outside strings both a
+/// lone surrogate and a backslash make the text malformed. So the lone
+/// surrogates are rewritten as escapes when that text parses; when `raw` is
+/// malformed, the result is the JSON string literal of `raw`, whose canonical
+/// form is `JSON.stringify(raw)` — what DSH's raw-string fallback prints. One
+/// trap: a lone surrogate right after an odd run of backslashes is an invalid
+/// escape (`"\` + U+D800), malformed as it stands, though the rewrite would
+/// read as a valid `\\ud800`.
+pub fn arguments_text_from_utf16(raw: &[u16]) -> String {
     if let Ok(text) = String::from_utf16(raw) {
-        canonicalize_arguments(&text, out);
-        return;
+        return text;
     }
     let mut escaped = String::with_capacity(raw.len() + 16);
     let mut backslashes = 0usize;
@@ -123,14 +130,13 @@ pub fn canonicalize_arguments_utf16(raw: &[u16], out: &mut String) {
             }
         }
     }
-    match Doc::parse(&escaped).filter(|_| !malformed) {
-        Some(doc) => doc.write(out),
-        None => {
-            out.push('"');
-            push_escaped_units(raw, out);
-            out.push('"');
-        }
+    if malformed || Doc::parse(&escaped).is_none() {
+        escaped.clear();
+        escaped.push('"');
+        push_escaped_units(raw, &mut escaped);
+        escaped.push('"');
     }
+    escaped
 }
 
 /// Length of `s` in UTF-16 code units — JavaScript's `s.length`, the unit the
@@ -1043,6 +1049,12 @@ mod tests {
         ];
         for &(raw, expected) in cases {
             assert_eq!(canon16(raw), expected, "input {raw:?}");
+            // The engine's path: a UTF-8 stand-in text, then the `&str` entry point.
+            assert_eq!(
+                canon(&arguments_text_from_utf16(raw)),
+                expected,
+                "input {raw:?}"
+            );
         }
     }
 
