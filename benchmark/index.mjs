@@ -1,0 +1,145 @@
+#!/usr/bin/env node
+// toolguard benchmarks: `npm run bench [-- --json] [-- --quick]`.
+//
+//   --json    print exactly one JSON document on stdout (progress goes to stderr)
+//   --quick   shorter budgets (a whole run stays under a minute on 2 cores)
+//   --smoke   tiny sizes and budgets: checks the pipeline end to end, measures nothing useful
+//   --only=dsh,engine,agents,memory,audit   run only these groups
+//
+// Everything runs in this one process, subjects interleaved per round
+// (see harness.mjs), except memory per agent, which gets a fresh process per
+// subject (memory.mjs). Without --json it prints the README tables.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const argv = process.argv.slice(2);
+const flag = (name) => argv.includes(`--${name}`);
+const json = flag('json');
+const mode = flag('smoke') ? 'smoke' : flag('quick') ? 'quick' : 'full';
+const onlyArg = argv.find((a) => a.startsWith('--only='));
+const only = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : undefined;
+const unknown = argv.filter((a) => !['--json', '--quick', '--smoke'].includes(a) && !a.startsWith('--only='));
+if (unknown.length > 0) {
+  process.stderr.write(`bench: unknown option(s) ${unknown.join(' ')}\n`);
+  process.exit(2);
+}
+const runs = (group) => only === undefined || only.has(group);
+
+// With --json, stdout carries the document and nothing else: anything a
+// dependency logs goes to stderr.
+if (json) {
+  console.log = console.error;
+  console.info = console.error;
+}
+const log = (message) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+// Imported after the console is redirected.
+const { dshScenarios, engineScenarios, agentScenarios, ENGINE_SIZES } = await import('./scenarios.mjs');
+const { markdownReport } = await import('./table.mjs');
+
+/** Budgets per mode. `budgetMs` is the measuring time of one scenario (all its subjects). */
+const PLANS = {
+  full: { samplesPerRound: 5, sampleMs: 10, warmupMs: 300, budgetMs: 6000, maxRounds: 40 },
+  quick: { samplesPerRound: 3, sampleMs: 4, warmupMs: 60, budgetMs: 900, maxRounds: 20 },
+  smoke: { rounds: 2, samplesPerRound: 1, sampleMs: 1, warmupMs: 1, budgetMs: 10 },
+};
+const plan = PLANS[mode];
+const SIZES = { full: ENGINE_SIZES, quick: ENGINE_SIZES, smoke: [200, 10 << 10] }[mode];
+const AGENTS = { full: 100_000, quick: 100_000, smoke: 2_000 }[mode];
+/** Agents per memory run: small arguments, then 64 KB arguments (the baselines keep 64 KB per agent). */
+const MEMORY_AGENTS = { full: [100_000, 10_000], quick: [100_000, 2_000], smoke: [500, 50] }[mode];
+
+const started = performance.now();
+const doc = {
+  node: process.version,
+  toolguard: (await import('toolguard/package.json', { with: { type: 'json' } }).catch(() => ({ default: {} }))).default.version,
+  platform: `${process.platform}-${process.arch}`,
+  cpu: os.cpus()[0]?.model ?? 'unknown',
+  cpus: os.cpus().length,
+  mode,
+  command: `npm run bench --${json ? ' --json' : ''}${mode === 'full' ? '' : ` --${mode}`}${onlyArg ? ` ${onlyArg}` : ''}`,
+  date: new Date().toISOString(),
+  units: { ns_per_op: 'median nanoseconds per call', throughput_mb_s: '10^6 bytes of UTF-8 text per second', memory: 'bytes per agent' },
+  scenarios: [],
+  ratios: [],
+  memory: [],
+  throughput_mb_s: null,
+  throughput: [],
+  audit: null,
+};
+
+if (runs('dsh')) doc.scenarios.push(...(await dshScenarios(plan, log)));
+if (runs('engine')) {
+  const { scenarios, throughput } = await engineScenarios(plan, log, SIZES);
+  doc.scenarios.push(...scenarios);
+  doc.throughput.push(...throughput);
+  doc.throughput_mb_s = throughput.find((t) => t.subject === 'toolguard')?.mb_s ?? null;
+}
+if (runs('agents')) doc.scenarios.push(...(await agentScenarios(plan, log, AGENTS)));
+
+if (runs('memory')) {
+  const jobs = [];
+  for (const [args, agents] of [['small', MEMORY_AGENTS[0]], ['64k', MEMORY_AGENTS[1]]]) {
+    for (const subject of ['engine-toolguard', 'engine-reference', 'dsh-toolguard', 'dsh-official']) jobs.push({ subject, args, agents });
+  }
+  for (const job of jobs) {
+    log(`memory: ${job.subject}, ${job.args} arguments, ${job.agents} agents`);
+    const child = spawnSync(process.execPath, ['--expose-gc', path.join(here, 'memory.mjs'), job.subject, job.args, String(job.agents)], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+      maxBuffer: 1 << 20,
+    });
+    if (child.status !== 0) throw new Error(`memory run ${job.subject} ${job.args} failed (exit ${child.status})`);
+    const r = JSON.parse(child.stdout.trim().split('\n').pop());
+    const [group, subject] = [r.subject.startsWith('engine-') ? 'engine' : 'dsh-listener', r.subject.replace(/^(engine|dsh)-/, '')];
+    doc.memory.push({
+      group,
+      name: `${r.args === '64k' ? '64 KB' : '~100 B'} arguments`,
+      subject,
+      agents: r.agents,
+      args_bytes: r.args_bytes,
+      heap_bytes_per_agent: r.heap_bytes_per_agent,
+      rss_bytes_per_agent: r.rss_bytes_per_agent,
+    });
+  }
+}
+
+// Hook for the audit reader's benchmark (written separately): if
+// benchmark/audit.mjs exists it is run as `node benchmark/audit.mjs --json
+// [--quick|--smoke]` and must print one JSON object; its
+// `throughput_mb_s` (if any) is reported as the audit throughput.
+const auditScript = path.join(here, 'audit.mjs');
+if (runs('audit') && existsSync(auditScript)) {
+  log('audit: benchmark/audit.mjs');
+  const child = spawnSync(process.execPath, [auditScript, '--json', ...(mode === 'full' ? [] : [`--${mode}`])], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 16 << 20,
+  });
+  if (child.status === 0) {
+    try {
+      doc.audit = JSON.parse(child.stdout);
+    } catch (error) {
+      doc.audit = { error: `audit.mjs printed no JSON: ${error.message}` };
+    }
+  } else {
+    doc.audit = { error: `audit.mjs exited ${child.status}` };
+  }
+}
+
+// Speedups: baseline ns / toolguard ns for every scenario that has both.
+for (const s of doc.scenarios) {
+  if (s.subject === 'toolguard') continue;
+  const ours = doc.scenarios.find((t) => t.group === s.group && t.name === s.name && t.subject === 'toolguard');
+  if (ours) doc.ratios.push({ group: s.group, name: s.name, baseline: s.subject, speedup: s.ns_per_op / ours.ns_per_op });
+}
+doc.seconds = (performance.now() - started) / 1000;
+log(`done in ${doc.seconds.toFixed(1)} s`);
+
+if (json) process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+else process.stdout.write(markdownReport(doc));

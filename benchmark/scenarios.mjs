@@ -1,0 +1,182 @@
+// The benchmark scenarios. Each one builds its subjects, checks that every
+// subject really does the work (the verdicts agree) and hands the subjects to
+// the interleaved harness.
+import { createRequire } from 'node:module';
+import assert from 'node:assert/strict';
+
+import * as official from '@deepseek-ai/dsh-repeat-tool-reminder';
+import * as ours from 'toolguard/dsh/repeat-tool-reminder';
+import { GuardEngine as ReferenceEngine } from 'toolguard/reference';
+
+import { compare } from './harness.mjs';
+import { argumentClasses, buildLog, callPattern, sizeLabel, FAILURE_LINE } from './fixtures.mjs';
+
+const require = createRequire(import.meta.url);
+const { GuardEngine: NativeEngine } = require('toolguard');
+
+/** The repeat plugin's config after its schema applied the defaults (the official `apply` expects it resolved). */
+export const REPEAT_CONFIG = Object.freeze({ thresholds: [3, 5, 8], include: [], exclude: [], argumentsPreviewChars: 500 });
+
+const ACCEPT = Object.freeze({ kind: 'accept' });
+const next = async () => ACCEPT;
+const TOOL_RESULT = Object.freeze({ isError: false, value: null, content: [{ type: 'text', text: 'ok' }] });
+
+/**
+ * Apply a plugin to a minimal context stand-in and return its
+ * `tools/post-execute` listener. `on` is all the official plugin touches;
+ * ours also warns through `ctx.logger` when the engine throws (it must not
+ * here, so a warning fails the run).
+ */
+export function postExecuteListener(plugin) {
+  const listeners = {};
+  const ctx = {
+    on(event, listener) {
+      listeners[event] = listener;
+      return () => delete listeners[event];
+    },
+    logger: {
+      warn(message) {
+        throw new Error(`plugin warned during the benchmark: ${message}`);
+      },
+    },
+  };
+  plugin.apply(ctx, { ...REPEAT_CONFIG, thresholds: [...REPEAT_CONFIG.thresholds] });
+  const listener = listeners['tools/post-execute'];
+  assert.equal(typeof listener, 'function', 'plugin registered no tools/post-execute listener');
+  return listener;
+}
+
+/**
+ * DSH listener cost per call: our drop-in vs the official plugin, on the same
+ * call sequence (see `callPattern`: period 64, 3 repeats, one reminder).
+ */
+export async function dshScenarios(plan, log) {
+  const out = [];
+  const pattern = callPattern();
+  for (const cls of argumentClasses()) {
+    const distinct = Math.max(...pattern) + 1;
+    const args = Array.from({ length: distinct }, (_, i) => cls.make(i));
+    const bytes = JSON.stringify(args[0]).length;
+    // One agent object per subject: chains are keyed by the live agent.
+    const execsFor = (agent) => pattern.map((idx, i) => ({ name: cls.tool, arguments: args[idx], agent, callId: `call-${i}` }));
+    const subjects = [
+      { subject: 'toolguard', listener: postExecuteListener(ours), execs: execsFor({ id: 'a-ours' }) },
+      { subject: 'official', listener: postExecuteListener(official), execs: execsFor({ id: 'a-official' }) },
+    ];
+    // Both must remind exactly once per period, with the same text.
+    const texts = [];
+    for (const s of subjects) {
+      const reminders = [];
+      for (let i = 0; i < pattern.length; i++) {
+        const decision = await s.listener(s.execs[i], TOOL_RESULT, next);
+        for (const c of decision.additionalContexts ?? []) reminders.push(c.content[0].text);
+      }
+      assert.equal(reminders.length, 1, `${s.subject}: expected one reminder per period, got ${reminders.length}`);
+      texts.push(reminders[0]);
+    }
+    assert.equal(texts[0], texts[1], 'the two plugins disagree on the reminder');
+    const name = `${cls.name} (${sizeLabel(bytes)} JSON)`;
+    log(`dsh: ${name}`);
+    const results = await compare(
+      subjects.map((s) => ({
+        subject: s.subject,
+        async: true,
+        op: (i) => s.listener(s.execs[i % 64], TOOL_RESULT, next),
+      })),
+      plan,
+    );
+    for (const r of results) out.push({ group: 'dsh-listener', name, ...r, bytes });
+  }
+  return out;
+}
+
+/** Shell commands the engine scenarios rotate through (distinct: no chain reaches a reminder). */
+const COMMANDS = ['make -j2', 'cargo build --release', 'npm run build', 'ninja -C build', 'make test', 'go build ./...', 'pytest -q'].map(
+  (command) => JSON.stringify({ command, timeout: 600000 }),
+);
+
+/** Expected verdict shape, so a silently broken subject cannot look fast. */
+function checkVerdict(verdict, failLast, lineCount, subject) {
+  if (!failLast) {
+    assert.equal(verdict, null, `${subject}: expected no verdict on the benign log`);
+    return;
+  }
+  assert.ok(verdict?.failure, `${subject}: expected a failure verdict`);
+  assert.deepEqual(
+    verdict.failure.rules.map((r) => [r.id, r.line, r.excerpt]),
+    [['make-error', lineCount, FAILURE_LINE]],
+    `${subject}: wrong rule hits`,
+  );
+}
+
+export const ENGINE_SIZES = [200, 10 << 10, 100 << 10, 1 << 20, 10 << 20];
+
+/**
+ * Full engine per call: native `GuardEngine` vs the reference engine, one
+ * `bash` result of build-log text, built-in rules, no match / a match in the
+ * last line (the error verdict then carries the whole output back).
+ */
+export async function engineScenarios(plan, log, sizes = ENGINE_SIZES) {
+  const out = [];
+  const throughput = [];
+  for (const bytes of sizes) {
+    for (const failLast of [false, true]) {
+      const text = buildLog(bytes, { failLast });
+      const realBytes = Buffer.byteLength(text);
+      const lineCount = text.split('\n').length;
+      const result = { isError: false, content: [{ type: 'text', text }] };
+      const engines = [
+        { subject: 'toolguard', engine: new NativeEngine() },
+        { subject: 'reference', engine: new ReferenceEngine() },
+      ];
+      for (const { subject, engine } of engines) {
+        checkVerdict(engine.observe({ agentId: 'agent-1', name: 'bash', argumentsJson: COMMANDS[0] }, result), failLast, lineCount, subject);
+      }
+      const name = `shell output ${sizeLabel(bytes)}, ${failLast ? 'match in last line' : 'no match'}`;
+      log(`engine: ${name}`);
+      const results = await compare(
+        engines.map(({ subject, engine }) => ({
+          subject,
+          op: (i) => engine.observe({ agentId: 'agent-1', name: 'bash', argumentsJson: COMMANDS[i % COMMANDS.length] }, result),
+        })),
+        plan,
+      );
+      for (const r of results) {
+        out.push({ group: 'engine', name, ...r, bytes: realBytes });
+        if (!failLast && bytes === sizes[sizes.length - 1]) {
+          throughput.push({ name: `built-in rules, ${sizeLabel(bytes)} build log, full observe()`, subject: r.subject, bytes: realBytes, mb_s: realBytes / 1e6 / (r.ns_per_op / 1e9) });
+        }
+      }
+    }
+  }
+  return { scenarios: out, throughput };
+}
+
+/**
+ * Many agents: `agents` agent ids called round-robin (every call is the next
+ * agent's), ~100 B arguments and a 200 B shell result each. All agents exist
+ * before timing starts, so the engines work at full size.
+ */
+export async function agentScenarios(plan, log, agents) {
+  const ids = Array.from({ length: agents }, (_, i) => `agent-${i}`);
+  const text = buildLog(200);
+  const result = { isError: false, content: [{ type: 'text', text }] };
+  const engines = [
+    { subject: 'toolguard', engine: new NativeEngine() },
+    { subject: 'reference', engine: new ReferenceEngine() },
+  ];
+  for (const { subject, engine } of engines) {
+    for (let i = 0; i < agents; i++) engine.observe({ agentId: ids[i], name: 'bash', argumentsJson: COMMANDS[i % COMMANDS.length] }, result);
+    assert.equal(engine.agentCount, agents, `${subject}: agent count`);
+  }
+  const name = `${agents.toLocaleString('en-US')} agents round-robin`;
+  log(`agents: ${name}`);
+  const results = await compare(
+    engines.map(({ subject, engine }) => ({
+      subject,
+      op: (i) => engine.observe({ agentId: ids[i % agents], name: 'bash', argumentsJson: COMMANDS[i % COMMANDS.length] }, result),
+    })),
+    plan,
+  );
+  return results.map((r) => ({ group: 'agents', name, ...r }));
+}

@@ -1,0 +1,131 @@
+#!/usr/bin/env node
+// The README tables from a benchmark JSON document:
+//   npm run bench -- --json > docs/bench.json && node benchmark/table.mjs docs/bench.json
+// (`npm run bench` without --json prints the same report directly.)
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** 850 ns, 12.3 µs, 152 ms: three significant digits, a unit a reader can compare. */
+export function formatNs(ns) {
+  const fmt = (v) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+  if (ns < 1e3) return `${fmt(ns)} ns`;
+  if (ns < 1e6) return `${fmt(ns / 1e3)} µs`;
+  if (ns < 1e9) return `${fmt(ns / 1e6)} ms`;
+  return `${fmt(ns / 1e9)} s`;
+}
+
+function formatBytes(bytes) {
+  if (Math.abs(bytes) < 10 * 1024) return `${Math.round(bytes)} B`;
+  return `${(bytes / 1024).toFixed(1)} KB`;
+}
+
+const GROUP_TITLES = {
+  'dsh-listener': 'DSH `tools/post-execute` listener, per call (toolguard drop-in vs the official plugin)',
+  engine: 'Full engine, per `observe()` call (native vs the pure-TS reference engine)',
+  agents: 'Many agents, per call',
+};
+
+/** Scenario rows grouped, in the order they ran. */
+function groups(doc) {
+  const out = new Map();
+  for (const s of doc.scenarios) {
+    if (!out.has(s.group)) out.set(s.group, new Map());
+    const byName = out.get(s.group);
+    if (!byName.has(s.name)) byName.set(s.name, {});
+    byName.get(s.name)[s.subject] = s;
+  }
+  return out;
+}
+
+/** The issue's targets, checked against a document: [{target, value, met}]. */
+export function targets(doc) {
+  const ratio = (group, test) => doc.ratios.filter((r) => r.group === group && test(r.name));
+  const out = [];
+  const check = (target, rows, pass) => {
+    if (rows.length === 0) return;
+    const value = rows.map((r) => `${r.speedup.toFixed(2)}×`).join(', ');
+    out.push({ target, value, met: rows.every(pass) });
+  };
+  check('DSH drop-in ≥1.2× at ~100 B', ratio('dsh-listener', (n) => n.startsWith('~100 B')), (r) => r.speedup >= 1.2);
+  check('DSH drop-in ≥1.5× at 64 KB', ratio('dsh-listener', (n) => n.startsWith('64 KB')), (r) => r.speedup >= 1.5);
+  check('DSH drop-in never below 1.0×', ratio('dsh-listener', () => true), (r) => r.speedup >= 1.0);
+  check('native ≥5× at 100 KB', ratio('engine', (n) => n.includes(' 100 KB,')), (r) => r.speedup >= 5);
+  check('native ≥10× at 10 MB', ratio('engine', (n) => n.includes(' 10 MB,')), (r) => r.speedup >= 10);
+  check('native never below 1.0×', [...ratio('engine', () => true), ...ratio('agents', () => true)], (r) => r.speedup >= 1.0);
+  if (doc.throughput_mb_s !== null && doc.throughput_mb_s !== undefined) {
+    out.push({ target: 'scan ≥1 GB/s (built-in rules, build log)', value: `${doc.throughput_mb_s.toFixed(0)} MB/s`, met: doc.throughput_mb_s >= 1000 });
+  }
+  const native = doc.memory.filter((m) => m.group === 'engine' && m.subject === 'toolguard');
+  if (native.length === 2) {
+    const [small, big] = native;
+    // "Independent" = the 64 KB case keeps no more than the small case plus allocator noise (1 KB per agent).
+    const heapGap = big.heap_bytes_per_agent - small.heap_bytes_per_agent;
+    const rssGap = big.rss_bytes_per_agent - small.rss_bytes_per_agent;
+    out.push({
+      target: 'native memory per agent independent of argument size',
+      value: `heap ${formatBytes(small.heap_bytes_per_agent)} → ${formatBytes(big.heap_bytes_per_agent)}, RSS ${formatBytes(small.rss_bytes_per_agent)} → ${formatBytes(big.rss_bytes_per_agent)} (~100 B → 64 KB args)`,
+      met: heapGap < 1024 && rssGap < 1024,
+    });
+  }
+  return out;
+}
+
+/** The markdown report: per-group tables, memory, throughput, targets. */
+export function markdownReport(doc) {
+  const lines = [];
+  lines.push(`Measured with \`${doc.command}\` on ${doc.cpu} (${doc.cpus} cores), Node ${doc.node}, ${doc.date.slice(0, 10)}.`);
+  lines.push('Median per call over interleaved rounds; speedup = baseline median / toolguard median.');
+  lines.push('');
+  for (const [group, byName] of groups(doc)) {
+    const baselines = [...new Set([...byName.values()].flatMap((row) => Object.keys(row)).filter((s) => s !== 'toolguard'))];
+    lines.push(`**${GROUP_TITLES[group] ?? group}**`);
+    lines.push('');
+    lines.push(`| scenario | toolguard | ${baselines.join(' | ')} | speedup |`);
+    lines.push(`| --- | ---: | ${baselines.map(() => '---:').join(' | ')} | ---: |`);
+    for (const [name, row] of byName) {
+      const ours = row.toolguard;
+      const speedups = baselines
+        .filter((b) => row[b] && ours)
+        .map((b) => `${(row[b].ns_per_op / ours.ns_per_op).toFixed(2)}×`)
+        .join(', ');
+      lines.push(`| ${name} | ${ours ? formatNs(ours.ns_per_op) : '–'} | ${baselines.map((b) => (row[b] ? formatNs(row[b].ns_per_op) : '–')).join(' | ')} | ${speedups || '–'} |`);
+    }
+    lines.push('');
+  }
+  if (doc.memory.length > 0) {
+    lines.push('**Memory per agent** (one call per agent; deltas after GC, fresh process per row)');
+    lines.push('');
+    lines.push('| layer | arguments | subject | agents | heap / agent | RSS / agent |');
+    lines.push('| --- | --- | --- | ---: | ---: | ---: |');
+    for (const m of doc.memory) {
+      lines.push(
+        `| ${m.group === 'engine' ? 'engine' : 'DSH plugin'} | ${m.name} | ${m.subject} | ${m.agents.toLocaleString('en-US')} | ${formatBytes(m.heap_bytes_per_agent)} | ${formatBytes(m.rss_bytes_per_agent)} |`,
+      );
+    }
+    lines.push('');
+  }
+  if (doc.throughput.length > 0) {
+    lines.push(`**Scan throughput** (${doc.throughput[0].name}): ${doc.throughput.map((t) => `${t.subject} ${t.mb_s.toFixed(0)} MB/s`).join(', ')}`);
+    lines.push('');
+  }
+  if (doc.audit && typeof doc.audit.throughput_mb_s === 'number') {
+    lines.push(`**Audit reader throughput**: ${doc.audit.throughput_mb_s.toFixed(0)} MB/s`);
+    lines.push('');
+  }
+  const checks = targets(doc);
+  if (checks.length > 0) {
+    lines.push('**Targets**');
+    lines.push('');
+    lines.push('| target | measured | met |');
+    lines.push('| --- | --- | :---: |');
+    for (const t of checks) lines.push(`| ${t.target} | ${t.value} | ${t.met ? 'yes' : 'no'} |`);
+    lines.push('');
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const file = process.argv[2];
+  const text = readFileSync(file ?? 0, 'utf8');
+  process.stdout.write(markdownReport(JSON.parse(text)));
+}
