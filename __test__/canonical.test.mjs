@@ -248,6 +248,16 @@ test('raw lone surrogates in the argument text: native === official', () => {
   );
 });
 
+test('wide objects (60,000 keys: V8 dictionary mode keeps the same key order)', () => {
+  const keys = [];
+  for (let i = 0; i < 60_000; i++) {
+    const r = Math.imul(i, 2654435761) >>> 0;
+    const pick = [String(r % 5000), `k${r}`, String.fromCodePoint(0xe000 + (r % 0x2000)), String.fromCodePoint(0x10000 + (r % 0x1000)), `0${r % 100}`, String(4294967290 + (r % 10)), '__proto__'];
+    keys.push(pick[i % pick.length]);
+  }
+  expectSame(`{${keys.map((k, i) => `${JSON.stringify(k)}:${i}`).join(',')}}`);
+});
+
 test('100,000 levels of nesting: no stack overflow (the official code throws a RangeError here)', () => {
   const n = 100_000;
   // Documented divergence: the recursive official code cannot go this deep.
