@@ -5,6 +5,7 @@
  * name the rule id. `undefined` means "use the default" everywhere; `null` is
  * accepted as absent only for the config and its two sections, as natively.
  */
+import { invalid } from './errors.mjs';
 import { validateThresholds } from './repeat.mjs';
 import type { RuleAction, RuleWhen } from './types.mjs';
 
@@ -47,7 +48,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 function typeError(at: string, expected: string, got: unknown): Error {
-  return new Error(`toolguard: ${at} must be ${expected} (got ${kindOf(got)})`);
+  return invalid(`toolguard: ${at} must be ${expected} (got ${kindOf(got)})`);
 }
 
 /** A misspelt key would otherwise be ignored silently and the default used. */
@@ -66,14 +67,14 @@ function enumerableKeys(value: object): string[] {
 const CONFIG_DEPTH_LIMIT = 32;
 
 function checkDepth(value: unknown, depth: number): void {
-  if (depth > CONFIG_DEPTH_LIMIT) throw new Error('toolguard: config is nested too deeply');
+  if (depth > CONFIG_DEPTH_LIMIT) throw invalid('toolguard: config is nested too deeply');
   if (Array.isArray(value)) value.forEach((item) => checkDepth(item, depth + 1));
   else if (isObject(value)) for (const key of enumerableKeys(value)) checkDepth(value[key], depth + 1);
 }
 
 function rejectUnknownKeys(value: Record<string, unknown>, at: string, known: readonly string[]): void {
   const key = unknownKey(value, known);
-  if (key !== undefined) throw new Error(`toolguard: unknown key ${at}.${key} (expected one of: ${known.join(', ')})`);
+  if (key !== undefined) throw invalid(`toolguard: unknown key ${at}.${key} (expected one of: ${known.join(', ')})`);
 }
 
 function optionalList<T>(value: unknown, at: string, item: 'number' | 'string'): T[] | undefined {
@@ -110,28 +111,28 @@ function ruleFromValue(value: unknown, index: number): ResolvedRule {
   if (!isObject(value)) throw typeError(at, 'a rule object', value);
   const id = value.id;
   if (typeof id !== 'string') throw typeError(`${at}.id`, 'a string', id);
-  if (id === '') throw new Error(`loud-failure: ${at}: \`id\` must not be empty`);
+  if (id === '') throw invalid(`loud-failure: ${at}: \`id\` must not be empty`);
   const field = (key: string) => `loud-failure: rule ${id}: \`${key}\``;
   const unknown = unknownKey(value, RULE_KEYS);
   if (unknown !== undefined) {
-    throw new Error(`loud-failure: rule ${id}: unknown key \`${unknown}\` (expected one of: ${RULE_KEYS.join(', ')})`);
+    throw invalid(`loud-failure: rule ${id}: unknown key \`${unknown}\` (expected one of: ${RULE_KEYS.join(', ')})`);
   }
   const string = (key: string, fallback?: string): string => {
     const got = value[key];
     if (typeof got === 'string') return got;
     if (got === undefined && fallback !== undefined) return fallback;
-    throw new Error(`${field(key)} must be a string (got ${kindOf(got)})`);
+    throw invalid(`${field(key)} must be a string (got ${kindOf(got)})`);
   };
   const pattern = string('pattern');
   const flags = string('flags', '');
   const message = string('message');
   const action = string('action');
   if (action !== 'error' && action !== 'context' && action !== 'off') {
-    throw new Error(`${field('action')} must be 'error', 'context' or 'off' (got ${rustDebugString(action)})`);
+    throw invalid(`${field('action')} must be 'error', 'context' or 'off' (got ${rustDebugString(action)})`);
   }
   const when = string('when', 'success');
   if (when !== 'success' && when !== 'always') {
-    throw new Error(`${field('when')} must be 'success' or 'always' (got ${rustDebugString(when)})`);
+    throw invalid(`${field('when')} must be 'success' or 'always' (got ${rustDebugString(when)})`);
   }
   return { id, pattern, flags, action, when, message };
 }
@@ -150,7 +151,7 @@ function resolveRepeat(value: unknown): ResolvedConfig['repeat'] {
     if (typeof preview !== 'number') throw typeError('config.repeat.argumentsPreviewChars', 'a number', preview);
     // Same order and text as the official plugin: thresholds are checked first.
     if (!Number.isInteger(preview) || preview < 1) {
-      throw new Error(`repeat-tool-reminder: invalid argumentsPreviewChars ${preview} — must be an integer >= 1`);
+      throw invalid(`repeat-tool-reminder: invalid argumentsPreviewChars ${preview} — must be an integer >= 1`);
     }
     config.argumentsPreviewChars = preview;
   }

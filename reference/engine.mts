@@ -4,6 +4,7 @@
  * oracle for differential tests, and the fallback where the native binary
  * cannot load.
  */
+import { invalid } from './errors.mjs';
 import { parseArguments } from './canonical.mjs';
 import { kindOf, resolveConfig } from './config.mjs';
 import { showsFailure } from './markers.mjs';
@@ -16,8 +17,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return kindOf(value) === 'object';
 }
 
-function inputError(at: string, expected: string, got: unknown): TypeError {
-  return new TypeError(`toolguard: ${at} must be ${expected} (got ${kindOf(got)})`);
+function inputError(at: string, expected: string, got: unknown): Error {
+  return invalid(`toolguard: ${at} must be ${expected} (got ${kindOf(got)})`);
 }
 
 function optionalString(value: unknown, at: string): string | undefined {
@@ -35,10 +36,10 @@ function jsonOf(value: unknown, at: string): string {
   try {
     json = JSON.stringify(value);
   } catch (error) {
-    throw new TypeError(`toolguard: ${at} is not JSON-serializable: ${(error as Error).message}`);
+    throw invalid(`toolguard: ${at} is not JSON-serializable: ${String(error)}`);
   }
   if (json === undefined) {
-    throw new TypeError(`toolguard: ${at} is not JSON-serializable (JSON.stringify returned undefined)`);
+    throw invalid(`toolguard: ${at} is not JSON-serializable (JSON.stringify returned undefined)`);
   }
   return json;
 }
@@ -47,9 +48,9 @@ function jsonOf(value: unknown, at: string): string {
 function argumentsJsonOf(exec: Record<string, unknown>): string {
   const text = optionalString(exec.argumentsJson, 'exec.argumentsJson');
   const hasParsed = exec.arguments !== undefined;
-  if (text !== undefined && hasParsed) throw new TypeError('toolguard: give exec.arguments or exec.argumentsJson, not both');
+  if (text !== undefined && hasParsed) throw invalid('toolguard: give exec.arguments or exec.argumentsJson, not both');
   if (text !== undefined) return text;
-  if (!hasParsed) throw new TypeError('toolguard: exec.arguments or exec.argumentsJson is required');
+  if (!hasParsed) throw invalid('toolguard: exec.arguments or exec.argumentsJson is required');
   return jsonOf(exec.arguments, 'exec.arguments');
 }
 
@@ -63,7 +64,7 @@ interface Output {
 /** Read a result; error results are not read further, since they are never scanned. */
 function readResult(result: unknown, scanValue: boolean): Output {
   const output: Output = { isError: false, texts: [], valueJson: undefined };
-  if (result === undefined) return output;
+  if (result === undefined || result === null) return output; // napi reads a null optional argument as absent
   if (!isRecord(result)) throw inputError('result', 'an object', result);
   const isError = result.isError;
   if (isError !== undefined && typeof isError !== 'boolean') throw inputError('result.isError', 'a boolean', isError);

@@ -3,27 +3,56 @@
  * rules stay silent (the model sees the failure anyway). Mirrors
  * `src/markers.rs` `shows_failure`.
  *
- * A marker counts when it is a whole line (surrounding whitespace ignored):
- * - `[exit code: N]` with N ≠ 0,
- * - `[status: <status>, exit code: N]` with N ≠ 0 (job_output),
- * - `[sandbox: file access denied …]`,
- * - `[killed by signal: …]`,
- * - `[timed out after …]`.
+ * The harness appends its markers one per line at the very end of a shell
+ * result, so only that trailing block is read: a marker-looking line in the
+ * middle is command output (a `cat` of an old transcript) and must not
+ * silence the rules for the command that actually ran.
+ */
+import { trimLikeRust } from './whitespace.mjs';
+
+/**
+ * From the last line up, skipping blank lines: a sandbox denial, a timeout, a
+ * fatal signal or a non-zero exit code (`[exit code: N]`,
+ * `[status: <s>, exit code: N]`) shows failure; other markers are passed
+ * over; the first line that is not a marker ends the block.
  */
 export function showsFailure(text: string): boolean {
-  for (const rawLine of text.split('\n')) {
-    if (lineShowsFailure(rawLine.trim())) return true;
+  const lines = text.split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = trimLikeRust(lines[i]!);
+    if (line === '') continue;
+    const failed = marker(line);
+    if (failed === undefined) return false;
+    if (failed) return true;
   }
   return false;
 }
 
-function lineShowsFailure(line: string): boolean {
-  if (!line.startsWith('[') || !line.endsWith(']')) return false;
-  const exit = /^\[(?:status: [^\]]*, )?exit code: (-?\d+)\]$/.exec(line);
-  if (exit) return !/^-?0+$/.test(exit[1]!);
-  return (
-    line.startsWith('[sandbox: file access denied') ||
-    line.startsWith('[killed by signal: ') ||
-    line.startsWith('[timed out after ')
-  );
+/** Whether a marker line shows failure; `undefined` when the line is not a marker. */
+function marker(line: string): boolean | undefined {
+  if (line.length < 2 || !line.startsWith('[') || !line.endsWith(']')) return undefined;
+  const body = line.slice(1, -1);
+  if (
+    body.startsWith('sandbox: file access denied') ||
+    body.startsWith('killed by signal: ') ||
+    body.startsWith('timed out after ')
+  ) {
+    return true;
+  }
+  if (body.startsWith('exit code: ')) return exitCodeFailed(body.slice('exit code: '.length));
+  if (body.startsWith('status: ')) {
+    // `[status: <s>]` alone reports no exit code: a marker, not a failure.
+    const status = body.slice('status: '.length);
+    const at = status.lastIndexOf(', exit code: ');
+    if (at === -1 || status.slice(0, at).includes(']')) return false;
+    return exitCodeFailed(status.slice(at + ', exit code: '.length)) ?? false;
+  }
+  return undefined;
+}
+
+/** Non-zero for `-?digits`; `undefined` for anything else. */
+function exitCodeFailed(code: string): boolean | undefined {
+  const digits = code.startsWith('-') ? code.slice(1) : code;
+  if (!/^[0-9]+$/.test(digits)) return undefined;
+  return /[1-9]/.test(digits);
 }

@@ -4,6 +4,7 @@
  * Unlike the native engine, which keeps a fixed-size digest, this keeps the
  * key string itself, as the official plugin does.
  */
+import { invalid } from './errors.mjs';
 import { canonicalizeValue } from './canonical.mjs';
 import type { ReminderVerdict } from './types.mjs';
 import { matchesAny, wildcardToRegExp } from './wildcard.mjs';
@@ -25,14 +26,14 @@ export function previewArguments(canonical: string, cap: number): string {
 
 /** The official validation, texts included; returns the thresholds sorted ascending. */
 export function validateThresholds(values: readonly number[]): number[] {
-  if (values.length === 0) throw new Error('repeat-tool-reminder: `thresholds` must not be empty');
+  if (values.length === 0) throw invalid('repeat-tool-reminder: `thresholds` must not be empty');
   for (const value of values) {
     if (!Number.isInteger(value) || value < 2) {
-      throw new Error(`repeat-tool-reminder: invalid threshold ${value} — every threshold must be an integer >= 2`);
+      throw invalid(`repeat-tool-reminder: invalid threshold ${value} — every threshold must be an integer >= 2`);
     }
   }
   if (new Set(values).size !== values.length) {
-    throw new Error('repeat-tool-reminder: `thresholds` must not contain duplicates');
+    throw invalid('repeat-tool-reminder: `thresholds` must not contain duplicates');
   }
   return [...values].sort((a, b) => a - b);
 }
@@ -67,7 +68,7 @@ export class RepeatChains {
     this.#exclude = settings.exclude.map(wildcardToRegExp);
     const preview = settings.argumentsPreviewChars;
     if (!Number.isInteger(preview) || preview < 1) {
-      throw new Error(`repeat-tool-reminder: invalid argumentsPreviewChars ${preview} — must be an integer >= 1`);
+      throw invalid(`repeat-tool-reminder: invalid argumentsPreviewChars ${preview} — must be an integer >= 1`);
     }
     this.#previewChars = preview;
   }

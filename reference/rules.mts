@@ -3,13 +3,19 @@
  * the native engine), merging user rules into it, validation, and the scan.
  *
  * The one intended difference from the native engine: patterns compile with
- * JavaScript's own `RegExp`, so this engine also accepts constructs the
- * native linear-time engine rejects at load (lookaround, backreferences).
- * Every table the native engine accepts means the same here.
+ * JavaScript's own `RegExp`, so this engine also accepts what the native
+ * linear-time engine rejects at load (lookaround, backreferences, legacy
+ * octal and identity escapes, inline modifiers). A pattern both accept means
+ * the same in both, except the corners listed in src/rules/dialect.rs
+ * ("Documented divergences": `m` with CR LF or U+2028, astral characters
+ * without `u`, lone surrogates, Unicode-version differences).
  */
 import { createRequire } from 'node:module';
 
+import { invalid } from './errors.mjs';
+
 import type { ResolvedRule } from './config.mjs';
+import { trimLikeRust } from './whitespace.mjs';
 import type { BuiltinRule, RuleAction, RuleHit, RuleWhen } from './types.mjs';
 
 /** A validated rule with its compiled pattern. */
@@ -21,8 +27,6 @@ export interface CompiledRule {
   readonly regex: RegExp;
 }
 
-const ALLOWED_FLAGS = 'imsu';
-const STATEFUL_FLAGS = 'gy';
 const EXCERPT_MAX_CHARS = 200;
 
 // The compiled file lives in dist/reference/; the table stays data at the repo root.
@@ -36,25 +40,39 @@ function loadBuiltinRules(): readonly BuiltinRule[] {
 }
 
 function ruleError(id: string, reason: string): Error {
-  return new Error(`loud-failure: rule ${id}: ${reason}`);
+  return invalid(`loud-failure: rule ${id}: ${reason}`);
 }
 
-/** Check what the shape check leaves open and compile the pattern; throws `loud-failure: rule <id>: <reason>`. */
-export function compileRule(rule: ResolvedRule): CompiledRule {
-  const { id, pattern, flags, message } = rule;
-  if (message === '') throw ruleError(id, '`message` must not be empty');
+/** The native dialect's flag check (src/rules/dialect.rs `parse_flags`), reasons word for word. */
+function checkFlags(flags: string): string | undefined {
   const seen = new Set<string>();
   for (const flag of flags) {
-    if (STATEFUL_FLAGS.includes(flag)) throw ruleError(id, `stateful flag \`${flag}\` is not allowed`);
-    if (!ALLOWED_FLAGS.includes(flag)) throw ruleError(id, `unknown flag \`${flag}\` (allowed: ${ALLOWED_FLAGS})`);
-    if (seen.has(flag)) throw ruleError(id, `duplicate flag \`${flag}\``);
+    if (flag === 'g' || flag === 'y') return `flag '${flag}' is stateful (lastIndex) and is not supported`;
+    if (flag === 'd') return "flag 'd' (match indices) is not supported";
+    if (flag === 'v') return "flag 'v' (unicodeSets) is not supported; use 'u'";
+    if (!'imsu'.includes(flag)) return `unknown flag '${flag}'`;
+    if (seen.has(flag)) return `duplicate flag '${flag}'`;
     seen.add(flag);
   }
+  return undefined;
+}
+
+/**
+ * Check what the shape check leaves open and compile the pattern; throws
+ * `loud-failure: rule <id>: <reason>`. Syntax errors carry V8's reason where
+ * the native engine gives its own.
+ */
+export function compileRule(rule: ResolvedRule): CompiledRule {
+  const { id, pattern, flags, message } = rule;
+  if (id === '') throw ruleError('(empty id)', '`id` must not be empty');
+  if (trimLikeRust(message) === '') throw ruleError(id, '`message` must not be empty');
+  const flagError = checkFlags(flags);
+  if (flagError !== undefined) throw ruleError(id, flagError);
   let regex: RegExp;
   try {
     regex = new RegExp(pattern, flags);
   } catch (error) {
-    throw ruleError(id, `invalid regex: ${(error as Error).message}`);
+    throw ruleError(id, `invalid pattern: ${(error as Error).message}`);
   }
   return { id, action: rule.action, when: rule.when, message, regex };
 }
@@ -62,7 +80,8 @@ export function compileRule(rule: ResolvedRule): CompiledRule {
 /**
  * The effective table: built-ins, with a user rule of the same id replacing
  * the built-in in place and new ids appended in order. Two user rules with one
- * id fail the load. `off` rules are dropped after compiling, since they never run.
+ * id fail the load. `off` rules compile too (an unusable table fails the load
+ * whatever the actions), then are dropped, since they never run.
  */
 export function buildRuleTable(userRules: readonly ResolvedRule[]): CompiledRule[] {
   const merged: ResolvedRule[] = loadBuiltinRules().map(({ id, pattern, flags, action, when, message }) => ({
@@ -76,7 +95,7 @@ export function buildRuleTable(userRules: readonly ResolvedRule[]): CompiledRule
   const indexById = new Map(merged.map((rule, index) => [rule.id, index]));
   const userIds = new Set<string>();
   for (const rule of userRules) {
-    if (userIds.has(rule.id)) throw ruleError(rule.id, 'duplicate id');
+    if (userIds.has(rule.id)) throw ruleError(rule.id, 'two user rules have this id');
     userIds.add(rule.id);
     const existing = indexById.get(rule.id);
     if (existing === undefined) {
@@ -94,13 +113,9 @@ export function builtinRules(): BuiltinRule[] {
   return loadBuiltinRules().map((rule) => ({ ...rule }));
 }
 
-// Rust's `char::is_whitespace` (Unicode White_Space), which the native engine
-// trims with; JavaScript's `trim` differs (it strips U+FEFF, keeps U+0085).
-const WHITESPACE = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
-
 /** The matching line for the verdict: trimmed, at most 200 Unicode scalar values plus `…`. */
 export function excerptOf(line: string): string {
-  const trimmed = line.replace(WHITESPACE, '');
+  const trimmed = trimLikeRust(line);
   const chars = Array.from(trimmed);
   return chars.length > EXCERPT_MAX_CHARS ? `${chars.slice(0, EXCERPT_MAX_CHARS).join('')}…` : trimmed;
 }
