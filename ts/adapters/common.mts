@@ -1,0 +1,126 @@
+/**
+ * What every framework adapter shares: the engine types, the text a verdict
+ * shows the model, and the translation of a shell tool's structured output to
+ * the text the engine scans. No guard decision lives here — chains,
+ * thresholds, rule matching and verdict texts are the engine's.
+ * @module toolguard/adapters/common
+ */
+import type { GuardEngine, GuardConfig, GuardVerdict, ToolResult } from 'toolguard';
+
+export type { GuardConfig, GuardVerdict, ToolResult };
+
+/** Engine configuration, as `new GuardEngine()` takes it. */
+export type EngineConfig = GuardConfig;
+
+/** Options every in-process adapter takes. */
+export interface AdapterOptions {
+  /** Passed to `new GuardEngine()`; a bad config throws when the adapter is created. */
+  engine?: EngineConfig;
+}
+
+export type Engine = GuardEngine;
+
+/**
+ * Texts that go to the model next to an accepted result, in the order the DSH
+ * plugins use: the repeat reminder first, a `context` failure notice last.
+ */
+export function noticesOf(verdict: GuardVerdict): string[] {
+  const out: string[] = [];
+  if (verdict.reminder) out.push(verdict.reminder.text);
+  if (verdict.failure && verdict.failure.action === 'context') out.push(verdict.failure.text);
+  return out;
+}
+
+/** The failure text that replaces the result when an `error` rule matched, else undefined. */
+export function errorOf(verdict: GuardVerdict): string | undefined {
+  return verdict.failure && verdict.failure.action === 'error' ? verdict.failure.text : undefined;
+}
+
+/** Separator between a tool output and the notices appended to it. */
+export const NOTICE_SEPARATOR = '\n\n';
+
+/** `text` followed by the notices; `text` alone when there are none. */
+export function appendNotices(text: string, notices: readonly string[]): string {
+  return notices.length === 0 ? text : [text, ...notices].join(NOTICE_SEPARATOR);
+}
+
+/**
+ * The text of a shell tool's output as the engine expects it (the DSH shell
+ * result format): a plain string as is; a `{stdout, stderr}` object (Claude
+ * Code's `Bash`, most hand-written shell tools) as stdout, then
+ * `[stderr]\n<stderr>` when stderr is non-empty, then `[exit code: N]` when a
+ * non-zero exit code is reported — so `when: 'success'` rules stay silent on
+ * output that already shows failure, exactly as for DSH results. Anything
+ * else: undefined (the engine then sees only the value).
+ */
+export function shellText(output: unknown): string | undefined {
+  if (typeof output === 'string') return output;
+  if (output === null || typeof output !== 'object') return undefined;
+  const o = output as Record<string, unknown>;
+  const stdout = typeof o.stdout === 'string' ? o.stdout : undefined;
+  const stderr = typeof o.stderr === 'string' ? o.stderr : undefined;
+  let text: string | undefined;
+  if (stdout !== undefined || stderr !== undefined) {
+    text = stdout ?? '';
+    if (stderr) text += `${text && !text.endsWith('\n') ? '\n' : ''}[stderr]\n${stderr}`;
+    if (!text) text = '(no output)';
+  } else if (typeof o.output === 'string') {
+    text = o.output;
+  } else if (Array.isArray(o.content)) {
+    const blocks = (o.content as unknown[]).filter(
+      (b): b is { type: 'text'; text: string } =>
+        !!b && typeof b === 'object' && (b as { type?: unknown }).type === 'text' && typeof (b as { text?: unknown }).text === 'string',
+    );
+    if (blocks.length) text = blocks.map((b) => b.text).join('\n');
+  }
+  if (text === undefined) return undefined;
+  const code = typeof o.exitCode === 'number' ? o.exitCode : typeof o.exit_code === 'number' ? o.exit_code : undefined;
+  if (code !== undefined && code !== 0) text += `${text.endsWith('\n') ? '' : '\n'}[exit code: ${code}]`;
+  return text;
+}
+
+/**
+ * The engine's view of a tool output that is a JS value (AI SDK, OpenAI
+ * Agents, hooks): its shell text when it has one, and the value itself (the
+ * engine serializes it only with `scanValue`, only for shell tools).
+ */
+export function resultOf(output: unknown, isError = false): ToolResult {
+  const text = shellText(output);
+  const result: ToolResult = { isError };
+  if (text !== undefined) result.text = text;
+  if (!isError && output !== undefined) result.value = output;
+  return result;
+}
+
+/** Arguments as JSON text for `observe` (the fast path; `undefined` counts as `{}` like DSH's empty text). */
+export function argumentsJson(args: unknown): string {
+  if (typeof args === 'string') return args;
+  return JSON.stringify(args) ?? '';
+}
+
+/**
+ * Frameworks that hand each tool call the conversation so far (AI SDK, LangChain)
+ * tell "the user spoke" only by a new last user message. Remembers, per chain,
+ * a fingerprint of that message; `spoke` is true when it changed since the
+ * chain's previous call (not on the first call: a fresh chain has nothing to reset).
+ */
+export class UserTurns {
+  private last = new Map<string, string>();
+
+  spoke(agentId: string, fingerprint: string | undefined): boolean {
+    if (fingerprint === undefined) return false;
+    const previous = this.last.get(agentId);
+    this.last.set(agentId, fingerprint);
+    return previous !== undefined && previous !== fingerprint;
+  }
+
+  forget(agentId: string): void {
+    this.last.delete(agentId);
+  }
+}
+
+/** Report an engine failure and pass the result through unchanged: a guard must never break the agent. */
+export function failOpen(adapter: string, error: unknown): void {
+  const reason = error instanceof Error ? error.message : String(error);
+  process.emitWarning(`${adapter}: guard engine failed, passing the tool result through unchanged: ${reason}`, 'ToolguardWarning');
+}

@@ -1,0 +1,359 @@
+/**
+ * toolguard as a Claude Code / Codex command hook (`toolguard hook`): one
+ * process per hook event, JSON on stdin, JSON on stdout.
+ *
+ * - `PostToolUse`: the call advances the session's chain and the output is
+ *   scanned. A reminder or `context` notice goes to
+ *   `hookSpecificOutput.additionalContext`; an `error` rule answers
+ *   `decision: "block"` with the failure text as `reason`.
+ * - `UserPromptSubmit`: the user spoke, the session's chain starts over.
+ * - `SessionEnd`: the session's chain state is deleted.
+ *
+ * Chains outlive the process in a small state file per session (and per
+ * subagent) under the state directory: `$TOOLGUARD_STATE_DIR`, else
+ * `$XDG_STATE_HOME/toolguard`, else `<os tmpdir>/toolguard-<uid>`. Updates
+ * hold an `O_EXCL` lock file and replace the state by rename, so parallel
+ * hook processes (parallel tool calls) never lose or tear an update. Files
+ * untouched for 7 days (`TOOLGUARD_STATE_TTL_DAYS`) are removed, at most once
+ * an hour, by whichever hook process runs next.
+ *
+ * Every failure is fail-open: a warning on stderr, exit code 1 (a
+ * non-blocking error for both hosts), no decision.
+ * @module toolguard/hooks
+ */
+import { createHash } from 'node:crypto';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import type { GuardConfig, GuardEngine, GuardVerdict } from 'toolguard';
+import { argumentsJson, errorOf, noticesOf, resultOf } from './common.mjs';
+
+/**
+ * Shell tools of the hosts: Claude Code and Codex both name theirs `Bash`;
+ * the DSH names stay so one config serves both worlds.
+ */
+export const HOOK_SHELL_TOOLS: readonly string[] = ['Bash', 'bash', 'pwsh', 'job_output'];
+
+/** The engine config the hook uses: `config` with `shellTools` defaulting to {@link HOOK_SHELL_TOOLS}. */
+export function hookEngineConfig(config: GuardConfig = {}): GuardConfig {
+  const loudFailure = { ...config.loudFailure };
+  if (loudFailure.shellTools === undefined) loudFailure.shellTools = [...HOOK_SHELL_TOOLS];
+  return { ...config, loudFailure };
+}
+
+/** The fields of a hook event the hook reads (Claude Code and Codex share them). */
+export interface HookInput {
+  hook_event_name: string;
+  session_id: string;
+  /** Claude Code: set when the event comes from a subagent, whose chain is its own. */
+  agent_id?: string;
+  tool_name?: string;
+  tool_input?: unknown;
+  tool_response?: unknown;
+}
+
+/** What the hook prints for `PostToolUse` (nothing is printed when the guard has nothing to say). */
+export interface HookOutput {
+  decision?: 'block';
+  reason?: string;
+  hookSpecificOutput?: { hookEventName: 'PostToolUse'; additionalContext: string };
+}
+
+/** The hook's answer to one verdict (`null`: print nothing). */
+export function hookOutputFor(verdict: GuardVerdict | null): HookOutput | null {
+  if (!verdict) return null;
+  const out: HookOutput = {};
+  const error = errorOf(verdict);
+  if (error !== undefined) {
+    out.decision = 'block';
+    out.reason = error;
+  }
+  const notices = noticesOf(verdict);
+  if (notices.length) out.hookSpecificOutput = { hookEventName: 'PostToolUse', additionalContext: notices.join('\n\n') };
+  return out.decision || out.hookSpecificOutput ? out : null;
+}
+
+// ---------------------------------------------------------------------------
+// State directory and files
+
+const DAY_MS = 86_400_000;
+const SWEEP_EVERY_MS = 3_600_000;
+/** A lock older than this belongs to a crashed process. */
+const STALE_LOCK_MS = 10_000;
+const LOCK_WAIT_MS = 5_000;
+
+/** The documented state directory for an environment. */
+export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.TOOLGUARD_STATE_DIR) return env.TOOLGUARD_STATE_DIR;
+  if (env.XDG_STATE_HOME) return join(env.XDG_STATE_HOME, 'toolguard');
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
+  return join(tmpdir(), `toolguard-${uid}`);
+}
+
+/** Session ids come from the host: hash them into a safe, fixed-length file name. */
+function stateFile(dir: string, chainId: string): string {
+  return join(dir, `${createHash('sha256').update(chainId).digest('hex').slice(0, 32)}.json`);
+}
+
+function ensureDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // A shared tmpdir lets another user create the directory first and read or forge chains.
+  const owner = statSync(dir).uid;
+  if (typeof process.getuid === 'function' && owner !== process.getuid()) {
+    throw new Error(`state directory ${dir} belongs to uid ${owner}; set TOOLGUARD_STATE_DIR`);
+  }
+}
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+function sleep(ms: number): void {
+  Atomics.wait(sleeper, 0, 0, ms);
+}
+
+/** Run `fn` holding `<file>.lock` (created with O_EXCL; a stale one is broken). */
+function withLock<T>(file: string, fn: () => T): T {
+  const lock = `${file}.lock`;
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      closeSync(openSync(lock, 'wx', 0o600));
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      try {
+        if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) {
+          unlinkSync(lock);
+          continue;
+        }
+      } catch {
+        continue; // released meanwhile
+      }
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${lock}`);
+      sleep(Math.min(2 + attempt * 2, 25));
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    try {
+      unlinkSync(lock);
+    } catch {
+      // Broken as stale by another process: nothing left to release.
+    }
+  }
+}
+
+function readJson(file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return undefined; // absent, or torn by a crash before rename (cannot happen with rename, but stay safe)
+  }
+}
+
+function writeAtomic(file: string, data: unknown): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(data), { mode: 0o600 });
+  renameSync(tmp, file);
+}
+
+function remove(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
+/** Remove state, lock and temp files untouched for `ttlDays`, at most once an hour per directory. */
+export function sweep(dir: string, ttlDays: number, now = Date.now()): number {
+  const marker = join(dir, '.swept');
+  try {
+    if (now - statSync(marker).mtimeMs < SWEEP_EVERY_MS) return 0;
+  } catch {
+    // never swept
+  }
+  writeFileSync(marker, '');
+  utimesSync(marker, now / 1000, now / 1000);
+  let removed = 0;
+  for (const name of readdirSync(dir)) {
+    if (!/\.(json|lock|tmp)$/.test(name)) continue;
+    const path = join(dir, name);
+    try {
+      if (now - statSync(path).mtimeMs > ttlDays * DAY_MS) {
+        unlinkSync(path);
+        removed++;
+      }
+    } catch {
+      // raced with another sweeper or writer
+    }
+  }
+  return removed;
+}
+
+// ---------------------------------------------------------------------------
+// Chain persistence
+
+/**
+ * One chain's persisted state. With the engine's chain export
+ * (`chainState`/`restoreChain`) it is the engine's own digest and count.
+ * INTERIM (until the engine exports chain state): the SHA-256 of the
+ * official key `JSON.stringify([tool, canonical])` and the run length; the
+ * chain is rebuilt by replaying the current call into a fresh engine.
+ */
+type SavedChain =
+  | { v: 1; kind: 'engine'; chain: { digest: string; count: number } }
+  | { v: 1; kind: 'replay'; key: string; count: number };
+
+/** The engine API the hook prefers (requested from the lead; see docs/adapters.md). */
+interface ChainExport {
+  chainState(agentId: string): { digest: string; count: number } | null;
+  restoreChain(agentId: string, state: { digest: string; count: number }): void;
+}
+
+function hasChainExport(engine: GuardEngine): engine is GuardEngine & ChainExport {
+  const e = engine as Partial<ChainExport>;
+  return typeof e.chainState === 'function' && typeof e.restoreChain === 'function';
+}
+
+/** The one agent id inside a hook process: each process guards one chain. */
+const AGENT = 'hook';
+const DEFAULT_THRESHOLDS = [3, 5, 8];
+
+interface Addon {
+  GuardEngine: typeof GuardEngine;
+  canonicalize(argumentsJson: string): string;
+}
+
+/** Observe one PostToolUse call against the persisted chain, and persist the advanced chain. */
+function observeCall(addon: Addon, config: GuardConfig, file: string, input: HookInput): GuardVerdict | null {
+  const engine = new addon.GuardEngine(config);
+  const name = String(input.tool_name ?? '');
+  const exec = { agentId: AGENT, name, argumentsJson: argumentsJson(input.tool_input ?? {}) };
+  const result = resultOf(input.tool_response, isErrorResponse(input.tool_response));
+  return withLock(file, () => {
+    const saved = readJson(file) as SavedChain | undefined;
+    if (hasChainExport(engine)) {
+      if (saved?.v === 1 && saved.kind === 'engine') engine.restoreChain(AGENT, saved.chain);
+      const verdict = engine.observe(exec, result);
+      const chain = engine.chainState(AGENT);
+      if (chain) writeAtomic(file, { v: 1, kind: 'engine', chain } satisfies SavedChain);
+      return verdict;
+    }
+    // INTERIM replay: same key as the saved chain → replay it (bounded by the
+    // highest threshold: past it the chain is silent whatever the count) so
+    // the engine counts this call as the next one; different key → fresh.
+    const key = createHash('sha256').update(JSON.stringify([name, addon.canonicalize(exec.argumentsJson)])).digest('hex');
+    const same = saved?.v === 1 && saved.kind === 'replay' && saved.key === key;
+    const highest = Math.max(...(config.repeat?.thresholds ?? DEFAULT_THRESHOLDS));
+    const replays = same ? Math.min(saved.count, highest) : 0;
+    for (let i = 0; i < replays; i++) engine.observe(exec);
+    const verdict = engine.observe(exec, result);
+    // Untracked calls (include/exclude) leave no chain in the engine: they are transparent.
+    if (engine.agentCount > 0) {
+      const count = same ? Math.min(saved.count, highest) + 1 : 1;
+      writeAtomic(file, { v: 1, kind: 'replay', key, count } satisfies SavedChain);
+    }
+    return verdict;
+  });
+}
+
+function isErrorResponse(response: unknown): boolean {
+  if (!response || typeof response !== 'object') return false;
+  const r = response as Record<string, unknown>;
+  return r.isError === true || r.is_error === true;
+}
+
+// ---------------------------------------------------------------------------
+// The command
+
+interface Flags {
+  config?: string;
+}
+
+function parseFlags(argv: readonly string[]): Flags {
+  const flags: Flags = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--config') flags.config = argv[++i];
+    else if (arg.startsWith('--config=')) flags.config = arg.slice('--config='.length);
+    else throw new Error(`unknown argument ${arg} (usage: toolguard hook [--config <file.json>])`);
+  }
+  if (flags.config === undefined && process.env.TOOLGUARD_CONFIG) flags.config = process.env.TOOLGUARD_CONFIG;
+  return flags;
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  let text = '';
+  stream.setEncoding?.('utf8');
+  for await (const chunk of stream) text += chunk;
+  return text;
+}
+
+export const HOOK_USAGE = `usage: toolguard hook [--config <file.json>]
+Reads one Claude Code / Codex hook event (JSON) on stdin. Register it for the
+PostToolUse, UserPromptSubmit and SessionEnd events. The config file is a
+GuardConfig ({"repeat": {...}, "loudFailure": {...}}); TOOLGUARD_CONFIG names it too.
+State: $TOOLGUARD_STATE_DIR, else $XDG_STATE_HOME/toolguard, else <tmpdir>/toolguard-<uid>.`;
+
+/**
+ * Run one hook invocation: read the event from `stdin`, answer on `stdout`,
+ * warn on `stderr`. Resolves to the process exit code (0, or 1 for a
+ * non-blocking error).
+ */
+export async function runHook(
+  argv: readonly string[],
+  stdin: NodeJS.ReadableStream,
+  stdout: NodeJS.WritableStream,
+  stderr: NodeJS.WritableStream = process.stderr,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    stdout.write(`${HOOK_USAGE}\n`);
+    return 0;
+  }
+  try {
+    const flags = parseFlags(argv);
+    const input = JSON.parse(await readAll(stdin)) as HookInput;
+    if (!input || typeof input !== 'object' || typeof input.session_id !== 'string' || !input.session_id) {
+      throw new Error('hook input has no session_id');
+    }
+    const dir = stateDir(env);
+    ensureDir(dir);
+    const ttl = Number(env.TOOLGUARD_STATE_TTL_DAYS ?? 7);
+    sweep(dir, Number.isFinite(ttl) && ttl > 0 ? ttl : 7);
+    const chainId = input.agent_id ? `${input.session_id}\0${input.agent_id}` : input.session_id;
+    const file = stateFile(dir, chainId);
+
+    switch (input.hook_event_name) {
+      case 'PostToolUse': {
+        const config = hookEngineConfig(flags.config ? (JSON.parse(readFileSync(flags.config, 'utf8')) as GuardConfig) : {});
+        // Loaded only here: prompt and session events never pay for the addon.
+        const addon = createRequire(import.meta.url)('toolguard') as Addon;
+        const out = hookOutputFor(observeCall(addon, config, file, input));
+        if (out) stdout.write(`${JSON.stringify(out)}\n`);
+        return 0;
+      }
+      case 'UserPromptSubmit':
+      case 'SessionEnd':
+        withLock(file, () => remove(file));
+        return 0;
+      default:
+        return 0; // events the guard does not use
+    }
+  } catch (error) {
+    stderr.write(`toolguard hook: ${error instanceof Error ? error.message : String(error)} (tool result passed through unchanged)\n`);
+    return 1;
+  }
+}

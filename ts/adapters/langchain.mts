@@ -1,0 +1,96 @@
+/**
+ * toolguard for LangChain.js v1 agents (`langchain`): a middleware whose
+ * `wrapToolCall` hands every tool result to the engine.
+ *
+ * - reminder / `context` notice: appended to the `ToolMessage` content;
+ * - `error` rule: a `ToolMessage` with `status: "error"` carrying the failure
+ *   header and the original output.
+ *
+ * One chain per thread (`configurable.thread_id`, else `'default'`, or your
+ * `agentId(request)`); a new last human message in the agent state resets it.
+ * @module toolguard/langchain
+ */
+import { createMiddleware, ToolMessage, type ToolCallRequest } from 'langchain';
+import { GuardEngine } from 'toolguard';
+import { type AdapterOptions, type GuardVerdict, UserTurns, appendNotices, argumentsJson, errorOf, failOpen, noticesOf } from './common.mjs';
+
+export interface LangChainGuardOptions extends AdapterOptions {
+  /** The chain a call advances (default: the run's `thread_id`, else `'default'`). */
+  agentId?: (request: ToolCallRequest) => string;
+}
+
+type Content = ToolMessage['content'];
+
+function contentText(content: Content): string {
+  if (typeof content === 'string') return content;
+  return content
+    .filter((block): block is { type: 'text'; text: string } => block.type === 'text' && typeof (block as { text?: unknown }).text === 'string')
+    .map((block) => block.text)
+    .join('\n');
+}
+
+function appendTo(content: Content, notices: readonly string[]): Content {
+  if (typeof content === 'string') return appendNotices(content, notices);
+  return [...content, ...notices.map((text) => ({ type: 'text' as const, text }))] as Content;
+}
+
+/** The message that replaces `message` for a verdict (`message` itself when nothing changes). */
+export function messageFor(message: ToolMessage, verdict: GuardVerdict): ToolMessage {
+  const error = message.status === 'error' ? undefined : errorOf(verdict);
+  const fields = { tool_call_id: message.tool_call_id, name: message.name, artifact: message.artifact, metadata: message.metadata, id: message.id };
+  if (error !== undefined) {
+    return new ToolMessage({ ...fields, content: appendNotices(error, verdict.reminder ? [verdict.reminder.text] : []), status: 'error' });
+  }
+  const notices = noticesOf(verdict);
+  if (notices.length === 0) return message;
+  return new ToolMessage({ ...fields, content: appendTo(message.content, notices), status: message.status });
+}
+
+/** The last human message of the state, as a fingerprint (its id when it has one). */
+function lastHuman(request: ToolCallRequest): string | undefined {
+  const messages = request.state?.messages ?? [];
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]!;
+    if (message.type === 'human') return message.id ?? `${i}:${JSON.stringify(message.content)}`;
+  }
+  return undefined;
+}
+
+/** The toolguard middleware: pass it in `createAgent({ middleware: [...] })`. */
+export function toolguardMiddleware(options: LangChainGuardOptions = {}) {
+  const engine = new GuardEngine(options.engine);
+  const turns = new UserTurns();
+  const agentIdOf = options.agentId ?? ((request: ToolCallRequest) => String(request.runtime?.configurable?.thread_id ?? 'default'));
+
+  function observe(request: ToolCallRequest, message: ToolMessage | undefined) {
+    try {
+      const agentId = agentIdOf(request);
+      if (turns.spoke(agentId, lastHuman(request))) engine.reset(agentId);
+      const { name, args } = request.toolCall;
+      return engine.observe(
+        { agentId, name, argumentsJson: argumentsJson(args ?? {}) },
+        // A Command (state update) or a thrown tool error has no output to scan.
+        message ? { isError: message.status === 'error', text: contentText(message.content) } : { isError: true },
+      );
+    } catch (error) {
+      failOpen('toolguard/langchain', error);
+      return null;
+    }
+  }
+
+  return createMiddleware({
+    name: 'toolguard',
+    wrapToolCall: async (request, handler) => {
+      let result: Awaited<ReturnType<typeof handler>>;
+      try {
+        result = await handler(request);
+      } catch (error) {
+        observe(request, undefined); // the call still advances the chain
+        throw error;
+      }
+      const message = ToolMessage.isInstance(result) ? result : undefined;
+      const verdict = observe(request, message);
+      return verdict && message ? messageFor(message, verdict) : result;
+    },
+  });
+}
