@@ -9,6 +9,21 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/** Replays recorded sessions through the guard engine. */
+export declare class Auditor {
+  /**
+   * `configJson`: the GuardEngine config as JSON text (`{repeat?, loudFailure?}`).
+   * Throws an `Error` naming the bad key or rule id, like `new GuardEngine`.
+   */
+  constructor(configJson?: string | undefined | null)
+  /**
+   * Audit one log file (`session.jsonl`, `session.jsonl.zstd` or a trace);
+   * returns the session report as JSON text. `onProgress(bytesRead, totalBytes)`
+   * is called every few MB and once at the end.
+   */
+  auditFile(path: string, format?: 'auto' | 'dsh' | 'trace', onProgress?: (bytesRead: number, totalBytes: number) => void): string
+}
+
 /** The guard engine: per-agent repeat chains and silent-failure rules. */
 export declare class GuardEngine {
   /** Compile a config. Throws an `Error` naming the bad key or rule id. */

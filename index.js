@@ -835,5 +835,6 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.Auditor = nativeBinding.Auditor
 module.exports.GuardEngine = nativeBinding.GuardEngine
 module.exports.canonicalize = nativeBinding.canonicalize

@@ -1,0 +1,73 @@
+//! N-API surface of the audit: `new Auditor(configJson?)`, `auditor.auditFile(...)`.
+//!
+//! One call audits one whole file in Rust (read, decompress, parse, guard) and
+//! returns the report as JSON text: no per-event crossing into JavaScript.
+
+use std::path::Path;
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+use super::{config_from_json, Auditor as Inner, Format};
+
+/// Replays recorded sessions through the guard engine.
+#[napi]
+pub struct Auditor {
+    inner: Inner,
+}
+
+#[napi]
+impl Auditor {
+    /// `configJson`: the GuardEngine config as JSON text (`{repeat?, loudFailure?}`).
+    /// Throws an `Error` naming the bad key or rule id, like `new GuardEngine`.
+    #[napi(constructor, catch_unwind)]
+    pub fn new(config_json: Option<String>) -> Result<Self> {
+        let config = match config_json {
+            Some(text) => config_from_json(&text),
+            None => Ok(Default::default()),
+        }
+        .map_err(|e| Error::new(Status::InvalidArg, e))?;
+        Ok(Self {
+            inner: Inner::new(&config).map_err(|e| Error::new(Status::InvalidArg, e))?,
+        })
+    }
+
+    /// Audit one log file (`session.jsonl`, `session.jsonl.zstd` or a trace);
+    /// returns the session report as JSON text. `onProgress(bytesRead, totalBytes)`
+    /// is called every few MB and once at the end.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "path: string, format?: 'auto' | 'dsh' | 'trace', onProgress?: (bytesRead: number, totalBytes: number) => void"
+    )]
+    pub fn audit_file(
+        &mut self,
+        path: String,
+        format: Option<String>,
+        on_progress: Option<Function<FnArgs<(f64, f64)>, ()>>,
+    ) -> Result<String> {
+        let format = match format.as_deref() {
+            None => Format::Auto,
+            Some(name) => Format::parse(name).ok_or_else(|| {
+                Error::new(
+                    Status::InvalidArg,
+                    format!("toolguard: format must be 'auto', 'dsh' or 'trace' (got {name:?})"),
+                )
+            })?,
+        };
+        let mut failed: Option<Error> = None;
+        let mut progress = |done: u64, total: u64| {
+            if let (Some(callback), None) = (&on_progress, &failed) {
+                if let Err(e) = callback.call((done as f64, total as f64).into()) {
+                    failed = Some(e);
+                }
+            }
+        };
+        let report = self
+            .inner
+            .audit_path(Path::new(&path), format, &mut progress);
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        Ok(report.to_json().to_string())
+    }
+}

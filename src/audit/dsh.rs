@@ -1,0 +1,281 @@
+//! DSH session logs (`@deepseek-ai/dsh-session-persistence-jsonl` 0.1.0-rc.8).
+//!
+//! Line 1 is the header `{"type":"session", id, cwd?, parentSession?, seedLength?, …}`;
+//! every other line is a `SessionEvent` (`{type, seq, time, data}`) or a packed
+//! chunk row (`text-chunks` / `reasoning-chunks` / `tool-call-chunks`, with
+//! `seq0`/`time0`). The guard sees a call when its result exists, as the
+//! plugin does in `tools/post-execute`: `tool/call` carries the raw arguments
+//! string, `tool/result` the model-facing blocks under
+//! `data.message.content[0]` (a `tool-result` block with `toolCallId`,
+//! `content`, `isError`).
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use super::{CallSite, Run, SessionReport};
+use crate::engine::{Engine, Output};
+
+/// `KNOWN_SESSION_EVENT_TYPES` of `@deepseek-ai/dsh-session@0.1.0-rc.8`. Any
+/// other type without `ignorable: true` is reported: DSH itself refuses to
+/// load such a log, since the event may change how the rest reads.
+const KNOWN_EVENT_TYPES: &[&str] = &[
+    "agent-preset/selected",
+    "agent/inbox/spliced",
+    "approval/asked",
+    "approval/decided",
+    "approval/policy",
+    "assistant/chunk",
+    "assistant/message",
+    "command/done",
+    "command/run",
+    "compaction/end",
+    "compaction/prune",
+    "compaction/start",
+    "compaction/summary",
+    "feedback/record",
+    "goal/change",
+    "hook/invoked",
+    "hook/result",
+    "llm/retry",
+    "llm/retry-started",
+    "permission/preset",
+    "plan/mode",
+    "request/context",
+    "request/header",
+    "sandbox/mode",
+    "schedule/change",
+    "session/end-seed",
+    "session/title",
+    "session/title-llm-request",
+    "step/end",
+    "step/start",
+    "subagent/descriptor",
+    "team/member",
+    "team/message/delivered",
+    "team/message/queued",
+    "team/task",
+    "todo/write",
+    "tool-workflow/agent-end",
+    "tool-workflow/agent-start",
+    "tool-workflow/run-end",
+    "tool-workflow/run-start",
+    "tool/call",
+    "tool/code-dispatch",
+    "tool/code-dispatch-start",
+    "tool/result",
+    "turn/end",
+    "turn/start",
+    "user/message",
+    "web/deepseek-search-llm-request",
+];
+
+/// Storage-only rows (bare tags, never session events).
+const CHUNK_ROWS: &[&str] = &["text-chunks", "reasoning-chunks", "tool-call-chunks"];
+
+#[derive(Default)]
+pub(super) struct DshState {
+    /// The chain's agent id: the session id (a log is one agent's chain).
+    agent: Option<String>,
+    seen_header: bool,
+    /// Events with `seq` below this were inherited through a fork seed.
+    seed_length: u64,
+    pending: HashMap<String, CallSite>,
+}
+
+impl DshState {
+    fn agent(&mut self, report: &SessionReport) -> String {
+        self.agent
+            .get_or_insert_with(|| report.file.clone())
+            .clone()
+    }
+
+    pub(super) fn finish(&mut self, report: &mut SessionReport, engine: &mut Engine) {
+        report.unanswered += self.pending.len() as u64;
+        if let Some(agent) = &self.agent {
+            engine.forget(agent);
+        }
+        engine.forget(&report.file);
+    }
+}
+
+fn str_field<'v>(object: &'v Map<String, Value>, key: &str) -> Option<&'v str> {
+    object.get(key).and_then(Value::as_str)
+}
+
+fn u64_field(object: &Map<String, Value>, key: &str) -> Option<u64> {
+    object.get(key).and_then(Value::as_u64)
+}
+
+pub(super) fn line(
+    run: &mut Run,
+    report: &mut SessionReport,
+    number: u64,
+    event: &Map<String, Value>,
+) {
+    let Some(kind) = str_field(event, "type") else {
+        report.error(
+            Some(number),
+            "no string \"type\": not a DSH event".to_owned(),
+        );
+        return;
+    };
+    if kind == "session" {
+        header(run, report, number, event);
+        return;
+    }
+    if !run.dsh.seen_header {
+        run.dsh.seen_header = true;
+        report.error(
+            Some(number),
+            "no session header line before the first event (the log's start is missing)".to_owned(),
+        );
+    }
+    if CHUNK_ROWS.contains(&kind) {
+        if u64_field(event, "seq0").is_none() || !event.get("data").is_some_and(Value::is_object) {
+            report.error(
+                Some(number),
+                format!("malformed {kind} row: needs a numeric \"seq0\" and a \"data\" object"),
+            );
+        }
+        return;
+    }
+    if !KNOWN_EVENT_TYPES.contains(&kind) {
+        if event.get("ignorable") != Some(&Value::Bool(true)) {
+            report.error(
+                Some(number),
+                format!("unknown event type \"{kind}\" (not marked ignorable), skipped"),
+            );
+        }
+        return;
+    }
+    let seq = u64_field(event, "seq");
+    let Some(data) = event.get("data").and_then(Value::as_object) else {
+        report.error(
+            Some(number),
+            format!("{kind} event without a \"data\" object"),
+        );
+        return;
+    };
+    // A forked child starts with its parent's events; the parent's log is where they count.
+    let inherited = seq.is_some_and(|s| s < run.dsh.seed_length);
+    match kind {
+        "tool/call" => {
+            let (Some(call_id), Some(name), Some(arguments)) = (
+                str_field(data, "callId"),
+                str_field(data, "name"),
+                str_field(data, "arguments"),
+            ) else {
+                report.error(
+                    Some(number),
+                    "malformed tool/call: needs string callId, name and arguments".to_owned(),
+                );
+                return;
+            };
+            if inherited {
+                report.inherited += 1;
+                return;
+            }
+            report.calls += 1;
+            let site = CallSite {
+                agent_id: Some(run.dsh.agent(report)),
+                call_id: call_id.to_owned(),
+                name: name.to_owned(),
+                arguments_json: arguments.to_owned(),
+                line: number,
+                seq,
+                turn: u64_field(data, "turn"),
+            };
+            if run.dsh.pending.insert(call_id.to_owned(), site).is_some() {
+                report.error(
+                    Some(number),
+                    format!("second tool/call with callId \"{call_id}\" before its result"),
+                );
+                report.unanswered += 1;
+            }
+        }
+        "tool/result" => {
+            let block = data
+                .get("message")
+                .and_then(|m| m.get("content"))
+                .and_then(|c| c.get(0))
+                .and_then(Value::as_object);
+            let Some(block) = block else {
+                report.error(
+                    Some(number),
+                    "malformed tool/result: no data.message.content[0] block".to_owned(),
+                );
+                return;
+            };
+            let Some(call_id) = str_field(block, "toolCallId") else {
+                report.error(
+                    Some(number),
+                    "malformed tool/result: content[0] has no toolCallId".to_owned(),
+                );
+                return;
+            };
+            if inherited {
+                return;
+            }
+            let Some(site) = run.dsh.pending.remove(call_id) else {
+                report.error(Some(number), format!("tool/result for callId \"{call_id}\" without a tool/call before it, skipped"));
+                return;
+            };
+            let texts: Vec<&str> = match block.get("content") {
+                Some(Value::Array(blocks)) => blocks
+                    .iter()
+                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+                    .filter_map(|b| b.get("text").and_then(Value::as_str))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let output = Output {
+                is_error: block.get("isError") == Some(&Value::Bool(true)),
+                texts,
+                value_json: None,
+            };
+            run.observe(report, &site, &output);
+        }
+        "user/message" => {
+            // Plugin notices (the official reminder among them) are `kind: 'plugin'`
+            // and must not reset; only the user speaking does.
+            let kind = data
+                .get("source")
+                .and_then(|s| s.get("kind"))
+                .and_then(Value::as_str);
+            if kind == Some("user") && !inherited {
+                let agent = run.dsh.agent(report);
+                run.reset(&agent);
+            }
+        }
+        "session/end-seed" => {
+            // A new lifecycle (resume, fork) starts with fresh plugin state.
+            let agent = run.dsh.agent(report);
+            run.reset(&agent);
+        }
+        _ => {}
+    }
+}
+
+fn header(run: &mut Run, report: &mut SessionReport, number: u64, event: &Map<String, Value>) {
+    if run.dsh.seen_header {
+        report.error(
+            Some(number),
+            "second session header line, skipped".to_owned(),
+        );
+        return;
+    }
+    run.dsh.seen_header = true;
+    let Some(id) = str_field(event, "id") else {
+        report.error(
+            Some(number),
+            "session header without a string \"id\"".to_owned(),
+        );
+        return;
+    };
+    report.session_id = Some(id.to_owned());
+    report.parent_session = str_field(event, "parentSession").map(str::to_owned);
+    report.cwd = str_field(event, "cwd").map(str::to_owned);
+    run.dsh.seed_length = u64_field(event, "seedLength").unwrap_or(0);
+    run.dsh.agent = Some(id.to_owned());
+}

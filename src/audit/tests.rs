@@ -1,0 +1,297 @@
+use super::*;
+
+fn audit(text: &[u8], format: Format) -> SessionReport {
+    let mut auditor = Auditor::new(&Config::default()).unwrap();
+    auditor.audit_reader("t.jsonl".into(), text, format, &mut |_| {})
+}
+
+const HEADER: &str =
+    r#"{"type":"session","version":0,"id":"s1","createdAt":1,"delegationDepth":0}"#;
+
+fn call(seq: u64, id: &str, name: &str, args: &str) -> String {
+    serde_json::json!({"type":"tool/call","seq":seq,"time":1,
+        "data":{"turn":1,"step":1,"callId":id,"name":name,"arguments":args}})
+    .to_string()
+}
+
+fn result(seq: u64, id: &str, text: &str, is_error: bool) -> String {
+    serde_json::json!({"type":"tool/result","seq":seq,"time":1,"data":{"turn":1,"step":1,
+        "message":{"source":{"kind":"tool","callId":id},"role":"user","id":"m",
+            "content":[{"type":"tool-result","toolCallId":id,"isError":is_error,
+                "content":[{"type":"text","text":text}]}]}}})
+    .to_string()
+}
+
+fn user(seq: u64, kind: &str) -> String {
+    serde_json::json!({"type":"user/message","seq":seq,"time":1,
+        "data":{"content":[{"type":"text","text":"hi"}],"source":{"kind":kind,"plugin":"p","form":"notice","summary":"s"},"role":"user","id":"u"}})
+    .to_string()
+}
+
+fn log(lines: &[String]) -> Vec<u8> {
+    let mut out = format!("{HEADER}\n");
+    for line in lines {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.into_bytes()
+}
+
+/// `n` identical ls calls with results, starting at seq `seq`.
+fn repeats(n: usize, seq: u64, tag: &str) -> Vec<String> {
+    (0..n)
+        .flat_map(|i| {
+            let id = format!("{tag}{i}");
+            let s = seq + 2 * i as u64;
+            [
+                call(s, &id, "bash", r#"{"command":"ls"}"#),
+                result(s + 1, &id, "a\nb", false),
+            ]
+        })
+        .collect()
+}
+
+#[test]
+fn dsh_loop_reminders_at_thresholds_with_call_ids() {
+    let report = audit(&log(&repeats(5, 0, "c")), Format::Auto);
+    assert_eq!(report.format, Format::Dsh);
+    assert_eq!(report.session_id.as_deref(), Some("s1"));
+    assert_eq!(report.calls, 5);
+    let got: Vec<(&str, u64)> = report
+        .reminders
+        .iter()
+        .map(|r| (r.site.call_id.as_str(), r.count))
+        .collect();
+    assert_eq!(got, vec![("c2", 3), ("c4", 5)]);
+    assert_eq!(report.reminders[0].summary, "bash × 3");
+    assert_eq!(report.reminders[0].command.as_deref(), Some("ls"));
+    assert_eq!(report.reminders[0].arguments, r#"{"command":"ls"}"#);
+    assert_eq!(report.reminders[0].site.line, 6);
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+}
+
+#[test]
+fn plugin_messages_do_not_reset_but_the_user_does() {
+    let mut lines = repeats(2, 0, "a");
+    lines.push(user(4, "plugin"));
+    lines.extend(repeats(1, 5, "b"));
+    let report = audit(&log(&lines), Format::Dsh);
+    assert_eq!(report.reminders.len(), 1, "plugin notice must not reset");
+
+    let mut lines = repeats(2, 0, "a");
+    lines.push(user(4, "user"));
+    lines.extend(repeats(1, 5, "b"));
+    assert!(audit(&log(&lines), Format::Dsh).reminders.is_empty());
+}
+
+#[test]
+fn silent_failure_found_and_error_results_never_scanned() {
+    let tb = "Traceback (most recent call last):\n  File \"x.py\", line 1\nNameError: x";
+    let lines = vec![
+        call(0, "c0", "bash", r#"{"command":"python x.py | tail"}"#),
+        result(1, "c0", tb, false),
+        call(2, "c1", "bash", r#"{"command":"python x.py"}"#),
+        result(3, "c1", tb, true),
+        call(4, "c2", "read_file", r#"{"path":"x.py"}"#),
+        result(5, "c2", tb, false),
+    ];
+    let report = audit(&log(&lines), Format::Dsh);
+    assert_eq!(report.failures.len(), 1);
+    let f = &report.failures[0];
+    assert_eq!(
+        (f.site.call_id.as_str(), f.rule_id.as_str(), f.line),
+        ("c0", "python-traceback", 1)
+    );
+    assert_eq!(f.excerpt, "Traceback (most recent call last):");
+    assert_eq!(f.command.as_deref(), Some("python x.py | tail"));
+    assert_eq!(f.verdict, crate::engine::FailureAction::Error);
+}
+
+#[test]
+fn bad_lines_are_reported_with_their_number_and_skipped() {
+    let mut text = log(&[
+        "{not json".to_owned(),
+        r#"{"type":"mystery/event","seq":1,"time":1,"data":{}}"#.to_owned(),
+        r#"{"type":"mystery/event","seq":2,"time":1,"data":{},"ignorable":true}"#.to_owned(),
+        r#"{"type":"text-chunks","time0":1,"data":{}}"#.to_owned(),
+        result(3, "nope", "x", false),
+        "[1,2]".to_owned(),
+    ]);
+    text.extend_from_slice(repeats(3, 4, "c").join("\n").as_bytes());
+    text.extend_from_slice(b"\n{\"type\":\"tool/ca");
+    let report = audit(&text, Format::Dsh);
+    let lines: Vec<Option<u64>> = report.errors.iter().map(|e| e.line).collect();
+    assert_eq!(
+        lines,
+        vec![Some(2), Some(3), Some(5), Some(6), Some(7), Some(14)]
+    );
+    assert!(report.errors[0].message.starts_with("malformed JSON"));
+    assert!(report.errors[1]
+        .message
+        .contains("unknown event type \"mystery/event\""));
+    assert!(report.errors[5].message.starts_with("truncated last line"));
+    // The audit went on past the bad lines.
+    assert_eq!(report.reminders.len(), 1);
+}
+
+#[test]
+fn errors_are_capped_but_counted() {
+    let text = "x\n".repeat(MAX_ERRORS + 5);
+    let report = audit(text.as_bytes(), Format::Dsh);
+    assert_eq!(report.errors.len(), MAX_ERRORS);
+    assert_eq!(report.error_count, MAX_ERRORS as u64 + 5);
+}
+
+#[test]
+fn forked_seed_is_not_audited_again_and_end_seed_resets() {
+    let header = r#"{"type":"session","version":0,"id":"child","createdAt":1,"parentSession":"p","seedLength":4,"delegationDepth":1}"#;
+    let mut text = format!("{header}\n");
+    for line in repeats(2, 0, "p") {
+        text.push_str(&line);
+        text.push('\n');
+    }
+    for line in repeats(2, 4, "c") {
+        text.push_str(&line);
+        text.push('\n');
+    }
+    let report = audit(text.as_bytes(), Format::Dsh);
+    assert_eq!((report.calls, report.inherited), (2, 2));
+    assert!(
+        report.reminders.is_empty(),
+        "seed calls must not extend the chain"
+    );
+    assert_eq!(report.parent_session.as_deref(), Some("p"));
+
+    let mut lines = repeats(2, 0, "a");
+    lines.push(r#"{"type":"session/end-seed","seq":4,"time":1,"data":{}}"#.to_owned());
+    lines.extend(repeats(1, 5, "b"));
+    assert!(audit(&log(&lines), Format::Dsh).reminders.is_empty());
+}
+
+#[test]
+fn unanswered_calls_are_counted_not_observed() {
+    let report = audit(
+        &log(&[call(0, "c0", "bash", "{}"), call(1, "c1", "bash", "{}")]),
+        Format::Dsh,
+    );
+    assert_eq!((report.calls, report.unanswered), (2, 2));
+}
+
+#[test]
+fn trace_format_agents_exit_codes_and_resets() {
+    let text = [
+        r#"{"agentId":"a","tool":"bash","arguments":{"command":"ls"},"output":"x"}"#,
+        r#"{"agentId":"b","tool":"bash","arguments":{"command":"ls"},"output":"x"}"#,
+        r#"{"agentId":"a","tool":"bash","argumentsJson":"{\"command\": \"ls\"}","output":"x"}"#,
+        r#"{"agentId":"a","tool":"bash","arguments":{"command":"ls"},"output":"x","callId":"third"}"#,
+        r#"{"agentId":"b","type":"user"}"#,
+        r#"{"agentId":"b","tool":"bash","arguments":{"command":"ls"},"output":"x"}"#,
+        r#"{"agentId":"b","tool":"bash","arguments":{"command":"ls"},"output":"x"}"#,
+        // Exit 1: the failure already shows, `when: success` rules stay silent.
+        r#"{"tool":"bash","arguments":{"command":"pytest"},"output":"1 failed in 0.2s","exitCode":1}"#,
+        r#"{"tool":"bash","arguments":{"command":"pytest | tail -1"},"output":"1 failed in 0.2s","exitCode":0}"#,
+        r#"{"tool":"bash","arguments":{"command":"pytest"},"output":"1 failed in 0.2s","isError":true}"#,
+        r#"{"type":"party"}"#,
+    ]
+    .join("\n");
+    let report = audit(text.as_bytes(), Format::Auto);
+    assert_eq!(report.format, Format::Trace);
+    assert_eq!(report.agents, vec!["a", "b", "main"]);
+    assert_eq!(report.calls, 9);
+    let reminders: Vec<(&str, &str, u64)> = report
+        .reminders
+        .iter()
+        .map(|r| {
+            (
+                r.site.agent_id.as_deref().unwrap(),
+                r.site.call_id.as_str(),
+                r.count,
+            )
+        })
+        .collect();
+    assert_eq!(reminders, vec![("a", "third", 3)]);
+    let failures: Vec<(&str, &str)> = report
+        .failures
+        .iter()
+        .map(|f| (f.site.call_id.as_str(), f.rule_id.as_str()))
+        .collect();
+    assert_eq!(failures, vec![("line 9", "pytest-failed")]);
+    assert_eq!(report.errors.len(), 1);
+    assert_eq!(report.errors[0].line, Some(11));
+}
+
+#[test]
+fn zstd_frames_plain_and_truncated() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("__test__/audit/fixtures");
+    let main = "--home-dev-report-site--/sample-main/session.jsonl";
+    let plain = std::fs::read(dir.join("dsh-plain").join(main)).unwrap();
+    let packed = std::fs::read(dir.join("dsh-zstd").join(format!("{main}.zstd"))).unwrap();
+    let mut decoded = Vec::new();
+    zstd::ZstdFrames::new(&packed[..])
+        .read_to_end(&mut decoded)
+        .unwrap();
+    // Same session shape in both recordings: same number of lines and events.
+    assert_eq!(
+        decoded.iter().filter(|&&b| b == b'\n').count(),
+        plain.iter().filter(|&&b| b == b'\n').count()
+    );
+    let a = audit(&plain, Format::Auto);
+    let b = audit(&packed, Format::Auto);
+    assert!(b.compressed && !a.compressed);
+    let ids = |r: &SessionReport| {
+        (
+            r.reminders
+                .iter()
+                .map(|x| (x.site.call_id.clone(), x.count))
+                .collect::<Vec<_>>(),
+            r.failures
+                .iter()
+                .map(|x| (x.site.call_id.clone(), x.rule_id.clone()))
+                .collect::<Vec<_>>(),
+        )
+    };
+    assert_eq!(ids(&a), ids(&b));
+    assert!(
+        a.errors.is_empty() && b.errors.is_empty(),
+        "{:?} {:?}",
+        a.errors,
+        b.errors
+    );
+
+    // Cut mid-frame: what decoded is audited, the cut is reported, no panic.
+    let cut = audit(&packed[..packed.len() - 40], Format::Auto);
+    assert!(
+        cut.errors.iter().any(|e| e.message.contains("truncated")),
+        "{:?}",
+        cut.errors
+    );
+    // A flipped byte inside a frame: a checksum or decode error, never a panic.
+    let mut bad = packed.clone();
+    let at = bad.len() / 2;
+    bad[at] ^= 0x55;
+    let _ = audit(&bad, Format::Auto);
+}
+
+#[test]
+fn config_json_errors_name_the_key() {
+    assert_eq!(
+        config_from_json(r#"{"repeat":{"thresholds":[]}}"#).unwrap_err(),
+        "repeat-tool-reminder: `thresholds` must not be empty"
+    );
+    assert!(config_from_json("{")
+        .unwrap_err()
+        .contains("not valid JSON"));
+    assert_eq!(
+        config_from_json(r#"{"repeat":{"thresholds":[2]}}"#)
+            .unwrap()
+            .repeat
+            .thresholds,
+        vec![2]
+    );
+}
+
+#[test]
+fn preview_cuts_by_characters() {
+    assert_eq!(preview("héllo", 2), "hé…");
+    assert_eq!(preview("hé", 2), "hé");
+}

@@ -1,0 +1,172 @@
+//! The generic trace format (docs/trace-format.md): one JSON object a line,
+//! for harnesses other than DSH.
+//!
+//! ```text
+//! {"agentId":"main","tool":"bash","arguments":{"command":"make"},"output":"…","exitCode":0}
+//! {"agentId":"main","type":"user"}      the user spoke: that agent's chain starts over
+//! {"agentId":"main","type":"end"}       the agent is gone: its chain is dropped
+//! ```
+
+use serde_json::{Map, Value};
+
+use super::{CallSite, Run, SessionReport};
+use crate::engine::{Engine, Output};
+use crate::markers::shows_failure;
+
+/// The agent of lines without `agentId`.
+pub const DEFAULT_AGENT: &str = "main";
+
+#[derive(Default)]
+pub(super) struct TraceState {
+    /// Agents with chain state, to free them at the end of the file.
+    live: Vec<String>,
+}
+
+impl TraceState {
+    pub(super) fn finish(&mut self, _report: &mut SessionReport, engine: &mut Engine) {
+        for agent in self.live.drain(..) {
+            engine.forget(&agent);
+        }
+    }
+}
+
+pub(super) fn line(
+    run: &mut Run,
+    report: &mut SessionReport,
+    number: u64,
+    event: &Map<String, Value>,
+) {
+    let agent = match event.get("agentId") {
+        None | Some(Value::Null) => DEFAULT_AGENT,
+        Some(Value::String(id)) => id.as_str(),
+        Some(_) => {
+            report.error(Some(number), "\"agentId\" must be a string".to_owned());
+            return;
+        }
+    };
+    if !report.agents.iter().any(|a| a == agent) {
+        report.agents.push(agent.to_owned());
+    }
+    if !run.trace.live.iter().any(|a| a == agent) {
+        run.trace.live.push(agent.to_owned());
+    }
+    let kind = match event.get("type") {
+        None => "call",
+        Some(Value::String(kind)) => kind.as_str(),
+        Some(_) => {
+            report.error(Some(number), "\"type\" must be a string".to_owned());
+            return;
+        }
+    };
+    match kind {
+        "call" => call(run, report, number, agent, event),
+        "user" => run.reset(agent),
+        "end" => {
+            run.auditor.engine.forget(agent);
+            run.trace.live.retain(|a| a != agent);
+        }
+        other => report.error(
+            Some(number),
+            format!("unknown trace line type \"{other}\" (expected call, user or end), skipped"),
+        ),
+    }
+}
+
+fn call(
+    run: &mut Run,
+    report: &mut SessionReport,
+    number: u64,
+    agent: &str,
+    event: &Map<String, Value>,
+) {
+    let Some(name) = event.get("tool").and_then(Value::as_str) else {
+        report.error(
+            Some(number),
+            "call line without a string \"tool\"".to_owned(),
+        );
+        return;
+    };
+    let arguments_json = match (event.get("arguments"), event.get("argumentsJson")) {
+        (Some(_), Some(_)) => {
+            report.error(
+                Some(number),
+                "give \"arguments\" or \"argumentsJson\", not both".to_owned(),
+            );
+            return;
+        }
+        (None, Some(Value::String(raw))) => raw.clone(),
+        (None, Some(_)) => {
+            report.error(
+                Some(number),
+                "\"argumentsJson\" must be a string".to_owned(),
+            );
+            return;
+        }
+        (Some(value), None) => value.to_string(),
+        (None, None) => String::new(),
+    };
+    let mut texts: Vec<&str> = match (event.get("output"), event.get("content")) {
+        (Some(Value::String(text)), None) => vec![text.as_str()],
+        (None, Some(Value::Array(blocks))) => blocks
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect(),
+        (None, None) => Vec::new(),
+        _ => {
+            report.error(
+                Some(number),
+                "give \"output\" (a string) or \"content\" (text blocks), not both".to_owned(),
+            );
+            return;
+        }
+    };
+    let is_error = match event.get("isError") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => {
+            report.error(Some(number), "\"isError\" must be a boolean".to_owned());
+            return;
+        }
+    };
+    // A non-zero exit shown the DSH way, so `when: success` rules stay silent
+    // exactly as they would behind DSH's shell tools.
+    let marker;
+    match event.get("exitCode") {
+        None | Some(Value::Null) => {}
+        Some(code) => match code.as_i64() {
+            Some(0) => {}
+            Some(code) => {
+                let joined = texts.join("\n");
+                if !shows_failure(&joined) {
+                    marker = format!("[exit code: {code}]");
+                    texts.push(&marker);
+                }
+            }
+            None => {
+                report.error(Some(number), "\"exitCode\" must be an integer".to_owned());
+                return;
+            }
+        },
+    }
+    report.calls += 1;
+    let call_id = match event.get("callId").and_then(Value::as_str) {
+        Some(id) => id.to_owned(),
+        None => format!("line {number}"),
+    };
+    let site = CallSite {
+        agent_id: Some(agent.to_owned()),
+        call_id,
+        name: name.to_owned(),
+        arguments_json,
+        line: number,
+        seq: None,
+        turn: None,
+    };
+    let output = Output {
+        is_error,
+        texts,
+        value_json: None,
+    };
+    run.observe(report, &site, &output);
+}
