@@ -628,7 +628,29 @@ function fixtureTexts() {
   ];
 }
 
-const MARKERS = ['', '\n[exit code: 1]', '\n[exit code: 0]', '\n[status: failed, exit code: 2]', '\n[status: done, exit code: 0]', '\n[sandbox: file access denied under read-only mode]', '\n[killed by signal: SIGKILL]', '\n[timed out after 1000ms]', '\n[stderr]\nwarning'];
+/** Harness marker lines and lookalikes; the generator puts them at the end and in the middle. */
+const MARKER_LINES = [
+  '[exit code: 1]',
+  '[exit code: 0]',
+  '[exit code: -3]',
+  '[exit code: 00]',
+  '[status: failed, exit code: 2]',
+  '[status: done, exit code: 0]',
+  '[status: running]',
+  '[sandbox: file access denied under read-only mode]',
+  '[killed by signal: SIGKILL]',
+  '[timed out after 1000ms]',
+  '[stderr]',
+  'warning: retrying',
+  '',
+];
+
+/**
+ * Whitespace put around every line: where Rust's `trim` and JavaScript's
+ * differ (U+0085, U+FEFF) and where they agree. CR and U+2028 are left out:
+ * under `m` they are documented dialect divergences (src/rules/dialect.rs).
+ */
+const LINE_PADDING = ['', ' ', '\t', '\u0085', '\ufeff', '\u00a0 ', '\u3000'];
 
 const CONFIGS = [
   undefined,
@@ -640,6 +662,8 @@ const CONFIGS = [
       rules: [
         { id: 'user-ctx', pattern: '\\bwarn(ing)?\\b', flags: 'i', action: 'context', message: 'a warning' },
         { id: 'user-always', pattern: '^\\s*at \\S+ \\(', flags: 'm', action: 'error', when: 'always', message: 'a stack frame' },
+        { id: 'python-traceback', pattern: 'Traceback \\(most recent call last\\):', action: 'error', when: 'always', message: 'replaced in place' },
+        { id: 'git-fatal', pattern: 'unused', action: 'off', message: 'switched off' },
       ],
     },
   },
@@ -657,9 +681,24 @@ describe('differential: native GuardEngine vs reference', () => {
     );
   });
 
-  it('identical verdicts over ≥2,000 generated call sequences', { skip }, () => {
+  it('identical verdicts over ≥2,000 generated call sequences', { skip }, (t) => {
     const texts = fixtureTexts();
-    const text = fc.tuple(fc.nat({ max: texts.length - 1 }), fc.nat({ max: texts.length - 1 }), fc.constantFrom(...MARKERS), fc.boolean()).map(([a, b, marker, both]) => (both ? `${texts[a]}\n${texts[b]}` : texts[a]) + marker);
+    const segment = fc.oneof(
+      { weight: 3, arbitrary: fc.nat({ max: texts.length - 1 }).map((i) => texts[i]) },
+      { weight: 1, arbitrary: fc.constantFrom(...MARKER_LINES) },
+    );
+    const text = fc
+      .record({
+        body: fc.array(segment, { minLength: 1, maxLength: 3 }),
+        tail: fc.array(fc.constantFrom(...MARKER_LINES), { maxLength: 2 }),
+        pad: fc.constantFrom(...LINE_PADDING),
+        newline: fc.boolean(),
+      })
+      .map(({ body, tail, pad, newline }) => {
+        let joined = [...body, ...tail].join('\n');
+        if (pad !== '') joined = joined.split('\n').map((line) => `${pad}${line}${pad}`).join('\n');
+        return newline ? `${joined}\n` : joined;
+      });
     const result = fc.oneof(
       text.map((t) => ({ content: [{ type: 'text', text: t }] })),
       fc.tuple(text, text).map(([a, b]) => ({ content: [{ type: 'text', text: a }, { type: 'image' }, { type: 'text', text: b }] })),
@@ -689,6 +728,10 @@ describe('differential: native GuardEngine vs reference', () => {
     let sequences = 0;
     let calls = 0;
     let verdicts = 0;
+    let reminders = 0;
+    let alreadyFailed = 0;
+    const actions = { error: 0, context: 0 };
+    const ruleIds = new Set();
     fc.assert(
       fc.property(fc.nat({ max: CONFIGS.length - 1 }), fc.array(step, { minLength: 1, maxLength: 12 }), (configIndex, steps) => {
         const config = CONFIGS[configIndex];
@@ -706,14 +749,28 @@ describe('differential: native GuardEngine vs reference', () => {
             assert.deepEqual(normalize(theirs.observe(exec, s.result)), expected);
             calls++;
             if (expected !== null) verdicts++;
+            if (expected?.reminder) reminders++;
+            if (expected?.failure) {
+              actions[expected.failure.action]++;
+              if (expected.failure.text.includes('output shows a failure:')) alreadyFailed++;
+              for (const hit of expected.failure.rules) ruleIds.add(hit.id);
+            }
           }
         }
         sequences++;
       }),
       { numRuns: 2500, seed: 424242 },
     );
+    t.diagnostic(
+      `${sequences} sequences, ${calls} calls, ${verdicts} verdicts: ${reminders} reminders, ` +
+        `${actions.error} error + ${actions.context} context failures (${alreadyFailed} after a failure marker), ` +
+        `${ruleIds.size} rule ids hit`,
+    );
     assert.ok(sequences >= 2000, `${sequences} sequences`);
-    assert.ok(verdicts > 500, `${verdicts} non-null verdicts out of ${calls} calls`);
+    assert.ok(reminders > 500 && actions.error > 500 && actions.context > 50 && alreadyFailed > 50, 'every verdict kind is compared');
+    const builtinIds = BUILTINS.filter((rule) => rule.action !== 'off').map((rule) => rule.id);
+    const missed = builtinIds.filter((id) => !ruleIds.has(id));
+    assert.deepEqual(missed, [], 'every built-in rule fired at least once');
   });
 
   it('bad input: both engines throw the same message, at the same point of the chain', { skip }, () => {
