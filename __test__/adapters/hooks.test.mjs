@@ -1,0 +1,272 @@
+// `toolguard hook` as Claude Code / Codex run it: a fresh process per event,
+// the documented JSON on stdin, JSON (or nothing) on stdout. Expected verdicts
+// come from an in-process GuardEngine fed the same calls, so the test checks
+// the hook's translation and its chain persistence, not copied strings.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { GuardEngine } from 'toolguard';
+import { HOOK_SHELL_TOOLS, hookEngineConfig, hookOutputFor, stateDir } from 'toolguard/hooks';
+import { shellText } from '../../dist/ts/adapters/common.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const entry = join(root, 'dist/ts/cli/hook.mjs');
+const scratch = mkdtempSync(join(tmpdir(), 'toolguard-hooks-test-'));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+let dirs = 0;
+const freshDir = () => join(scratch, `state-${++dirs}`);
+
+/** Run one hook process; resolves to {code, stdout, stderr, json}. */
+function hook(event, { env = {}, args = [] } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [entry, ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr, json: stdout.trim() ? JSON.parse(stdout) : null }));
+    child.stdin.end(typeof event === 'string' ? event : JSON.stringify(event));
+  });
+}
+
+// Claude Code's documented PostToolUse input for its Bash tool.
+const bash = (session, command, stdout = 'ok\n', extra = {}) => ({
+  session_id: session,
+  transcript_path: '/home/u/.claude/projects/p/s.jsonl',
+  cwd: '/work',
+  permission_mode: 'default',
+  hook_event_name: 'PostToolUse',
+  tool_name: 'Bash',
+  tool_input: { command, description: 'run it' },
+  tool_response: { stdout, stderr: '', interrupted: false, isImage: false },
+  tool_use_id: 'toolu_01',
+  ...extra,
+});
+const prompt = (session) => ({ session_id: session, hook_event_name: 'UserPromptSubmit', prompt: 'try again', cwd: '/work' });
+
+/** What the hook must print for this sequence of calls, computed with the engine in-process. */
+function expected(events, config = {}) {
+  const engine = new GuardEngine(hookEngineConfig(config));
+  return events.map((e) => {
+    if (e.hook_event_name === 'UserPromptSubmit') {
+      engine.reset('a');
+      return null;
+    }
+    const text = shellText(e.tool_response);
+    const verdict = engine.observe(
+      { agentId: 'a', name: e.tool_name, arguments: e.tool_input },
+      { text, value: e.tool_response },
+    );
+    return hookOutputFor(verdict);
+  });
+}
+
+async function runAll(events, opts) {
+  const outs = [];
+  for (const e of events) {
+    const r = await hook(e, opts);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, '');
+    outs.push(r.json);
+  }
+  return outs;
+}
+
+describe('toolguard hook (child process)', () => {
+  it('persists the repeat chain across processes: reminders at 3, 5 and 8, silent after', async () => {
+    const events = Array.from({ length: 9 }, () => bash('s-repeat', 'npm test'));
+    const env = { TOOLGUARD_STATE_DIR: freshDir() };
+    const outs = await runAll(events, { env });
+    assert.deepEqual(outs, expected(events));
+    assert.deepEqual(
+      outs.map((o) => (o ? 'x' : '.')).join(''),
+      '..x.x..x.',
+    );
+    assert.match(outs[4].hookSpecificOutput.additionalContext, /^Repeated tool call detected:\n- tool: Bash\n- consecutive_calls: 5\n- arguments: \{"command":"npm test","description":"run it"\}/);
+    assert.equal(outs[2].hookSpecificOutput.hookEventName, 'PostToolUse');
+    assert.equal(outs[2].decision, undefined);
+  });
+
+  it('a different call restarts the count; key order of the arguments does not matter', async () => {
+    const a = bash('s-mix', 'ls');
+    const b = bash('s-mix', 'pwd');
+    const a2 = { ...a, tool_input: { description: 'run it', command: 'ls' } };
+    const events = [a, a2, b, a, a2, a];
+    const outs = await runAll(events, { env: { TOOLGUARD_STATE_DIR: freshDir() } });
+    assert.deepEqual(outs, expected(events));
+    assert.deepEqual(outs.map(Boolean), [false, false, false, false, false, true]);
+  });
+
+  it('UserPromptSubmit resets the session chain; other sessions and subagents keep theirs', async () => {
+    const env = { TOOLGUARD_STATE_DIR: freshDir() };
+    const call = bash('s-reset', 'make');
+    await runAll([call, call], { env });
+    // Another session and a subagent of this one, interleaved: their own chains.
+    await runAll([bash('s-other', 'make'), { ...call, agent_id: 'sub-1' }], { env });
+    assert.deepEqual(await runAll([prompt('s-reset')], { env }), [null]);
+    const outs = await runAll([call, call], { env });
+    assert.deepEqual(outs, [null, null], 'the prompt reset the chain, so the 4th call is only the 2nd');
+    const third = await runAll([call], { env });
+    assert.equal(third[0].hookSpecificOutput.additionalContext, expected([call, call, call])[2].hookSpecificOutput.additionalContext);
+    // The subagent chain was not reset and is at 1: two more calls reach 3.
+    const sub = await runAll([{ ...call, agent_id: 'sub-1' }, { ...call, agent_id: 'sub-1' }], { env });
+    assert.equal(sub[0], null);
+    assert.ok(sub[1]?.hookSpecificOutput, 'subagent chain reached its 3rd call');
+  });
+
+  it('an error rule blocks with the failure header and the original output; Bash is a shell tool', async () => {
+    assert.ok(HOOK_SHELL_TOOLS.includes('Bash'));
+    const out = 'Running tests\nTraceback (most recent call last):\n  File "t.py", line 3, in <module>\n    main()\nKeyError: \'x\'\n';
+    const events = [bash('s-err', 'python t.py | tail -n 20', out)];
+    const [got] = await runAll(events, { env: { TOOLGUARD_STATE_DIR: freshDir() } });
+    assert.deepEqual(got, expected(events)[0]);
+    assert.equal(got.decision, 'block');
+    assert.ok(got.reason.startsWith('[loud-failure] Bash exited 0 but its output shows it failed:\n'), got.reason);
+    assert.ok(got.reason.endsWith(`Original output:\n${out}`), 'the original output follows verbatim');
+    assert.equal(got.hookSpecificOutput, undefined);
+  });
+
+  it('a context rule and a reminder share additionalContext (reminder first), no decision', async () => {
+    const panic = "running 1 test\nthread 'main' panicked at src/main.rs:2:5:\nboom\nnote: run with `RUST_BACKTRACE=1`\n";
+    const call = bash('s-ctx', 'cargo run 2>&1 | head', panic);
+    const events = [call, call, call];
+    const outs = await runAll(events, { env: { TOOLGUARD_STATE_DIR: freshDir() } });
+    assert.deepEqual(outs, expected(events));
+    assert.equal(outs[0].decision, undefined);
+    assert.match(outs[0].hookSpecificOutput.additionalContext, /^\[loud-failure\] Bash output may show a silent failure:\n- rust-panic/);
+    const parts = outs[2].hookSpecificOutput.additionalContext.split('\n\n');
+    assert.ok(parts[0].startsWith('You are repeating'), 'reminder first');
+    assert.ok(parts[1].startsWith('[loud-failure]'), 'notice after');
+  });
+
+  it('stderr is scanned in the DSH shell format; a non-zero exit code silences success-only rules', async () => {
+    const withStderr = bash('s-stderr', 'build.sh', 'done\n');
+    withStderr.tool_response.stderr = 'build.sh: line 3: pdflatex: command not found\n';
+    const failed = { ...withStderr, tool_input: { command: 'build.sh --again' }, tool_response: { ...withStderr.tool_response, exit_code: 1 } };
+    const events = [withStderr, failed];
+    const outs = await runAll(events, { env: { TOOLGUARD_STATE_DIR: freshDir() } });
+    assert.deepEqual(outs, expected(events));
+    assert.ok(outs[0], 'command not found on stderr is reported');
+    assert.match(JSON.stringify(outs[0]), /command not found/);
+  });
+
+  it('Codex-style string tool_response and a user config (--config): custom shell tool and thresholds', async () => {
+    const cfgFile = join(scratch, 'cfg.json');
+    const config = { repeat: { thresholds: [2] }, loudFailure: { shellTools: ['exec_*'] } };
+    writeFileSync(cfgFile, JSON.stringify(config));
+    const codex = {
+      session_id: 'codex-1',
+      turn_id: 't1',
+      transcript_path: null,
+      cwd: '/work',
+      hook_event_name: 'PostToolUse',
+      model: 'gpt-5',
+      tool_name: 'exec_command',
+      tool_input: { cmd: 'cargo build' },
+      tool_response: 'Compiling x\nerror[E0425]: cannot find value `y` in this scope\n',
+    };
+    const events = [codex, codex];
+    const outs = await runAll(events, { env: { TOOLGUARD_STATE_DIR: freshDir() }, args: ['--config', cfgFile] });
+    assert.deepEqual(outs, expected(events, config));
+    assert.ok(outs[1].hookSpecificOutput.additionalContext.startsWith('You are repeating'), 'threshold 2 from the config');
+  });
+
+  it('calls outside repeat.include are transparent to the chain', async () => {
+    const cfgFile = join(scratch, 'include.json');
+    const config = { repeat: { include: ['Bash'] } };
+    writeFileSync(cfgFile, JSON.stringify(config));
+    const read = { ...bash('s-inc', 'x'), tool_name: 'Read', tool_input: { file_path: '/a' }, tool_response: { type: 'text', file: { content: 'a' } } };
+    const call = bash('s-inc', 'make');
+    const events = [call, read, call, read, call];
+    const outs = await runAll(events, { env: { TOOLGUARD_STATE_DIR: freshDir() }, args: [`--config=${cfgFile}`] });
+    assert.deepEqual(outs, expected(events, config));
+    assert.ok(outs[4]?.hookSpecificOutput, 'the third Bash call is the third in the chain');
+  });
+
+  it('parallel hook processes of one session lose no update', async () => {
+    const env = { TOOLGUARD_STATE_DIR: freshDir() };
+    const call = bash('s-par', 'curl -s localhost');
+    const outs = (await Promise.all(Array.from({ length: 7 }, () => hook(call, { env })))).map((r) => {
+      assert.equal(r.code, 0, r.stderr);
+      return r.json;
+    });
+    const texts = outs.filter(Boolean).map((o) => o.hookSpecificOutput.additionalContext);
+    const want = expected(Array.from({ length: 8 }, () => call));
+    // Runs 3 and 5 each produced their reminder exactly once, in some process.
+    assert.deepEqual(texts.sort(), [want[2], want[4]].map((o) => o.hookSpecificOutput.additionalContext).sort());
+    const [eighth] = await runAll([call], { env });
+    assert.deepEqual(eighth, want[7], 'all 7 parallel updates were kept: the next call is the 8th');
+  });
+
+  it('breaks a stale lock left by a crashed process', async () => {
+    const dir = freshDir();
+    const env = { TOOLGUARD_STATE_DIR: dir };
+    const call = bash('s-stale', 'true');
+    await runAll([call], { env });
+    const [state] = readdirSync(dir).filter((f) => f.endsWith('.json'));
+    const lock = join(dir, `${state}.lock`);
+    writeFileSync(lock, '');
+    const old = (Date.now() - 60_000) / 1000;
+    utimesSync(lock, old, old);
+    const outs = await runAll([call, call], { env });
+    assert.deepEqual(outs, expected([call, call, call]).slice(1));
+    assert.equal(existsSync(lock), false);
+  });
+
+  it('removes state files untouched for longer than the TTL, keeps fresh ones', async () => {
+    const dir = freshDir();
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const stale = join(dir, '0123456789abcdef0123456789abcdef.json');
+    const fresh = join(dir, 'fedcba9876543210fedcba9876543210.json');
+    writeFileSync(stale, '{"v":1,"kind":"replay","key":"x","count":1}');
+    writeFileSync(fresh, '{"v":1,"kind":"replay","key":"y","count":1}');
+    const eightDays = (Date.now() - 8 * 86_400_000) / 1000;
+    utimesSync(stale, eightDays, eightDays);
+    await runAll([prompt('s-sweep')], { env: { TOOLGUARD_STATE_DIR: dir } });
+    assert.equal(existsSync(stale), false);
+    assert.equal(existsSync(fresh), true);
+  });
+
+  it('SessionEnd deletes the session state', async () => {
+    const dir = freshDir();
+    const env = { TOOLGUARD_STATE_DIR: dir };
+    await runAll([bash('s-end', 'x')], { env });
+    assert.equal(readdirSync(dir).filter((f) => f.endsWith('.json')).length, 1);
+    await runAll([{ session_id: 's-end', hook_event_name: 'SessionEnd', reason: 'exit' }], { env });
+    assert.equal(readdirSync(dir).filter((f) => f.endsWith('.json')).length, 0);
+  });
+
+  it('documented state directory: TOOLGUARD_STATE_DIR, else $XDG_STATE_HOME/toolguard, else tmpdir/toolguard-<uid>', async () => {
+    assert.equal(stateDir({ TOOLGUARD_STATE_DIR: '/x/y', XDG_STATE_HOME: '/s' }), '/x/y');
+    assert.equal(stateDir({ XDG_STATE_HOME: '/s' }), '/s/toolguard');
+    assert.equal(stateDir({}), join(tmpdir(), `toolguard-${process.getuid()}`));
+    const xdg = join(scratch, 'xdg');
+    const env = { TOOLGUARD_STATE_DIR: '', XDG_STATE_HOME: xdg };
+    await runAll([bash('s-xdg', 'x')], { env });
+    assert.equal(readdirSync(join(xdg, 'toolguard')).filter((f) => f.endsWith('.json')).length, 1);
+  });
+
+  it('fails open: bad input is a non-blocking error (exit 1, stderr, no decision)', async () => {
+    const env = { TOOLGUARD_STATE_DIR: freshDir() };
+    for (const input of ['not json', '{}', JSON.stringify({ hook_event_name: 'PostToolUse' })]) {
+      const r = await hook(input, { env });
+      assert.equal(r.code, 1);
+      assert.equal(r.stdout, '');
+      assert.match(r.stderr, /^toolguard hook: .*passed through unchanged/);
+    }
+    const cfgFile = join(scratch, 'bad.json');
+    writeFileSync(cfgFile, JSON.stringify({ repeat: { thresholds: [1] } }));
+    const r = await hook(bash('s-bad', 'x'), { env, args: ['--config', cfgFile] });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /repeat-tool-reminder: invalid threshold 1/);
+    // Events the guard does not use are accepted silently.
+    const other = await hook({ session_id: 's', hook_event_name: 'Stop' }, { env });
+    assert.deepEqual([other.code, other.stdout, other.stderr], [0, '', '']);
+  });
+});

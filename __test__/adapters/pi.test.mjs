@@ -1,0 +1,132 @@
+// toolguard/pi inside a real pi agent session (@mariozechner/pi-coding-agent):
+// pi's own faux model provider scripts the tool calls, pi's real `bash` tool
+// runs them, and the extension is loaded through pi's resource loader. The
+// test reads what the model is sent next, so it checks what the model sees.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  AuthStorage,
+  createAgentSession,
+  DefaultResourceLoader,
+  ModelRegistry,
+  SessionManager,
+  SettingsManager,
+} from '@mariozechner/pi-coding-agent';
+import { fauxAssistantMessage, fauxText, fauxToolCall, registerFauxProvider } from '@mariozechner/pi-ai';
+import { GuardEngine } from 'toolguard';
+import { patchFor, toolguard } from 'toolguard/pi';
+
+const scratch = mkdtempSync(join(tmpdir(), 'toolguard-pi-test-'));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+const faux = registerFauxProvider();
+after(() => faux.unregister());
+
+/** A headless pi session with the toolguard extension and only the bash tool. */
+async function piSession(extension = toolguard()) {
+  const dir = mkdtempSync(join(scratch, 's-'));
+  const authStorage = AuthStorage.inMemory();
+  authStorage.setRuntimeApiKey(faux.getModel().provider, 'test');
+  const settingsManager = SettingsManager.inMemory();
+  const resourceLoader = new DefaultResourceLoader({
+    cwd: dir,
+    agentDir: dir,
+    settingsManager,
+    extensionFactories: [extension],
+    noSkills: true,
+    noPromptTemplates: true,
+    noThemes: true,
+    noContextFiles: true,
+  });
+  await resourceLoader.reload();
+  const { session } = await createAgentSession({
+    cwd: dir,
+    agentDir: dir,
+    authStorage,
+    modelRegistry: ModelRegistry.inMemory(authStorage),
+    model: faux.getModel(),
+    sessionManager: SessionManager.inMemory(dir),
+    settingsManager,
+    resourceLoader,
+    tools: ['bash'],
+  });
+  return session;
+}
+
+/** Script one user turn: the model calls bash with each command, then answers. Returns the tool results. */
+async function turn(session, commands) {
+  faux.setResponses([...commands.map((command) => fauxAssistantMessage(fauxToolCall('bash', { command }))), fauxAssistantMessage(fauxText('done'))]);
+  const before = session.messages.length;
+  await session.prompt('go');
+  return session.messages.slice(before).filter((m) => m.role === 'toolResult');
+}
+
+const texts = (result) => result.content.map((b) => b.text);
+
+describe('toolguard/pi in a real pi session', () => {
+  it('appends the reminder to the third identical bash result, as the engine words it', async () => {
+    const session = await piSession();
+    const results = await turn(session, ['echo hi', 'echo hi', 'echo hi']);
+    const engine = new GuardEngine();
+    const reminders = results.map(() => engine.observe({ agentId: 'x', name: 'bash', arguments: { command: 'echo hi' } })?.reminder?.text);
+    assert.deepEqual(results.map(texts), [['hi\n'], ['hi\n'], ['hi\n', reminders[2]]]);
+    assert.ok(reminders[2].startsWith('You are repeating the exact same tool call'));
+    assert.deepEqual(results.map((r) => r.isError), [false, false, false]);
+  });
+
+  it('a new user prompt resets the chain (pi input event)', async () => {
+    const session = await piSession();
+    await turn(session, ['ls', 'ls']);
+    const [third] = await turn(session, ['ls']);
+    assert.equal(third.content.length, 1, 'the third ls is the first after the prompt: no reminder');
+    const more = await turn(session, ['ls', 'ls', 'ls']);
+    assert.equal(more[2].content.length, 2, 'the chain still counts within a turn');
+  });
+
+  it('an error rule turns a bash exit-0 result into isError with the failure header', async () => {
+    const session = await piSession();
+    const command = `printf 'step 1\\nTraceback (most recent call last):\\n  File "x.py", line 2, in <module>\\nValueError: bad\\n'`;
+    const [result] = await turn(session, [command]);
+    assert.equal(result.isError, true);
+    assert.equal(result.content.length, 1);
+    const text = result.content[0].text;
+    const original = text.slice(text.indexOf('Original output:\n') + 'Original output:\n'.length);
+    assert.ok(original.startsWith('step 1\nTraceback (most recent call last):'), original);
+    const verdict = new GuardEngine().observe({ name: 'bash', argumentsJson: '{}' }, { content: [{ type: 'text', text: original }] });
+    assert.equal(text, verdict.failure.text);
+    assert.match(text, /^\[loud-failure\] bash exited 0 but its output shows it failed:\n- python-traceback \(line 2\)/);
+  });
+
+  it('a non-zero exit (pi reports isError) is left to pi: not scanned, not rewritten', async () => {
+    const session = await piSession();
+    const [result] = await turn(session, [`echo 'Traceback (most recent call last):'; exit 3`]);
+    assert.equal(result.isError, true);
+    assert.doesNotMatch(result.content[0].text, /loud-failure/);
+    assert.match(result.content[0].text, /exited with code 3/);
+  });
+
+  it('uses the engine config given to toolguard(): custom thresholds', async () => {
+    const session = await piSession(toolguard({ engine: { repeat: { thresholds: [2] } } }));
+    const results = await turn(session, ['pwd', 'pwd']);
+    assert.equal(results[1].content.length, 2);
+    assert.throws(() => toolguard({ engine: { repeat: { thresholds: [] } } })({ on() {} }), /repeat-tool-reminder: `thresholds` must not be empty/);
+  });
+
+  it('patchFor: an error keeps image blocks and puts the reminder after the failure', () => {
+    const image = { type: 'image', data: 'AAAA', mimeType: 'image/png' };
+    const verdict = {
+      reminder: { tool: 'bash', count: 3, text: 'R', summary: 'bash × 3' },
+      failure: { action: 'error', summary: 's', text: 'F', rules: [] },
+    };
+    assert.deepEqual(patchFor({ content: [{ type: 'text', text: 'out' }, image], isError: false }, verdict), {
+      content: [{ type: 'text', text: 'F' }, image, { type: 'text', text: 'R' }],
+      isError: true,
+    });
+    // Already an error: only the reminder is added.
+    assert.deepEqual(patchFor({ content: [{ type: 'text', text: 'out' }], isError: true }, verdict), {
+      content: [{ type: 'text', text: 'out' }, { type: 'text', text: 'R' }],
+    });
+  });
+});
