@@ -824,6 +824,20 @@ describe('differential: native GuardEngine vs reference', () => {
     }
   });
 
+  // Known divergence, kept visible: observe() reads argumentsJson (and names)
+  // through a UTF-8 conversion that turns a lone surrogate into U+FFFD, while
+  // the official plugin (and canonicalize()) keep it. Two calls differing only
+  // in which lone surrogate they carry then share a chain natively.
+  it('lone surrogates in observe() inputs', { skip, todo: !skip && 'native observe() reads strings as UTF-8 (lossy)' }, () => {
+    const config = { repeat: { thresholds: [2, 3], argumentsPreviewChars: 4 } };
+    const ours = new GuardEngine(config);
+    const theirs = new native.GuardEngine(config);
+    for (const argumentsJson of ['"\ud800x"', '"\ud800x"', '"\udc00x"', '{"k":"\ud800"}', '{"k":"\ud800"}', '{"k":"\ud800"}']) {
+      const exec = { agentId: 'a', name: 'tool', argumentsJson };
+      assert.deepEqual(normalize(theirs.observe(exec)), ours.observe(exec), JSON.stringify(argumentsJson));
+    }
+  });
+
   it('config errors: both engines reject the same configs with the same message', { skip }, () => {
     const bad = [
       'x',
