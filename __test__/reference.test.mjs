@@ -8,7 +8,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 
 import fc from 'fast-check';
@@ -84,6 +85,25 @@ describe('reference: module', () => {
     assert.deepEqual(Object.keys(mod).sort(), ['GuardEngine', 'canonicalize']);
     assert.equal(new mod.GuardEngine().agentCount, 0);
     assert.equal(typeof new mod.GuardEngine().observe, 'function');
+  });
+
+  it('works where no native binary can load, from ESM and from CommonJS (the fallback path)', () => {
+    const entry = path.join(here, '..', 'dist', 'reference', 'index.mjs');
+    // process.dlopen is how Node loads a .node file: make every attempt fail.
+    const script = `
+      process.dlopen = () => { throw new Error('no native binaries here'); };
+      const check = ({ GuardEngine, canonicalize }) => {
+        const engine = new GuardEngine({ repeat: { thresholds: [2] } });
+        engine.observe({ agentId: 'a', name: 'bash', argumentsJson: '{"b":1,"a":2}' });
+        const verdict = engine.observe({ agentId: 'a', name: 'bash', arguments: { a: 2, b: 1 } }, { text: 'Traceback (most recent call last):' });
+        return [verdict.reminder.count, verdict.failure.action, canonicalize('{"b":1,"a":2}')].join(' ');
+      };
+      const viaRequire = check(require(${JSON.stringify(entry)}));
+      import(${JSON.stringify(pathToFileURL(entry).href)}).then((mod) => console.log(viaRequire, '|', check(mod)));
+    `;
+    const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    assert.equal(child.stderr, '');
+    assert.equal(child.stdout.trim(), '2 error {"a":2,"b":1} | 2 error {"a":2,"b":1}');
   });
 
   it('canonicalize follows DSH parseArguments then the deep key sort', () => {
