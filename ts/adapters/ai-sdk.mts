@@ -47,6 +47,11 @@ export class ToolguardError extends Error {
     super(message);
     this.name = 'ToolguardError';
   }
+
+  /** The SDK shows the model `error.toString()`: make it exactly the failure text, without a name prefix. */
+  override toString(): string {
+    return this.message;
+  }
 }
 
 /** A fingerprint of the last user message, so a new user turn can be told from the same one. */
@@ -130,7 +135,9 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, options: AiSdkGu
           // A failed call still advances the chain (DSH counts denied calls too).
           const verdict = observe(name, input, opts, undefined, true);
           if (verdict?.reminder && error instanceof Error) {
-            throw new Error(appendNotices(error.message, [verdict.reminder.text]), { cause: error });
+            const withReminder = new Error(appendNotices(error.message, [verdict.reminder.text]), { cause: error });
+            withReminder.name = error.name;
+            throw withReminder;
           }
           throw error;
         }

@@ -1,0 +1,111 @@
+// toolguard/ai-sdk with the real Vercel AI SDK (`ai`): generateText drives a
+// scripted MockLanguageModelV4 (from `ai/test`) through real tool calls, and
+// the test reads the prompt the SDK sends the model on the next step — what
+// the model actually sees of each tool result.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+
+const major = Number(process.versions.node.split('.')[0]);
+// `ai@7` declares engines.node >=22; the suite runs on Node 22 (scripts/test.mjs runs both).
+const skip = major < 22 ? `the AI SDK (ai@7) requires Node >= 22; this is Node ${process.versions.node} — runs under Node 22` : false;
+if (skip) console.log(`# SKIP ai-sdk adapter tests: ${skip}`);
+
+const { generateText, stepCountIs, tool } = skip ? {} : await import('ai');
+const { MockLanguageModelV4 } = skip ? {} : await import('ai/test');
+const { z } = skip ? {} : await import('zod');
+const { GuardEngine } = await import('toolguard');
+const { guardTools, ToolguardError } = skip ? {} : await import('toolguard/ai-sdk');
+
+const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+let ids = 0;
+const call = (toolName, input) => ({
+  content: [{ type: 'tool-call', toolCallId: `call-${++ids}`, toolName, input: JSON.stringify(input) }],
+  finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+  usage,
+  warnings: [],
+});
+const answer = { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] };
+
+/** A scripted model that records every prompt it is sent. */
+function scripted(steps) {
+  const prompts = [];
+  let i = 0;
+  const model = new MockLanguageModelV4({
+    doGenerate: async (options) => {
+      prompts.push(options.prompt);
+      return steps[i++] ?? answer;
+    },
+  });
+  return { model, prompts };
+}
+
+/** The tool-result outputs of the last tool message of a prompt, as the model receives them. */
+const lastToolOutputs = (prompt) => prompt.filter((m) => m.role === 'tool').at(-1).content.map((p) => p.output);
+
+const shellTool = (run) =>
+  tool({ description: 'run a shell command', inputSchema: z.object({ command: z.string() }), execute: async ({ command }) => run(command) });
+
+describe('toolguard/ai-sdk with the real AI SDK', { skip }, () => {
+  it('appends the reminder to what the model reads of the third identical call; the app sees the raw output', async () => {
+    const tools = guardTools({ bash: shellTool(() => 'hi\n') });
+    const { model, prompts } = scripted([call('bash', { command: 'echo hi' }), call('bash', { command: 'echo hi' }), call('bash', { command: 'echo hi' })]);
+    const result = await generateText({ model, tools, prompt: 'go', stopWhen: stepCountIs(5) });
+    const engine = new GuardEngine();
+    const texts = [1, 2, 3].map(() => engine.observe({ agentId: 'a', name: 'bash', arguments: { command: 'echo hi' } })?.reminder?.text);
+    assert.deepEqual(lastToolOutputs(prompts[1]), [{ type: 'text', value: 'hi\n' }]);
+    assert.deepEqual(lastToolOutputs(prompts[2]), [{ type: 'text', value: 'hi\n' }]);
+    assert.deepEqual(lastToolOutputs(prompts[3]), [{ type: 'text', value: `hi\n\n\n${texts[2]}` }]);
+    assert.deepEqual(result.steps.flatMap((s) => s.toolResults.map((r) => r.output)), ['hi\n', 'hi\n', 'hi\n']);
+  });
+
+  it('an error rule makes the call a tool error carrying the failure header and the original output', async () => {
+    const out = 'collecting\nTraceback (most recent call last):\n  File "t.py", line 1, in <module>\nImportError: bad\n';
+    const tools = guardTools({ bash: shellTool(() => out) });
+    const { model, prompts } = scripted([call('bash', { command: 'pytest | tail' })]);
+    const result = await generateText({ model, tools, prompt: 'go', stopWhen: stepCountIs(3) });
+    const expected = new GuardEngine().observe({ name: 'bash', argumentsJson: '{}' }, { text: out }).failure.text;
+    assert.deepEqual(lastToolOutputs(prompts[1]), [{ type: 'error-text', value: expected }]);
+    const error = result.steps[0].content.find((p) => p.type === 'tool-error').error;
+    assert.ok(error instanceof ToolguardError);
+    assert.equal(error.verdict.failure.rules[0].id, 'python-traceback');
+  });
+
+  it('structured shell output ({stdout, stderr, exitCode}) is scanned; a context notice joins the JSON as text', async () => {
+    const panic = { stdout: "thread 'main' panicked at src/main.rs:1:1:\nboom\n", stderr: '', exitCode: 0 };
+    const tools = guardTools({ sh: shellTool(() => panic) }, { engine: { loudFailure: { shellTools: ['sh'] } } });
+    const { model, prompts } = scripted([call('sh', { command: 'cargo run | cat' })]);
+    await generateText({ model, tools, prompt: 'go', stopWhen: stepCountIs(3) });
+    const [output] = lastToolOutputs(prompts[1]);
+    assert.equal(output.type, 'content');
+    assert.deepEqual(output.value[0], { type: 'text', text: JSON.stringify(panic) });
+    assert.match(output.value[1].text, /^\[loud-failure\] sh output may show a silent failure:\n- rust-panic \(line 1\)/);
+    // A non-zero exit code is shown to the model already: success-only rules stay silent.
+    const failed = guardTools({ sh: shellTool(() => ({ ...panic, exitCode: 101 })) }, { engine: { loudFailure: { shellTools: ['sh'] } } });
+    const second = scripted([call('sh', { command: 'cargo run | cat' })]);
+    await generateText({ model: second.model, tools: failed, prompt: 'go', stopWhen: stepCountIs(3) });
+    assert.equal(lastToolOutputs(second.prompts[1])[0].type, 'json');
+  });
+
+  it('a new user message resets the chain; steps of one turn do not', async () => {
+    const tools = guardTools({ bash: shellTool(() => 'x') });
+    const first = scripted([call('bash', { command: 'ls' }), call('bash', { command: 'ls' })]);
+    await generateText({ model: first.model, tools, prompt: 'go', stopWhen: stepCountIs(5) });
+    const second = scripted([call('bash', { command: 'ls' }), call('bash', { command: 'ls' }), call('bash', { command: 'ls' })]);
+    await generateText({ model: second.model, tools, prompt: 'try again', stopWhen: stepCountIs(5) });
+    assert.deepEqual(lastToolOutputs(second.prompts[1]), [{ type: 'text', value: 'x' }], 'first call after the new prompt: count 1');
+    assert.deepEqual(lastToolOutputs(second.prompts[2]), [{ type: 'text', value: 'x' }]);
+    assert.match(lastToolOutputs(second.prompts[3])[0].value, /^x\n\nYou are repeating/);
+  });
+
+  it('a throwing tool still advances the chain; the reminder joins its error; other tools pass through', async () => {
+    const tools = guardTools({
+      flaky: tool({ inputSchema: z.object({}), execute: async () => { throw new Error('ECONNRESET'); } }),
+      noExec: tool({ inputSchema: z.object({}) }),
+    });
+    assert.equal(tools.noExec.execute, undefined);
+    const { model, prompts } = scripted([call('flaky', {}), call('flaky', {}), call('flaky', {})]);
+    await generateText({ model, tools, prompt: 'go', stopWhen: stepCountIs(5) });
+    assert.deepEqual(lastToolOutputs(prompts[2]), [{ type: 'error-text', value: 'Error: ECONNRESET' }]);
+    assert.match(lastToolOutputs(prompts[3])[0].value, /^Error: ECONNRESET\n\nYou are repeating/);
+  });
+});
