@@ -1,0 +1,126 @@
+// The built-in rule table read by JavaScript's own RegExp must agree with the
+// native (Rust regex) reading: every rule matches its realistic positive
+// output and skips its benign lookalike in both, and on a generated corpus
+// (fast-check, seeded) JS `RegExp` and the native engine report the same
+// rules at the same first-match lines.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import fc from 'fast-check';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const builtin = JSON.parse(readFileSync(join(root, 'rules/builtin.json'), 'utf8'));
+const fixtures = join(root, '__test__/fixtures/rules');
+const fixture = (name) => readFileSync(join(fixtures, name), 'utf8');
+const variants = JSON.parse(fixture('variants.json'));
+
+/** JS reading: each matching rule once, first-match line (1-based, `\n` lines), table order. */
+function jsScan(text) {
+  const hits = [];
+  for (const rule of builtin) {
+    if (rule.action === 'off') continue;
+    const m = new RegExp(rule.pattern, rule.flags).exec(text);
+    if (m) hits.push({ id: rule.id, line: text.slice(0, m.index).split('\n').length });
+  }
+  return hits;
+}
+
+describe('built-in table', () => {
+  test('has at least 14 rules with unique ids and the documented fields', () => {
+    assert.ok(builtin.length >= 14, `${builtin.length} rules`);
+    assert.equal(new Set(builtin.map((r) => r.id)).size, builtin.length);
+    for (const r of builtin) {
+      assert.deepEqual(Object.keys(r).sort(), ['action', 'flags', 'id', 'message', 'pattern', 'reason', 'when'], r.id);
+      assert.match(r.flags, /^(?!.*(.).*\1)[imsu]*$/, `${r.id}: flags`);
+      assert.ok(['error', 'context', 'off'].includes(r.action), r.id);
+      assert.ok(['success', 'always'].includes(r.when), r.id);
+      assert.ok(r.message.length > 0 && !r.message.includes('\n'), `${r.id}: one-line message`);
+      assert.ok(r.reason.length > 20, `${r.id}: reason`);
+    }
+  });
+
+  for (const rule of builtin) {
+    test(`${rule.id}: JS RegExp matches .pos, skips .neg, agrees with the variant lines`, () => {
+      const re = new RegExp(rule.pattern, rule.flags);
+      assert.ok(re.test(fixture(`${rule.id}.pos.txt`)), 'positive fixture must match');
+      assert.ok(!re.test(fixture(`${rule.id}.neg.txt`)), 'negative fixture must not match');
+      for (const line of variants[rule.id].match) assert.ok(re.test(line), `should match ${JSON.stringify(line)}`);
+      for (const line of variants[rule.id].nomatch) assert.ok(!re.test(line), `should not match ${JSON.stringify(line)}`);
+    });
+  }
+
+  test('no built-in fires on another rule\'s negative fixture', () => {
+    for (const rule of builtin) {
+      const hits = jsScan(fixture(`${rule.id}.neg.txt`));
+      assert.deepEqual(hits, [], `${rule.id}.neg.txt`);
+    }
+  });
+});
+
+// ---- differential: JS RegExp vs the native engine ------------------------
+
+let native;
+try {
+  native = require(join(root, 'index.js'));
+} catch {
+  native = undefined;
+}
+
+function nativeScan(engine, text) {
+  const verdict = engine.observe({ name: 'bash', argumentsJson: '{}' }, { text });
+  return (verdict?.failure?.rules ?? []).map(({ id, line }) => ({ id, line }));
+}
+
+// Pieces of real tool output plus separators and characters that stress the
+// dialect translation (CR, tabs, colons, digits, non-ASCII, astral, NUL).
+// U+2028/U+2029 are left out: with the `m` flag JavaScript treats them as line
+// terminators for ^/$ and the native engine does not (a documented divergence).
+const pieces = [
+  ...Object.values(variants).flatMap((v) => [...v.match, ...v.nomatch]),
+  ...builtin.flatMap((r) => [fixture(`${r.id}.pos.txt`), fixture(`${r.id}.neg.txt`)].flatMap((t) => t.split('\n'))),
+];
+const glue = ['\n', '\r\n', '\r', ' ', '  ', '\t', ':', ': ', '1', '42', 'é', '😀', '\u0000', '\u00a0', '[', ']', '=', '(', "'", '"'];
+const corpusText = fc
+  .array(
+    fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom(...pieces) },
+      { weight: 3, arbitrary: fc.constantFrom(...glue) },
+      { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 6 }).map((s) => s.replace(/[\u2028\u2029\ud800-\udfff]/g, '')) },
+    ),
+    { maxLength: 24 },
+  )
+  .map((parts) => parts.join(''));
+
+describe('JS RegExp and the native engine agree', { skip: native ? false : 'native addon not built' }, () => {
+  const engine = native && new native.GuardEngine({});
+
+  test('on every fixture and variant line', () => {
+    for (const text of pieces.concat(builtin.flatMap((r) => [fixture(`${r.id}.pos.txt`), fixture(`${r.id}.neg.txt`)]))) {
+      assert.deepEqual(nativeScan(engine, text), jsScan(text), JSON.stringify(text));
+    }
+  });
+
+  test('on a generated corpus (fast-check, seeded)', () => {
+    fc.assert(
+      fc.property(corpusText, (text) => {
+        assert.deepEqual(nativeScan(engine, text), jsScan(text), JSON.stringify(text));
+      }),
+      { seed: 20251130, numRuns: 3000 },
+    );
+  });
+
+  test('on mutated positive fixtures (each line shifted, CRLF, indented)', () => {
+    const mutate = [(t) => t.replace(/\n/g, '\r\n'), (t) => t.replace(/\n/g, '\n '), (t) => `😀${t}`, (t) => t.replace(/ /g, '  ')];
+    for (const rule of builtin) {
+      for (const f of mutate) {
+        const text = f(fixture(`${rule.id}.pos.txt`));
+        assert.deepEqual(nativeScan(engine, text), jsScan(text), `${rule.id}: ${JSON.stringify(text)}`);
+      }
+    }
+  });
+});

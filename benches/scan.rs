@@ -1,0 +1,124 @@
+//! Scan-strategy measurement (numbers go in the README). Run:
+//!   cargo test --release --bench scan -- --ignored --nocapture
+//! Build-log-like text at 200 B, 100 KB and 10 MB; the built-in table and
+//! 10,000 user rules; both strategies. Prints MB/s (best of several runs, so
+//! a noisy shared machine shows its least-disturbed number). No assertions
+//! on time: this measures, the unit tests check behaviour.
+
+use std::time::{Duration, Instant};
+use toolguard::rules::{Action, Rule, RuleSet, Strategy, When};
+
+/// Deterministic build/test/log output with the benign lookalikes the rules
+/// must skip (`0 errors`, `test_error … ok`, warnings, paths with colons).
+fn build_log(bytes: usize) -> String {
+    let lines: [&dyn Fn(u64) -> String; 12] = [
+        &|i| format!("   Compiling crate{} v1.{}.{}", i % 97, i % 13, i % 7),
+        &|i| format!("gcc -Wall -Werror -O2 -c src/file{i}.c -o build/file{i}.o"),
+        &|i| format!("src/file{i}.c:{}:{}: warning: unused variable ‘x{i}’ [-Wunused-variable]", i % 400, i % 60),
+        &|i| format!("[2025-03-03T10:{:02}:{:02}Z] INFO  request id={i:08x} path=/api/v1/items/{i} status=200 took={}ms", i % 60, i % 59, i % 300),
+        &|i| format!("test tests::test_error_{i} ... ok"),
+        &|i| format!("npm warn deprecated pkg{i}@1.0.{}: no longer supported", i % 9),
+        &|i| format!("make[2]: Entering directory '/home/user/proj/sub{}'", i % 31),
+        &|i| format!("  CC       lib/obj{i}.o"),
+        &|i| format!("Downloading https://files.pythonhosted.org/packages/ab/cd/pkg_{i}-1.0-py3-none-any.whl (1.{} MB)", i % 10),
+        &|i| format!("Build finished: 0 errors, {} warnings (fatal: none)", i % 5),
+        &|i| format!("    at Object.<anonymous> (/app/src/mod{i}.js:{}:5)", i % 90),
+        &|i| format!("checking for module {i}... found; Segmentation handler: ok; killed=0"),
+    ];
+    let mut out = String::with_capacity(bytes + 256);
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut i = 0;
+    while out.len() < bytes {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        out.push_str(&lines[(x % lines.len() as u64) as usize](i));
+        out.push('\n');
+        i += 1;
+    }
+    out.truncate(bytes);
+    while !out.is_char_boundary(out.len()) {
+        out.pop();
+    }
+    out
+}
+
+fn best_of(text: &str, set: &RuleSet, strategy: Strategy, budget: Duration) -> (f64, usize) {
+    let mut best = Duration::MAX;
+    let mut hits = 0;
+    let start = Instant::now();
+    let mut runs = 0;
+    while runs < 3 || (start.elapsed() < budget && runs < 2000) {
+        let t = Instant::now();
+        hits = set.scan_with(text, false, strategy).len();
+        best = best.min(t.elapsed());
+        runs += 1;
+    }
+    (text.len() as f64 / best.as_secs_f64() / 1e6, hits)
+}
+
+fn report(name: &str, set: &RuleSet) {
+    for (label, size) in [("200 B", 200), ("100 KB", 100_000), ("10 MB", 10_000_000)] {
+        let text = build_log(size);
+        for strategy in [Strategy::Loop, Strategy::Set] {
+            let (mbs, hits) = best_of(&text, set, strategy, Duration::from_millis(1500));
+            println!("{name:<22} {label:>7} {strategy:>5?}: {mbs:>9.1} MB/s  ({hits} rules matched)");
+        }
+    }
+}
+
+#[test]
+#[ignore]
+fn measure_scan_strategies() {
+    let builtin = RuleSet::compile(vec![]).unwrap();
+    report(&format!("built-in ({} rules)", builtin.rules().len()), &builtin);
+
+    let t = Instant::now();
+    let user: Vec<Rule> = (0..10_000)
+        .map(|i| Rule {
+            id: format!("user-{i}"),
+            pattern: format!(r"^(?:ERROR|FATAL) \[job-{i}\] .*(?:timeout|refused)$"),
+            flags: "m".into(),
+            action: Action::Context,
+            when: When::Success,
+            message: format!("job {i} failed"),
+        })
+        .collect();
+    let many = RuleSet::compile(user).unwrap();
+    println!("10,000 user rules: compile {:?}", t.elapsed());
+    for (label, size) in [("200 B", 200), ("100 KB", 100_000)] {
+        let text = build_log(size);
+        for strategy in [Strategy::Loop, Strategy::Set] {
+            let t = Instant::now();
+            let hits = many.scan_with(&text, false, strategy).len();
+            let first = t.elapsed();
+            let (mbs, _) = best_of(&text, &many, strategy, Duration::from_millis(1500));
+            println!("10,024 rules {label:>7} {strategy:>5?}: first scan {first:?}, best {mbs:>9.2} MB/s ({hits} matched)");
+        }
+    }
+}
+
+#[test]
+#[ignore]
+fn measure_each_builtin_rule() {
+    let text = build_log(10_000_000);
+    for r in toolguard::rules::builtin_rules() {
+        let one = RuleSet::compile_table(vec![r.clone()]).unwrap();
+        let (mbs, _) = best_of(&text, &one, Strategy::Loop, Duration::from_millis(400));
+        println!("{:<20} {mbs:>9.1} MB/s", r.id);
+    }
+}
+
+#[test]
+#[ignore]
+fn measure_set_leave_one_out() {
+    let text = build_log(10_000_000);
+    let all = toolguard::rules::builtin_rules();
+    for skip in 0..=all.len() {
+        let rules: Vec<Rule> = all.iter().enumerate().filter(|(i, _)| *i != skip).map(|(_, r)| r.clone()).collect();
+        let set = RuleSet::compile_table(rules).unwrap();
+        let (mbs, _) = best_of(&text, &set, Strategy::Set, Duration::from_millis(300));
+        let name = all.get(skip).map_or("(none skipped)", |r| r.id.as_str());
+        println!("without {name:<20} {mbs:>9.1} MB/s");
+    }
+}
