@@ -1,0 +1,89 @@
+// toolguard/langchain in a real LangChain v1 agent: createAgent with
+// LangChain's own FakeToolCallingModel scripting the tool calls, real tools,
+// and the middleware in `middleware`. The agent state's ToolMessages are the
+// messages the model is sent on its next call.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createAgent, FakeToolCallingModel, HumanMessage, ToolMessage, tool } from 'langchain';
+import { MemorySaver } from '@langchain/langgraph';
+import { z } from 'zod';
+import { GuardEngine } from 'toolguard';
+import { toolguardMiddleware } from 'toolguard/langchain';
+
+let ids = 0;
+const calls = (name, args, n) => Array.from({ length: n }, () => [{ name, args, id: `c${++ids}` }]);
+const bashTool = (run) =>
+  tool(async ({ command }) => run(command), { name: 'bash', description: 'run a shell command', schema: z.object({ command: z.string() }) });
+
+function agentWith(toolCalls, tools, options) {
+  return createAgent({
+    model: new FakeToolCallingModel({ toolCalls }),
+    tools,
+    middleware: [toolguardMiddleware(options)],
+    checkpointer: new MemorySaver(),
+  });
+}
+
+const toolMessages = (state) => state.messages.filter((m) => ToolMessage.isInstance(m));
+
+describe('toolguard/langchain in a real createAgent loop', () => {
+  it('appends the reminder to the third identical ToolMessage, as the engine words it', async () => {
+    const agent = agentWith([...calls('bash', { command: 'ls' }, 3), []], [bashTool(() => 'a.txt')]);
+    const state = await agent.invoke({ messages: [new HumanMessage('go')] }, { configurable: { thread_id: 't1' } });
+    const engine = new GuardEngine();
+    const reminders = [1, 2, 3].map(() => engine.observe({ agentId: 'x', name: 'bash', arguments: { command: 'ls' } })?.reminder?.text);
+    assert.deepEqual(
+      toolMessages(state).map((m) => [m.content, m.status]),
+      [['a.txt', 'success'], ['a.txt', 'success'], [`a.txt\n\n${reminders[2]}`, 'success']],
+    );
+  });
+
+  it('an error rule returns a ToolMessage with status "error" and the failure header', async () => {
+    const out = 'make: Entering directory\nmake[1]: *** [Makefile:12: all] Error 2\n';
+    const agent = agentWith([...calls('bash', { command: 'make 2>&1 | tee log' }, 1), []], [bashTool(() => out)]);
+    const state = await agent.invoke({ messages: [new HumanMessage('build')] }, { configurable: { thread_id: 't2' } });
+    const [message] = toolMessages(state);
+    assert.equal(message.status, 'error');
+    const expected = new GuardEngine().observe({ name: 'bash', argumentsJson: '{}' }, { text: out }).failure.text;
+    assert.equal(message.content, expected);
+    assert.match(message.content, /^\[loud-failure\] bash exited 0 but its output shows it failed:\n- make-error \(line 2\)/);
+    assert.equal(message.name, 'bash');
+  });
+
+  it('a new human message on the thread resets the chain; threads keep separate chains', async () => {
+    const agent = agentWith(
+      [...calls('bash', { command: 'ls' }, 2), [], ...calls('bash', { command: 'ls' }, 1), []],
+      [bashTool(() => 'x')],
+    );
+    const config = { configurable: { thread_id: 't3' } };
+    await agent.invoke({ messages: [new HumanMessage('go')] }, config);
+    const state = await agent.invoke({ messages: [new HumanMessage('again')] }, config);
+    const all = toolMessages(state);
+    assert.equal(all.length, 3);
+    assert.equal(all[2].content, 'x', 'third ls, first after the new prompt: no reminder');
+
+    // Without the reset the same script reaches a reminder: prove the check can fail.
+    const noReset = agentWith([...calls('bash', { command: 'ls' }, 3), []], [bashTool(() => 'x')]);
+    const other = await noReset.invoke({ messages: [new HumanMessage('go')] }, { configurable: { thread_id: 't4' } });
+    assert.match(toolMessages(other)[2].content, /^x\n\nYou are repeating/);
+  });
+
+  it('content blocks get the notice as one more text block; a custom agentId and shell tools apply', async () => {
+    const panic = "thread 'main' panicked at src/lib.rs:9:5:\nindex out of bounds\n";
+    const blocks = tool(async () => [{ type: 'text', text: panic }], {
+      name: 'run',
+      description: 'run',
+      schema: z.object({ cmd: z.string() }),
+    });
+    const agent = agentWith([...calls('run', { cmd: 'cargo test | cat' }, 1), []], [blocks], {
+      engine: { loudFailure: { shellTools: ['run'] } },
+      agentId: () => 'fixed',
+    });
+    const state = await agent.invoke({ messages: [new HumanMessage('go')] }, { configurable: { thread_id: 't5' } });
+    const [message] = toolMessages(state);
+    assert.equal(message.status, 'success');
+    assert.ok(Array.isArray(message.content), JSON.stringify(message.content));
+    assert.equal(message.content[0].text, panic);
+    assert.match(message.content.at(-1).text, /^\[loud-failure\] run output may show a silent failure:\n- rust-panic \(line 1\)/);
+  });
+});
