@@ -1,0 +1,99 @@
+// toolguard/openai-agents with the real OpenAI Agents SDK: `run()` drives an
+// Agent whose Model is a scripted implementation of the SDK's Model
+// interface; function tools carry the guardrail in `outputGuardrails`. The
+// test reads the input the SDK sends the model on the next turn.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Agent, Usage, run, setTracingDisabled, tool } from '@openai/agents';
+import { z } from 'zod';
+import { GuardEngine } from 'toolguard';
+import { toolguardGuardrail } from 'toolguard/openai-agents';
+
+setTracingDisabled(true);
+
+let ids = 0;
+const call = (name, args) => ({ type: 'function_call', callId: `call_${++ids}`, name, arguments: JSON.stringify(args), status: 'completed' });
+const done = { type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'done' }] };
+
+/** A Model that answers each turn from a script and records the input it was sent. */
+class ScriptedModel {
+  constructor(turns) {
+    this.turns = turns;
+    this.inputs = [];
+  }
+  async getResponse(request) {
+    this.inputs.push(structuredClone(request.input));
+    const output = this.turns.shift() ?? [done];
+    return { usage: new Usage(), output, responseId: `r${this.inputs.length}` };
+  }
+  async *getStreamedResponse() {
+    throw new Error('not used');
+  }
+}
+
+/** Outputs of the function results in the input of the model's n-th turn. */
+const resultsSeen = (model, n) => (typeof model.inputs[n] === 'string' ? [] : model.inputs[n].filter((i) => i.type === 'function_call_result').map((i) => i.output));
+const lastResult = (model, n) => {
+  const out = resultsSeen(model, n).at(-1);
+  return typeof out === 'string' ? out : out.text;
+};
+
+const shell = (guard, run) =>
+  tool({ name: 'bash', description: 'run a shell command', parameters: z.object({ command: z.string() }), execute: async ({ command }) => run(command), outputGuardrails: [guard] });
+
+describe('toolguard/openai-agents with the real Agents SDK', () => {
+  it('the third identical call: the output is replaced by output + reminder (the only channel a guardrail has)', async () => {
+    const guard = toolguardGuardrail();
+    const model = new ScriptedModel([[call('bash', { command: 'ls' })], [call('bash', { command: 'ls' })], [call('bash', { command: 'ls' })]]);
+    const agent = new Agent({ name: 'coder', model, tools: [shell(guard, () => 'a.txt')] });
+    const result = await run(agent, 'go');
+    assert.equal(result.finalOutput, 'done');
+    const engine = new GuardEngine();
+    const reminders = [1, 2, 3].map(() => engine.observe({ agentId: 'x', name: 'bash', arguments: { command: 'ls' } })?.reminder?.text);
+    assert.equal(lastResult(model, 1), 'a.txt');
+    assert.equal(lastResult(model, 2), 'a.txt');
+    assert.equal(lastResult(model, 3), `a.txt\n\n${reminders[2]}`);
+    const rejected = result.state._toolOutputGuardrailResults.filter((r) => r.output.behavior.type === 'rejectContent');
+    assert.equal(rejected.length, 1);
+    assert.equal(rejected[0].output.outputInfo.toolguard.reminder.count, 3);
+  });
+
+  it('an error rule rejects the output with the failure header and the original output', async () => {
+    const guard = toolguardGuardrail();
+    const out = 'Cloning into repo...\nfatal: could not read Username for \'https://github.com\': terminal prompts disabled\n';
+    const model = new ScriptedModel([[call('bash', { command: 'git clone x; ls' })]]);
+    const agent = new Agent({ name: 'coder', model, tools: [shell(guard, () => out)] });
+    await run(agent, 'clone');
+    const expected = new GuardEngine().observe({ name: 'bash', argumentsJson: '{}' }, { text: out }).failure.text;
+    assert.equal(lastResult(model, 1), expected);
+    assert.match(expected, /^\[loud-failure\] bash exited 0 but its output shows it failed:\n- git-fatal \(line 2\)/);
+  });
+
+  it('notices: "drop" allows the output unchanged and keeps the verdict in outputInfo', async () => {
+    const guard = toolguardGuardrail({ notices: 'drop', engine: { repeat: { thresholds: [2] } } });
+    const model = new ScriptedModel([[call('bash', { command: 'ls' })], [call('bash', { command: 'ls' })]]);
+    const agent = new Agent({ name: 'coder', model, tools: [shell(guard, () => 'a.txt')] });
+    const result = await run(agent, 'go');
+    assert.equal(lastResult(model, 2), 'a.txt');
+    const infos = result.state._toolOutputGuardrailResults.map((r) => r.output.outputInfo?.toolguard?.reminder?.count);
+    assert.deepEqual(infos, [undefined, 2]);
+  });
+
+  it('each run is a new user turn: the chain starts over; agents of one run have their own chains', async () => {
+    const guard = toolguardGuardrail();
+    const model = new ScriptedModel([[call('bash', { command: 'ls' })], [call('bash', { command: 'ls' })]]);
+    const agent = new Agent({ name: 'coder', model, tools: [shell(guard, () => 'x')] });
+    await run(agent, 'go');
+    model.turns.push([call('bash', { command: 'ls' })], [done]);
+    const before = model.inputs.length;
+    await run(agent, 'again');
+    assert.equal(lastResult(model, before + 1), 'x', 'third ls overall, first of this run: no reminder');
+
+    // A structured output reaches the engine as its shell text ({stdout, stderr}).
+    const guard2 = toolguardGuardrail();
+    const model2 = new ScriptedModel([[call('bash', { command: 'npm ci' })]]);
+    const agent2 = new Agent({ name: 'b', model: model2, tools: [shell(guard2, () => ({ stdout: '', stderr: 'npm error code E404\n' }))] });
+    await run(agent2, 'go');
+    assert.match(lastResult(model2, 1), /^\[loud-failure\] bash exited 0 but its output shows it failed:\n- npm-error/);
+  });
+});
