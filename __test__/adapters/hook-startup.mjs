@@ -1,13 +1,13 @@
 // Start-up time of `toolguard hook` (not a test: timings are noisy on shared
 // machines). Median of N full PostToolUse invocations, each a fresh process.
-// usage: node __test__/adapters/hook-startup.mjs [runs=20] [entry=dist/ts/cli/hook.mjs]
+// usage: node __test__/adapters/hook-startup.mjs [runs=20] [entry=bin/toolguard.mjs]
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const runs = Number(process.argv[2] ?? 20);
-const entry = process.argv[3] ?? 'dist/ts/cli/hook.mjs';
+const entry = process.argv[3] ?? 'bin/toolguard.mjs';
 const dir = mkdtempSync(join(tmpdir(), 'toolguard-bench-'));
 const event = (i) =>
   JSON.stringify({
@@ -20,7 +20,7 @@ const event = (i) =>
 const times = [];
 for (let i = 0; i < runs; i++) {
   const start = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, [entry], { input: event(i), env: { ...process.env, TOOLGUARD_STATE_DIR: dir } });
+  const r = spawnSync(process.execPath, entry.endsWith('toolguard.mjs') ? [entry, 'hook'] : [entry], { input: event(i), env: { ...process.env, TOOLGUARD_STATE_DIR: dir } });
   times.push(Number(process.hrtime.bigint() - start) / 1e6);
   if (r.status !== 0) throw new Error(`hook exited ${r.status}: ${r.stderr}`);
 }

@@ -14,7 +14,8 @@ import { HOOK_SHELL_TOOLS, hookEngineConfig, hookOutputFor, stateDir } from 'too
 import { shellText } from '../../dist/ts/adapters/common.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const entry = join(root, 'dist/ts/cli/hook.mjs');
+// The command users register: `toolguard hook` (bin/toolguard.mjs dispatches it).
+const bin = join(root, 'bin/toolguard.mjs');
 const scratch = mkdtempSync(join(tmpdir(), 'toolguard-hooks-test-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -24,7 +25,7 @@ const freshDir = () => join(scratch, `state-${++dirs}`);
 /** Run one hook process; resolves to {code, stdout, stderr, json}. */
 function hook(event, { env = {}, args = [] } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [entry, ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, 'hook', ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
