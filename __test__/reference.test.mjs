@@ -480,6 +480,17 @@ describe('reference: silent-failure verdicts (part B)', () => {
     assert.equal(engine.observe(call('bash', {}), { isError: true, ...out('fine'), value }), null);
   });
 
+  it('observeAsync: input errors throw at once, the chain advances in call order, the promise holds the verdict', async () => {
+    const engine = engineWith([{ id: 'seg', pattern: 'Segmentation fault', action: 'error', message: 'crash' }], {}, { thresholds: [2] });
+    assert.throws(() => engine.observeAsync({ name: 'bash' }), { message: 'toolguard: exec.arguments or exec.argumentsJson is required' });
+    const first = engine.observeAsync(call('bash', {}, 'a'), out('Segmentation fault'));
+    const second = engine.observeAsync(call('bash', {}, 'a'), out('ok'));
+    assert.deepEqual(await Promise.all([second, first]), [
+      { reminder: { tool: 'bash', count: 2, text: GENTLE, summary: 'bash × 2' } },
+      engineWith([{ id: 'seg', pattern: 'Segmentation fault', action: 'error', message: 'crash' }]).observe(call('bash', {}), out('Segmentation fault')),
+    ]);
+  });
+
   it('a call can carry a reminder and a failure together', () => {
     const engine = engineWith([SEG], {}, { thresholds: [2] });
     engine.observe(call('bash', { c: 1 }, 'a'), out('Segmentation fault'));
@@ -857,6 +868,30 @@ describe('differential: native GuardEngine vs reference', () => {
       assert.deepEqual(normalize(theirs.observe(exec)), ours.observe(exec), JSON.stringify(argumentsJson));
     }
   });
+
+  /** Sixty calls over two agents and three tools, through observeAsync; `concurrent` leaves them all pending at once. */
+  async function observeAsyncBoth(concurrent) {
+    const texts = fixtureTexts();
+    for (const config of CONFIGS) {
+      const ours = new GuardEngine(config);
+      const theirs = new native.GuardEngine(config);
+      const pending = [];
+      for (let i = 0; i < 60; i++) {
+        const exec = { agentId: ['a', 'b'][i % 2], name: ['bash', 'pwsh', 'read'][i % 3], argumentsJson: `{"n":${Math.floor(i / 6)}}` };
+        const result = { content: [{ type: 'text', text: texts[(i * 7) % texts.length] }] };
+        const both = Promise.all([theirs.observeAsync(exec, result), ours.observeAsync(exec, result)]);
+        pending.push(concurrent ? both : await both);
+      }
+      for (const [fromNative, fromReference] of await Promise.all(pending)) assert.deepEqual(normalize(fromNative), fromReference);
+    }
+  }
+
+  it('observeAsync agrees, one call at a time', { skip }, () => observeAsyncBoth(false));
+
+  // The native docs promise call-order chains "whatever order their scans
+  // finish in"; the current build refuses a second call while one is pending.
+  it('observeAsync agrees with many calls pending at once', { skip, todo: !skip && 'native: "cannot be borrowed mutably while another borrow is active"' }, () =>
+    observeAsyncBoth(true));
 
   it('config errors: both engines reject the same configs with the same message', { skip }, () => {
     const bad = [

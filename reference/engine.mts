@@ -128,6 +128,16 @@ export class GuardEngine implements GuardEngineLike {
     return verdict;
   }
 
+  /**
+   * `observe` for callers written against the native engine's worker-thread
+   * variant. Here the scan runs at once (there is no thread to hand it to):
+   * bad input throws synchronously and the chain advances in call order, as
+   * natively; the promise resolves to what `observe` returned.
+   */
+  observeAsync(exec: ToolExecution, result?: ToolResult): Promise<GuardVerdict | null> {
+    return Promise.resolve(this.observe(exec, result));
+  }
+
   /** The user spoke: that agent's chain starts over. */
   reset(agentId: string): void {
     if (typeof agentId !== 'string') throw inputError('agentId', 'a string', agentId);

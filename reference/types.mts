@@ -141,6 +141,8 @@ export interface GuardVerdict {
 /** The engine surface shared by the native and the reference implementation. */
 export interface GuardEngineLike {
   observe(exec: ToolExecution, result?: ToolResult): GuardVerdict | null;
+  /** `observe` whose scan may run off the JavaScript thread; input errors still throw synchronously. */
+  observeAsync(exec: ToolExecution, result?: ToolResult): Promise<GuardVerdict | null>;
   reset(agentId: string): void;
   forget(agentId: string): void;
   /** Number of agents with live chain state. */
