@@ -4,12 +4,16 @@
 //! needs from the JavaScript objects (lazily: a result is read only when its
 //! tool is scanned) and turns verdicts into plain objects.
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, OnceLock};
+
 use napi::bindgen_prelude::*;
 use napi::{JsValue, ValueType};
 use napi_derive::napi;
 
+use crate::chain::Reminder;
 use crate::config::{Config, Value};
-use crate::engine::{Call, Engine, Output, Verdict};
+use crate::engine::{Call, Engine, Output, Scanner, Verdict};
 
 /// Deeper configs are not configs; the walk is recursive, so bound it.
 const CONFIG_DEPTH_LIMIT: usize = 32;
@@ -191,31 +195,32 @@ impl GuardEngine {
         exec: Unknown,
         result: Option<Unknown>,
     ) -> Result<Option<GuardVerdict>> {
-        let exec = expect_object(&exec, "exec")?;
-        let name = string_property(&exec, "name", "exec.name")?
-            .ok_or_else(|| invalid("toolguard: exec.name must be a string (got undefined)"))?;
-        let agent_id = string_property(&exec, "agentId", "exec.agentId")?;
-        let arguments_json = arguments_json(&env, &exec)?;
-        let call = Call {
-            agent_id: agent_id.as_deref(),
-            name: &name,
-            arguments_json: &arguments_json,
-        };
+        guarded(|| {
+            let pending = self.prepare(&env, &exec, result.as_ref())?;
+            Ok(pending.finish().map(Into::into))
+        })
+    }
 
-        let reminder = self.engine.advance(&call);
-        let failure = match result {
-            Some(result) if self.engine.scans(&name) => {
-                let parts = read_result(&env, &result, self.engine.scans_value())?;
-                let output = Output {
-                    is_error: parts.is_error,
-                    texts: parts.texts.iter().map(String::as_str).collect(),
-                    value_json: parts.value_json.as_deref(),
-                };
-                self.engine.scan(&name, &output)
-            }
-            _ => None,
-        };
-        Ok((reminder.is_some() || failure.is_some()).then(|| Verdict { reminder, failure }.into()))
+    /// `observe` with the scan on a worker thread, for large outputs: the
+    /// event loop stays free while the rules run. The chain advances now, in
+    /// call order, so calls of one agent count in the order they were made
+    /// whatever order their scans finish in. Bad input throws here, as with
+    /// `observe`; the promise resolves to exactly what `observe` returns.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "exec: ToolExecution, result?: ToolResult",
+        ts_return_type = "Promise<GuardVerdict | null>"
+    )]
+    pub fn observe_async(
+        &mut self,
+        env: Env,
+        exec: Unknown,
+        result: Option<Unknown>,
+    ) -> Result<AsyncTask<ScanTask>> {
+        guarded(|| {
+            let pending = self.prepare(&env, &exec, result.as_ref())?;
+            Ok(AsyncTask::new(ScanTask(Some(pending))))
+        })
     }
 
     /// The user spoke: that agent's chain starts over.
@@ -231,9 +236,134 @@ impl GuardEngine {
     }
 
     /// Number of agents with live chain state (for leak checks and metrics).
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn agent_count(&self) -> u32 {
         u32::try_from(self.engine.agents()).unwrap_or(u32::MAX)
+    }
+}
+
+impl GuardEngine {
+    /// Everything of a call that needs the JavaScript thread: read the
+    /// inputs and advance the chain. What is left (the scan) needs no JS
+    /// value and may run anywhere.
+    fn prepare(&mut self, env: &Env, exec: &Unknown, result: Option<&Unknown>) -> Result<Pending> {
+        let exec = expect_object(exec, "exec")?;
+        let name = string_property(&exec, "name", "exec.name")?
+            .ok_or_else(|| invalid("toolguard: exec.name must be a string (got undefined)"))?;
+        let agent_id = string_property(&exec, "agentId", "exec.agentId")?;
+        let arguments_json = arguments_json(env, &exec)?;
+        let call = Call {
+            agent_id: agent_id.as_deref(),
+            name: &name,
+            arguments_json: &arguments_json,
+        };
+        test_panic_point(&name, PanicPoint::Observe);
+        let reminder = self.engine.advance(&call);
+        let scanner = self.engine.scanner();
+        let parts = match result {
+            Some(result) if scanner.scans(&name) => {
+                Some(read_result(env, result, scanner.scans_value())?)
+            }
+            _ => None,
+        };
+        Ok(Pending {
+            scanner,
+            name,
+            reminder,
+            parts,
+        })
+    }
+}
+
+/// A call whose chain has advanced and whose scan is still to run.
+struct Pending {
+    scanner: Arc<Scanner>,
+    name: String,
+    reminder: Option<Reminder>,
+    /// `None`: the tool is not scanned (or no result was given).
+    parts: Option<ResultParts>,
+}
+
+impl Pending {
+    fn finish(self) -> Option<Verdict> {
+        test_panic_point(&self.name, PanicPoint::Scan);
+        let failure = self.parts.as_ref().and_then(|parts| {
+            let output = Output {
+                is_error: parts.is_error,
+                texts: parts.texts.iter().map(String::as_str).collect(),
+                value_json: parts.value_json.as_deref(),
+            };
+            self.scanner.scan(&self.name, &output)
+        });
+        let reminder = self.reminder;
+        (reminder.is_some() || failure.is_some()).then_some(Verdict { reminder, failure })
+    }
+}
+
+/// The off-thread half of `observeAsync`: runs the scan on the libuv pool.
+pub struct ScanTask(Option<Pending>);
+
+impl Task for ScanTask {
+    type Output = Option<Verdict>;
+    type JsValue = Option<GuardVerdict>;
+
+    fn compute(&mut self) -> Result<Self::Output> {
+        // napi-rs does not catch panics on pool threads; one unwinding out of
+        // the C callback would abort Node. Turn it into a rejection instead.
+        let pending = self.0.take();
+        guarded(|| Ok(pending.and_then(Pending::finish)))
+    }
+
+    fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
+        Ok(output.map(Into::into))
+    }
+}
+
+/// Run `f`, turning a panic into a JavaScript `Error`: a guard bug must
+/// surface as an exception the caller can fail open on, never as a crash.
+fn guarded<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+        let reason = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("unknown panic");
+        Err(Error::new(
+            Status::GenericFailure,
+            format!("toolguard: internal error (panic): {reason}"),
+        ))
+    })
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PanicPoint {
+    /// While the call is read and the chain advanced (JavaScript thread).
+    Observe,
+    /// In the scan (the worker thread under `observeAsync`).
+    Scan,
+}
+
+/// Test-only hook proving that no panic crosses N-API. When the environment
+/// variable `TOOLGUARD_TEST_PANIC` is `observe:<tool>` or `scan:<tool>` at
+/// the first call, every later call of exactly that tool name panics at that
+/// point. Unset (production), this is one cached comparison per call; it
+/// cannot fire without that variable naming the tool.
+fn test_panic_point(name: &str, point: PanicPoint) {
+    static ARMED: OnceLock<Option<(PanicPoint, String)>> = OnceLock::new();
+    let armed = ARMED.get_or_init(|| {
+        let spec = std::env::var("TOOLGUARD_TEST_PANIC").ok()?;
+        let (at, tool) = spec.split_once(':')?;
+        let at = match at {
+            "observe" => PanicPoint::Observe,
+            "scan" => PanicPoint::Scan,
+            _ => return None,
+        };
+        Some((at, tool.to_owned()))
+    });
+    if let Some((at, tool)) = armed {
+        if *at == point && tool == name {
+            panic!("TOOLGUARD_TEST_PANIC forced a panic for tool {name}");
+        }
     }
 }
 

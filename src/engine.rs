@@ -3,6 +3,8 @@
 //! `binding.rs` adapts it to JavaScript; the audit reader and the fuzz targets
 //! drive it directly.
 
+use std::sync::Arc;
+
 use crate::chain::{any_match, Chains, Reminder, Wildcard};
 use crate::config::Config;
 use crate::markers::shows_failure;
@@ -58,29 +60,16 @@ pub struct Verdict {
     pub failure: Option<Failure>,
 }
 
-pub struct Engine {
-    chains: Chains,
+/// The silent-failure half of the engine: compiled rules and which tools
+/// they apply to. Immutable once built and shared (`Arc`), so a scan can run
+/// on another thread while the owning engine goes on advancing chains.
+pub struct Scanner {
     rules: RuleSet,
     shell_tools: Vec<Wildcard>,
     scan_value: bool,
 }
 
-impl Engine {
-    /// Compile a validated config; rule errors name the rule id.
-    pub fn new(config: &Config) -> Result<Self, String> {
-        Ok(Self {
-            chains: Chains::new(&config.repeat),
-            rules: RuleSet::compile(config.loud_failure.rules.clone())?,
-            shell_tools: config
-                .loud_failure
-                .shell_tools
-                .iter()
-                .map(|p| Wildcard::new(p))
-                .collect(),
-            scan_value: config.loud_failure.scan_value,
-        })
-    }
-
+impl Scanner {
     /// Whether results of this tool are scanned for silent failures. Callers
     /// use it to skip reading a result they would only throw away.
     pub fn scans(&self, name: &str) -> bool {
@@ -90,22 +79,6 @@ impl Engine {
     /// Whether results should carry the value JSON (the `scanValue` option).
     pub fn scans_value(&self) -> bool {
         self.scan_value
-    }
-
-    /// Advance the chain for `call` (when it has an agent) and return what
-    /// the guard has to say about it, or `None`.
-    pub fn observe(&mut self, call: &Call, output: Option<&Output>) -> Option<Verdict> {
-        let reminder = call
-            .agent_id
-            .and_then(|agent| self.chains.advance(agent, call.name, call.arguments_json));
-        let failure = output.and_then(|output| self.scan(call.name, output));
-        (reminder.is_some() || failure.is_some()).then_some(Verdict { reminder, failure })
-    }
-
-    /// Advance only the chain: the repeat guard alone.
-    pub fn advance(&mut self, call: &Call) -> Option<Reminder> {
-        call.agent_id
-            .and_then(|agent| self.chains.advance(agent, call.name, call.arguments_json))
     }
 
     /// Scan one result of tool `name`; `None` when not scanned or nothing matched.
@@ -132,6 +105,64 @@ impl Engine {
             shows_failure(&scanned),
             matches,
         ))
+    }
+}
+
+pub struct Engine {
+    chains: Chains,
+    scanner: Arc<Scanner>,
+}
+
+impl Engine {
+    /// Compile a validated config; rule errors name the rule id.
+    pub fn new(config: &Config) -> Result<Self, String> {
+        Ok(Self {
+            chains: Chains::new(&config.repeat),
+            scanner: Arc::new(Scanner {
+                rules: RuleSet::compile(config.loud_failure.rules.clone())?,
+                shell_tools: config
+                    .loud_failure
+                    .shell_tools
+                    .iter()
+                    .map(|p| Wildcard::new(p))
+                    .collect(),
+                scan_value: config.loud_failure.scan_value,
+            }),
+        })
+    }
+
+    /// The shared scanner, for scans that run off the caller's thread.
+    pub fn scanner(&self) -> Arc<Scanner> {
+        Arc::clone(&self.scanner)
+    }
+
+    /// See [`Scanner::scans`].
+    pub fn scans(&self, name: &str) -> bool {
+        self.scanner.scans(name)
+    }
+
+    /// See [`Scanner::scans_value`].
+    pub fn scans_value(&self) -> bool {
+        self.scanner.scans_value()
+    }
+
+    /// Advance the chain for `call` (when it has an agent) and return what
+    /// the guard has to say about it, or `None`.
+    pub fn observe(&mut self, call: &Call, output: Option<&Output>) -> Option<Verdict> {
+        let reminder = self.advance(call);
+        let failure = output.and_then(|output| self.scan(call.name, output));
+        (reminder.is_some() || failure.is_some()).then_some(Verdict { reminder, failure })
+    }
+
+    /// Advance only the chain: the repeat guard alone.
+    pub fn advance(&mut self, call: &Call) -> Option<Reminder> {
+        call.agent_id
+            .and_then(|agent| self.chains.advance(agent, call.name, call.arguments_json))
+    }
+
+    /// See [`Scanner::scan`].
+    pub fn scan(&self, name: &str, output: &Output) -> Option<Failure> {
+        self.scanner.scan(name, output)
     }
 
     /// The user spoke: that agent's chain starts over.

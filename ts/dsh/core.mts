@@ -30,6 +30,27 @@ export interface ListenerOptions {
    * reads its content (and value, with `scanValue`) only for shell tools.
    */
   scan: boolean;
+  /**
+   * Text outputs of at least this many UTF-16 code units are scanned off the
+   * event loop (`observeAsync`). Default {@link ASYNC_SCAN_THRESHOLD}.
+   */
+  asyncScanThreshold?: number;
+}
+
+/**
+ * From this output size on, the scan runs on a worker thread: below it a
+ * synchronous scan costs less than the thread hop; above it a blocking scan
+ * starts to show as event-loop delay (see `benchmark/event-loop.mjs`).
+ */
+export const ASYNC_SCAN_THRESHOLD = 256 * 1024;
+
+/** Size of what a scan reads: the text blocks, in UTF-16 code units. */
+function textSize(result: Readonly<ToolExecutionResult>): number {
+  let size = 0;
+  for (const block of result.content ?? []) {
+    if (block.type === 'text' && typeof block.text === 'string') size += block.text.length;
+  }
+  return size;
 }
 
 /** Source labels are load-bearing: without `kind: 'plugin'` a context renders as a user prompt. */
@@ -77,40 +98,54 @@ export function installGuard(ctx: Context, options: ListenerOptions): void {
     ctx.logger.warn(`${options.plugin}: guard engine failed, passing the tool result through unchanged: ${reason}`);
   }
 
-  function observe(exec: ToolExecution, result: Readonly<ToolExecutionResult>) {
+  const asyncThreshold = options.asyncScanThreshold ?? ASYNC_SCAN_THRESHOLD;
+
+  /**
+   * Hand the call to the engine. The chain advances now, synchronously and
+   * in call order; a large output's scan may finish later, on a worker thread.
+   */
+  function observe(exec: ToolExecution, result: Readonly<ToolExecutionResult>): Verdict | null | Promise<Verdict | null> {
     const agentId = options.repeat && exec.agent ? idOf(exec.agent) : undefined;
     // Nothing to do: no chain to advance and no output to scan.
     if (agentId === undefined && !options.scan) return null;
-    return engine.observe(
-      {
-        agentId,
-        name: exec.name,
-        // Arguments cross as JSON text: much cheaper through N-API than the object.
-        // Without an agent the engine never reads them.
-        argumentsJson: agentId === undefined ? '' : (JSON.stringify(exec.arguments) ?? ''),
-      },
-      options.scan
-        ? {
-            isError: result.isError,
-            // DSH blocks are a superset of the engine's block shape.
-            content: result.content as EngineResult['content'],
-            value: result.value,
-          }
-        : undefined,
-    );
+    const call = {
+      agentId,
+      name: exec.name,
+      // Arguments cross as JSON text: much cheaper through N-API than the object.
+      // Without an agent the engine never reads them.
+      argumentsJson: agentId === undefined ? '' : (JSON.stringify(exec.arguments) ?? ''),
+    };
+    if (!options.scan) return engine.observe(call);
+    const output = {
+      isError: result.isError,
+      // DSH blocks are a superset of the engine's block shape.
+      content: result.content as EngineResult['content'],
+      value: result.value,
+    };
+    return !result.isError && textSize(result) >= asyncThreshold
+      ? engine.observeAsync(call, output)
+      : engine.observe(call, output);
   }
 
   ctx.on('tools/post-execute', async (exec, result, next) => {
-    // Observe first: the chain advances whatever happens downstream.
-    let verdict: ReturnType<typeof observe> = null;
+    // Observe first: the chain advances whatever happens downstream. A
+    // failing engine (a throw now, or a rejected off-thread scan) is logged
+    // and the result passes through: the guard fails open. The handler is
+    // attached at once so a rejection during `next()` is never unhandled.
+    let verdict: Promise<Verdict | null>;
     try {
-      verdict = observe(exec, result);
+      verdict = Promise.resolve(observe(exec, result)).catch((error: unknown) => {
+        warn(error);
+        return null;
+      });
     } catch (error) {
       warn(error);
+      verdict = Promise.resolve(null);
     }
     const downstream = await next();
-    if (!verdict) return downstream;
-    return fold(downstream, verdict);
+    const found = await verdict;
+    if (!found) return downstream;
+    return fold(downstream, found);
   });
 
   if (options.repeat) {
