@@ -5,6 +5,8 @@
 //   --quick   shorter budgets (a whole run stays under a minute on 2 cores)
 //   --smoke   tiny sizes and budgets: checks the pipeline end to end, measures nothing useful
 //   --only=dsh,engine,agents,memory,audit   run only these groups
+//   --clock=cpu   time samples with process CPU time instead of wall time
+//                 (steadier on a shared machine; the README numbers use wall)
 //
 // Everything runs in this one process, subjects interleaved per round
 // (see harness.mjs), except memory per agent, which gets a fresh process per
@@ -20,8 +22,10 @@ const flag = (name) => argv.includes(`--${name}`);
 const json = flag('json');
 const mode = flag('smoke') ? 'smoke' : flag('quick') ? 'quick' : 'full';
 const onlyArg = argv.find((a) => a.startsWith('--only='));
+const clockArg = argv.find((a) => a.startsWith('--clock='));
+const clock = clockArg ? clockArg.slice('--clock='.length) : 'wall';
 const only = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : undefined;
-const unknown = argv.filter((a) => !['--json', '--quick', '--smoke'].includes(a) && !a.startsWith('--only='));
+const unknown = argv.filter((a) => !['--json', '--quick', '--smoke'].includes(a) && !a.startsWith('--only=') && !a.startsWith('--clock='));
 if (unknown.length > 0) {
   process.stderr.write(`bench: unknown option(s) ${unknown.join(' ')}\n`);
   process.exit(2);
@@ -41,6 +45,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 // Imported after the console is redirected.
 const { dshScenarios, engineScenarios, agentScenarios, ENGINE_SIZES } = await import('./scenarios.mjs');
 const { markdownReport } = await import('./table.mjs');
+const { useClock } = await import('./harness.mjs');
+useClock(clock);
 
 /** Budgets per mode. `budgetMs` is the measuring time of one scenario (all its subjects). */
 const PLANS = {
@@ -62,7 +68,8 @@ const doc = {
   cpu: os.cpus()[0]?.model ?? 'unknown',
   cpus: os.cpus().length,
   mode,
-  command: `npm run bench --${json ? ' --json' : ''}${mode === 'full' ? '' : ` --${mode}`}${onlyArg ? ` ${onlyArg}` : ''}`,
+  command: `npm run bench --${json ? ' --json' : ''}${mode === 'full' ? '' : ` --${mode}`}${onlyArg ? ` ${onlyArg}` : ''}${clockArg ? ` ${clockArg}` : ''}`,
+  clock,
   date: new Date().toISOString(),
   units: { ns_per_op: 'median nanoseconds per call', throughput_mb_s: '10^6 bytes of UTF-8 text per second', memory: 'bytes per agent' },
   scenarios: [],
