@@ -6,6 +6,7 @@
  * number printing) shape the result; this file leaves them to the engine on
  * purpose, since reproducing them is the point.
  */
+import { invalid, kindOf } from './errors.mjs';
 
 /** The agent loop's `parseArguments`: empty text is `{}`, malformed JSON stays the raw string. */
 export function parseArguments(raw: string): unknown {
@@ -97,6 +98,6 @@ export function stringifySortedIteratively(root: unknown): string {
 
 /** Canonical string of arguments given as JSON text (the native `canonicalize`). */
 export function canonicalize(argumentsJson: string): string {
-  if (typeof argumentsJson !== 'string') throw new TypeError('argumentsJson must be a string');
+  if (typeof argumentsJson !== 'string') throw invalid(`toolguard: argumentsJson must be a string (got ${kindOf(argumentsJson)})`);
   return canonicalizeValue(parseArguments(argumentsJson));
 }

@@ -5,7 +5,7 @@
  * name the rule id. `undefined` means "use the default" everywhere; `null` is
  * accepted as absent only for the config and its two sections, as natively.
  */
-import { invalid } from './errors.mjs';
+import { invalid, kindOf } from './errors.mjs';
 import { validateThresholds } from './repeat.mjs';
 import type { RuleAction, RuleWhen } from './types.mjs';
 
@@ -35,13 +35,6 @@ export interface ResolvedRule {
 }
 
 const RULE_KEYS = ['id', 'pattern', 'flags', 'action', 'when', 'message'];
-
-/** The `typeof`-like name the native messages print. */
-export function kindOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value;
-}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return kindOf(value) === 'object';

@@ -4,9 +4,9 @@
  * oracle for differential tests, and the fallback where the native binary
  * cannot load.
  */
-import { invalid } from './errors.mjs';
 import { parseArguments } from './canonical.mjs';
-import { kindOf, resolveConfig } from './config.mjs';
+import { resolveConfig } from './config.mjs';
+import { invalid, kindOf } from './errors.mjs';
 import { showsFailure } from './markers.mjs';
 import { RepeatChains } from './repeat.mjs';
 import { buildRuleTable, firstMatch, type CompiledRule } from './rules.mjs';

@@ -6,3 +6,10 @@
 export function invalid(message: string): Error {
   return Object.assign(new Error(message), { code: 'InvalidArg' });
 }
+
+/** The `typeof`-like name the messages print: `null` and `array` told apart from `object`. */
+export function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}

@@ -4,8 +4,8 @@
  * Unlike the native engine, which keeps a fixed-size digest, this keeps the
  * key string itself, as the official plugin does.
  */
-import { invalid } from './errors.mjs';
 import { canonicalizeValue } from './canonical.mjs';
+import { invalid } from './errors.mjs';
 import type { ReminderVerdict } from './types.mjs';
 import { matchesAny, wildcardToRegExp } from './wildcard.mjs';
 
@@ -38,7 +38,7 @@ export function validateThresholds(values: readonly number[]): number[] {
   return [...values].sort((a, b) => a - b);
 }
 
-/** Resolved repeat settings (defaults applied, shapes already checked by the engine). */
+/** Resolved repeat settings: defaults applied, validated, thresholds sorted ascending. */
 export interface RepeatSettings {
   thresholds: readonly number[];
   include: readonly string[];
@@ -60,17 +60,13 @@ export class RepeatChains {
   readonly #previewChars: number;
   readonly #chains = new Map<string, Chain>();
 
-  /** Validates in the official order: thresholds, then argumentsPreviewChars. */
+  /** `settings` come from `resolveConfig`, which validated them and sorted the thresholds. */
   constructor(settings: RepeatSettings) {
-    this.#thresholds = validateThresholds(settings.thresholds);
+    this.#thresholds = settings.thresholds;
     this.#thresholdSet = new Set(this.#thresholds);
     this.#include = settings.include.map(wildcardToRegExp);
     this.#exclude = settings.exclude.map(wildcardToRegExp);
-    const preview = settings.argumentsPreviewChars;
-    if (!Number.isInteger(preview) || preview < 1) {
-      throw invalid(`repeat-tool-reminder: invalid argumentsPreviewChars ${preview} — must be an integer >= 1`);
-    }
-    this.#previewChars = preview;
+    this.#previewChars = settings.argumentsPreviewChars;
   }
 
   /** Whether a tool takes part (untracked calls are transparent: they neither count nor reset). */

@@ -12,11 +12,10 @@
  */
 import { createRequire } from 'node:module';
 
-import { invalid } from './errors.mjs';
-
 import type { ResolvedRule } from './config.mjs';
-import { trimLikeRust } from './whitespace.mjs';
+import { invalid } from './errors.mjs';
 import type { BuiltinRule, RuleAction, RuleHit, RuleWhen } from './types.mjs';
+import { trimLikeRust } from './whitespace.mjs';
 
 /** A validated rule with its compiled pattern. */
 export interface CompiledRule {
