@@ -3,7 +3,7 @@
 // `toolguard hook` runs once per agent tool call, so it skips the main CLI's imports.
 if (process.argv[2] === 'hook') {
   const { runHook } = await import('../dist/ts/adapters/hooks.mjs');
-  process.exitCode = await runHook(process.argv.slice(3), process.stdin, process.stdout);
+  process.exitCode = await runHook(process.argv.slice(3), 0, 1, 2);
 } else {
   const { main } = await import('../dist/ts/cli/main.mjs');
   process.exitCode = main(process.argv.slice(2));

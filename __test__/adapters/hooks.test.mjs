@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { GuardEngine } from 'toolguard';
-import { HOOK_SHELL_TOOLS, hookEngineConfig, hookOutputFor, stateDir } from 'toolguard/hooks';
+import { HOOK_SHELL_TOOLS, hookEngineConfig, hookOutputFor, runHook, stateDir, stateFileName } from 'toolguard/hooks';
+import { PassThrough, Readable } from 'node:stream';
 import { shellText } from '../../dist/ts/adapters/common.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -251,6 +252,29 @@ describe('toolguard hook (child process)', () => {
     const env = { TOOLGUARD_STATE_DIR: '', XDG_STATE_HOME: xdg };
     await runAll([bash('s-xdg', 'x')], { env });
     assert.equal(readdirSync(join(xdg, 'toolguard')).filter((f) => f.endsWith('.json')).length, 1);
+  });
+
+  it('runHook in-process with streams (how another CLI embeds it)', async () => {
+    const out = new PassThrough();
+    const err = new PassThrough();
+    const env = { TOOLGUARD_STATE_DIR: freshDir() };
+    const call = bash('s-stream', 'ls');
+    for (let i = 0; i < 3; i++) {
+      assert.equal(await runHook([], Readable.from([JSON.stringify(call)]), out, err, env), 0);
+    }
+    out.end();
+    const lines = (await out.toArray()).join('').trim().split('\n');
+    assert.deepEqual(lines.map((l) => JSON.parse(l)), [expected([call, call, call])[2]]);
+    assert.equal(await runHook(['--bogus'], Readable.from(['{}']), out, err, env), 1);
+    err.end();
+    assert.match((await err.toArray()).join(''), /unknown argument --bogus/);
+  });
+
+  it('state file names: reversible for normal ids (no two sessions share a file), hashed when too long', () => {
+    assert.notEqual(stateFileName('a/b'), stateFileName('a_b'));
+    assert.match(stateFileName('0b6c3a7e-1f7d-4c55-9a53-2f7f5b7d9e11'), /^s-[A-Za-z0-9_-]+\.json$/);
+    assert.match(stateFileName('x'.repeat(500)), /^h-[0-9a-f]{16}-500\.json$/);
+    assert.notEqual(stateFileName('x'.repeat(500)), stateFileName(`${'x'.repeat(499)}y`));
   });
 
   it('fails open: bad input is a non-blocking error (exit 1, stderr, no decision)', async () => {

@@ -21,7 +21,6 @@
  * non-blocking error for both hosts), no decision.
  * @module toolguard/hooks
  */
-import { createHash } from 'node:crypto';
 import {
   closeSync,
   mkdirSync,
@@ -33,6 +32,7 @@ import {
   unlinkSync,
   utimesSync,
   writeFileSync,
+  writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -102,9 +102,29 @@ export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(tmpdir(), `toolguard-${uid}`);
 }
 
-/** Session ids come from the host: hash them into a safe, fixed-length file name. */
+/**
+ * Session ids come from the host: encode them into a safe file name
+ * (base64url, reversible, so two ids never share a file); ids too long for
+ * a file name are hashed instead. No node:crypto here — loading it costs
+ * ~10 ms of every hook process.
+ */
+export function stateFileName(chainId: string): string {
+  const encoded = Buffer.from(chainId, 'utf8').toString('base64url');
+  return encoded.length <= 160 ? `s-${encoded}.json` : `h-${fnv1a64(chainId)}-${chainId.length}.json`;
+}
+
+/** FNV-1a, 64-bit, over UTF-16 code units: only names files for over-long ids. */
+function fnv1a64(text: string): string {
+  let hash = 0xcbf29ce484222325n;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= BigInt(text.charCodeAt(i));
+    hash = (hash * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return hash.toString(16).padStart(16, '0');
+}
+
 function stateFile(dir: string, chainId: string): string {
-  return join(dir, `${createHash('sha256').update(chainId).digest('hex').slice(0, 32)}.json`);
+  return join(dir, stateFileName(chainId));
 }
 
 function ensureDir(dir: string): void {
@@ -208,7 +228,7 @@ export function sweep(dir: string, ttlDays: number, now = Date.now()): number {
 /**
  * One chain's persisted state. With the engine's chain export
  * (`chainState`/`restoreChain`) it is the engine's own digest and count.
- * INTERIM (until the engine exports chain state): the SHA-256 of the
+ * INTERIM (until the engine exports chain state): a 128-bit digest of the
  * official key `JSON.stringify([tool, canonical])` and the run length; the
  * chain is rebuilt by replaying the current call into a fresh engine.
  */
@@ -254,7 +274,7 @@ function observeCall(addon: Addon, config: GuardConfig, file: string, input: Hoo
     // INTERIM replay: same key as the saved chain → replay it (bounded by the
     // highest threshold: past it the chain is silent whatever the count) so
     // the engine counts this call as the next one; different key → fresh.
-    const key = createHash('sha256').update(JSON.stringify([name, addon.canonicalize(exec.argumentsJson)])).digest('hex');
+    const key = hash128(JSON.stringify([name, addon.canonicalize(exec.argumentsJson)]));
     const same = saved?.v === 1 && saved.kind === 'replay' && saved.key === key;
     const highest = Math.max(...(config.repeat?.thresholds ?? DEFAULT_THRESHOLDS));
     const replays = same ? Math.min(saved.count, highest) : 0;
@@ -267,6 +287,31 @@ function observeCall(addon: Addon, config: GuardConfig, file: string, input: Hoo
     }
     return verdict;
   });
+}
+
+/**
+ * INTERIM: a 128-bit non-cryptographic digest of the chain key (cyrb128 over
+ * UTF-16 code units) — as strong as the engine's own XXH3-128 for this use,
+ * and without loading node:crypto (~10 ms per hook process).
+ */
+function hash128(text: string): string {
+  let h1 = 1779033703, h2 = 3144134277, h3 = 1013904242, h4 = 2773480762;
+  for (let i = 0; i < text.length; i++) {
+    const k = text.charCodeAt(i);
+    h1 = h2 ^ Math.imul(h1 ^ k, 597399067);
+    h2 = h3 ^ Math.imul(h2 ^ k, 2869860233);
+    h3 = h4 ^ Math.imul(h3 ^ k, 951274213);
+    h4 = h1 ^ Math.imul(h4 ^ k, 2716044179);
+  }
+  h1 = Math.imul(h3 ^ (h1 >>> 18), 597399067);
+  h2 = Math.imul(h4 ^ (h2 >>> 22), 2869860233);
+  h3 = Math.imul(h1 ^ (h3 >>> 17), 951274213);
+  h4 = Math.imul(h2 ^ (h4 >>> 19), 2716044179);
+  h1 ^= h2 ^ h3 ^ h4;
+  h2 ^= h1;
+  h3 ^= h1;
+  h4 ^= h1;
+  return [h1, h2, h3, h4].map((h) => (h >>> 0).toString(16).padStart(8, '0')).join('');
 }
 
 function isErrorResponse(response: unknown): boolean {
@@ -294,11 +339,29 @@ function parseFlags(argv: readonly string[]): Flags {
   return flags;
 }
 
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+/** Where the hook reads and writes: a file descriptor (cheapest: no stream set-up), or a stream. */
+export type HookInputSource = number | NodeJS.ReadableStream;
+export type HookOutputSink = number | NodeJS.WritableStream;
+
+async function readAll(source: HookInputSource): Promise<string> {
+  if (typeof source === 'number') {
+    try {
+      return readFileSync(source, 'utf8');
+    } catch (error) {
+      // A non-blocking pipe: fall back to the stream machinery.
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN' || source !== 0) throw error;
+      return readAll(process.stdin);
+    }
+  }
   let text = '';
-  stream.setEncoding?.('utf8');
-  for await (const chunk of stream) text += chunk;
+  source.setEncoding?.('utf8');
+  for await (const chunk of source) text += chunk;
   return text;
+}
+
+function write(sink: HookOutputSink, text: string): void {
+  if (typeof sink === 'number') writeSync(sink, text);
+  else sink.write(text);
 }
 
 export const HOOK_USAGE = `usage: toolguard hook [--config <file.json>]
@@ -309,18 +372,19 @@ State: $TOOLGUARD_STATE_DIR, else $XDG_STATE_HOME/toolguard, else <tmpdir>/toolg
 
 /**
  * Run one hook invocation: read the event from `stdin`, answer on `stdout`,
- * warn on `stderr`. Resolves to the process exit code (0, or 1 for a
+ * warn on `stderr` (file descriptors or streams; the CLI passes 0, 1, 2,
+ * which spares the process setting up stdio streams). Resolves to the process exit code (0, or 1 for a
  * non-blocking error).
  */
 export async function runHook(
   argv: readonly string[],
-  stdin: NodeJS.ReadableStream,
-  stdout: NodeJS.WritableStream,
-  stderr: NodeJS.WritableStream = process.stderr,
+  stdin: HookInputSource,
+  stdout: HookOutputSink,
+  stderr: HookOutputSink = 2,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    stdout.write(`${HOOK_USAGE}\n`);
+    write(stdout, `${HOOK_USAGE}\n`);
     return 0;
   }
   try {
@@ -342,7 +406,7 @@ export async function runHook(
         // Loaded only here: prompt and session events never pay for the addon.
         const addon = createRequire(import.meta.url)('toolguard') as Addon;
         const out = hookOutputFor(observeCall(addon, config, file, input));
-        if (out) stdout.write(`${JSON.stringify(out)}\n`);
+        if (out) write(stdout, `${JSON.stringify(out)}\n`);
         return 0;
       }
       case 'UserPromptSubmit':
@@ -353,7 +417,7 @@ export async function runHook(
         return 0; // events the guard does not use
     }
   } catch (error) {
-    stderr.write(`toolguard hook: ${error instanceof Error ? error.message : String(error)} (tool result passed through unchanged)\n`);
+    write(stderr, `toolguard hook: ${error instanceof Error ? error.message : String(error)} (tool result passed through unchanged)\n`);
     return 1;
   }
 }
