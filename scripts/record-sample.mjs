@@ -56,6 +56,9 @@ class StreamingModel extends LlmAdapter {
   }
 
   async *stream(options) {
+    // A model takes time to answer; with the 5 ms write window this puts each
+    // step in its own append batch, i.e. its own zstd frame, as in real logs.
+    await new Promise((resolve) => setTimeout(resolve, 20));
     const queue = this.scripts.get(options.sessionId) ?? [];
     const response = queue.shift() ?? { text: 'Done.' };
     if (response.calls) {

@@ -295,3 +295,33 @@ fn preview_cuts_by_characters() {
     assert_eq!(preview("héllo", 2), "hé…");
     assert_eq!(preview("hé", 2), "hé");
 }
+
+#[test]
+fn cut_frame_keeps_its_whole_blocks() {
+    // One frame holding many blocks (raw blocks of 1000 bytes each, built by
+    // hand), cut in the middle of a block: everything before it is recovered.
+    let lines: String = (0..50).map(|i| format!("{{\"n\":{i:0>990}}}\n")).collect();
+    let data = lines.as_bytes();
+    let mut frame = vec![0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x58];
+    // Descriptor 0x00: no content size, no checksum; window 0x58 = 2 MiB, more than
+    // the data, so without recovery the decoder would hand out nothing at all.
+    for (i, chunk) in data.chunks(1000).enumerate() {
+        let last = (i + 1) * 1000 >= data.len();
+        let header = ((chunk.len() as u32) << 3) | u32::from(last);
+        frame.extend_from_slice(&header.to_le_bytes()[..3]);
+        frame.extend_from_slice(chunk);
+    }
+    let mut whole = Vec::new();
+    zstd::ZstdFrames::new(&frame[..])
+        .read_to_end(&mut whole)
+        .unwrap();
+    assert_eq!(whole, data);
+    // Cut inside block 21 (each block is 3 + 1000 bytes after the 6-byte header).
+    let cut = &frame[..6 + 20 * 1003 + 500];
+    let mut got = Vec::new();
+    let err = zstd::ZstdFrames::new(cut)
+        .read_to_end(&mut got)
+        .unwrap_err();
+    assert!(err.to_string().contains("truncated"), "{err}");
+    assert_eq!(got, &data[..20 * 1000]);
+}

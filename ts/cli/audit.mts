@@ -99,8 +99,8 @@ With no FILES, audits the sample session bundled with the package.
 Inputs
   DSH session logs: session.jsonl (compression: 'none') or session.jsonl.zstd
   (the default), under <root>/--<cwd-slug>--/<sessionId>/. Directories are
-  searched recursively for them (with --format trace: for *.jsonl,
-  *.jsonl.zst, *.jsonl.zstd and *.ndjson files).
+  searched recursively for *.jsonl, *.jsonl.zst(d) and *.ndjson files
+  (with --format dsh: only session.jsonl and session.jsonl.zstd).
   Generic traces: one JSON object a line, see docs/trace-format.md.
 
 Options
@@ -207,9 +207,10 @@ export function loadConfig(path: string): string {
 const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const SAMPLE_DIR = join(packageRoot, 'samples', 'dsh');
 
+/** Which files a directory search picks up: DSH transcripts, or any JSON Lines file. */
 function isLogName(name: string, format: Format): boolean {
-  if (format === 'trace') return /\.(?:jsonl|jsonl\.zst|jsonl\.zstd|ndjson)$/.test(name);
-  return name === 'session.jsonl' || name === 'session.jsonl.zstd';
+  if (format === 'dsh') return name === 'session.jsonl' || name === 'session.jsonl.zstd';
+  return /\.(?:jsonl|jsonl\.zst|jsonl\.zstd|ndjson)$/.test(name);
 }
 
 /**

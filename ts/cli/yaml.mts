@@ -31,7 +31,7 @@ export function parseYaml(source: string): unknown {
   const value = parser.block(lines[0].indent);
   if (parser.pos < lines.length) {
     const l = lines[parser.pos];
-    throw new YamlError(`line ${l.number}: unexpected indentation`);
+    throw new YamlError(`line ${l.number}: unexpected ${l.indent === lines[0].indent ? 'mapping entry after a sequence' : 'indentation'}`);
   }
   return value;
 }
@@ -74,9 +74,8 @@ class Parser {
       const line = this.lines[this.pos];
       if (line.indent < indent) break;
       if (line.indent > indent) throw new YamlError(`line ${line.number}: unexpected indentation`);
-      if (!(line.text === '-' || line.text.startsWith('- '))) {
-        throw new YamlError(`line ${line.number}: expected a "- " sequence item`);
-      }
+      // A same-column non-item ends a sequence nested as `key:\n- item` (the caller reads on).
+      if (!(line.text === '-' || line.text.startsWith('- '))) break;
       const rest = line.text.slice(1).trimStart();
       if (rest === '') {
         this.pos++;
@@ -139,13 +138,13 @@ function splitEntry(text: string, number: number): { key: string; value: string 
     rest = text.slice(end + 1);
     if (!rest.startsWith(':')) throw new YamlError(`line ${number}: expected ":" after the key`);
     rest = rest.slice(1);
+    if (rest !== '' && !rest.startsWith(' ')) throw new YamlError(`line ${number}: expected a space after ":"`);
   } else {
     const m = /^([^:#\[\]{},&*!|>'"%@`][^:]*?):(?: (.*))?$/.exec(text);
     if (!m) throw new YamlError(`line ${number}: expected "key: value"`);
     key = m[1].trim();
     rest = m[2] ?? '';
   }
-  if (rest !== '' && !rest.startsWith(' ')) throw new YamlError(`line ${number}: expected a space after ":"`);
   return { key, value: rest.trim() };
 }
 
