@@ -3,7 +3,7 @@
 // come from an in-process GuardEngine fed the same calls, so the test checks
 // the hook's translation and its chain persistence, not copied strings.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,7 +65,7 @@ function expected(events, config = {}) {
       { agentId: 'a', name: e.tool_name, arguments: e.tool_input },
       { text, value: e.tool_response },
     );
-    return hookOutputFor(verdict);
+    return hookOutputFor(verdict, text);
   });
 }
 
@@ -81,6 +81,18 @@ async function runAll(events, opts) {
 }
 
 describe('toolguard hook (child process)', () => {
+  it('replays the hook events a real Claude Code 2.1.332 session sent (recorded by e2e/claude-code.mjs)', async () => {
+    const events = readFileSync(join(root, '__test__/adapters/fixtures/claude-code-2.1.332.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual(events.map((e) => e.hook_event_name), ['UserPromptSubmit', 'PostToolUse', 'PostToolUse', 'PostToolUse', 'PostToolUse', 'SessionEnd']);
+    const dir = freshDir();
+    const outs = await runAll(events, { env: { TOOLGUARD_STATE_DIR: dir } });
+    assert.deepEqual(outs.slice(0, 5), expected(events.slice(0, 5)));
+    assert.deepEqual(outs.map((o) => (o ? (o.decision ?? 'context') : '.')).join(' '), '. . . context block .');
+    // Claude Code strips the trailing newline of stdout; the excerpt and line still match.
+    assert.match(outs[4].reason, /^\[loud-failure\] Bash exited 0 but its output shows it failed:\n- python-traceback \(line 1\)/);
+    assert.equal(readdirSync(dir).filter((f) => f.endsWith('.json')).length, 0, 'SessionEnd removed the state');
+  });
+
   it('persists the repeat chain across processes: reminders at 3, 5 and 8, silent after', async () => {
     const events = Array.from({ length: 9 }, () => bash('s-repeat', 'npm test'));
     const env = { TOOLGUARD_STATE_DIR: freshDir() };
@@ -130,7 +142,11 @@ describe('toolguard hook (child process)', () => {
     assert.deepEqual(got, expected(events)[0]);
     assert.equal(got.decision, 'block');
     assert.ok(got.reason.startsWith('[loud-failure] Bash exited 0 but its output shows it failed:\n'), got.reason);
-    assert.ok(got.reason.endsWith(`Original output:\n${out}`), 'the original output follows verbatim');
+    // The model sees the tool output right above the reason: the reason is the
+    // engine's failure text without its verbatim copy of the output.
+    const failure = new GuardEngine(hookEngineConfig()).observe({ name: 'Bash', argumentsJson: '{}' }, { text: out }).failure.text;
+    assert.equal(`${got.reason}\nOriginal output:\n${out}`, failure);
+    assert.doesNotMatch(got.reason, /Original output/);
     assert.equal(got.hookSpecificOutput, undefined);
   });
 

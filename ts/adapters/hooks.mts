@@ -5,7 +5,7 @@
  * - `PostToolUse`: the call advances the session's chain and the output is
  *   scanned. A reminder or `context` notice goes to
  *   `hookSpecificOutput.additionalContext`; an `error` rule answers
- *   `decision: "block"` with the failure text as `reason`.
+ *   `decision: "block"` with the failure header as `reason`.
  * - `UserPromptSubmit`: the user spoke, the session's chain starts over.
  * - `SessionEnd`: the session's chain state is deleted.
  *
@@ -37,7 +37,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import type { GuardConfig, GuardEngine, GuardVerdict } from 'toolguard';
+import type { GuardConfig, GuardEngine, GuardVerdict, ToolResult } from 'toolguard';
 import { argumentsJson, errorOf, noticesOf, resultOf } from './common.mjs';
 
 /**
@@ -71,14 +71,21 @@ export interface HookOutput {
   hookSpecificOutput?: { hookEventName: 'PostToolUse'; additionalContext: string };
 }
 
-/** The hook's answer to one verdict (`null`: print nothing). */
-export function hookOutputFor(verdict: GuardVerdict | null): HookOutput | null {
+/**
+ * The hook's answer to one verdict (`null`: print nothing). `scanned` is the
+ * output text the engine was given: a PostToolUse hook cannot replace the
+ * tool result — the model reads the output right above the hook's reason —
+ * so the reason drops the failure text's verbatim copy of it
+ * (`\nOriginal output:\n<output>`) instead of doubling a long output.
+ */
+export function hookOutputFor(verdict: GuardVerdict | null, scanned?: string): HookOutput | null {
   if (!verdict) return null;
   const out: HookOutput = {};
   const error = errorOf(verdict);
   if (error !== undefined) {
+    const copy = scanned === undefined ? undefined : `\nOriginal output:\n${scanned}`;
     out.decision = 'block';
-    out.reason = error;
+    out.reason = copy !== undefined && error.endsWith(copy) ? error.slice(0, -copy.length) : error;
   }
   const notices = noticesOf(verdict);
   if (notices.length) out.hookSpecificOutput = { hookEventName: 'PostToolUse', additionalContext: notices.join('\n\n') };
@@ -257,11 +264,10 @@ interface Addon {
 }
 
 /** Observe one PostToolUse call against the persisted chain, and persist the advanced chain. */
-function observeCall(addon: Addon, config: GuardConfig, file: string, input: HookInput): GuardVerdict | null {
+function observeCall(addon: Addon, config: GuardConfig, file: string, input: HookInput, result: ToolResult): GuardVerdict | null {
   const engine = new addon.GuardEngine(config);
   const name = String(input.tool_name ?? '');
   const exec = { agentId: AGENT, name, argumentsJson: argumentsJson(input.tool_input ?? {}) };
-  const result = resultOf(input.tool_response, isErrorResponse(input.tool_response));
   return withLock(file, () => {
     const saved = readJson(file) as SavedChain | undefined;
     if (hasChainExport(engine)) {
@@ -405,7 +411,8 @@ export async function runHook(
         const config = hookEngineConfig(flags.config ? (JSON.parse(readFileSync(flags.config, 'utf8')) as GuardConfig) : {});
         // Loaded only here: prompt and session events never pay for the addon.
         const addon = createRequire(import.meta.url)('toolguard') as Addon;
-        const out = hookOutputFor(observeCall(addon, config, file, input));
+        const result = resultOf(input.tool_response, isErrorResponse(input.tool_response));
+        const out = hookOutputFor(observeCall(addon, config, file, input, result), result.text);
         if (out) write(stdout, `${JSON.stringify(out)}\n`);
         return 0;
       }
