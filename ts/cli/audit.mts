@@ -372,7 +372,8 @@ export function audit(argv: string[]): number {
   }
   const sizes = files.map(fileSize);
   const total = sizes.reduce((a, b) => a + b, 0);
-  const progress = process.stderr.isTTY ? new Progress(total, process.stderr) : undefined;
+  // Small audits finish before a bar would be read; big ones get one on a terminal.
+  const progress = process.stderr.isTTY && total >= 16e6 ? new Progress(total, process.stderr) : undefined;
   const sessions: SessionJson[] = [];
   let before = 0;
   for (const [i, file] of files.entries()) {

@@ -73,7 +73,8 @@ function sessionTitle(s: SessionJson): string {
 
 export function renderHuman(doc: AuditDocument, c: Style, columns?: number): string {
   const lines: string[] = [];
-  const maxWidth = Math.max(60, columns ?? 120);
+  // Piped output (or a terminal that reports no size) gets a 120-column table.
+  const maxWidth = Math.max(60, columns && columns > 0 ? columns : 120);
   for (const session of doc.sessions) {
     lines.push(c.bold(session.file));
     lines.push('  ' + c.dim(sessionTitle(session)));
