@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { GuardEngine } from 'toolguard';
-import { HOOK_SHELL_TOOLS, hookEngineConfig, hookOutputFor, runHook, stateDir, stateFileName } from 'toolguard/hooks';
+import { HOOK_SHELL_TOOLS, hookEngineConfig, hookOutputFor, hostOf, runHook, stateDir, stateFileName } from 'toolguard/hooks';
 import { PassThrough, Readable } from 'node:stream';
 import { shellText } from '../../dist/ts/adapters/common.mjs';
 
@@ -65,7 +65,7 @@ function expected(events, config = {}) {
       { agentId: 'a', name: e.tool_name, arguments: e.tool_input },
       { text, value: e.tool_response },
     );
-    return hookOutputFor(verdict, text);
+    return hookOutputFor(verdict, text, hostOf(e));
   });
 }
 
@@ -91,6 +91,27 @@ describe('toolguard hook (child process)', () => {
     // Claude Code strips the trailing newline of stdout; the excerpt and line still match.
     assert.match(outs[4].reason, /^\[loud-failure\] Bash exited 0 but its output shows it failed:\n- python-traceback \(line 1\)/);
     assert.equal(readdirSync(dir).filter((f) => f.endsWith('.json')).length, 0, 'SessionEnd removed the state');
+  });
+
+  it('replays the hook events a real Codex 0.171.0 session sent: exit code from the transcript, full text for a block', async () => {
+    const fixtures = join(root, '__test__/adapters/fixtures');
+    const transcript = join(fixtures, 'codex-0.171.0.transcript.jsonl');
+    const events = readFileSync(join(fixtures, 'codex-0.171.0.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l.replace('{{transcript}}', transcript)));
+    assert.deepEqual(events.map((e) => e.hook_event_name), ['UserPromptSubmit', 'PostToolUse', 'PostToolUse', 'PostToolUse', 'PostToolUse', 'PostToolUse']);
+    assert.ok(events.every((e) => typeof e.turn_id === 'string'), 'Codex sends turn_id');
+    const outs = await runAll(events, { env: { TOOLGUARD_STATE_DIR: freshDir() } });
+    assert.deepEqual(outs.map((o) => (o ? (o.decision ?? 'context') : '.')).join(' '), '. . . context block .');
+    // Codex replaces a blocked output with the reason: the reason keeps the output.
+    const out = events[4].tool_response;
+    const failure = new GuardEngine(hookEngineConfig()).observe({ name: 'Bash', argumentsJson: '{}' }, { text: out }).failure.text;
+    assert.equal(outs[4].reason, failure);
+    assert.ok(failure.endsWith(`Original output:\n${out}`));
+    // The last call printed the same traceback but exited 3 (only the transcript says so): silent.
+    assert.equal(events[5].tool_response, out);
+    assert.equal(outs[5], null);
+    // Without the transcript the hook cannot know, and the exit-0 reading applies.
+    const [blind] = await runAll([{ ...events[5], transcript_path: join(fixtures, 'missing.jsonl'), session_id: 'codex-blind' }], { env: { TOOLGUARD_STATE_DIR: freshDir() } });
+    assert.equal(blind.decision, 'block');
   });
 
   it('persists the repeat chain across processes: reminders at 3, 5 and 8, silent after', async () => {

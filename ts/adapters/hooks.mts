@@ -23,9 +23,11 @@
  */
 import {
   closeSync,
+  fstatSync,
   mkdirSync,
   openSync,
   readFileSync,
+  readSync,
   readdirSync,
   renameSync,
   statSync,
@@ -62,6 +64,22 @@ export interface HookInput {
   tool_name?: string;
   tool_input?: unknown;
   tool_response?: unknown;
+  tool_use_id?: string;
+  transcript_path?: string | null;
+  /** Codex sends it, Claude Code does not: how the hook tells the hosts apart. */
+  turn_id?: string;
+}
+
+/**
+ * The hosts differ in what a PostToolUse block does (observed with Claude
+ * Code 2.1.332 and Codex 0.171.0): Claude Code keeps the tool output and adds
+ * the reason after it; Codex replaces the output with the reason. Codex sends
+ * a `turn_id`, Claude Code does not.
+ */
+export type HookHost = 'claude-code' | 'codex';
+
+export function hostOf(input: Pick<HookInput, 'turn_id'>): HookHost {
+  return typeof input.turn_id === 'string' ? 'codex' : 'claude-code';
 }
 
 /** What the hook prints for `PostToolUse` (nothing is printed when the guard has nothing to say). */
@@ -73,17 +91,19 @@ export interface HookOutput {
 
 /**
  * The hook's answer to one verdict (`null`: print nothing). `scanned` is the
- * output text the engine was given: a PostToolUse hook cannot replace the
- * tool result — the model reads the output right above the hook's reason —
- * so the reason drops the failure text's verbatim copy of it
- * (`\nOriginal output:\n<output>`) instead of doubling a long output.
+ * output text the engine was given. Claude Code shows the model the tool
+ * output right above the hook's reason, so there the reason drops the
+ * failure text's verbatim copy of it (`\nOriginal output:\n<output>`)
+ * instead of doubling a long output; Codex replaces the output with the
+ * reason, so there the reason is the whole failure text.
  */
-export function hookOutputFor(verdict: GuardVerdict | null, scanned?: string): HookOutput | null {
+export function hookOutputFor(verdict: GuardVerdict | null, scanned?: string, host: HookHost = 'claude-code'): HookOutput | null {
   if (!verdict) return null;
   const out: HookOutput = {};
   const error = errorOf(verdict);
   if (error !== undefined) {
-    const copy = scanned === undefined ? undefined : `\nOriginal output:\n${scanned}`;
+    // Codex replaces the output with the reason: there the copy is the only one the model gets.
+    const copy = scanned === undefined || host === 'codex' ? undefined : `\nOriginal output:\n${scanned}`;
     out.decision = 'block';
     out.reason = copy !== undefined && error.endsWith(copy) ? error.slice(0, -copy.length) : error;
   }
@@ -320,6 +340,55 @@ function hash128(text: string): string {
   return [h1, h2, h3, h4].map((h) => (h >>> 0).toString(16).padStart(8, '0')).join('');
 }
 
+/**
+ * The tool response as the engine should read it. Codex (0.171.0) runs
+ * PostToolUse for failed commands too and sends only the output text; the
+ * exit code is in its transcript (the `item_completed` event of the call,
+ * written before the hook runs). Without it a non-zero exit would read as a
+ * clean one and `when: success` rules would fire on output that already
+ * shows the failure.
+ */
+function responseOf(input: HookInput, host: HookHost): unknown {
+  const response = input.tool_response;
+  if (host !== 'codex' || typeof response !== 'string' || !input.transcript_path || !input.tool_use_id) return response;
+  const exitCode = codexExitCode(input.transcript_path, input.tool_use_id);
+  return exitCode === undefined ? response : { output: response, exit_code: exitCode };
+}
+
+/** The last 1 MiB of a Codex transcript holds the just-finished call; read no more. */
+const TRANSCRIPT_TAIL = 1 << 20;
+
+export function codexExitCode(transcriptPath: string, callId: string): number | undefined {
+  let text: string;
+  try {
+    const fd = openSync(transcriptPath, 'r');
+    try {
+      const size = fstatSync(fd).size;
+      const length = Math.min(size, TRANSCRIPT_TAIL);
+      const buffer = Buffer.alloc(length);
+      readSync(fd, buffer, 0, length, size - length);
+      text = buffer.toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+  const needle = JSON.stringify(callId);
+  const lines = text.split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i]!;
+    if (!line.includes(needle) || !line.includes('"exit_code"')) continue;
+    try {
+      const item = (JSON.parse(line) as { payload?: { type?: string; item?: { id?: unknown; exit_code?: unknown } } }).payload;
+      if (item?.type === 'item_completed' && item.item?.id === callId && typeof item.item.exit_code === 'number') return item.item.exit_code;
+    } catch {
+      // the first line of the tail may be cut
+    }
+  }
+  return undefined;
+}
+
 function isErrorResponse(response: unknown): boolean {
   if (!response || typeof response !== 'object') return false;
   const r = response as Record<string, unknown>;
@@ -411,8 +480,9 @@ export async function runHook(
         const config = hookEngineConfig(flags.config ? (JSON.parse(readFileSync(flags.config, 'utf8')) as GuardConfig) : {});
         // Loaded only here: prompt and session events never pay for the addon.
         const addon = createRequire(import.meta.url)('toolguard') as Addon;
-        const result = resultOf(input.tool_response, isErrorResponse(input.tool_response));
-        const out = hookOutputFor(observeCall(addon, config, file, input, result), result.text);
+        const host = hostOf(input);
+        const result = resultOf(responseOf(input, host), isErrorResponse(input.tool_response));
+        const out = hookOutputFor(observeCall(addon, config, file, input, result), result.text, host);
         if (out) write(stdout, `${JSON.stringify(out)}\n`);
         return 0;
       }

@@ -6,8 +6,8 @@
 //   node __test__/adapters/e2e/claude-code.mjs /tmp/cc/node_modules/@anthropic-ai/claude-code-linux-x64/claude
 //
 // A local mock of the Anthropic Messages API scripts the model: three
-// identical Bash calls, then one whose output is a Python traceback (exit 0),
-// then a final answer. Claude Code runs the commands and the hooks; the
+// identical Bash calls, one whose output is a Python traceback (exit 0), the
+// same with exit 3, then a final answer. Claude Code runs the commands and the hooks; the
 // script then reads the requests the model received and checks that the
 // reminder (3rd call) and the failure header (4th call) reached the model,
 // and it saves the hook payloads Claude Code sent (for the fixture
@@ -35,7 +35,7 @@ mkdirSync(cwd);
 const payloads = join(work, 'payloads.jsonl');
 
 const traceback = `printf 'Traceback (most recent call last):\\n  File "x.py", line 1\\nValueError: bad\\n'`;
-const script = ['echo hi', 'echo hi', 'echo hi', traceback];
+const script = ['echo hi', 'echo hi', 'echo hi', traceback, `${traceback}; exit 3`];
 const requests = [];
 
 function sse(res, content, stop) {
@@ -127,11 +127,12 @@ const reminder = [1, 2, 3].map(() => engine.observe({ agentId: 'a', name: 'Bash'
 
 try {
   assert.equal(run.code, 0, run.out);
-  assert.equal(results.length, 4, `the model saw 4 tool results (got ${results.length})`);
+  assert.equal(results.length, 5, `the model saw 5 tool results (got ${results.length})`);
   assert.ok(!results[1].includes('You are repeating'), 'no reminder on the 2nd call');
   assert.ok(results[2].includes(reminder), 'the reminder reached the model with the 3rd result');
   assert.ok(results[3].includes('[loud-failure] Bash exited 0 but its output shows it failed:\n- python-traceback (line 1)'), 'the failure header reached the model');
   assert.ok(!results[3].includes('Original output:'), 'the output is not repeated in the reason');
+  assert.ok(!results[4].includes('loud-failure'), 'a non-zero exit is left to Claude Code');
 } catch (error) {
   console.error(`FAIL (Claude Code ${version}): ${error.message}\nwork dir: ${work}`);
   process.exit(1);
