@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use crate::chain::{any_match, Chains, Reminder, Wildcard};
-use crate::config::Config;
+use crate::config::{Config, LoudFailureConfig, RepeatConfig};
 use crate::markers::shows_failure;
 use crate::rules::{Action, RuleMatch, RuleSet};
 
@@ -70,6 +70,27 @@ pub struct Scanner {
 }
 
 impl Scanner {
+    /// Merge the config's rules into the built-ins and compile them; errors name the rule id.
+    pub fn new(config: &LoudFailureConfig) -> Result<Self, String> {
+        Ok(Self::with_rules(
+            RuleSet::compile(config.rules.clone())?,
+            config,
+        ))
+    }
+
+    /// A scanner over an already compiled table (`config.rules` is ignored).
+    pub fn with_rules(rules: RuleSet, config: &LoudFailureConfig) -> Self {
+        Self {
+            rules,
+            shell_tools: config
+                .shell_tools
+                .iter()
+                .map(|p| Wildcard::new(p))
+                .collect(),
+            scan_value: config.scan_value,
+        }
+    }
+
     /// Whether results of this tool are scanned for silent failures. Callers
     /// use it to skip reading a result they would only throw away.
     pub fn scans(&self, name: &str) -> bool {
@@ -116,19 +137,19 @@ pub struct Engine {
 impl Engine {
     /// Compile a validated config; rule errors name the rule id.
     pub fn new(config: &Config) -> Result<Self, String> {
-        Ok(Self {
-            chains: Chains::new(&config.repeat),
-            scanner: Arc::new(Scanner {
-                rules: RuleSet::compile(config.loud_failure.rules.clone())?,
-                shell_tools: config
-                    .loud_failure
-                    .shell_tools
-                    .iter()
-                    .map(|p| Wildcard::new(p))
-                    .collect(),
-                scan_value: config.loud_failure.scan_value,
-            }),
-        })
+        Ok(Self::with_scanner(
+            &config.repeat,
+            Arc::new(Scanner::new(&config.loud_failure)?),
+        ))
+    }
+
+    /// Fresh chains over a compiled scanner: engines that differ only in
+    /// their chains (or repeat options) share one rule table.
+    pub fn with_scanner(repeat: &RepeatConfig, scanner: Arc<Scanner>) -> Self {
+        Self {
+            chains: Chains::new(repeat),
+            scanner,
+        }
     }
 
     /// The shared scanner, for scans that run off the caller's thread.
@@ -233,5 +254,56 @@ fn failure_verdict(
         summary,
         text,
         rules,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call<'a>(agent: &'a str) -> Call<'a> {
+        Call {
+            agent_id: Some(agent),
+            name: "bash",
+            arguments_json: r#"{"command":"make"}"#,
+        }
+    }
+
+    #[test]
+    fn engines_sharing_a_scanner_keep_their_own_chains() {
+        let config = Config::default();
+        let first = Engine::new(&config).unwrap();
+        let mut second = Engine::with_scanner(&config.repeat, first.scanner());
+        let mut first = first;
+        for _ in 0..2 {
+            assert!(first.advance(&call("a")).is_none());
+        }
+        assert!(
+            second.advance(&call("a")).is_none(),
+            "second engine starts at 1"
+        );
+        assert_eq!(first.advance(&call("a")).map(|r| r.count), Some(3));
+        let output = Output {
+            texts: vec!["Traceback (most recent call last):"],
+            ..Output::default()
+        };
+        assert_eq!(first.scan("bash", &output), second.scan("bash", &output));
+        assert!(first.scan("bash", &output).is_some());
+    }
+
+    #[test]
+    fn a_scan_off_the_owning_thread_sees_the_same_rules() {
+        let engine = Engine::new(&Config::default()).unwrap();
+        let scanner = engine.scanner();
+        let off_thread = std::thread::spawn(move || {
+            let output = Output {
+                texts: vec!["ok", "npm ERR! code E404"],
+                ..Output::default()
+            };
+            scanner.scan("bash", &output).map(|f| f.summary)
+        })
+        .join()
+        .unwrap();
+        assert_eq!(off_thread.as_deref(), Some("bash: npm-error"));
     }
 }
