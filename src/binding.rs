@@ -286,8 +286,8 @@ struct Pending {
 
 impl Pending {
     fn finish(self) -> Option<Verdict> {
-        test_panic_point(&self.name, PanicPoint::Scan);
         let failure = self.parts.as_ref().and_then(|parts| {
+            test_panic_point(&self.name, PanicPoint::Scan);
             let output = Output {
                 is_error: parts.is_error,
                 texts: parts.texts.iter().map(String::as_str).collect(),
@@ -339,7 +339,7 @@ fn guarded<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
 enum PanicPoint {
     /// While the call is read and the chain advanced (JavaScript thread).
     Observe,
-    /// In the scan (the worker thread under `observeAsync`).
+    /// In the scan of a result (the worker thread under `observeAsync`).
     Scan,
 }
 

@@ -1,0 +1,69 @@
+// No panic crosses N-API. The addon has a test-only hook: when the
+// environment variable TOOLGUARD_TEST_PANIC is `observe:<tool>` (panic while
+// the call is read and the chain advanced, on the JS thread) or
+// `scan:<tool>` (panic in the scan: on a libuv pool thread under
+// observeAsync) at the first call, calls of exactly that tool panic inside
+// Rust. The scenarios run in child processes (panic-child.mjs) so the hook
+// never leaks into other tests; each checks that the caller sees a plain
+// JavaScript Error (or rejection), that the engine keeps working, and that
+// the DSH plugin passes the tool result through unchanged.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const child = fileURLToPath(new URL('./panic-child.mjs', import.meta.url));
+
+function runChild(spec) {
+  const result = spawnSync(process.execPath, [child], {
+    env: { ...process.env, TOOLGUARD_TEST_PANIC: spec },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { code: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr };
+}
+
+for (const [spec, expected] of [
+  ['observe:bash', [
+    'observe: the panic is a JavaScript Error',
+    'observeAsync: the panic on the JS thread is a synchronous Error',
+    'the engine keeps working after a panic',
+    'the DSH plugin fails open on the panic (sync and async paths)',
+  ]],
+  ['scan:bash', [
+    'observe: the panic is a JavaScript Error',
+    'observeAsync: the panic on the pool thread is a rejected promise',
+    'the chain advanced in call order despite the panics',
+    'the engine keeps working after a panic',
+    'the DSH plugin fails open on the panic (sync and async paths)',
+  ]],
+]) {
+  test(`TOOLGUARD_TEST_PANIC=${spec}: a real Rust panic surfaces as a JavaScript Error, never a crash`, () => {
+    const { code, signal, stdout, stderr } = runChild(spec);
+    assert.equal(signal, null, `child killed by ${signal}\n${stderr}`);
+    assert.equal(code, 0, `child failed\n${stdout}\n${stderr}`);
+    assert.deepEqual(stdout.trim().split('\n'), expected.map((name) => `ok ${name}`));
+    // The panics really happened inside Rust (the default hook prints them).
+    assert.match(stderr, /panicked at src[\\/]binding\.rs:\d+:\d+:\nTOOLGUARD_TEST_PANIC forced a panic for tool bash/);
+  });
+}
+
+test('the hook is inert unless the variable names the tool', () => {
+  for (const spec of ['', 'observe:', 'observe:bas', 'scan:bash*', 'bash', 'panic:bash']) {
+    const result = spawnSync(
+      process.execPath,
+      ['-e', `
+        const { GuardEngine } = require(${JSON.stringify(require.resolve('../../index.js'))});
+        const e = new GuardEngine();
+        const v = e.observe({ agentId: 'a', name: 'bash', argumentsJson: '{}' }, { text: 'Traceback (most recent call last):' });
+        e.observeAsync({ name: 'bash', argumentsJson: '{}' }, { text: 'npm ERR! x' }).then((w) => console.log(v.failure.summary, '|', w.failure.summary));
+      `],
+      { env: { ...process.env, TOOLGUARD_TEST_PANIC: spec }, encoding: 'utf8' },
+    );
+    assert.equal(result.status, 0, `${spec}: ${result.stderr}`);
+    assert.equal(result.stdout.trim(), 'bash: python-traceback | bash: npm-error', spec);
+    assert.doesNotMatch(result.stderr, /panicked/, spec);
+  }
+});
