@@ -17,7 +17,7 @@ import {
 } from '@mariozechner/pi-coding-agent';
 import { fauxAssistantMessage, fauxText, fauxToolCall, registerFauxProvider } from '@mariozechner/pi-ai';
 import { GuardEngine } from 'toolguard';
-import { patchFor, toolguard } from 'toolguard/pi';
+import { PI_MESSAGE_TYPE, patchFor, toolguard } from 'toolguard/pi';
 
 const scratch = mkdtempSync(join(tmpdir(), 'toolguard-pi-test-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -112,6 +112,26 @@ describe('toolguard/pi in a real pi session', () => {
     const results = await turn(session, ['pwd', 'pwd']);
     assert.equal(results[1].content.length, 2);
     assert.throws(() => toolguard({ engine: { repeat: { thresholds: [] } } })({ on() {} }), /repeat-tool-reminder: `thresholds` must not be empty/);
+  });
+
+  it('notices: "message" steers the reminder in as a pi custom message, which the model gets as a user message after the tool result', async () => {
+    const session = await piSession(toolguard({ notices: 'message' }));
+    const contexts = [];
+    const step = (command) => (context) => {
+      contexts.push(structuredClone(context.messages));
+      return fauxAssistantMessage(command ? fauxToolCall('bash', { command }) : fauxText('done'));
+    };
+    faux.setResponses([step('echo hi'), step('echo hi'), step('echo hi'), step()]);
+    await session.prompt('go');
+    const last = contexts.at(-1).slice(-2);
+    const engine = new GuardEngine();
+    const texts = [1, 2, 3].map(() => engine.observe({ agentId: 'x', name: 'bash', arguments: { command: 'echo hi' } })?.reminder?.text);
+    assert.equal(last[0].role, 'toolResult');
+    assert.deepEqual(last[0].content, [{ type: 'text', text: 'hi\n' }], 'the result itself is untouched');
+    assert.equal(last[1].role, 'user');
+    assert.deepEqual(last[1].content, [{ type: 'text', text: texts[2] }]);
+    const custom = session.messages.filter((m) => m.role === 'custom');
+    assert.deepEqual(custom.map((m) => [m.customType, m.details.summary]), [[PI_MESSAGE_TYPE, 'bash × 3']]);
   });
 
   it('patchFor: an error keeps image blocks and puts the reminder after the failure', () => {

@@ -4,7 +4,10 @@
  * result with the verdict. One chain per pi session; user input resets it.
  *
  * - reminder / `context` notice: appended to the result as text blocks (the
- *   model reads them with the output, as pi extensions patch results);
+ *   model reads them with the output, as pi extensions patch results), or
+ *   with `notices: 'message'` sent as pi custom messages (`customType:
+ *   'toolguard'`), steered in after the step's tool calls — pi's equivalent
+ *   of DSH's `additionalContexts`;
  * - `error` rule: the result becomes `isError: true` with the failure header
  *   and the original output.
  * @module toolguard/pi
@@ -13,7 +16,13 @@ import type { ExtensionAPI, ExtensionFactory, ToolResultEvent } from '@mariozech
 import { GuardEngine } from 'toolguard';
 import { type AdapterOptions, type GuardVerdict, argumentsJson, errorOf, failOpen, noticesOf } from './common.mjs';
 
-export type { AdapterOptions };
+export interface PiGuardOptions extends AdapterOptions {
+  /** Where reminders and notices go: appended to the result (default) or as pi custom messages. */
+  notices?: 'append' | 'message';
+}
+
+/** The `customType` of the messages sent with `notices: 'message'`. */
+export const PI_MESSAGE_TYPE = 'toolguard';
 
 type Block = ToolResultEvent['content'][number];
 
@@ -24,8 +33,12 @@ export interface ToolResultPatch {
 }
 
 /** The result patch pi applies for a verdict (`undefined`: leave the result alone). */
-export function patchFor(event: Pick<ToolResultEvent, 'content' | 'isError'>, verdict: GuardVerdict): ToolResultPatch | undefined {
-  const notices = noticesOf(verdict).map((text): Block => ({ type: 'text', text }));
+export function patchFor(
+  event: Pick<ToolResultEvent, 'content' | 'isError'>,
+  verdict: GuardVerdict,
+  withNotices = true,
+): ToolResultPatch | undefined {
+  const notices = withNotices ? noticesOf(verdict).map((text): Block => ({ type: 'text', text })) : [];
   const error = event.isError ? undefined : errorOf(verdict);
   if (error !== undefined) {
     // The failure text already carries the original text output; images stay.
@@ -37,10 +50,24 @@ export function patchFor(event: Pick<ToolResultEvent, 'content' | 'isError'>, ve
 }
 
 /** A pi extension factory guarding every tool call with one engine built from `options`. */
-export function toolguard(options: AdapterOptions = {}): ExtensionFactory {
+export function toolguard(options: PiGuardOptions = {}): ExtensionFactory {
+  const asMessages = options.notices === 'message';
   return (pi: ExtensionAPI) => {
     // Built at load: a bad config fails the extension instead of falling back.
     const engine = new GuardEngine(options.engine);
+
+    // Same order as appended notices: the reminder, then a context failure's notice.
+    function send(verdict: GuardVerdict): void {
+      const { reminder, failure } = verdict;
+      const notes = [reminder, failure?.action === 'context' ? failure : undefined];
+      for (const note of notes) {
+        if (!note) continue;
+        pi.sendMessage(
+          { customType: PI_MESSAGE_TYPE, content: note.text, display: true, details: { summary: note.summary } },
+          { deliverAs: 'steer' },
+        );
+      }
+    }
 
     pi.on('tool_result', (event, ctx) => {
       let verdict: GuardVerdict | null = null;
@@ -52,7 +79,9 @@ export function toolguard(options: AdapterOptions = {}): ExtensionFactory {
       } catch (error) {
         failOpen('toolguard/pi', error);
       }
-      return verdict ? patchFor(event, verdict) : undefined;
+      if (!verdict) return undefined;
+      if (asMessages) send(verdict);
+      return patchFor(event, verdict, !asMessages);
     });
 
     // The user spoke (typed, over RPC, or an extension's sendUserMessage): the chain starts over.
