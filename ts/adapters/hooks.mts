@@ -263,7 +263,7 @@ type SavedChain =
   | { v: 1; kind: 'engine'; chain: { digest: string; count: number } }
   | { v: 1; kind: 'replay'; key: string; count: number };
 
-/** The engine API the hook prefers (requested from the lead; see docs/adapters.md). */
+/** The engine API the hook prefers when the addon has it (requested for the native engine: export/import of one agent's chain). */
 interface ChainExport {
   chainState(agentId: string): { digest: string; count: number } | null;
   restoreChain(agentId: string, state: { digest: string; count: number }): void;
