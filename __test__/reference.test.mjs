@@ -17,6 +17,7 @@ import * as official from '@deepseek-ai/dsh-repeat-tool-reminder';
 
 import { GuardEngine, canonicalize } from '../dist/reference/index.mjs';
 import { sortJsonValue, stringifySortedIteratively } from '../dist/reference/canonical.mjs';
+import { showsFailure } from '../dist/reference/markers.mjs';
 
 const require = createRequire(import.meta.url);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -425,6 +426,39 @@ describe('reference: silent-failure verdicts (part B)', () => {
       assert.deepEqual(verdict.failure.rules.map((r) => r.id), ['trace', 'seg'], benign);
       assert.ok(verdict.failure.text.startsWith('[loud-failure] bash exited 0 but'), benign);
     }
+  });
+
+  it('failure markers: only the trailing block counts (the cases of src/markers.rs)', () => {
+    const yes = [
+      'boom\n[exit code: 1]',
+      'boom\n[exit code: 127]\n\n  \n',
+      '[exit code: -1]',
+      '\n[exit code: 1]\n',
+      'x\n[sandbox: file access denied under read-only mode]\n[exit code: 0]',
+      'x\n[timed out after 120000ms]',
+      'x\n[killed by signal: SIGKILL]',
+      '(no output)\n[timed out after 5000ms]\r\n',
+      'out\n[status: exited, exit code: 2]',
+      'x\n[exit code: 99999999999999999999]',
+      '[exit code: 1]\n[exit code: 0]',
+    ];
+    const no = [
+      '',
+      '\n',
+      '\n\n',
+      'ok',
+      'ok\n[exit code: 0]',
+      'out\n[status: exited, exit code: 0]',
+      'out\n[status: running]',
+      'log says:\n[exit code: 1]\nthen it was fixed\n',
+      '[exit code: 1] in prose',
+      'x\n[exit code: one]',
+      'x\n[exit code: +1]',
+      'x\n[exit code: 00]',
+      '[]',
+    ];
+    for (const text of yes) assert.equal(showsFailure(text), true, JSON.stringify(text));
+    for (const text of no) assert.equal(showsFailure(text), false, JSON.stringify(text));
   });
 
   it('reports each rule once at its first match; line and excerpt rules', () => {

@@ -17,9 +17,12 @@ import { trimLikeRust } from './whitespace.mjs';
  * over; the first line that is not a marker ends the block.
  */
 export function showsFailure(text: string): boolean {
-  const lines = text.split('\n');
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const line = trimLikeRust(lines[i]!);
+  // Walk lines from the end: the block is a few lines, the output may be megabytes.
+  let end = text.length;
+  while (end >= 0) {
+    const start = end === 0 ? 0 : text.lastIndexOf('\n', end - 1) + 1;
+    const line = trimLikeRust(text.slice(start, end));
+    end = start - 1;
     if (line === '') continue;
     const failed = marker(line);
     if (failed === undefined) return false;
