@@ -13,12 +13,14 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
+use super::validate::is_valid_json;
 use super::{CallSite, Run, SessionReport};
 use crate::engine::{Engine, Output};
 
-/// `KNOWN_SESSION_EVENT_TYPES` of `@deepseek-ai/dsh-session@0.1.0-rc.8`. Any
-/// other type without `ignorable: true` is reported: DSH itself refuses to
-/// load such a log, since the event may change how the rest reads.
+/// `KNOWN_SESSION_EVENT_TYPES` of `@deepseek-ai/dsh-session@0.1.0-rc.8`
+/// (sorted, for binary search). Any other type without `ignorable: true` is
+/// reported: DSH itself refuses to load such a log, since the event may
+/// change how the rest reads.
 const KNOWN_EVENT_TYPES: &[&str] = &[
     "agent-preset/selected",
     "agent/inbox/spliced",
@@ -97,6 +99,74 @@ impl DshState {
         }
         engine.forget(&report.file);
     }
+}
+
+fn known(kind: &str) -> bool {
+    KNOWN_EVENT_TYPES.binary_search(&kind).is_ok()
+}
+
+/// The fast path for lines the audit needs nothing from but validity (and,
+/// for a result of a tool that is not scanned, its callId): checked without
+/// building a `Value`. DSH writes `type` first (`{"type":"…",…`). Returns
+/// false to send the line down the full parse, which also words any error.
+pub(super) fn fast_line(run: &mut Run, report: &mut SessionReport, bytes: &[u8]) -> bool {
+    let Some(rest) = bytes.strip_prefix(b"{\"type\":\"") else {
+        return false;
+    };
+    let Some(end) = rest.iter().position(|&b| b == b'"' || b == b'\\') else {
+        return false;
+    };
+    let (Ok(kind), b'"') = (std::str::from_utf8(&rest[..end]), rest[end]) else {
+        return false;
+    };
+    let after = &rest[end + 1..];
+    if !run.dsh.seen_header {
+        return false;
+    }
+    match kind {
+        "tool/result" => fast_result(run, report, bytes),
+        _ if CHUNK_ROWS.contains(&kind) => {
+            after.starts_with(b",\"seq0\":")
+                && after.get(8).is_some_and(u8::is_ascii_digit)
+                && is_valid_json(bytes)
+        }
+        "session" | "tool/call" | "user/message" | "session/end-seed" => false,
+        _ => known(kind) && is_valid_json(bytes),
+    }
+}
+
+/// A result of a tool that is not scanned: only the chain advances.
+fn fast_result(run: &mut Run, report: &mut SessionReport, bytes: &[u8]) -> bool {
+    if run.dsh.seed_length > 0 {
+        return false;
+    }
+    // Quotes inside JSON strings are escaped, so this needle is a real key:
+    // the first one is `data.message.content[0].toolCallId`.
+    let Some(call_id) = string_after(bytes, b"\"toolCallId\":\"") else {
+        return false;
+    };
+    match run.dsh.pending.get(call_id) {
+        Some(site) if !run.scans(&site.name) => {}
+        _ => return false,
+    }
+    if !is_valid_json(bytes) {
+        return false;
+    }
+    let site = run.dsh.pending.remove(call_id).expect("checked above");
+    run.advance(report, &site);
+    true
+}
+
+/// The plain (escape-free) string value that follows `needle`.
+fn string_after<'b>(bytes: &'b [u8], needle: &[u8]) -> Option<&'b str> {
+    let start = bytes.windows(needle.len()).position(|w| w == needle)? + needle.len();
+    let len = bytes[start..]
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\')?;
+    if bytes[start + len] != b'"' {
+        return None;
+    }
+    std::str::from_utf8(&bytes[start..start + len]).ok()
 }
 
 fn str_field<'v>(object: &'v Map<String, Value>, key: &str) -> Option<&'v str> {
@@ -278,4 +348,12 @@ fn header(run: &mut Run, report: &mut SessionReport, number: u64, event: &Map<St
     report.cwd = str_field(event, "cwd").map(str::to_owned);
     run.dsh.seed_length = u64_field(event, "seedLength").unwrap_or(0);
     run.dsh.agent = Some(id.to_owned());
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn known_types_sorted_for_binary_search() {
+        assert!(super::KNOWN_EVENT_TYPES.windows(2).all(|w| w[0] < w[1]));
+    }
 }

@@ -8,6 +8,7 @@
 mod dsh;
 mod report;
 mod trace;
+pub mod validate;
 pub mod zstd;
 
 pub mod binding;
@@ -196,6 +197,9 @@ impl<'a> Run<'a> {
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return;
         }
+        if self.format == Format::Dsh && complete && dsh::fast_line(self, report, bytes) {
+            return;
+        }
         let value: serde_json::Value = match serde_json::from_slice(bytes) {
             Ok(value) => value,
             Err(e) if !complete => {
@@ -242,6 +246,26 @@ impl<'a> Run<'a> {
         if let Some(verdict) = self.auditor.engine.observe(&call, Some(output)) {
             self.record(report, site, verdict);
         }
+    }
+
+    /// Advance only the chain (a result that is not scanned).
+    fn advance(&mut self, report: &mut SessionReport, site: &CallSite) {
+        let call = Call {
+            agent_id: site.agent_id.as_deref(),
+            name: &site.name,
+            arguments_json: &site.arguments_json,
+        };
+        if let Some(reminder) = self.auditor.engine.advance(&call) {
+            let verdict = Verdict {
+                reminder: Some(reminder),
+                failure: None,
+            };
+            self.record(report, site, verdict);
+        }
+    }
+
+    fn scans(&self, name: &str) -> bool {
+        self.auditor.engine.scans(name)
     }
 
     fn record(&mut self, report: &mut SessionReport, site: &CallSite, verdict: Verdict) {

@@ -116,6 +116,7 @@ fn bad_lines_are_reported_with_their_number_and_skipped() {
         r#"{"type":"text-chunks","time0":1,"data":{}}"#.to_owned(),
         result(3, "nope", "x", false),
         "[1,2]".to_owned(),
+        r#"{"type":"step/start","seq":1,"#.to_owned(),
     ]);
     text.extend_from_slice(repeats(3, 4, "c").join("\n").as_bytes());
     text.extend_from_slice(b"\n{\"type\":\"tool/ca");
@@ -123,13 +124,22 @@ fn bad_lines_are_reported_with_their_number_and_skipped() {
     let lines: Vec<Option<u64>> = report.errors.iter().map(|e| e.line).collect();
     assert_eq!(
         lines,
-        vec![Some(2), Some(3), Some(5), Some(6), Some(7), Some(14)]
+        vec![
+            Some(2),
+            Some(3),
+            Some(5),
+            Some(6),
+            Some(7),
+            Some(8),
+            Some(15)
+        ]
     );
     assert!(report.errors[0].message.starts_with("malformed JSON"));
     assert!(report.errors[1]
         .message
         .contains("unknown event type \"mystery/event\""));
-    assert!(report.errors[5].message.starts_with("truncated last line"));
+    assert!(report.errors[5].message.starts_with("malformed JSON"));
+    assert!(report.errors[6].message.starts_with("truncated last line"));
     // The audit went on past the bad lines.
     assert_eq!(report.reminders.len(), 1);
 }
