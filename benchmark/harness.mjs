@@ -87,13 +87,13 @@ export async function compare(subjects, plan) {
     // A JIT or GC pause can end the doubling early: size from the fastest
     // batch seen while the rest of the warm-up runs, growing k as it goes.
     let perCall = spent / k;
-    do {
+    while (now() < until) {
       k = Math.max(1, Math.min(1 << 22, Math.round(plan.sampleMs / 4 / Math.max(perCall, 1e-6))));
       const t0 = now();
       await s.batch(k, s.next);
       perCall = Math.min(perCall, (now() - t0) / k);
       s.next += k;
-    } while (now() < until);
+    }
     perCall = Math.max(perCall, 1e-6);
     s.perCall = perCall;
     s.k = Math.max(1, Math.min(1 << 22, Math.round(plan.sampleMs / perCall)));
@@ -101,17 +101,21 @@ export async function compare(subjects, plan) {
 
   // Rounds: fixed, or as many as fit the time budget (at least 2, so each
   // subject runs both first and second).
+  // Heavy calls (a 10 MB scan) get fewer samples per round before fewer
+  // rounds, so every subject still goes first at least once.
   let rounds = plan.rounds;
+  let samplesPerRound = plan.samplesPerRound;
   if (rounds === undefined) {
-    const roundMs = state.reduce((sum, s) => sum + Math.max(s.k * s.perCall, plan.sampleMs), 0) * plan.samplesPerRound;
-    rounds = Math.max(2, Math.min(plan.maxRounds ?? 40, Math.round(plan.budgetMs / roundMs)));
+    const sampleSetMs = state.reduce((sum, s) => sum + Math.max(s.k * s.perCall, plan.sampleMs), 0);
+    while (samplesPerRound > 1 && 2 * samplesPerRound * sampleSetMs > plan.budgetMs) samplesPerRound--;
+    rounds = Math.max(2, Math.min(plan.maxRounds ?? 40, Math.round(plan.budgetMs / (sampleSetMs * samplesPerRound))));
   }
 
   for (let round = 0; round < rounds; round++) {
     // Alternate the order each round so drift and GC debt fall on every subject alike.
     const order = round % 2 === 0 ? state : [...state].reverse();
     const bench = new Bench({
-      iterations: plan.samplesPerRound,
+      iterations: samplesPerRound,
       time: 0,
       warmup: false,
       retainSamples: true,
