@@ -144,7 +144,7 @@ test('human output: aligned table, no colour when not a TTY, summary line', () =
   );
   assert.ok(lines.some((l) => l.trim() === '$ make docs 2>&1 | tail -n 5'));
   assert.equal(
-    lines.at(-2),
+    lines.find((l) => l.startsWith('Summary:')),
     'Summary: 1 log · 9 tool calls · 2 loop reminders · 2 silent failures (missing-glyph ×1, python-traceback ×1, missing-module ×1) · 0 input errors',
   );
 });

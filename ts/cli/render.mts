@@ -115,5 +115,8 @@ export function renderHuman(doc: AuditDocument, c: Style, columns?: number): str
     s.errors > 0 ? c.magenta(plural(s.errors, 'input error')) : plural(s.errors, 'input error'),
   ];
   lines.push(`${c.bold('Summary:')} ${parts.join(' · ')}`);
+  if (s.reminders + s.failures > 0) {
+    lines.push(c.dim('LINE: the tool call in the log · loop × N: the reminder due at the Nth identical call in a row · out:N: the line of the tool output'));
+  }
   return lines.join('\n') + '\n';
 }
