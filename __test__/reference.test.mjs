@@ -7,7 +7,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { readdirSync, readFileSync, existsSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -105,6 +106,34 @@ describe('reference: module', () => {
     const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
     assert.equal(child.stderr, '');
     assert.equal(child.stdout.trim(), '2 error {"a":2,"b":1} | 2 error {"a":2,"b":1}');
+  });
+
+  it('its types and the native index.d.ts are interchangeable (the fallback can stand in)', { skip: !existsSync(path.join(here, '..', 'index.d.ts')) && 'no index.d.ts' }, () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'toolguard-types-'));
+    const nativeTypes = JSON.stringify(path.join(here, '..', 'index.js'));
+    const referenceTypes = JSON.stringify(path.join(here, '..', 'dist', 'reference', 'index.mjs'));
+    writeFileSync(
+      path.join(dir, 'check.mts'),
+      `import type * as N from ${nativeTypes};
+       import { GuardEngine, type GuardConfig, type GuardVerdict, type ToolExecution, type ToolResult, type Rule } from ${referenceTypes};
+       const engine: N.GuardEngine = new GuardEngine();
+       export const pairs = [
+         [{} as N.GuardConfig satisfies GuardConfig, {} as GuardConfig satisfies N.GuardConfig],
+         [{} as N.ToolExecution satisfies ToolExecution, {} as ToolExecution satisfies N.ToolExecution],
+         [{} as N.ToolResult satisfies ToolResult, {} as ToolResult satisfies N.ToolResult],
+         [{} as N.Rule satisfies Rule, {} as Rule satisfies N.Rule],
+         [engine.observe({ name: 'x', argumentsJson: '' }) satisfies GuardVerdict | null, {} as GuardVerdict satisfies N.GuardVerdict],
+       ];
+      `,
+    );
+    writeFileSync(
+      path.join(dir, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: [] }, files: ['check.mts'] }),
+    );
+    const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', dir], { encoding: 'utf8' });
+    rmSync(dir, { recursive: true, force: true });
+    assert.equal(tsc.stdout + tsc.stderr, '');
+    assert.equal(tsc.status, 0);
   });
 
   it('canonicalize follows DSH parseArguments then the deep key sort', () => {

@@ -81,7 +81,6 @@ export interface ToolExecution {
 export interface ContentBlock {
   type: string;
   text?: string;
-  [extra: string]: unknown;
 }
 
 /**
