@@ -4,6 +4,7 @@
 //! needs from the JavaScript objects (lazily: a result is read only when its
 //! tool is scanned) and turns verdicts into plain objects.
 
+use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, OnceLock};
 
@@ -164,9 +165,14 @@ impl From<Verdict> for GuardVerdict {
 }
 
 /// The guard engine: per-agent repeat chains and silent-failure rules.
+///
+/// Every method takes `&self`: napi-rs holds the borrow of `this` until an
+/// `observeAsync` promise settles, so a `&mut self` method would fail with
+/// "cannot be borrowed mutably" while any scan is in flight. The engine sits
+/// in a `RefCell` instead, borrowed only while no JavaScript can run.
 #[napi]
 pub struct GuardEngine {
-    engine: Engine,
+    engine: RefCell<Engine>,
 }
 
 #[napi]
@@ -180,7 +186,7 @@ impl GuardEngine {
         };
         let config = Config::from_value(&value).map_err(invalid)?;
         Ok(Self {
-            engine: Engine::new(&config).map_err(invalid)?,
+            engine: RefCell::new(Engine::new(&config).map_err(invalid)?),
         })
     }
 
@@ -190,7 +196,7 @@ impl GuardEngine {
         ts_args_type = "exec: ToolExecution, result?: ToolResult"
     )]
     pub fn observe(
-        &mut self,
+        &self,
         env: Env,
         exec: Unknown,
         result: Option<Unknown>,
@@ -212,7 +218,7 @@ impl GuardEngine {
         ts_return_type = "Promise<GuardVerdict | null>"
     )]
     pub fn observe_async(
-        &mut self,
+        &self,
         env: Env,
         exec: Unknown,
         result: Option<Unknown>,
@@ -225,20 +231,20 @@ impl GuardEngine {
 
     /// The user spoke: that agent's chain starts over.
     #[napi(catch_unwind)]
-    pub fn reset(&mut self, agent_id: String) {
-        self.engine.reset(&agent_id);
+    pub fn reset(&self, agent_id: String) {
+        self.engine.borrow_mut().reset(&agent_id);
     }
 
     /// The agent is gone: free its state.
     #[napi(catch_unwind)]
-    pub fn forget(&mut self, agent_id: String) {
-        self.engine.forget(&agent_id);
+    pub fn forget(&self, agent_id: String) {
+        self.engine.borrow_mut().forget(&agent_id);
     }
 
     /// Number of agents with live chain state (for leak checks and metrics).
     #[napi(getter, catch_unwind)]
     pub fn agent_count(&self) -> u32 {
-        u32::try_from(self.engine.agents()).unwrap_or(u32::MAX)
+        u32::try_from(self.engine.borrow().agents()).unwrap_or(u32::MAX)
     }
 }
 
@@ -246,7 +252,7 @@ impl GuardEngine {
     /// Everything of a call that needs the JavaScript thread: read the
     /// inputs and advance the chain. What is left (the scan) needs no JS
     /// value and may run anywhere.
-    fn prepare(&mut self, env: &Env, exec: &Unknown, result: Option<&Unknown>) -> Result<Pending> {
+    fn prepare(&self, env: &Env, exec: &Unknown, result: Option<&Unknown>) -> Result<Pending> {
         let exec = expect_object(exec, "exec")?;
         let name = string_property(&exec, "name", "exec.name")?
             .ok_or_else(|| invalid("toolguard: exec.name must be a string (got undefined)"))?;
@@ -258,8 +264,12 @@ impl GuardEngine {
             arguments_json: &arguments_json,
         };
         test_panic_point(&name, PanicPoint::Observe);
-        let reminder = self.engine.advance(&call);
-        let scanner = self.engine.scanner();
+        // Borrowed only here, where no JavaScript runs (a getter or toJSON
+        // calling back into the engine cannot meet a live borrow).
+        let (reminder, scanner) = {
+            let mut engine = self.engine.borrow_mut();
+            (engine.advance(&call), engine.scanner())
+        };
         let parts = match result {
             Some(result) if scanner.scans(&name) => {
                 Some(read_result(env, result, scanner.scans_value())?)
