@@ -335,3 +335,35 @@ fn cut_frame_keeps_its_whole_blocks() {
     assert!(err.to_string().contains("truncated"), "{err}");
     assert_eq!(got, &data[..20 * 1000]);
 }
+
+#[test]
+fn damaged_logs_never_panic() {
+    // Deterministic xorshift: flipped bytes and cuts anywhere, plain and zstd.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("__test__/audit/fixtures");
+    let main = "--home-dev-report-site--/sample-main/session.jsonl";
+    let inputs = [
+        std::fs::read(dir.join("dsh-plain").join(main)).unwrap(),
+        std::fs::read(dir.join("dsh-zstd").join(format!("{main}.zstd"))).unwrap(),
+        std::fs::read(dir.join("trace/agents.jsonl")).unwrap(),
+    ];
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for input in &inputs {
+        for _ in 0..150 {
+            let mut bytes = input.clone();
+            for _ in 0..(next() % 4) {
+                let at = (next() as usize) % bytes.len();
+                bytes[at] ^= (next() % 255 + 1) as u8;
+            }
+            let cut = (next() as usize) % (bytes.len() + 1);
+            bytes.truncate(cut.max(bytes.len() / 2));
+            let report = audit(&bytes, Format::Auto);
+            assert!(report.lines <= bytes.len() as u64 + 1);
+        }
+    }
+}
