@@ -961,10 +961,8 @@ describe('differential: native GuardEngine vs reference', () => {
 
   it('observeAsync agrees, one call at a time', { skip }, () => observeAsyncBoth(false));
 
-  // The native docs promise call-order chains "whatever order their scans
-  // finish in"; the current build refuses a second call while one is pending.
-  it('observeAsync agrees with many calls pending at once', { skip, todo: !skip && 'native: "cannot be borrowed mutably while another borrow is active"' }, () =>
-    observeAsyncBoth(true));
+  // Chains advance in call order "whatever order their scans finish in".
+  it('observeAsync agrees with many calls pending at once', { skip }, () => observeAsyncBoth(true));
 
   it('config errors: both engines reject the same configs with the same message', { skip }, () => {
     const bad = [
