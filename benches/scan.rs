@@ -14,15 +14,40 @@ fn build_log(bytes: usize) -> String {
     let lines: [&dyn Fn(u64) -> String; 12] = [
         &|i| format!("   Compiling crate{} v1.{}.{}", i % 97, i % 13, i % 7),
         &|i| format!("gcc -Wall -Werror -O2 -c src/file{i}.c -o build/file{i}.o"),
-        &|i| format!("src/file{i}.c:{}:{}: warning: unused variable ‘x{i}’ [-Wunused-variable]", i % 400, i % 60),
-        &|i| format!("[2025-03-03T10:{:02}:{:02}Z] INFO  request id={i:08x} path=/api/v1/items/{i} status=200 took={}ms", i % 60, i % 59, i % 300),
+        &|i| {
+            format!(
+                "src/file{i}.c:{}:{}: warning: unused variable ‘x{i}’ [-Wunused-variable]",
+                i % 400,
+                i % 60
+            )
+        },
+        &|i| {
+            format!("[2025-03-03T10:{:02}:{:02}Z] INFO  request id={i:08x} path=/api/v1/items/{i} status=200 took={}ms", i % 60, i % 59, i % 300)
+        },
         &|i| format!("test tests::test_error_{i} ... ok"),
-        &|i| format!("npm warn deprecated pkg{i}@1.0.{}: no longer supported", i % 9),
-        &|i| format!("make[2]: Entering directory '/home/user/proj/sub{}'", i % 31),
+        &|i| {
+            format!(
+                "npm warn deprecated pkg{i}@1.0.{}: no longer supported",
+                i % 9
+            )
+        },
+        &|i| {
+            format!(
+                "make[2]: Entering directory '/home/user/proj/sub{}'",
+                i % 31
+            )
+        },
         &|i| format!("  CC       lib/obj{i}.o"),
-        &|i| format!("Downloading https://files.pythonhosted.org/packages/ab/cd/pkg_{i}-1.0-py3-none-any.whl (1.{} MB)", i % 10),
+        &|i| {
+            format!("Downloading https://files.pythonhosted.org/packages/ab/cd/pkg_{i}-1.0-py3-none-any.whl (1.{} MB)", i % 10)
+        },
         &|i| format!("Build finished: 0 errors, {} warnings (fatal: none)", i % 5),
-        &|i| format!("    at Object.<anonymous> (/app/src/mod{i}.js:{}:5)", i % 90),
+        &|i| {
+            format!(
+                "    at Object.<anonymous> (/app/src/mod{i}.js:{}:5)",
+                i % 90
+            )
+        },
         &|i| format!("checking for module {i}... found; Segmentation handler: ok; killed=0"),
     ];
     let mut out = String::with_capacity(bytes + 256);
@@ -62,7 +87,9 @@ fn report(name: &str, set: &RuleSet) {
         let text = build_log(size);
         for strategy in [Strategy::Loop, Strategy::Set] {
             let (mbs, hits) = best_of(&text, set, strategy, Duration::from_millis(1500));
-            println!("{name:<22} {label:>7} {strategy:>5?}: {mbs:>9.1} MB/s  ({hits} rules matched)");
+            println!(
+                "{name:<22} {label:>7} {strategy:>5?}: {mbs:>9.1} MB/s  ({hits} rules matched)"
+            );
         }
     }
 }
@@ -71,7 +98,10 @@ fn report(name: &str, set: &RuleSet) {
 #[ignore]
 fn measure_scan_strategies() {
     let builtin = RuleSet::compile(vec![]).unwrap();
-    report(&format!("built-in ({} rules)", builtin.rules().len()), &builtin);
+    report(
+        &format!("built-in ({} rules)", builtin.rules().len()),
+        &builtin,
+    );
 
     let t = Instant::now();
     let user: Vec<Rule> = (0..10_000)
@@ -115,10 +145,93 @@ fn measure_set_leave_one_out() {
     let text = build_log(10_000_000);
     let all = toolguard::rules::builtin_rules();
     for skip in 0..=all.len() {
-        let rules: Vec<Rule> = all.iter().enumerate().filter(|(i, _)| *i != skip).map(|(_, r)| r.clone()).collect();
+        let rules: Vec<Rule> = all
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != skip)
+            .map(|(_, r)| r.clone())
+            .collect();
         let set = RuleSet::compile_table(rules).unwrap();
         let (mbs, _) = best_of(&text, &set, Strategy::Set, Duration::from_millis(300));
         let name = all.get(skip).map_or("(none skipped)", |r| r.id.as_str());
         println!("without {name:<20} {mbs:>9.1} MB/s");
+    }
+}
+
+/// One regex that is the alternation of every built-in (all use flag `m`):
+/// a single leftmost-first pass answers "does anything match at all?".
+#[test]
+#[ignore]
+fn measure_combined_alternation() {
+    let all = toolguard::rules::builtin_rules();
+    assert!(all.iter().all(|r| r.flags == "m"));
+    let pattern = all
+        .iter()
+        .map(|r| format!("(?:{})", r.pattern))
+        .collect::<Vec<_>>()
+        .join("|");
+    let one = Rule {
+        id: "all".into(),
+        pattern,
+        flags: "m".into(),
+        action: Action::Error,
+        when: When::Success,
+        message: "m".into(),
+    };
+    let set = RuleSet::compile_table(vec![one]).unwrap();
+    let builtin = RuleSet::compile(vec![]).unwrap();
+    for (label, size) in [("200 B", 200), ("100 KB", 100_000), ("10 MB", 10_000_000)] {
+        let text = build_log(size);
+        let (a, _) = best_of(&text, &set, Strategy::Loop, Duration::from_millis(1500));
+        let (b, _) = best_of(&text, &builtin, Strategy::Set, Duration::from_millis(1500));
+        println!("{label:>7}: combined alternation {a:>8.1} MB/s | RegexSet {b:>8.1} MB/s");
+    }
+}
+
+/// 10,000 varied user rules (different shapes, unanchored `.*`, classes):
+/// the worst case for one big automaton, so it decides the chunk size.
+#[test]
+#[ignore]
+fn measure_varied_user_rules() {
+    let words = [
+        "alpha", "beta", "gamma", "delta", "omega", "kappa", "sigma", "theta", "zeta", "iota",
+    ];
+    let user: Vec<Rule> = (0..10_000usize)
+        .map(|i| {
+            let w = words[i % words.len()];
+            let pattern = match i % 5 {
+                0 => format!(r"^{w}{i} [a-z]+ (?:timeout|refused)"),
+                1 => format!(r"{w}-{i}.*failed after \d+ tries"),
+                2 => format!(r"\b{w}{i}\w*: [^:\n]+ error$"),
+                3 => format!(r"[^:\n]+: {w} {i} (?:crashed|aborted)"),
+                _ => format!(r"(?:E|W)\d{{3}} {w}\.{i}\s+\S+"),
+            };
+            Rule {
+                id: format!("v{i}"),
+                pattern,
+                flags: "m".into(),
+                action: Action::Context,
+                when: When::Success,
+                message: "m".into(),
+            }
+        })
+        .collect();
+    let t = Instant::now();
+    let many = RuleSet::compile(user).unwrap();
+    println!("varied 10,000: compile {:?}", t.elapsed());
+    let text = build_log(100_000);
+    for strategy in [Strategy::Set, Strategy::Loop] {
+        let t = Instant::now();
+        let hits = many.scan_with(&text, false, strategy).len();
+        println!(
+            "varied 10,024 rules 100 KB {strategy:?}: first scan {:?} ({hits} matched)",
+            t.elapsed()
+        );
+        let t = Instant::now();
+        many.scan_with(&text, false, strategy);
+        println!(
+            "varied 10,024 rules 100 KB {strategy:?}: second scan {:?}",
+            t.elapsed()
+        );
     }
 }

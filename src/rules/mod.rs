@@ -225,7 +225,7 @@ impl RuleSet {
         for r in &rules {
             regexes.push(compile_rule(r)?);
         }
-        let scanner = scan::Scanner::new(&rules, regexes)?;
+        let scanner = scan::Scanner::new(&rules, regexes);
         Ok(RuleSet { rules, scanner })
     }
 
