@@ -162,6 +162,16 @@ test('DSH plugin: a 10 MB output (async path) gets the same decision as a small 
   const outputs = { small: `step 1\n${TRACEBACK}`, large: `${filler}${TRACEBACK}` };
   assert.ok(outputs.large.length > 10e6);
   h.tool(textTool('bash', (args) => outputs[args.size]));
+  // Count which engine entry point the plugin takes (same module instance as ours).
+  const taken = [];
+  for (const method of ['observe', 'observeAsync']) {
+    const original = GuardEngine.prototype[method];
+    GuardEngine.prototype[method] = function (...args) {
+      taken.push(method);
+      return original.apply(this, args);
+    };
+    t.after(() => (GuardEngine.prototype[method] = original));
+  }
   await h.plugin(await import('toolguard/dsh/loud-failure'), {});
   const agent = h.agent('s1');
   await h.turn(agent, [[{ name: 'bash', args: { size: 'small' } }], [{ name: 'bash', args: { size: 'large' } }]]);
@@ -176,4 +186,5 @@ test('DSH plugin: a 10 MB output (async path) gets the same decision as a small 
     assert.ok(r.text.endsWith(`\nOriginal output:\n${output}`));
   }
   assert.deepEqual(h.warnings, []);
+  assert.deepEqual(taken, ['observe', 'observeAsync']);
 });
