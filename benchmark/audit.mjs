@@ -1,8 +1,12 @@
 #!/usr/bin/env node
 // Throughput of `toolguard audit` (issue 5 target: >= 50 MB/s of log).
 //
-//   node benchmark/audit.mjs [--mb 200] [--runs 3] [--keep] [--json]
+//   node benchmark/audit.mjs [--mb 200] [--runs 3] [--quick|--smoke] [--keep] [--json]
 //
+// --quick: 50 MB, 2 runs; --smoke: 5 MB, 1 run (npm run bench passes them).
+// --json prints one object; `throughput_mb_s` is the plain log's wall MB/s
+// (what benchmark/index.mjs reports), `throughput_mb_per_cpu_s` its MB per
+// CPU second (steadier on a shared machine).
 // Generates a DSH session log of about --mb megabytes in the OS temp dir
 // (never committed), shaped like a real one (see __test__/audit/fixtures:
 // per step a request, streamed assistant chunks, packed chunk rows, tool
@@ -25,8 +29,9 @@ const opt = (name, fallback) => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? Number(args[i + 1]) : fallback;
 };
-const targetMb = opt('mb', 200);
-const runs = opt('runs', 3);
+const mode = args.includes('--smoke') ? 'smoke' : args.includes('--quick') ? 'quick' : 'full';
+const targetMb = opt('mb', { full: 200, quick: 50, smoke: 5 }[mode]);
+const runs = opt('runs', { full: 3, quick: 2, smoke: 1 }[mode]);
 const keep = args.includes('--keep');
 const asJson = args.includes('--json');
 
@@ -140,7 +145,19 @@ try {
     });
   }
   if (asJson) {
-    process.stdout.write(JSON.stringify({ steps, generateSeconds: genSeconds, runs, results }, null, 2) + '\n');
+    const plainResult = results.find((r) => r.label === 'plain');
+    const doc = {
+      command: `node benchmark/audit.mjs --json${mode === 'full' ? '' : ` --${mode}`}`,
+      node: process.version,
+      mode,
+      steps,
+      generateSeconds: genSeconds,
+      runs,
+      throughput_mb_s: plainResult.fileMBps,
+      throughput_mb_per_cpu_s: plainResult.decodedMBperCpuSecond,
+      results,
+    };
+    process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
   } else {
     console.log(`audit throughput: ${steps} steps generated in ${genSeconds.toFixed(1)} s, best of ${runs} runs (${process.version})`);
     for (const r of results) {
