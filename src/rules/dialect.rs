@@ -232,18 +232,18 @@ impl Parser {
             '\\' if self.peek_at(1) == Some('B') => Some(r"(?-u:\B)"),
             _ => None,
         };
+        let start = self.i;
         if let Some(a) = assertion {
             self.i += if c == '\\' { 2 } else { 1 };
             out.push_str(a);
             if self.at_quantifier() {
+                let name: String = self.s[start..self.i].iter().collect();
                 return Err(format!(
-                    "nothing to repeat: quantifier after assertion {}",
-                    c_name(c, self)
+                    "nothing to repeat: quantifier after assertion {name}"
                 ));
             }
             return Ok(());
         }
-        let start = self.i;
         let (atom, splits_in_utf16) = self.atom()?;
         if self.at_quantifier() {
             if splits_in_utf16 {
@@ -563,7 +563,7 @@ impl Parser {
             'p' | 'P' => Err(format!(
                 r"\{c}{{…}} needs the u flag (without it JavaScript reads a literal '{c}')"
             )),
-            _ if c.is_ascii_alphanumeric() || c == '_' => Err(format!(
+            _ if c.is_ascii_alphanumeric() => Err(format!(
                 r"escape \{c} is a literal '{c}' in JavaScript but means something else in other dialects; write {c}"
             )),
             _ if self.f.unicode => Err(format!(r"invalid escape \{c} with the u flag")),
@@ -745,13 +745,6 @@ impl Parser {
         } else {
             s
         }
-    }
-}
-
-fn c_name(c: char, _p: &Parser) -> String {
-    match c {
-        '\\' => r"\b".into(),
-        _ => c.to_string(),
     }
 }
 
@@ -1046,6 +1039,7 @@ mod tests {
         assert!(m(r"^\t\n\v\f\r$", "", "\t\n\u{B}\u{C}\r"));
         assert!(m(r"^[\uD83D\uDE00]$", "u", "😀"));
         assert!(m(r"^\é$", "", "é"));
+        assert!(m(r"^\_$", "", "_"));
     }
 
     #[test]
@@ -1092,7 +1086,7 @@ mod tests {
         assert!(err("*a", "").contains("nothing to repeat"));
         assert!(err("a**", "").contains("nothing to repeat"));
         assert!(err("^*", "").contains("nothing to repeat"));
-        assert!(err(r"\b+", "").contains("nothing to repeat"));
+        assert!(err(r"\B+", "").contains(r"assertion \B"));
         assert!(err("😀+", "").contains("astral"));
         assert!(err(r"\uD83D\uDE00+", "").contains("astral"));
         assert!(err("[😀]", "").contains("astral"));
