@@ -284,7 +284,7 @@ pub const EXCERPT_CHARS: usize = 200;
 /// Line number (1-based, `\n`-separated) of byte offset `pos` and that line's excerpt.
 pub fn line_and_excerpt(text: &str, pos: usize) -> (usize, String) {
     let before = &text.as_bytes()[..pos];
-    let line = 1 + memchr_count(before);
+    let line = 1 + before.iter().filter(|&&c| c == b'\n').count();
     let start = before
         .iter()
         .rposition(|&b| b == b'\n')
@@ -299,10 +299,6 @@ pub fn line_and_excerpt(text: &str, pos: usize) -> (usize, String) {
         excerpt.push('…');
     }
     (line, excerpt)
-}
-
-fn memchr_count(b: &[u8]) -> usize {
-    b.iter().filter(|&&c| c == b'\n').count()
 }
 
 #[cfg(test)]
