@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+// Prints the README's built-in rule table from rules/builtin.json (the one
+// source of the table). __test__/readme.test.mjs fails when the README's copy
+// is stale; refresh it with: node scripts/rules-table.mjs --write
+import { readFileSync, writeFileSync } from 'node:fs';
+
+const root = new URL('..', import.meta.url);
+const rules = JSON.parse(readFileSync(new URL('rules/builtin.json', root), 'utf8'));
+const cell = (s) => String(s).replaceAll('|', '\\|').replaceAll('\n', ' ');
+
+export function rulesTable() {
+  const rows = rules.map((r) => `| \`${r.id}\` | ${r.action} | ${r.when} | ${cell(r.message)} | ${cell(r.reason)} |`);
+  return ['| id | action | when | message (shown to the model) | why it is high precision |', '|---|---|---|---|---|', ...rows].join('\n');
+}
+
+const BEGIN = '<!-- rules-table:begin -->';
+const END = '<!-- rules-table:end -->';
+
+export function readmeWithTable(readme) {
+  const start = readme.indexOf(BEGIN);
+  const end = readme.indexOf(END);
+  if (start < 0 || end < start) throw new Error(`README.md lacks the ${BEGIN} … ${END} markers`);
+  return `${readme.slice(0, start + BEGIN.length)}\n${rulesTable()}\n${readme.slice(end)}`;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  if (process.argv.includes('--write')) {
+    const path = new URL('README.md', root);
+    writeFileSync(path, readmeWithTable(readFileSync(path, 'utf8')));
+  } else {
+    console.log(rulesTable());
+  }
+}
