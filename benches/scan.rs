@@ -85,7 +85,7 @@ fn best_of(text: &str, set: &RuleSet, strategy: Strategy, budget: Duration) -> (
 fn report(name: &str, set: &RuleSet) {
     for (label, size) in [("200 B", 200), ("100 KB", 100_000), ("10 MB", 10_000_000)] {
         let text = build_log(size);
-        for strategy in [Strategy::Loop, Strategy::Set] {
+        for strategy in [Strategy::Loop, Strategy::Set, Strategy::Literal] {
             let (mbs, hits) = best_of(&text, set, strategy, Duration::from_millis(1500));
             println!(
                 "{name:<22} {label:>7} {strategy:>5?}: {mbs:>9.1} MB/s  ({hits} rules matched)"
@@ -118,7 +118,7 @@ fn measure_scan_strategies() {
     println!("10,000 user rules: compile {:?}", t.elapsed());
     for (label, size) in [("200 B", 200), ("100 KB", 100_000)] {
         let text = build_log(size);
-        for strategy in [Strategy::Loop, Strategy::Set] {
+        for strategy in [Strategy::Loop, Strategy::Set, Strategy::Literal] {
             let t = Instant::now();
             let hits = many.scan_with(&text, false, strategy).len();
             let first = t.elapsed();
@@ -233,5 +233,56 @@ fn measure_varied_user_rules() {
             "varied 10,024 rules 100 KB {strategy:?}: second scan {:?}",
             t.elapsed()
         );
+    }
+}
+
+/// The literal pass alone: how fast the shared searcher goes over 10 MB of
+/// build log with the built-ins' literals, by searcher and literal count.
+#[test]
+#[ignore]
+fn measure_literal_searchers() {
+    use aho_corasick::{AhoCorasick, MatchKind};
+    let set = RuleSet::compile(vec![]).unwrap();
+    let lits = set.required_literals();
+    let text = build_log(10_000_000);
+    let time = |name: &str, f: &dyn Fn() -> usize| {
+        let mut best = Duration::MAX;
+        let mut n = 0;
+        for _ in 0..5 {
+            let t = Instant::now();
+            n = f();
+            best = best.min(t.elapsed());
+        }
+        println!(
+            "{name:<40} {:>8.1} MB/s ({n} hits)",
+            text.len() as f64 / best.as_secs_f64() / 1e6
+        );
+    };
+    let ac = AhoCorasick::new(&lits).unwrap();
+    let mut counts = vec![0usize; lits.len()];
+    for m in ac.find_overlapping_iter(&text) {
+        counts[m.pattern().as_usize()] += 1;
+    }
+    for (l, c) in lits.iter().zip(&counts).filter(|(_, &c)| c > 0) {
+        println!("literal {:?}: {c} occurrences", String::from_utf8_lossy(l));
+    }
+    for k in [lits.len(), 64, 32, 16] {
+        let k = k.min(lits.len());
+        let sub = &lits[..k];
+        for kind in [MatchKind::Standard, MatchKind::LeftmostFirst] {
+            let ac = AhoCorasick::builder().match_kind(kind).build(sub).unwrap();
+            time(&format!("aho-corasick {kind:?} {k} lits"), &|| {
+                ac.find_iter(&text).count()
+            });
+        }
+        let alt = sub
+            .iter()
+            .map(|l| regex::escape(std::str::from_utf8(l).unwrap()))
+            .collect::<Vec<_>>()
+            .join("|");
+        let re = regex::Regex::new(&alt).unwrap();
+        time(&format!("regex alternation {k} lits"), &|| {
+            re.find_iter(&text).count()
+        });
     }
 }

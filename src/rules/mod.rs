@@ -5,6 +5,7 @@
 //! time linear in the scanned text (Rust `regex`, no backtracking).
 
 pub mod dialect;
+mod literal;
 mod scan;
 
 pub use scan::Strategy;
@@ -161,7 +162,35 @@ pub fn merge(builtin: Vec<Rule>, user: Vec<Rule>) -> Result<Vec<Rule>, String> {
 }
 
 /// Translates and compiles one rule's pattern, naming the rule on failure.
+/// (The scanner builds its own engines lazily; this is the one-shot form for
+/// tests and tools, with exactly the load-time checks of `check_rule`.)
 pub fn compile_rule(rule: &Rule) -> Result<Regex, String> {
+    let checked = check_rule(rule)?;
+    RegexBuilder::new(&checked.src)
+        .size_limit(RULE_SIZE_LIMIT)
+        .dfa_size_limit(RULE_DFA_SIZE_LIMIT)
+        .build()
+        .map_err(|e| match e {
+            regex::Error::CompiledTooBig(_) => too_big(&rule.id),
+            e => rule_error(
+                &rule.id,
+                &format!("invalid pattern: {}", last_line(&e.to_string())),
+            ),
+        })
+}
+
+fn too_big(id: &str) -> String {
+    rule_error(
+        id,
+        "pattern is too big for the linear-time engine (compiled size over the per-rule limit)",
+    )
+}
+
+/// The load-time check of one rule: translate, parse (the `regex` crate's
+/// syntax settings) and compile the forward program against the per-rule
+/// size limit — every way the full build can fail, at a fraction of its cost
+/// (no DFAs, reverse program or prefilters; those are built on first scan).
+fn check_rule(rule: &Rule) -> Result<scan::Checked, String> {
     if rule.id.is_empty() {
         return Err(rule_error("(empty id)", "`id` must not be empty"));
     }
@@ -170,17 +199,35 @@ pub fn compile_rule(rule: &Rule) -> Result<Regex, String> {
     }
     let src =
         dialect::translate(&rule.pattern, &rule.flags).map_err(|e| rule_error(&rule.id, &e))?;
-    RegexBuilder::new(&src)
-        .size_limit(RULE_SIZE_LIMIT)
-        .dfa_size_limit(RULE_DFA_SIZE_LIMIT)
+    let hir = regex_syntax::ParserBuilder::new()
+        .utf8(true)
         .build()
-        .map_err(|e| match e {
-            regex::Error::CompiledTooBig(_) => rule_error(
+        .parse(&src)
+        .map_err(|e| {
+            rule_error(
                 &rule.id,
-                "pattern is too big for the linear-time engine (compiled size over the per-rule limit)",
+                &format!("invalid pattern: {}", last_line(&e.to_string())),
+            )
+        })?;
+    regex_automata::nfa::thompson::Compiler::new()
+        .configure(
+            regex_automata::nfa::thompson::Config::new()
+                .nfa_size_limit(Some(RULE_SIZE_LIMIT))
+                .shrink(false),
+        )
+        .build_from_hir(&hir)
+        .map_err(|e| match e.size_limit() {
+            Some(_) => too_big(&rule.id),
+            None => rule_error(
+                &rule.id,
+                &format!("invalid pattern: {}", last_line(&e.to_string())),
             ),
-            e => rule_error(&rule.id, &format!("invalid pattern: {}", last_line(&e.to_string()))),
-        })
+        })?;
+    Ok(scan::Checked {
+        literals: literal::required_literals(&hir),
+        line_local: !literal::may_match_newline(&hir),
+        src,
+    })
 }
 
 fn last_line(s: &str) -> &str {
@@ -213,7 +260,7 @@ pub struct RuleSet {
 }
 
 impl RuleSet {
-    /// Merges `user` into the built-ins and compiles every pattern (`off`
+    /// Merges `user` into the built-ins and checks every pattern (`off`
     /// rules too: an unusable table fails the load whatever the actions).
     pub fn compile(user: Vec<Rule>) -> Result<RuleSet, String> {
         Self::compile_table(merge(builtin_rules(), user)?)
@@ -221,16 +268,23 @@ impl RuleSet {
 
     /// Compiles an already merged table (no built-ins added).
     pub fn compile_table(rules: Vec<Rule>) -> Result<RuleSet, String> {
-        let mut regexes = Vec::with_capacity(rules.len());
+        let mut checked = Vec::with_capacity(rules.len());
         for r in &rules {
-            regexes.push(compile_rule(r)?);
+            checked.push(check_rule(r)?);
         }
-        let scanner = scan::Scanner::new(&rules, regexes);
+        let scanner = scan::Scanner::new(&rules, checked);
         Ok(RuleSet { rules, scanner })
     }
 
     pub fn rules(&self) -> &[Rule] {
         &self.rules
+    }
+
+    /// The distinct required literals the `Literal` strategy searches for
+    /// (for the measurement harness).
+    #[doc(hidden)]
+    pub fn required_literals(&self) -> Vec<Vec<u8>> {
+        self.scanner.literal_list()
     }
 
     /// Each matching rule once, at its first match, in table order.

@@ -1,15 +1,28 @@
-//! Finding each rule's first match. Two strategies, chosen by measurement
-//! (`benches/scan.rs`; numbers in the README):
-//! - `Set` (the default): a `RegexSet` pass per chunk of rules tells which
-//!   rules match at all, then `find` runs only for those. One automaton walk
-//!   replaces one pass per rule: on build-log text the built-in table scans
-//!   ~5-6× faster than the loop at 200 B, 100 KB and 10 MB, and 10,000 user
-//!   rules ~15× faster.
-//! - `Loop`: one `Regex::find` per rule, each with its own literal
-//!   prefilter. Kept for chunks whose set exceeds its size budget and as the
-//!   reference the set strategy is tested against.
+//! Finding each rule's first match. Three strategies (`benches/scan.rs`
+//! measures them; numbers in the README):
+//! - `Literal` (the default): one multi-literal pass over every rule's
+//!   required literals (`literal.rs`; Teddy/SIMD through aho-corasick). A rule
+//!   runs only on lines holding one of its literals (line-local rules, with
+//!   the whole text as context so `^ $ \b` read the real neighbours), or on
+//!   the whole text once one of its literals occurs (rules that can match a
+//!   `\n`). Rules without literals fall back to `Set`. On build logs almost
+//!   no line holds a literal, so the pass runs at the literal searcher's speed.
+//! - `Set`: a `RegexSet` pass per chunk of rules tells which rules match at
+//!   all, then `find` runs only for those.
+//! - `Loop`: one `find` per rule. The reference the others are tested against.
+//!
+//! Nothing expensive is built at load: each rule's regex, the sets and the
+//! literal searcher are built on first use (`OnceLock`), so constructing an
+//! engine costs parsing, and a rule whose literals never occur is never
+//! compiled into automata at all.
 
-use regex::{Regex, RegexSet, RegexSetBuilder};
+use super::{Action, Rule, RULE_DFA_SIZE_LIMIT};
+use aho_corasick::{AhoCorasick, MatchKind};
+use regex::{RegexSet, RegexSetBuilder};
+use regex_automata::meta;
+use regex_automata::Input;
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
 /// Rules per `RegexSet`. Bigger chunks mean fewer passes but one automaton
 /// per chunk: at 4,096 similar rules the lazy DFA thrashed and a 100 KB scan
@@ -23,6 +36,15 @@ const SET_DFA_SIZE_LIMIT: usize = 8 << 20;
 pub enum Strategy {
     Loop,
     Set,
+    Literal,
+}
+
+/// A rule as checked at load (see `super::check_rule`).
+pub(super) struct Checked {
+    /// Translated (Rust regex) source.
+    pub(super) src: String,
+    pub(super) literals: Option<Vec<Vec<u8>>>,
+    pub(super) line_local: bool,
 }
 
 struct Chunk {
@@ -32,33 +54,121 @@ struct Chunk {
     rules: Vec<usize>,
 }
 
+/// The shared literal searcher and, per literal, the rules requiring it.
+struct Literals {
+    /// Leftmost-first: finds the first line holding any literal, with the
+    /// packed (Teddy/SIMD) searcher, which standard semantics do not get.
+    searcher: AhoCorasick,
+    /// Standard semantics: every overlapping occurrence within one line.
+    overlapping: AhoCorasick,
+    rules: Vec<Vec<usize>>,
+}
+
 pub(super) struct Scanner {
-    regexes: Vec<Regex>,
-    chunks: Vec<Chunk>,
+    srcs: Vec<String>,
+    line_local: Vec<bool>,
+    /// Rules (not `off`) that have required literals, and those that do not.
+    gated: Vec<usize>,
+    ungated: Vec<usize>,
+    /// Distinct literals and the rules requiring each (searcher built lazily).
+    literal_list: Vec<(Vec<u8>, Vec<usize>)>,
+    regexes: Vec<OnceLock<meta::Regex>>,
+    literals: OnceLock<Option<Literals>>,
+    /// `Set` chunks over every active rule, and over the ungated ones.
+    all_chunks: OnceLock<Vec<Chunk>>,
+    ungated_chunks: OnceLock<Vec<Chunk>>,
 }
 
 impl Scanner {
-    /// Builds the sets at load, so the first scan costs what every scan costs.
-    pub(super) fn new(rules: &[super::Rule], regexes: Vec<Regex>) -> Scanner {
-        let active: Vec<usize> = (0..rules.len())
-            .filter(|&i| rules[i].action != super::Action::Off)
-            .collect();
-        let chunks = active
-            .chunks(SET_CHUNK)
-            .map(|idx| Chunk {
-                set: RegexSetBuilder::new(idx.iter().map(|&i| regexes[i].as_str()))
-                    .size_limit(SET_SIZE_LIMIT)
-                    .dfa_size_limit(SET_DFA_SIZE_LIMIT)
-                    .build()
-                    .ok(),
-                rules: idx.to_vec(),
-            })
-            .collect();
-        Scanner { regexes, chunks }
+    pub(super) fn new(rules: &[Rule], checked: Vec<Checked>) -> Scanner {
+        let mut gated = Vec::new();
+        let mut ungated = Vec::new();
+        let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
+        let mut literal_list: Vec<(Vec<u8>, Vec<usize>)> = Vec::new();
+        for (i, c) in checked.iter().enumerate() {
+            if rules[i].action == Action::Off {
+                continue;
+            }
+            match &c.literals {
+                Some(lits) => {
+                    gated.push(i);
+                    for l in lits {
+                        let k = *index.entry(l.clone()).or_insert_with(|| {
+                            literal_list.push((l.clone(), Vec::new()));
+                            literal_list.len() - 1
+                        });
+                        literal_list[k].1.push(i);
+                    }
+                }
+                None => ungated.push(i),
+            }
+        }
+        Scanner {
+            line_local: checked.iter().map(|c| c.line_local).collect(),
+            regexes: checked.iter().map(|_| OnceLock::new()).collect(),
+            srcs: checked.into_iter().map(|c| c.src).collect(),
+            gated,
+            ungated,
+            literal_list,
+            literals: OnceLock::new(),
+            all_chunks: OnceLock::new(),
+            ungated_chunks: OnceLock::new(),
+        }
+    }
+
+    pub(super) fn literal_list(&self) -> Vec<Vec<u8>> {
+        self.literal_list.iter().map(|(l, _)| l.clone()).collect()
     }
 
     pub(super) fn default_strategy(&self) -> Strategy {
-        Strategy::Set
+        Strategy::Literal
+    }
+
+    /// Rule `i`'s regex, built on first use. The pattern was parsed and its
+    /// program size checked at load, so building cannot fail.
+    fn regex(&self, i: usize) -> &meta::Regex {
+        self.regexes[i].get_or_init(|| build_regex(&self.srcs[i]))
+    }
+
+    fn find(&self, text: &str, i: usize) -> Option<(usize, usize)> {
+        self.regex(i).find(text).map(|m| (i, m.start()))
+    }
+
+    fn chunks<'a>(&'a self, cell: &'a OnceLock<Vec<Chunk>>, rules: &[usize]) -> &'a [Chunk] {
+        cell.get_or_init(|| {
+            rules
+                .chunks(SET_CHUNK)
+                .map(|idx| Chunk {
+                    set: RegexSetBuilder::new(idx.iter().map(|&i| self.srcs[i].as_str()))
+                        .size_limit(SET_SIZE_LIMIT)
+                        .dfa_size_limit(SET_DFA_SIZE_LIMIT)
+                        .build()
+                        .ok(),
+                    rules: idx.to_vec(),
+                })
+                .collect()
+        })
+    }
+
+    fn literals(&self) -> Option<&Literals> {
+        self.literals
+            .get_or_init(|| {
+                if self.literal_list.is_empty() {
+                    return None;
+                }
+                let build = |kind| {
+                    AhoCorasick::builder()
+                        .match_kind(kind)
+                        .build(self.literal_list.iter().map(|(l, _)| l))
+                        .ok()
+                };
+                Some(Literals {
+                    searcher: build(MatchKind::LeftmostFirst)?,
+                    overlapping: build(MatchKind::Standard)?,
+                    rules: self.literal_list.iter().map(|(_, r)| r.clone()).collect(),
+                })
+            })
+            .as_ref()
     }
 
     /// (rule index, byte offset of its first match), ascending rule index.
@@ -68,30 +178,164 @@ impl Scanner {
         strategy: Strategy,
         eligible: &dyn Fn(usize) -> bool,
     ) -> Vec<(usize, usize)> {
-        let find = |i: usize| self.regexes[i].find(text).map(|m| (i, m.start()));
+        let mut hits = match strategy {
+            Strategy::Loop => (0..self.srcs.len())
+                .filter(|&i| self.regexes_active(i) && eligible(i))
+                .filter_map(|i| self.find(text, i))
+                .collect(),
+            Strategy::Set => {
+                let active: Vec<usize> = (0..self.srcs.len())
+                    .filter(|&i| self.regexes_active(i))
+                    .collect();
+                self.by_sets(text, self.chunks(&self.all_chunks, &active), eligible)
+            }
+            Strategy::Literal => match self.literals() {
+                Some(lits) => {
+                    let mut hits = self.by_literals(text, lits, eligible);
+                    hits.extend(self.by_sets(
+                        text,
+                        self.chunks(&self.ungated_chunks, &self.ungated),
+                        eligible,
+                    ));
+                    hits
+                }
+                // No literals at all (or too many for one searcher): sets.
+                None => {
+                    let active: Vec<usize> = (0..self.srcs.len())
+                        .filter(|&i| self.regexes_active(i))
+                        .collect();
+                    self.by_sets(text, self.chunks(&self.all_chunks, &active), eligible)
+                }
+            },
+        };
+        hits.sort_unstable();
+        hits
+    }
+
+    fn regexes_active(&self, i: usize) -> bool {
+        self.gated.binary_search(&i).is_ok() || self.ungated.binary_search(&i).is_ok()
+    }
+
+    fn by_sets(
+        &self,
+        text: &str,
+        chunks: &[Chunk],
+        eligible: &dyn Fn(usize) -> bool,
+    ) -> Vec<(usize, usize)> {
         let mut hits = Vec::new();
-        for chunk in &self.chunks {
+        for chunk in chunks {
             if !chunk.rules.iter().any(|&i| eligible(i)) {
                 continue;
             }
-            match (&chunk.set, strategy) {
-                (Some(set), Strategy::Set) => {
+            match &chunk.set {
+                Some(set) => {
                     for k in set.matches(text).iter() {
                         if eligible(chunk.rules[k]) {
-                            hits.extend(find(chunk.rules[k]));
+                            hits.extend(self.find(text, chunk.rules[k]));
                         }
                     }
                 }
-                _ => hits.extend(
+                None => hits.extend(
                     chunk
                         .rules
                         .iter()
                         .copied()
                         .filter(|&i| eligible(i))
-                        .filter_map(find),
+                        .filter_map(|i| self.find(text, i)),
                 ),
             }
         }
         hits
     }
+
+    /// Every match of a gated rule contains one of its literals, and a
+    /// line-local match lies inside one line; so the first line (in text
+    /// order) where the rule matches is among the lines holding one of its
+    /// literals, and searching that line's span of the whole text finds the
+    /// same leftmost start as searching the whole text.
+    fn by_literals(
+        &self,
+        text: &str,
+        lits: &Literals,
+        eligible: &dyn Fn(usize) -> bool,
+    ) -> Vec<(usize, usize)> {
+        const DONE: usize = usize::MAX;
+        // Per rule: DONE, or the start of the last line it was tried on + 1
+        // (0 = not tried yet), so a line with several hits verifies once.
+        let mut state: Vec<usize> = vec![DONE; self.srcs.len()];
+        let mut pending = 0;
+        for &i in &self.gated {
+            if eligible(i) {
+                state[i] = 0;
+                pending += 1;
+            }
+        }
+        let mut hits = Vec::new();
+        let mut pos = 0;
+        while pending > 0 && pos < text.len() {
+            let Some(m) = lits
+                .searcher
+                .find(aho_corasick::Input::new(text).range(pos..))
+            else {
+                break;
+            };
+            let line_start = text[pos..m.start()]
+                .rfind('\n')
+                .map_or(pos, |k| pos + k + 1);
+            let line_end = text[m.end()..]
+                .find('\n')
+                .map_or(text.len(), |k| m.end() + k);
+            let line = Input::new(text).range(line_start..line_end);
+            let occurrences = aho_corasick::Input::new(text).range(line_start..line_end);
+            for occ in lits.overlapping.find_overlapping_iter(occurrences) {
+                for &i in &lits.rules[occ.pattern().as_usize()] {
+                    if state[i] == DONE || state[i] == line_start + 1 {
+                        continue;
+                    }
+                    let found = if self.line_local[i] {
+                        state[i] = line_start + 1;
+                        // Most candidate lines do not match: the forward-only
+                        // check is about half the cost of finding the start.
+                        let re = self.regex(i);
+                        if re.is_match(line.clone()) {
+                            re.search(&line)
+                        } else {
+                            None
+                        }
+                    } else {
+                        // May span lines: one whole-text search settles it.
+                        state[i] = DONE;
+                        pending -= 1;
+                        self.regex(i).find(text)
+                    };
+                    if let Some(f) = found {
+                        if state[i] != DONE {
+                            state[i] = DONE;
+                            pending -= 1;
+                        }
+                        hits.push((i, f.start()));
+                    }
+                }
+            }
+            pos = line_end + 1;
+        }
+        hits
+    }
+}
+
+/// The same configuration `regex::RegexBuilder` gives a single pattern
+/// (leftmost-first, UTF-8 empty matches), from the translated source.
+fn build_regex(src: &str) -> meta::Regex {
+    meta::Builder::new()
+        .configure(
+            meta::Config::new()
+                .match_kind(regex_automata::MatchKind::LeftmostFirst)
+                .utf8_empty(true)
+                // Checked at load against the per-rule limit (forward program).
+                .nfa_size_limit(None)
+                .hybrid_cache_capacity(RULE_DFA_SIZE_LIMIT),
+        )
+        .syntax(regex_automata::util::syntax::Config::new().utf8(true))
+        .build(src)
+        .expect("rule pattern was validated at load")
 }

@@ -290,3 +290,136 @@ fn builtin_rules_against_variant_lines() {
         }
     }
 }
+
+/// Every built-in has required literals (so the literal strategy never runs
+/// it on text without them); printed for review with `--nocapture`.
+#[test]
+fn builtin_rules_have_required_literals() {
+    for r in builtin_rules() {
+        let c = check_rule(&r).unwrap();
+        let lits: Vec<String> = c
+            .literals
+            .iter()
+            .flatten()
+            .map(|l| String::from_utf8_lossy(l).into_owned())
+            .collect();
+        println!("{:<20} line-local={:<5} {lits:?}", r.id, c.line_local);
+        assert!(c.literals.is_some(), "{} has no required literal", r.id);
+    }
+}
+
+/// Differential: Literal, Set and Loop against the oracle on fixtures,
+/// variant lines and a seeded generated corpus. Returns comparisons made.
+fn differential(set: &RuleSet, texts: &[String]) -> usize {
+    let rules = set.rules().to_vec();
+    let compiled: Vec<regex::Regex> = rules.iter().map(|r| compile_rule(r).unwrap()).collect();
+    let mut n = 0;
+    for text in texts {
+        for failed in [false, true] {
+            let want: Vec<(usize, usize)> = rules
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.action != Action::Off && !(failed && r.when == When::Success))
+                .filter_map(|(i, _)| compiled[i].find(text).map(|m| (i, m.start())))
+                .collect();
+            let eligible = |i: usize| {
+                let r = &rules[i];
+                r.action != Action::Off && !(failed && r.when == When::Success)
+            };
+            for strategy in [Strategy::Literal, Strategy::Set, Strategy::Loop] {
+                let got = set.scanner.first_matches(text, strategy, &eligible);
+                assert_eq!(got, want, "{strategy:?} on {text:?}");
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+/// xorshift: deterministic, dependency-free.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
+        &xs[(self.next() % xs.len() as u64) as usize]
+    }
+}
+
+fn corpus_lines() -> Vec<String> {
+    let v: Value = serde_json::from_str(&fixture("variants.json")).unwrap();
+    let mut lines = Vec::new();
+    for r in builtin_rules() {
+        for s in v[&r.id]["match"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .chain(v[&r.id]["nomatch"].as_array().unwrap())
+        {
+            lines.push(s.as_str().unwrap().to_string());
+        }
+        for kind in ["pos", "neg"] {
+            lines.extend(
+                fixture(&format!("{}.{kind}.txt", r.id))
+                    .lines()
+                    .map(str::to_string),
+            );
+        }
+    }
+    lines
+}
+
+#[test]
+fn strategies_agree_with_the_oracle() {
+    let set = RuleSet::compile(vec![]).unwrap();
+    let v: Value = serde_json::from_str(&fixture("variants.json")).unwrap();
+    let mut texts = Vec::new();
+    for r in set.rules() {
+        texts.push(fixture(&format!("{}.pos.txt", r.id)));
+        texts.push(fixture(&format!("{}.neg.txt", r.id)));
+        for s in v[&r.id]["match"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .chain(v[&r.id]["nomatch"].as_array().unwrap())
+        {
+            texts.push(s.as_str().unwrap().to_string());
+        }
+    }
+    // Generated: fixture and variant lines shuffled together, with edits that
+    // move anchors and literals (prefixes, CR, cut lines, joined lines).
+    let lines = corpus_lines();
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    for _ in 0..600 {
+        let mut text = String::new();
+        for _ in 0..(1 + rng.next() % 12) {
+            let mut line = rng.pick(&lines).clone();
+            match rng.next() % 8 {
+                0 => line.insert_str(0, rng.pick::<&str>(&[" ", "\t", "x", "> ", "\r"])),
+                1 => line.push('\r'),
+                2 => {
+                    let mut cut = (rng.next() % (line.len() as u64 + 1)) as usize;
+                    while !line.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                    line.truncate(cut);
+                }
+                3 => {
+                    let other = rng.pick(&lines).clone();
+                    line.push_str(&other);
+                }
+                _ => {}
+            }
+            text.push_str(&line);
+            text.push_str(rng.pick::<&str>(&["\n", "\n", "\n", "\r\n", "\n\n", ""]));
+        }
+        texts.push(text);
+    }
+    let n = differential(&set, &texts);
+    println!("{n} differential comparisons over {} texts", texts.len());
+    assert!(n >= 3 * 2 * 600);
+}

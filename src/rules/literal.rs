@@ -1,0 +1,425 @@
+//! Required literals of a rule: a set of strings such that every match of the
+//! pattern contains at least one of them. The scanner searches all rules'
+//! literals in one multi-literal pass and runs a rule's regex only where one
+//! of its literals occurs, so on ordinary output most rules never run at all.
+//!
+//! Computed from the translated pattern's HIR. Only sound sets are produced
+//! (a wrong set would make a rule miss matches); when in doubt, `None`, and
+//! the rule is always run. Literals never contain `\n`, so each literal
+//! occurrence lies inside one line (the scanner works line by line).
+
+use regex_syntax::hir::{Class, Hir, HirKind};
+
+/// Largest set kept while combining (cross products, unions): bigger sets
+/// would crowd the shared literal searcher out of its fastest mode.
+const MAX_SET: usize = 16;
+/// Longest literal kept while combining.
+const MAX_LEN: usize = 64;
+/// Characters a class may have and still count as a literal choice (`[Ee]`).
+const MAX_CLASS: usize = 4;
+
+type Set = Vec<Vec<u8>>;
+
+/// What is known about the strings one HIR node matches.
+struct Info {
+    /// Every match is exactly one of these strings.
+    exact: Option<Set>,
+    /// Every match contains at least one of these (non-empty) strings.
+    required: Option<Set>,
+}
+
+impl Info {
+    fn unknown() -> Info {
+        Info {
+            exact: None,
+            required: None,
+        }
+    }
+    fn exact(set: Set) -> Info {
+        let required = usable(&set).then(|| minimize(set.clone()));
+        Info {
+            exact: Some(set),
+            required,
+        }
+    }
+}
+
+/// A set is usable as required literals when it has no empty string (the
+/// empty string occurs everywhere) and is not empty (an empty set would
+/// claim the node never matches; not worth the risk).
+fn usable(set: &Set) -> bool {
+    !set.is_empty() && set.iter().all(|s| !s.is_empty())
+}
+
+/// Literals per rule the shared searcher should get at most: the packed
+/// (Teddy) searcher handles a few dozen literals in all, beyond that the
+/// multi-literal pass drops to a plain automaton at a fraction of the speed.
+const FEW: usize = 3;
+
+/// The required literals of a whole pattern, or `None` when none are known.
+pub(super) fn required_literals(hir: &Hir) -> Option<Vec<Vec<u8>>> {
+    let set = info(hir).required?;
+    Some(if set.len() > FEW {
+        cover(&set).unwrap_or(set)
+    } else {
+        set
+    })
+}
+
+/// At most `FEW` substrings such that every literal of `set` contains one
+/// (so every match still contains one): greedy set cover, preferring the
+/// heaviest substrings that still cover (`shell-exec-failed`'s ten endings
+/// become `" denied"`, `"directory"`-like pieces).
+fn cover(set: &Set) -> Option<Set> {
+    [14, 11]
+        .into_iter()
+        .find_map(|min_weight| (FEW..set.len()).find_map(|k| cover_with(set, k, min_weight)))
+}
+
+fn cover_with(set: &Set, k: usize, min_weight: usize) -> Option<Set> {
+    {
+        // From each start, the shortest substring of at least that weight:
+        // short pieces are the ones several literals share.
+        let mut pieces: Vec<&[u8]> = Vec::new();
+        for l in set {
+            for i in 0..l.len() {
+                let mut w = 0;
+                for j in i..l.len() {
+                    w += byte_weight(l[j]);
+                    if w >= min_weight {
+                        pieces.push(&l[i..=j]);
+                        break;
+                    }
+                }
+            }
+        }
+        pieces.sort_unstable();
+        pieces.dedup();
+        let mut uncovered: Vec<&[u8]> = set.iter().map(Vec::as_slice).collect();
+        let mut chosen: Set = Vec::new();
+        while !uncovered.is_empty() && chosen.len() < k {
+            let covers = |p: &[u8]| uncovered.iter().filter(|l| contains(l, p)).count();
+            let best = pieces
+                .iter()
+                .copied()
+                .max_by_key(|p| (covers(p), p.len()))?;
+            if covers(best) == 0 {
+                return None;
+            }
+            let covered: Vec<&[u8]> = uncovered
+                .iter()
+                .copied()
+                .filter(|l| contains(l, best))
+                .collect();
+            uncovered.retain(|l| !contains(l, best));
+            chosen.push(extend(best, &covered));
+        }
+        uncovered.is_empty().then(|| minimize(chosen))
+    }
+}
+
+/// Grows `piece` while every literal it was chosen for has the same byte
+/// next to (its first occurrence of) it: `RROR` in `ERROR: …` becomes `ERROR: `.
+fn extend(piece: &[u8], lits: &[&[u8]]) -> Vec<u8> {
+    let at: Vec<usize> = lits
+        .iter()
+        .map(|l| l.windows(piece.len()).position(|w| w == piece).unwrap())
+        .collect();
+    let (mut left, mut right) = (0, piece.len());
+    loop {
+        let b = lits[0].get(at[0] + right);
+        if b.is_some() && lits.iter().zip(&at).all(|(l, &a)| l.get(a + right) == b) {
+            right += 1;
+        } else {
+            break;
+        }
+    }
+    while at.iter().all(|&a| a > left) {
+        let b = lits[0][at[0] - left - 1];
+        if lits.iter().zip(&at).all(|(l, &a)| l[a - left - 1] == b) {
+            left += 1;
+        } else {
+            break;
+        }
+    }
+    lits[0][at[0] - left..at[0] + right].to_vec()
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+fn byte_weight(b: u8) -> usize {
+    match b {
+        b' ' => 1,
+        b'a'..=b'z' => 2,
+        _ => 4,
+    }
+}
+
+/// Whether some match of the pattern could contain a `\n` (then the pattern
+/// is verified on the whole text, not line by line).
+pub(super) fn may_match_newline(hir: &Hir) -> bool {
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => false,
+        HirKind::Literal(l) => l.0.contains(&b'\n'),
+        HirKind::Class(Class::Unicode(c)) => c
+            .ranges()
+            .iter()
+            .any(|r| r.start() <= '\n' && '\n' <= r.end()),
+        HirKind::Class(Class::Bytes(c)) => c
+            .ranges()
+            .iter()
+            .any(|r| r.start() <= b'\n' && b'\n' <= r.end()),
+        HirKind::Repetition(r) => r.max != Some(0) && may_match_newline(&r.sub),
+        HirKind::Capture(c) => may_match_newline(&c.sub),
+        HirKind::Concat(hs) | HirKind::Alternation(hs) => hs.iter().any(may_match_newline),
+    }
+}
+
+fn info(hir: &Hir) -> Info {
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => Info::exact(vec![vec![]]),
+        HirKind::Literal(l) => {
+            if l.0.contains(&b'\n') {
+                // The longest `\n`-free piece is still required.
+                let piece =
+                    l.0.split(|&b| b == b'\n')
+                        .max_by_key(|p| p.len())
+                        .unwrap_or(&[]);
+                Info {
+                    exact: None,
+                    required: (!piece.is_empty()).then(|| vec![piece.to_vec()]),
+                }
+            } else {
+                Info::exact(vec![l.0.to_vec()])
+            }
+        }
+        HirKind::Class(c) => class_set(c).map_or_else(Info::unknown, Info::exact),
+        HirKind::Repetition(r) => {
+            if r.max == Some(0) {
+                return Info::exact(vec![vec![]]);
+            }
+            let sub = info(&r.sub);
+            match (r.min, r.max) {
+                (1, Some(1)) => sub,
+                // `x?`: the sub-expression's strings or nothing.
+                (0, Some(1)) => match sub.exact {
+                    Some(mut set) if set.len() < MAX_SET => {
+                        set.push(vec![]);
+                        Info::exact(dedup(set))
+                    }
+                    _ => Info::unknown(),
+                },
+                (0, _) => Info::unknown(),
+                // At least one copy of the sub-expression is in every match.
+                _ => Info {
+                    exact: None,
+                    required: sub.required,
+                },
+            }
+        }
+        HirKind::Capture(c) => info(&c.sub),
+        HirKind::Concat(hs) => concat(hs),
+        HirKind::Alternation(hs) => alternation(hs),
+    }
+}
+
+/// Small classes without `\n` as their UTF-8 encodings.
+fn class_set(c: &Class) -> Option<Set> {
+    let mut out = Vec::new();
+    match c {
+        Class::Unicode(c) => {
+            for r in c.ranges() {
+                for ch in r.start()..=r.end() {
+                    if out.len() == MAX_CLASS || ch == '\n' {
+                        return None;
+                    }
+                    out.push(ch.to_string().into_bytes());
+                }
+            }
+        }
+        Class::Bytes(c) => {
+            for r in c.ranges() {
+                for b in r.start()..=r.end() {
+                    if out.len() == MAX_CLASS || b == b'\n' {
+                        return None;
+                    }
+                    out.push(vec![b]);
+                }
+            }
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// A concatenation: runs of exactly-known children are multiplied out
+/// (`" "` then `failed|errors?` gives `" failed"`, `" error"`); every run and
+/// every other child's required set is a candidate, and the best one wins.
+fn concat(hs: &[Hir]) -> Info {
+    let mut candidates: Vec<Set> = Vec::new();
+    let mut run: Set = vec![vec![]];
+    let mut whole_exact = true;
+    for h in hs {
+        let child = info(h);
+        match child.exact {
+            Some(set) => match cross(&run, &set) {
+                Some(joined) => run = joined,
+                None => {
+                    whole_exact = false;
+                    candidates.push(std::mem::replace(&mut run, set));
+                }
+            },
+            None => {
+                whole_exact = false;
+                candidates.push(std::mem::replace(&mut run, vec![vec![]]));
+                candidates.extend(child.required);
+            }
+        }
+    }
+    if whole_exact {
+        return Info::exact(run);
+    }
+    candidates.push(run);
+    Info {
+        exact: None,
+        required: candidates
+            .into_iter()
+            .filter(usable)
+            .map(minimize)
+            .max_by_key(score),
+    }
+}
+
+/// An alternation: every branch must have a set; their union is required.
+fn alternation(hs: &[Hir]) -> Info {
+    let infos: Vec<Info> = hs.iter().map(info).collect();
+    if infos.iter().all(|i| i.exact.is_some()) {
+        let union: Set = infos
+            .iter()
+            .flat_map(|i| i.exact.clone().unwrap())
+            .collect();
+        if union.len() <= MAX_SET {
+            return Info::exact(dedup(union));
+        }
+    }
+    let mut union = Vec::new();
+    for i in infos {
+        match i.required {
+            Some(r) => union.extend(r),
+            None => return Info::unknown(),
+        }
+    }
+    let union = minimize(union);
+    Info {
+        exact: None,
+        required: (union.len() <= MAX_SET).then_some(union),
+    }
+}
+
+fn cross(a: &Set, b: &Set) -> Option<Set> {
+    if a.len() * b.len() > MAX_SET {
+        return None;
+    }
+    let mut out = Vec::with_capacity(a.len() * b.len());
+    for x in a {
+        for y in b {
+            if x.len() + y.len() > MAX_LEN {
+                return None;
+            }
+            out.push([x.as_slice(), y.as_slice()].concat());
+        }
+    }
+    Some(dedup(out))
+}
+
+fn dedup(mut set: Set) -> Set {
+    set.sort();
+    set.dedup();
+    set
+}
+
+/// Drops strings that contain another member: a match containing the longer
+/// one contains the shorter one too, so the set stays sound and gets smaller.
+fn minimize(set: Set) -> Set {
+    let set = dedup(set);
+    set.iter()
+        .filter(|s| {
+            !set.iter()
+                .any(|t| t.len() < s.len() && s.windows(t.len()).any(|w| w == t.as_slice()))
+        })
+        .cloned()
+        .collect()
+}
+
+/// Rarer is better. In build output lowercase words and spaces are common,
+/// capitals, digits and punctuation less so: a literal's weight sums its
+/// bytes (space 1, lowercase 2, other 4), a set is as weak as its lightest
+/// literal up to a cap (beyond ~7 letters a literal is rare enough), then
+/// fewer literals win: each costs the shared searcher speed.
+fn score(set: &Set) -> (usize, std::cmp::Reverse<usize>) {
+    let weight = |l: &Vec<u8>| l.iter().map(|&b| byte_weight(b)).sum::<usize>();
+    (
+        set.iter().map(weight).min().unwrap_or(0).min(14),
+        std::cmp::Reverse(set.len()),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lits(pattern: &str) -> Option<Vec<String>> {
+        let hir = regex_syntax::parse(pattern).unwrap();
+        required_literals(&hir).map(|s| {
+            s.into_iter()
+                .map(|b| String::from_utf8(b).unwrap())
+                .collect()
+        })
+    }
+
+    #[test]
+    fn literals_of_common_shapes() {
+        assert_eq!(lits(r"(?m)^curl: \(\d+\) "), Some(vec!["curl: (".into()]));
+        assert_eq!(
+            lits(r"(?m)^(?:=+ )?\d+ (?:failed|errors?) in \d+s"),
+            Some(vec![
+                " error in ".into(),
+                " errors in ".into(),
+                " failed in ".into()
+            ])
+        );
+        assert_eq!(
+            lits(r"(?m)^Found [1-9]\d* errors?\b"),
+            Some(vec!["Found ".into()])
+        );
+        assert_eq!(
+            lits(r"ab|c(?:d|e)"),
+            Some(vec!["ab".into(), "cd".into(), "ce".into()])
+        );
+        assert_eq!(
+            lits(r"(?i)ab"),
+            Some(vec!["AB".into(), "Ab".into(), "aB".into(), "ab".into()])
+        );
+        // Optional or unbounded-from-zero parts give nothing; a branch with no
+        // literal spoils the whole alternation.
+        assert_eq!(lits(r"a?"), None);
+        assert_eq!(lits(r"\d+|abc"), None);
+        assert_eq!(lits(r"[a-z]+"), None);
+        // `\n` is never inside a literal.
+        assert_eq!(
+            lits("panic: \n\ngoroutine "),
+            Some(vec!["goroutine ".into()])
+        );
+    }
+
+    #[test]
+    fn newline_detection() {
+        let nl = |p: &str| may_match_newline(&regex_syntax::parse(p).unwrap());
+        assert!(!nl(r"(?m)^a[^\n]*$"));
+        assert!(nl(r"a\s"));
+        assert!(nl(r"(?s)a.b"));
+        assert!(!nl(r"a.b"));
+        assert!(nl("a\nb"));
+    }
+}
