@@ -164,12 +164,11 @@ impl From<Verdict> for GuardVerdict {
     }
 }
 
+// Every method takes `&self`: napi-rs holds the borrow of `this` until an
+// `observeAsync` promise settles, so a `&mut self` method would fail with
+// "cannot be borrowed mutably" while any scan is in flight. The engine sits
+// in a `RefCell` instead, borrowed only while no JavaScript can run.
 /// The guard engine: per-agent repeat chains and silent-failure rules.
-///
-/// Every method takes `&self`: napi-rs holds the borrow of `this` until an
-/// `observeAsync` promise settles, so a `&mut self` method would fail with
-/// "cannot be borrowed mutably" while any scan is in flight. The engine sits
-/// in a `RefCell` instead, borrowed only while no JavaScript can run.
 #[napi]
 pub struct GuardEngine {
     engine: RefCell<Engine>,

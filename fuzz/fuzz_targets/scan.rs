@@ -1,6 +1,6 @@
-//! Scanning arbitrary output with the built-in table. Checks the two scan
-//! strategies (one regex per rule vs a RegexSet pass) report the same
-//! matches, and every report is well-formed: table order, 1-based line within
+//! Scanning arbitrary output with the built-in table. Checks the scan
+//! strategies (one regex per rule, RegexSet passes, required-literal
+//! prefilter) report the same matches, and every report is well-formed: table order, 1-based line within
 //! the text, excerpt at most 200 characters plus `…`.
 #![no_main]
 
@@ -20,7 +20,9 @@ fuzz_target!(|data: &[u8]| {
     let failed = shows_failure(&text);
     let by_loop = rules().scan_with(&text, failed, Strategy::Loop);
     let by_set = rules().scan_with(&text, failed, Strategy::Set);
-    assert_eq!(by_loop, by_set, "strategies disagree");
+    assert_eq!(by_loop, by_set, "Set strategy disagrees with Loop");
+    let by_literal = rules().scan_with(&text, failed, Strategy::Literal);
+    assert_eq!(by_loop, by_literal, "Literal strategy disagrees with Loop");
     assert_eq!(rules().scan(&text), by_loop);
     let lines = 1 + text.matches('\n').count();
     let mut last = None;
