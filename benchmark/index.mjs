@@ -5,6 +5,10 @@
 //   --quick   shorter budgets (a whole run stays under a minute on 2 cores)
 //   --smoke   tiny sizes and budgets: checks the pipeline end to end, measures nothing useful
 //   --only=dsh,engine,agents,memory,audit   run only these groups
+//   --out=FILE    also write the JSON document to FILE (npm prints its own
+//                 "> toolguard@… bench" banner on stdout unless run with -s,
+//                 so `npm run bench -- --json --out=docs/bench.json` is the
+//                 banner-proof way to save a run)
 //   --clock=cpu   time samples with process CPU time instead of wall time
 //                 (steadier on a shared machine; the README numbers use wall)
 //
@@ -12,7 +16,7 @@
 // (see harness.mjs), except memory per agent, which gets a fresh process per
 // subject (memory.mjs). Without --json it prints the README tables.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,9 +27,10 @@ const json = flag('json');
 const mode = flag('smoke') ? 'smoke' : flag('quick') ? 'quick' : 'full';
 const onlyArg = argv.find((a) => a.startsWith('--only='));
 const clockArg = argv.find((a) => a.startsWith('--clock='));
+const outArg = argv.find((a) => a.startsWith('--out='));
 const clock = clockArg ? clockArg.slice('--clock='.length) : 'wall';
 const only = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : undefined;
-const unknown = argv.filter((a) => !['--json', '--quick', '--smoke'].includes(a) && !a.startsWith('--only=') && !a.startsWith('--clock='));
+const unknown = argv.filter((a) => !['--json', '--quick', '--smoke'].includes(a) && !a.startsWith('--only=') && !a.startsWith('--clock=') && !a.startsWith('--out='));
 if (unknown.length > 0) {
   process.stderr.write(`bench: unknown option(s) ${unknown.join(' ')}\n`);
   process.exit(2);
@@ -148,5 +153,10 @@ for (const s of doc.scenarios) {
 doc.seconds = (performance.now() - started) / 1000;
 log(`done in ${doc.seconds.toFixed(1)} s`);
 
-if (json) process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+const text = `${JSON.stringify(doc, null, 2)}\n`;
+if (outArg) {
+  writeFileSync(outArg.slice('--out='.length), text);
+  log(`wrote ${outArg.slice('--out='.length)}`);
+}
+if (json) process.stdout.write(text);
 else process.stdout.write(markdownReport(doc));

@@ -19,7 +19,9 @@ import { argumentClasses } from './fixtures.mjs';
 import { postExecuteListener } from './scenarios.mjs';
 
 const require = createRequire(import.meta.url);
-const { GuardEngine: NativeEngine } = require('toolguard');
+const toolguard = require('toolguard');
+if (toolguard.native === false) throw new Error('bench: the native addon did not load; build it with `npm run build:native`');
+const { GuardEngine: NativeEngine } = toolguard;
 
 const [subject, argsKind, agentsText] = process.argv.slice(2);
 const agents = Number(agentsText);

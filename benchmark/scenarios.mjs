@@ -12,7 +12,13 @@ import { compare } from './harness.mjs';
 import { argumentClasses, buildLog, callPattern, sizeLabel, FAILURE_LINE } from './fixtures.mjs';
 
 const require = createRequire(import.meta.url);
-const { GuardEngine: NativeEngine } = require('toolguard');
+const toolguard = require('toolguard');
+// The main entry falls back to the reference engine when the addon cannot
+// load; measuring that against the reference would be meaningless.
+if (toolguard.native === false) {
+  throw new Error('bench: the native addon did not load (see the warning above); build it with `npm run build:native`');
+}
+const { GuardEngine: NativeEngine } = toolguard;
 
 /** The repeat plugin's config after its schema applied the defaults (the official `apply` expects it resolved). */
 export const REPEAT_CONFIG = Object.freeze({ thresholds: [3, 5, 8], include: [], exclude: [], argumentsPreviewChars: 500 });
