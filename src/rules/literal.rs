@@ -71,51 +71,65 @@ pub(super) fn required_literals(hir: &Hir) -> Option<Vec<Vec<u8>>> {
 /// heaviest substrings that still cover (`shell-exec-failed`'s ten endings
 /// become `" denied"`, `"directory"`-like pieces).
 fn cover(set: &Set) -> Option<Set> {
-    [14, 11]
+    // Heavy pieces first: a common word (`" directory"`, 19) would put
+    // every `make: Entering directory` line through verification.
+    [20, 14, 11]
         .into_iter()
-        .find_map(|min_weight| (FEW..set.len()).find_map(|k| cover_with(set, k, min_weight)))
+        .filter_map(|min_weight| cover_with(set, min_weight))
+        .find(|c| c.len() < set.len())
 }
 
-fn cover_with(set: &Set, k: usize, min_weight: usize) -> Option<Set> {
-    {
-        // From each start, the shortest substring of at least that weight:
-        // short pieces are the ones several literals share.
-        let mut pieces: Vec<&[u8]> = Vec::new();
-        for l in set {
-            for i in 0..l.len() {
-                let mut w = 0;
-                for j in i..l.len() {
-                    w += byte_weight(l[j]);
-                    if w >= min_weight {
-                        pieces.push(&l[i..=j]);
-                        break;
-                    }
+/// Greedy cover by pieces of at least `min_weight` (sets have at most
+/// `MAX_SET` literals, so which literals a piece covers fits a bit mask).
+fn cover_with(set: &Set, min_weight: usize) -> Option<Set> {
+    if set.len() > 32 {
+        return None;
+    }
+    // From each start, the shortest substring of at least that weight:
+    // short pieces are the ones several literals share.
+    let mut pieces: Vec<&[u8]> = Vec::new();
+    for l in set {
+        for i in 0..l.len() {
+            let mut w = 0;
+            for j in i..l.len() {
+                w += byte_weight(l[j]);
+                if w >= min_weight {
+                    pieces.push(&l[i..=j]);
+                    break;
                 }
             }
         }
-        pieces.sort_unstable();
-        pieces.dedup();
-        let mut uncovered: Vec<&[u8]> = set.iter().map(Vec::as_slice).collect();
-        let mut chosen: Set = Vec::new();
-        while !uncovered.is_empty() && chosen.len() < k {
-            let covers = |p: &[u8]| uncovered.iter().filter(|l| contains(l, p)).count();
-            let best = pieces
-                .iter()
-                .copied()
-                .max_by_key(|p| (covers(p), p.len()))?;
-            if covers(best) == 0 {
-                return None;
-            }
-            let covered: Vec<&[u8]> = uncovered
-                .iter()
-                .copied()
-                .filter(|l| contains(l, best))
-                .collect();
-            uncovered.retain(|l| !contains(l, best));
-            chosen.push(extend(best, &covered));
-        }
-        uncovered.is_empty().then(|| minimize(chosen))
     }
+    pieces.sort_unstable();
+    pieces.dedup();
+    let masks: Vec<u32> = pieces
+        .iter()
+        .map(|p| {
+            set.iter()
+                .enumerate()
+                .filter(|(_, l)| contains(l, p))
+                .fold(0, |m, (k, _)| m | 1 << k)
+        })
+        .collect();
+    let mut uncovered: u32 = (1 << set.len()) - 1;
+    let mut chosen: Set = Vec::new();
+    while uncovered != 0 {
+        let (best, mask) = pieces
+            .iter()
+            .zip(&masks)
+            .max_by_key(|(p, &m)| ((m & uncovered).count_ones(), p.len()))?;
+        let covered_now = mask & uncovered;
+        if covered_now == 0 {
+            return None;
+        }
+        let covered: Vec<&[u8]> = (0..set.len())
+            .filter(|k| covered_now & (1 << k) != 0)
+            .map(|k| set[k].as_slice())
+            .collect();
+        uncovered &= !mask;
+        chosen.push(extend(best, &covered));
+    }
+    Some(minimize(chosen))
 }
 
 /// Grows `piece` while every literal it was chosen for has the same byte

@@ -423,3 +423,48 @@ fn strategies_agree_with_the_oracle() {
     println!("{n} differential comparisons over {} texts", texts.len());
     assert!(n >= 3 * 2 * 600);
 }
+
+/// Where load time goes (run with `--ignored --nocapture`): translate,
+/// parse, forward NFA, literals, per built-in table.
+#[test]
+#[ignore]
+fn measure_load_steps() {
+    use std::time::{Duration, Instant};
+    let rules = builtin_rules();
+    let mut t = [Duration::MAX; 4];
+    for _ in 0..20 {
+        let mut d = [Duration::ZERO; 4];
+        for r in &rules {
+            let s = Instant::now();
+            let src = dialect::translate(&r.pattern, &r.flags).unwrap();
+            d[0] += s.elapsed();
+            let s = Instant::now();
+            let hir = regex_syntax::ParserBuilder::new()
+                .utf8(true)
+                .build()
+                .parse(&src)
+                .unwrap();
+            d[1] += s.elapsed();
+            let s = Instant::now();
+            regex_automata::nfa::thompson::Compiler::new()
+                .configure(regex_automata::nfa::thompson::Config::new().shrink(false))
+                .build_from_hir(&hir)
+                .unwrap();
+            d[2] += s.elapsed();
+            let s = Instant::now();
+            literal::required_literals(&hir);
+            literal::may_match_newline(&hir);
+            d[3] += s.elapsed();
+        }
+        for k in 0..4 {
+            t[k] = t[k].min(d[k]);
+        }
+    }
+    println!(
+        "translate {:?} parse {:?} nfa {:?} literals {:?}",
+        t[0], t[1], t[2], t[3]
+    );
+    let s = Instant::now();
+    RuleSet::compile(vec![]).unwrap();
+    println!("RuleSet::compile {:?}", s.elapsed());
+}
