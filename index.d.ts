@@ -49,6 +49,9 @@ export declare class GuardEngine {
 /**
  * The canonical form of a call's arguments, exactly as the official plugin
  * computes it from the raw argument text (`JSON.stringify(sortJsonValue(parseArguments(text)))`).
+ *
+ * Read as UTF-16: a JavaScript string may hold lone surrogates, which a
+ * UTF-8 conversion would turn into U+FFFD (and so into another call).
  */
 export declare function canonicalize(argumentsJson: string): string
 

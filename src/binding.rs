@@ -378,10 +378,13 @@ fn test_panic_point(name: &str, point: PanicPoint) {
 
 /// The canonical form of a call's arguments, exactly as the official plugin
 /// computes it from the raw argument text (`JSON.stringify(sortJsonValue(parseArguments(text)))`).
-#[napi(catch_unwind)]
-pub fn canonicalize(arguments_json: String) -> String {
+///
+/// Read as UTF-16: a JavaScript string may hold lone surrogates, which a
+/// UTF-8 conversion would turn into U+FFFD (and so into another call).
+#[napi(catch_unwind, ts_args_type = "argumentsJson: string")]
+pub fn canonicalize(arguments_json: Utf16String) -> String {
     let mut out = String::with_capacity(arguments_json.len());
-    crate::canonical::canonicalize_arguments(&arguments_json, &mut out);
+    crate::canonical::canonicalize_arguments_utf16(&arguments_json, &mut out);
     out
 }
 
@@ -429,8 +432,25 @@ fn string_property(object: &Object, key: &str, at: &str) -> Result<Option<String
     }
 }
 
+/// `string_property` for a string read as UTF-16 code units, lone surrogates kept.
+fn utf16_property(object: &Object, key: &str, at: &str) -> Result<Option<Utf16String>> {
+    let value: Unknown = object.get_named_property_unchecked(key)?;
+    match value.get_type()? {
+        ValueType::Undefined => Ok(None),
+        ValueType::String => Ok(Some(unsafe { value.cast::<Utf16String>() }?)),
+        _ => Err(invalid(format!(
+            "toolguard: {at} must be a string (got {})",
+            type_name(&value)?
+        ))),
+    }
+}
+
 fn arguments_json(env: &Env, exec: &Object) -> Result<String> {
-    let text = string_property(exec, "argumentsJson", "exec.argumentsJson")?;
+    // As UTF-16, then a UTF-8 text with the same canonical form: raw lone
+    // surrogates in the text (data inside a JSON string) must stay distinct
+    // instead of all becoming U+FFFD.
+    let text = utf16_property(exec, "argumentsJson", "exec.argumentsJson")?
+        .map(|units| crate::canonical::arguments_text_from_utf16(&units));
     let parsed: Unknown = exec.get_named_property_unchecked("arguments")?;
     let has_parsed = parsed.get_type()? != ValueType::Undefined;
     match (text, has_parsed) {

@@ -129,6 +129,20 @@ test('invalid UTF-8 from a Buffer arrives as U+FFFD; a Buffer where a string bel
   assert.throws(() => canonicalize(bytes), Error);
 });
 
+test('lone surrogates in argument text stay distinct calls, quoted as the official plugin does', () => {
+  // A JavaScript string may hold lone surrogates (a provider's escaped stream);
+  // read as UTF-8 they would all become U+FFFD and two different calls one chain.
+  const engine = new GuardEngine({ repeat: { thresholds: [2, 3] } });
+  const exec = (json) => ({ agentId: 'a', name: 'grep', argumentsJson: json });
+  assert.equal(engine.observe(exec('["\ud800"]')), null);
+  assert.equal(engine.observe(exec('["\udc00"]')), null, 'a different lone surrogate is a different call');
+  assert.equal(engine.observe(exec('["\udc00"]')).reminder.count, 2);
+  const detailed = engine.observe(exec('["\udc00"]')).reminder.text;
+  // JSON.parse then JSON.stringify: the lone surrogate comes back as an escape.
+  assert.ok(detailed.includes('- arguments: ["\\udc00"]\n'), detailed);
+  assert.equal(canonicalize('{"k\ud83d":"\ude00"}'), '{"k\\ud83d":"\\ude00"}');
+});
+
 test('10,000 user rules: load, then scan 1 MB with the right rule found', async (t) => {
   const rules = Array.from({ length: 10_000 }, (_, i) => ({
     id: `user-${i}`,
