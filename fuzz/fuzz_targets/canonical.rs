@@ -33,6 +33,10 @@ fuzz_target!(|data: &[u8]| {
             .collect();
         let mut once = String::new();
         canonicalize_arguments_utf16(&units, &mut once);
-        assert_eq!(canon(&once), once, "UTF-16 result not idempotent for {units:?}");
+        assert_eq!(
+            canon(&once),
+            once,
+            "UTF-16 result not idempotent for {units:?}"
+        );
     }
 });

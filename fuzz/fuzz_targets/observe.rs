@@ -57,7 +57,11 @@ fn config(selector: u8, input: &mut Input) -> Option<Config> {
             id: "user".into(),
             pattern: input.text()?,
             flags: ["", "m", "i", "imsu"][usize::from(selector >> 5) % 4].into(),
-            action: if selector & 0x80 != 0 { Action::Error } else { Action::Context },
+            action: if selector & 0x80 != 0 {
+                Action::Error
+            } else {
+                Action::Context
+            },
             when: When::Always,
             message: "user rule".into(),
         });
@@ -80,7 +84,9 @@ fn config(selector: u8, input: &mut Input) -> Option<Config> {
 fuzz_target!(|data: &[u8]| {
     let mut input = Input(data);
     let Some(selector) = input.byte() else { return };
-    let Some(config) = config(selector, &mut input) else { return };
+    let Some(config) = config(selector, &mut input) else {
+        return;
+    };
     // Compiling the built-in table per input would cap the run at a few
     // inputs a second: it is compiled once and shared; a user rule runs alone.
     let scanner = if config.loud_failure.rules.is_empty() {
@@ -134,7 +140,9 @@ fuzz_target!(|data: &[u8]| {
                 if !agentless && tracked {
                     let mut canonical = String::new();
                     canonicalize_arguments(&arguments, &mut canonical);
-                    let entry = model.entry(agent).or_insert((String::new(), String::new(), 0));
+                    let entry = model
+                        .entry(agent)
+                        .or_insert((String::new(), String::new(), 0));
                     if entry.0 == name && entry.1 == canonical {
                         entry.2 += 1;
                     } else {
@@ -151,13 +159,22 @@ fuzz_target!(|data: &[u8]| {
                     assert_eq!(r.tool, name);
                 }
                 if let Some(failure) = verdict.as_ref().and_then(|v| v.failure.as_ref()) {
-                    assert!(["bash", "pwsh", "job_output"].contains(&name), "{name} scanned");
+                    assert!(
+                        ["bash", "pwsh", "job_output"].contains(&name),
+                        "{name} scanned"
+                    );
                     assert!(!failure.rules.is_empty());
                     assert!(failure.summary.starts_with(&format!("{name}: ")));
                     let original = out.texts.join("\n");
                     if failure.action == FailureAction::Error {
-                        assert!(failure.text.ends_with(&format!("\nOriginal output:\n{original}")));
-                        let head = if shows_failure(&original) { "output shows a failure:" } else { "exited 0" };
+                        assert!(failure
+                            .text
+                            .ends_with(&format!("\nOriginal output:\n{original}")));
+                        let head = if shows_failure(&original) {
+                            "output shows a failure:"
+                        } else {
+                            "exited 0"
+                        };
                         assert!(failure.text.contains(head), "{}", failure.text);
                     }
                 }

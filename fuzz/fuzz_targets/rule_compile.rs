@@ -31,6 +31,9 @@ fuzz_target!(|data: &[u8]| {
             let _ = regex.find(&rule.pattern);
             let _ = regex.find("error: x\r\n\u{2028}😀 \0 Traceback");
         }
-        Err(message) => assert!(message.starts_with("loud-failure: rule fuzz: "), "{message}"),
+        Err(message) => assert!(
+            message.starts_with("loud-failure: rule fuzz: "),
+            "{message}"
+        ),
     }
 });

@@ -39,6 +39,10 @@ fuzz_target!(|data: &[u8]| {
         } else {
             m.excerpt.as_str()
         };
-        assert!(line.starts_with(cut), "excerpt {:?} not from line {line:?}", m.excerpt);
+        assert!(
+            line.starts_with(cut),
+            "excerpt {:?} not from line {line:?}",
+            m.excerpt
+        );
     }
 });
