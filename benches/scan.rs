@@ -286,3 +286,19 @@ fn measure_literal_searchers() {
         });
     }
 }
+
+/// Scans a file named by SCAN_FILE (e.g. the JS benchmark's build log) with
+/// each strategy: ties the Rust numbers to the end-to-end benchmark's text.
+#[test]
+#[ignore]
+fn measure_scan_file() {
+    let Ok(path) = std::env::var("SCAN_FILE") else {
+        return;
+    };
+    let text = std::fs::read_to_string(path).unwrap();
+    let set = RuleSet::compile(vec![]).unwrap();
+    for strategy in [Strategy::Set, Strategy::Literal] {
+        let (mbs, hits) = best_of(&text, &set, strategy, Duration::from_millis(1500));
+        println!("file {strategy:>7?}: {mbs:>9.1} MB/s ({hits} rules matched)");
+    }
+}
