@@ -56,11 +56,12 @@ struct Chunk {
 
 /// The shared literal searcher and, per literal, the rules requiring it.
 struct Literals {
-    /// Leftmost-first: finds the first line holding any literal, with the
-    /// packed (Teddy/SIMD) searcher, which standard semantics do not get.
+    /// Leftmost-first, so the packed (Teddy/SIMD) searcher is used; standard
+    /// semantics do not get it.
     searcher: AhoCorasick,
-    /// Standard semantics: every overlapping occurrence within one line.
-    overlapping: AhoCorasick,
+    /// Per literal, the rules to try when it is reported: its own, plus those
+    /// of every literal it is a prefix of or that is a prefix of it (of two
+    /// literals starting at one position only one is reported).
     rules: Vec<Vec<usize>>,
 }
 
@@ -156,17 +157,32 @@ impl Scanner {
                 if self.literal_list.is_empty() {
                     return None;
                 }
-                let build = |kind| {
-                    AhoCorasick::builder()
-                        .match_kind(kind)
-                        .build(self.literal_list.iter().map(|(l, _)| l))
-                        .ok()
-                };
-                Some(Literals {
-                    searcher: build(MatchKind::LeftmostFirst)?,
-                    overlapping: build(MatchKind::Standard)?,
-                    rules: self.literal_list.iter().map(|(_, r)| r.clone()).collect(),
-                })
+                let searcher = AhoCorasick::builder()
+                    .match_kind(MatchKind::LeftmostFirst)
+                    .build(self.literal_list.iter().map(|(l, _)| l))
+                    .ok()?;
+                let index: HashMap<&[u8], usize> = self
+                    .literal_list
+                    .iter()
+                    .enumerate()
+                    .map(|(k, (l, _))| (l.as_slice(), k))
+                    .collect();
+                let mut rules: Vec<Vec<usize>> =
+                    self.literal_list.iter().map(|(_, r)| r.clone()).collect();
+                for (q, (l, q_rules)) in self.literal_list.iter().enumerate() {
+                    for n in 1..l.len() {
+                        if let Some(&p) = index.get(&l[..n]) {
+                            rules[p].extend(q_rules);
+                            let p_rules = self.literal_list[p].1.clone();
+                            rules[q].extend(p_rules);
+                        }
+                    }
+                }
+                for r in &mut rules {
+                    r.sort_unstable();
+                    r.dedup();
+                }
+                Some(Literals { searcher, rules })
             })
             .as_ref()
     }
@@ -252,7 +268,9 @@ impl Scanner {
     /// line-local match lies inside one line; so the first line (in text
     /// order) where the rule matches is among the lines holding one of its
     /// literals, and searching that line's span of the whole text finds the
-    /// same leftmost start as searching the whole text.
+    /// same leftmost start as searching the whole text. Each search resumes
+    /// one byte after the previous occurrence's start, so every position
+    /// where some literal starts is reported (with its prefix family).
     fn by_literals(
         &self,
         text: &str,
@@ -260,8 +278,8 @@ impl Scanner {
         eligible: &dyn Fn(usize) -> bool,
     ) -> Vec<(usize, usize)> {
         const DONE: usize = usize::MAX;
-        // Per rule: DONE, or the start of the last line it was tried on + 1
-        // (0 = not tried yet), so a line with several hits verifies once.
+        // Per rule: DONE, or 1 + the start of the last line it was queued
+        // for (0 = never), so a line with several occurrences verifies once.
         let mut state: Vec<usize> = vec![DONE; self.srcs.len()];
         let mut pending = 0;
         for &i in &self.gated {
@@ -271,31 +289,25 @@ impl Scanner {
             }
         }
         let mut hits = Vec::new();
+        let mut queued: Vec<usize> = Vec::new();
+        let (mut line_start, mut line_end) = (0, 0);
         let mut pos = 0;
-        while pending > 0 && pos < text.len() {
-            let Some(m) = lits
-                .searcher
-                .find(aho_corasick::Input::new(text).range(pos..))
-            else {
-                break;
+        loop {
+            let m = if pending > 0 && pos < text.len() {
+                lits.searcher
+                    .find(aho_corasick::Input::new(text).range(pos..))
+            } else {
+                None
             };
-            let line_start = text[pos..m.start()]
-                .rfind('\n')
-                .map_or(pos, |k| pos + k + 1);
-            let line_end = text[m.end()..]
-                .find('\n')
-                .map_or(text.len(), |k| m.end() + k);
-            let line = Input::new(text).range(line_start..line_end);
-            let occurrences = aho_corasick::Input::new(text).range(line_start..line_end);
-            for occ in lits.overlapping.find_overlapping_iter(occurrences) {
-                for &i in &lits.rules[occ.pattern().as_usize()] {
-                    if state[i] == DONE || state[i] == line_start + 1 {
+            if m.is_none_or(|m| m.start() > line_end) && !queued.is_empty() {
+                let line = Input::new(text).range(line_start..line_end);
+                for i in queued.drain(..) {
+                    if state[i] == DONE {
                         continue;
                     }
                     let found = if self.line_local[i] {
-                        state[i] = line_start + 1;
-                        // Most candidate lines do not match: the forward-only
-                        // check is about half the cost of finding the start.
+                        // Most queued lines do not match: the forward-only
+                        // check costs about half of finding the start.
                         let re = self.regex(i);
                         if re.is_match(line.clone()) {
                             re.search(&line)
@@ -317,7 +329,20 @@ impl Scanner {
                     }
                 }
             }
-            pos = line_end + 1;
+            let Some(m) = m else { break };
+            if m.start() > line_end || (line_start, line_end) == (0, 0) {
+                line_start = text[..m.start()].rfind('\n').map_or(0, |k| k + 1);
+                line_end = text[m.end()..]
+                    .find('\n')
+                    .map_or(text.len(), |k| m.end() + k);
+            }
+            for &i in &lits.rules[m.pattern().as_usize()] {
+                if state[i] != DONE && state[i] != line_start + 1 {
+                    state[i] = line_start + 1;
+                    queued.push(i);
+                }
+            }
+            pos = m.start() + 1;
         }
         hits
     }
