@@ -44,6 +44,8 @@ export declare class GuardEngine {
   forget(agentId: string): void
   /** Number of agents with live chain state (for leak checks and metrics). */
   get agentCount(): number
+  /** This engine's handle for {@link observeCall} (valid while the engine lives). */
+  get callHandle(): number
 }
 
 /**
@@ -87,6 +89,16 @@ export interface LoudFailureOptions {
   /** Also scan `JSON.stringify(value)` of a successful result (default false). */
   scanValue?: boolean
 }
+
+/**
+ * The repeat half of `engine.observe({ agentId, name, argumentsJson })` with
+ * positional arguments, for hot paths such as the DSH plugin: it skips the
+ * class-method dispatch and the property reads, about half the cost of
+ * `observe` for a small call. `handle` is the engine's `callHandle`. Advances
+ * the agent's chain and returns the reminder due now, or `null`. No result
+ * is scanned (use `observe` for that). Throws when the engine is gone.
+ */
+export declare function observeCall(handle: number, agentId: string, name: string, argumentsJson: string): ReminderVerdict | null
 
 export interface ReminderVerdict {
   tool: string

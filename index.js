@@ -838,3 +838,4 @@ module.exports = nativeBinding
 module.exports.Auditor = nativeBinding.Auditor
 module.exports.GuardEngine = nativeBinding.GuardEngine
 module.exports.canonicalize = nativeBinding.canonicalize
+module.exports.observeCall = nativeBinding.observeCall

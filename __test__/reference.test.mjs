@@ -82,9 +82,9 @@ const call = (name, args, agentId) => ({ name, arguments: args, ...(agentId === 
 const out = (text) => ({ content: [{ type: 'text', text }] });
 
 describe('reference: module', () => {
-  it('exports the engine and canonicalize, and loads without the native binary', async () => {
+  it('exports the engine, canonicalize and observeCall, and loads without the native binary', async () => {
     const mod = await import('../dist/reference/index.mjs');
-    assert.deepEqual(Object.keys(mod).sort(), ['GuardEngine', 'canonicalize']);
+    assert.deepEqual(Object.keys(mod).sort(), ['GuardEngine', 'canonicalize', 'observeCall']);
     assert.equal(new mod.GuardEngine().agentCount, 0);
     assert.equal(typeof new mod.GuardEngine().observe, 'function');
   });

@@ -10,7 +10,7 @@ import { invalid, kindOf } from './errors.mjs';
 import { showsFailure } from './markers.mjs';
 import { RepeatChains } from './repeat.mjs';
 import { buildRuleTable, firstMatch, type CompiledRule } from './rules.mjs';
-import type { FailureVerdict, GuardConfig, GuardEngineLike, RuleHit, ToolExecution, ToolResult, GuardVerdict } from './types.mjs';
+import type { FailureVerdict, GuardConfig, GuardEngineLike, ReminderVerdict, RuleHit, ToolExecution, ToolResult, GuardVerdict } from './types.mjs';
 import { matchesAny, wildcardToRegExp } from './wildcard.mjs';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -89,8 +89,12 @@ function ruleLine(match: RuleHit): string {
   return `- ${match.id} (line ${match.line}): ${match.message}\n  > ${match.excerpt}`;
 }
 
+/** Engines reachable from `observeCall` by handle; a handle is never reused. */
+const callEngines: WeakRef<GuardEngine>[] = [];
+
 /** The reference engine; see `GuardEngineLike` for the contract. */
 export class GuardEngine implements GuardEngineLike {
+  readonly #callHandle = callEngines.push(new WeakRef(this)) - 1;
   readonly #chains: RepeatChains;
   readonly #rules: readonly CompiledRule[];
   readonly #shellTools: readonly RegExp[];
@@ -155,6 +159,11 @@ export class GuardEngine implements GuardEngineLike {
     return this.#chains.size;
   }
 
+  /** This engine's handle for {@link observeCall} (valid while the engine lives). */
+  get callHandle(): number {
+    return this.#callHandle;
+  }
+
   #scan(tool: string, { isError, texts, valueJson }: Output): FailureVerdict | undefined {
     if (isError) return undefined;
     const output = texts.join('\n');
@@ -181,4 +190,17 @@ export class GuardEngine implements GuardEngineLike {
     }
     return { action: 'context', summary, text: `[loud-failure] ${tool} output may show a silent failure:\n${lines}`, rules: matches };
   }
+}
+
+/**
+ * The repeat half of `engine.observe({ agentId, name, argumentsJson })` with
+ * positional arguments (natively the cheaper call; here the same work).
+ * `handle` is the engine's `callHandle`. Returns the reminder due now, or
+ * `null`; no result is scanned. Throws when the engine is gone.
+ */
+export function observeCall(handle: number, agentId: string, name: string, argumentsJson: string): ReminderVerdict | null {
+  const engine = callEngines[handle]?.deref();
+  if (engine === undefined) throw invalid(`toolguard: no live engine has handle ${handle}`);
+  if (typeof argumentsJson !== 'string') throw inputError('argumentsJson', 'a string', argumentsJson);
+  return engine.observe({ agentId, name, argumentsJson })?.reminder ?? null;
 }
