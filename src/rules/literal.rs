@@ -26,6 +26,8 @@ struct Info {
     exact: Option<Set>,
     /// Every match contains at least one of these (non-empty) strings.
     required: Option<Set>,
+    /// Every match even starts with one of `required`.
+    prefix: bool,
 }
 
 impl Info {
@@ -33,13 +35,20 @@ impl Info {
         Info {
             exact: None,
             required: None,
+            prefix: false,
         }
     }
     fn exact(set: Set) -> Info {
-        let required = usable(&set).then(|| minimize(set.clone()));
+        let (required, prefix) = if usable(&set) {
+            let (m, kept_all) = minimize_keeping(set.clone());
+            (Some(m), kept_all)
+        } else {
+            (None, false)
+        };
         Info {
             exact: Some(set),
             required,
+            prefix,
         }
     }
 }
@@ -57,13 +66,35 @@ fn usable(set: &Set) -> bool {
 const FEW: usize = 3;
 
 /// The required literals of a whole pattern, or `None` when none are known.
+#[cfg(test)]
 pub(super) fn required_literals(hir: &Hir) -> Option<Vec<Vec<u8>>> {
-    let set = info(hir).required?;
-    Some(if set.len() > FEW {
-        cover(&set).unwrap_or(set)
-    } else {
-        set
-    })
+    required_literals_at(hir).map(|(set, _)| set)
+}
+
+/// `required_literals`, and whether every match starts at a line start
+/// (after `\n` or `\r`, or at the text start) with one of them: then an
+/// occurrence elsewhere in a line cannot begin a match and needs no check.
+pub(super) fn required_literals_at(hir: &Hir) -> Option<(Vec<Vec<u8>>, bool)> {
+    let i = info(hir);
+    let set = i.required?;
+    if set.len() > FEW {
+        if let Some(c) = cover(&set) {
+            return Some((c, false));
+        }
+    }
+    Some((set, i.prefix && starts_line(hir)))
+}
+
+/// Every match begins where `^` (any flavour) holds.
+fn starts_line(hir: &Hir) -> bool {
+    use regex_syntax::hir::Look;
+    match hir.kind() {
+        HirKind::Look(Look::Start | Look::StartLF | Look::StartCRLF) => true,
+        HirKind::Concat(hs) => hs.first().is_some_and(starts_line),
+        HirKind::Alternation(hs) => hs.iter().all(starts_line),
+        HirKind::Capture(c) => starts_line(&c.sub),
+        _ => false,
+    }
 }
 
 /// At most `FEW` substrings such that every literal of `set` contains one
@@ -204,6 +235,7 @@ fn info(hir: &Hir) -> Info {
                 Info {
                     exact: None,
                     required: (!piece.is_empty()).then(|| vec![piece.to_vec()]),
+                    prefix: false,
                 }
             } else {
                 Info::exact(vec![l.0.to_vec()])
@@ -230,6 +262,7 @@ fn info(hir: &Hir) -> Info {
                 _ => Info {
                     exact: None,
                     required: sub.required,
+                    prefix: sub.prefix,
                 },
             }
         }
@@ -271,37 +304,47 @@ fn class_set(c: &Class) -> Option<Set> {
 /// (`" "` then `failed|errors?` gives `" failed"`, `" error"`); every run and
 /// every other child's required set is a candidate, and the best one wins.
 fn concat(hs: &[Hir]) -> Info {
-    let mut candidates: Vec<Set> = Vec::new();
+    // (set, whether every match of the concatenation starts with it)
+    let mut candidates: Vec<(Set, bool)> = Vec::new();
     let mut run: Set = vec![vec![]];
-    let mut whole_exact = true;
+    // Still in the first run: nothing non-exact or cut off before it.
+    let mut at_start = true;
     for h in hs {
         let child = info(h);
         match child.exact {
             Some(set) => match cross(&run, &set) {
                 Some(joined) => run = joined,
                 None => {
-                    whole_exact = false;
-                    candidates.push(std::mem::replace(&mut run, set));
+                    candidates.push((std::mem::replace(&mut run, set), at_start));
+                    at_start = false;
                 }
             },
             None => {
-                whole_exact = false;
-                candidates.push(std::mem::replace(&mut run, vec![vec![]]));
-                candidates.extend(child.required);
+                let only_empty = run == [Vec::<u8>::new()];
+                candidates.push((std::mem::replace(&mut run, vec![vec![]]), at_start));
+                if let Some(r) = child.required {
+                    candidates.push((r, at_start && only_empty && child.prefix));
+                }
+                at_start = false;
             }
         }
     }
-    if whole_exact {
+    if at_start {
         return Info::exact(run);
     }
-    candidates.push(run);
+    candidates.push((run, false));
+    let best = candidates
+        .into_iter()
+        .filter(|(c, _)| usable(c))
+        .map(|(c, prefix)| {
+            let (m, kept_all) = minimize_keeping(c);
+            (m, prefix && kept_all)
+        })
+        .max_by_key(|(c, _)| score(c));
     Info {
         exact: None,
-        required: candidates
-            .into_iter()
-            .filter(usable)
-            .map(minimize)
-            .max_by_key(score),
+        prefix: best.as_ref().is_some_and(|b| b.1),
+        required: best.map(|b| b.0),
     }
 }
 
@@ -318,15 +361,18 @@ fn alternation(hs: &[Hir]) -> Info {
         }
     }
     let mut union = Vec::new();
+    let mut prefix = true;
     for i in infos {
         match i.required {
             Some(r) => union.extend(r),
             None => return Info::unknown(),
         }
+        prefix &= i.prefix;
     }
-    let union = minimize(union);
+    let (union, kept_all) = minimize_keeping(union);
     Info {
         exact: None,
+        prefix: prefix && kept_all,
         required: (union.len() <= MAX_SET).then_some(union),
     }
 }
@@ -351,6 +397,15 @@ fn dedup(mut set: Set) -> Set {
     set.sort();
     set.dedup();
     set
+}
+
+/// `minimize`, and whether it kept every distinct string (dropping one
+/// because it contains another breaks "every match starts with a member").
+fn minimize_keeping(set: Set) -> (Set, bool) {
+    let n = dedup(set.clone()).len();
+    let m = minimize(set);
+    let kept_all = m.len() == n;
+    (m, kept_all)
 }
 
 /// Drops strings that contain another member: a match containing the longer
@@ -425,6 +480,24 @@ mod tests {
             lits("panic: \n\ngoroutine "),
             Some(vec!["goroutine ".into()])
         );
+    }
+
+    #[test]
+    fn line_start_anchoring() {
+        let at = |p: &str| required_literals_at(&regex_syntax::parse(p).unwrap()).map(|x| x.1);
+        assert_eq!(at(r"(?m)^curl: \(\d+\) "), Some(true));
+        assert_eq!(
+            at(r"(?mR)^(?:fatal: |error: (?:pathspec '|src refspec ))"),
+            Some(true)
+        );
+        // A later literal wins (one literal beats two): not at the start.
+        assert_eq!(at(r"(?m)^(?:fatal: |error: ).*\bdisk full"), Some(false));
+        // The literal is not where the match starts, or the start is not `^`.
+        assert_eq!(at(r"(?m)^\d+ failed"), Some(false));
+        assert_eq!(at(r"curl: \("), Some(false));
+        assert_eq!(at(r"(?m)^ab|cd"), Some(false));
+        // Minimizing {"ab", "xab"} to {"ab"} loses "starts with".
+        assert_eq!(at(r"(?m)^(?:ab|xab)"), Some(false));
     }
 
     #[test]

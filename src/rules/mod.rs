@@ -223,8 +223,13 @@ fn check_rule(rule: &Rule) -> Result<scan::Checked, String> {
                 &format!("invalid pattern: {}", last_line(&e.to_string())),
             ),
         })?;
+    let (literals, at_line_start) = match literal::required_literals_at(&hir) {
+        Some((set, at)) => (Some(set), at),
+        None => (None, false),
+    };
     Ok(scan::Checked {
-        literals: literal::required_literals(&hir),
+        literals,
+        at_line_start,
         line_local: !literal::may_match_newline(&hir),
         src,
     })

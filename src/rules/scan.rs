@@ -44,6 +44,8 @@ pub(super) struct Checked {
     /// Translated (Rust regex) source.
     pub(super) src: String,
     pub(super) literals: Option<Vec<Vec<u8>>>,
+    /// Every match starts at a line start with one of `literals`.
+    pub(super) at_line_start: bool,
     pub(super) line_local: bool,
 }
 
@@ -68,6 +70,7 @@ struct Literals {
 pub(super) struct Scanner {
     srcs: Vec<String>,
     line_local: Vec<bool>,
+    at_line_start: Vec<bool>,
     /// Rules (not `off`) that have required literals, and those that do not.
     gated: Vec<usize>,
     ungated: Vec<usize>,
@@ -106,6 +109,7 @@ impl Scanner {
         }
         Scanner {
             line_local: checked.iter().map(|c| c.line_local).collect(),
+            at_line_start: checked.iter().map(|c| c.at_line_start).collect(),
             regexes: checked.iter().map(|_| OnceLock::new()).collect(),
             srcs: checked.into_iter().map(|c| c.src).collect(),
             gated,
@@ -336,7 +340,12 @@ impl Scanner {
                     .find('\n')
                     .map_or(text.len(), |k| m.end() + k);
             }
+            let s = m.start();
+            let after_break = s == 0 || matches!(text.as_bytes()[s - 1], b'\n' | b'\r');
             for &i in &lits.rules[m.pattern().as_usize()] {
+                if self.at_line_start[i] && !after_break {
+                    continue;
+                }
                 if state[i] != DONE && state[i] != line_start + 1 {
                     state[i] = line_start + 1;
                     queued.push(i);

@@ -303,7 +303,10 @@ fn builtin_rules_have_required_literals() {
             .flatten()
             .map(|l| String::from_utf8_lossy(l).into_owned())
             .collect();
-        println!("{:<20} line-local={:<5} {lits:?}", r.id, c.line_local);
+        println!(
+            "{:<20} line-local={:<5} at-line-start={:<5} {lits:?}",
+            r.id, c.line_local, c.at_line_start
+        );
         assert!(c.literals.is_some(), "{} has no required literal", r.id);
     }
 }
