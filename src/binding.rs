@@ -4,6 +4,7 @@
 //! needs from the JavaScript objects (lazily: a result is read only when its
 //! tool is scanned) and turns verdicts into plain objects.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::{Rc, Weak};
@@ -292,8 +293,8 @@ impl GuardEngine {
 )]
 pub fn observe_call(
     handle: u32,
-    agent_id: String,
-    name: String,
+    agent_id: Unknown,
+    name: Unknown,
     arguments_json: Unknown,
 ) -> Result<Option<ReminderVerdict>> {
     guarded(|| {
@@ -305,13 +306,20 @@ pub fn observe_call(
                     .and_then(Weak::upgrade)
             })
             .ok_or_else(|| invalid(format!("toolguard: no live engine has handle {handle}")))?;
-        if arguments_json.get_type()? != ValueType::String {
-            return Err(invalid(format!(
-                "toolguard: argumentsJson must be a string (got {})",
-                type_name(&arguments_json)?
-            )));
-        }
-        let arguments_json = arguments_text(&arguments_json)?;
+        // Short strings are read straight into stack buffers: one N-API call
+        // each instead of a length query, an allocation and a second call.
+        let (mut agent_buf, mut name_buf, mut arguments_buf) = (
+            [0u8; SHORT_STRING],
+            [0u8; SHORT_STRING],
+            [0u8; SHORT_STRING],
+        );
+        let agent_id = read_js_str(&agent_id, "agentId", &mut agent_buf)?.0;
+        let name = read_js_str(&name, "name", &mut name_buf)?.0;
+        let arguments_json =
+            match read_js_str(&arguments_json, "argumentsJson", &mut arguments_buf)? {
+                (text, false) => text,
+                (_, true) => Cow::Owned(arguments_text(&arguments_json)?),
+            };
         let call = Call {
             agent_id: Some(&agent_id),
             name: &name,
@@ -703,8 +711,48 @@ fn to_config_value(value: &Unknown, depth: usize) -> Result<Value> {
 /// which costs less per call.
 const UTF16_CROSSING_MIN: usize = 1024;
 
+/// Strings whose UTF-8 form is shorter than this are read in one N-API call
+/// into a stack buffer (tool names, agent ids, small argument texts).
+const SHORT_STRING: usize = 512;
+
 /// A JS string value as UTF-8, lone surrogates as U+FFFD, and whether the
-/// text may have had lone surrogates (on the UTF-8 path: it holds U+FFFD).
+/// text may have had lone surrogates (it holds U+FFFD). A value that is not
+/// a string throws, naming `at`.
+fn read_js_str<'b>(
+    value: &Unknown,
+    at: &str,
+    buf: &'b mut [u8; SHORT_STRING],
+) -> Result<(Cow<'b, str>, bool)> {
+    let raw = value.value();
+    let mut written = 0usize;
+    // SAFETY: `buf` holds SHORT_STRING bytes; N-API writes at most that many
+    // (whole characters, then a NUL).
+    let status = unsafe {
+        napi::sys::napi_get_value_string_utf8(
+            raw.env,
+            raw.value,
+            buf.as_mut_ptr().cast(),
+            SHORT_STRING,
+            &mut written,
+        )
+    };
+    if status == napi::sys::Status::napi_string_expected {
+        return Err(invalid(format!(
+            "toolguard: {at} must be a string (got {})",
+            type_name(value)?
+        )));
+    }
+    // A cut string fills the buffer to within one character (<= 4 bytes) of its end.
+    if status == napi::sys::Status::napi_ok && written + 4 < SHORT_STRING {
+        if let Ok(text) = std::str::from_utf8(&buf[..written]) {
+            return Ok((Cow::Borrowed(text), text.contains('\u{FFFD}')));
+        }
+    }
+    let (text, lossy) = read_js_string(value)?;
+    Ok((Cow::Owned(text), lossy))
+}
+
+/// [`read_js_str`] for a value known to be a string, without the short path.
 fn read_js_string(value: &Unknown) -> Result<(String, bool)> {
     let raw = value.value();
     let mut len = 0usize;
