@@ -39,10 +39,11 @@ export interface ListenerOptions {
 
 /**
  * From this output size on (64 Ki UTF-16 units), the scan runs on a worker
- * thread. Measured with `benchmark/event-loop.mjs`: a synchronous scan of the
- * built-in rules costs about 1 ms per 64 KB of build log (so at most ~1 ms of
- * event-loop stall below the threshold) and grows linearly (a 10 MB output
- * held the loop ~0.8 s); below it the thread hop buys nothing.
+ * thread. Measured with `benchmark/event-loop.mjs` (built-in rules, build
+ * log): a synchronous scan costs ~0.25 ms at 64 KB, ~0.9 ms at 256 KB, ~110 ms
+ * at 10 MB, all of it event-loop stall; the thread hop adds ~0.05 ms of
+ * latency and no stall. 64 KB leaves room for user rules several times
+ * slower than the built-ins before a synchronous scan stalls the loop ~1 ms.
  */
 export const ASYNC_SCAN_THRESHOLD = 64 * 1024;
 
