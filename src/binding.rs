@@ -275,7 +275,7 @@ impl GuardEngine {
     }
 
     /// This engine's handle for {@link observeCall} (valid while the engine lives).
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn call_handle(&self) -> u32 {
         self.call_handle
     }
