@@ -158,6 +158,26 @@ fn measure_set_leave_one_out() {
     }
 }
 
+/// One scan with the strategy in SCAN_STRATEGY (loop, set, literal) of the
+/// 10 MB build log, for instruction counts that do not depend on machine load:
+///   valgrind --tool=callgrind <bench binary> --ignored measure_one_scan
+#[test]
+#[ignore]
+fn measure_one_scan() {
+    let strategy = match std::env::var("SCAN_STRATEGY").as_deref() {
+        Ok("loop") => Strategy::Loop,
+        Ok("set") => Strategy::Set,
+        _ => Strategy::Literal,
+    };
+    let text = build_log(10_000_000);
+    let t = Instant::now();
+    let set = RuleSet::compile(vec![]).unwrap();
+    println!("compile {:?}", t.elapsed());
+    let t = Instant::now();
+    let hits = set.scan_with(&text, false, strategy).len();
+    println!("{strategy:?} first scan {:?} ({hits} matched)", t.elapsed());
+}
+
 /// One regex that is the alternation of every built-in (all use flag `m`):
 /// a single leftmost-first pass answers "does anything match at all?".
 #[test]
@@ -324,6 +344,15 @@ fn measure_scan_file() {
     };
     let text = std::fs::read_to_string(path).unwrap();
     let set = RuleSet::compile(vec![]).unwrap();
+    let lits = set.required_literals();
+    let ac = aho_corasick::AhoCorasick::new(&lits).unwrap();
+    let mut counts = vec![0usize; lits.len()];
+    for m in ac.find_overlapping_iter(&text) {
+        counts[m.pattern().as_usize()] += 1;
+    }
+    for (l, c) in lits.iter().zip(&counts).filter(|(_, &c)| c > 0) {
+        println!("literal {:?}: {c} occurrences", String::from_utf8_lossy(l));
+    }
     for strategy in [Strategy::Set, Strategy::Literal] {
         let (mbs, hits) = best_of(&text, &set, strategy, Duration::from_millis(1500));
         println!("file {strategy:>7?}: {mbs:>9.1} MB/s ({hits} rules matched)");

@@ -86,7 +86,7 @@ pub(super) fn required_literals_at(hir: &Hir) -> Option<(Vec<Vec<u8>>, bool)> {
 }
 
 /// Every match begins where `^` (any flavour) holds.
-fn starts_line(hir: &Hir) -> bool {
+pub(super) fn starts_line(hir: &Hir) -> bool {
     use regex_syntax::hir::Look;
     match hir.kind() {
         HirKind::Look(Look::Start | Look::StartLF | Look::StartCRLF) => true,

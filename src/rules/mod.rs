@@ -230,6 +230,7 @@ fn check_rule(rule: &Rule) -> Result<scan::Checked, String> {
     Ok(scan::Checked {
         literals,
         at_line_start,
+        starts_line: literal::starts_line(&hir),
         line_local: !literal::may_match_newline(&hir),
         src,
     })

@@ -20,7 +20,7 @@ use super::{Action, Rule, RULE_DFA_SIZE_LIMIT};
 use aho_corasick::{AhoCorasick, MatchKind};
 use regex::{RegexSet, RegexSetBuilder};
 use regex_automata::meta;
-use regex_automata::Input;
+use regex_automata::{Anchored, Input};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -46,6 +46,8 @@ pub(super) struct Checked {
     pub(super) literals: Option<Vec<Vec<u8>>>,
     /// Every match starts at a line start with one of `literals`.
     pub(super) at_line_start: bool,
+    /// Every match starts where `^` holds (line start, after `\r`, text start).
+    pub(super) starts_line: bool,
     pub(super) line_local: bool,
 }
 
@@ -71,6 +73,7 @@ pub(super) struct Scanner {
     srcs: Vec<String>,
     line_local: Vec<bool>,
     at_line_start: Vec<bool>,
+    starts_line: Vec<bool>,
     /// Rules (not `off`) that have required literals, and those that do not.
     gated: Vec<usize>,
     ungated: Vec<usize>,
@@ -110,6 +113,7 @@ impl Scanner {
         Scanner {
             line_local: checked.iter().map(|c| c.line_local).collect(),
             at_line_start: checked.iter().map(|c| c.at_line_start).collect(),
+            starts_line: checked.iter().map(|c| c.starts_line).collect(),
             regexes: checked.iter().map(|_| OnceLock::new()).collect(),
             srcs: checked.into_iter().map(|c| c.src).collect(),
             gated,
@@ -305,6 +309,10 @@ impl Scanner {
             };
             if m.is_none_or(|m| m.start() > line_end) && !queued.is_empty() {
                 let line = Input::new(text).range(line_start..line_end);
+                // A `^` rule can only start a match at the line start when
+                // the line has no `\r`: an anchored search there fails within
+                // a few bytes on most lookalike lines.
+                let mut anchorable: Option<bool> = None;
                 for i in queued.drain(..) {
                     if state[i] == DONE {
                         continue;
@@ -313,8 +321,17 @@ impl Scanner {
                         // Most queued lines do not match: the forward-only
                         // check costs about half of finding the start.
                         let re = self.regex(i);
-                        if re.is_match(line.clone()) {
-                            re.search(&line)
+                        let anchored = self.starts_line[i]
+                            && *anchorable.get_or_insert_with(|| {
+                                !text.as_bytes()[line_start..line_end].contains(&b'\r')
+                            });
+                        let input = if anchored {
+                            line.clone().anchored(Anchored::Yes)
+                        } else {
+                            line.clone()
+                        };
+                        if re.is_match(input.clone()) {
+                            re.search(&input)
                         } else {
                             None
                         }
