@@ -100,6 +100,18 @@ export interface LoudFailureOptions {
  */
 export declare function observeCall(handle: number, agentId: string, name: string, argumentsJson: string): ReminderVerdict | null
 
+/**
+ * [`observeCall`] with the parsed arguments instead of their JSON text, for
+ * a flat object holding long strings (a file write, an edit): the canonical
+ * text is written here from the values, which skips `JSON.stringify` in
+ * JavaScript (most of the cost of a 64 KB call). It is exactly the canonical
+ * form of `JSON.stringify(argumentsValue)`. Returns `false`, having done
+ * nothing, for anything else (nested values, non-ASCII or array-index keys,
+ * `__proto__`/`toJSON` keys, a non-plain object, BigInt): then call
+ * `observeCall` with the JSON text.
+ */
+export declare function observeCallValue(handle: number, agentId: string, name: string, argumentsValue: unknown): ReminderVerdict | null | false
+
 export interface ReminderVerdict {
   tool: string
   count: number

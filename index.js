@@ -839,3 +839,4 @@ module.exports.Auditor = nativeBinding.Auditor
 module.exports.GuardEngine = nativeBinding.GuardEngine
 module.exports.canonicalize = nativeBinding.canonicalize
 module.exports.observeCall = nativeBinding.observeCall
+module.exports.observeCallValue = nativeBinding.observeCallValue

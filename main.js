@@ -24,6 +24,7 @@ try {
 module.exports.GuardEngine = binding.GuardEngine
 module.exports.canonicalize = binding.canonicalize
 module.exports.observeCall = binding.observeCall
+module.exports.observeCallValue = binding.observeCallValue
 // Session-log auditing exists only natively (zstd and streaming live in Rust).
 module.exports.Auditor = binding.Auditor
 /** Whether the native engine is in use (false: the reference fallback). */

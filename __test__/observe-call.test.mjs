@@ -62,3 +62,89 @@ for (const [label, mod] of [['native', native], ['reference', reference]]) {
     });
   });
 }
+
+// observeCallValue writes the canonical text from the argument object itself.
+// Differential: for generated flat objects (hard keys, long strings with
+// escapes and lone surrogates, -0/NaN/1e21/5e-7, skipped members) the chain
+// and the canonical quoted in the detailed reminder must equal observeCall of
+// JSON.stringify(value); values it does not take must answer false.
+import fc from 'fast-check';
+
+describe('observeCallValue (native) against observeCall of JSON.stringify', () => {
+  const unit = fc.oneof(
+    { weight: 6, arbitrary: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)) },
+    { weight: 2, arbitrary: fc.integer({ min: 0, max: 0x1f }).map((c) => String.fromCharCode(c)) },
+    { weight: 1, arbitrary: fc.constantFrom('"', '\\', '/', '\u2028', '\ufffd', 'é', '😀', '\ud800', '\udfff') },
+    { weight: 1, arbitrary: fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c)) },
+  );
+  const str = fc.oneof(
+    fc.string({ unit, maxLength: 8 }),
+    fc.tuple(fc.string({ unit, minLength: 1, maxLength: 4 }), fc.integer({ min: 300, max: 1500 })).map(([s, n]) => s.repeat(n)),
+  );
+  const leaf = fc.oneof(
+    str, str,
+    fc.constantFrom(-0, 0, 1, -1, 1e21, 1e20, 5e-7, 0.1, NaN, Infinity, -Infinity, 2 ** 53 + 2, true, false, null, undefined),
+    fc.double(),
+    fc.constant(() => 1),
+    fc.constant(Symbol('s')),
+  );
+  const plainKey = fc.oneof(
+    fc.constantFrom('command', 'content', 'file_path', 'old_string', 'new_string', 'a', 'B', '_', '', ' ', 'a b', '"', '\\', '\n', 'x1', '1x', '-1', '01'),
+    fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 6 }).filter((k) => !/^\d+$/.test(k) && k !== '__proto__' && k !== 'toJSON'),
+  );
+  const flat = fc.dictionary(plainKey, leaf, { maxKeys: 6 });
+  // Values the walk must refuse (answering false), which then go through observeCall.
+  const refused = fc.oneof(
+    fc.dictionary(plainKey, leaf, { maxKeys: 3 }).map((o) => ({ ...o, nested: { a: 1 } })),
+    fc.dictionary(plainKey, leaf, { maxKeys: 3 }).map((o) => ({ ...o, list: [1, 'x'] })),
+    fc.constantFrom({ 7: 'x' }, { é: 'x' }, { toJSON: 'x' }, JSON.parse('{"__proto__":1}'), new Date(0), Object.create({ inherited: 1 }), [1], 'text', 5, null, { big: 1n }),
+  );
+
+  it('the same canonical and the same chains, call for call', () => {
+    const config = { repeat: { thresholds: [2, 3], argumentsPreviewChars: 1e9 } };
+    let walked = 0;
+    fc.assert(
+      fc.property(fc.oneof({ weight: 4, arbitrary: flat }, { weight: 1, arbitrary: refused }), fc.boolean(), (value, isFlat) => {
+        const viaValue = new native.GuardEngine(config);
+        const viaText = new native.GuardEngine(config);
+        let textThrew = false;
+        const text = (() => {
+          try {
+            return JSON.stringify(value) ?? '';
+          } catch {
+            textThrew = true;
+            return '';
+          }
+        })();
+        for (let i = 0; i < 3; i += 1) {
+          let actual = native.observeCallValue(viaValue.callHandle, 'a', 'write', value);
+          if (actual === false) {
+            if (textThrew) return true; // the plugin's JSON.stringify throws too (BigInt)
+            actual = native.observeCall(viaValue.callHandle, 'a', 'write', text);
+          } else {
+            walked += 1;
+          }
+          const expected = native.observeCall(viaText.callHandle, 'a', 'write', text);
+          assert.deepEqual(actual === null ? null : { ...actual }, expected === null ? null : { ...expected });
+        }
+        return true;
+      }),
+      { seed: 424242, numRuns: 400 },
+    );
+    assert.ok(walked > 400, `the walk ran only ${walked} times`);
+  });
+
+  it('answers false for values it does not take, true-path for flat plain objects', () => {
+    const engine = new native.GuardEngine({ repeat: { thresholds: [2] } });
+    const h = engine.callHandle;
+    for (const value of [{ n: { a: 1 } }, { l: [] }, { 7: 'x' }, { é: 'x' }, { toJSON: 'x' }, JSON.parse('{"__proto__":1}'), new Date(0), Object.create({ i: 1 }), [1], 'text', 5, null, { big: 1n }]) {
+      assert.equal(native.observeCallValue(h, 'a', 'write', value), false, JSON.stringify(Object.keys(Object(value))));
+    }
+    assert.equal(native.observeCallValue(h, 'a', 'write', { content: 'x'.repeat(5000), n: -0 }), null);
+    assert.equal(engine.agentCount, 1);
+    // Lone surrogates stay exact: these two differ only in one.
+    assert.equal(native.observeCallValue(h, 'b', 'write', { c: 'x'.repeat(2000) + '\ud800' }), null);
+    assert.equal(native.observeCallValue(h, 'b', 'write', { c: 'x'.repeat(2000) + '\udc00' }), null);
+    assert.equal(native.observeCallValue(h, 'b', 'write', { c: 'x'.repeat(2000) + '\udc00' })?.count, 2);
+  });
+});

@@ -84,7 +84,7 @@ const out = (text) => ({ content: [{ type: 'text', text }] });
 describe('reference: module', () => {
   it('exports the engine, canonicalize and observeCall, and loads without the native binary', async () => {
     const mod = await import('../dist/reference/index.mjs');
-    assert.deepEqual(Object.keys(mod).sort(), ['GuardEngine', 'canonicalize', 'observeCall']);
+    assert.deepEqual(Object.keys(mod).sort(), ['GuardEngine', 'canonicalize', 'observeCall', 'observeCallValue']);
     assert.equal(new mod.GuardEngine().agentCount, 0);
     assert.equal(typeof new mod.GuardEngine().observe, 'function');
   });

@@ -204,3 +204,12 @@ export function observeCall(handle: number, agentId: string, name: string, argum
   if (typeof argumentsJson !== 'string') throw inputError('argumentsJson', 'a string', argumentsJson);
   return engine.observe({ agentId, name, argumentsJson })?.reminder ?? null;
 }
+
+/**
+ * `observeCall` with the parsed arguments (natively: read without
+ * `JSON.stringify`, or `false` for values the native walk does not take).
+ * Here every value is taken: it is `observeCall` of `JSON.stringify(value)`.
+ */
+export function observeCallValue(handle: number, agentId: string, name: string, argumentsValue: unknown): ReminderVerdict | null | false {
+  return observeCall(handle, agentId, name, JSON.stringify(argumentsValue) ?? '');
+}

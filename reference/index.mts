@@ -8,6 +8,6 @@
  * linear-time engine — are accepted here.
  * @module toolguard/reference
  */
-export { GuardEngine, observeCall } from './engine.mjs';
+export { GuardEngine, observeCall, observeCallValue } from './engine.mjs';
 export { canonicalize } from './canonical.mjs';
 export type * from './types.mjs';

@@ -833,3 +833,152 @@ fn utf16_to_string(units: &[u16]) -> (String, bool) {
     }
     (out, lossy)
 }
+
+/// [`observeCall`] with the parsed arguments instead of their JSON text, for
+/// a flat object holding long strings (a file write, an edit): the canonical
+/// text is written here from the values, which skips `JSON.stringify` in
+/// JavaScript (most of the cost of a 64 KB call). It is exactly the canonical
+/// form of `JSON.stringify(argumentsValue)`. Returns `false`, having done
+/// nothing, for anything else (nested values, non-ASCII or array-index keys,
+/// `__proto__`/`toJSON` keys, a non-plain object, BigInt): then call
+/// `observeCall` with the JSON text.
+#[napi(
+    catch_unwind,
+    ts_args_type = "handle: number, agentId: string, name: string, argumentsValue: unknown",
+    ts_return_type = "ReminderVerdict | null | false"
+)]
+pub fn observe_call_value(
+    env: Env,
+    handle: u32,
+    agent_id: Unknown,
+    name: Unknown,
+    arguments_value: Unknown,
+) -> Result<Either<bool, Option<ReminderVerdict>>> {
+    guarded(|| {
+        let engine = CALL_ENGINES
+            .with(|engines| {
+                engines
+                    .borrow()
+                    .get(handle as usize)
+                    .and_then(Weak::upgrade)
+            })
+            .ok_or_else(|| invalid(format!("toolguard: no live engine has handle {handle}")))?;
+        let (mut agent_buf, mut name_buf) = ([0u8; SHORT_STRING], [0u8; SHORT_STRING]);
+        let agent_id = read_js_str(&agent_id, "agentId", &mut agent_buf)?.0;
+        let name = read_js_str(&name, "name", &mut name_buf)?.0;
+        let mut canonical = String::new();
+        if !flat_object_canonical(&env, &arguments_value, &mut canonical)? {
+            return Ok(Either::A(false));
+        }
+        let call = Call {
+            agent_id: Some(&agent_id),
+            name: &name,
+            arguments_json: &canonical,
+        };
+        test_panic_point(&name, PanicPoint::Observe);
+        let reminder = engine.borrow_mut().advance(&call);
+        Ok(Either::B(reminder.map(Into::into)))
+    })
+}
+
+/// Write the canonical form of `JSON.stringify(value)` for a plain object
+/// whose values are all strings, finite or non-finite numbers, booleans,
+/// `null` or skipped by `JSON.stringify` (`undefined`, functions, symbols);
+/// `false` (and `out` unspecified) for anything else. Keys must be ASCII and
+/// not array indices, so byte order is the canonical (UTF-16) order.
+fn flat_object_canonical(env: &Env, value: &Unknown, out: &mut String) -> Result<bool> {
+    use napi::sys;
+    if value.get_type()? != ValueType::Object || value.is_array()? {
+        return Ok(false);
+    }
+    let object = unsafe { value.cast::<Object>() }?;
+    // Only a plain object: an inherited `toJSON` (Date) or a class would
+    // change what `JSON.stringify` prints.
+    let object_prototype: Unknown = env
+        .get_global()?
+        .get_named_property_unchecked::<Object>("Object")?
+        .get_named_property_unchecked("prototype")?;
+    let prototype = object.get_prototype()?;
+    let mut same = false;
+    check_status!(unsafe {
+        napi::sys::napi_strict_equals(
+            prototype.value().env,
+            prototype.value().value,
+            object_prototype.value().value,
+            &mut same,
+        )
+    })?;
+    if !same {
+        return Ok(false);
+    }
+    let raw = value.value();
+    let mut names = std::ptr::null_mut();
+    // Own enumerable string keys, as `JSON.stringify` lists them.
+    check_status!(unsafe {
+        sys::napi_get_all_property_names(
+            raw.env,
+            raw.value,
+            sys::KeyCollectionMode::own_only,
+            sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
+            sys::KeyConversion::numbers_to_strings,
+            &mut names,
+        )
+    })?;
+    let names = unsafe { Object::from_napi_value(raw.env, names) }?;
+    let mut members: Vec<(String, Unknown)> = Vec::new();
+    let mut key_buf = [0u8; SHORT_STRING];
+    for i in 0..names.get_array_length_unchecked()? {
+        let key: Unknown = names.get_element(i)?;
+        let (text, _) = read_js_str(&key, "key", &mut key_buf)?;
+        let index_like = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+        if !text.is_ascii() || index_like || text == "__proto__" || text == "toJSON" {
+            return Ok(false);
+        }
+        let item: Unknown = object.get_property(key)?;
+        match item.get_type()? {
+            ValueType::Undefined | ValueType::Function | ValueType::Symbol => continue,
+            ValueType::Null | ValueType::Boolean | ValueType::Number | ValueType::String => {}
+            _ => return Ok(false),
+        }
+        members.push((text.into_owned(), item));
+    }
+    members.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    out.push('{');
+    let mut number = ryu_js::Buffer::new();
+    for (i, (key, item)) in members.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        crate::canonical::push_js_string_literal(key, out);
+        out.push(':');
+        match item.get_type()? {
+            ValueType::Null => out.push_str("null"),
+            ValueType::Boolean => out.push_str(if unsafe { item.cast::<bool>() }? {
+                "true"
+            } else {
+                "false"
+            }),
+            ValueType::Number => {
+                let n = unsafe { item.cast::<f64>() }?;
+                // `Number::toString` (-0 prints 0); NaN and ±Infinity print null.
+                out.push_str(if n.is_finite() {
+                    number.format_finite(n)
+                } else {
+                    "null"
+                });
+            }
+            _ => {
+                let (text, lossy) = read_js_string(item)?;
+                if lossy {
+                    // Lone surrogates (or a real U+FFFD): escape from the exact units.
+                    let units = unsafe { item.cast::<Utf16String>() }?;
+                    crate::canonical::push_js_string_literal_utf16(&units, out);
+                } else {
+                    crate::canonical::push_js_string_literal(&text, out);
+                }
+            }
+        }
+    }
+    out.push('}');
+    Ok(true)
+}

@@ -179,6 +179,14 @@ pub fn push_js_string_literal(s: &str, out: &mut String) {
     out.push('"');
 }
 
+/// Append `JSON.stringify(s)` for a string given as UTF-16 code units (lone
+/// surrogates escaped as `\udXXX`).
+pub fn push_js_string_literal_utf16(units: &[u16], out: &mut String) {
+    out.push('"');
+    push_escaped_units(units, out);
+    out.push('"');
+}
+
 fn push_ascii_escape(b: u8, out: &mut String) {
     match b {
         b'"' => out.push_str("\\\""),
