@@ -341,10 +341,20 @@ impl RuleSet {
 
 pub const EXCERPT_CHARS: usize = 200;
 
+/// `\n` bytes in `bytes`. A match in the last line of 10 MB counted ~10 MB of
+/// newlines byte by byte (~3.5 ms, a third of the scan); per 255-byte chunk
+/// the count fits a `u8`, which the compiler sums 16 bytes at a time.
+fn count_newlines(bytes: &[u8]) -> usize {
+    bytes
+        .chunks(255)
+        .map(|c| c.iter().fold(0u8, |n, &b| n + u8::from(b == b'\n')) as usize)
+        .sum()
+}
+
 /// Line number (1-based, `\n`-separated) of byte offset `pos` and that line's excerpt.
 pub fn line_and_excerpt(text: &str, pos: usize) -> (usize, String) {
     let before = &text.as_bytes()[..pos];
-    let line = 1 + before.iter().filter(|&&c| c == b'\n').count();
+    let line = 1 + count_newlines(before);
     let start = before
         .iter()
         .rposition(|&b| b == b'\n')

@@ -471,3 +471,15 @@ fn measure_load_steps() {
     RuleSet::compile(vec![]).unwrap();
     println!("RuleSet::compile {:?}", s.elapsed());
 }
+
+#[test]
+fn newline_count_matches_the_plain_count() {
+    let mut rng = Rng(7);
+    for len in [0, 1, 254, 255, 256, 511, 4096, 70_000] {
+        let text: Vec<u8> = (0..len)
+            .map(|_| *rng.pick(&[b'\n', b'a', b'\r', 0xff]))
+            .collect();
+        let plain = text.iter().filter(|&&b| b == b'\n').count();
+        assert_eq!(count_newlines(&text), plain, "len {len}");
+    }
+}
