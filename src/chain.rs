@@ -138,6 +138,23 @@ impl Chains {
         self.chains.remove(agent);
     }
 
+    /// An agent's chain as `(digest, count)`, for callers that must carry it
+    /// across processes (the per-call hook CLI); `None` when it has none.
+    pub fn state(&self, agent: &str) -> Option<(u128, u64)> {
+        self.chains.get(agent).map(|c| (c.digest, c.count))
+    }
+
+    /// Put back a chain saved with [`Chains::state`]; a count of 0 is rejected
+    /// because no tracked call leaves one.
+    pub fn restore(&mut self, agent: &str, digest: u128, count: u64) -> Result<(), String> {
+        if count == 0 {
+            return Err("toolguard: a chain count must be at least 1".to_owned());
+        }
+        self.chains
+            .insert(agent.to_owned(), Chain { digest, count });
+        Ok(())
+    }
+
     /// Number of agents with a live chain.
     pub fn len(&self) -> usize {
         self.chains.len()
@@ -256,6 +273,20 @@ mod tests {
             c.advance("a", "grep", r#"{"x":1}"#).is_none(),
             "reset starts at 1"
         );
+    }
+
+    #[test]
+    fn a_saved_chain_continues_in_a_fresh_engine() {
+        let mut first = chains(&[3], &[], &[], 500);
+        first.advance("a", "grep", "{}");
+        first.advance("a", "grep", "{}");
+        let (digest, count) = first.state("a").unwrap();
+        assert_eq!(count, 2);
+        let mut second = chains(&[3], &[], &[], 500);
+        second.restore("a", digest, count).unwrap();
+        assert_eq!(second.advance("a", "grep", "{}").map(|r| r.count), Some(3));
+        assert!(second.restore("b", digest, 0).is_err());
+        assert_eq!(second.state("nobody"), None);
     }
 
     #[test]

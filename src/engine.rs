@@ -196,6 +196,21 @@ impl Engine {
         self.chains.remove(agent_id);
     }
 
+    /// The agent's chain as `(digest, count)` (see [`Chains::state`]).
+    pub fn chain_state(&self, agent_id: &str) -> Option<(u128, u64)> {
+        self.chains.state(agent_id)
+    }
+
+    /// Put back a chain saved with [`Engine::chain_state`].
+    pub fn restore_chain(
+        &mut self,
+        agent_id: &str,
+        digest: u128,
+        count: u64,
+    ) -> Result<(), String> {
+        self.chains.restore(agent_id, digest, count)
+    }
+
     /// Number of agents with live chain state.
     pub fn agents(&self) -> usize {
         self.chains.len()
