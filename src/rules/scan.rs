@@ -352,9 +352,16 @@ impl Scanner {
             }
             let Some(m) = m else { break };
             if m.start() > line_end || (line_start, line_end) == (0, 0) {
-                line_start = text[..m.start()].rfind('\n').map_or(0, |k| k + 1);
-                line_end = text[m.end()..]
-                    .find('\n')
+                // Byte searches: a shared piece may start or end inside a
+                // multi-byte character.
+                let bytes = text.as_bytes();
+                line_start = bytes[..m.start()]
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map_or(0, |k| k + 1);
+                line_end = bytes[m.end()..]
+                    .iter()
+                    .position(|&b| b == b'\n')
                     .map_or(text.len(), |k| m.end() + k);
             }
             let s = m.start();

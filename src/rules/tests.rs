@@ -483,3 +483,97 @@ fn newline_count_matches_the_plain_count() {
         assert_eq!(count_newlines(&text), plain, "len {len}");
     }
 }
+
+/// A covered literal set can end inside a character (`[éèêë]` shares the
+/// lead byte 0xC3): the scan must still find lines by bytes, not panic on a
+/// char boundary, and agree with the other strategies.
+#[test]
+fn literal_piece_inside_a_character() {
+    let set = RuleSet::compile_table(vec![rule(
+        "accents",
+        "QQQQ[éèêë]",
+        Action::Error,
+        When::Success,
+    )])
+    .unwrap();
+    let c = check_rule(&set.rules()[0]).unwrap();
+    assert_eq!(c.literals, Some(vec![b"QQQQ\xC3".to_vec()]));
+    for text in ["x QQQQé y\nQQQQë", "QQQQü\nzz QQQQê", "QQQQ"] {
+        let want = set.scan_with(text, false, Strategy::Loop);
+        assert_eq!(
+            set.scan_with(text, false, Strategy::Literal),
+            want,
+            "{text:?}"
+        );
+    }
+    assert_eq!(set.scan("QQQQü\nzz QQQQê")[0].line, 2);
+}
+
+/// Generated user rules (literals with non-ASCII letters, small and large
+/// classes, alternations, optional and repeated groups, anchors, flags)
+/// against generated texts: the literal strategy finds the same first match
+/// as each rule's own `regex::Regex`. Checks that the required literals are
+/// sound for shapes the built-ins do not have.
+#[test]
+fn generated_user_rules_agree_with_the_oracle() {
+    const ATOMS: &[&str] = &[
+        "ab", "ba", "é:", "a b", "x", "[ab]", "[éè]", "[^a\\n]", "\\d", ".", "\\s", "\\w", ":",
+        "ñé",
+    ];
+    const FLAGS: &[&str] = &["m", "", "i", "mi", "s", "ms", "u", "iu"];
+    const TEXT: &[&str] = &[
+        "a", "b", "é", "è", " ", ":", "\n", "\r", "1", "x", "A", "B", "ñ", "ab",
+    ];
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    fn node(rng: &mut Rng, depth: u32) -> String {
+        let mut out = String::new();
+        for _ in 0..(1 + rng.next() % 3) {
+            let mut atom = match rng.next() % 6 {
+                0 if depth < 2 => format!("(?:{}|{})", node(rng, depth + 1), node(rng, depth + 1)),
+                1 if depth < 2 => format!("(?:{})", node(rng, depth + 1)),
+                _ => rng.pick(ATOMS).to_string(),
+            };
+            atom.push_str(rng.pick::<&str>(&["", "", "", "?", "*", "+", "{2}", "{1,3}"]));
+            out.push_str(&atom);
+        }
+        out
+    }
+    let (mut rules_checked, mut comparisons, mut matched) = (0, 0, 0);
+    for n in 0..400 {
+        let mut pattern = node(&mut rng, 0);
+        match rng.next() % 4 {
+            0 => pattern.insert(0, '^'),
+            1 => pattern.push('$'),
+            2 => pattern = format!("\\b{pattern}"),
+            _ => {}
+        }
+        let r = Rule {
+            id: format!("g{n}"),
+            pattern,
+            flags: rng.pick(FLAGS).to_string(),
+            action: Action::Error,
+            when: When::Success,
+            message: "m".into(),
+        };
+        let Ok(set) = RuleSet::compile_table(vec![r.clone()]) else {
+            continue;
+        };
+        let re = compile_rule(&r).unwrap();
+        rules_checked += 1;
+        for _ in 0..20 {
+            let text: String = (0..rng.next() % 40).map(|_| *rng.pick(TEXT)).collect();
+            let want: Vec<(usize, usize)> =
+                re.find(&text).map(|m| (0, m.start())).into_iter().collect();
+            let got = set
+                .scanner
+                .first_matches(&text, Strategy::Literal, &|_| true);
+            assert_eq!(got, want, "rule /{}/{} on {text:?}", r.pattern, r.flags);
+            comparisons += 1;
+            matched += want.len();
+        }
+    }
+    println!("{rules_checked} generated rules, {comparisons} comparisons, {matched} matched");
+    assert!(rules_checked > 300, "{rules_checked}");
+    // Both outcomes are exercised, not only "no match".
+    assert!(matched > comparisons / 10 && matched < comparisons, "{matched}");
+}
