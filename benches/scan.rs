@@ -1,7 +1,7 @@
 //! Scan-strategy measurement (numbers go in the README). Run:
 //!   cargo test --release --bench scan -- --ignored --nocapture
 //! Build-log-like text at 200 B, 100 KB and 10 MB; the built-in table and
-//! 10,000 user rules; both strategies. Prints MB/s (best of several runs, so
+//! 10,000 user rules; every strategy (Loop, Set, Literal). Prints MB/s (best of several runs, so
 //! a noisy shared machine shows its least-disturbed number). No assertions
 //! on time: this measures, the unit tests check behaviour.
 

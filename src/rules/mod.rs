@@ -1,8 +1,9 @@
 //! Silent-failure rules: model, JS-regex dialect, built-in table, scanning.
 //!
 //! A rule's pattern is JavaScript regex source (see `dialect`); it is
-//! translated and compiled once at load, and every compiled rule runs in
-//! time linear in the scanned text (Rust `regex`, no backtracking).
+//! translated and checked at load (a bad rule fails the load, named), its
+//! automata are built on first use, and every rule runs in time linear in
+//! the scanned text (Rust `regex`, no backtracking).
 
 pub mod dialect;
 mod literal;

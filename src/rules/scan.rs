@@ -1,20 +1,23 @@
 //! Finding each rule's first match. Three strategies (`benches/scan.rs`
 //! measures them; numbers in the README):
 //! - `Literal` (the default): one multi-literal pass over every rule's
-//!   required literals (`literal.rs`; Teddy/SIMD through aho-corasick). A rule
-//!   runs only on lines holding one of its literals (line-local rules, with
-//!   the whole text as context so `^ $ \b` read the real neighbours), or on
-//!   the whole text once one of its literals occurs (rules that can match a
-//!   `\n`). Rules without literals fall back to `Set`. On build logs almost
-//!   no line holds a literal, so the pass runs at the literal searcher's speed.
+//!   required literals (`literal.rs`; Teddy/SIMD through aho-corasick),
+//!   resuming one byte after each occurrence. A rule runs only on lines
+//!   holding one of its literals (line-local rules, searched over the line's
+//!   span of the whole text so `^ $ \b` read the real neighbours; `^` rules
+//!   anchored at the line start when the line has no `\r`), or on the whole
+//!   text once one of its literals occurs (rules that can match a `\n`).
+//!   Occurrences that cannot begin a match of a `^` rule whose literals are
+//!   its prefixes are skipped. Rules without literals fall back to `Set`.
+//!   Built-ins on 10 MB of build log: ~1.1 GB/s (`Set` ~0.45 GB/s).
 //! - `Set`: a `RegexSet` pass per chunk of rules tells which rules match at
 //!   all, then `find` runs only for those.
 //! - `Loop`: one `find` per rule. The reference the others are tested against.
 //!
 //! Nothing expensive is built at load: each rule's regex, the sets and the
 //! literal searcher are built on first use (`OnceLock`), so constructing an
-//! engine costs parsing, and a rule whose literals never occur is never
-//! compiled into automata at all.
+//! engine costs parsing plus a forward-program size check, and a rule whose
+//! literals never occur is never compiled into automata at all.
 
 use super::{Action, Rule, RULE_DFA_SIZE_LIMIT};
 use aho_corasick::{AhoCorasick, MatchKind};
