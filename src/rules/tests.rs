@@ -575,5 +575,8 @@ fn generated_user_rules_agree_with_the_oracle() {
     println!("{rules_checked} generated rules, {comparisons} comparisons, {matched} matched");
     assert!(rules_checked > 300, "{rules_checked}");
     // Both outcomes are exercised, not only "no match".
-    assert!(matched > comparisons / 10 && matched < comparisons, "{matched}");
+    assert!(
+        matched > comparisons / 10 && matched < comparisons,
+        "{matched}"
+    );
 }
