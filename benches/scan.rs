@@ -361,3 +361,31 @@ fn measure_scan_file() {
         println!("file {strategy:>7?}: {mbs:>9.1} MB/s ({hits} rules matched)");
     }
 }
+
+/// What a one-shot hook process pays: build the built-in table, then scan
+/// one small output that matches (so the matching rules' regexes are built
+/// lazily too). Median of fresh tables.
+#[test]
+#[ignore]
+fn measure_cold_start() {
+    let text = "gcc -c a.c\nsrc/a.c:3:1: error: expected ';'\nmake: *** [all] Error 1\n";
+    let (mut load, mut first, mut second) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..31 {
+        let t = Instant::now();
+        let set = RuleSet::compile(vec![]).unwrap();
+        load.push(t.elapsed());
+        let t = Instant::now();
+        assert_eq!(set.scan(text).len(), 2);
+        first.push(t.elapsed());
+        let t = Instant::now();
+        set.scan(text);
+        second.push(t.elapsed());
+    }
+    for v in [&mut load, &mut first, &mut second] {
+        v.sort();
+    }
+    println!(
+        "built-ins: load {:?}, first scan (lazy builds) {:?}, next scan {:?} (medians)",
+        load[15], first[15], second[15]
+    );
+}
