@@ -42,6 +42,17 @@ export declare class GuardEngine {
   reset(agentId: string): void
   /** The agent is gone: free its state. */
   forget(agentId: string): void
+  /**
+   * The agent's chain as `{ digest, count }` (`digest`: 32 lowercase hex
+   * digits of the 128-bit key digest), or `null`. With `restoreChain` it
+   * carries a chain across processes (the per-call hook CLI).
+   */
+  chainState(agentId: string): ChainState | null
+  /**
+   * Put back a chain saved with `chainState`; a malformed digest or a count
+   * below 1 throws, naming the field.
+   */
+  restoreChain(agentId: string, state: ChainState): void
   /** Number of agents with live chain state (for leak checks and metrics). */
   get agentCount(): number
   /** This engine's handle for {@link observeCall} (valid while the engine lives). */
@@ -56,6 +67,12 @@ export declare class GuardEngine {
  * UTF-8 conversion would turn into U+FFFD (and so into another call).
  */
 export declare function canonicalize(argumentsJson: string): string
+
+/** One agent's saved chain (see `GuardEngine.chainState`). */
+export interface ChainState {
+  digest: string
+  count: number
+}
 
 export interface ContentBlock {
   type: string

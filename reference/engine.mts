@@ -10,7 +10,7 @@ import { invalid, kindOf } from './errors.mjs';
 import { showsFailure } from './markers.mjs';
 import { RepeatChains } from './repeat.mjs';
 import { buildRuleTable, firstMatch, type CompiledRule } from './rules.mjs';
-import type { FailureVerdict, GuardConfig, GuardEngineLike, ReminderVerdict, RuleHit, ToolExecution, ToolResult, GuardVerdict } from './types.mjs';
+import type { ChainState, FailureVerdict, GuardConfig, GuardEngineLike, ReminderVerdict, RuleHit, ToolExecution, ToolResult, GuardVerdict } from './types.mjs';
 import { matchesAny, wildcardToRegExp } from './wildcard.mjs';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -152,6 +152,22 @@ export class GuardEngine implements GuardEngineLike {
   forget(agentId: string): void {
     if (typeof agentId !== 'string') throw inputError('agentId', 'a string', agentId);
     this.#chains.drop(agentId);
+  }
+
+  /** The agent's chain as `{ digest, count }`, or null (digests are engine-specific). */
+  chainState(agentId: string): ChainState | null {
+    if (typeof agentId !== 'string') throw inputError('agentId', 'a string', agentId);
+    return this.#chains.state(agentId);
+  }
+
+  /** Put back a chain saved with `chainState` by a reference engine. */
+  restoreChain(agentId: string, state: ChainState): void {
+    if (typeof agentId !== 'string') throw inputError('agentId', 'a string', agentId);
+    if (typeof state?.digest !== 'string' || !/^[0-9a-f]{32}$/i.test(state.digest)) {
+      throw invalid('toolguard: state.digest must be 32 hexadecimal digits');
+    }
+    if (!Number.isInteger(state.count) || state.count < 1) throw invalid('toolguard: state.count must be an integer >= 1');
+    this.#chains.restore(agentId, state.digest.toLowerCase(), state.count);
   }
 
   /** Number of agents with live chain state (for leak checks and metrics). */

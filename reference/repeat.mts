@@ -47,8 +47,36 @@ export interface RepeatSettings {
 }
 
 interface Chain {
-  key: string;
+  /** The official key; absent for a chain put back from its digest alone. */
+  key?: string;
+  /** Set only for a restored chain. */
+  digest?: string;
   count: number;
+}
+
+/**
+ * The reference engine's chain digest: 128-bit cyrb128 over the key's UTF-16
+ * code units, 32 hex digits. Digests are engine-specific (the native engine
+ * uses XXH3-128): a saved chain goes back into the same kind of engine.
+ */
+export function chainDigest(key: string): string {
+  let h1 = 1779033703, h2 = 3144134277, h3 = 1013904242, h4 = 2773480762;
+  for (let i = 0; i < key.length; i++) {
+    const k = key.charCodeAt(i);
+    h1 = h2 ^ Math.imul(h1 ^ k, 597399067);
+    h2 = h3 ^ Math.imul(h2 ^ k, 2869860233);
+    h3 = h4 ^ Math.imul(h3 ^ k, 951274213);
+    h4 = h1 ^ Math.imul(h4 ^ k, 2716044179);
+  }
+  h1 = Math.imul(h3 ^ (h1 >>> 18), 597399067);
+  h2 = Math.imul(h4 ^ (h2 >>> 22), 2869860233);
+  h3 = Math.imul(h1 ^ (h3 >>> 17), 951274213);
+  h4 = Math.imul(h2 ^ (h4 >>> 19), 2716044179);
+  h1 ^= h2 ^ h3 ^ h4;
+  h2 ^= h1;
+  h3 ^= h1;
+  h4 ^= h1;
+  return [h1, h2, h3, h4].map((h) => (h >>> 0).toString(16).padStart(8, '0')).join('');
 }
 
 /** Per-agent chains for one engine. */
@@ -85,7 +113,8 @@ export class RepeatChains {
     const canonical = canonicalizeValue(args());
     const key = JSON.stringify([toolName, canonical]);
     const chain = this.#chains.get(agentId);
-    const count = chain !== undefined && chain.key === key ? chain.count + 1 : 1;
+    const same = chain !== undefined && (chain.key === key || (chain.digest !== undefined && chain.digest === chainDigest(key)));
+    const count = same ? chain.count + 1 : 1;
     this.#chains.set(agentId, { key, count });
     if (!this.#thresholdSet.has(count)) return undefined;
     const text =
@@ -93,6 +122,18 @@ export class RepeatChains {
         ? GENTLE_REMINDER
         : detailedReminder(toolName, count, previewArguments(canonical, this.#previewChars));
     return { tool: toolName, count, text, summary: `${toolName} × ${count}` };
+  }
+
+  /** `{digest, count}` of an agent's chain, or null. */
+  state(agentId: string): { digest: string; count: number } | null {
+    const chain = this.#chains.get(agentId);
+    if (chain === undefined) return null;
+    return { digest: chain.digest ?? chainDigest(chain.key ?? ''), count: chain.count };
+  }
+
+  /** Put back a chain saved with {@link state}. */
+  restore(agentId: string, digest: string, count: number): void {
+    this.#chains.set(agentId, { digest, count });
   }
 
   /** Number of agents with a live chain. */

@@ -137,6 +137,12 @@ export interface GuardVerdict {
   failure?: FailureVerdict;
 }
 
+/** One agent's saved chain: a 32-hex-digit key digest (engine-specific) and the run length. */
+export interface ChainState {
+  digest: string;
+  count: number;
+}
+
 /** The engine surface shared by the native and the reference implementation. */
 export interface GuardEngineLike {
   observe(exec: ToolExecution, result?: ToolResult): GuardVerdict | null;
@@ -144,6 +150,9 @@ export interface GuardEngineLike {
   observeAsync(exec: ToolExecution, result?: ToolResult): Promise<GuardVerdict | null>;
   reset(agentId: string): void;
   forget(agentId: string): void;
+  /** The agent's chain, to carry it across processes with `restoreChain`. */
+  chainState(agentId: string): ChainState | null;
+  restoreChain(agentId: string, state: ChainState): void;
   /** Number of agents with live chain state. */
   readonly agentCount: number;
 }

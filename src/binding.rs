@@ -176,6 +176,13 @@ impl From<Verdict> for GuardVerdict {
 // `observeAsync` promise settles, so a `&mut self` method would fail with
 // "cannot be borrowed mutably" while any scan is in flight. The engine sits
 // in a `RefCell` instead, borrowed only while no JavaScript can run.
+/// One agent's saved chain (see `GuardEngine.chainState`).
+#[napi(object)]
+pub struct ChainState {
+    pub digest: String,
+    pub count: f64,
+}
+
 /// The guard engine: per-agent repeat chains and silent-failure rules.
 #[napi]
 pub struct GuardEngine {
@@ -303,6 +310,37 @@ impl GuardEngine {
     #[napi(catch_unwind)]
     pub fn forget(&self, agent_id: String) {
         self.engine.borrow_mut().forget(&agent_id);
+    }
+
+    /// The agent's chain as `{ digest, count }` (`digest`: 32 lowercase hex
+    /// digits of the 128-bit key digest), or `null`. With `restoreChain` it
+    /// carries a chain across processes (the per-call hook CLI).
+    #[napi(catch_unwind)]
+    pub fn chain_state(&self, agent_id: String) -> Option<ChainState> {
+        self.engine
+            .borrow()
+            .chain_state(&agent_id)
+            .map(|(digest, count)| ChainState {
+                digest: format!("{digest:032x}"),
+                count: count as f64,
+            })
+    }
+
+    /// Put back a chain saved with `chainState`; a malformed digest or a count
+    /// below 1 throws, naming the field.
+    #[napi(catch_unwind)]
+    pub fn restore_chain(&self, agent_id: String, state: ChainState) -> Result<()> {
+        let digest = Some(&state.digest)
+            .filter(|d| d.len() == 32)
+            .and_then(|d| u128::from_str_radix(d, 16).ok())
+            .ok_or_else(|| invalid("toolguard: state.digest must be 32 hexadecimal digits"))?;
+        if !(state.count.is_finite() && state.count.fract() == 0.0 && state.count >= 1.0) {
+            return Err(invalid("toolguard: state.count must be an integer >= 1"));
+        }
+        self.engine
+            .borrow_mut()
+            .restore_chain(&agent_id, digest, state.count as u64)
+            .map_err(invalid)
     }
 
     /// Number of agents with live chain state (for leak checks and metrics).

@@ -253,34 +253,16 @@ export function sweep(dir: string, ttlDays: number, now = Date.now()): number {
 // Chain persistence
 
 /**
- * One chain's persisted state. With the engine's chain export
- * (`chainState`/`restoreChain`) it is the engine's own digest and count.
- * INTERIM (until the engine exports chain state): a 128-bit digest of the
- * official key `JSON.stringify([tool, canonical])` and the run length; the
- * chain is rebuilt by replaying the current call into a fresh engine.
+ * One chain's persisted state: the engine's own key digest and run length
+ * (`chainState` / `restoreChain`), never the arguments.
  */
-type SavedChain =
-  | { v: 1; kind: 'engine'; chain: { digest: string; count: number } }
-  | { v: 1; kind: 'replay'; key: string; count: number };
-
-/** The engine API the hook prefers when the addon has it (requested for the native engine: export/import of one agent's chain). */
-interface ChainExport {
-  chainState(agentId: string): { digest: string; count: number } | null;
-  restoreChain(agentId: string, state: { digest: string; count: number }): void;
-}
-
-function hasChainExport(engine: GuardEngine): engine is GuardEngine & ChainExport {
-  const e = engine as Partial<ChainExport>;
-  return typeof e.chainState === 'function' && typeof e.restoreChain === 'function';
-}
+type SavedChain = { v: 1; kind: 'engine'; chain: { digest: string; count: number } };
 
 /** The one agent id inside a hook process: each process guards one chain. */
 const AGENT = 'hook';
-const DEFAULT_THRESHOLDS = [3, 5, 8];
 
 interface Addon {
   GuardEngine: typeof GuardEngine;
-  canonicalize(argumentsJson: string): string;
 }
 
 /** Observe one PostToolUse call against the persisted chain, and persist the advanced chain. */
@@ -290,54 +272,13 @@ function observeCall(addon: Addon, config: GuardConfig, file: string, input: Hoo
   const exec = { agentId: AGENT, name, argumentsJson: argumentsJson(input.tool_input ?? {}) };
   return withLock(file, () => {
     const saved = readJson(file) as SavedChain | undefined;
-    if (hasChainExport(engine)) {
-      if (saved?.v === 1 && saved.kind === 'engine') engine.restoreChain(AGENT, saved.chain);
-      const verdict = engine.observe(exec, result);
-      const chain = engine.chainState(AGENT);
-      if (chain) writeAtomic(file, { v: 1, kind: 'engine', chain } satisfies SavedChain);
-      return verdict;
-    }
-    // INTERIM replay: same key as the saved chain → replay it (bounded by the
-    // highest threshold: past it the chain is silent whatever the count) so
-    // the engine counts this call as the next one; different key → fresh.
-    const key = hash128(JSON.stringify([name, addon.canonicalize(exec.argumentsJson)]));
-    const same = saved?.v === 1 && saved.kind === 'replay' && saved.key === key;
-    const highest = Math.max(...(config.repeat?.thresholds ?? DEFAULT_THRESHOLDS));
-    const replays = same ? Math.min(saved.count, highest) : 0;
-    for (let i = 0; i < replays; i++) engine.observe(exec);
+    if (saved?.v === 1 && saved.kind === 'engine') engine.restoreChain(AGENT, saved.chain);
     const verdict = engine.observe(exec, result);
-    // Untracked calls (include/exclude) leave no chain in the engine: they are transparent.
-    if (engine.agentCount > 0) {
-      const count = same ? Math.min(saved.count, highest) + 1 : 1;
-      writeAtomic(file, { v: 1, kind: 'replay', key, count } satisfies SavedChain);
-    }
+    // Untracked calls (include/exclude) leave no chain: they are transparent.
+    const chain = engine.chainState(AGENT);
+    if (chain) writeAtomic(file, { v: 1, kind: 'engine', chain } satisfies SavedChain);
     return verdict;
   });
-}
-
-/**
- * INTERIM: a 128-bit non-cryptographic digest of the chain key (cyrb128 over
- * UTF-16 code units) — as strong as the engine's own XXH3-128 for this use,
- * and without loading node:crypto (~10 ms per hook process).
- */
-function hash128(text: string): string {
-  let h1 = 1779033703, h2 = 3144134277, h3 = 1013904242, h4 = 2773480762;
-  for (let i = 0; i < text.length; i++) {
-    const k = text.charCodeAt(i);
-    h1 = h2 ^ Math.imul(h1 ^ k, 597399067);
-    h2 = h3 ^ Math.imul(h2 ^ k, 2869860233);
-    h3 = h4 ^ Math.imul(h3 ^ k, 951274213);
-    h4 = h1 ^ Math.imul(h4 ^ k, 2716044179);
-  }
-  h1 = Math.imul(h3 ^ (h1 >>> 18), 597399067);
-  h2 = Math.imul(h4 ^ (h2 >>> 22), 2869860233);
-  h3 = Math.imul(h1 ^ (h3 >>> 17), 951274213);
-  h4 = Math.imul(h2 ^ (h4 >>> 19), 2716044179);
-  h1 ^= h2 ^ h3 ^ h4;
-  h2 ^= h1;
-  h3 ^= h1;
-  h4 ^= h1;
-  return [h1, h2, h3, h4].map((h) => (h >>> 0).toString(16).padStart(8, '0')).join('');
 }
 
 /**
