@@ -295,3 +295,10 @@ test('chainState / restoreChain carry a chain into a fresh engine', () => {
   assert.throws(() => other.restoreChain('a', { digest: 'xyz', count: 1 }), { message: 'toolguard: state.digest must be 32 hexadecimal digits' });
   assert.throws(() => other.restoreChain('a', { digest: state.digest, count: 0 }), { message: 'toolguard: state.count must be an integer >= 1' });
 });
+
+test('with scanValue, failure markers of the text still keep when:success rules silent', () => {
+  const rules = [{ id: 'quota', pattern: 'quota exceeded', action: 'error', message: 'over quota' }];
+  const engine = new GuardEngine({ loudFailure: { rules, scanValue: true } });
+  const result = { text: 'quota exceeded\n[exit code: 3]', value: { stdout: 'quota exceeded' } };
+  assert.equal(engine.observe({ name: 'bash', argumentsJson: '{}' }, result), null);
+});

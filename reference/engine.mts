@@ -185,7 +185,8 @@ export class GuardEngine implements GuardEngineLike {
     const output = texts.join('\n');
     let scanned = output;
     if (valueJson !== undefined) scanned = texts.length === 0 ? valueJson : `${output}\n${valueJson}`;
-    const failed = showsFailure(scanned);
+    // Markers trail the shell output; the appended value JSON must not hide them.
+    const failed = showsFailure(output);
     const matches: RuleHit[] = [];
     let anyError = false;
     for (const rule of this.#rules) {

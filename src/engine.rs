@@ -114,18 +114,16 @@ impl Scanner {
             Some(json) => std::borrow::Cow::Owned(format!("{original}\n{json}")),
             None => std::borrow::Cow::Borrowed(original.as_ref()),
         };
-        let matches = self.rules.scan(&scanned);
+        // The harness markers trail the shell output; the appended value JSON
+        // must not hide them.
+        let already_failed = shows_failure(&original);
+        let matches = self.rules.scan_after(&scanned, already_failed);
         if matches.is_empty() {
             return None;
         }
         // Only `when: always` rules can match output that already shows failure;
         // the header must not then claim the command exited 0.
-        Some(failure_verdict(
-            name,
-            &original,
-            shows_failure(&scanned),
-            matches,
-        ))
+        Some(failure_verdict(name, &original, already_failed, matches))
     }
 }
 
