@@ -92,6 +92,9 @@ pub fn canonicalize_arguments(raw: &str, out: &mut String) {
         out.push_str("{}");
         return;
     }
+    if canonicalize_flat(raw, out) {
+        return;
+    }
     match Doc::parse(raw) {
         Some(doc) => doc.write(out),
         None => push_js_string_literal(raw, out),
@@ -526,46 +529,15 @@ impl<'a> Doc<'a> {
     /// decoding + re-escaping long strings was most of the cost of large
     /// arguments (~300 MB/s). Any other escape takes `parse_string`.
     fn parse_value_string(&mut self, pos: usize) -> Option<(Text, usize)> {
-        let bytes = self.input.as_bytes();
-        let start = pos + 1;
-        let mut i = start;
-        loop {
-            // Skip 16 plain bytes at a time (a branch-free test the compiler
-            // vectorizes), then look at the bytes one by one.
-            while let Some(chunk) = bytes.get(i..i + 16) {
-                let special = chunk
-                    .iter()
-                    .fold(false, |a, &b| a | (b < 0x20) | (b == b'"') | (b == b'\\'));
-                if special {
-                    break;
-                }
-                i += 16;
+        match verbatim_string_end(self.input.as_bytes(), pos + 1) {
+            Some(end) => {
+                let text = Text::Raw {
+                    start: (pos + 1) as Ix,
+                    end: end as Ix,
+                };
+                Some((text, end + 1))
             }
-            match *bytes.get(i)? {
-                b'"' => {
-                    let text = Text::Raw {
-                        start: start as Ix,
-                        end: i as Ix,
-                    };
-                    return Some((text, i + 1));
-                }
-                0x00..=0x1F => return None,
-                b'\\' => match bytes.get(i + 1) {
-                    Some(b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
-                    // `\u00XX` (lowercase hex) is canonical only for the controls
-                    // without a short escape.
-                    Some(b'u') => match bytes.get(i + 2..i + 6) {
-                        Some(
-                            &[b'0', b'0', hi @ (b'0' | b'1'), lo @ (b'0'..=b'9' | b'a'..=b'f')],
-                        ) if !(hi == b'0' && matches!(lo, b'8' | b'9' | b'a' | b'c' | b'd')) => {
-                            i += 6
-                        }
-                        _ => return self.parse_string(pos),
-                    },
-                    _ => return self.parse_string(pos),
-                },
-                _ => i += 1,
-            }
+            None => self.parse_string(pos),
         }
     }
 
@@ -814,6 +786,164 @@ fn cmp_utf8_as_utf16(a: &str, b: &str) -> Ordering {
         }
         _ => unreachable!("a differing byte lies inside both strings"),
     }
+}
+
+/// The index of the closing quote of the JSON string whose body starts at
+/// `start`, when that string may be copied verbatim: no raw control
+/// character, and only the escapes `JSON.stringify` itself writes. `None`
+/// otherwise (malformed, or an escape that must be decoded: `\/`, `\u0041`,
+/// uppercase hex, surrogates).
+fn verbatim_string_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut i = start;
+    loop {
+        // Skip 16 plain bytes at a time (a branch-free test the compiler
+        // vectorizes), then look at the bytes one by one.
+        while let Some(chunk) = bytes.get(i..i + 16) {
+            let special = chunk
+                .iter()
+                .fold(false, |a, &b| a | (b < 0x20) | (b == b'"') | (b == b'\\'));
+            if special {
+                break;
+            }
+            i += 16;
+        }
+        match *bytes.get(i)? {
+            b'"' => return Some(i),
+            0x00..=0x1F => return None,
+            b'\\' => match bytes.get(i + 1)? {
+                b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => i += 2,
+                // `\u00XX` (lowercase hex) is canonical only for the controls
+                // without a short escape.
+                b'u' => match bytes.get(i + 2..i + 6)? {
+                    &[b'0', b'0', hi @ (b'0' | b'1'), lo @ (b'0'..=b'9' | b'a'..=b'f')]
+                        if !(hi == b'0' && matches!(lo, b'8' | b'9' | b'a' | b'c' | b'd')) =>
+                    {
+                        i += 6
+                    }
+                    _ => return None,
+                },
+                _ => return None,
+            },
+            _ => i += 1,
+        }
+    }
+}
+
+/// Fast path of [`canonicalize_arguments`] for the usual tool call: one flat
+/// object of at most `FLAT_MEMBERS` members whose keys need no decoding and
+/// whose values are verbatim strings, integers of at most 15 digits, `true`,
+/// `false` or `null` — everything copied as it is, only the members sorted.
+/// Writes the same text as the general path; `false` (nothing written) for
+/// anything else, including duplicate, `__proto__` and array-index keys.
+/// Skips the tree and the arenas: ~100-byte calls are dominated by them.
+fn canonicalize_flat(raw: &str, out: &mut String) -> bool {
+    const FLAT_MEMBERS: usize = 16;
+    let bytes = raw.as_bytes();
+    // (key start, key end, value start, value end)
+    let mut members = [(0usize, 0usize, 0usize, 0usize); FLAT_MEMBERS];
+    let mut len = 0;
+    let mut pos = skip_ws(bytes, 0);
+    if bytes.get(pos) != Some(&b'{') {
+        return false;
+    }
+    pos = skip_ws(bytes, pos + 1);
+    if bytes.get(pos) != Some(&b'}') {
+        loop {
+            if bytes.get(pos) != Some(&b'"') || len == FLAT_MEMBERS {
+                return false;
+            }
+            let key_start = pos + 1;
+            let Some(key_end) = bytes[key_start..]
+                .iter()
+                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+                .map(|n| key_start + n)
+                .filter(|&end| bytes[end] == b'"')
+            else {
+                return false;
+            };
+            pos = skip_ws(bytes, key_end + 1);
+            if bytes.get(pos) != Some(&b':') {
+                return false;
+            }
+            pos = skip_ws(bytes, pos + 1);
+            let value_start = pos;
+            pos = match bytes.get(pos) {
+                Some(b'"') => match verbatim_string_end(bytes, pos + 1) {
+                    Some(end) => end + 1,
+                    None => return false,
+                },
+                Some(b't') => match expect_literal(bytes, pos, b"true") {
+                    Some(end) => end,
+                    None => return false,
+                },
+                Some(b'f') => match expect_literal(bytes, pos, b"false") {
+                    Some(end) => end,
+                    None => return false,
+                },
+                Some(b'n') => match expect_literal(bytes, pos, b"null") {
+                    Some(end) => end,
+                    None => return false,
+                },
+                Some(b'-' | b'0'..=b'9') => {
+                    let Some(end) = number_end(bytes, pos) else {
+                        return false;
+                    };
+                    let literal = &bytes[pos..end];
+                    let digits = literal.strip_prefix(b"-").unwrap_or(literal);
+                    if digits.len() > 15
+                        || !digits.iter().all(u8::is_ascii_digit)
+                        || literal == b"-0"
+                    {
+                        return false;
+                    }
+                    end
+                }
+                _ => return false,
+            };
+            let key = &raw[key_start..key_end];
+            if key == "__proto__" || array_index(TextRef::Raw(key)).is_some() {
+                return false;
+            }
+            members[len] = (key_start, key_end, value_start, pos);
+            len += 1;
+            pos = skip_ws(bytes, pos);
+            match bytes.get(pos) {
+                Some(b',') => pos = skip_ws(bytes, pos + 1),
+                Some(b'}') => break,
+                _ => return false,
+            }
+        }
+    }
+    if skip_ws(bytes, pos + 1) != bytes.len() {
+        return false;
+    }
+    let members = &mut members[..len];
+    let key = |m: &(usize, usize, usize, usize)| &raw[m.0..m.1];
+    // Insertion sort: a handful of members.
+    for i in 1..members.len() {
+        let mut j = i;
+        while j > 0
+            && cmp_utf8_as_utf16(key(&members[j - 1]), key(&members[j])) == Ordering::Greater
+        {
+            members.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+    if members.windows(2).any(|w| key(&w[0]) == key(&w[1])) {
+        return false;
+    }
+    out.reserve(raw.len());
+    out.push('{');
+    for (i, m) in members.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&raw[m.0 - 1..=m.1]);
+        out.push(':');
+        out.push_str(&raw[m.2..m.3]);
+    }
+    out.push('}');
+    true
 }
 
 fn skip_ws(bytes: &[u8], mut pos: usize) -> usize {
@@ -1263,6 +1393,81 @@ mod tests {
     /// Random JSON-ish texts (token soup, often valid) never panic, and the
     /// canonical form is a fixed point: it canonicalises to itself, for valid
     /// and malformed inputs alike.
+    #[test]
+    fn flat_fast_path_writes_what_the_tree_writes() {
+        // Flat objects from pieces where the fast path must bail or sort
+        // carefully: duplicate, `__proto__`, index, non-ASCII and escaped keys;
+        // values with canonical and non-canonical escapes, numbers of every form.
+        const KEYS: &[&str] = &[
+            "\"a\"",
+            "\"b\"",
+            "\"B\"",
+            "\"\"",
+            "\"__proto__\"",
+            "\"10\"",
+            "\"01\"",
+            "\"-0\"",
+            "\"😀\"",
+            "\"\u{e000}\"",
+            "\"\\u0061\"",
+            "\"a b\"",
+            "\"command\"",
+            "\"timeout\"",
+        ];
+        const VALUES: &[&str] = &[
+            "\"x\"",
+            "\"\\n\\t\\\"\\\\\"",
+            "\"\\u001f\\u000b\"",
+            "\"\\u001F\"",
+            "\"\\u0008\"",
+            "\"\\/\"",
+            "\"\\ud83d\\ude00\"",
+            "\"é😀\"",
+            "0",
+            "-0",
+            "-5",
+            "120000",
+            "123456789012345",
+            "1234567890123456",
+            "1.0",
+            "1e21",
+            "5e-7",
+            "true",
+            "false",
+            "null",
+            "{}",
+            "[]",
+            "{\"z\":1}",
+        ];
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+        let mut fast = 0;
+        for _ in 0..20_000 {
+            let mut raw = String::from(if rng.below(4) == 0 { " { " } else { "{" });
+            for i in 0..rng.below(6) {
+                if i > 0 {
+                    raw.push(',');
+                }
+                raw.push_str(KEYS[rng.below(KEYS.len())]);
+                raw.push_str(if rng.below(4) == 0 { " : " } else { ":" });
+                raw.push_str(VALUES[rng.below(VALUES.len())]);
+            }
+            raw.push_str(if rng.below(8) == 0 { "} x" } else { "}" });
+            let mut via_fast = String::new();
+            if canonicalize_flat(&raw, &mut via_fast) {
+                fast += 1;
+                let mut via_tree = String::new();
+                match Doc::parse(&raw) {
+                    Some(doc) => doc.write(&mut via_tree),
+                    None => panic!("fast path took malformed {raw}"),
+                }
+                assert_eq!(via_fast, via_tree, "input {raw}");
+            } else {
+                assert!(via_fast.is_empty());
+            }
+        }
+        assert!(fast > 2_000, "the fast path ran only {fast} times");
+    }
+
     #[test]
     fn random_inputs_never_panic_and_are_fixed_points() {
         const TOKENS: &[&str] = &[
