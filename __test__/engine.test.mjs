@@ -302,3 +302,9 @@ test('with scanValue, failure markers of the text still keep when:success rules 
   const result = { text: 'quota exceeded\n[exit code: 3]', value: { stdout: 'quota exceeded' } };
   assert.equal(engine.observe({ name: 'bash', argumentsJson: '{}' }, result), null);
 });
+
+test('reset and forget name a non-string agentId', () => {
+  const engine = new GuardEngine();
+  assert.throws(() => engine.reset(1), { message: 'toolguard: agentId must be a string (got number)' });
+  assert.throws(() => engine.forget(undefined), { message: 'toolguard: agentId must be a string (got undefined)' });
+});

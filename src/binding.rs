@@ -301,15 +301,21 @@ impl GuardEngine {
     }
 
     /// The user spoke: that agent's chain starts over.
-    #[napi(catch_unwind)]
-    pub fn reset(&self, agent_id: String) {
-        self.engine.borrow_mut().reset(&agent_id);
+    #[napi(catch_unwind, ts_args_type = "agentId: string")]
+    pub fn reset(&self, agent_id: Unknown) -> Result<()> {
+        self.engine
+            .borrow_mut()
+            .reset(&agent_id_argument(&agent_id)?);
+        Ok(())
     }
 
     /// The agent is gone: free its state.
-    #[napi(catch_unwind)]
-    pub fn forget(&self, agent_id: String) {
-        self.engine.borrow_mut().forget(&agent_id);
+    #[napi(catch_unwind, ts_args_type = "agentId: string")]
+    pub fn forget(&self, agent_id: Unknown) -> Result<()> {
+        self.engine
+            .borrow_mut()
+            .forget(&agent_id_argument(&agent_id)?);
+        Ok(())
     }
 
     /// The agent's chain as `{ digest, count }` (`digest`: 32 lowercase hex
@@ -552,6 +558,18 @@ pub fn canonicalize(arguments_json: Utf16String) -> String {
     let mut out = String::with_capacity(arguments_json.len());
     crate::canonical::canonicalize_arguments_utf16(&arguments_json, &mut out);
     out
+}
+
+/// An `agentId` argument: a string, or an error naming it (napi's own
+/// conversion message would not).
+fn agent_id_argument(value: &Unknown) -> Result<String> {
+    match value.get_type()? {
+        ValueType::String => unsafe { value.cast::<String>() },
+        _ => Err(invalid(format!(
+            "toolguard: agentId must be a string (got {})",
+            type_name(value)?
+        ))),
+    }
 }
 
 fn invalid(reason: impl Into<String>) -> Error {
