@@ -970,7 +970,7 @@ fn utf16_to_string(units: &[u16]) -> (String, bool) {
     (out, lossy)
 }
 
-/// [`observeCall`] with the parsed arguments instead of their JSON text, for
+/// {@link observeCall} with the parsed arguments instead of their JSON text, for
 /// a flat object holding long strings (a file write, an edit): the canonical
 /// text is written here from the values, which skips `JSON.stringify` in
 /// JavaScript (most of the cost of a 64 KB call). It is exactly the canonical
