@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use regex::Regex;
-use xxhash_rust::xxh3::Xxh3;
+use xxhash_rust::xxh3::xxh3_128;
 
 use crate::canonical::canonicalize_arguments;
 use crate::config::RepeatConfig;
@@ -70,8 +70,9 @@ pub struct Chains {
     exclude: Vec<Wildcard>,
     preview_chars: usize,
     chains: HashMap<String, Chain>,
-    /// Reused between calls so a steady stream of calls allocates nothing.
-    canonical: String,
+    /// `name \0 canonical` of the current call, reused between calls so a
+    /// steady stream of calls allocates nothing.
+    key: String,
 }
 
 impl Chains {
@@ -82,7 +83,7 @@ impl Chains {
             exclude: config.exclude.iter().map(|p| Wildcard::new(p)).collect(),
             preview_chars: config.arguments_preview_chars,
             chains: HashMap::new(),
-            canonical: String::new(),
+            key: String::new(),
         }
     }
 
@@ -98,9 +99,15 @@ impl Chains {
         if !self.tracks(name) {
             return None;
         }
-        self.canonical.clear();
-        canonicalize_arguments(arguments_json, &mut self.canonical);
-        let digest = key_digest(name, &self.canonical);
+        // One buffer `name \0 canonical`, hashed in one shot: canonical JSON
+        // never holds a raw NUL, so the last NUL separates the pair
+        // unambiguously, as the official key's JSON form does.
+        self.key.clear();
+        self.key.push_str(name);
+        self.key.push('\0');
+        canonicalize_arguments(arguments_json, &mut self.key);
+        let digest = xxh3_128(self.key.as_bytes());
+        let canonical = &self.key[name.len() + 1..];
         let count = match self.chains.get_mut(agent) {
             Some(chain) => {
                 chain.count = if chain.digest == digest {
@@ -123,7 +130,7 @@ impl Chains {
         let text = if count == self.thresholds[0] {
             GENTLE_REMINDER.encode_utf16().collect()
         } else {
-            detailed_reminder(name, count, &self.canonical, self.preview_chars)
+            detailed_reminder(name, count, canonical, self.preview_chars)
         };
         Some(Reminder {
             tool: name.to_owned(),
@@ -163,16 +170,6 @@ impl Chains {
     pub fn is_empty(&self) -> bool {
         self.chains.is_empty()
     }
-}
-
-/// Digest of the official key `JSON.stringify([name, canonical])`. The length
-/// prefix keeps the pair unambiguous, which is all the key's JSON form does.
-fn key_digest(name: &str, canonical: &str) -> u128 {
-    let mut hasher = Xxh3::new();
-    hasher.update(&(name.len() as u64).to_le_bytes());
-    hasher.update(name.as_bytes());
-    hasher.update(canonical.as_bytes());
-    hasher.digest128()
 }
 
 fn detailed_reminder(name: &str, count: u64, canonical: &str, cap: usize) -> Vec<u16> {
