@@ -143,6 +143,12 @@ impl Chains {
     /// The agent's chain starts over (the user spoke) or is dropped (the agent is gone).
     pub fn remove(&mut self, agent: &str) {
         self.chains.remove(agent);
+        // A hash map keeps its peak capacity; after a wave of agents has gone,
+        // give the memory back (halving keeps the cost amortised).
+        let capacity = self.chains.capacity();
+        if capacity > 1024 && self.chains.len() < capacity / 4 {
+            self.chains.shrink_to(capacity / 2);
+        }
     }
 
     /// An agent's chain as `(digest, count)`, for callers that must carry it
@@ -284,6 +290,30 @@ mod tests {
         assert_eq!(second.advance("a", "grep", "{}").map(|r| r.count), Some(3));
         assert!(second.restore("b", digest, 0).is_err());
         assert_eq!(second.state("nobody"), None);
+    }
+
+    #[test]
+    fn forgetting_most_agents_returns_the_table_memory() {
+        let mut c = chains(&[3], &[], &[], 500);
+        for i in 0..100_000 {
+            c.advance(&format!("agent-{i}"), "t", "{}");
+        }
+        let peak = c.chains.capacity();
+        for i in 0..99_990 {
+            c.remove(&format!("agent-{i}"));
+        }
+        assert_eq!(c.len(), 10);
+        assert!(
+            c.chains.capacity() < peak / 100,
+            "{} of {peak}",
+            c.chains.capacity()
+        );
+        assert_eq!(
+            c.advance("agent-99995", "t", "{}"),
+            None,
+            "the survivors keep their chains"
+        );
+        assert_eq!(c.state("agent-99995").map(|s| s.1), Some(2));
     }
 
     #[test]
