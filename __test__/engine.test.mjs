@@ -276,26 +276,6 @@ test('a reminder and a failure can come together', () => {
   assert.equal(verdict.failure.action, 'error');
 });
 
-test('chainState / restoreChain carry a chain into a fresh engine', () => {
-  const config = { repeat: { thresholds: [3] } };
-  const exec = { agentId: 'a', name: 'grep', argumentsJson: '{"q":1}' };
-  const first = new GuardEngine(config);
-  assert.equal(first.chainState('a'), null);
-  first.observe(exec);
-  first.observe(exec);
-  const state = first.chainState('a');
-  assert.match(state.digest, /^[0-9a-f]{32}$/);
-  assert.equal(state.count, 2);
-  const second = new GuardEngine(config);
-  second.restoreChain('a', state);
-  assert.equal(second.observe(exec).reminder.count, 3);
-  const other = new GuardEngine(config);
-  other.restoreChain('a', state);
-  assert.equal(other.observe({ ...exec, argumentsJson: '{"q":2}' }), null, 'a different call starts over');
-  assert.throws(() => other.restoreChain('a', { digest: 'xyz', count: 1 }), { message: 'toolguard: state.digest must be 32 hexadecimal digits' });
-  assert.throws(() => other.restoreChain('a', { digest: state.digest, count: 0 }), { message: 'toolguard: state.count must be an integer >= 1' });
-});
-
 test('with scanValue, failure markers of the text still keep when:success rules silent', () => {
   const rules = [{ id: 'quota', pattern: 'quota exceeded', action: 'error', message: 'over quota' }];
   const engine = new GuardEngine({ loudFailure: { rules, scanValue: true } });

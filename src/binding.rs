@@ -362,6 +362,19 @@ impl GuardEngine {
     }
 }
 
+/// The live engine behind a `callHandle`; a stale handle throws instead of
+/// reaching another engine.
+fn engine_for_handle(handle: u32) -> Result<Rc<RefCell<Engine>>> {
+    CALL_ENGINES
+        .with(|engines| {
+            engines
+                .borrow()
+                .get(handle as usize)
+                .and_then(Weak::upgrade)
+        })
+        .ok_or_else(|| invalid(format!("toolguard: no live engine has handle {handle}")))
+}
+
 /// The repeat half of `engine.observe({ agentId, name, argumentsJson })` with
 /// positional arguments, for hot paths such as the DSH plugin: it skips the
 /// class-method dispatch and the property reads, about half the cost of
@@ -379,14 +392,7 @@ pub fn observe_call(
     arguments_json: Unknown,
 ) -> Result<Option<ReminderVerdict>> {
     guarded(|| {
-        let engine = CALL_ENGINES
-            .with(|engines| {
-                engines
-                    .borrow()
-                    .get(handle as usize)
-                    .and_then(Weak::upgrade)
-            })
-            .ok_or_else(|| invalid(format!("toolguard: no live engine has handle {handle}")))?;
+        let engine = engine_for_handle(handle)?;
         // Short strings are read straight into stack buffers: one N-API call
         // each instead of a length query, an allocation and a second call.
         let (mut agent_buf, mut name_buf, mut arguments_buf) = (
@@ -991,14 +997,7 @@ pub fn observe_call_value(
     arguments_value: Unknown,
 ) -> Result<Either<bool, Option<ReminderVerdict>>> {
     guarded(|| {
-        let engine = CALL_ENGINES
-            .with(|engines| {
-                engines
-                    .borrow()
-                    .get(handle as usize)
-                    .and_then(Weak::upgrade)
-            })
-            .ok_or_else(|| invalid(format!("toolguard: no live engine has handle {handle}")))?;
+        let engine = engine_for_handle(handle)?;
         let (mut agent_buf, mut name_buf) = ([0u8; SHORT_STRING], [0u8; SHORT_STRING]);
         let agent_id = read_js_str(&agent_id, "agentId", &mut agent_buf)?.0;
         let name = read_js_str(&name, "name", &mut name_buf)?.0;
