@@ -104,12 +104,9 @@ pub struct Config {
 
 impl Config {
     pub fn from_value(value: &Value) -> Result<Self, String> {
-        match value {
-            Value::Undefined | Value::Null => return Ok(Self::default()),
-            Value::Object(_) => {}
-            other => return Err(type_error("config", "an object", other)),
+        if !section(value, "config", &["repeat", "loudFailure"])? {
+            return Ok(Self::default());
         }
-        reject_unknown_keys(value, "config", &["repeat", "loudFailure"])?;
         Ok(Self {
             repeat: RepeatConfig::from_value(value.get("repeat"))?,
             loud_failure: LoudFailureConfig::from_value(value.get("loudFailure"))?,
@@ -120,16 +117,10 @@ impl Config {
 impl RepeatConfig {
     pub fn from_value(value: &Value) -> Result<Self, String> {
         let mut config = Self::default();
-        match value {
-            Value::Undefined | Value::Null => return Ok(config),
-            Value::Object(_) => {}
-            other => return Err(type_error("config.repeat", "an object", other)),
+        let known = ["thresholds", "include", "exclude", "argumentsPreviewChars"];
+        if !section(value, "config.repeat", &known)? {
+            return Ok(config);
         }
-        reject_unknown_keys(
-            value,
-            "config.repeat",
-            &["thresholds", "include", "exclude", "argumentsPreviewChars"],
-        )?;
         if let Some(thresholds) =
             optional_numbers(value.get("thresholds"), "config.repeat.thresholds")?
         {
@@ -204,16 +195,13 @@ pub fn validate_thresholds(values: &[f64]) -> Result<Vec<u64>, String> {
 impl LoudFailureConfig {
     pub fn from_value(value: &Value) -> Result<Self, String> {
         let mut config = Self::default();
-        match value {
-            Value::Undefined | Value::Null => return Ok(config),
-            Value::Object(_) => {}
-            other => return Err(type_error("config.loudFailure", "an object", other)),
-        }
-        reject_unknown_keys(
+        if !section(
             value,
             "config.loudFailure",
             &["rules", "shellTools", "scanValue"],
-        )?;
+        )? {
+            return Ok(config);
+        }
         match value.get("rules") {
             Value::Undefined => {}
             Value::Array(items) => {
@@ -338,6 +326,16 @@ fn optional_strings(value: &Value, at: &str) -> Result<Option<Vec<String>>, Stri
             .collect::<Result<_, _>>()
             .map(Some),
         other => Err(type_error(at, "an array of strings", other)),
+    }
+}
+
+/// A config section: `false` when absent (`undefined`/`null`: defaults apply),
+/// `true` for an object with only `known` keys, an error naming `at` otherwise.
+fn section(value: &Value, at: &str, known: &[&str]) -> Result<bool, String> {
+    match value {
+        Value::Undefined | Value::Null => Ok(false),
+        Value::Object(_) => reject_unknown_keys(value, at, known).map(|()| true),
+        other => Err(type_error(at, "an object", other)),
     }
 }
 
