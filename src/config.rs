@@ -266,27 +266,21 @@ fn rule_from_value(value: &Value, index: usize) -> Result<Rule, String> {
     let pattern = string("pattern", None)?;
     let flags = string("flags", Some(""))?;
     let message = string("message", None)?;
-    let action = match string("action", None)?.as_str() {
-        "error" => Action::Error,
-        "context" => Action::Context,
-        "off" => Action::Off,
-        other => {
-            return Err(format!(
-                "{} must be 'error', 'context' or 'off' (got {other:?})",
-                field("action")
-            ))
-        }
-    };
-    let when = match string("when", Some("success"))?.as_str() {
-        "success" => When::Success,
-        "always" => When::Always,
-        other => {
-            return Err(format!(
-                "{} must be 'success' or 'always' (got {other:?})",
-                field("when")
-            ))
-        }
-    };
+    // The names themselves belong to the rule model (`Action::parse`, `When::parse`).
+    let action = string("action", None)?;
+    let action = Action::parse(&action).ok_or_else(|| {
+        format!(
+            "{} must be 'error', 'context' or 'off' (got {action:?})",
+            field("action")
+        )
+    })?;
+    let when = string("when", Some("success"))?;
+    let when = When::parse(&when).ok_or_else(|| {
+        format!(
+            "{} must be 'success' or 'always' (got {when:?})",
+            field("when")
+        )
+    })?;
     Ok(Rule {
         id,
         pattern,
