@@ -10,8 +10,9 @@
 // Installs cargo-fuzz when it is missing. libFuzzer needs nightly-only rustc
 // flags; RUSTC_BOOTSTRAP=1 lets the stable toolchain accept them. Built with
 // optimisations and debug assertions (integer overflow is a finding) and
-// without AddressSanitizer: the engine modules hold no `unsafe`, and ASan
-// cost 2-5x in inputs per second. New inputs
+// without AddressSanitizer: every target drives crates/toolguard-core, which
+// is `#![forbid(unsafe_code)]` (the binding's `unsafe` is N-API calls, which
+// need Node), and ASan cost 2-5x in inputs per second. New inputs
 // go to fuzz/target/corpus/<target> (not committed); the committed seeds in
 // fuzz/corpus/<target> are read only. A crash, a panic, a failed invariant or
 // an input slower than --timeout seconds (the engine claims linear time) is a
@@ -32,6 +33,7 @@ const TARGETS = {
   rule_compile: { maxLen: 512 },
   scan: { maxLen: 16384 },
   observe: { maxLen: 8192 },
+  transcode: { maxLen: 4096 },
 };
 
 const argv = process.argv.slice(2);

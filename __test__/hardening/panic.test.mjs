@@ -1,5 +1,7 @@
-// No panic crosses N-API. The addon has a test-only hook: when the
-// environment variable TOOLGUARD_TEST_PANIC is `observe:<tool>` (panic while
+// No panic crosses N-API. An addon built with the `test-panic` cargo
+// feature (never the shipped one: built here, once, into target/test-panic
+// and loaded through NAPI_RS_NATIVE_LIBRARY_PATH) has a test-only hook: when
+// the environment variable TOOLGUARD_TEST_PANIC is `observe:<tool>` (panic while
 // the call is read and the chain advanced, on the JS thread) or
 // `scan:<tool>` (panic in the scan: on a libuv pool thread under
 // observeAsync) at the first call, calls of exactly that tool panic inside
@@ -7,18 +9,35 @@
 // never leaks into other tests; each checks that the caller sees a plain
 // JavaScript Error (or rejection), that the engine keeps working, and that
 // the DSH plugin passes the tool result through unchanged.
-import { test } from 'node:test';
+import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 const child = fileURLToPath(new URL('./panic-child.mjs', import.meta.url));
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const targetDir = `${root}target/test-panic`;
+const panicAddon = `${targetDir}/toolguard.node`;
+// The shipped build `npm run build` put beside index.js (its name names the platform).
+const shippedAddon = `${root}${readdirSync(root).find((f) => f.endsWith('.node'))}`;
+
+before(() => {
+  // A debug build (no LTO): incremental after the first run.
+  const build = spawnSync('cargo', ['build', '--lib', '--features', 'test-panic', '--target-dir', targetDir], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  assert.equal(build.status, 0, `cargo build --features test-panic failed:\n${build.stderr}`);
+  mkdirSync(targetDir, { recursive: true });
+  copyFileSync(`${targetDir}/debug/libtoolguard.so`, panicAddon);
+});
 
 function runChild(spec) {
   const result = spawnSync(process.execPath, [child], {
-    env: { ...process.env, TOOLGUARD_TEST_PANIC: spec },
+    env: { ...process.env, TOOLGUARD_TEST_PANIC: spec, NAPI_RS_NATIVE_LIBRARY_PATH: panicAddon },
     encoding: 'utf8',
     timeout: 60_000,
   });
@@ -46,12 +65,19 @@ for (const [spec, expected] of [
     assert.equal(code, 0, `child failed\n${stdout}\n${stderr}`);
     assert.deepEqual(stdout.trim().split('\n'), expected.map((name) => `ok ${name}`));
     // The panics really happened inside Rust (the default hook prints them).
-    assert.match(stderr, /panicked at src[\\/]binding\.rs:\d+:\d+:\nTOOLGUARD_TEST_PANIC forced a panic for tool bash/);
+    assert.match(stderr, /panicked at src[\\/]errors\.rs:\d+:\d+:\nTOOLGUARD_TEST_PANIC forced a panic for tool bash/);
   });
 }
 
-test('the hook is inert unless the variable names the tool', () => {
-  for (const spec of ['', 'observe:', 'observe:bas', 'scan:bash*', 'bash', 'panic:bash']) {
+// Each spec on the test build (inert unless it names the tool), and the
+// spec that does name it on the shipped build, which has no hook at all.
+const inert = [
+  ...['', 'observe:', 'observe:bas', 'scan:bash*', 'bash', 'panic:bash'].map((spec) => [spec, panicAddon]),
+  ['observe:bash', shippedAddon],
+  ['scan:bash', shippedAddon],
+];
+test('the hook is inert unless the variable names the tool, and absent from the shipped build', () => {
+  for (const [spec, addon] of inert) {
     const result = spawnSync(
       process.execPath,
       ['-e', `
@@ -60,7 +86,7 @@ test('the hook is inert unless the variable names the tool', () => {
         const v = e.observe({ agentId: 'a', name: 'bash', argumentsJson: '{}' }, { text: 'Traceback (most recent call last):' });
         e.observeAsync({ name: 'bash', argumentsJson: '{}' }, { text: 'npm ERR! x' }).then((w) => console.log(v.failure.summary, '|', w.failure.summary));
       `],
-      { env: { ...process.env, TOOLGUARD_TEST_PANIC: spec }, encoding: 'utf8' },
+      { env: { ...process.env, TOOLGUARD_TEST_PANIC: spec, NAPI_RS_NATIVE_LIBRARY_PATH: addon }, encoding: 'utf8' },
     );
     assert.equal(result.status, 0, `${spec}: ${result.stderr}`);
     assert.equal(result.stdout.trim(), 'bash: python-traceback | bash: npm-error', spec);

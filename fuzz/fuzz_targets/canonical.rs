@@ -9,7 +9,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolguard::canonical::{canonicalize_arguments, canonicalize_arguments_utf16};
+use toolguard_core::canonical::{canonicalize_arguments, canonicalize_arguments_utf16};
 
 fn canon(text: &str) -> String {
     let mut out = String::new();

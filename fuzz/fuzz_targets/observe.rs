@@ -12,11 +12,11 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use libfuzzer_sys::fuzz_target;
-use toolguard::canonical::canonicalize_arguments;
-use toolguard::config::{Config, LoudFailureConfig, RepeatConfig};
-use toolguard::engine::{Call, Engine, FailureAction, Output, Scanner};
-use toolguard::markers::shows_failure;
-use toolguard::rules::{Action, Rule, RuleSet, When};
+use toolguard_core::canonical::canonicalize_arguments;
+use toolguard_core::config::{Config, LoudFailureConfig, RepeatConfig};
+use toolguard_core::engine::{Call, Engine, FailureAction, Output, Scanner};
+use toolguard_core::markers::shows_failure;
+use toolguard_core::rules::{Action, Rule, RuleSet, When};
 
 const AGENTS: [&str; 4] = ["a", "b", "c", "d"];
 const TOOLS: [&str; 6] = ["bash", "pwsh", "job_output", "grep", "todo_write", "read.x"];
@@ -64,6 +64,7 @@ fn config(selector: u8, input: &mut Input) -> Option<Config> {
             },
             when: When::Always,
             message: "user rule".into(),
+            reason: String::new(),
         });
     }
     Some(Config {

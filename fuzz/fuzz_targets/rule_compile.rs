@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolguard::rules::{compile_rule, dialect, Action, Rule, When};
+use toolguard_core::rules::{compile_rule, dialect, Action, Rule, When};
 
 const FLAG_SETS: [&str; 8] = ["", "i", "m", "s", "u", "iu", "imsu", "mu"];
 
@@ -23,6 +23,7 @@ fuzz_target!(|data: &[u8]| {
         action: Action::Error,
         when: When::Always,
         message: "fuzz".into(),
+        reason: String::new(),
     };
     match compile_rule(&rule) {
         Ok(regex) => {
@@ -31,9 +32,9 @@ fuzz_target!(|data: &[u8]| {
             let _ = regex.find(&rule.pattern);
             let _ = regex.find("error: x\r\n\u{2028}😀 \0 Traceback");
         }
-        Err(message) => assert!(
-            message.starts_with("loud-failure: rule fuzz: "),
-            "{message}"
+        Err(error) => assert!(
+            error.to_string().starts_with("loud-failure: rule fuzz: "),
+            "{error}"
         ),
     }
 });

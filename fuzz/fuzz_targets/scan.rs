@@ -7,8 +7,8 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use toolguard::markers::shows_failure;
-use toolguard::rules::{RuleSet, Strategy};
+use toolguard_core::markers::shows_failure;
+use toolguard_core::rules::{RuleSet, Strategy};
 
 fn rules() -> &'static RuleSet {
     static RULES: OnceLock<RuleSet> = OnceLock::new();

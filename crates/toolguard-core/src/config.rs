@@ -1,52 +1,90 @@
-//! Engine configuration: shapes, defaults and fail-loud validation.
+//! Engine configuration: shapes, defaults and fail-loud validation — the one
+//! decoder of every config and rule, whichever way it arrives.
 //!
-//! The binding turns the JavaScript config object into a [`Value`] tree (keeping
-//! `NaN`, `Infinity` and `-0` that JSON would lose, because the official error
-//! texts print them) and [`Config::from_value`] validates it here, in plain Rust.
-//! Repeat-chain errors use the official plugin's texts byte for byte; everything
-//! else names the config key that was wrong.
+//! A config arrives as a [`ConfigValue`] tree: the binding walks the
+//! JavaScript object into one (keeping `NaN`, `Infinity` and `-0` that JSON
+//! would lose, because the official error texts print them);
+//! [`ConfigValue::from_json`] makes one from JSON text (the audit's config,
+//! the built-in rule table). [`Config::from_value`] and [`rule_from_value`]
+//! validate it here. Repeat-chain errors use the official plugin's texts byte
+//! for byte; everything else names the config key or the rule id.
 
+use crate::error::{ConfigError, Error, RuleError};
 use crate::rules::{Action, Rule, When};
 
 /// A JavaScript value as far as configuration cares.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Value {
+pub enum ConfigValue {
     Undefined,
     Null,
     Bool(bool),
     Number(f64),
     String(String),
-    Array(Vec<Value>),
+    Array(Vec<ConfigValue>),
     /// Own enumerable properties in JavaScript order.
-    Object(Vec<(String, Value)>),
+    Object(Vec<(String, ConfigValue)>),
     /// Anything else (function, symbol, bigint), by its `typeof`.
     Other(&'static str),
 }
 
-impl Value {
-    fn get(&self, key: &str) -> &Value {
+/// Deeper configs are not configs; readers of nested input are recursive, so bound them.
+pub const CONFIG_DEPTH_LIMIT: usize = 32;
+
+impl ConfigValue {
+    fn get(&self, key: &str) -> &ConfigValue {
         match self {
-            Value::Object(entries) => entries
+            ConfigValue::Object(entries) => entries
                 .iter()
                 .rev() // a later duplicate wins, as in JavaScript
                 .find(|(k, _)| k == key)
-                .map_or(&Value::Undefined, |(_, v)| v),
-            _ => &Value::Undefined,
+                .map_or(&ConfigValue::Undefined, |(_, v)| v),
+            _ => &ConfigValue::Undefined,
         }
     }
 
     /// The `typeof`-like name used in error messages.
     pub fn kind(&self) -> &'static str {
         match self {
-            Value::Undefined => "undefined",
-            Value::Null => "null",
-            Value::Bool(_) => "boolean",
-            Value::Number(_) => "number",
-            Value::String(_) => "string",
-            Value::Array(_) => "array",
-            Value::Object(_) => "object",
-            Value::Other(kind) => kind,
+            ConfigValue::Undefined => "undefined",
+            ConfigValue::Null => "null",
+            ConfigValue::Bool(_) => "boolean",
+            ConfigValue::Number(_) => "number",
+            ConfigValue::String(_) => "string",
+            ConfigValue::Array(_) => "array",
+            ConfigValue::Object(_) => "object",
+            ConfigValue::Other(kind) => kind,
         }
+    }
+
+    /// JSON text as a config tree (what `JSON.parse` would give the binding).
+    pub fn from_json(text: &str) -> Result<Self, ConfigError> {
+        let json: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| ConfigError::Json(e.to_string()))?;
+        Self::from_json_value(&json, 0)
+    }
+
+    fn from_json_value(json: &serde_json::Value, depth: usize) -> Result<Self, ConfigError> {
+        if depth > CONFIG_DEPTH_LIMIT {
+            return Err(ConfigError::TooDeep);
+        }
+        Ok(match json {
+            serde_json::Value::Null => ConfigValue::Null,
+            serde_json::Value::Bool(b) => ConfigValue::Bool(*b),
+            serde_json::Value::Number(n) => ConfigValue::Number(n.as_f64().unwrap_or(f64::NAN)),
+            serde_json::Value::String(s) => ConfigValue::String(s.clone()),
+            serde_json::Value::Array(items) => ConfigValue::Array(
+                items
+                    .iter()
+                    .map(|v| Self::from_json_value(v, depth + 1))
+                    .collect::<Result<_, _>>()?,
+            ),
+            serde_json::Value::Object(entries) => ConfigValue::Object(
+                entries
+                    .iter()
+                    .map(|(k, v)| Ok((k.clone(), Self::from_json_value(v, depth + 1)?)))
+                    .collect::<Result<_, ConfigError>>()?,
+            ),
+        })
     }
 }
 
@@ -64,6 +102,7 @@ pub struct RepeatConfig {
     pub thresholds: Vec<u64>,
     pub include: Vec<String>,
     pub exclude: Vec<String>,
+    /// Counted in UTF-16 code units, as the official plugin's `slice` does.
     pub arguments_preview_chars: usize,
 }
 
@@ -103,7 +142,7 @@ pub struct Config {
 }
 
 impl Config {
-    pub fn from_value(value: &Value) -> Result<Self, String> {
+    pub fn from_value(value: &ConfigValue) -> Result<Self, Error> {
         if !section(value, "config", &["repeat", "loudFailure"])? {
             return Ok(Self::default());
         }
@@ -112,13 +151,18 @@ impl Config {
             loud_failure: LoudFailureConfig::from_value(value.get("loudFailure"))?,
         })
     }
+
+    /// A config given as JSON text (the audit's `--config`, decoded by the CLI).
+    pub fn from_json(text: &str) -> Result<Self, Error> {
+        Self::from_value(&ConfigValue::from_json(text)?)
+    }
 }
 
 impl RepeatConfig {
-    pub fn from_value(value: &Value) -> Result<Self, String> {
+    pub fn from_value(value: &ConfigValue) -> Result<Self, ConfigError> {
         let mut config = Self::default();
-        let known = ["thresholds", "include", "exclude", "argumentsPreviewChars"];
-        if !section(value, "config.repeat", &known)? {
+        const KNOWN: &[&str] = &["thresholds", "include", "exclude", "argumentsPreviewChars"];
+        if !section(value, "config.repeat", KNOWN)? {
             return Ok(config);
         }
         if let Some(thresholds) =
@@ -133,14 +177,11 @@ impl RepeatConfig {
             config.exclude = exclude;
         }
         match value.get("argumentsPreviewChars") {
-            Value::Undefined => {}
-            Value::Number(n) => {
+            ConfigValue::Undefined => {}
+            ConfigValue::Number(n) => {
                 // Same order and text as the official plugin: thresholds are checked first.
                 if n.fract() != 0.0 || !n.is_finite() || *n < 1.0 {
-                    return Err(format!(
-                        "repeat-tool-reminder: invalid argumentsPreviewChars {} — must be an integer >= 1",
-                        js_number(*n)
-                    ));
+                    return Err(ConfigError::InvalidPreviewChars(*n));
                 }
                 config.arguments_preview_chars = if *n >= usize::MAX as f64 {
                     usize::MAX
@@ -161,23 +202,21 @@ impl RepeatConfig {
 }
 
 /// The official `validateThresholds`: fail loud, then sort ascending.
-pub fn validate_thresholds(values: &[f64]) -> Result<Vec<u64>, String> {
+pub fn validate_thresholds(values: &[f64]) -> Result<Vec<u64>, ConfigError> {
     if values.is_empty() {
-        return Err("repeat-tool-reminder: `thresholds` must not be empty".to_owned());
+        return Err(ConfigError::EmptyThresholds);
     }
-    for &v in values {
-        if !v.is_finite() || v.fract() != 0.0 || v < 2.0 {
-            return Err(format!(
-                "repeat-tool-reminder: invalid threshold {} — every threshold must be an integer >= 2",
-                js_number(v)
-            ));
-        }
+    if let Some(&v) = values
+        .iter()
+        .find(|v| !v.is_finite() || v.fract() != 0.0 || **v < 2.0)
+    {
+        return Err(ConfigError::InvalidThreshold(v));
     }
     // `new Set(values)` compares with SameValueZero; all values are finite integers here.
     let mut sorted: Vec<f64> = values.to_vec();
     sorted.sort_by(|a, b| a.total_cmp(b));
     if sorted.windows(2).any(|w| w[0] == w[1]) {
-        return Err("repeat-tool-reminder: `thresholds` must not contain duplicates".to_owned());
+        return Err(ConfigError::DuplicateThresholds);
     }
     // A threshold past u64 can never be reached by a count; saturate instead of wrapping.
     Ok(sorted
@@ -193,7 +232,7 @@ pub fn validate_thresholds(values: &[f64]) -> Result<Vec<u64>, String> {
 }
 
 impl LoudFailureConfig {
-    pub fn from_value(value: &Value) -> Result<Self, String> {
+    pub fn from_value(value: &ConfigValue) -> Result<Self, Error> {
         let mut config = Self::default();
         if !section(
             value,
@@ -203,15 +242,17 @@ impl LoudFailureConfig {
             return Ok(config);
         }
         match value.get("rules") {
-            Value::Undefined => {}
-            Value::Array(items) => {
+            ConfigValue::Undefined => {}
+            ConfigValue::Array(items) => {
                 config.rules = items
                     .iter()
                     .enumerate()
-                    .map(|(i, item)| rule_from_value(item, i))
+                    .map(|(i, item)| {
+                        rule_from_value(item, &format!("config.loudFailure.rules[{i}]"))
+                    })
                     .collect::<Result<_, _>>()?;
             }
-            other => return Err(type_error("config.loudFailure.rules", "an array", other)),
+            other => return Err(type_error("config.loudFailure.rules", "an array", other).into()),
         }
         if let Some(tools) =
             optional_strings(value.get("shellTools"), "config.loudFailure.shellTools")?
@@ -219,68 +260,77 @@ impl LoudFailureConfig {
             config.shell_tools = tools;
         }
         match value.get("scanValue") {
-            Value::Undefined => {}
-            Value::Bool(b) => config.scan_value = *b,
+            ConfigValue::Undefined => {}
+            ConfigValue::Bool(b) => config.scan_value = *b,
             other => {
-                return Err(type_error(
-                    "config.loudFailure.scanValue",
-                    "a boolean",
-                    other,
-                ))
+                return Err(type_error("config.loudFailure.scanValue", "a boolean", other).into())
             }
         }
         Ok(config)
     }
 }
 
-/// One user rule. Shape errors name the rule by id when it has one, else by index.
-fn rule_from_value(value: &Value, index: usize) -> Result<Rule, String> {
-    let at = format!("config.loudFailure.rules[{index}]");
-    if !matches!(value, Value::Object(_)) {
-        return Err(type_error(&at, "a rule object", value));
+/// The keys of a rule object, in the order the README documents them.
+pub const RULE_KEYS: &[&str] = &[
+    "id", "pattern", "flags", "action", "when", "message", "reason",
+];
+
+/// One rule object — a user rule or a row of `rules/builtin.json`, the same
+/// decoder for both, so a built-in copied into a config loads. `at` names
+/// the rule until its id is known; then errors name the id.
+///
+/// Defaults: `flags` `""`, `when` `"success"`, `reason` `""`. A rule whose
+/// `action` is `"off"` needs only its `id` (it switches a built-in off); every
+/// other rule needs a non-empty `pattern` and a `message`.
+pub fn rule_from_value(value: &ConfigValue, at: &str) -> Result<Rule, Error> {
+    if !matches!(value, ConfigValue::Object(_)) {
+        return Err(type_error(at, "a rule object", value).into());
     }
     let id = match value.get("id") {
-        Value::String(s) if !s.is_empty() => s.clone(),
-        Value::String(_) => return Err(format!("loud-failure: {at}: `id` must not be empty")),
-        other => return Err(type_error(&format!("{at}.id"), "a string", other)),
+        ConfigValue::String(s) if !s.is_empty() => s.clone(),
+        ConfigValue::String(_) => return Err(ConfigError::EmptyRuleId { at: at.to_owned() }.into()),
+        other => return Err(type_error(&format!("{at}.id"), "a string", other).into()),
     };
-    let field = |key: &str| format!("loud-failure: rule {id}: `{key}`");
-    const RULE_KEYS: &[&str] = &["id", "pattern", "flags", "action", "when", "message"];
+    let problem = |reason: String| Error::from(RuleError::new(&id, reason));
     if let Some(key) = unknown_key(value, RULE_KEYS) {
-        return Err(format!(
-            "loud-failure: rule {id}: unknown key `{key}` (expected one of: {})",
+        return Err(problem(format!(
+            "unknown key `{key}` (expected one of: {})",
             RULE_KEYS.join(", ")
-        ));
+        )));
     }
-    let string = |key: &str, default: Option<&str>| -> Result<String, String> {
+    let string = |key: &str, default: Option<&str>| -> Result<String, Error> {
         match (value.get(key), default) {
-            (Value::String(s), _) => Ok(s.clone()),
-            (Value::Undefined, Some(d)) => Ok(d.to_owned()),
-            (other, _) => Err(format!(
-                "{} must be a string (got {})",
-                field(key),
+            (ConfigValue::String(s), _) => Ok(s.clone()),
+            (ConfigValue::Undefined, Some(d)) => Ok(d.to_owned()),
+            (other, _) => Err(problem(format!(
+                "`{key}` must be a string (got {})",
                 other.kind()
-            )),
+            ))),
         }
     };
-    let pattern = string("pattern", None)?;
+    let off = matches!(value.get("action"), ConfigValue::String(a) if a == "off");
+    let optional = off.then_some("");
+    let pattern = string("pattern", optional)?;
+    if pattern.is_empty() && !off {
+        // An empty pattern matches every output: never what a rule means.
+        return Err(problem("`pattern` must not be empty".to_owned()));
+    }
     let flags = string("flags", Some(""))?;
-    let message = string("message", None)?;
+    let message = string("message", optional)?;
     // The names themselves belong to the rule model (`Action::parse`, `When::parse`).
     let action = string("action", None)?;
     let action = Action::parse(&action).ok_or_else(|| {
-        format!(
-            "{} must be 'error', 'context' or 'off' (got {action:?})",
-            field("action")
-        )
+        problem(format!(
+            "`action` must be 'error', 'context' or 'off' (got {action:?})"
+        ))
     })?;
     let when = string("when", Some("success"))?;
     let when = When::parse(&when).ok_or_else(|| {
-        format!(
-            "{} must be 'success' or 'always' (got {when:?})",
-            field("when")
-        )
+        problem(format!(
+            "`when` must be 'success' or 'always' (got {when:?})"
+        ))
     })?;
+    let reason = string("reason", Some(""))?;
     Ok(Rule {
         id,
         pattern,
@@ -288,17 +338,18 @@ fn rule_from_value(value: &Value, index: usize) -> Result<Rule, String> {
         action,
         when,
         message,
+        reason,
     })
 }
 
-fn optional_numbers(value: &Value, at: &str) -> Result<Option<Vec<f64>>, String> {
+fn optional_numbers(value: &ConfigValue, at: &str) -> Result<Option<Vec<f64>>, ConfigError> {
     match value {
-        Value::Undefined => Ok(None),
-        Value::Array(items) => items
+        ConfigValue::Undefined => Ok(None),
+        ConfigValue::Array(items) => items
             .iter()
             .enumerate()
             .map(|(i, item)| match item {
-                Value::Number(n) => Ok(*n),
+                ConfigValue::Number(n) => Ok(*n),
                 other => Err(type_error(&format!("{at}[{i}]"), "a number", other)),
             })
             .collect::<Result<_, _>>()
@@ -307,14 +358,14 @@ fn optional_numbers(value: &Value, at: &str) -> Result<Option<Vec<f64>>, String>
     }
 }
 
-fn optional_strings(value: &Value, at: &str) -> Result<Option<Vec<String>>, String> {
+fn optional_strings(value: &ConfigValue, at: &str) -> Result<Option<Vec<String>>, ConfigError> {
     match value {
-        Value::Undefined => Ok(None),
-        Value::Array(items) => items
+        ConfigValue::Undefined => Ok(None),
+        ConfigValue::Array(items) => items
             .iter()
             .enumerate()
             .map(|(i, item)| match item {
-                Value::String(s) => Ok(s.clone()),
+                ConfigValue::String(s) => Ok(s.clone()),
                 other => Err(type_error(&format!("{at}[{i}]"), "a string", other)),
             })
             .collect::<Result<_, _>>()
@@ -325,42 +376,47 @@ fn optional_strings(value: &Value, at: &str) -> Result<Option<Vec<String>>, Stri
 
 /// A config section: `false` when absent (`undefined`/`null`: defaults apply),
 /// `true` for an object with only `known` keys, an error naming `at` otherwise.
-fn section(value: &Value, at: &str, known: &[&str]) -> Result<bool, String> {
+fn section(
+    value: &ConfigValue,
+    at: &str,
+    known: &'static [&'static str],
+) -> Result<bool, ConfigError> {
     match value {
-        Value::Undefined | Value::Null => Ok(false),
-        Value::Object(_) => reject_unknown_keys(value, at, known).map(|()| true),
+        ConfigValue::Undefined | ConfigValue::Null => Ok(false),
+        ConfigValue::Object(_) => match unknown_key(value, known) {
+            Some(key) => Err(ConfigError::UnknownKey {
+                at: at.to_owned(),
+                key: key.to_owned(),
+                expected: known,
+            }),
+            None => Ok(true),
+        },
         other => Err(type_error(at, "an object", other)),
     }
 }
 
-/// A misspelt key would otherwise be ignored silently and the default used.
-fn reject_unknown_keys(value: &Value, at: &str, known: &[&str]) -> Result<(), String> {
-    match unknown_key(value, known) {
-        Some(key) => Err(format!(
-            "toolguard: unknown key {at}.{key} (expected one of: {})",
-            known.join(", ")
-        )),
-        None => Ok(()),
-    }
-}
-
-fn unknown_key<'v>(value: &'v Value, known: &[&str]) -> Option<&'v str> {
+fn unknown_key<'v>(value: &'v ConfigValue, known: &[&str]) -> Option<&'v str> {
     match value {
-        Value::Object(entries) => entries
+        ConfigValue::Object(entries) => entries
             .iter()
-            .find(|(k, v)| !known.contains(&k.as_str()) && *v != Value::Undefined)
+            .find(|(k, v)| !known.contains(&k.as_str()) && *v != ConfigValue::Undefined)
             .map(|(k, _)| k.as_str()),
         _ => None,
     }
 }
 
-fn type_error(at: &str, expected: &str, got: &Value) -> String {
-    format!("toolguard: {at} must be {expected} (got {})", got.kind())
+fn type_error(at: &str, expected: &'static str, got: &ConfigValue) -> ConfigError {
+    ConfigError::WrongType {
+        at: at.to_owned(),
+        expected,
+        got: got.kind(),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ConfigValue as Value;
 
     fn obj(entries: &[(&str, Value)]) -> Value {
         Value::Object(
@@ -374,7 +430,7 @@ mod tests {
         Value::Array(ns.iter().map(|n| Value::Number(*n)).collect())
     }
     fn repeat(entries: &[(&str, Value)]) -> Result<Config, String> {
-        Config::from_value(&obj(&[("repeat", obj(entries))]))
+        Config::from_value(&obj(&[("repeat", obj(entries))])).map_err(|e| e.to_string())
     }
 
     #[test]
@@ -449,11 +505,15 @@ mod tests {
             "toolguard: config.repeat.include[0] must be a string (got number)"
         );
         assert_eq!(
-            Config::from_value(&obj(&[("repeats", obj(&[]))])).unwrap_err(),
+            Config::from_value(&obj(&[("repeats", obj(&[]))]))
+                .unwrap_err()
+                .to_string(),
             "toolguard: unknown key config.repeats (expected one of: repeat, loudFailure)"
         );
         assert_eq!(
-            Config::from_value(&Value::String("x".into())).unwrap_err(),
+            Config::from_value(&Value::String("x".into()))
+                .unwrap_err()
+                .to_string(),
             "toolguard: config must be an object (got string)"
         );
     }
@@ -465,6 +525,7 @@ mod tests {
                 "loudFailure",
                 obj(&[("rules", Value::Array(vec![obj(entries)]))]),
             )]))
+            .map_err(|e| e.to_string())
         };
         let s = |v: &str| Value::String(v.into());
         let ok = rule(&[
@@ -497,7 +558,7 @@ mod tests {
         assert_eq!(
             rule(&[("id", s("x")), ("pattern", s("a")), ("action", s("error")), ("message", s("m")), ("flag", s("i"))])
                 .unwrap_err(),
-            "loud-failure: rule x: unknown key `flag` (expected one of: id, pattern, flags, action, when, message)"
+            "loud-failure: rule x: unknown key `flag` (expected one of: id, pattern, flags, action, when, message, reason)"
         );
     }
 

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crate::chain::{any_match, Chains, Reminder, Wildcard};
 use crate::config::{Config, LoudFailureConfig, RepeatConfig};
+use crate::error::{Error, RuleError};
 use crate::markers::shows_failure;
 use crate::rules::{Action, RuleMatch, RuleSet};
 
@@ -71,7 +72,7 @@ pub struct Scanner {
 
 impl Scanner {
     /// Merge the config's rules into the built-ins and compile them; errors name the rule id.
-    pub fn new(config: &LoudFailureConfig) -> Result<Self, String> {
+    pub fn new(config: &LoudFailureConfig) -> Result<Self, RuleError> {
         Ok(Self::with_rules(
             RuleSet::compile(config.rules.clone())?,
             config,
@@ -134,7 +135,7 @@ pub struct Engine {
 
 impl Engine {
     /// Compile a validated config; rule errors name the rule id.
-    pub fn new(config: &Config) -> Result<Self, String> {
+    pub fn new(config: &Config) -> Result<Self, Error> {
         Ok(Self::with_scanner(
             &config.repeat,
             Arc::new(Scanner::new(&config.loud_failure)?),
@@ -200,12 +201,7 @@ impl Engine {
     }
 
     /// Put back a chain saved with [`Engine::chain_state`].
-    pub fn restore_chain(
-        &mut self,
-        agent_id: &str,
-        digest: u128,
-        count: u64,
-    ) -> Result<(), String> {
+    pub fn restore_chain(&mut self, agent_id: &str, digest: u128, count: u64) -> Result<(), Error> {
         self.chains.restore(agent_id, digest, count)
     }
 

@@ -6,7 +6,7 @@
 //! on time: this measures, the unit tests check behaviour.
 
 use std::time::{Duration, Instant};
-use toolguard::rules::{Action, Rule, RuleSet, Strategy, When};
+use toolguard_core::rules::{Action, Rule, RuleSet, Strategy, When};
 
 /// Deterministic build/test/log output with the benign lookalikes the rules
 /// must skip (`0 errors`, `test_error … ok`, warnings, paths with colons).
@@ -112,6 +112,7 @@ fn measure_scan_strategies() {
             action: Action::Context,
             when: When::Success,
             message: format!("job {i} failed"),
+            reason: String::new(),
         })
         .collect();
     let many = RuleSet::compile(user).unwrap();
@@ -132,7 +133,7 @@ fn measure_scan_strategies() {
 #[ignore]
 fn measure_each_builtin_rule() {
     let text = build_log(10_000_000);
-    for r in toolguard::rules::builtin_rules() {
+    for r in toolguard_core::rules::builtin_rules() {
         let one = RuleSet::compile_table(vec![r.clone()]).unwrap();
         let (mbs, _) = best_of(&text, &one, Strategy::Loop, Duration::from_millis(400));
         println!("{:<20} {mbs:>9.1} MB/s", r.id);
@@ -143,7 +144,7 @@ fn measure_each_builtin_rule() {
 #[ignore]
 fn measure_set_leave_one_out() {
     let text = build_log(10_000_000);
-    let all = toolguard::rules::builtin_rules();
+    let all = toolguard_core::rules::builtin_rules();
     for skip in 0..=all.len() {
         let rules: Vec<Rule> = all
             .iter()
@@ -186,7 +187,7 @@ fn measure_one_scan() {
 #[test]
 #[ignore]
 fn measure_combined_alternation() {
-    let all = toolguard::rules::builtin_rules();
+    let all = toolguard_core::rules::builtin_rules();
     assert!(all.iter().all(|r| r.flags == "m"));
     let pattern = all
         .iter()
@@ -200,6 +201,7 @@ fn measure_combined_alternation() {
         action: Action::Error,
         when: When::Success,
         message: "m".into(),
+        reason: String::new(),
     };
     let set = RuleSet::compile_table(vec![one]).unwrap();
     let builtin = RuleSet::compile(vec![]).unwrap();
@@ -236,6 +238,7 @@ fn measure_varied_user_rules() {
                 action: Action::Context,
                 when: When::Success,
                 message: "m".into(),
+                reason: String::new(),
             }
         })
         .collect();

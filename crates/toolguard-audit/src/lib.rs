@@ -1,3 +1,5 @@
+#![deny(clippy::all)]
+#![forbid(unsafe_code)]
 //! Session-log reading for `toolguard audit` (DSH JSONL, zstd, generic traces).
 //!
 //! A log is streamed line by line (zstd frames decoded on the fly), each line
@@ -11,8 +13,6 @@ mod trace;
 pub mod validate;
 pub mod zstd;
 
-pub mod binding;
-
 #[cfg(test)]
 mod tests;
 
@@ -22,9 +22,9 @@ use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 use std::rc::Rc;
 
-use crate::canonical::canonicalize_arguments;
-use crate::config::Config;
-use crate::engine::{Call, Engine, Output, Verdict};
+use toolguard_core::canonical::canonicalize_arguments;
+use toolguard_core::config::Config;
+use toolguard_core::engine::{Call, Engine, Output, Verdict};
 
 pub use report::{FailureFinding, InputError, ReminderFinding, SessionReport};
 
@@ -63,16 +63,21 @@ impl Format {
 }
 
 /// One tool call waiting for, or paired with, its result.
-#[derive(Debug, Clone)]
+/// Serialized as the first keys of each finding, in this order.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub(crate) struct CallSite {
-    pub agent_id: Option<String>,
     pub call_id: String,
+    #[serde(rename = "tool")]
     pub name: String,
-    pub arguments_json: String,
+    pub agent_id: Option<String>,
     /// 1-based log line of the call.
+    #[serde(rename = "logLine")]
     pub line: u64,
     pub seq: Option<u64>,
     pub turn: Option<u64>,
+    #[serde(skip)]
+    pub arguments_json: String,
 }
 
 /// Audits logs with one engine; each file starts with fresh chains.
@@ -82,7 +87,7 @@ pub struct Auditor {
 }
 
 impl Auditor {
-    pub fn new(config: &Config) -> Result<Self, String> {
+    pub fn new(config: &Config) -> Result<Self, toolguard_core::Error> {
         Ok(Self {
             engine: Engine::new(config)?,
             preview_chars: config.repeat.arguments_preview_chars,
@@ -339,31 +344,5 @@ impl<R: Read> Read for Counting<R> {
         let n = self.inner.read(buf)?;
         self.count.set(self.count.get() + n as u64);
         Ok(n)
-    }
-}
-
-/// A JSON config (the GuardEngine config object) as a config [`Value`](crate::config::Value).
-pub fn config_from_json(text: &str) -> Result<Config, String> {
-    let json: serde_json::Value = serde_json::from_str(text)
-        .map_err(|e| format!("toolguard: config is not valid JSON: {e}"))?;
-    Config::from_value(&to_config_value(&json))
-}
-
-fn to_config_value(json: &serde_json::Value) -> crate::config::Value {
-    use crate::config::Value;
-    match json {
-        serde_json::Value::Null => Value::Null,
-        serde_json::Value::Bool(b) => Value::Bool(*b),
-        serde_json::Value::Number(n) => Value::Number(n.as_f64().unwrap_or(f64::NAN)),
-        serde_json::Value::String(s) => Value::String(s.clone()),
-        serde_json::Value::Array(items) => {
-            Value::Array(items.iter().map(to_config_value).collect())
-        }
-        serde_json::Value::Object(entries) => Value::Object(
-            entries
-                .iter()
-                .map(|(k, v)| (k.clone(), to_config_value(v)))
-                .collect(),
-        ),
     }
 }

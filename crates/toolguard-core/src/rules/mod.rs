@@ -12,7 +12,9 @@ mod scan;
 pub use scan::Strategy;
 
 use regex::{Regex, RegexBuilder};
-use serde_json::Value;
+
+use crate::config::{rule_from_value, ConfigValue};
+use crate::error::RuleError;
 
 /// Compiled-program budget per rule. Generous for real rules (the whole
 /// built-in table is far below it) yet bounds what one careless pattern
@@ -79,74 +81,37 @@ pub struct Rule {
     pub action: Action,
     pub when: When,
     pub message: String,
+    /// Why the rule is there (the README table); never affects matching.
+    pub reason: String,
 }
 
 /// `loud-failure: rule <id>: <reason>` — the one shape of every rule-table error.
-pub fn rule_error(id: &str, reason: &str) -> String {
-    format!("loud-failure: rule {id}: {reason}")
+pub fn rule_error(id: &str, reason: &str) -> RuleError {
+    RuleError::new(id, reason)
 }
 
-impl Rule {
-    /// Reads one rule object (built-in JSON or a user config already turned
-    /// into JSON). `flags` defaults to `""`; `action`, `when` are required.
-    pub fn from_json(v: &Value) -> Result<Rule, String> {
-        let obj = v
-            .as_object()
-            .ok_or_else(|| "loud-failure: rule must be an object".to_string())?;
-        let id = match obj.get("id") {
-            Some(Value::String(s)) => s.clone(),
-            _ => return Err("loud-failure: rule: `id` must be a string".into()),
-        };
-        let field = |name: &str| -> Result<Option<String>, String> {
-            match obj.get(name) {
-                None | Some(Value::Null) => Ok(None),
-                Some(Value::String(s)) => Ok(Some(s.clone())),
-                Some(_) => Err(rule_error(&id, &format!("`{name}` must be a string"))),
-            }
-        };
-        let pattern = field("pattern")?.ok_or_else(|| rule_error(&id, "`pattern` is required"))?;
-        let flags = field("flags")?.unwrap_or_default();
-        let message = field("message")?.ok_or_else(|| rule_error(&id, "`message` is required"))?;
-        let action = field("action")?.ok_or_else(|| rule_error(&id, "`action` is required"))?;
-        let action = Action::parse(&action).ok_or_else(|| {
-            rule_error(
-                &id,
-                &format!("`action` must be 'error', 'context' or 'off', got '{action}'"),
-            )
-        })?;
-        let when = field("when")?.ok_or_else(|| rule_error(&id, "`when` is required"))?;
-        let when = When::parse(&when).ok_or_else(|| {
-            rule_error(
-                &id,
-                &format!("`when` must be 'success' or 'always', got '{when}'"),
-            )
-        })?;
-        Ok(Rule {
-            id,
-            pattern,
-            flags,
-            action,
-            when,
-            message,
-        })
-    }
-}
-
-/// The built-in table (`rules/builtin.json`, shared with the TS reference engine).
+/// The built-in table (`rules/builtin.json`, shared with the TS reference
+/// engine), read by the same decoder as user rules.
 pub fn builtin_rules() -> Vec<Rule> {
-    const TABLE: &str = include_str!("../../rules/builtin.json");
-    let v: Value = serde_json::from_str(TABLE).expect("rules/builtin.json is valid JSON");
-    v.as_array()
-        .expect("rules/builtin.json is an array")
-        .iter()
-        .map(|r| Rule::from_json(r).expect("built-in rule is well-formed"))
+    const TABLE: &str = include_str!("../../../../rules/builtin.json");
+    let ConfigValue::Array(rows) =
+        ConfigValue::from_json(TABLE).expect("rules/builtin.json is valid JSON")
+    else {
+        panic!("rules/builtin.json is an array");
+    };
+    rows.iter()
+        .enumerate()
+        .map(|(i, row)| {
+            rule_from_value(row, &format!("rules/builtin.json[{i}]"))
+                .unwrap_or_else(|e| panic!("built-in rule is well-formed: {e}"))
+        })
         .collect()
 }
 
 /// Merges user rules into the built-ins: a user rule with a built-in id
 /// replaces it in place, new ids are appended in order, two user rules with
 /// one id are an error.
-pub fn merge(builtin: Vec<Rule>, user: Vec<Rule>) -> Result<Vec<Rule>, String> {
+pub fn merge(builtin: Vec<Rule>, user: Vec<Rule>) -> Result<Vec<Rule>, RuleError> {
     let mut table = builtin;
     let builtin_len = table.len();
     let mut user_ids = std::collections::HashSet::with_capacity(user.len());
@@ -156,6 +121,14 @@ pub fn merge(builtin: Vec<Rule>, user: Vec<Rule>) -> Result<Vec<Rule>, String> {
         }
         match table[..builtin_len].iter().position(|b| b.id == r.id) {
             Some(i) => table[i] = r,
+            // `{id, action: 'off'}` alone can only mean a built-in: a typo in
+            // its id would otherwise switch nothing off, silently.
+            None if r.action == Action::Off && r.pattern.is_empty() => {
+                return Err(rule_error(
+                    &r.id,
+                    "`action: 'off'` without a `pattern` switches off a built-in rule, and no built-in rule has this id",
+                ))
+            }
             None => table.push(r),
         }
     }
@@ -165,7 +138,7 @@ pub fn merge(builtin: Vec<Rule>, user: Vec<Rule>) -> Result<Vec<Rule>, String> {
 /// Translates and compiles one rule's pattern, naming the rule on failure.
 /// (The scanner builds its own engines lazily; this is the one-shot form for
 /// tests and tools, with exactly the load-time checks of `check_rule`.)
-pub fn compile_rule(rule: &Rule) -> Result<Regex, String> {
+pub fn compile_rule(rule: &Rule) -> Result<Regex, RuleError> {
     let checked = check_rule(rule)?;
     RegexBuilder::new(&checked.src)
         .size_limit(RULE_SIZE_LIMIT)
@@ -180,7 +153,7 @@ pub fn compile_rule(rule: &Rule) -> Result<Regex, String> {
         })
 }
 
-fn too_big(id: &str) -> String {
+fn too_big(id: &str) -> RuleError {
     rule_error(
         id,
         "pattern is too big for the linear-time engine (compiled size over the per-rule limit)",
@@ -191,11 +164,21 @@ fn too_big(id: &str) -> String {
 /// syntax settings) and compile the forward program against the per-rule
 /// size limit — every way the full build can fail, at a fraction of its cost
 /// (no DFAs, reverse program or prefilters; those are built on first scan).
-fn check_rule(rule: &Rule) -> Result<scan::Checked, String> {
+fn check_rule(rule: &Rule) -> Result<scan::Checked, RuleError> {
+    if rule.action == Action::Off && rule.pattern.is_empty() {
+        // A built-in switched off by id alone: nothing to compile or run.
+        return Ok(scan::Checked {
+            src: String::new(),
+            literals: None,
+            at_line_start: false,
+            starts_line: false,
+            line_local: true,
+        });
+    }
     if rule.id.is_empty() {
         return Err(rule_error("(empty id)", "`id` must not be empty"));
     }
-    if rule.message.trim().is_empty() {
+    if rule.message.trim().is_empty() && rule.action != Action::Off {
         return Err(rule_error(&rule.id, "`message` must not be empty"));
     }
     let src =
@@ -269,12 +252,12 @@ pub struct RuleSet {
 impl RuleSet {
     /// Merges `user` into the built-ins and checks every pattern (`off`
     /// rules too: an unusable table fails the load whatever the actions).
-    pub fn compile(user: Vec<Rule>) -> Result<RuleSet, String> {
+    pub fn compile(user: Vec<Rule>) -> Result<RuleSet, RuleError> {
         Self::compile_table(merge(builtin_rules(), user)?)
     }
 
     /// Compiles an already merged table (no built-ins added).
-    pub fn compile_table(rules: Vec<Rule>) -> Result<RuleSet, String> {
+    pub fn compile_table(rules: Vec<Rule>) -> Result<RuleSet, RuleError> {
         let mut checked = Vec::with_capacity(rules.len());
         for r in &rules {
             checked.push(check_rule(r)?);

@@ -8,7 +8,10 @@ use std::path::Path;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use super::{config_from_json, Auditor as Inner, Format};
+use toolguard_audit::{Auditor as Inner, Format};
+use toolguard_core::config::Config;
+
+use crate::errors::{core_error, invalid};
 
 /// Replays recorded sessions through the guard engine.
 #[napi]
@@ -23,12 +26,11 @@ impl Auditor {
     #[napi(constructor, catch_unwind)]
     pub fn new(config_json: Option<String>) -> Result<Self> {
         let config = match config_json {
-            Some(text) => config_from_json(&text),
-            None => Ok(Default::default()),
-        }
-        .map_err(|e| Error::new(Status::InvalidArg, e))?;
+            Some(text) => Config::from_json(&text).map_err(core_error)?,
+            None => Config::default(),
+        };
         Ok(Self {
-            inner: Inner::new(&config).map_err(|e| Error::new(Status::InvalidArg, e))?,
+            inner: Inner::new(&config).map_err(core_error)?,
         })
     }
 
@@ -48,10 +50,9 @@ impl Auditor {
         let format = match format.as_deref() {
             None => Format::Auto,
             Some(name) => Format::parse(name).ok_or_else(|| {
-                Error::new(
-                    Status::InvalidArg,
-                    format!("toolguard: format must be 'auto', 'dsh' or 'trace' (got {name:?})"),
-                )
+                invalid(format!(
+                    "toolguard: format must be 'auto', 'dsh' or 'trace' (got {name:?})"
+                ))
             })?,
         };
         let mut failed: Option<Error> = None;
@@ -68,6 +69,6 @@ impl Auditor {
         if let Some(e) = failed {
             return Err(e);
         }
-        Ok(report.to_json().to_string())
+        Ok(report.to_json())
     }
 }

@@ -104,7 +104,7 @@ fn silent_failure_found_and_error_results_never_scanned() {
     );
     assert_eq!(f.excerpt, "Traceback (most recent call last):");
     assert_eq!(f.command.as_deref(), Some("python x.py | tail"));
-    assert_eq!(f.verdict, crate::engine::FailureAction::Error);
+    assert_eq!(f.verdict, toolguard_core::engine::FailureAction::Error);
 }
 
 #[test]
@@ -232,7 +232,7 @@ fn trace_format_agents_exit_codes_and_resets() {
 
 #[test]
 fn zstd_frames_plain_and_truncated() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("__test__/audit/fixtures");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../__test__/audit/fixtures");
     let main = "--home-dev-report-site--/sample-main/session.jsonl";
     let plain = std::fs::read(dir.join("dsh-plain").join(main)).unwrap();
     let packed = std::fs::read(dir.join("dsh-zstd").join(format!("{main}.zstd"))).unwrap();
@@ -285,14 +285,17 @@ fn zstd_frames_plain_and_truncated() {
 #[test]
 fn config_json_errors_name_the_key() {
     assert_eq!(
-        config_from_json(r#"{"repeat":{"thresholds":[]}}"#).unwrap_err(),
+        Config::from_json(r#"{"repeat":{"thresholds":[]}}"#)
+            .unwrap_err()
+            .to_string(),
         "repeat-tool-reminder: `thresholds` must not be empty"
     );
-    assert!(config_from_json("{")
+    assert!(Config::from_json("{")
         .unwrap_err()
+        .to_string()
         .contains("not valid JSON"));
     assert_eq!(
-        config_from_json(r#"{"repeat":{"thresholds":[2]}}"#)
+        Config::from_json(r#"{"repeat":{"thresholds":[2]}}"#)
             .unwrap()
             .repeat
             .thresholds,
@@ -339,7 +342,7 @@ fn cut_frame_keeps_its_whole_blocks() {
 #[test]
 fn damaged_logs_never_panic() {
     // Deterministic xorshift: flipped bytes and cuts anywhere, plain and zstd.
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("__test__/audit/fixtures");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../__test__/audit/fixtures");
     let main = "--home-dev-report-site--/sample-main/session.jsonl";
     let inputs = [
         std::fs::read(dir.join("dsh-plain").join(main)).unwrap(),

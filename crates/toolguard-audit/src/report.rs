@@ -1,51 +1,63 @@
 //! What an audit found in one file, and its JSON form (the `--json` document's
 //! `sessions[i]`; keys documented in docs/trace-format.md and the README).
+//! The structs below are that form: serialized in their declared key order,
+//! which is the documented one (ts/cli/audit.mts types it, and a test checks
+//! both agree).
 
-use serde_json::{json, Value};
+use serde::Serialize;
 
 use super::{CallSite, Format, MAX_ERRORS};
-use crate::engine::FailureAction;
+use toolguard_core::engine::FailureAction;
 
 /// A reminder the repeat guard would have injected after this call.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ReminderFinding {
+    #[serde(flatten)]
     pub(crate) site: CallSite,
     pub count: u64,
     /// `<tool> × <count>`.
     pub summary: String,
+    pub command: Option<String>,
+    /// Canonical arguments, cut to `argumentsPreviewChars` UTF-16 units.
+    pub arguments: String,
     /// The exact reminder text.
     pub text: String,
-    /// Canonical arguments, cut to `argumentsPreviewChars`.
-    pub arguments: String,
-    pub command: Option<String>,
 }
 
 /// One rule that matched a call's output (a call matching two rules gives two).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct FailureFinding {
+    #[serde(flatten)]
     pub(crate) site: CallSite,
-    /// The verdict's action over all matching rules (`error` wins).
-    pub verdict: FailureAction,
-    pub summary: String,
     pub rule_id: String,
+    /// The rule's own action.
+    #[serde(rename = "action")]
     pub rule_action: &'static str,
-    pub message: String,
+    /// The verdict's action over all matching rules (`error` wins).
+    #[serde(serialize_with = "action_name")]
+    pub verdict: FailureAction,
     /// 1-based line of the match in the output.
     pub line: u64,
     pub excerpt: String,
+    pub message: String,
     pub command: Option<String>,
+    pub summary: String,
 }
 
 /// Bad input: reported with its line (`None`: the file as a whole), then skipped.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct InputError {
     pub line: Option<u64>,
     pub message: String,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct SessionReport {
     pub file: String,
+    #[serde(serialize_with = "format_name")]
     pub format: Format,
     pub compressed: bool,
     pub session_id: Option<String>,
@@ -107,56 +119,16 @@ impl SessionReport {
         }
     }
 
-    pub fn to_json(&self) -> Value {
-        let site = |s: &CallSite| {
-            json!({
-                "callId": s.call_id,
-                "tool": s.name,
-                "agentId": s.agent_id,
-                "logLine": s.line,
-                "seq": s.seq,
-                "turn": s.turn,
-            })
-        };
-        let merge = |mut base: Value, extra: Value| {
-            if let (Value::Object(base), Value::Object(extra)) = (&mut base, extra) {
-                base.extend(extra);
-            }
-            base
-        };
-        json!({
-            "file": self.file,
-            "format": self.format.as_str(),
-            "compressed": self.compressed,
-            "sessionId": self.session_id,
-            "parentSession": self.parent_session,
-            "cwd": self.cwd,
-            "agents": self.agents,
-            "calls": self.calls,
-            "unanswered": self.unanswered,
-            "inherited": self.inherited,
-            "lines": self.lines,
-            "bytes": self.bytes,
-            "decodedBytes": self.decoded_bytes,
-            "reminders": self.reminders.iter().map(|r| merge(site(&r.site), json!({
-                "count": r.count,
-                "summary": r.summary,
-                "arguments": r.arguments,
-                "command": r.command,
-                "text": r.text,
-            }))).collect::<Vec<_>>(),
-            "failures": self.failures.iter().map(|f| merge(site(&f.site), json!({
-                "ruleId": f.rule_id,
-                "action": f.rule_action,
-                "verdict": f.verdict.as_str(),
-                "line": f.line,
-                "excerpt": f.excerpt,
-                "message": f.message,
-                "command": f.command,
-                "summary": f.summary,
-            }))).collect::<Vec<_>>(),
-            "errors": self.errors.iter().map(|e| json!({"line": e.line, "message": e.message})).collect::<Vec<_>>(),
-            "errorCount": self.error_count,
-        })
+    /// The report as JSON text, keys in declared order.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a report serializes")
     }
+}
+
+fn format_name<S: serde::Serializer>(format: &Format, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(format.as_str())
+}
+
+fn action_name<S: serde::Serializer>(action: &FailureAction, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(action.as_str())
 }

@@ -2,6 +2,7 @@
 //! its fixtures in `__test__/fixtures/rules/`.
 
 use super::*;
+use serde_json::Value;
 
 fn rule(id: &str, pattern: &str, action: Action, when: When) -> Rule {
     Rule {
@@ -11,12 +12,13 @@ fn rule(id: &str, pattern: &str, action: Action, when: When) -> Rule {
         action,
         when,
         message: format!("{id} matched"),
+        reason: String::new(),
     }
 }
 
 fn fixture(name: &str) -> String {
     let path = format!(
-        "{}/__test__/fixtures/rules/{name}",
+        "{}/../../__test__/fixtures/rules/{name}",
         env!("CARGO_MANIFEST_DIR")
     );
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
@@ -37,7 +39,7 @@ fn builtin_table_is_well_formed() {
         compile_rule(r).unwrap();
     }
     // Every built-in carries a written reason (read from the JSON, not the model).
-    let raw: Value = serde_json::from_str(include_str!("../../rules/builtin.json")).unwrap();
+    let raw: Value = serde_json::from_str(include_str!("../../../../rules/builtin.json")).unwrap();
     for r in raw.as_array().unwrap() {
         let reason = r.get("reason").and_then(Value::as_str).unwrap_or("");
         assert!(reason.len() > 20, "{}: reason missing", r["id"]);
@@ -94,7 +96,10 @@ fn merge_rejects_two_user_rules_with_one_id() {
         ],
     )
     .unwrap_err();
-    assert_eq!(e, "loud-failure: rule dup: two user rules have this id");
+    assert_eq!(
+        e.to_string(),
+        "loud-failure: rule dup: two user rules have this id"
+    );
     // also when the id is a built-in's
     let e = RuleSet::compile(vec![
         rule("git-fatal", "a", Action::Error, When::Success),
@@ -102,12 +107,12 @@ fn merge_rejects_two_user_rules_with_one_id() {
     ])
     .err()
     .unwrap();
-    assert!(e.contains("rule git-fatal:"), "{e}");
+    assert!(e.to_string().contains("rule git-fatal:"), "{e}");
 }
 
 #[test]
 fn load_errors_name_the_rule() {
-    let bad = |r: Rule| RuleSet::compile(vec![r]).err().unwrap();
+    let bad = |r: Rule| RuleSet::compile(vec![r]).err().unwrap().to_string();
     let mut r = rule("my-rule", "a(?=b)", Action::Error, When::Success);
     assert_eq!(
         bad(r.clone()),
@@ -137,26 +142,67 @@ fn load_errors_name_the_rule() {
 #[test]
 fn too_big_pattern_is_a_load_error() {
     let r = rule("huge", r"\w{90000}", Action::Error, When::Success);
-    let e = RuleSet::compile_table(vec![r]).err().unwrap();
+    let e = RuleSet::compile_table(vec![r]).err().unwrap().to_string();
     assert!(
         e.starts_with("loud-failure: rule huge: pattern is too big"),
         "{e}"
     );
 }
 
+/// Built-in rows and user rules share one decoder: a row copied from
+/// `rules/builtin.json` (with its `reason`) is a valid user rule.
 #[test]
-fn rule_from_json_reads_and_validates() {
-    let v: Value = serde_json::json!({"id":"x","pattern":"a","action":"context","when":"always","message":"m"});
-    let r = Rule::from_json(&v).unwrap();
+fn builtin_rows_decode_as_user_rules() {
+    let rows = ConfigValue::from_json(include_str!("../../../../rules/builtin.json")).unwrap();
+    let ConfigValue::Array(rows) = rows else {
+        panic!("array")
+    };
+    let first = rows[0].clone();
+    let config = ConfigValue::Object(vec![(
+        "loudFailure".into(),
+        ConfigValue::Object(vec![("rules".into(), ConfigValue::Array(vec![first]))]),
+    )]);
+    let config = crate::config::Config::from_value(&config).unwrap();
+    assert_eq!(config.loud_failure.rules[0], builtin_rules()[0]);
+    assert!(!config.loud_failure.rules[0].reason.is_empty());
+    RuleSet::compile(config.loud_failure.rules).unwrap();
+}
+
+#[test]
+fn off_by_id_alone_switches_a_builtin_off() {
+    let id = builtin_rules()[0].id.clone();
+    let off = rule_from_value(
+        &ConfigValue::from_json(&format!(r#"{{"id":"{id}","action":"off"}}"#)).unwrap(),
+        "rules[0]",
+    )
+    .unwrap();
+    let set = RuleSet::compile(vec![off.clone()]).unwrap();
+    assert_eq!(set.rules()[0].action, Action::Off);
+    let pos = fixture(&format!("{id}.pos.txt"));
+    assert!(set.scan(&pos).iter().all(|m| m.id != id));
+    // The same shape naming no built-in is a typo, not a silent no-op.
+    let typo = Rule {
+        id: format!("{id}-typo"),
+        ..off
+    };
     assert_eq!(
-        (r.action, r.when, r.flags.as_str()),
-        (Action::Context, When::Always, "")
+        RuleSet::compile(vec![typo]).err().unwrap().to_string(),
+        format!("loud-failure: rule {id}-typo: `action: 'off'` without a `pattern` switches off a built-in rule, and no built-in rule has this id")
     );
-    let v: Value =
-        serde_json::json!({"id":"x","pattern":"a","action":"loud","when":"always","message":"m"});
-    assert!(Rule::from_json(&v)
-        .unwrap_err()
-        .starts_with("loud-failure: rule x: `action`"));
+}
+
+#[test]
+fn empty_pattern_is_rejected() {
+    let e = rule_from_value(
+        &ConfigValue::from_json(r#"{"id":"x","pattern":"","action":"error","message":"m"}"#)
+            .unwrap(),
+        "rules[0]",
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "loud-failure: rule x: `pattern` must not be empty"
+    );
 }
 
 fn table() -> RuleSet {
@@ -554,6 +600,7 @@ fn generated_user_rules_agree_with_the_oracle() {
             action: Action::Error,
             when: When::Success,
             message: "m".into(),
+            reason: String::new(),
         };
         let Ok(set) = RuleSet::compile_table(vec![r.clone()]) else {
             continue;

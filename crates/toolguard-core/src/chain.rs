@@ -8,6 +8,7 @@ use xxhash_rust::xxh3::xxh3_128;
 
 use crate::canonical::canonicalize_arguments;
 use crate::config::RepeatConfig;
+use crate::error::Error;
 
 /// The gentle reminder at `thresholds[0]` (official text, byte for byte).
 pub const GENTLE_REMINDER: &str = "You are repeating the exact same tool call with identical arguments. Carefully analyze the previous result before calling again: if the task is not complete, try a different approach or different arguments instead of repeating the call.";
@@ -159,9 +160,9 @@ impl Chains {
 
     /// Put back a chain saved with [`Chains::state`]; a count of 0 is rejected
     /// because no tracked call leaves one.
-    pub fn restore(&mut self, agent: &str, digest: u128, count: u64) -> Result<(), String> {
+    pub fn restore(&mut self, agent: &str, digest: u128, count: u64) -> Result<(), Error> {
         if count == 0 {
-            return Err("toolguard: a chain count must be at least 1".to_owned());
+            return Err(Error::ChainCount);
         }
         self.chains
             .insert(agent.to_owned(), Chain { digest, count });

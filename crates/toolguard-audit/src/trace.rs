@@ -10,8 +10,8 @@
 use serde_json::{Map, Value};
 
 use super::{CallSite, Run, SessionReport};
-use crate::engine::{Engine, Output};
-use crate::markers::shows_failure;
+use toolguard_core::engine::{Engine, Output};
+use toolguard_core::markers::shows_failure;
 
 /// The agent of lines without `agentId`.
 pub const DEFAULT_AGENT: &str = "main";

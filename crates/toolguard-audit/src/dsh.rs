@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 
 use super::validate::is_valid_json;
 use super::{CallSite, Run, SessionReport};
-use crate::engine::{Engine, Output};
+use toolguard_core::engine::{Engine, Output};
 
 /// `KNOWN_SESSION_EVENT_TYPES` of `@deepseek-ai/dsh-session@0.1.0-rc.8`
 /// (sorted, for binary search). Any other type without `ignorable: true` is

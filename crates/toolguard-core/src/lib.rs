@@ -1,0 +1,18 @@
+#![deny(clippy::all)]
+#![forbid(unsafe_code)]
+//! toolguard's guard engine in plain Rust, with no N-API: the canonical form
+//! of a call's arguments, per-agent repeat chains, the silent-failure rule
+//! table and its scanner, and the one config decoder. The napi binding (the
+//! root crate), the log readers (`toolguard-audit`) and the fuzz targets all
+//! build on it. See ARCHITECTURE.md.
+
+pub mod canonical;
+pub mod chain;
+pub mod config;
+pub mod engine;
+pub mod error;
+pub mod markers;
+pub mod rules;
+pub mod transcode;
+
+pub use error::{ConfigError, Error, RuleError};

@@ -1,0 +1,133 @@
+//! Options conversion: the config's TypeScript shapes (for index.d.ts) and
+//! the walk of a JavaScript config object into the core's [`ConfigValue`]
+//! tree, which `toolguard_core::config` decodes (the one decoder).
+
+use napi::bindgen_prelude::*;
+use napi::{JsValue, ValueType};
+use napi_derive::napi;
+use toolguard_core::config::{ConfigValue, CONFIG_DEPTH_LIMIT};
+use toolguard_core::ConfigError;
+
+use crate::errors::core_error;
+use crate::js_input::type_name;
+
+// ---- TypeScript shapes of the inputs (read by hand, so each bad field
+// gets an error that names it; these structs only give index.d.ts its types).
+
+/// Options of the repeat guard; defaults and validation are the official plugin's.
+#[napi(object)]
+pub struct RepeatOptions {
+    /// Run lengths at which a reminder is due (default `[3, 5, 8]`); sorted at load.
+    pub thresholds: Option<Vec<f64>>,
+    /// Only these tools are tracked (`*` wildcards; empty: all tools).
+    pub include: Option<Vec<String>>,
+    /// These tools are never tracked; their calls are transparent to the chain.
+    pub exclude: Option<Vec<String>>,
+    /// How many UTF-16 code units of the canonical arguments the detailed reminder quotes (default 500).
+    pub arguments_preview_chars: Option<f64>,
+}
+
+/// One silent-failure rule. `pattern` is JavaScript regex source.
+#[napi(object)]
+pub struct Rule {
+    pub id: String,
+    pub pattern: String,
+    /// Any of `i`, `m`, `s`, `u`.
+    pub flags: Option<String>,
+    #[napi(ts_type = "'error' | 'context' | 'off'")]
+    pub action: String,
+    /// Default `'success'`: silent when the output already shows failure.
+    #[napi(ts_type = "'success' | 'always'")]
+    pub when: Option<String>,
+    pub message: String,
+}
+
+/// Options of the silent-failure guard.
+#[napi(object)]
+pub struct LoudFailureOptions {
+    /// Merged with the built-in rules by id.
+    pub rules: Option<Vec<Rule>>,
+    /// Tools whose results are scanned (default `['bash', 'pwsh', 'job_output']`, `*` wildcards).
+    pub shell_tools: Option<Vec<String>>,
+    /// Also scan `JSON.stringify(value)` of a successful result (default false).
+    pub scan_value: Option<bool>,
+}
+
+#[napi(object)]
+pub struct GuardConfig {
+    pub repeat: Option<RepeatOptions>,
+    pub loud_failure: Option<LoudFailureOptions>,
+}
+
+/// A tool call. Give exactly one of `arguments` and `argumentsJson`.
+#[napi(object)]
+pub struct ToolExecution {
+    /// Absent: the call takes part in no chain.
+    pub agent_id: Option<String>,
+    pub name: String,
+    /// The parsed arguments (serialized with `JSON.stringify`).
+    #[napi(ts_type = "unknown")]
+    pub arguments: Option<()>,
+    /// The arguments' JSON text (the fast path); malformed text counts as a raw string, as in DSH.
+    pub arguments_json: Option<String>,
+}
+
+#[napi(object)]
+pub struct ContentBlock {
+    pub r#type: String,
+    pub text: Option<String>,
+}
+
+/// A tool result. Only text blocks (or `text`) are scanned.
+#[napi(object)]
+pub struct ToolResult {
+    pub is_error: Option<bool>,
+    pub content: Option<Vec<ContentBlock>>,
+    pub text: Option<String>,
+    /// A successful canonical value (scanned only with `scanValue`).
+    #[napi(ts_type = "unknown")]
+    pub value: Option<()>,
+}
+
+/// Walk a JavaScript config value into the tree `toolguard_core::config` validates.
+pub fn to_config_value(value: &Unknown, depth: usize) -> Result<ConfigValue> {
+    if depth > CONFIG_DEPTH_LIMIT {
+        return Err(core_error(ConfigError::TooDeep.into()));
+    }
+    Ok(match value.get_type()? {
+        ValueType::Undefined => ConfigValue::Undefined,
+        ValueType::Null => ConfigValue::Null,
+        ValueType::Boolean => ConfigValue::Bool(unsafe { value.cast::<bool>() }?),
+        ValueType::Number => ConfigValue::Number(unsafe { value.cast::<f64>() }?),
+        ValueType::String => ConfigValue::String(unsafe { value.cast::<String>() }?),
+        ValueType::Object if value.is_array()? => {
+            let array = unsafe { value.cast::<Object>() }?;
+            let len = array.get_array_length_unchecked()?;
+            let mut items = Vec::with_capacity(len as usize);
+            for i in 0..len {
+                items.push(to_config_value(
+                    &array.get_element::<Unknown>(i)?,
+                    depth + 1,
+                )?);
+            }
+            ConfigValue::Array(items)
+        }
+        ValueType::Object => {
+            let object = unsafe { value.cast::<Object>() }?;
+            let keys = object.get_property_names()?;
+            let len = keys.get_array_length_unchecked()?;
+            let mut entries = Vec::with_capacity(len as usize);
+            for i in 0..len {
+                let key: String = keys
+                    .get_element::<Unknown>(i)?
+                    .coerce_to_string()?
+                    .into_utf8()?
+                    .into_owned()?;
+                let item: Unknown = object.get_named_property_unchecked(&key)?;
+                entries.push((key, to_config_value(&item, depth + 1)?));
+            }
+            ConfigValue::Object(entries)
+        }
+        _ => ConfigValue::Other(type_name(value)?),
+    })
+}
