@@ -466,6 +466,72 @@ S('batch-distinct-files-codex', 'codex', async (a) => {
   a.sh(`grep -c "" ${files.join(' ')}`);
 });
 
+S('fix-errors-one-by-one-dsh', 'dsh', async (a) => {
+  a.files(F.ringbufThreeErrors);
+  a.sh('cargo build 2>&1');
+  a.readFile('src/lib.rs');
+  for (const [o, n] of F.ringbufThreeFixes) {
+    a.editFile('src/lib.rs', o, n);
+    a.sh('cargo build 2>&1');
+  }
+});
+
+S('verify-deleted-claude', 'claude', async (a, port) => {
+  a.files(F.apiServer);
+  await a.daemon(`python3 api.py ${port} items`, /listening/);
+  for (const id of [3, 5, 8]) a.sh(`curl -s -X DELETE -w 'HTTP %{http_code}\\n' http://127.0.0.1:${port}/api/items/${id}`, `Delete item ${id}`);
+  for (const id of [3, 5, 8]) a.sh(`curl -s -w '\\nHTTP %{http_code}\\n' http://127.0.0.1:${port}/api/items/${id}`, `Confirm item ${id} is gone`);
+  a.sh(`curl -s http://127.0.0.1:${port}/api/items`, 'List the remaining items');
+});
+
+S('search-absence-codex', 'codex', async (a) => {
+  a.files(F.statskit);
+  for (const name of ['legacy_mean', 'old_median', 'mode_v1', 'variance_pop', 'stats_compat']) a.sh(`grep -rn "${name}" statskit/ tests/`);
+  a.sh('grep -rn "def " statskit/');
+});
+
+S('same-error-edit-claude', 'claude', async (a) => {
+  a.files(F.slugkit);
+  a.readFile('src/slug.js');
+  for (const old of [
+    "return s.toLowerCase().replace(/ /g, '-')\n",
+    '  return s.toLowerCase().replace(/ /g, "-");',
+    "    return s.toLowerCase().replace(/ /g, '-');",
+    "  return s.toLowerCase().replace(/\\s/g, '-');",
+    "  return s.toLowerCase().replaceAll(' ', '-');",
+    "return s.toLowerCase().replace( / /g, '-' );",
+  ]) a.editFile('src/slug.js', old, "  return s.toLowerCase().replace(/[^a-z0-9]+/g, '-');");
+  a.sh('git diff --stat', 'Check what changed');
+});
+
+S('reread-cat-codex', 'codex', async (a) => {
+  a.files({
+    'settings.ini': '[db]\nhost = db.internal\nport = 5433\n\n[cache]\nttl = 30\n',
+    'connect.py': 'import configparser, socket\n\ncfg = configparser.ConfigParser()\ncfg.read("settings.ini")\nsocket.create_connection((cfg["db"]["host"], int(cfg["db"]["port"])), timeout=0.5)\n',
+  });
+  const between = ['python3 connect.py 2>&1 | tail -n 1', 'grep -n port connect.py', 'getent hosts db.internal || echo no such host', 'python3 -c "import configparser as c; p=c.ConfigParser(); p.read(\'settings.ini\'); print(dict(p[\'db\']))"', 'ls -la', 'env | grep -i db_ || echo none', 'wc -l settings.ini connect.py'];
+  for (const cmd of between) {
+    a.sh('cat settings.ini');
+    a.sh(cmd);
+  }
+});
+
+S('mixed-refactor-then-stuck-dsh', 'dsh', async (a) => {
+  const mods = {};
+  for (let m = 1; m <= 5; m++) mods[`inventory/m0${m}.py`] = `def restock_0${m}(count, minimum):\n    return max(0, minimum - count)\n`;
+  a.files({ ...mods, 'inventory/__init__.py': '', 'tests/test_inv.py': 'from inventory.m01 import restock_01\n\n\ndef test_restock():\n    assert restock_01(3, 10) == 7\n' });
+  a.sh(PYTEST);
+  for (let m = 1; m <= 4; m++) {
+    a.readFile(`inventory/m0${m}.py`);
+    a.editFile(`inventory/m0${m}.py`, `def restock_0${m}(count, minimum):`, `def restock_0${m}(count: int, minimum: int) -> int:`);
+  }
+  a.sh(PYTEST);
+  for (let i = 0; i < 5; i++) {
+    a.editFile('inventory/m05.py', 'def restock_5(count, minimum):', 'def restock_5(count: int, minimum: int) -> int:');
+    a.sh(PYTEST);
+  }
+});
+
 // ───────────────────────── runner ─────────────────────────
 
 function prepare() {

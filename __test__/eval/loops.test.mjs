@@ -20,7 +20,7 @@ import * as toolguard from '../../scripts/eval/baselines/toolguard.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const SHAPES = ['repeat', 'poll', 'cycle-2', 'cycle-3', 'cycle-4', 'same-error', 're-read', 'paging'];
-const TRAPS = ['polling', 're-test-after-edit', 're-read-after-edit', 'debugger-stepping', 'retry-429', 'long-refactor', 'paging', 'batch', 'after-user-prompt'];
+const TRAPS = ['polling', 're-test-after-edit', 're-read-after-edit', 'debugger-stepping', 'retry-429', 'long-refactor', 'paging', 'batch', 'after-user-prompt', 'fix-errors-one-by-one', 'expected-errors'];
 
 // ───────────── the corpus ─────────────
 
@@ -70,6 +70,17 @@ test('corpus: every session parses with `toolguard audit --json`, with the same 
     const mine = byFile.get(join(root, s.file)) ?? byFile.get(s.file);
     assert.ok(mine, `unknown file ${s.file}`);
     assert.equal(s.calls, mine.events.filter((e) => e.type === 'call').length, s.file);
+  }
+});
+
+test('corpus: each session uses only its labelled style\'s tools', () => {
+  const TOOLS = {
+    dsh: ['bash', 'read_file', 'edit_file', 'write_file', 'job_output'],
+    claude: ['Bash', 'Read', 'Edit', 'Write', 'BashOutput'],
+    codex: ['shell', 'exec_command', 'write_stdin', 'apply_patch'],
+  };
+  for (const s of loadCorpus()) {
+    for (const e of s.events) if (e.type === 'call') assert.ok(TOOLS[s.style].includes(e.call.tool), `${s.name}: ${e.call.tool} is not a ${s.style} tool`);
   }
 });
 

@@ -4,11 +4,15 @@
 // of delay past the labelled point, and false alarms on legitimate stretches.
 //
 //   npm run eval                         (every scripts/eval/*.eval.mjs)
-//   node scripts/eval/loops.eval.mjs     (this one; --json for the numbers)
+//   node scripts/eval/loops.eval.mjs     (this one)
+//     --json             the numbers, as JSON
+//     --verbose          list each system's missed episodes and false alarms
+//     --config=<file>    the toolguard row's engine config (JSON), e.g. {"loops": {…}}
+//     --readme           rewrite the table between the loop-eval markers in README.md
 //
 // From a test: `import { evaluateLoops } from '../../scripts/eval/loops.eval.mjs'`
 // and `await evaluateLoops({ toolguardConfig: { … } })`.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -174,8 +178,25 @@ export function formatTable({ sessions, calls, results }) {
   ].join('\n');
 }
 
+export const README_BEGIN = '<!-- loop-eval:begin -->';
+export const README_END = '<!-- loop-eval:end -->';
+
+/** README.md with the block between the loop-eval markers replaced by `table`. */
+export function readmeWithTable(readme, table) {
+  const a = readme.indexOf(README_BEGIN);
+  const b = readme.indexOf(README_END);
+  if (a < 0 || b < a) throw new Error(`README.md: no ${README_BEGIN} … ${README_END} block`);
+  return `${readme.slice(0, a + README_BEGIN.length)}\nProduced by \`npm run eval\` (scripts/eval/loops.eval.mjs) on corpus/loops/.\n\n${table}\n${readme.slice(b)}`;
+}
+
 export default async function main(argv = []) {
-  const result = await evaluateLoops();
+  const configArg = argv.find((a) => a.startsWith('--config='));
+  const toolguardConfig = configArg ? JSON.parse(readFileSync(configArg.slice('--config='.length), 'utf8')) : undefined;
+  const result = await evaluateLoops({ toolguardConfig });
+  if (argv.includes('--readme')) {
+    const file = join(repo, 'README.md');
+    writeFileSync(file, readmeWithTable(readFileSync(file, 'utf8'), formatTable(result)));
+  }
   if (argv.includes('--json')) {
     return JSON.stringify(result.results.map(({ alarms, ...r }) => r), null, 2);
   }

@@ -154,6 +154,50 @@ fn main() {
 `,
 };
 
+/** A crate with three different compile errors, fixed one at a time. */
+export const ringbufThreeErrors = {
+  'Cargo.toml': ringbufBroken['Cargo.toml'],
+  'src/lib.rs': `pub struct Ring {
+    buf: Vec<i32>,
+    cap: usize,
+    head: usize,
+}
+
+impl Ring {
+    pub fn new(cap: usize) -> Self {
+        Ring { buf: Vec::with_capacity(cap), cap, head: 0 }
+    }
+
+    pub fn capacity(&self) -> u32 {
+        self.cap
+    }
+
+    pub fn push(&mut self, v: i32) {
+        if self.buf.len() < self.cap {
+            self.buf.push(v);
+        } else {
+            self.buf[self.head] = v;
+            self.head = (self.head + 1) % self.cap;
+        }
+    }
+
+    pub fn newest(&self) -> Option<i32> {
+        self.buf.get(newest_index).copied()
+    }
+
+    pub fn total(&self) -> i64 {
+        self.buf.iter().sum_all()
+    }
+}
+`,
+};
+
+export const ringbufThreeFixes = [
+  ['    pub fn capacity(&self) -> u32 {', '    pub fn capacity(&self) -> usize {'],
+  ['        self.buf.get(newest_index).copied()', '        let newest_index = (self.head + self.buf.len() - 1) % self.buf.len().max(1);\n        self.buf.get(newest_index).copied()'],
+  ['        self.buf.iter().sum_all()', '        self.buf.iter().map(|&v| v as i64).sum()'],
+];
+
 /** A crate that compiles, with three failing unit tests. */
 export const ringbufTests = {
   'Cargo.toml': ringbufBroken['Cargo.toml'],
@@ -235,6 +279,7 @@ port, mode = int(sys.argv[1]), sys.argv[2]
 start = time.time()
 hits = {"n": 0}
 ISSUES = {"7": "Crash on empty input", "12": "Slow CSV export", "31": "Typo in --help"}
+ITEMS = {"3": "bolt", "5": "nut", "8": "washer", "13": "bracket"}
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -277,7 +322,24 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.send(200, {"status": "ok", "loaded_modules": 5, "total_modules": 5})
         if mode == "500":
             return self.send(500, {"error": "internal", "message": "sync failed: database is locked"})
+        if mode == "items":
+            if path == "/api/items":
+                return self.send(200, {"items": sorted(int(i) for i in ITEMS)})
+            iid = path.rsplit("/", 1)[1]
+            if iid in ITEMS:
+                return self.send(200, {"id": int(iid), "name": ITEMS[iid]})
+            return self.send(404, {"error": "not_found", "message": f"item {iid} not found"})
         self.send(404, {"error": "no_route"})
+
+    def do_DELETE(self):
+        iid = self.path.rsplit("/", 1)[1]
+        if mode == "items" and iid in ITEMS:
+            del ITEMS[iid]
+            self.send_response(204)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        self.send(404, {"error": "not_found", "message": f"item {iid} not found"})
 
 
 server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
