@@ -381,7 +381,8 @@ S('debug-pdb-codex', 'codex', async (a) => {
   a.files(F.pdbPrograms);
   const P = /\(Pdb\) $/;
   const job = await a.interactive('python3 -m pdb walk.py', P);
-  const keys = ['n', 'n', 'n', 's', 'n', 'n', 'n', 'p acc', 'n', 'n', 'n', 'n', 'p acc, x', 'n', 'n', 'n', 'n', 'n', 'p acc', 'n', 'n', 'n', 'n', 'p acc'];
+  // n to the call, s into total(), then through the loop watching acc and x.
+  const keys = ['n', 's', 'n', 'n', 'n', 'n', 'p acc', 'n', 'n', 'n', 'n', 'p acc, x', 'n', 'n', 'n', 'n', 'p acc, x', 'n', 'n', 'n', 'n', 'n', 'p acc', 'c'];
   for (const k of keys) await a.stdin(job, `${k}\n`, { prompt: P });
 });
 
