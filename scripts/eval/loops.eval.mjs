@@ -7,7 +7,8 @@
 //   node scripts/eval/loops.eval.mjs     (this one)
 //     --json             the numbers, as JSON
 //     --verbose          list each system's missed episodes and false alarms
-//     --config=<file>    the toolguard row's engine config (JSON), e.g. {"loops": {…}}
+//     --config=<file>    the toolguard row's engine config (JSON), e.g. {"loops": {…}};
+//                        the `toolguard audit` row gets it as --config too
 //     --readme           rewrite the table between the loop-eval markers in README.md
 //
 // From a test: `import { evaluateLoops } from '../../scripts/eval/loops.eval.mjs'`
@@ -24,6 +25,7 @@ import * as cline from './baselines/cline.mjs';
 import * as goose from './baselines/goose.mjs';
 import * as openclaw from './baselines/openclaw.mjs';
 import * as toolguard from './baselines/toolguard.mjs';
+import * as toolguardAudit from './baselines/toolguard-audit.mjs';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '../..');
 export const CORPUS_DIR = join(repo, 'corpus/loops');
@@ -82,6 +84,7 @@ export function loadCorpus({ corpusDir = CORPUS_DIR, labelsFile = LABELS_FILE } 
 
 /** Replay one session through one system: the alarms, by call index. */
 export async function replay(system, session, options = {}) {
+  if (system.replaySession) return system.replaySession(session, options);
   const detector = system.create(system === toolguard ? options.toolguardConfig ?? {} : undefined);
   const alarms = [];
   for (const ev of session.events) {
@@ -140,12 +143,13 @@ export function score(sessions, alarmsBySession) {
 
 export async function evaluateLoops(options = {}) {
   const sessions = loadCorpus(options);
-  const systems = options.systems ?? [...BASELINES, toolguard];
+  const systems = options.systems ?? [...BASELINES, toolguard, toolguardAudit];
   const results = [];
   for (const system of systems) {
+    await system.prepare?.(sessions, options);
     const alarms = new Map();
     for (const s of sessions) alarms.set(s.name, await replay(system, s, options));
-    results.push({ name: system.name, ...score(sessions, alarms), alarms });
+    results.push({ name: system.name, note: system.note, ...score(sessions, alarms), alarms });
   }
   const calls = sessions.reduce((n, s) => n + s.events.filter((e) => e.type === 'call').length, 0);
   return { sessions: sessions.length, calls, results };
@@ -172,6 +176,8 @@ export function formatTable({ sessions, calls, results }) {
     '',
     md(rows),
     '',
+    ...results.map((r) => `- ${r.name}: ${r.note}`),
+    '',
     'Episodes caught, by shape:',
     '',
     md(shapeRows),
@@ -192,7 +198,7 @@ export function readmeWithTable(readme, table) {
 export default async function main(argv = []) {
   const configArg = argv.find((a) => a.startsWith('--config='));
   const toolguardConfig = configArg ? JSON.parse(readFileSync(configArg.slice('--config='.length), 'utf8')) : undefined;
-  const result = await evaluateLoops({ toolguardConfig });
+  const result = await evaluateLoops({ toolguardConfig, auditArgs: configArg ? ['--config', configArg.slice('--config='.length)] : [] });
   if (argv.includes('--readme')) {
     const file = join(repo, 'README.md');
     writeFileSync(file, readmeWithTable(readFileSync(file, 'utf8'), formatTable(result)));

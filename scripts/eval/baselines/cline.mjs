@@ -14,6 +14,7 @@
 //   succeeded (the corpus changes files only that way).
 import { READ_TOOLS, WRITE_TOOLS } from './common.mjs';
 
+export const note = 'classic: loop detection 3/5, mistake limit 3, duplicate-read guard';
 export const name = 'Cline';
 export const SOFT = 3;
 export const HARD = 5;

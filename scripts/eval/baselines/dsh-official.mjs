@@ -5,6 +5,7 @@
 // `agent/pre-step` with a user-sourced message, which resets the chain.
 import * as official from '@deepseek-ai/dsh-repeat-tool-reminder';
 
+export const note = '@deepseek-ai/dsh-repeat-tool-reminder 0.1.0-rc.8, run for real, default config';
 export const name = 'DSH plugin';
 
 export function create(config = {}) {

@@ -8,6 +8,7 @@
 // calls) and the LLM judge (needs a model; from turn 30 only).
 import { sha256 } from './common.mjs';
 
+export const note = 'identical-call counter only; its LLM judge (from turn 30) and chanting check need the model';
 export const name = 'Gemini CLI';
 export const TOOL_CALL_LOOP_THRESHOLD = 5;
 

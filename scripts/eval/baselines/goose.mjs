@@ -10,6 +10,7 @@
 //   (goose's shell tool reports a failed command as a tool error).
 import { failed } from './common.mjs';
 
+export const note = 'as shipped: repetition limit unset (off); repeated-error deny (PR #8994)';
 export const name = 'goose';
 export const MAX_CONSECUTIVE_ERROR_FINGERPRINTS = 3;
 

@@ -12,6 +12,7 @@
 // run (history is scoped per run).
 import { sha256, stableStringify } from './common.mjs';
 
+export const note = 'loop detection switched on (it is off by default), default thresholds';
 export const name = 'OpenClaw';
 export const HISTORY = 30;
 export const WARNING = 10;

@@ -13,6 +13,7 @@
 // (no exit code yet) has exit code -1 as in OpenHands.
 import { SHELL_TOOLS, stableStringify } from './common.mjs';
 
+export const note = 'V0 StuckDetector, interactive mode; command observations compare command + exit code';
 export const name = 'OpenHands';
 
 function step(call) {

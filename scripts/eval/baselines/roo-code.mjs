@@ -4,6 +4,7 @@
 // consecutive call; at `count >= limit (3)` the call is not executed and the
 // user is asked, and the detector resets (count 0, previous null). So the 4th
 // identical call is blocked, then the 8th, … No reset on user messages.
+export const note = 'ToolRepetitionDetector, limit 3';
 export const name = 'Roo Code';
 export const LIMIT = 3;
 

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const { GuardEngine } = require('../../../main.js');
 
+export const note = 'the real engine; a verdict\'s loop member, else its reminder';
 export const name = 'toolguard';
 
 export function create(config = {}) {
