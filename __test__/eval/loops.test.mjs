@@ -12,6 +12,7 @@ import { CORPUS_DIR, LABELS_FILE, evaluateLoops, loadCorpus, replay, toCall } fr
 import * as dsh from '../../scripts/eval/baselines/dsh-official.mjs';
 import * as gemini from '../../scripts/eval/baselines/gemini-cli.mjs';
 import * as openhands from '../../scripts/eval/baselines/openhands.mjs';
+import * as openhandsV1 from '../../scripts/eval/baselines/openhands-v1.mjs';
 import * as roo from '../../scripts/eval/baselines/roo-code.mjs';
 import * as cline from '../../scripts/eval/baselines/cline.mjs';
 import * as goose from '../../scripts/eval/baselines/goose.mjs';
@@ -151,6 +152,20 @@ test('goose: the same tool failing with the same first 100 characters 3 times de
   assert.deepEqual(await alarmsAt(goose, same(10, 'bash', { command: 'ls' }, 'a b')), []);
 });
 
+test('OpenHands V1: compares observations in full; 3 identical failing actions; alternation over 6 steps', async () => {
+  const poll = (i) => call('bash', { command: 'kubectl get pods' }, `age ${i}s`, { exitCode: 0 });
+  assert.deepEqual(await alarmsAt(openhandsV1, [poll(1), poll(2), poll(3), poll(4)]), []);
+  const same4 = Array.from({ length: 4 }, () => call('bash', { command: 'make' }, 'boom', { exitCode: 2 }));
+  assert.deepEqual(await alarmsAt(openhandsV1, same4), [4]);
+  const err = () => call('edit_file', { path: 'a', old_string: 'x', new_string: 'y' }, 'not found', { isError: true });
+  assert.deepEqual(await alarmsAt(openhandsV1, [err(), err(), err()]), [3]);
+  const a = () => call('read_file', { path: 'a' }, 'A');
+  const b = () => call('bash', { command: 'make' }, 'B', { exitCode: 2 });
+  assert.deepEqual(await alarmsAt(openhandsV1, [a(), b(), a(), b(), a()]), []);
+  assert.deepEqual(await alarmsAt(openhandsV1, [a(), b(), a(), b(), a(), b()]), [6]);
+  assert.deepEqual(await alarmsAt(openhandsV1, [a(), a(), a(), 'user', a()]), []);
+});
+
 test('OpenHands: 4 identical action+observation pairs, A-B x3, same action with 3 errors', async () => {
   const rd = (out = 'same') => call('read_file', { path: 'a' }, out);
   assert.deepEqual(await alarmsAt(openhands, [rd(), rd(), rd()]), []);
@@ -208,7 +223,7 @@ test('toolguard row: the real engine; with loop detection off it matches the DSH
 
 test('evaluateLoops: one row per system, numbers consistent with the labels', async () => {
   const result = await evaluateLoops();
-  assert.deepEqual(result.results.map((r) => r.name), ['DSH plugin', 'Gemini CLI', 'OpenHands', 'Roo Code', 'Cline', 'goose', 'OpenClaw', 'toolguard', 'toolguard audit']);
+  assert.deepEqual(result.results.map((r) => r.name), ['DSH plugin', 'Gemini CLI', 'OpenHands V0', 'OpenHands V1', 'Roo Code', 'Cline', 'goose', 'OpenClaw', 'toolguard', 'toolguard audit']);
   const sessions = loadCorpus();
   const episodes = sessions.reduce((n, s) => n + s.episodes.length, 0);
   const traps = sessions.reduce((n, s) => n + s.traps.length, 0);

@@ -20,6 +20,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as dsh from './baselines/dsh-official.mjs';
 import * as gemini from './baselines/gemini-cli.mjs';
 import * as openhands from './baselines/openhands.mjs';
+import * as openhandsV1 from './baselines/openhands-v1.mjs';
 import * as roo from './baselines/roo-code.mjs';
 import * as cline from './baselines/cline.mjs';
 import * as goose from './baselines/goose.mjs';
@@ -35,7 +36,7 @@ export const LONG_EPISODE = 30;
 /** …and it counts as still alarmed when an alarm falls in its last this-many calls. */
 export const LONG_TAIL = 10;
 
-export const BASELINES = [dsh, gemini, openhands, roo, cline, goose, openclaw];
+export const BASELINES = [dsh, gemini, openhands, openhandsV1, roo, cline, goose, openclaw];
 
 /** One trace line → the call a detector sees. */
 export function toCall(event, index) {

@@ -14,7 +14,7 @@
 import { SHELL_TOOLS, stableStringify } from './common.mjs';
 
 export const note = 'V0 StuckDetector, interactive mode; command observations compare command + exit code';
-export const name = 'OpenHands';
+export const name = 'OpenHands V0';
 
 function step(call) {
   const action = `${call.tool}\0${stableStringify(call.args)}`;
