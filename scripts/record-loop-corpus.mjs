@@ -533,6 +533,26 @@ S('mixed-refactor-then-stuck-dsh', 'dsh', async (a) => {
   }
 });
 
+S('repeat-volatile-claude', 'claude', async (a, port) => {
+  a.files(F.apiServer);
+  await a.daemon(`python3 api.py ${port} 500`, /listening/);
+  for (let i = 0; i < 8; i++) {
+    a.sh(`curl -s -i http://127.0.0.1:${port}/api/sync`);
+    await a.wait(1100);
+  }
+});
+
+S('reread-after-sed-dsh', 'dsh', async (a) => {
+  a.files({ 'deploy.env': 'REGION=eu-west-1\nREPLICAS=2\nIMAGE_TAG=v1.4.0\n' });
+  a.readFile('deploy.env');
+  a.sh("sed -i 's/REPLICAS=2/REPLICAS=3/' deploy.env");
+  a.readFile('deploy.env');
+  a.sh("sed -i 's/IMAGE_TAG=v1.4.0/IMAGE_TAG=v1.4.1/' deploy.env");
+  a.readFile('deploy.env');
+  a.sh("sed -i 's/eu-west-1/eu-central-1/' deploy.env");
+  a.readFile('deploy.env');
+});
+
 // ───────────────────────── runner ─────────────────────────
 
 function prepare() {

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -86,6 +86,16 @@ test('corpus: each session uses only its labelled style\'s tools', () => {
   }
 });
 
+test('corpus: the corpus README states the current counts', () => {
+  const readme = readFileSync(join(CORPUS_DIR, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+  const sessions = loadCorpus();
+  const calls = sessions.reduce((n, s) => n + s.events.filter((e) => e.type === 'call').length, 0);
+  const episodes = sessions.reduce((n, s) => n + s.episodes.length, 0);
+  const traps = sessions.reduce((n, s) => n + s.traps.length, 0);
+  assert.match(readme, new RegExp(`${sessions.length} sessions, ${calls} tool calls`));
+  assert.match(readme, new RegExp(`${episodes} stuck episodes .*and ${traps} legitimate stretches`));
+});
+
 test('corpus: labels name exactly the recorded sessions', () => {
   assert.doesNotThrow(() => loadCorpus({ corpusDir: CORPUS_DIR, labelsFile: LABELS_FILE }));
 });
@@ -137,6 +147,10 @@ test('Cline: warns exactly at 3, escalates exactly at 5, never again; 3 failed t
   assert.deepEqual(await alarmsAt(cline, [read(), call('bash', { command: 'ls' }), read(), call('bash', { command: 'pwd' }), read()]), [5]);
   const edit = call('edit_file', { path: 'a.py', old_string: '1', new_string: '2' }, 'Edited');
   assert.deepEqual(await alarmsAt(cline, [read(), read(), edit, read(), read()]), []);
+  // a change made through the shell shows in the content (mtime moves)
+  const readAs = (text) => call('read_file', { path: 'b.env' }, text);
+  const sed = call('bash', { command: "sed -i s/1/2/ b.env" }, '');
+  assert.deepEqual(await alarmsAt(cline, [readAs('A=1'), sed, readAs('A=2'), sed, readAs('A=3')]), []);
 });
 
 test('goose: the same tool failing with the same first 100 characters 3 times denies the next call to it', async () => {

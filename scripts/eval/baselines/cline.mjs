@@ -11,7 +11,8 @@
 // - ReadFileToolHandler: reads keyed on path + mtime; from the 3rd read of an
 //   unchanged file the content gets a [DUPLICATE READ] prefix. mtime here:
 //   the file counts as changed when an edit/write tool call on that path
-//   succeeded (the corpus changes files only that way).
+//   succeeded, or when a read shows other content than the last read of the
+//   same range did (a change made through the shell).
 import { READ_TOOLS, WRITE_TOOLS } from './common.mjs';
 
 export const note = 'classic: loop detection 3/5, mistake limit 3, duplicate-read guard';
@@ -33,6 +34,7 @@ export function create() {
   let mistakes = 0;
   const version = new Map();
   const reads = new Map();
+  const seen = new Map();
   return {
     observe(call) {
       const alarms = [];
@@ -47,6 +49,9 @@ export function create() {
       const readArg = READ_TOOLS[call.tool];
       if (readArg && !call.isError) {
         const path = call.args?.[readArg];
+        const range = `${path}\0${call.args?.offset ?? ''}\0${call.args?.limit ?? ''}`;
+        if (seen.has(range) && seen.get(range) !== call.output) version.set(path, (version.get(path) ?? 0) + 1);
+        seen.set(range, call.output);
         const key = `${path}\0${version.get(path) ?? 0}`;
         const n = (reads.get(key) ?? 0) + 1;
         reads.set(key, n);
