@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { CORPUS_DIR, LABELS_FILE, evaluateLoops, loadCorpus, replay, toCall } from '../../scripts/eval/loops.eval.mjs';
+import { CORPUS_DIR, LABELS_FILE, evaluateLoops, goals, loadCorpus, replay, toCall } from '../../scripts/eval/loops.eval.mjs';
 import * as dsh from '../../scripts/eval/baselines/dsh-official.mjs';
 import * as gemini from '../../scripts/eval/baselines/gemini-cli.mjs';
 import * as openhands from '../../scripts/eval/baselines/openhands.mjs';
@@ -257,4 +257,23 @@ test('evaluateLoops: one row per system, numbers consistent with the labels', as
       assert.deepEqual(at('toolguard audit'), at('DSH plugin'), s.name);
     }
   }
+});
+
+test('goals: compares one system with every baseline, episode by episode', () => {
+  const row = (name, firstAlarm, trapsAlarmed) => {
+    const vals = Object.values(firstAlarm);
+    return { name, firstAlarm, trapsAlarmed, episodes: vals.length, caught: vals.filter((v) => v !== null).length };
+  };
+  const baselineRows = ['DSH plugin', 'Gemini CLI', 'OpenHands V0', 'OpenHands V1', 'Roo Code', 'Cline', 'goose'].map((n) => row(n, { 'a#2': null, 'b#4': null }, 3));
+  const openclawRow = row('OpenClaw', { 'a#2': 5, 'b#4': null }, 1);
+  let g = goals({ results: [...baselineRows, openclawRow, row('toolguard', { 'a#2': 6, 'b#4': 4 }, 0)] });
+  assert.deepEqual(g.missedThatBaselinesCatch, []);
+  assert.deepEqual(g.laterThanBest, ['a#2 (6 > 5)']);
+  assert.equal(g.met, false);
+  assert.equal(g.moreCaughtThanEveryBaseline, true);
+  g = goals({ results: [...baselineRows, openclawRow, row('toolguard', { 'a#2': 2, 'b#4': 4 }, 0)] });
+  assert.equal(g.met, true);
+  g = goals({ results: [...baselineRows, openclawRow, row('toolguard', { 'a#2': null, 'b#4': 4 }, 0)] });
+  assert.deepEqual(g.missedThatBaselinesCatch, ['a#2']);
+  assert.equal(g.met, false);
 });

@@ -11,8 +11,9 @@
 //                        the `toolguard audit` row gets it as --config too
 //     --readme           rewrite the table between the loop-eval markers in README.md
 //
-// From a test: `import { evaluateLoops } from '../../scripts/eval/loops.eval.mjs'`
-// and `await evaluateLoops({ toolguardConfig: { … } })`.
+// From a test: `import { evaluateLoops, goals } from '../../scripts/eval/loops.eval.mjs'`,
+// `const result = await evaluateLoops({ toolguardConfig: { … } })`, then
+// `goals(result)` says where toolguard stands against issue 10's goals.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -104,7 +105,7 @@ const median = (xs) => {
 
 /** Score one system's alarms against the labels. */
 export function score(sessions, alarmsBySession) {
-  const r = { episodes: 0, caught: 0, delays: [], missed: [], traps: 0, trapsAlarmed: 0, trapAlarms: 0, falseAlarms: [], long: 0, longStillAlarmed: 0, byShape: {}, unlabelledAlarms: 0 };
+  const r = { episodes: 0, caught: 0, delays: [], missed: [], firstAlarm: {}, traps: 0, trapsAlarmed: 0, trapAlarms: 0, falseAlarms: [], long: 0, longStillAlarmed: 0, byShape: {}, unlabelledAlarms: 0 };
   for (const s of sessions) {
     const alarms = alarmsBySession.get(s.name) ?? [];
     const inside = (from, to) => alarms.filter((a) => a.index >= from && a.index <= to);
@@ -115,6 +116,7 @@ export function score(sessions, alarmsBySession) {
       shape.episodes += 1;
       const hits = inside(ep.from, ep.to);
       for (const a of hits) labelled.add(a);
+      r.firstAlarm[`${s.name}#${ep.stuck}`] = hits.length ? hits[0].index : null;
       if (hits.length) {
         r.caught += 1;
         shape.caught += 1;
@@ -154,6 +156,48 @@ export async function evaluateLoops(options = {}) {
   }
   const calls = sessions.reduce((n, s) => n + s.events.filter((e) => e.type === 'call').length, 0);
   return { sessions: sessions.length, calls, results };
+}
+
+/**
+ * Where one system stands against issue 10's goals: catch >= 95% of the
+ * episodes with no alarm on a trap, catch every episode some baseline
+ * catches, no later than the earliest baseline, and beat every baseline on
+ * episodes caught and on traps alarmed.
+ */
+export function goals({ results }, name = 'toolguard') {
+  const me = results.find((r) => r.name === name);
+  if (!me) throw new Error(`no results for ${name}`);
+  const baselines = results.filter((r) => BASELINES.some((b) => b.name === r.name));
+  const missedThatBaselinesCatch = [];
+  const laterThanBest = [];
+  for (const [episode, mine] of Object.entries(me.firstAlarm)) {
+    const theirs = baselines.map((b) => b.firstAlarm[episode]).filter((i) => i !== null);
+    if (!theirs.length) continue;
+    const best = Math.min(...theirs);
+    if (mine === null) missedThatBaselinesCatch.push(episode);
+    else if (mine > best) laterThanBest.push(`${episode} (${mine} > ${best})`);
+  }
+  return {
+    name,
+    caughtShare: me.caught / me.episodes,
+    trapsAlarmed: me.trapsAlarmed,
+    missedThatBaselinesCatch,
+    laterThanBest,
+    moreCaughtThanEveryBaseline: baselines.every((b) => me.caught > b.caught),
+    fewerTrapsAlarmedThanEveryBaseline: baselines.every((b) => me.trapsAlarmed < b.trapsAlarmed),
+    met: me.caught / me.episodes >= 0.95 && me.trapsAlarmed === 0 && !missedThatBaselinesCatch.length && !laterThanBest.length,
+  };
+}
+
+export function formatGoals(g) {
+  const pct = (x) => `${Math.round(x * 100)}%`;
+  return [
+    `${g.name} against the goals of issue 10: ${g.met ? 'met' : 'not met'}`,
+    `- episodes caught: ${pct(g.caughtShare)} (goal >= 95%); traps alarmed: ${g.trapsAlarmed} (goal 0)`,
+    `- more episodes caught than every baseline: ${g.moreCaughtThanEveryBaseline ? 'yes' : 'no'}; fewer traps alarmed than every baseline: ${g.fewerTrapsAlarmedThanEveryBaseline ? 'yes' : 'no'}`,
+    `- episodes a baseline catches and ${g.name} misses: ${g.missedThatBaselinesCatch.length}${g.missedThatBaselinesCatch.length ? ` (${g.missedThatBaselinesCatch.join(', ')})` : ''}`,
+    `- episodes where ${g.name} alarms later than the earliest baseline: ${g.laterThanBest.length}${g.laterThanBest.length ? ` (${g.laterThanBest.join(', ')})` : ''}`,
+  ].join('\n');
 }
 
 export function formatTable({ sessions, calls, results }) {
@@ -207,7 +251,7 @@ export default async function main(argv = []) {
   if (argv.includes('--json')) {
     return JSON.stringify(result.results.map(({ alarms, ...r }) => r), null, 2);
   }
-  const lines = [formatTable(result)];
+  const lines = [formatTable(result), '', formatGoals(goals(result))];
   if (argv.includes('--verbose')) {
     for (const r of result.results) lines.push('', `${r.name}: missed ${r.missed.join(', ') || 'none'}; false alarms ${r.falseAlarms.join(', ') || 'none'}`);
   }
