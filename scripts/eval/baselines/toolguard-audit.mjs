@@ -1,0 +1,33 @@
+// toolguard as its CLI runs it: `toolguard audit --json` over the session
+// files, with the audit's own defaults. An alarm is each entry of a session's
+// `loops` list (the loop detectors of issue 10, once the audit reports them),
+// else of its `reminders`, placed at the call it names (`callId`).
+import { execFileSync } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
+const bin = join(root, 'bin/toolguard.mjs');
+
+export const note = 'the `toolguard audit --json` CLI with its defaults; its loops list, else its reminders';
+export const name = 'toolguard audit';
+
+let reports = new Map();
+
+/** One audit run over every session file (the CLI reads files, not single calls). */
+export function prepare(sessions, { auditArgs = [] } = {}) {
+  const out = execFileSync(process.execPath, [bin, 'audit', '--json', '--fail-on', 'none', '--format', 'trace', ...auditArgs, ...sessions.map((s) => s.file)], { cwd: root, encoding: 'utf8', maxBuffer: 256 << 20 });
+  reports = new Map(JSON.parse(out).sessions.map((r) => [resolve(root, r.file), r]));
+}
+
+/** Whether the audit reports a `loops` list (issue 10's detectors) at all. */
+export const reportsLoops = () => [...reports.values()].some((r) => Array.isArray(r.loops));
+
+export function replaySession(session, options) {
+  if (!reports.has(resolve(session.file))) prepare([session], options);
+  const report = reports.get(resolve(session.file));
+  const index = new Map();
+  for (const ev of session.events) if (ev.type === 'call') index.set(ev.call.callId, ev.call.index);
+  const entries = report.loops ?? report.reminders ?? [];
+  return entries.map((e) => ({ index: index.get(e.callId), level: e.kind ?? 'reminder', reason: e.summary ?? '' })).filter((a) => a.index !== undefined);
+}
