@@ -457,7 +457,7 @@ describe('reference: silent-failure verdicts (part B)', () => {
     }
   });
 
-  it('failure markers: only the trailing block counts (the cases of src/markers.rs)', () => {
+  it('failure markers: only the trailing block counts (the cases of crates/toolguard-core/src/markers.rs)', () => {
     const yes = [
       'boom\n[exit code: 1]',
       'boom\n[exit code: 127]\n\n  \n',
@@ -752,7 +752,7 @@ const MARKER_LINES = [
 /**
  * Whitespace put around every line: where Rust's `trim` and JavaScript's
  * differ (U+0085, U+FEFF) and where they agree. CR and U+2028 are left out:
- * under `m` they are documented dialect divergences (src/rules/dialect.rs).
+ * under `m` they are documented dialect divergences (crates/toolguard-core/src/rules/dialect.rs).
  */
 const LINE_PADDING = ['', ' ', '\t', '\u0085', '\ufeff', '\u00a0 ', '\u3000'];
 

@@ -1,6 +1,6 @@
 /**
  * Configuration shapes, defaults and fail-loud validation, with the native
- * engine's messages (src/config.rs) word for word: repeat-chain errors use
+ * engine's messages (crates/toolguard-core/src/config.rs) word for word: repeat-chain errors use
  * the official plugin's texts, shape errors name the config key, rule errors
  * name the rule id. `undefined` means "use the default" everywhere; `null` is
  * accepted as absent only for the config and its two sections, as natively.

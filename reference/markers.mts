@@ -1,7 +1,7 @@
 /**
  * Whether a shell result's text already shows failure, so `when: 'success'`
  * rules stay silent (the model sees the failure anyway). Mirrors
- * `src/markers.rs` `shows_failure`.
+ * `crates/toolguard-core/src/markers.rs` `shows_failure`.
  *
  * The harness appends its markers one per line at the very end of a shell
  * result, so only that trailing block is read: a marker-looking line in the

@@ -6,7 +6,7 @@
  * JavaScript's own `RegExp`, so this engine also accepts what the native
  * linear-time engine rejects at load (lookaround, backreferences, legacy
  * octal and identity escapes, inline modifiers). A pattern both accept means
- * the same in both, except the corners listed in src/rules/dialect.rs
+ * the same in both, except the corners listed in crates/toolguard-core/src/rules/dialect.rs
  * ("Documented divergences": `m` with CR LF or U+2028, astral characters
  * without `u`, lone surrogates, Unicode-version differences).
  */
@@ -42,7 +42,7 @@ function ruleError(id: string, reason: string): Error {
   return invalid(`loud-failure: rule ${id}: ${reason}`);
 }
 
-/** The native dialect's flag check (src/rules/dialect.rs `parse_flags`), reasons word for word. */
+/** The native dialect's flag check (crates/toolguard-core/src/rules/dialect.rs `parse_flags`), reasons word for word. */
 function checkFlags(flags: string): string | undefined {
   const seen = new Set<string>();
   for (const flag of flags) {

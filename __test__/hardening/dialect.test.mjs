@@ -2,12 +2,12 @@
 // construct the native dialect accepts: literals, escapes, classes, the
 // `\d \w \s \b` families, groups, alternation, greedy and lazy quantifiers,
 // anchors, flags `i m s u`) read by JavaScript's own RegExp and by the
-// native engine (src/rules/dialect.rs → Rust regex), over generated text.
+// native engine (crates/toolguard-core/src/rules/dialect.rs → Rust regex), over generated text.
 // Both must agree, rule by rule, on whether the pattern matches and on the
 // line of its first match. Seeded and reproducible.
 //
 // Left out on purpose, because they are the documented divergences
-// (src/rules/dialect.rs "Documented divergences"): `\r` and U+2028/U+2029 in
+// (crates/toolguard-core/src/rules/dialect.rs "Documented divergences"): `\r` and U+2028/U+2029 in
 // the text (line ends for `^`/`$` under `m`), characters outside the BMP
 // (split in two by non-`u` JavaScript), lone surrogates, and ſ / K (U+212A)
 // (word characters for `\b` under `iu` in JavaScript only).

@@ -1,5 +1,5 @@
 //! Scan-strategy measurement (numbers go in the README). Run:
-//!   cargo test --release --bench scan -- --ignored --nocapture
+//!   cargo test --release -p toolguard-core --bench scan -- --ignored --nocapture
 //! Build-log-like text at 200 B, 100 KB and 10 MB; the built-in table and
 //! 10,000 user rules; every strategy (Loop, Set, Literal). Prints MB/s (best of several runs, so
 //! a noisy shared machine shows its least-disturbed number). No assertions
