@@ -325,12 +325,18 @@ fn command_of(arguments_json: &str) -> Option<String> {
         .find_map(|key| value.get(key)?.as_str().map(str::to_owned))
 }
 
-/// `text` cut to `max` characters, with `…` when cut.
+/// `text` cut to `max` UTF-16 code units (`argumentsPreviewChars` counts
+/// them, as the engine's reminder does), with `…` when cut. A character that
+/// would straddle the cut is left out whole: a `String` holds no half pair.
 pub(crate) fn preview(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_owned(),
+    let mut units = 0;
+    for (at, c) in text.char_indices() {
+        units += c.len_utf16();
+        if units > max {
+            return format!("{}…", &text[..at]);
+        }
     }
+    text.to_owned()
 }
 
 /// Counts the bytes pulled from the file, for progress.

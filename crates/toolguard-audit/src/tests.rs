@@ -304,9 +304,13 @@ fn config_json_errors_name_the_key() {
 }
 
 #[test]
-fn preview_cuts_by_characters() {
+fn preview_cuts_by_utf16_units() {
     assert_eq!(preview("héllo", 2), "hé…");
     assert_eq!(preview("hé", 2), "hé");
+    // Astral characters are two units each, as in the engine's reminder.
+    assert_eq!(preview("😀😀", 2), "😀…");
+    assert_eq!(preview("a😀b", 2), "a…");
+    assert_eq!(preview("a😀b", 3), "a😀…");
 }
 
 #[test]
