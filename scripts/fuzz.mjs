@@ -9,16 +9,18 @@
 //
 // Installs cargo-fuzz when it is missing. libFuzzer needs nightly-only rustc
 // flags; RUSTC_BOOTSTRAP=1 lets the stable toolchain accept them. Built with
-// optimisations and debug assertions (integer overflow is a finding) and
-// without AddressSanitizer: every target drives crates/toolguard-core, which
-// is `#![forbid(unsafe_code)]` (the binding's `unsafe` is N-API calls, which
-// need Node), and ASan cost 2-5x in inputs per second. New inputs
+// optimisations and debug assertions (integer overflow is a finding). The
+// `transcode` target runs under AddressSanitizer: it drives the one `unsafe`
+// block of crates/toolguard-core (everything else there is safe code, which
+// ASan cannot add to and which cost 2-5x in inputs per second under it; the
+// binding's `unsafe` is N-API calls, which need Node). New inputs
 // go to fuzz/target/corpus/<target> (not committed); the committed seeds in
 // fuzz/corpus/<target> are read only. A crash, a panic, a failed invariant or
 // an input slower than --timeout seconds (the engine claims linear time) is a
 // finding: its reproducer lands in fuzz/artifacts/<target>/ and the exit code
 // is 1. Reproduce one with
 //   RUSTC_BOOTSTRAP=1 cargo fuzz run --fuzz-dir fuzz -O -a -s none <target> <artifact>
+// (`-s address` for transcode).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -33,7 +35,7 @@ const TARGETS = {
   rule_compile: { maxLen: 512 },
   scan: { maxLen: 16384 },
   observe: { maxLen: 8192 },
-  transcode: { maxLen: 4096 },
+  transcode: { maxLen: 4096, sanitizer: 'address' },
 };
 
 const argv = process.argv.slice(2);
@@ -89,9 +91,11 @@ const artifacts = (target) => {
 };
 
 ensureCargoFuzz();
-const BUILD_FLAGS = ['--fuzz-dir', fuzzDir, '-O', '--debug-assertions', '--sanitizer', 'none'];
-const build = await run('cargo', ['fuzz', 'build', ...BUILD_FLAGS]);
-if (build.code !== 0) process.exit(build.code);
+const flags = (target) => ['--fuzz-dir', fuzzDir, '-O', '--debug-assertions', '--sanitizer', TARGETS[target].sanitizer ?? 'none'];
+for (const target of targets) {
+  const build = await run('cargo', ['fuzz', 'build', ...flags(target), target]);
+  if (build.code !== 0) process.exit(build.code);
+}
 
 const rows = [];
 for (const target of targets) {
@@ -100,7 +104,7 @@ for (const target of targets) {
   const before = new Set(artifacts(target));
   const started = Date.now();
   const { code, text } = await run('cargo', [
-    'fuzz', 'run', ...BUILD_FLAGS, target, work, join(fuzzDir, 'corpus', target), '--',
+    'fuzz', 'run', ...flags(target), target, work, join(fuzzDir, 'corpus', target), '--',
     `-max_total_time=${seconds}`, `-timeout=${timeout}`, `-max_len=${TARGETS[target].maxLen}`,
     '-rss_limit_mb=2048', '-print_final_stats=1',
   ]);

@@ -1,5 +1,6 @@
 #![deny(clippy::all)]
-#![forbid(unsafe_code)]
+// One audited exception: `transcode::utf16_to_string` (fuzzed under ASan).
+#![deny(unsafe_code)]
 //! toolguard's guard engine in plain Rust, with no N-API: the canonical form
 //! of a call's arguments, per-agent repeat chains, the silent-failure rule
 //! table and its scanner, and the one config decoder. The napi binding (the

@@ -1,0 +1,36 @@
+// Instruction counts of the engine's hot paths, for before/after comparisons
+// on a loaded machine (callgrind counts instructions, not seconds: the same
+// binary and inputs give the same count whatever else runs).
+//
+//   valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+//     node benchmark/instructions.mjs <scenario> [addon.node]
+//
+// Runs the scenario 2,000 times after a warm-up; compare the totals of two
+// addons (give a path to load another build through NAPI_RS_NATIVE_LIBRARY_PATH)
+// against the warm-up-only run (`<scenario> --warmup-only`) to subtract start-up.
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const [scenario, addon] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const warmupOnly = process.argv.includes('--warmup-only');
+if (addon) process.env.NAPI_RS_NATIVE_LIBRARY_PATH = addon;
+const { GuardEngine, observeCall } = require('../index.js');
+
+const engine = new GuardEngine();
+const small = '{"command":"pytest -q tests/test_render.py","timeout":120}';
+const tail = 'Traceback (most recent call last):\n  File "x.py", line 1\nKeyError: 1';
+const out200 = `collected 3 items\n\ntests/test_a.py ...${'.'.repeat(80)}\n`;
+const out100k = 'compiling module ok\n'.repeat(5000);
+const scenarios = {
+  'observeCall-100B': (i) => observeCall(engine.callHandle, `a${i % 7}`, 'bash', small),
+  'observe-200B-no-match': (i) => engine.observe({ agentId: 'a', name: 'bash', argumentsJson: `{"i":${i}}` }, { text: out200 }),
+  'observe-200B-match': (i) => engine.observe({ agentId: 'a', name: 'bash', argumentsJson: `{"i":${i}}` }, { text: out200 + tail }),
+  'observe-100KB-no-match': (i) => engine.observe({ agentId: 'a', name: 'bash', argumentsJson: `{"i":${i}}` }, { text: out100k }),
+};
+const run = scenarios[scenario];
+if (!run) {
+  console.error(`scenarios: ${Object.keys(scenarios).join(', ')}`);
+  process.exit(2);
+}
+for (let i = 0; i < 200; i++) run(i);
+if (!warmupOnly) for (let i = 0; i < 2000; i++) run(i);
