@@ -320,6 +320,24 @@ describe('McpGuard on plain messages', () => {
   const response = (id, text) => ({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }] } });
   const reminded = (out) => out.result._meta?.[VERDICT_META_KEY]?.reminder?.count;
 
+  it("keeps the server's own _meta keys and every other result field", () => {
+    const guard = new McpGuard(new GuardEngine({ loudFailure: { shellTools: ['echo'] } }));
+    guard.fromClient(request(1, 'a'));
+    const result = {
+      content: [{ type: 'text', text: `x${traceback}` }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }],
+      structuredContent: { a: 1 },
+      _meta: { 'example.com/trace': 'abc' },
+      extra: true,
+    };
+    const out = guard.fromServer({ jsonrpc: '2.0', id: 1, result }).result;
+    assert.equal(out.isError, true);
+    assert.deepEqual(out.content[1], result.content[1], 'the image block is kept');
+    assert.equal(out._meta['example.com/trace'], 'abc');
+    assert.equal(out._meta[VERDICT_META_KEY].failure.action, 'error');
+    assert.deepEqual(out.structuredContent, { a: 1 });
+    assert.equal(out.extra, true);
+  });
+
   it('a new initialize starts the chain over', () => {
     const guard = new McpGuard(new GuardEngine());
     for (const id of [1, 2]) {

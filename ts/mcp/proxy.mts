@@ -315,21 +315,21 @@ function relay(child: ChildProcess, guard: McpGuard): Promise<number> {
   };
 
   return new Promise<number>((resolve) => {
-    let serverExit: number | undefined;
+    let serverGone = false;
     child.on('close', (code, signal) => {
-      serverExit = exitCodeOf(code, signal);
+      serverGone = true;
+      const exit = exitCodeOf(code, signal);
+      // Client gone first: the server was asked to stop, that is a clean end.
+      const asked = clientGone;
       void Promise.allSettled([...inFlight]).then(async () => {
         await client.close();
         process.stdin.destroy();
-        if (!clientGone && serverExit !== 0) {
-          process.stderr.write(`toolguard mcp: the server exited with ${signal ?? `code ${code}`}\n`);
-        }
-        // Client gone first: the server was asked to stop, that is a clean end.
-        resolve(clientGone ? 0 : serverExit!);
+        if (!asked && exit !== 0) process.stderr.write(`toolguard mcp: the server exited with ${signal ?? `code ${code}`}\n`);
+        resolve(asked ? 0 : exit);
       });
     });
     const hangUp = () => {
-      if (clientGone) return;
+      if (clientGone || serverGone) return;
       clientGone = true;
       child.stdin!.end();
       const term = setTimeout(() => child.kill('SIGTERM'), 2000);
@@ -341,6 +341,8 @@ function relay(child: ChildProcess, guard: McpGuard): Promise<number> {
         clearTimeout(kill);
       });
     };
+    // The SDK transport closes itself on a message over its size limit: nothing more can be read.
+    client.onclose = hangUp;
     process.stdin.once('end', hangUp);
     process.stdin.once('close', hangUp);
     // Stopped by the client's host: stop the server too, then exit with its code.
