@@ -220,6 +220,34 @@ describe('toolguard mcp: guarding tools/call', () => {
     assert.deepEqual(failed.structuredContent, plain.structuredContent);
   });
 
+  it('guards task-augmented calls when their result is fetched (tasks/result)', async () => {
+    const rule = { id: 'report', pattern: '^# Research Report', flags: 'm', action: 'context', message: 'A report, not data.' };
+    const { client } = await connect({ config: { loudFailure: { shellTools: ['simulate-research-query'], rules: [rule] } } });
+    let tools = [];
+    for (let i = 0; i < 50 && !tools.includes('simulate-research-query'); i++) {
+      tools = (await client.listTools()).tools.map((t) => t.name);
+      if (!tools.includes('simulate-research-query')) await new Promise((r) => setTimeout(r, 20));
+    }
+    // Three identical calls as tasks, in parallel: each result is scanned, and the last one to arrive is the 3rd of the run.
+    const run = async () => {
+      const seen = [];
+      for await (const m of client.experimental.tasks.callToolStream({ name: 'simulate-research-query', arguments: { topic: 'tides' } })) seen.push(m);
+      assert.ok(seen.some((m) => m.type === 'taskCreated'), 'ran as a task');
+      const last = seen.at(-1);
+      assert.equal(last.type, 'result', JSON.stringify(last));
+      return last.result;
+    };
+    const results = await Promise.all([run(), run(), run()]);
+    for (const result of results) {
+      assert.equal(result._meta[VERDICT_META_KEY].failure.rules[0].id, 'report');
+      assert.match(result.content.at(-1).text, /A report, not data\./);
+    }
+    assert.deepEqual(
+      results.map((r) => r._meta[VERDICT_META_KEY].reminder?.count).sort(),
+      [3, undefined, undefined],
+    );
+  });
+
   it('fails open: a panicking engine passes every result through unchanged, with a warning', async () => {
     const config = { loudFailure: { shellTools: ['echo'] } };
     // The test-only panic hook (docs/security.md) fires inside Rust for the named tool.

@@ -7,7 +7,8 @@
  * elicitation, roots) — except the responses to `tools/call`:
  *
  * - every call advances the session's repeat chain (one chain per MCP
- *   session, started over by each `initialize`);
+ *   session, started over by each `initialize`); a task-augmented call
+ *   when its result is fetched (`tasks/result`);
  * - results of tools named in `loudFailure.shellTools` are scanned;
  * - a reminder or `context` notice is appended as a text block; an `error`
  *   verdict turns the result into `isError: true` with the failure header
@@ -90,6 +91,16 @@ export function guardedResult(result: CallToolResultLike, verdict: GuardVerdict)
 const SESSION = 'session';
 
 type Id = string | number;
+
+/** Task-augmented calls remembered at most (the oldest is dropped: its result then passes unguarded). */
+const MAX_OPEN_TASKS = 1024;
+
+/** The task id of a `CreateTaskResult` (`{task: {taskId}}`) that is not also a `CallToolResult`. */
+function taskIdOf(result: unknown): string | undefined {
+  if (isCallToolResult(result)) return undefined;
+  const task = (result as { task?: { taskId?: unknown } } | undefined)?.task;
+  return typeof task?.taskId === 'string' ? task.taskId : undefined;
+}
 interface Call {
   name: string;
   arguments: unknown;
@@ -107,8 +118,14 @@ function textSize(content: CallToolResultLike['content']): number {
  * is tested on plain messages too.
  */
 export class McpGuard {
-  /** `tools/call` requests sent to the server and not answered yet. */
+  /** `tools/call` (and `tasks/result` of a tool task) requests sent to the server and not answered yet. */
   private pending = new Map<Id, Call>();
+  /**
+   * Task-augmented calls whose result has not been fetched yet (`tools/call`
+   * with `task` answers a task handle; `tasks/result` later answers the
+   * `CallToolResult`). Bounded: a client that never fetches results cannot grow it.
+   */
+  private tasks = new Map<string, Call>();
 
   constructor(private readonly engine: GuardEngine) {}
 
@@ -119,6 +136,16 @@ export class McpGuard {
       if ('id' in message && message.method === 'tools/call') {
         const params = (message.params ?? {}) as { name?: unknown; arguments?: unknown };
         this.pending.set(message.id, { name: String(params.name ?? ''), arguments: params.arguments ?? {} });
+      } else if ('id' in message && message.method === 'tasks/result') {
+        const taskId = (message.params as { taskId?: unknown } | undefined)?.taskId;
+        const call = typeof taskId === 'string' ? this.tasks.get(taskId) : undefined;
+        if (call) {
+          this.tasks.delete(taskId as string);
+          this.pending.set(message.id, call);
+        }
+      } else if (message.method === 'tasks/cancel') {
+        const taskId = (message.params as { taskId?: unknown } | undefined)?.taskId;
+        if (typeof taskId === 'string') this.tasks.delete(taskId);
       } else if ('id' in message && message.method === 'initialize') {
         this.engine.reset(SESSION); // a new session: its chain starts empty
       } else if (message.method === 'notifications/cancelled') {
@@ -141,7 +168,14 @@ export class McpGuard {
     const call = this.pending.get(message.id);
     if (call === undefined) return message;
     this.pending.delete(message.id);
-    // An error response, or a task handle (task-augmented call): nothing to scan, the call still counts.
+    const taskId = 'result' in message ? taskIdOf(message.result) : undefined;
+    if (taskId !== undefined) {
+      // A task handle: the call is observed when its result is fetched.
+      if (this.tasks.size >= MAX_OPEN_TASKS) this.tasks.delete(this.tasks.keys().next().value!);
+      this.tasks.set(taskId, call);
+      return message;
+    }
+    // An error response: nothing to scan, the call still counts.
     const result = 'result' in message && isCallToolResult(message.result) ? message.result : undefined;
     let verdict: GuardVerdict | null | Promise<GuardVerdict | null>;
     try {
