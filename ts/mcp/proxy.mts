@@ -379,6 +379,7 @@ function relay(child: ChildProcess, guard: McpGuard): Promise<number> {
     client.onclose = hangUp;
     process.stdin.once('end', hangUp);
     process.stdin.once('close', hangUp);
+    process.stdout.on('error', hangUp); // EPIPE: the client is gone
     // Stopped by the client's host: stop the server too, then exit with its code.
     for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(signal, () => child.kill(signal));
     void client.start();
