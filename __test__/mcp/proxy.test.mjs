@@ -369,6 +369,16 @@ describe('McpGuard on plain messages', () => {
     assert.equal(out.extra, true);
   });
 
+  it('remembers at most 1,024 unanswered calls: past it the oldest passes unguarded', () => {
+    const guard = new McpGuard(new GuardEngine());
+    for (let id = 0; id <= 1024; id++) guard.fromClient(request(id, 'a'));
+    const oldest = response(0, 'a');
+    assert.equal(guard.fromServer(oldest), oldest, 'forgotten: relayed as it came, not counted');
+    assert.equal(reminded(guard.fromServer(response(1, 'a'))), undefined);
+    assert.equal(reminded(guard.fromServer(response(2, 'a'))), undefined);
+    assert.equal(reminded(guard.fromServer(response(3, 'a'))), 3);
+  });
+
   it('a new initialize starts the chain over', () => {
     const guard = new McpGuard(new GuardEngine());
     for (const id of [1, 2]) {

@@ -92,8 +92,19 @@ const SESSION = 'session';
 
 type Id = string | number;
 
-/** Task-augmented calls remembered at most (the oldest is dropped: its result then passes unguarded). */
-const MAX_OPEN_TASKS = 1024;
+/**
+ * Calls remembered at most while their result is awaited: unanswered
+ * requests and unfetched task results. Past it the oldest is dropped (its
+ * result then passes unguarded): a client or server that never finishes
+ * cannot grow the proxy's memory.
+ */
+const MAX_OPEN_CALLS = 1024;
+
+/** `map.set(key, value)`, dropping the oldest entry when the map is full. */
+function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
+  if (map.size >= MAX_OPEN_CALLS && !map.has(key)) map.delete(map.keys().next().value as K);
+  map.set(key, value);
+}
 
 /** The task id of a `CreateTaskResult` (`{task: {taskId}}`) that is not also a `CallToolResult`. */
 function taskIdOf(result: unknown): string | undefined {
@@ -101,6 +112,7 @@ function taskIdOf(result: unknown): string | undefined {
   const task = (result as { task?: { taskId?: unknown } } | undefined)?.task;
   return typeof task?.taskId === 'string' ? task.taskId : undefined;
 }
+
 interface Call {
   name: string;
   arguments: unknown;
@@ -123,7 +135,7 @@ export class McpGuard {
   /**
    * Task-augmented calls whose result has not been fetched yet (`tools/call`
    * with `task` answers a task handle; `tasks/result` later answers the
-   * `CallToolResult`). Bounded: a client that never fetches results cannot grow it.
+   * `CallToolResult`).
    */
   private tasks = new Map<string, Call>();
 
@@ -135,13 +147,13 @@ export class McpGuard {
     try {
       if ('id' in message && message.method === 'tools/call') {
         const params = (message.params ?? {}) as { name?: unknown; arguments?: unknown };
-        this.pending.set(message.id, { name: String(params.name ?? ''), arguments: params.arguments ?? {} });
+        remember(this.pending, message.id, { name: String(params.name ?? ''), arguments: params.arguments ?? {} });
       } else if ('id' in message && message.method === 'tasks/result') {
         const taskId = (message.params as { taskId?: unknown } | undefined)?.taskId;
         const call = typeof taskId === 'string' ? this.tasks.get(taskId) : undefined;
         if (call) {
           this.tasks.delete(taskId as string);
-          this.pending.set(message.id, call);
+          remember(this.pending, message.id, call);
         }
       } else if (message.method === 'tasks/cancel') {
         const taskId = (message.params as { taskId?: unknown } | undefined)?.taskId;
@@ -171,8 +183,7 @@ export class McpGuard {
     const taskId = 'result' in message ? taskIdOf(message.result) : undefined;
     if (taskId !== undefined) {
       // A task handle: the call is observed when its result is fetched.
-      if (this.tasks.size >= MAX_OPEN_TASKS) this.tasks.delete(this.tasks.keys().next().value!);
-      this.tasks.set(taskId, call);
+      remember(this.tasks, taskId, call);
       return message;
     }
     // An error response: nothing to scan, the call still counts.
