@@ -12,7 +12,7 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { GuardEngine } from 'toolguard';
 import { McpGuard, VERDICT_META_KEY } from '../../dist/ts/mcp/proxy.mjs';
 
@@ -91,15 +91,22 @@ describe('toolguard mcp: relaying', () => {
     );
   });
 
-  it("relays progress notifications and the server's own requests to the client (sampling)", async () => {
+  it("relays progress notifications and the server's own requests to the client (sampling, elicitation, roots)", async () => {
     const sampled = [];
+    const elicited = [];
     const { client } = await connect({
-      capabilities: { sampling: {} },
-      setup: (c) =>
+      capabilities: { sampling: {}, elicitation: {}, roots: {} },
+      setup: (c) => {
         c.setRequestHandler(CreateMessageRequestSchema, async (request) => {
           sampled.push(request.params.messages[0].content.text);
           return { model: 'scripted', role: 'assistant', content: { type: 'text', text: 'sampled answer' } };
-        }),
+        });
+        c.setRequestHandler(ElicitRequestSchema, async (request) => {
+          elicited.push(request.params.message);
+          return { action: 'decline' };
+        });
+        c.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///srv/scripted-root', name: 'scripted' }] }));
+      },
     });
     // Read at the transport: the SDK client itself may not report a progress
     // notification that arrives in the same chunk as the result (its
@@ -128,6 +135,10 @@ describe('toolguard mcp: relaying', () => {
     assert.equal(sampled.length, 1);
     assert.match(sampled[0], /hello there/);
     assert.match(JSON.stringify(result.content), /sampled answer/);
+    await client.callTool({ name: 'trigger-elicitation-request', arguments: {} });
+    assert.equal(elicited.length, 1);
+    const roots = await client.callTool({ name: 'get-roots-list', arguments: {} });
+    assert.match(roots.content[0].text, /file:\/\/\/srv\/scripted-root/);
   });
 
   it("hands on the server's stderr", async () => {
