@@ -1,7 +1,7 @@
 // End-to-end check of `toolguard hook` inside the real Claude Code CLI.
 // Not part of `npm test`. Point it at a Claude Code binary: the devDependency
 // @anthropic-ai/claude-agent-sdk ships one (0.3.333: Claude Code 2.1.333, in
-// node_modules/@anthropic-ai/claude-agent-sdk-linux-x64/claude), or install a
+// $PWD/node_modules/@anthropic-ai/claude-agent-sdk-linux-x64/claude; PASS with it), or install a
 // given version anywhere:
 //
 //   npm install --prefix /tmp/cc @anthropic-ai/claude-code@2.1.332
