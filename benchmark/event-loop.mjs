@@ -4,8 +4,8 @@
 // thread), measured with perf_hooks.monitorEventLoopDelay while a 1 ms
 // interval keeps the loop busy, as a harness serving other agents would.
 // A second table times one call per output size on each path, which is
-// what the DSH plugin's size threshold (ASYNC_SCAN_THRESHOLD in
-// ts/dsh/core.mts) is chosen from.
+// what the size threshold of the DSH plugin and the MCP proxy (ASYNC_SCAN_THRESHOLD in
+// ts/adapters/common.mts) is chosen from.
 //
 //   node benchmark/event-loop.mjs [--mb 10] [--rounds 10] [--json]
 import { monitorEventLoopDelay } from 'node:perf_hooks';

@@ -6,5 +6,5 @@ if (process.argv[2] === 'hook') {
   process.exitCode = await runHook(process.argv.slice(3), 0, 1, 2);
 } else {
   const { main } = await import('../dist/ts/cli/main.mjs');
-  process.exitCode = main(process.argv.slice(2));
+  process.exitCode = await main(process.argv.slice(2));
 }

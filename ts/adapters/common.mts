@@ -36,6 +36,46 @@ export function errorOf(verdict: GuardVerdict): string | undefined {
   return verdict.failure && verdict.failure.action === 'error' ? verdict.failure.text : undefined;
 }
 
+/** A text content block, as pi and MCP tool results carry them. */
+export interface TextBlock {
+  type: 'text';
+  text: string;
+}
+
+/**
+ * A content-block tool result (pi's tool result, MCP's `CallToolResult`) with
+ * a verdict folded in: the reminder and a `context` notice appended as text
+ * blocks; on an `error` rule (unless the result already is an error) the text
+ * blocks replaced by the failure text, which already carries the original
+ * text output, other blocks (images, resources) kept, and `isError: true`.
+ * `undefined` when nothing changes.
+ */
+export function foldIntoBlocks<B extends { type: string }>(
+  content: readonly B[],
+  isError: boolean | undefined,
+  verdict: GuardVerdict,
+  withNotices = true,
+): { content: (B | TextBlock)[]; isError?: true } | undefined {
+  const notices = withNotices ? noticesOf(verdict).map((text): TextBlock => ({ type: 'text', text })) : [];
+  const error = isError ? undefined : errorOf(verdict);
+  if (error !== undefined) {
+    const others = content.filter((block) => block.type !== 'text');
+    return { content: [{ type: 'text', text: error }, ...others, ...notices], isError: true };
+  }
+  if (notices.length === 0) return undefined;
+  return { content: [...content, ...notices] };
+}
+
+/**
+ * From this output size on (64 Ki UTF-16 units), the scan runs on a worker
+ * thread. Measured with `benchmark/event-loop.mjs` (built-in rules, build
+ * log): a synchronous scan costs ~0.25 ms at 64 KB, ~0.9 ms at 256 KB, ~110 ms
+ * at 10 MB, all of it event-loop stall; the thread hop adds ~0.05 ms of
+ * latency and no stall. 64 KB leaves room for user rules several times
+ * slower than the built-ins before a synchronous scan stalls the loop ~1 ms.
+ */
+export const ASYNC_SCAN_THRESHOLD = 64 * 1024;
+
 /** Separator between a tool output and the notices appended to it. */
 export const NOTICE_SEPARATOR = '\n\n';
 

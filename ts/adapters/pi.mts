@@ -14,7 +14,7 @@
  */
 import type { ExtensionAPI, ExtensionFactory, ToolResultEvent } from '@mariozechner/pi-coding-agent';
 import { GuardEngine } from 'toolguard';
-import { type AdapterOptions, type GuardVerdict, argumentsJson, errorOf, failOpen, noticesOf } from './common.mjs';
+import { type AdapterOptions, type GuardVerdict, argumentsJson, failOpen, foldIntoBlocks } from './common.mjs';
 
 export interface PiGuardOptions extends AdapterOptions {
   /** Where reminders and notices go: appended to the result (default) or as pi custom messages. */
@@ -23,8 +23,6 @@ export interface PiGuardOptions extends AdapterOptions {
 
 /** The `customType` of the messages sent with `notices: 'message'`. */
 export const PI_MESSAGE_TYPE = 'toolguard';
-
-type Block = ToolResultEvent['content'][number];
 
 /** The patch a `tool_result` handler returns (pi's `ToolResultEventResult`, which pi does not export). */
 export interface ToolResultPatch {
@@ -38,15 +36,7 @@ export function patchFor(
   verdict: GuardVerdict,
   withNotices = true,
 ): ToolResultPatch | undefined {
-  const notices = withNotices ? noticesOf(verdict).map((text): Block => ({ type: 'text', text })) : [];
-  const error = event.isError ? undefined : errorOf(verdict);
-  if (error !== undefined) {
-    // The failure text already carries the original text output; images stay.
-    const images = event.content.filter((block) => block.type !== 'text');
-    return { content: [{ type: 'text', text: error }, ...images, ...notices], isError: true };
-  }
-  if (notices.length === 0) return undefined;
-  return { content: [...event.content, ...notices] };
+  return foldIntoBlocks(event.content, event.isError, verdict, withNotices) as ToolResultPatch | undefined;
 }
 
 /** A pi extension factory guarding every tool call with one engine built from `options`. */

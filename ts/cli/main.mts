@@ -8,16 +8,19 @@ const HELP = `Usage: toolguard <command> [options]
 Commands
   audit [FILES or DIRS...]   find loops and silent failures in recorded agent sessions
                              (no FILES: the bundled sample session)
+  mcp -- <command> [args...] run an MCP server behind the guard (toolguard mcp --help)
 
 toolguard audit --help      options of audit
 toolguard --version
 `;
 
-export function main(argv: string[]): number {
+export function main(argv: string[]): number | Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'audit':
       return audit(rest);
+    case 'mcp':
+      return import('../mcp/proxy.mjs').then((mcp) => mcp.runMcp(rest));
     case '-h':
     case '--help':
     case 'help':

@@ -11,6 +11,7 @@ import type { Agent } from '@deepseek-ai/dsh-agent';
 import type { PostToolDecision, ToolExecution, ToolExecutionResult } from '@deepseek-ai/dsh-tools';
 import type { UserMessage } from '@deepseek-ai/dsh-session';
 import { GuardEngine, observeCall, observeCallValue } from 'toolguard';
+import { ASYNC_SCAN_THRESHOLD } from '../adapters/common.mjs';
 
 /** Engine configuration, as `new GuardEngine()` takes it. */
 export type EngineConfig = ConstructorParameters<typeof GuardEngine>[0];
@@ -37,15 +38,8 @@ export interface ListenerOptions {
   asyncScanThreshold?: number;
 }
 
-/**
- * From this output size on (64 Ki UTF-16 units), the scan runs on a worker
- * thread. Measured with `benchmark/event-loop.mjs` (built-in rules, build
- * log): a synchronous scan costs ~0.25 ms at 64 KB, ~0.9 ms at 256 KB, ~110 ms
- * at 10 MB, all of it event-loop stall; the thread hop adds ~0.05 ms of
- * latency and no stall. 64 KB leaves room for user rules several times
- * slower than the built-ins before a synchronous scan stalls the loop ~1 ms.
- */
-export const ASYNC_SCAN_THRESHOLD = 64 * 1024;
+// Shared with the MCP proxy; measured and explained in adapters/common.
+export { ASYNC_SCAN_THRESHOLD };
 
 /**
  * From this length (UTF-16 units) on, a string argument makes the engine read

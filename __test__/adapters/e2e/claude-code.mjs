@@ -1,6 +1,8 @@
 // End-to-end check of `toolguard hook` inside the real Claude Code CLI.
-// Not part of `npm test`: Claude Code is a ~400 MB native binary, so it is not
-// a devDependency. Install it anywhere and point this script at the binary:
+// Not part of `npm test`. Point it at a Claude Code binary: the devDependency
+// @anthropic-ai/claude-agent-sdk ships one (0.3.333: Claude Code 2.1.333, in
+// $PWD/node_modules/@anthropic-ai/claude-agent-sdk-linux-x64/claude; PASS with it), or install a
+// given version anywhere:
 //
 //   npm install --prefix /tmp/cc @anthropic-ai/claude-code@2.1.332
 //   node __test__/adapters/e2e/claude-code.mjs /tmp/cc/node_modules/@anthropic-ai/claude-code-linux-x64/claude

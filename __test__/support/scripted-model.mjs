@@ -1,0 +1,156 @@
+// A scripted Anthropic Messages API server and a driver for the Claude Agent
+// SDK (@anthropic-ai/claude-agent-sdk, which runs the Claude Code binary of its
+// platform package) against it. Claude Code runs the scripted tool calls for
+// real; the requests it sends next show what the model was given.
+import { createServer } from 'node:http';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
+import { query } from '@anthropic-ai/claude-agent-sdk';
+
+/**
+ * The scripted model. A script step is a Bash command, or `{name, input}` for
+ * any other tool. Each user turn (a new text prompt, `turn N`) starts the next
+ * script; the main loop is the request that offers the Bash tool, and it
+ * gets the script's next Bash call until the script is done. Side requests
+ * (titles, summaries) get a short text.
+ */
+export function scriptedModel(turns) {
+  const requests = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      if (!req.url.startsWith('/v1/messages') || req.url.includes('count_tokens')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return res.end(JSON.stringify({ input_tokens: 10 }));
+      }
+      const b = JSON.parse(body);
+      const main = (b.tools ?? []).some((t) => t.name === 'Bash');
+      if (main) requests.push(b);
+      // Where the conversation is: which user turn, and how many tool results since it began.
+      let turn = -1;
+      let done = 0;
+      for (const m of b.messages) {
+        if (m.role !== 'user') continue;
+        const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
+        if (blocks.some((c) => c.type === 'tool_result')) done += blocks.filter((c) => c.type === 'tool_result').length;
+        else if (blocks.some((c) => c.type === 'text' && /^turn \d+$/.test(c.text.trim()))) {
+          turn = Number(blocks.find((c) => c.type === 'text' && /^turn \d+$/.test(c.text.trim())).text.trim().slice(5));
+          done = 0;
+        }
+      }
+      const script = turns[turn] ?? [];
+      let content = [{ type: 'text', text: main ? 'done' : 'ok' }];
+      let stop = 'end_turn';
+      if (main && done < script.length) {
+        const step = script[done];
+        const call = typeof step === 'string' ? { name: 'Bash', input: { command: step, description: 'step' } } : step;
+        content = [{ type: 'tool_use', id: `toolu_${turn}_${done + 1}`, ...call }];
+        stop = 'tool_use';
+      }
+      sse(res, content, stop, requests.length);
+    });
+  });
+  return { server, requests };
+}
+
+function sse(res, content, stop, n) {
+  const events = [
+    {
+      type: 'message_start',
+      message: { id: `msg_${n}`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } },
+    },
+  ];
+  content.forEach((block, index) => {
+    const start = block.type === 'tool_use' ? { ...block, input: {} } : { type: 'text', text: '' };
+    const delta = block.type === 'tool_use' ? { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } : { type: 'text_delta', text: block.text };
+    events.push({ type: 'content_block_start', index, content_block: start }, { type: 'content_block_delta', index, delta }, { type: 'content_block_stop', index });
+  });
+  events.push({ type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 5 } }, { type: 'message_stop' });
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  for (const e of events) res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
+  res.end();
+}
+
+/** The text of each tool result the model was sent, in order (string or block content). */
+export function toolResults(requests) {
+  const seen = new Map();
+  for (const b of requests) {
+    for (const m of b.messages) {
+      if (m.role !== 'user' || typeof m.content === 'string') continue;
+      m.content.forEach((c, i) => {
+        if (c.type !== 'tool_result') return;
+        // Claude Code sends hook context as text blocks right after the tool result.
+        const after = [];
+        for (const next of m.content.slice(i + 1)) {
+          if (next.type === 'tool_result') break;
+          if (next.type === 'text') after.push(next.text);
+        }
+        const own = typeof c.content === 'string' ? c.content : (c.content ?? []).map((x) => x.text ?? '').join('\n');
+        seen.set(c.tool_use_id, { id: c.tool_use_id, isError: c.is_error === true, text: [own, ...after].join('\n') });
+      });
+    }
+  }
+  return [...seen.values()];
+}
+
+/**
+ * Run a session in a fresh HOME: one user message per script (streamed in
+ * after the previous turn's result). `options` go to `query()` (hooks, mcpServers, allowedTools…).
+ */
+export async function runSession(turns, scratch, options = {}) {
+  const { server, requests } = scriptedModel(turns);
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const home = mkdtempSync(join(scratch, 'home-'));
+  const cwd = join(home, 'project');
+  mkdirSync(cwd);
+  // The next prompt goes in once the previous turn has its result.
+  const ended = turns.map(() => {
+    let resolve;
+    const promise = new Promise((r) => (resolve = r));
+    return { promise, resolve };
+  });
+  async function* prompts() {
+    for (let i = 0; i < turns.length; i++) {
+      if (i > 0) await ended[i - 1].promise;
+      yield { type: 'user', message: { role: 'user', content: `turn ${i}` }, parent_tool_use_id: null };
+    }
+  }
+  const messages = [];
+  let stderr = '';
+  try {
+    for await (const message of query({
+      prompt: prompts(),
+      options: {
+        cwd,
+        model: 'claude-sonnet-4-5',
+        allowedTools: ['Bash'],
+        // Bash is pre-approved (bypassPermissions is refused under root, as CI runs).
+        permissionMode: 'default',
+        settingSources: [],
+        stderr: (d) => (stderr += d),
+        ...options,
+        env: {
+          ...process.env,
+          HOME: home,
+          CLAUDE_CONFIG_DIR: join(home, '.claude'),
+          ANTHROPIC_BASE_URL: `http://127.0.0.1:${server.address().port}`,
+          ANTHROPIC_API_KEY: 'sk-test',
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+          DISABLE_AUTOUPDATER: '1',
+        },
+      },
+    })) {
+      messages.push(message);
+      if (message.type === 'result') {
+        const count = messages.filter((m) => m.type === 'result').length;
+        ended[count - 1]?.resolve();
+        if (count === turns.length) break;
+      }
+    }
+  } finally {
+    server.close();
+  }
+  return { requests, messages, results: toolResults(requests), stderr };
+}
+
