@@ -5,8 +5,10 @@
 // hooks; the test reads the requests the model received next, so it checks
 // what the model sees. Expected texts come from the engine.
 
-// The test-only panic hook (docs/security.md) is read once, at the engine's
-// first call in this process: it names a tool no scripted session uses.
+// The test-only panic hook (docs/security.md; the test-panic addon, loaded
+// by the first import) is read once, at the engine's first call in this
+// process: it names a tool no scripted session uses.
+import '../support/use-panic-addon.mjs';
 process.env.TOOLGUARD_TEST_PANIC = 'observe:PanicTool';
 
 import { mkdtempSync, rmSync } from 'node:fs';

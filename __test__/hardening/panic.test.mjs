@@ -9,31 +9,15 @@
 // never leaks into other tests; each checks that the caller sees a plain
 // JavaScript Error (or rejection), that the engine keeps working, and that
 // the DSH plugin passes the tool result through unchanged.
-import { before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { panicAddon, shippedAddon } from '../support/panic-addon.mjs';
 
 const require = createRequire(import.meta.url);
 const child = fileURLToPath(new URL('./panic-child.mjs', import.meta.url));
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const targetDir = `${root}target/test-panic`;
-const panicAddon = `${targetDir}/toolguard.node`;
-// The shipped build `npm run build` put beside index.js (its name names the platform).
-const shippedAddon = `${root}${readdirSync(root).find((f) => f.endsWith('.node'))}`;
-
-before(() => {
-  // A debug build (no LTO): incremental after the first run.
-  const build = spawnSync('cargo', ['build', '--lib', '--features', 'test-panic', '--target-dir', targetDir], {
-    cwd: root,
-    encoding: 'utf8',
-  });
-  assert.equal(build.status, 0, `cargo build --features test-panic failed:\n${build.stderr}`);
-  mkdirSync(targetDir, { recursive: true });
-  copyFileSync(`${targetDir}/debug/libtoolguard.so`, panicAddon);
-});
 
 function runChild(spec) {
   const result = spawnSync(process.execPath, [child], {

@@ -15,6 +15,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { GuardEngine } from 'toolguard';
 import { McpGuard, VERDICT_META_KEY } from '../../dist/ts/mcp/proxy.mjs';
+import { panicAddon } from '../support/panic-addon.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '../..');
@@ -270,7 +271,7 @@ describe('toolguard mcp: guarding tools/call', () => {
       ['scan:echo', traceback],
       ['scan:echo', `${'x'.repeat(100_000)}${traceback}`], // off-thread scan: a rejected promise
     ]) {
-      const { client, stderr } = await connect({ config, env: { TOOLGUARD_TEST_PANIC: panic } });
+      const { client, stderr } = await connect({ config, env: { TOOLGUARD_TEST_PANIC: panic, NAPI_RS_NATIVE_LIBRARY_PATH: panicAddon } });
       for (let i = 0; i < 3; i++) {
         assert.deepEqual(await client.callTool({ name: 'echo', arguments: { message } }), { content: [{ type: 'text', text: `Echo: ${message}` }] }, panic);
       }
