@@ -1,37 +1,55 @@
 #!/usr/bin/env node
-// The linux-x64-gnu binary as it ships: linked against glibc 2.17 with zig
-// (cargo-zigbuild), so it loads on any glibc Linux from 2.17 on, not only on
-// the build machine's glibc. The release workflow builds it the same way.
-// zig and cargo-zigbuild come from PyPI (scripts/py-tools.mjs) when missing.
+// A Linux binary as it ships, built with zig (cargo-zigbuild, through
+// `napi build -x`): glibc targets are linked against glibc 2.17, so they load
+// on any glibc Linux from 2.17 on, not only on the build machine's glibc;
+// musl targets are linked the way napi-rs links them. The release workflow
+// runs this same script for every Linux target. zig and cargo-zigbuild come
+// from PyPI (scripts/py-tools.mjs) when missing.
 //
-//   node scripts/build-portable.mjs    → npm/linux-x64-gnu/toolguard.linux-x64-gnu.node
+//   node scripts/build-portable.mjs [--target TRIPLE] [--output-dir DIR]
 //
-// Cargo keeps this build apart (target/x86_64-unknown-linux-gnu/) from
+// Default: x86_64-unknown-linux-gnu into npm/linux-x64-gnu/ (what the install
+// test packs). Cargo keeps this build apart (target/<triple>/) from
 // `npm run build` (target/release/), so each is incremental on its own.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseTriple } from '@napi-rs/cli';
 import { pyTools } from './py-tools.mjs';
 import { GLIBC_BASELINE } from './glibc-check.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const TARGET = 'x86_64-unknown-linux-gnu';
-const FILE = 'toolguard.linux-x64-gnu.node';
-// napi writes its generated loader and typings beside the binary; keep them
-// out of the tree (the committed ones come from `npm run build`).
-const staging = join(root, '.tmp/portable');
-export const PORTABLE_BINARY = join(root, 'npm/linux-x64-gnu', FILE);
+const BINARY_NAME = 'toolguard';
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  if (process.platform !== 'linux' || process.arch !== 'x64') {
-    console.error(`build-portable: builds ${TARGET} on a Linux x64 host only (this is ${process.platform}-${process.arch})`);
+  const args = process.argv.slice(2);
+  let target = 'x86_64-unknown-linux-gnu';
+  let outputDir;
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--target' && args[i + 1]) target = args[++i];
+    else if (args[i] === '--output-dir' && args[i + 1]) outputDir = resolve(args[++i]);
+    else {
+      console.error(`build-portable: unknown argument ${args[i]}\nusage: node scripts/build-portable.mjs [--target TRIPLE] [--output-dir DIR]`);
+      process.exit(2);
+    }
+  }
+  const triple = parseTriple(target);
+  if (triple.platform !== 'linux' || !/^(gnu|musl)$/.test(triple.abi ?? '')) {
+    console.error(`build-portable: ${target} is not a linux gnu or musl target`);
     process.exit(2);
   }
+  const file = `${BINARY_NAME}.${triple.platformArchABI}.node`;
+  outputDir ??= join(root, 'npm', triple.platformArchABI);
+
   const env = pyTools(['zig', 'cargo-zigbuild']);
+  // napi writes its generated loader and typings beside the binary; keep them
+  // out of the tree (the committed ones come from `npm run build`).
+  const staging = join(root, '.tmp/portable', triple.platformArchABI);
   mkdirSync(staging, { recursive: true });
-  // `-x` runs cargo-zigbuild, which reads the `.2.17` suffix as the glibc to link against.
-  const argv = ['build', '--platform', '--release', '--target', `${TARGET}.${GLIBC_BASELINE}`, '-x', '--output-dir', staging];
+  // `-x` runs cargo-zigbuild, which reads a `.2.17` suffix as the glibc to link against.
+  const zigTarget = triple.abi === 'gnu' ? `${target}.${GLIBC_BASELINE}` : target;
+  const argv = ['build', '--platform', '--release', '--target', zigTarget, '-x', '--output-dir', staging];
   console.error(`$ napi ${argv.join(' ')}`);
   const napi = join(root, 'node_modules/@napi-rs/cli/dist/cli.js');
   const run = spawnSync(process.execPath, [napi, ...argv], { cwd: root, env, stdio: 'inherit' });
@@ -39,7 +57,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     console.error(`build-portable: napi build exited with ${run.status ?? run.signal}`);
     process.exit(1);
   }
-  mkdirSync(dirname(PORTABLE_BINARY), { recursive: true });
-  copyFileSync(join(staging, FILE), PORTABLE_BINARY);
-  console.error(`build-portable: wrote ${PORTABLE_BINARY}`);
+  mkdirSync(outputDir, { recursive: true });
+  copyFileSync(join(staging, file), join(outputDir, file));
+  console.error(`build-portable: wrote ${join(outputDir, file)}`);
 }
