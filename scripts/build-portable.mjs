@@ -9,8 +9,10 @@
 //   node scripts/build-portable.mjs [--target TRIPLE] [--output-dir DIR]
 //
 // Default: x86_64-unknown-linux-gnu into npm/linux-x64-gnu/ (what the install
-// test packs). Cargo keeps this build apart (target/<triple>/) from
-// `npm run build` (target/release/), so each is incremental on its own.
+// test packs). It builds in its own target/zig/: cargo-zigbuild points the
+// x86_64-unknown-linux-gnu linker at zig, and on an x86_64 host that is also
+// the host triple, so sharing target/ would relink every proc-macro and
+// rebuild everything each time `npm run build` and this script alternate.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -49,7 +51,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   mkdirSync(staging, { recursive: true });
   // `-x` runs cargo-zigbuild, which reads a `.2.17` suffix as the glibc to link against.
   const zigTarget = triple.abi === 'gnu' ? `${target}.${GLIBC_BASELINE}` : target;
-  const argv = ['build', '--platform', '--release', '--target', zigTarget, '-x', '--output-dir', staging];
+  const argv = ['build', '--platform', '--release', '--target', zigTarget, '-x', '--target-dir', join(root, 'target/zig'), '--output-dir', staging];
   console.error(`$ napi ${argv.join(' ')}`);
   const napi = join(root, 'node_modules/@napi-rs/cli/dist/cli.js');
   const run = spawnSync(process.execPath, [napi, ...argv], { cwd: root, env, stdio: 'inherit' });
