@@ -9,10 +9,10 @@
 //   node scripts/build-portable.mjs [--target TRIPLE] [--output-dir DIR]
 //
 // Default: x86_64-unknown-linux-gnu into npm/linux-x64-gnu/ (what the install
-// test packs). It builds in its own target/zig/: cargo-zigbuild points the
-// x86_64-unknown-linux-gnu linker at zig, and on an x86_64 host that is also
-// the host triple, so sharing target/ would relink every proc-macro and
-// rebuild everything each time `npm run build` and this script alternate.
+// test packs). It builds in its own target/zig/: `napi build` always passes
+// --target, so `npm run build` also builds in target/x86_64-unknown-linux-gnu/,
+// and with zig as linker in the same folder the two builds would start over
+// each time they alternate.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
