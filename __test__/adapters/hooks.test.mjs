@@ -109,9 +109,13 @@ describe('toolguard hook (child process)', () => {
     // The last call printed the same traceback but exited 3 (only the transcript says so): silent.
     assert.equal(events[5].tool_response, out);
     assert.equal(outs[5], null);
-    // Without the transcript the hook cannot know, and the exit-0 reading applies.
+    // Without the transcript the hook cannot know the exit code: the output still
+    // shows a failure, but the reason must not claim the command exited 0.
     const [blind] = await runAll([{ ...events[5], transcript_path: join(fixtures, 'missing.jsonl'), session_id: 'codex-blind' }], { env: { TOOLGUARD_STATE_DIR: freshDir() } });
     assert.equal(blind.decision, 'block');
+    assert.doesNotMatch(blind.reason, /exited 0/);
+    assert.match(blind.reason, /^\[loud-failure\] Bash output shows a failure \(its exit code is unknown\):\n- /);
+    assert.equal(blind.reason.slice(blind.reason.indexOf('\n')), failure.slice(failure.indexOf('\n')));
   });
 
   it('persists the repeat chain across processes: reminders at 3, 5 and 8, silent after', async () => {
@@ -212,7 +216,11 @@ describe('toolguard hook (child process)', () => {
     };
     const events = [codex, codex];
     const outs = await runAll(events, { env: { TOOLGUARD_STATE_DIR: freshDir() }, args: ['--config', cfgFile] });
-    assert.deepEqual(outs, expected(events, config));
+    // No transcript: the exit code is unknown, so the header does not claim 0 (the rest is the engine's text).
+    const want = expected(events, config);
+    const header = '[loud-failure] exec_command exited 0 but its output shows it failed:';
+    for (const o of want) o.reason = o.reason.replace(header, '[loud-failure] exec_command output shows a failure (its exit code is unknown):');
+    assert.deepEqual(outs, want);
     assert.ok(outs[1].hookSpecificOutput.additionalContext.startsWith('You are repeating'), 'threshold 2 from the config');
   });
 
@@ -304,7 +312,7 @@ describe('toolguard hook (child process)', () => {
     assert.deepEqual(lines.map((l) => JSON.parse(l)), [expected([call, call, call])[2]]);
     assert.equal(await runHook(['--bogus'], Readable.from(['{}']), out, err, env), 1);
     err.end();
-    assert.match((await err.toArray()).join(''), /unknown argument --bogus/);
+    assert.match((await err.toArray()).join(''), /unknown option --bogus/);
   });
 
   it('state file names: reversible for normal ids (no two sessions share a file), hashed when too long', () => {
