@@ -3,10 +3,11 @@
 // `auditFile` call per file); this layer finds the files, loads the config,
 // and prints the report.
 
-import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, lstatSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Auditor } from 'toolguard';
+import { Auditor, native } from 'toolguard';
 
 import { oneOf, parseCommandLine, UsageError } from './args.mjs';
 import { checkWithEngine, ConfigError, readConfig } from './config.mjs';
@@ -170,8 +171,8 @@ export function loadConfig(path: string): string {
  * The native Auditor. Without the native binary (the reference fallback) it
  * does not exist: session logs are read and decompressed in Rust.
  */
-function nativeAuditor(): NonNullable<typeof Auditor> {
-  if (Auditor) return Auditor;
+function nativeAuditor(): typeof Auditor {
+  if (native) return Auditor;
   throw new UsageError(
     `auditing needs the native binary, which could not be loaded on this platform (${process.platform}-${process.arch}); ` +
       'the engine API works through the reference fallback, the audit does not. Build from source: see the README.',
@@ -185,7 +186,7 @@ function isLogName(name: string, format: Format): boolean {
   return /\.(?:jsonl|jsonl\.zst|jsonl\.zstd|ndjson)$/.test(name);
 }
 
-/** The path `-` stands for standard input; Rust reads it through /dev/stdin (zstd is told by its magic). */
+/** The path `-` stands for standard input (zstd is told by its magic, not a name). */
 export const STDIN = '-';
 
 /**
@@ -356,8 +357,13 @@ function runAudit(argv: string[]): number {
   for (const [i, file] of files.entries()) {
     const shown = display(file);
     const onProgress = progress && ((done: number) => progress.update(before + done, shown));
-    const path = file === STDIN ? stdinPath() : file;
-    const report = JSON.parse(auditor.auditFile(path, options.format, onProgress)) as SessionJson;
+    const copy = file === STDIN ? stdinToFile() : undefined;
+    let report: SessionJson;
+    try {
+      report = JSON.parse(auditor.auditFile(copy?.path ?? file, options.format, onProgress)) as SessionJson;
+    } finally {
+      copy?.done();
+    }
     report.file = shown;
     sessions.push(report);
     before += sizes[i]!;
@@ -375,10 +381,37 @@ function runAudit(argv: string[]): number {
   return document.summary.exitCode;
 }
 
-/** Standard input as a path the Rust reader can open. */
-function stdinPath(): string {
-  if (process.platform === 'win32') throw new UsageError('- (standard input) is not supported on Windows: give a file');
-  return '/dev/stdin';
+/**
+ * Standard input copied to a temporary file, chunk by chunk (bounded memory),
+ * for the Rust reader: /dev/stdin cannot be opened when stdin is a socket
+ * (Node's child-process pipes are), and Windows has none.
+ */
+function stdinToFile(): { path: string; done(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'toolguard-stdin-'));
+  const path = join(dir, 'stdin');
+  const out = openSync(path, 'w', 0o600);
+  try {
+    const chunk = Buffer.alloc(1 << 20);
+    for (;;) {
+      let n: number;
+      try {
+        n = readSync(0, chunk, 0, chunk.length, null);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EAGAIN') {
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5); // a non-blocking pipe with nothing yet
+          continue;
+        }
+        if (code === 'EOF') break; // Windows, at the end of a pipe
+        throw new UsageError(`cannot read standard input: ${(error as Error).message}`);
+      }
+      if (n === 0) break;
+      writeSync(out, chunk, 0, n);
+    }
+  } finally {
+    closeSync(out);
+  }
+  return { path, done: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 export function packageVersion(): string {

@@ -12,8 +12,8 @@ import type { AuditDocument, FailureJson, ReminderJson, SessionJson } from './au
 const LOOP_RULE = 'loop';
 const LOOP_TEXT = 'The agent repeated the same tool call with the same arguments (a loop reminder was due).';
 
-/** A log nothing could be read from: no call audited and at least one input error. */
-export const unread = (s: SessionJson): boolean => s.calls === 0 && s.errorCount > 0;
+/** A log nothing could be read from: empty, or no call audited and at least one input error. */
+export const unread = (s: SessionJson): boolean => s.bytes === 0 || (s.calls === 0 && s.errorCount > 0);
 
 /** The failing calls of a session: one entry per call, with every rule that matched it. */
 export function failingCalls(session: SessionJson): FailureJson[][] {
