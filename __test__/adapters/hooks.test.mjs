@@ -3,7 +3,7 @@
 // come from an in-process GuardEngine fed the same calls, so the test checks
 // the hook's translation and its chain persistence, not copied strings.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -287,6 +287,73 @@ describe('toolguard hook (child process)', () => {
     assert.equal(readdirSync(dir).filter((f) => f.endsWith('.json')).length, 1);
     await runAll([{ session_id: 's-end', hook_event_name: 'SessionEnd', reason: 'exit' }], { env });
     assert.equal(readdirSync(dir).filter((f) => f.endsWith('.json')).length, 0);
+  });
+
+  it('SessionEnd also deletes the state of the session\'s subagents (long ids too), not other sessions\'', async () => {
+    const dir = freshDir();
+    const env = { TOOLGUARD_STATE_DIR: dir };
+    const long = 'a'.repeat(150);
+    await runAll(
+      [
+        bash('s-tree', 'x'),
+        bash('s-tree', 'x', 'ok\n', { agent_id: 'sub-1' }),
+        bash('s-tree', 'x', 'ok\n', { agent_id: long }),
+        bash('s-tree-2', 'x'),
+        bash('s-tree-2', 'x', 'ok\n', { agent_id: 'sub-1' }),
+      ],
+      { env },
+    );
+    const states = () => readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+    assert.equal(states().length, 5);
+    await runAll([{ session_id: 's-tree', hook_event_name: 'SessionEnd', reason: 'exit' }], { env });
+    assert.deepEqual(states(), [stateFileName('s-tree-2'), stateFileName('s-tree-2\0sub-1')].sort());
+  });
+
+  it('a YAML config (flow style, as in the README) via --config and TOOLGUARD_CONFIG; errors name file and line', async () => {
+    const yaml = join(scratch, 'guard.yaml');
+    writeFileSync(yaml, '# hook config\nrepeat: { thresholds: [2] }\nloudFailure:\n  shellTools: [Bash]\n');
+    const events = [bash('s-yaml', 'ls'), bash('s-yaml', 'ls')];
+    const want = expected(events, { repeat: { thresholds: [2] }, loudFailure: { shellTools: ['Bash'] } });
+    assert.ok(want[1]);
+    assert.deepEqual(await runAll(events, { env: { TOOLGUARD_STATE_DIR: freshDir() }, args: ['--config', yaml] }), want);
+    assert.deepEqual(await runAll(events, { env: { TOOLGUARD_STATE_DIR: freshDir(), TOOLGUARD_CONFIG: yaml } }), want);
+    const bad = join(scratch, 'bad.yaml');
+    writeFileSync(bad, 'repeat:\n  thresholds: [3]\n  treshold: 4\n');
+    const r = await hook(bash('s-yaml-bad', 'x'), { env: { TOOLGUARD_STATE_DIR: freshDir() }, args: ['--config', bad] });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /bad\.yaml:3: toolguard: unknown key config\.repeat\.treshold/);
+  });
+
+  it('never hangs: a state directory that cannot be created (/proc) fails open at once', { skip: process.platform !== 'linux' && 'needs /proc' }, async () => {
+    const started = Date.now();
+    const r = await hook(bash('s-proc', 'x'), { env: { TOOLGUARD_STATE_DIR: '/proc/toolguard-test/state' } });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /^toolguard hook: cannot create the state directory \/proc\/toolguard-test\/state: .*passed through unchanged/);
+    assert.ok(Date.now() - started < 4000, `took ${Date.now() - started} ms`);
+  });
+
+  it('never hangs: stdin left open past TOOLGUARD_HOOK_TIMEOUT_MS fails open', async () => {
+    const started = Date.now();
+    const r = await new Promise((resolve) => {
+      const child = spawn(process.execPath, [bin, 'hook'], { env: { ...process.env, TOOLGUARD_STATE_DIR: freshDir(), TOOLGUARD_HOOK_TIMEOUT_MS: '300' }, stdio: ['pipe', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      child.stdin.write('{"session_id":'); // and never closed
+      child.on('close', (code) => resolve({ code, stderr }));
+    });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /^toolguard hook: gave up after 300 ms \(TOOLGUARD_HOOK_TIMEOUT_MS\)/);
+    assert.ok(Date.now() - started < 10_000);
+  });
+
+  it('a state directory of another user: the error says what to do, and does not say "set" a variable that is set', { skip: process.getuid?.() !== 0 && 'needs root to chown' }, async () => {
+    const dir = freshDir();
+    mkdirSync(dir);
+    chownSync(dir, 4242, 4242);
+    const r = await hook(bash('s-owner', 'x'), { env: { TOOLGUARD_STATE_DIR: dir } });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /belongs to uid 4242, not to this user \(uid 0\); point TOOLGUARD_STATE_DIR at a directory of your own/);
+    assert.doesNotMatch(r.stderr, /set TOOLGUARD_STATE_DIR/);
   });
 
   it('documented state directory: TOOLGUARD_STATE_DIR, else $XDG_STATE_HOME/toolguard, else tmpdir/toolguard-<uid>', async () => {

@@ -27,8 +27,8 @@ import {
   closeSync,
   fstatSync,
   mkdirSync,
+  createReadStream,
   openSync,
-  readFile,
   readFileSync,
   readSync,
   readdirSync,
@@ -394,14 +394,11 @@ export type HookOutputSink = number | NodeJS.WritableStream;
 
 async function readAll(source: HookInputSource): Promise<string> {
   if (typeof source === 'number') {
-    try {
-      // Asynchronous, so the deadline timer can fire while a host keeps stdin open.
-      return await new Promise<string>((resolve, reject) => readFile(source, 'utf8', (error, text) => (error ? reject(error) : resolve(text))));
-    } catch (error) {
-      // A non-blocking pipe: fall back to the stream machinery.
-      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN' || source !== 0) throw error;
-      return readAll(process.stdin);
-    }
+    // A regular file reads at once. A pipe goes through the event loop (not a
+    // blocking read on a libuv thread, which would keep the process from
+    // exiting), so the deadline can end a hook whose host keeps stdin open.
+    if (fstatSync(source).isFile()) return readFileSync(source, 'utf8');
+    return readAll(source === 0 ? process.stdin : createReadStream('', { fd: source, autoClose: false }));
   }
   let text = '';
   source.setEncoding?.('utf8');
