@@ -30,15 +30,29 @@ function position(text: string, offset: number): { line: number; col: number } {
   return { line, col: offset - before.lastIndexOf('\n') };
 }
 
+/** Where V8's JSON.parse error points, as a character offset (its messages differ by version). */
+function jsonErrorOffset(message: string, text: string): number | undefined {
+  const at = /at position (\d+)/.exec(message);
+  if (at) return Number(at[1]);
+  if (/Unexpected end of JSON input/.test(message)) return text.length;
+  // `Unexpected token 'X', ..."<10 characters before, the rest>"... is not valid JSON`
+  const token = /^Unexpected token '([\s\S])', (\.\.\.)?"([\s\S]*)"(?:\.\.\.)? is not valid JSON$/.exec(message);
+  if (!token) return undefined;
+  if (!token[2]) return text.indexOf(token[1]!);
+  const start = text.indexOf(token[3]!);
+  return start < 0 ? undefined : start + 10;
+}
+
 function parseJson(path: string, text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
     const message = (error as Error).message;
-    // V8 names the offset ("… in JSON at position 10", Node 22 adds "(line 2 column 3)").
-    const at = /at position (\d+)/.exec(message);
-    const where = at ? `:${position(text, Number(at[1])).line}` : '';
-    throw new ConfigError(`${path}${where}: not valid JSON: ${message.replace(/ \(line \d+ column \d+\)$/, '')}`);
+    const offset = jsonErrorOffset(message, text);
+    const where = offset !== undefined && offset >= 0 ? `:${position(text, offset).line}` : '';
+    // Without V8's context snippet (it may span lines: the line number says where).
+    const reason = message.replace(/, (?:\.\.\.)?"[\s\S]*$/, '').replace(/ \(line \d+ column \d+\)$/, '');
+    throw new ConfigError(`${path}${where}: not valid JSON: ${reason}`);
   }
 }
 

@@ -77,7 +77,7 @@ export function renderSarif(doc: AuditDocument, version: string): string {
     version: '2.1.0',
     runs: [
       {
-        tool: { driver: { name: 'toolguard', version, informationUri: 'https://www.npmjs.com/package/toolguard', rules: [...rules.values()] } },
+        tool: { driver: { name: 'toolguard', version, rules: [...rules.values()] } },
         invocations: [{ executionSuccessful: !doc.sessions.every(unread), toolExecutionNotifications: notifications }],
         results,
       },
