@@ -21,6 +21,11 @@ export const Config: z<Config> = z.object({
 });
 
 export function apply(ctx: Context, config: Config): void {
+  // This plugin has no official original to stay compatible with: an unknown key is an error, as inside its sections.
+  const unknown = Object.keys(config ?? {}).filter((key) => !(key in (Config.dict ?? {})));
+  if (unknown.length > 0) {
+    throw new Error(`toolguard: unknown key config.${unknown[0]} (expected one of: ${Object.keys(Config.dict ?? {}).join(', ')})`);
+  }
   const loudFailure = config.loudFailure;
   installGuard(ctx, {
     plugin: name,

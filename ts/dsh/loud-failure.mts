@@ -5,7 +5,7 @@
  * @module toolguard/dsh/loud-failure
  */
 import type { Context } from '@deepseek-ai/cordis';
-import { installGuard } from './core.mjs';
+import { installGuard, knownKeys } from './core.mjs';
 import { LoudFailureConfig } from './schema.mjs';
 
 export const name = 'loud-failure';
@@ -15,7 +15,7 @@ export type Config = LoudFailureConfig;
 export function apply(ctx: Context, config: Config): void {
   installGuard(ctx, {
     plugin: name,
-    engine: { loudFailure: config },
+    engine: { loudFailure: knownKeys(ctx, name, config, Object.keys(LoudFailureConfig.dict ?? {})) },
     // Calls carry no agent id, so the engine's repeat chains never run.
     repeat: false,
     scan: true,

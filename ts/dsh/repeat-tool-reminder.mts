@@ -4,7 +4,7 @@
  * @module toolguard/dsh/repeat-tool-reminder
  */
 import type { Context } from '@deepseek-ai/cordis';
-import { installGuard } from './core.mjs';
+import { installGuard, knownKeys } from './core.mjs';
 import { RepeatConfig } from './schema.mjs';
 
 export const name = 'repeat-tool-reminder';
@@ -15,7 +15,7 @@ export function apply(ctx: Context, config: Config): void {
   installGuard(ctx, {
     plugin: name,
     // No shell tools: this plugin scans nothing, and only the repeat part is validated.
-    engine: { repeat: config, loudFailure: { shellTools: [] } },
+    engine: { repeat: knownKeys(ctx, name, config, Object.keys(RepeatConfig.dict ?? {})), loudFailure: { shellTools: [] } },
     repeat: true,
     scan: false,
   });
