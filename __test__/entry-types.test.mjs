@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -96,4 +96,27 @@ engine.observe({ name: 'bash' });
 void engine.observeAsync({ name: 'bash', arguments: {}, argumentsJson: '{}' });
 `;
   assert.deepEqual(typeErrors({ 'calls.mts': calls, 'readme.mts': `declare const output: string;\n${example}` }), []);
+});
+
+test('toolguard/dsh and its plugins type-check in a project without @deepseek-ai/cordis or schemastery', () => {
+  // The package's type files only, outside this repository's node_modules: the
+  // DSH packages cannot be resolved from there.
+  const dir = mkdtempSync(join(tmpdir(), 'toolguard-no-dsh-'));
+  const pkg = join(dir, 'node_modules', 'toolguard');
+  for (const file of ['package.json', 'main.d.ts', 'index.d.ts']) cpSync(join(root, file), join(pkg, file));
+  cpSync(join(root, 'dist'), join(pkg, 'dist'), { recursive: true, filter: (src) => statSync(src).isDirectory() || src.endsWith('.d.mts') });
+  const file = join(dir, 'plugins.mts');
+  writeFileSync(
+    file,
+    `import * as both from 'toolguard/dsh';
+import * as repeat from 'toolguard/dsh/repeat-tool-reminder';
+import * as loud from 'toolguard/dsh/loud-failure';
+const plugins = [both, repeat, loud].map((p) => p.name);
+const config: both.Config = { repeat: { thresholds: [3, 5, 8], include: [], exclude: [], argumentsPreviewChars: 500 } };
+export { plugins, config };
+`,
+  );
+  const program = ts.createProgram([file], { strict: true, noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, types: [], skipLibCheck: false });
+  const errors = ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+  assert.deepEqual(errors, []);
 });

@@ -5,17 +5,17 @@
  */
 import type { Context } from '@deepseek-ai/cordis';
 import { installGuard, knownKeys } from './core.mjs';
-import { RepeatConfig } from './schema.mjs';
+import { RepeatConfig, type PluginContext } from './schema.mjs';
 
 export const name = 'repeat-tool-reminder';
 export const Config = RepeatConfig;
 export type Config = RepeatConfig;
 
-export function apply(ctx: Context, config: Config): void {
-  installGuard(ctx, {
+export function apply(ctx: PluginContext, config: Config): void {
+  installGuard(ctx as Context, {
     plugin: name,
     // No shell tools: this plugin scans nothing, and only the repeat part is validated.
-    engine: { repeat: knownKeys(ctx, name, config, Object.keys(RepeatConfig.dict ?? {})), loudFailure: { shellTools: [] } },
+    engine: { repeat: knownKeys(ctx as Context, name, config, Object.keys(RepeatConfig.dict ?? {})), loudFailure: { shellTools: [] } },
     repeat: true,
     scan: false,
   });
