@@ -27,8 +27,20 @@ try {
       'using the pure-TypeScript reference engine: same API and verdicts, slower; `toolguard audit` needs the native binary',
     { code: 'TOOLGUARD_FALLBACK' },
   )
-  // require() of an ES module: Node >= 20.19 (package.json engines).
-  binding = require('./dist/reference/index.mjs')
+  try {
+    // require() of an ES module: Node >= 20.19 (package.json engines).
+    binding = require('./dist/reference/index.mjs')
+  } catch (fallbackError) {
+    if (fallbackError && fallbackError.code === 'MODULE_NOT_FOUND') {
+      // A source checkout whose build never ran (an install from git with install scripts off, or no Rust).
+      throw new Error(
+        `toolguard: this copy is not built (no native binary, no dist/ in ${__dirname}): ` +
+          'run `npm run build` there (it needs a Rust toolchain), or install a packed tarball',
+        { cause: fallbackError },
+      )
+    }
+    throw fallbackError
+  }
 }
 
 module.exports.GuardEngine = binding.GuardEngine

@@ -120,3 +120,14 @@ export { plugins, config };
   const errors = ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
   assert.deepEqual(errors, []);
 });
+
+test('an unbuilt copy (a git install whose build did not run) says so, from require() and from the CLI', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'toolguard-unbuilt-'));
+  for (const file of ['package.json', 'main.js', 'index.js', 'bin/toolguard.mjs']) cpSync(join(root, file), join(dir, file));
+  const req = spawnSync(process.execPath, ['-e', "process.on('warning', () => {}); require('./main.js')"], { cwd: dir, encoding: 'utf8' });
+  assert.notEqual(req.status, 0);
+  assert.match(req.stderr, /toolguard: this copy is not built \(no native binary, no dist\/ in .*\): run `npm run build` there/);
+  const bin = spawnSync(process.execPath, [join(dir, 'bin/toolguard.mjs'), 'audit'], { cwd: dir, encoding: 'utf8' });
+  assert.equal(bin.status, 2);
+  assert.match(bin.stderr, /^toolguard: this copy is not built \(dist\/ is missing\): run `npm run build`/);
+});
