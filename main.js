@@ -4,28 +4,59 @@
 // (same API and verdicts, slower), announced by one warning.
 //
 // Exports are assigned one by one (not `module.exports = binding`) so that
-// ESM `import { GuardEngine } from 'toolguard'` can see their names.
+// ESM `import { GuardEngine } from 'toolguard'` can see their names; the
+// names are exactly the value exports of main.d.ts (a test compares them).
+
+/** The first line of the innermost cause: what actually failed (a missing file, a dlopen error). */
+function rootCause(error) {
+  let e = error
+  while (e && e.cause) e = e.cause
+  return String((e && e.message) || e).split('\n')[0]
+}
 
 let binding
 let native = true
+let loadFailure
 try {
   binding = require('./index.js')
 } catch (error) {
   native = false
-  const reason = String(error && error.message).split('\n')[0]
+  loadFailure = rootCause(error)
   process.emitWarning(
-    `toolguard: the native binary could not be loaded (${reason}); using the pure-TypeScript reference engine`,
+    `toolguard: no native binary for ${process.platform}-${process.arch} could be loaded (${loadFailure}); ` +
+      'using the pure-TypeScript reference engine: same API and verdicts, slower; `toolguard audit` needs the native binary',
     { code: 'TOOLGUARD_FALLBACK' },
   )
-  // require() of an ES module: Node >= 20.19 (package.json engines).
-  binding = require('./dist/reference/index.mjs')
+  try {
+    // require() of an ES module: Node >= 20.19 (package.json engines).
+    binding = require('./dist/reference/index.mjs')
+  } catch (fallbackError) {
+    if (fallbackError && fallbackError.code === 'MODULE_NOT_FOUND') {
+      // A source checkout whose build never ran (an install from git with install scripts off, or no Rust).
+      throw new Error(
+        `toolguard: this copy is not built (no native binary, no dist/ in ${__dirname}): ` +
+          'run `npm run build` there (it needs a Rust toolchain), or install a packed tarball',
+        { cause: fallbackError },
+      )
+    }
+    throw fallbackError
+  }
 }
 
 module.exports.GuardEngine = binding.GuardEngine
 module.exports.canonicalize = binding.canonicalize
 module.exports.observeCall = binding.observeCall
 module.exports.observeCallValue = binding.observeCallValue
-// Session-log auditing exists only natively (zstd and streaming live in Rust).
-module.exports.Auditor = binding.Auditor
+// Session-log auditing exists only natively (zstd and streaming live in Rust):
+// without it the class is there and its constructor says why it cannot work.
+module.exports.Auditor = native
+  ? binding.Auditor
+  : class Auditor {
+      constructor() {
+        throw new Error(
+          `toolguard: auditing needs the native binary, which could not be loaded on ${process.platform}-${process.arch} (${loadFailure})`,
+        )
+      }
+    }
 /** Whether the native engine is in use (false: the reference fallback). */
 module.exports.native = native

@@ -15,3 +15,15 @@ test('the README names the two commands and .ci/run calls the test command', () 
   assert.match(readme, /npm ci && npm test/);
   assert.match(readFileSync(new URL('../.ci/run', import.meta.url), 'utf8'), /^npm test$/m);
 });
+
+test("the README's audit sample is what `toolguard audit` prints", async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { fileURLToPath } = await import('node:url');
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const env = { ...process.env, NO_COLOR: '1' };
+  delete env.FORCE_COLOR;
+  const run = spawnSync(process.execPath, ['bin/toolguard.mjs', 'audit'], { cwd: root, encoding: 'utf8', env });
+  const block = readme.slice(readme.indexOf('<!-- audit-sample:begin -->'), readme.indexOf('<!-- audit-sample:end -->'));
+  const shown = /```\n([\s\S]*?)```/.exec(block)[1];
+  assert.equal(shown, run.stdout.replace(/\\/g, '/'));
+});

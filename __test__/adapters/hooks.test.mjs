@@ -3,7 +3,7 @@
 // come from an in-process GuardEngine fed the same calls, so the test checks
 // the hook's translation and its chain persistence, not copied strings.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -109,9 +109,13 @@ describe('toolguard hook (child process)', () => {
     // The last call printed the same traceback but exited 3 (only the transcript says so): silent.
     assert.equal(events[5].tool_response, out);
     assert.equal(outs[5], null);
-    // Without the transcript the hook cannot know, and the exit-0 reading applies.
+    // Without the transcript the hook cannot know the exit code: the output still
+    // shows a failure, but the reason must not claim the command exited 0.
     const [blind] = await runAll([{ ...events[5], transcript_path: join(fixtures, 'missing.jsonl'), session_id: 'codex-blind' }], { env: { TOOLGUARD_STATE_DIR: freshDir() } });
     assert.equal(blind.decision, 'block');
+    assert.doesNotMatch(blind.reason, /exited 0/);
+    assert.match(blind.reason, /^\[loud-failure\] Bash output shows a failure \(its exit code is unknown\):\n- /);
+    assert.equal(blind.reason.slice(blind.reason.indexOf('\n')), failure.slice(failure.indexOf('\n')));
   });
 
   it('persists the repeat chain across processes: reminders at 3, 5 and 8, silent after', async () => {
@@ -212,7 +216,11 @@ describe('toolguard hook (child process)', () => {
     };
     const events = [codex, codex];
     const outs = await runAll(events, { env: { TOOLGUARD_STATE_DIR: freshDir() }, args: ['--config', cfgFile] });
-    assert.deepEqual(outs, expected(events, config));
+    // No transcript: the exit code is unknown, so the header does not claim 0 (the rest is the engine's text).
+    const want = expected(events, config);
+    const header = '[loud-failure] exec_command exited 0 but its output shows it failed:';
+    for (const o of want) o.reason = o.reason.replace(header, '[loud-failure] exec_command output shows a failure (its exit code is unknown):');
+    assert.deepEqual(outs, want);
     assert.ok(outs[1].hookSpecificOutput.additionalContext.startsWith('You are repeating'), 'threshold 2 from the config');
   });
 
@@ -281,6 +289,73 @@ describe('toolguard hook (child process)', () => {
     assert.equal(readdirSync(dir).filter((f) => f.endsWith('.json')).length, 0);
   });
 
+  it('SessionEnd also deletes the state of the session\'s subagents (long ids too), not other sessions\'', async () => {
+    const dir = freshDir();
+    const env = { TOOLGUARD_STATE_DIR: dir };
+    const long = 'a'.repeat(150);
+    await runAll(
+      [
+        bash('s-tree', 'x'),
+        bash('s-tree', 'x', 'ok\n', { agent_id: 'sub-1' }),
+        bash('s-tree', 'x', 'ok\n', { agent_id: long }),
+        bash('s-tree-2', 'x'),
+        bash('s-tree-2', 'x', 'ok\n', { agent_id: 'sub-1' }),
+      ],
+      { env },
+    );
+    const states = () => readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+    assert.equal(states().length, 5);
+    await runAll([{ session_id: 's-tree', hook_event_name: 'SessionEnd', reason: 'exit' }], { env });
+    assert.deepEqual(states(), [stateFileName('s-tree-2'), stateFileName('s-tree-2\0sub-1')].sort());
+  });
+
+  it('a YAML config (flow style, as in the README) via --config and TOOLGUARD_CONFIG; errors name file and line', async () => {
+    const yaml = join(scratch, 'guard.yaml');
+    writeFileSync(yaml, '# hook config\nrepeat: { thresholds: [2] }\nloudFailure:\n  shellTools: [Bash]\n');
+    const events = [bash('s-yaml', 'ls'), bash('s-yaml', 'ls')];
+    const want = expected(events, { repeat: { thresholds: [2] }, loudFailure: { shellTools: ['Bash'] } });
+    assert.ok(want[1]);
+    assert.deepEqual(await runAll(events, { env: { TOOLGUARD_STATE_DIR: freshDir() }, args: ['--config', yaml] }), want);
+    assert.deepEqual(await runAll(events, { env: { TOOLGUARD_STATE_DIR: freshDir(), TOOLGUARD_CONFIG: yaml } }), want);
+    const bad = join(scratch, 'bad.yaml');
+    writeFileSync(bad, 'repeat:\n  thresholds: [3]\n  treshold: 4\n');
+    const r = await hook(bash('s-yaml-bad', 'x'), { env: { TOOLGUARD_STATE_DIR: freshDir() }, args: ['--config', bad] });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /bad\.yaml:3: toolguard: unknown key config\.repeat\.treshold/);
+  });
+
+  it('never hangs: a state directory that cannot be created (/proc) fails open at once', { skip: process.platform !== 'linux' && 'needs /proc' }, async () => {
+    const started = Date.now();
+    const r = await hook(bash('s-proc', 'x'), { env: { TOOLGUARD_STATE_DIR: '/proc/toolguard-test/state' } });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /^toolguard hook: cannot create the state directory \/proc\/toolguard-test\/state: .*passed through unchanged/);
+    assert.ok(Date.now() - started < 4000, `took ${Date.now() - started} ms`);
+  });
+
+  it('never hangs: stdin left open past TOOLGUARD_HOOK_TIMEOUT_MS fails open', async () => {
+    const started = Date.now();
+    const r = await new Promise((resolve) => {
+      const child = spawn(process.execPath, [bin, 'hook'], { env: { ...process.env, TOOLGUARD_STATE_DIR: freshDir(), TOOLGUARD_HOOK_TIMEOUT_MS: '300' }, stdio: ['pipe', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      child.stdin.write('{"session_id":'); // and never closed
+      child.on('close', (code) => resolve({ code, stderr }));
+    });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /^toolguard hook: gave up after 300 ms \(TOOLGUARD_HOOK_TIMEOUT_MS\)/);
+    assert.ok(Date.now() - started < 10_000);
+  });
+
+  it('a state directory of another user: the error says what to do, and does not say "set" a variable that is set', { skip: process.getuid?.() !== 0 && 'needs root to chown' }, async () => {
+    const dir = freshDir();
+    mkdirSync(dir);
+    chownSync(dir, 4242, 4242);
+    const r = await hook(bash('s-owner', 'x'), { env: { TOOLGUARD_STATE_DIR: dir } });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /belongs to uid 4242, not to this user \(uid 0\); point TOOLGUARD_STATE_DIR at a directory of your own/);
+    assert.doesNotMatch(r.stderr, /set TOOLGUARD_STATE_DIR/);
+  });
+
   it('documented state directory: TOOLGUARD_STATE_DIR, else $XDG_STATE_HOME/toolguard, else tmpdir/toolguard-<uid>', async () => {
     assert.equal(stateDir({ TOOLGUARD_STATE_DIR: '/x/y', XDG_STATE_HOME: '/s' }), '/x/y');
     assert.equal(stateDir({ XDG_STATE_HOME: '/s' }), '/s/toolguard');
@@ -304,7 +379,7 @@ describe('toolguard hook (child process)', () => {
     assert.deepEqual(lines.map((l) => JSON.parse(l)), [expected([call, call, call])[2]]);
     assert.equal(await runHook(['--bogus'], Readable.from(['{}']), out, err, env), 1);
     err.end();
-    assert.match((await err.toArray()).join(''), /unknown argument --bogus/);
+    assert.match((await err.toArray()).join(''), /unknown option --bogus/);
   });
 
   it('state file names: reversible for normal ids (no two sessions share a file), hashed when too long', () => {

@@ -18,13 +18,16 @@
  * an hour, by whichever hook process runs next.
  *
  * Every failure is fail-open: a warning on stderr, exit code 1 (a
- * non-blocking error for both hosts), no decision.
+ * non-blocking error for both hosts), no decision. The hook has a deadline
+ * (`TOOLGUARD_HOOK_TIMEOUT_MS`, default 5000) for reading its input and
+ * waiting for the session lock; past it, it fails open the same way.
  * @module toolguard/hooks
  */
 import {
   closeSync,
   fstatSync,
   mkdirSync,
+  createReadStream,
   openSync,
   readFileSync,
   readSync,
@@ -37,10 +40,12 @@ import {
   writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { GuardConfig, GuardEngine, GuardVerdict, ToolResult } from 'toolguard';
 import { argumentsJson, errorOf, noticesOf, resultOf } from './common.mjs';
+import { parseCommandLine } from '../cli/args.mjs';
+import { checkWithEngine, readConfig } from '../cli/config.mjs';
 
 /**
  * Shell tools of the hosts: Claude Code and Codex both name theirs `Bash`;
@@ -137,7 +142,18 @@ export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
  */
 export function stateFileName(chainId: string): string {
   const encoded = Buffer.from(chainId, 'utf8').toString('base64url');
-  return encoded.length <= 160 ? `s-${encoded}.json` : `h-${fnv1a64(chainId)}-${chainId.length}.json`;
+  if (encoded.length <= 160) return `s-${encoded}.json`;
+  // A subagent's hashed name starts with its session's hash, so SessionEnd finds it.
+  const session = chainId.split('\0')[0]!;
+  return session === chainId ? `h-${fnv1a64(chainId)}-${chainId.length}.json` : `h-${fnv1a64(session)}-${fnv1a64(chainId)}-${chainId.length}.json`;
+}
+
+/** Whether a state file holds a subagent chain of `session` (`<session>\0<agent>`). */
+function isSubagentFile(name: string, session: string): boolean {
+  if (name.startsWith('s-') && name.endsWith('.json')) {
+    return Buffer.from(name.slice(2, -5), 'base64url').toString('utf8').startsWith(`${session}\0`);
+  }
+  return name.startsWith(`h-${fnv1a64(session)}-`) && name.split('-').length === 4;
 }
 
 /** FNV-1a, 64-bit, over UTF-16 code units: only names files for over-long ids. */
@@ -154,12 +170,41 @@ function stateFile(dir: string, chainId: string): string {
   return join(dir, stateFileName(chainId));
 }
 
-function ensureDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+/**
+ * Create `dir` and its missing parents one level at a time. Not
+ * `mkdirSync(…, {recursive: true})`: on a file system that answers ENOENT
+ * for a directory whose parent exists (/proc) Node's recursive mkdir retries
+ * forever, and a per-call hook must never hang.
+ */
+function makeDir(dir: string): void {
+  const missing: string[] = [];
+  for (let d = dir; ; d = dirname(d)) {
+    try {
+      if (!statSync(d).isDirectory()) throw new Error(`${d} is not a directory`);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(d) === d) throw error;
+      missing.push(d);
+    }
+  }
+  for (const d of missing.reverse()) {
+    try {
+      mkdirSync(d, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new Error(`cannot create the state directory ${dir}: ${(error as Error).message}`);
+    }
+  }
+}
+
+function ensureDir(dir: string, env: NodeJS.ProcessEnv): void {
+  makeDir(dir);
   // A shared tmpdir lets another user create the directory first and read or forge chains.
   const owner = statSync(dir).uid;
   if (typeof process.getuid === 'function' && owner !== process.getuid()) {
-    throw new Error(`state directory ${dir} belongs to uid ${owner}; set TOOLGUARD_STATE_DIR`);
+    const hint = env.TOOLGUARD_STATE_DIR
+      ? 'point TOOLGUARD_STATE_DIR at a directory of your own'
+      : 'set TOOLGUARD_STATE_DIR to a directory of your own';
+    throw new Error(`state directory ${dir} belongs to uid ${owner}, not to this user (uid ${process.getuid()}); ${hint}`);
   }
 }
 
@@ -169,9 +214,8 @@ function sleep(ms: number): void {
 }
 
 /** Run `fn` holding `<file>.lock` (created with O_EXCL; a stale one is broken). */
-function withLock<T>(file: string, fn: () => T): T {
+function withLock<T>(file: string, fn: () => T, deadline = Date.now() + LOCK_WAIT_MS): T {
   const lock = `${file}.lock`;
-  const deadline = Date.now() + LOCK_WAIT_MS;
   for (let attempt = 0; ; attempt++) {
     try {
       closeSync(openSync(lock, 'wx', 0o600));
@@ -266,8 +310,7 @@ interface Addon {
 }
 
 /** Observe one PostToolUse call against the persisted chain, and persist the advanced chain. */
-function observeCall(addon: Addon, config: GuardConfig, file: string, input: HookInput, result: ToolResult): GuardVerdict | null {
-  const engine = new addon.GuardEngine(config);
+function observeWithSavedChain(engine: GuardEngine, file: string, input: HookInput, result: ToolResult, deadline: number): GuardVerdict | null {
   const name = String(input.tool_name ?? '');
   const exec = { agentId: AGENT, name, argumentsJson: argumentsJson(input.tool_input ?? {}) };
   return withLock(file, () => {
@@ -278,7 +321,7 @@ function observeCall(addon: Addon, config: GuardConfig, file: string, input: Hoo
     const chain = engine.chainState(AGENT);
     if (chain) writeAtomic(file, { v: 1, kind: 'engine', chain } satisfies SavedChain);
     return verdict;
-  });
+  }, Math.min(deadline, Date.now() + LOCK_WAIT_MS));
 }
 
 /**
@@ -339,21 +382,11 @@ function isErrorResponse(response: unknown): boolean {
 // ---------------------------------------------------------------------------
 // The command
 
-interface Flags {
-  config?: string;
-}
-
-function parseFlags(argv: readonly string[]): Flags {
-  const flags: Flags = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--config') flags.config = argv[++i];
-    else if (arg.startsWith('--config=')) flags.config = arg.slice('--config='.length);
-    else throw new Error(`unknown argument ${arg} (usage: toolguard hook [--config <file.json>])`);
-  }
-  if (flags.config === undefined && process.env.TOOLGUARD_CONFIG) flags.config = process.env.TOOLGUARD_CONFIG;
-  return flags;
-}
+/** The options of `toolguard hook`, for parseArgs and shell completion. */
+export const HOOK_OPTIONS = {
+  config: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 /** Where the hook reads and writes: a file descriptor (cheapest: no stream set-up), or a stream. */
 export type HookInputSource = number | NodeJS.ReadableStream;
@@ -361,13 +394,11 @@ export type HookOutputSink = number | NodeJS.WritableStream;
 
 async function readAll(source: HookInputSource): Promise<string> {
   if (typeof source === 'number') {
-    try {
-      return readFileSync(source, 'utf8');
-    } catch (error) {
-      // A non-blocking pipe: fall back to the stream machinery.
-      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN' || source !== 0) throw error;
-      return readAll(process.stdin);
-    }
+    // A regular file reads at once. A pipe goes through the event loop (not a
+    // blocking read on a libuv thread, which would keep the process from
+    // exiting), so the deadline can end a hook whose host keeps stdin open.
+    if (fstatSync(source).isFile()) return readFileSync(source, 'utf8');
+    return readAll(source === 0 ? process.stdin : createReadStream('', { fd: source, autoClose: false }));
   }
   let text = '';
   source.setEncoding?.('utf8');
@@ -380,17 +411,26 @@ function write(sink: HookOutputSink, text: string): void {
   else sink.write(text);
 }
 
-export const HOOK_USAGE = `usage: toolguard hook [--config <file.json>]
+export const HOOK_USAGE = `usage: toolguard hook [--config <file.json|file.yaml>]
 Reads one Claude Code / Codex hook event (JSON) on stdin. Register it for the
 PostToolUse, UserPromptSubmit and SessionEnd events. The config file is a
-GuardConfig ({"repeat": {...}, "loudFailure": {...}}); TOOLGUARD_CONFIG names it too.
-State: $TOOLGUARD_STATE_DIR, else $XDG_STATE_HOME/toolguard, else <tmpdir>/toolguard-<uid>.`;
+GuardConfig ({repeat?, loudFailure?}) in JSON or YAML; TOOLGUARD_CONFIG names it
+too. Check it first with: toolguard check-config FILE (the hook's errors go to
+stderr, which Claude Code does not show).
+State: $TOOLGUARD_STATE_DIR, else $XDG_STATE_HOME/toolguard, else <tmpdir>/toolguard-<uid>.
+Deadline: TOOLGUARD_HOOK_TIMEOUT_MS (default 5000) for the input and the session lock.`;
+
+/** Default of `TOOLGUARD_HOOK_TIMEOUT_MS`. */
+export const HOOK_TIMEOUT_MS = 5_000;
+
+/** The failure header the engine writes when it takes the exit code to be 0. */
+const EXITED_0 = (tool: string) => `[loud-failure] ${tool} exited 0 but its output shows it failed:`;
 
 /**
  * Run one hook invocation: read the event from `stdin`, answer on `stdout`,
  * warn on `stderr` (file descriptors or streams; the CLI passes 0, 1, 2,
- * which spares the process setting up stdio streams). Resolves to the process exit code (0, or 1 for a
- * non-blocking error).
+ * which spares the process setting up stdio streams). Resolves to the
+ * process exit code (0, or 1 for a non-blocking error), within the deadline.
  */
 export async function runHook(
   argv: readonly string[],
@@ -399,43 +439,92 @@ export async function runHook(
   stderr: HookOutputSink = 2,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
+  const failOpen = (error: unknown) => {
+    write(stderr, `toolguard hook: ${error instanceof Error ? error.message : String(error)} (tool result passed through unchanged)\n`);
+    return 1;
+  };
+  let flags;
+  try {
+    flags = parseCommandLine(argv, HOOK_OPTIONS).values;
+  } catch (error) {
+    return failOpen(new Error(`${(error as Error).message} (${HOOK_USAGE.split('\n')[0]})`));
+  }
+  if (flags.help) {
     write(stdout, `${HOOK_USAGE}\n`);
     return 0;
   }
+  const ms = Number(env.TOOLGUARD_HOOK_TIMEOUT_MS ?? HOOK_TIMEOUT_MS);
+  const timeout = Number.isFinite(ms) && ms > 0 ? ms : HOOK_TIMEOUT_MS;
+  const deadline = Date.now() + timeout;
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<number>((resolve) => {
+    timer = setTimeout(() => resolve(failOpen(new Error(`gave up after ${timeout} ms (TOOLGUARD_HOOK_TIMEOUT_MS)`))), timeout);
+  });
+  const work = (async () => {
+    try {
+      return await handle(flags.config ?? env.TOOLGUARD_CONFIG, await readAll(stdin), stdout, env, deadline);
+    } catch (error) {
+      return failOpen(error);
+    }
+  })();
   try {
-    const flags = parseFlags(argv);
-    const input = JSON.parse(await readAll(stdin)) as HookInput;
-    if (!input || typeof input !== 'object' || typeof input.session_id !== 'string' || !input.session_id) {
-      throw new Error('hook input has no session_id');
-    }
-    const dir = stateDir(env);
-    ensureDir(dir);
-    const ttl = Number(env.TOOLGUARD_STATE_TTL_DAYS ?? 7);
-    sweep(dir, Number.isFinite(ttl) && ttl > 0 ? ttl : 7);
-    const chainId = input.agent_id ? `${input.session_id}\0${input.agent_id}` : input.session_id;
-    const file = stateFile(dir, chainId);
+    return await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
-    switch (input.hook_event_name) {
-      case 'PostToolUse': {
-        const config = hookEngineConfig(flags.config ? (JSON.parse(readFileSync(flags.config, 'utf8')) as GuardConfig) : {});
-        // Loaded only here: prompt and session events never pay for the addon.
-        const addon = createRequire(import.meta.url)('toolguard') as Addon;
-        const host = hostOf(input);
-        const result = resultOf(responseOf(input, host), isErrorResponse(input.tool_response));
-        const out = hookOutputFor(observeCall(addon, config, file, input, result), result.text, host);
-        if (out) write(stdout, `${JSON.stringify(out)}\n`);
-        return 0;
+async function handle(configPath: string | undefined, text: string, stdout: HookOutputSink, env: NodeJS.ProcessEnv, deadline: number): Promise<number> {
+  const input = JSON.parse(text) as HookInput;
+  if (!input || typeof input !== 'object' || typeof input.session_id !== 'string' || !input.session_id) {
+    throw new Error('hook input has no session_id');
+  }
+  const dir = stateDir(env);
+  ensureDir(dir, env);
+  const ttl = Number(env.TOOLGUARD_STATE_TTL_DAYS ?? 7);
+  sweep(dir, Number.isFinite(ttl) && ttl > 0 ? ttl : 7);
+  const chainId = input.agent_id ? `${input.session_id}\0${input.agent_id}` : input.session_id;
+  const file = stateFile(dir, chainId);
+  const lockDeadline = Math.min(deadline, Date.now() + LOCK_WAIT_MS);
+
+  switch (input.hook_event_name) {
+    case 'PostToolUse': {
+      const loaded = configPath ? readConfig(configPath) : undefined;
+      // Loaded only here: prompt and session events never pay for the addon.
+      const addon = createRequire(import.meta.url)('toolguard') as Addon;
+      const engine = loaded
+        ? checkWithEngine(loaded, (config) => new addon.GuardEngine(hookEngineConfig(config)))
+        : new addon.GuardEngine(hookEngineConfig());
+      const host = hostOf(input);
+      const response = responseOf(input, host);
+      const result = resultOf(response, isErrorResponse(input.tool_response));
+      let verdict = observeWithSavedChain(engine, file, input, result, deadline);
+      // Codex sends no exit code; without its transcript the hook does not know it was 0.
+      const tool = String(input.tool_name ?? '');
+      if (host === 'codex' && typeof response === 'string' && verdict?.failure?.text.startsWith(EXITED_0(tool))) {
+        const text = `[loud-failure] ${tool} output shows a failure (its exit code is unknown):${verdict.failure.text.slice(EXITED_0(tool).length)}`;
+        verdict = { ...verdict, failure: { ...verdict.failure, text } };
       }
-      case 'UserPromptSubmit':
-      case 'SessionEnd':
-        withLock(file, () => remove(file));
-        return 0;
-      default:
-        return 0; // events the guard does not use
+      const out = hookOutputFor(verdict, result.text, host);
+      if (out) write(stdout, `${JSON.stringify(out)}\n`);
+      return 0;
     }
-  } catch (error) {
-    write(stderr, `toolguard hook: ${error instanceof Error ? error.message : String(error)} (tool result passed through unchanged)\n`);
-    return 1;
+    case 'UserPromptSubmit':
+      withLock(file, () => remove(file), lockDeadline);
+      return 0;
+    case 'SessionEnd': {
+      withLock(file, () => remove(file), lockDeadline);
+      // The session's subagents end with it: their chains go too, not only at the TTL sweep.
+      if (!input.agent_id) {
+        for (const name of readdirSync(dir)) {
+          if (!isSubagentFile(name, input.session_id)) continue;
+          const sub = join(dir, name);
+          withLock(sub, () => remove(sub), lockDeadline);
+        }
+      }
+      return 0;
+    }
+    default:
+      return 0; // events the guard does not use
   }
 }

@@ -3,21 +3,23 @@
 // `auditFile` call per file); this layer finds the files, loads the config,
 // and prints the report.
 
-import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
+import { closeSync, lstatSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Auditor } from 'toolguard';
+import { Auditor, native } from 'toolguard';
 
-import { parseYaml, YamlError } from './yaml.mjs';
+import { oneOf, parseCommandLine, UsageError } from './args.mjs';
+import { checkWithEngine, ConfigError, readConfig } from './config.mjs';
 import { renderHuman, type Style } from './render.mjs';
+import { renderJunit, renderSarif, unread } from './reports.mjs';
+
+export { UsageError };
 
 export const FAIL_ON = ['loop', 'failure', 'any', 'none'] as const;
 export type FailOn = (typeof FAIL_ON)[number];
-const FORMATS = ['auto', 'dsh', 'trace'] as const;
+export const FORMATS = ['auto', 'dsh', 'trace'] as const;
 type Format = (typeof FORMATS)[number];
-
-/** Raised for exit code 2 (bad command line or config). */
-export class UsageError extends Error {}
 
 export interface SiteJson {
   callId: string;
@@ -81,131 +83,102 @@ export interface AuditDocument {
   };
 }
 
+const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+export const SAMPLE_DIR = join(packageRoot, 'samples', 'dsh');
+
+/** The options of `toolguard audit`, for parseArgs and shell completion. */
+export const AUDIT_OPTIONS = {
+  config: { type: 'string' },
+  json: { type: 'boolean' },
+  report: { type: 'string' },
+  format: { type: 'string' },
+  'fail-on': { type: 'string' },
+  color: { type: 'boolean' },
+  'no-color': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** How the result is printed: a table for people, or a document for machines. */
+export const REPORTS = ['table', 'json', 'sarif', 'junit'] as const;
+export type Report = (typeof REPORTS)[number];
+
 interface Options {
   paths: string[];
   config?: string;
-  json: boolean;
+  report: Report;
   format: Format;
   failOn: FailOn;
+  color?: boolean;
   help: boolean;
 }
 
-export const AUDIT_HELP = `Usage: toolguard audit [FILES or DIRS...] [options]
+export const AUDIT_HELP = `Usage: toolguard audit [FILES or DIRS or -...] [options]
 
 Replays recorded agent sessions through the toolguard engine and reports the
 loop reminders and silent-failure verdicts it would have produced.
-With no FILES, audits the sample session bundled with the package.
+With no FILES, audits the sample session bundled with the package (and says so).
 
 Inputs
   DSH session logs: session.jsonl (compression: 'none') or session.jsonl.zstd
   (the default), under <root>/--<cwd-slug>--/<sessionId>/. Directories are
   searched recursively for *.jsonl, *.jsonl.zst(d) and *.ndjson files
   (with --format dsh: only session.jsonl and session.jsonl.zstd).
-  Generic traces: one JSON object a line, see docs/trace-format.md.
+  Generic traces: one JSON object a line, see docs/trace-format.md
+  (${join(packageRoot, 'docs', 'trace-format.md')}).
+  -: read one log from standard input.
 
 Options
   --config FILE     guard config, JSON or YAML: {repeat?, loudFailure?}
-                    (the same config as the DSH plugins and GuardEngine)
-  --json            print one JSON document instead of the table
-  --format F        auto (default: per file), dsh or trace
+                    (the same config as the DSH plugins, GuardEngine and the hook)
+  --report R        table (default), json, sarif (code scanning) or junit (JUnit XML)
+  --json            the same as --report json
+  --format F        input format: auto (default: per file), dsh or trace
   --fail-on WHAT    exit 1 when findings match: loop, failure, any (default), none
+  --no-color        no colours (also: NO_COLOR=1, FORCE_COLOR=0); --color forces them
   -h, --help        this help
 
-Exit codes: 0 nothing matched --fail-on, 1 findings matched, 2 usage error.
-Bad input (unreadable file, malformed or unknown line, truncated tail) is
-reported with its file and line and skipped.
+Exit codes: 0 nothing matched --fail-on; 1 findings matched; 2 usage error
+(bad option or config, a path that does not exist, no session log found, or
+no input could be read at all).
+Bad lines (malformed or unknown events, a truncated tail) are reported with
+their file and line and skipped.
 `;
 
-function parseArgs(argv: string[]): Options {
-  const options: Options = { paths: [], json: false, format: 'auto', failOn: 'any', help: false };
-  const value = (i: number, flag: string, inline?: string): string => {
-    const v = inline ?? argv[i + 1];
-    if (v === undefined || (inline === undefined && v.startsWith('--'))) throw new UsageError(`${flag} needs a value`);
-    return v;
+function parseOptions(argv: string[]): Options {
+  const { values, positionals } = parseCommandLine(argv, AUDIT_OPTIONS);
+  if (values.json && values.report !== undefined && values.report !== 'json') throw new UsageError(`--json and --report ${values.report} disagree`);
+  if (values.color && values['no-color']) throw new UsageError('--color and --no-color disagree');
+  return {
+    paths: positionals,
+    config: values.config,
+    report: values.json ? 'json' : oneOf('--report', values.report, REPORTS, 'table'),
+    format: oneOf('--format', values.format, FORMATS, 'auto'),
+    failOn: oneOf('--fail-on', values['fail-on'], FAIL_ON, 'any'),
+    color: values['no-color'] ? false : values.color ? true : undefined,
+    help: values.help ?? false,
   };
-  let onlyPaths = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (onlyPaths || !arg.startsWith('-') || arg === '-') {
-      options.paths.push(arg);
-      continue;
-    }
-    const eq = arg.indexOf('=');
-    const flag = eq > 0 ? arg.slice(0, eq) : arg;
-    const inline = eq > 0 ? arg.slice(eq + 1) : undefined;
-    const step = inline === undefined ? 1 : 0;
-    switch (flag) {
-      case '--':
-        onlyPaths = true;
-        break;
-      case '-h':
-      case '--help':
-        options.help = true;
-        break;
-      case '--json':
-        if (inline !== undefined) throw new UsageError('--json takes no value');
-        options.json = true;
-        break;
-      case '--config':
-        options.config = value(i, flag, inline);
-        i += step;
-        break;
-      case '--format': {
-        const v = value(i, flag, inline);
-        if (!(FORMATS as readonly string[]).includes(v)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')} (got ${JSON.stringify(v)})`);
-        options.format = v as Format;
-        i += step;
-        break;
-      }
-      case '--fail-on': {
-        const v = value(i, flag, inline);
-        if (!(FAIL_ON as readonly string[]).includes(v)) throw new UsageError(`--fail-on must be one of ${FAIL_ON.join(', ')} (got ${JSON.stringify(v)})`);
-        options.failOn = v as FailOn;
-        i += step;
-        break;
-      }
-      default:
-        throw new UsageError(`unknown option ${flag}`);
-    }
-  }
-  return options;
 }
 
-/** The guard config from a JSON or YAML file, as JSON text for the Auditor. */
+/** The guard config from a JSON or YAML file, checked by the auditor's engine, as JSON text for the Auditor. */
 export function loadConfig(path: string): string {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new UsageError(`cannot read config ${path}: ${(e as Error).message}`);
-  }
-  const ext = extname(path).toLowerCase();
-  let value: unknown;
-  try {
-    if (ext === '.json') value = JSON.parse(text);
-    else if (ext === '.yaml' || ext === '.yml') value = parseYaml(text);
-    else {
-      try {
-        value = JSON.parse(text);
-      } catch {
-        value = parseYaml(text);
-      }
-    }
-  } catch (e) {
-    const kind = e instanceof YamlError ? 'YAML' : 'JSON';
-    throw new UsageError(`config ${path} is not valid ${kind}: ${(e as Error).message}`);
-  }
-  const json = JSON.stringify(value ?? {});
-  try {
-    new Auditor(json);
-  } catch (e) {
-    throw new UsageError(`config ${path}: ${(e as Error).message}`);
-  }
+  const loaded = readConfig(path);
+  const json = JSON.stringify(loaded.config);
+  checkWithEngine(loaded, () => new (nativeAuditor())(json));
   return json;
 }
 
-const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-export const SAMPLE_DIR = join(packageRoot, 'samples', 'dsh');
+/**
+ * The native Auditor. Without the native binary (the reference fallback) it
+ * does not exist: session logs are read and decompressed in Rust.
+ */
+function nativeAuditor(): typeof Auditor {
+  if (native) return Auditor;
+  throw new UsageError(
+    `auditing needs the native binary, which could not be loaded on this platform (${process.platform}-${process.arch}); ` +
+      'the engine API works through the reference fallback, the audit does not. Build from source: see the README.',
+  );
+}
+
 
 /** Which files a directory search picks up: DSH transcripts, or any JSON Lines file. */
 function isLogName(name: string, format: Format): boolean {
@@ -213,10 +186,15 @@ function isLogName(name: string, format: Format): boolean {
   return /\.(?:jsonl|jsonl\.zst|jsonl\.zstd|ndjson)$/.test(name);
 }
 
+/** The path `-` stands for standard input (zstd is told by its magic, not a name). */
+export const STDIN = '-';
+
 /**
  * Expand the command-line paths: files as given, directories searched
  * recursively (symlinked directories are not followed: no cycles), sorted.
- * A path that cannot be read still yields an entry, so the report names it.
+ * A path that does not exist is a usage error (a mistyped path must not pass
+ * green); a file or directory that exists but cannot be read yields an
+ * entry, so the report names it.
  */
 export function findLogs(paths: string[], format: Format): string[] {
   const out: string[] = [];
@@ -236,24 +214,36 @@ export function findLogs(paths: string[], format: Format): string[] {
     }
   };
   for (const path of paths) {
+    if (path === STDIN) {
+      if (out.includes(STDIN)) throw new UsageError('- (standard input) can be given once');
+      out.push(STDIN);
+      continue;
+    }
     let isDir = false;
     try {
       isDir = lstatSync(path).isDirectory() || statSync(path).isDirectory();
-    } catch {
-      // Missing or unreadable: the Rust side reports it as that file's error.
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') throw new UsageError(`${path}: no such file or directory`);
+      // Unreadable: the Rust side reports it as that file's error.
     }
-    if (isDir) walk(path);
-    else out.push(path);
+    if (isDir) {
+      const before = out.length;
+      walk(path);
+      if (out.length === before) throw new UsageError(`no session logs found under ${path} (looked for ${format === 'dsh' ? 'session.jsonl and session.jsonl.zstd' : '*.jsonl, *.jsonl.zst(d) and *.ndjson'})`);
+    } else out.push(path);
   }
   return out;
 }
 
 function display(path: string): string {
+  if (path === STDIN) return '(stdin)';
   const rel = relative(process.cwd(), path);
   return !isAbsolute(path) || rel.startsWith('..') || isAbsolute(rel) ? path : rel;
 }
 
 function fileSize(path: string): number {
+  if (path === STDIN) return 0;
   try {
     return statSync(path).size;
   } catch {
@@ -282,27 +272,6 @@ class Progress {
   clear() {
     if (this.drawn) this.stream.write('\r\x1b[K');
   }
-}
-
-const SESSION_KEYS = ['file', 'format', 'compressed', 'sessionId', 'parentSession', 'cwd', 'agents', 'calls', 'unanswered', 'inherited', 'lines', 'bytes', 'decodedBytes', 'reminders', 'failures', 'errors', 'errorCount'];
-const SITE_KEYS = ['callId', 'tool', 'agentId', 'logLine', 'seq', 'turn'];
-const REMINDER_KEYS = [...SITE_KEYS, 'count', 'summary', 'command', 'arguments', 'text'];
-const FAILURE_KEYS = [...SITE_KEYS, 'ruleId', 'action', 'verdict', 'line', 'excerpt', 'message', 'command', 'summary'];
-
-/** Rust's serde_json sorts keys; print them in the documented order instead. */
-function pick<T extends object>(value: T, keys: string[]): T {
-  const source = value as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const key of keys) out[key] = source[key];
-  for (const key of Object.keys(source)) if (!(key in out)) out[key] = source[key];
-  return out as T;
-}
-
-function ordered(session: SessionJson): SessionJson {
-  const out = pick(session, SESSION_KEYS);
-  out.reminders = session.reminders.map((r) => pick(r, REMINDER_KEYS));
-  out.failures = session.failures.map((f) => pick(f, FAILURE_KEYS));
-  return out;
 }
 
 export function summarize(sessions: SessionJson[], failOn: FailOn): AuditDocument['summary'] {
@@ -337,38 +306,47 @@ export function summarize(sessions: SessionJson[], failOn: FailOn): AuditDocumen
   };
 }
 
-export function style(stream: NodeJS.WriteStream): Style {
-  // Colour only on a terminal; NO_COLOR (https://no-color.org) turns it off.
-  const on = Boolean(stream.isTTY) && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
+/**
+ * Colour or not: `--color`/`--no-color` first, then FORCE_COLOR (Node's
+ * convention: 0 or false off, anything else on), then NO_COLOR
+ * (https://no-color.org), then whether the stream is a terminal.
+ */
+export function colorOn(stream: NodeJS.WriteStream, flag?: boolean, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (flag !== undefined) return flag;
+  const force = env.FORCE_COLOR;
+  if (force !== undefined) return force !== '0' && force.toLowerCase() !== 'false';
+  if (env.NO_COLOR) return false;
+  return Boolean(stream.isTTY) && env.TERM !== 'dumb';
+}
+
+export function style(on: boolean): Style {
   const paint = (code: string) => (text: string) => (on ? `\x1b[${code}m${text}\x1b[0m` : text);
   return { bold: paint('1'), dim: paint('2'), red: paint('31'), yellow: paint('33'), magenta: paint('35'), green: paint('32'), cyan: paint('36') };
 }
 
 /** Run `toolguard audit`; returns the exit code. */
 export function audit(argv: string[]): number {
-  let options: Options;
   try {
-    options = parseArgs(argv);
+    return runAudit(argv);
   } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    process.stderr.write(`toolguard audit: ${e.message}\nTry 'toolguard audit --help'.\n`);
+    if (!(e instanceof UsageError || e instanceof ConfigError)) throw e;
+    process.stderr.write(`toolguard audit: ${e.message}\n${e instanceof UsageError ? "Try 'toolguard audit --help'.\n" : ''}`);
     return 2;
   }
+}
+
+function runAudit(argv: string[]): number {
+  const options = parseOptions(argv);
   if (options.help) {
     process.stdout.write(AUDIT_HELP);
     return 0;
   }
-  let auditor: Auditor;
-  try {
-    auditor = new Auditor(options.config === undefined ? undefined : loadConfig(options.config));
-  } catch (e) {
-    process.stderr.write(`toolguard audit: ${(e as Error).message}\n`);
-    return 2;
-  }
+  const NativeAuditor = nativeAuditor();
+  const auditor = new NativeAuditor(options.config === undefined ? undefined : loadConfig(options.config));
   const usingSample = options.paths.length === 0;
   const files = findLogs(usingSample ? [SAMPLE_DIR] : options.paths, options.format);
-  if (usingSample && process.stderr.isTTY && !options.json) {
-    process.stderr.write(`No files given: auditing the bundled sample (${display(SAMPLE_DIR)}).\n`);
+  if (usingSample) {
+    process.stderr.write(`toolguard audit: no FILES given, auditing the sample sessions bundled with the package (${display(SAMPLE_DIR)}).\nGive a file or folder to audit your own: toolguard audit ~/.dsh/sessions\n`);
   }
   const sizes = files.map(fileSize);
   const total = sizes.reduce((a, b) => a + b, 0);
@@ -379,17 +357,63 @@ export function audit(argv: string[]): number {
   for (const [i, file] of files.entries()) {
     const shown = display(file);
     const onProgress = progress && ((done: number) => progress.update(before + done, shown));
-    const report = JSON.parse(auditor.auditFile(file, options.format, onProgress)) as SessionJson;
+    const copy = file === STDIN ? stdinToFile() : undefined;
+    let report: SessionJson;
+    try {
+      report = JSON.parse(auditor.auditFile(copy?.path ?? file, options.format, onProgress)) as SessionJson;
+    } finally {
+      copy?.done();
+    }
     report.file = shown;
-    sessions.push(ordered(report));
-    before += sizes[i];
+    sessions.push(report);
+    before += sizes[i]!;
   }
   progress?.clear();
-  if (files.length === 0 && !usingSample) {
-    process.stderr.write(`toolguard audit: no session logs found under ${options.paths.join(', ')}\n`);
-  }
   const document: AuditDocument = { sessions, summary: summarize(sessions, options.failOn) };
-  if (options.json) process.stdout.write(JSON.stringify(document, null, 2) + '\n');
-  else process.stdout.write(renderHuman(document, style(process.stdout), process.stdout.columns));
+  if (options.report === 'json') process.stdout.write(JSON.stringify(document, null, 2) + '\n');
+  else if (options.report === 'sarif') process.stdout.write(renderSarif(document, packageVersion()));
+  else if (options.report === 'junit') process.stdout.write(renderJunit(document));
+  else process.stdout.write(renderHuman(document, style(colorOn(process.stdout, options.color)), process.stdout.isTTY ? process.stdout.columns : undefined));
+  if (sessions.every(unread)) {
+    process.stderr.write(`toolguard audit: no input could be read (${sessions.map((s) => s.file).join(', ')}): nothing was audited\n`);
+    return 2;
+  }
   return document.summary.exitCode;
+}
+
+/**
+ * Standard input copied to a temporary file, chunk by chunk (bounded memory),
+ * for the Rust reader: /dev/stdin cannot be opened when stdin is a socket
+ * (Node's child-process pipes are), and Windows has none.
+ */
+function stdinToFile(): { path: string; done(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'toolguard-stdin-'));
+  const path = join(dir, 'stdin');
+  const out = openSync(path, 'w', 0o600);
+  try {
+    const chunk = Buffer.alloc(1 << 20);
+    for (;;) {
+      let n: number;
+      try {
+        n = readSync(0, chunk, 0, chunk.length, null);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EAGAIN') {
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5); // a non-blocking pipe with nothing yet
+          continue;
+        }
+        if (code === 'EOF') break; // Windows, at the end of a pipe
+        throw new UsageError(`cannot read standard input: ${(error as Error).message}`);
+      }
+      if (n === 0) break;
+      writeSync(out, chunk, 0, n);
+    }
+  } finally {
+    closeSync(out);
+  }
+  return { path, done: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
 }

@@ -1,42 +1,93 @@
-// `toolguard` command line: dispatches subcommands (today: `audit`).
+// `toolguard` command line: a table of subcommands (one entry each; help and
+// shell completion are generated from it) and the dispatch.
 
-import { readFileSync } from 'node:fs';
-import { audit, AUDIT_HELP } from './audit.mjs';
+import { AUDIT_OPTIONS, FAIL_ON, FORMATS, REPORTS, audit, packageVersion } from './audit.mjs';
+import { CHECK_CONFIG_OPTIONS, checkConfig } from './check-config.mjs';
+import { COMPLETION_OPTIONS, completion, type CompletionSpec } from './completion.mjs';
+import { HOOK_OPTIONS } from '../adapters/hooks.mjs';
 
-const HELP = `Usage: toolguard <command> [options]
+export interface Command {
+  /** The arguments after the command's name, for the usage line. */
+  args: string;
+  /** One line for `toolguard --help`. */
+  summary: string;
+  /** Runs the command; resolves to the exit code. Must answer `--help`. */
+  run(argv: string[]): number | Promise<number>;
+  /** Its parseArgs options and the values of its choice options (for completion). */
+  options?: Record<string, { type: 'string' | 'boolean'; short?: string }>;
+  choices?: Record<string, readonly string[]>;
+}
+
+export const COMMANDS: Record<string, Command> = {
+  audit: {
+    args: '[FILES or DIRS or -...]',
+    summary: 'find loops and silent failures in recorded agent sessions (no FILES: the bundled sample)',
+    run: audit,
+    options: AUDIT_OPTIONS,
+    choices: { report: REPORTS, format: FORMATS, 'fail-on': FAIL_ON },
+  },
+  hook: {
+    args: '[--config FILE]',
+    summary: 'Claude Code / Codex command hook: one hook event (JSON) on stdin',
+    run: async (argv) => (await import('../adapters/hooks.mjs')).runHook(argv, 0, 1, 2),
+    options: HOOK_OPTIONS,
+  },
+  mcp: {
+    args: '[--config FILE] -- <command> [args...]',
+    summary: 'run an MCP stdio server behind the guard: tools/call results carry reminders and failures',
+    run: async (argv) => (await import('../mcp/proxy.mjs')).runMcp(argv),
+  },
+  'check-config': {
+    args: 'FILE...',
+    summary: 'validate a guard config (JSON or YAML) as the hook, the plugins and audit will load it',
+    run: checkConfig,
+    options: CHECK_CONFIG_OPTIONS,
+  },
+  completion: {
+    args: 'bash|zsh|fish',
+    summary: 'print a shell completion script, e.g. eval "$(toolguard completion bash)"',
+    run: (argv) => completion(argv, spec()),
+    options: COMPLETION_OPTIONS,
+  },
+};
+
+function spec(): CompletionSpec {
+  return Object.entries(COMMANDS).map(([name, c]) => ({ name, summary: c.summary, options: Object.keys(c.options ?? {}), choices: c.choices ?? {} }));
+}
+
+function help(): string {
+  const width = Math.max(...Object.entries(COMMANDS).map(([name, c]) => name.length + c.args.length + 1));
+  const rows = Object.entries(COMMANDS).map(([name, c]) => `  ${`${name} ${c.args}`.padEnd(width)}  ${c.summary}`);
+  return `Usage: toolguard <command> [options]
 
 Commands
-  audit [FILES or DIRS...]   find loops and silent failures in recorded agent sessions
-                             (no FILES: the bundled sample session)
-  mcp -- <command> [args...] run an MCP server behind the guard (toolguard mcp --help)
+${rows.join('\n')}
 
-toolguard audit --help      options of audit
+toolguard <command> --help   options of a command
 toolguard --version
 `;
-
-export function main(argv: string[]): number | Promise<number> {
-  const [command, ...rest] = argv;
-  switch (command) {
-    case 'audit':
-      return audit(rest);
-    case 'mcp':
-      return import('../mcp/proxy.mjs').then((mcp) => mcp.runMcp(rest));
-    case '-h':
-    case '--help':
-    case 'help':
-      process.stdout.write(rest[0] === 'audit' ? AUDIT_HELP : HELP);
-      return 0;
-    case '-v':
-    case '--version': {
-      const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
-      process.stdout.write(`${pkg.version}\n`);
-      return 0;
-    }
-    case undefined:
-      process.stderr.write(HELP);
-      return 2;
-    default:
-      process.stderr.write(`toolguard: unknown command ${JSON.stringify(command)}\n\n${HELP}`);
-      return 2;
-  }
 }
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined) {
+    process.stderr.write(help());
+    return 2;
+  }
+  if (command === '-h' || command === '--help' || command === 'help') {
+    if (rest[0] !== undefined && Object.hasOwn(COMMANDS, rest[0])) return COMMANDS[rest[0]]!.run(['--help']);
+    process.stdout.write(help());
+    return 0;
+  }
+  if (command === '-v' || command === '--version') {
+    process.stdout.write(`${packageVersion()}\n`);
+    return 0;
+  }
+  if (!Object.hasOwn(COMMANDS, command)) {
+    process.stderr.write(`toolguard: unknown command ${JSON.stringify(command)}\n\n${help()}`);
+    return 2;
+  }
+  return COMMANDS[command]!.run(rest);
+}
+
+

@@ -1,6 +1,7 @@
 // The human report: one aligned table per session log, then a summary.
 
-import type { AuditDocument, SessionJson } from './audit.mjs';
+import type { AuditDocument, ReminderJson, SessionJson } from './audit.mjs';
+import { failingCalls } from './reports.mjs';
 
 export interface Style {
   bold(s: string): string;
@@ -28,27 +29,56 @@ function cut(text: string, max: number): string {
   return chars.length <= max ? text : chars.slice(0, Math.max(1, max - 1)).join('') + '…';
 }
 
+/**
+ * One table line for any text from a log: a line break (a heredoc command)
+ * becomes ⏎, other control characters (a terminal escape in the output) are
+ * shown escaped, so neither can break the table nor drive the terminal.
+ */
+export function oneLine(text: string): string {
+  return text
+    .replace(/\r?\n/g, ' ⏎ ')
+    .replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+    .replace(/\t/g, ' ');
+}
+
 const width = (s: string) => [...s].length;
 const pad = (s: string, n: number) => s + ' '.repeat(Math.max(0, n - width(s)));
 const padLeft = (s: string, n: number) => ' '.repeat(Math.max(0, n - width(s))) + s;
 
+/**
+ * The loops of a session: reminders of one run of identical calls (same
+ * agent and arguments, counts rising) are one loop, shown once with the
+ * highest count reached.
+ */
+export function loops(session: SessionJson): ReminderJson[][] {
+  const out: ReminderJson[][] = [];
+  const open = new Map<string, ReminderJson[]>();
+  for (const r of session.reminders) {
+    const key = `${r.agentId}\u0000${r.tool}\u0000${r.arguments}`;
+    const run = open.get(key);
+    if (run && r.count > run[run.length - 1]!.count) run.push(r);
+    else {
+      const fresh = [r];
+      open.set(key, fresh);
+      out.push(fresh);
+    }
+  }
+  return out;
+}
+
 function rows(session: SessionJson, c: Style): Row[] {
   const out: Row[] = [];
-  for (const r of session.reminders) {
+  for (const run of loops(session)) {
+    const [first, last] = [run[0]!, run[run.length - 1]!];
     out.push({
-      logLine: r.logLine,
-      cells: [String(r.logLine), r.callId, r.tool, `loop × ${r.count}`, r.command !== null ? `$ ${r.command}` : r.arguments],
+      logLine: first.logLine,
+      cells: [String(first.logLine), first.callId, first.tool, `loop × ${last.count}+`, last.command !== null ? `$ ${last.command}` : last.arguments],
       paint: c.yellow,
     });
   }
   // One row per failing call: its rules, the first rule's line and excerpt.
-  const byCall = new Map<string, SessionJson['failures']>();
-  for (const f of session.failures) {
-    const key = `${f.agentId}\u0000${f.callId}\u0000${f.logLine}`;
-    byCall.set(key, [...(byCall.get(key) ?? []), f]);
-  }
-  for (const fs of byCall.values()) {
-    const f = fs[0];
+  for (const fs of failingCalls(session)) {
+    const f = fs[0]!;
     const rules = fs.map((x) => (x.action === 'context' ? `${x.ruleId} (context)` : x.ruleId)).join(', ');
     out.push({
       logLine: f.logLine,
@@ -56,6 +86,10 @@ function rows(session: SessionJson, c: Style): Row[] {
       paint: f.verdict === 'error' ? c.red : c.yellow,
       note: f.command !== null ? `$ ${f.command}` : undefined,
     });
+  }
+  for (const row of out) {
+    row.cells = row.cells.map(oneLine);
+    if (row.note !== undefined) row.note = oneLine(row.note);
   }
   return out.sort((a, b) => a.logLine - b.logLine);
 }
@@ -76,8 +110,8 @@ export function renderHuman(doc: AuditDocument, c: Style, columns?: number): str
   // Piped output (or a terminal that reports no size) gets a 120-column table.
   const maxWidth = Math.max(60, columns && columns > 0 ? columns : 120);
   for (const session of doc.sessions) {
-    lines.push(c.bold(session.file));
-    lines.push('  ' + c.dim(sessionTitle(session)));
+    lines.push(c.bold(oneLine(session.file)));
+    lines.push('  ' + c.dim(oneLine(sessionTitle(session))));
     const table = rows(session, c);
     if (table.length === 0) {
       lines.push('  ' + c.green('no findings'));
@@ -96,7 +130,7 @@ export function renderHuman(doc: AuditDocument, c: Style, columns?: number): str
       }
     }
     for (const e of session.errors) {
-      lines.push('  ' + c.magenta(`! ${e.line === null ? 'file' : `line ${e.line}`}: ${e.message}`));
+      lines.push('  ' + c.magenta(`! ${e.line === null ? 'file' : `line ${e.line}`}: ${oneLine(e.message)}`));
     }
     if (session.errorCount > session.errors.length) {
       lines.push('  ' + c.magenta(`! … and ${session.errorCount - session.errors.length} more input errors`));
@@ -104,19 +138,20 @@ export function renderHuman(doc: AuditDocument, c: Style, columns?: number): str
     lines.push('');
   }
   const s = doc.summary;
+  // A rule is reported once per call, so its number is a number of calls too.
   const rules = Object.entries(s.rules)
-    .map(([id, n]) => `${id} ×${n}`)
+    .map(([id, n]) => `${id} ${n}`)
     .join(', ');
   const parts = [
     plural(s.files, 'log'),
     plural(s.calls, 'tool call'),
     s.reminders > 0 ? c.yellow(plural(s.reminders, 'loop reminder')) : plural(s.reminders, 'loop reminder'),
-    (s.failedCalls > 0 ? c.red : (x: string) => x)(`${plural(s.failedCalls, 'silent failure')}${rules ? ` (${rules})` : ''}`),
+    (s.failedCalls > 0 ? c.red : (x: string) => x)(`${plural(s.failedCalls, 'silent failure')}${rules ? ` (calls per rule: ${rules})` : ''}`),
     s.errors > 0 ? c.magenta(plural(s.errors, 'input error')) : plural(s.errors, 'input error'),
   ];
   lines.push(`${c.bold('Summary:')} ${parts.join(' · ')}`);
   if (s.reminders + s.failures > 0) {
-    lines.push(c.dim('LINE: the tool call in the log · loop × N: the reminder due at the Nth identical call in a row · out:N: the line of the tool output'));
+    lines.push(c.dim('LINE: the tool call in the log · loop × N+: at least N identical calls in a row (the highest reminder due) · out:N: the line of the tool output'));
   }
   return lines.join('\n') + '\n';
 }

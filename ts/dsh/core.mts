@@ -229,3 +229,20 @@ function fold(downstream: PostToolDecision, verdict: Verdict): PostToolDecision 
   if (decision.kind === 'block') return { kind: 'block', feedback: decision.feedback, additionalContexts };
   return { ...decision, additionalContexts };
 }
+
+/**
+ * The top-level keys of a plugin config the schema knows; the others are
+ * dropped with one warning naming them. The official plugins ignore unknown
+ * keys, so a cordis.yml row that loaded with them keeps loading with ours —
+ * but a typo (`treshold`) no longer passes unnoticed.
+ */
+export function knownKeys<T extends object>(ctx: Context, plugin: string, config: T, known: readonly string[]): T {
+  const unknown = Object.keys(config ?? {}).filter((key) => !known.includes(key));
+  if (unknown.length === 0) return config;
+  ctx.logger.warn(
+    `${plugin}: ignoring unknown config key${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => JSON.stringify(k)).join(', ')} (expected one of: ${known.join(', ')})`,
+  );
+  const out: Record<string, unknown> = {};
+  for (const key of known) if (key in config) out[key] = (config as Record<string, unknown>)[key];
+  return out as T;
+}

@@ -5,17 +5,17 @@
  * @module toolguard/dsh/loud-failure
  */
 import type { Context } from '@deepseek-ai/cordis';
-import { installGuard } from './core.mjs';
-import { LoudFailureConfig } from './schema.mjs';
+import { installGuard, knownKeys } from './core.mjs';
+import { LoudFailureConfig, type PluginContext } from './schema.mjs';
 
 export const name = 'loud-failure';
 export const Config = LoudFailureConfig;
 export type Config = LoudFailureConfig;
 
-export function apply(ctx: Context, config: Config): void {
-  installGuard(ctx, {
+export function apply(ctx: PluginContext, config: Config): void {
+  installGuard(ctx as Context, {
     plugin: name,
-    engine: { loudFailure: config },
+    engine: { loudFailure: knownKeys(ctx as Context, name, config, Object.keys(LoudFailureConfig.dict ?? {})) },
     // Calls carry no agent id, so the engine's repeat chains never run.
     repeat: false,
     scan: true,

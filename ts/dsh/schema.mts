@@ -6,6 +6,20 @@
  */
 import z from '@deepseek-ai/schemastery';
 
+/**
+ * A config schema as cordis uses it (a schemastery schema is one). The
+ * published types name this, not schemastery or cordis, so that
+ * `toolguard/dsh` type-checks in a project that has neither installed.
+ */
+export interface ConfigSchema<T> {
+  (value?: any): T; // what a schema accepts is its own business
+  /** The keys of an object schema. */
+  dict?: Record<string, unknown>;
+}
+
+/** The host a plugin's `apply` gets: a cordis `Context` (typed loosely for the reason above). */
+export type PluginContext = object;
+
 export interface RepeatConfig {
   thresholds: number[];
   include: string[];
@@ -13,7 +27,7 @@ export interface RepeatConfig {
   argumentsPreviewChars: number;
 }
 
-export const RepeatConfig: z<RepeatConfig> = z.object({
+export const RepeatConfig: ConfigSchema<RepeatConfig> = z.object({
   thresholds: z.array(z.number()).default([3, 5, 8]),
   include: z.array(z.string()).default([]),
   exclude: z.array(z.string()).default([]),
@@ -48,7 +62,7 @@ const Rule = z.object({
   reason: z.string().description('Why the rule is high precision (documentation only).'),
 }) as unknown as z<LoudFailureRule>;
 
-export const LoudFailureConfig: z<LoudFailureConfig> = z.object({
+export const LoudFailureConfig: ConfigSchema<LoudFailureConfig> = z.object({
   rules: z.array(Rule).default([]),
   shellTools: z.array(z.string()).default(['bash', 'pwsh', 'job_output']),
   scanValue: z.boolean().default(false),

@@ -31,7 +31,7 @@ import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/s
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { GuardConfig, GuardEngine, GuardVerdict, ToolResult } from 'toolguard';
 import { ASYNC_SCAN_THRESHOLD, argumentsJson, failOpen, foldIntoBlocks } from '../adapters/common.mjs';
-import { loadConfig } from '../cli/audit.mjs';
+import { checkWithEngine, readConfig } from '../cli/config.mjs';
 
 /** The `_meta` key of the machine-readable verdict (an MCP `_meta` name: prefix `toolguard/`). */
 export const VERDICT_META_KEY = 'toolguard/verdict';
@@ -289,9 +289,11 @@ export async function runMcp(argv: readonly string[]): Promise<number> {
       process.stdout.write(MCP_USAGE);
       return 0;
     }
-    const config = (parsed.config === undefined ? {} : JSON.parse(loadConfig(parsed.config))) as GuardConfig;
     const addon = createRequire(import.meta.url)('toolguard') as Addon;
-    engine = new addon.GuardEngine(config);
+    engine =
+      parsed.config === undefined
+        ? new addon.GuardEngine({})
+        : checkWithEngine(readConfig(parsed.config), (config) => new addon.GuardEngine(config));
   } catch (error) {
     process.stderr.write(`toolguard mcp: ${error instanceof Error ? error.message : String(error)}\n\n${MCP_USAGE}`);
     return 2;

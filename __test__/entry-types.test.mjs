@@ -1,0 +1,133 @@
+// The package entry's types tell the truth about its runtime: main.js exports
+// exactly the values main.d.ts declares, natively and in the reference
+// fallback; the call type rejects what the engine rejects; the README's API
+// example type-checks against the published types.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** The value exports main.d.ts declares (types and interfaces left out). */
+function declaredValues() {
+  const program = ts.createProgram([join(root, 'main.d.ts')], { strict: true, noEmit: true, types: [] });
+  const checker = program.getTypeChecker();
+  const module = checker.getSymbolAtLocation(program.getSourceFile(join(root, 'main.d.ts')));
+  return checker
+    .getExportsOfModule(module)
+    .filter((s) => {
+      const target = s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s;
+      return (target.flags & ts.SymbolFlags.Value) !== 0;
+    })
+    .map((s) => s.name)
+    .sort();
+}
+
+function runtimeExports(fallback) {
+  const script = `${fallback ? "process.dlopen = () => { throw new Error('no binary for this platform') };" : ''}
+    process.on('warning', () => {});
+    const entry = require('./main.js');
+    let auditorError = null;
+    try { new entry.Auditor() } catch (e) { auditorError = e.message }
+    console.log(JSON.stringify({ names: Object.keys(entry).sort(), kinds: Object.fromEntries(Object.entries(entry).map(([k, v]) => [k, typeof v])), native: entry.native, auditorError }))`;
+  const run = spawnSync(process.execPath, ['-e', script], { cwd: root, encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  return JSON.parse(run.stdout);
+}
+
+test('main.js exports exactly the values main.d.ts declares, natively and in the fallback', () => {
+  const declared = declaredValues();
+  assert.deepEqual(declared, ['Auditor', 'GuardEngine', 'canonicalize', 'native', 'observeCall', 'observeCallValue']);
+  for (const fallback of [false, true]) {
+    const got = runtimeExports(fallback);
+    assert.deepEqual(got.names, declared, fallback ? 'fallback' : 'native');
+    assert.equal(got.native, !fallback);
+    for (const name of declared) assert.notEqual(got.kinds[name], 'undefined', `${name} (${fallback ? 'fallback' : 'native'})`);
+    if (fallback) assert.match(got.auditorError, /^toolguard: auditing needs the native binary, which could not be loaded on \S+ \(no binary for this platform\)$/);
+  }
+});
+
+test('the fallback warning names the platform and the cause, and does not blame npm', () => {
+  const script = `process.dlopen = () => { throw new Error('no binary for this platform') };
+    process.on('warning', (w) => console.log(w.code + ': ' + w.message)); require('./main.js');`;
+  const run = spawnSync(process.execPath, ['-e', script], { cwd: root, encoding: 'utf8' });
+  assert.match(run.stdout, new RegExp(`^TOOLGUARD_FALLBACK: toolguard: no native binary for ${process.platform}-${process.arch} could be loaded \\(no binary for this platform\\); using the pure-TypeScript reference engine`));
+  assert.doesNotMatch(run.stdout, /npm has a bug|optional dependencies/);
+});
+
+/**
+ * Type-check files (name → source) in a project that has this package
+ * installed (node_modules/toolguard → the repository), strictly and with
+ * the library check on, as a consumer's tsc would. Returns the errors.
+ */
+function typeErrors(files) {
+  const dir = mkdtempSync(join(tmpdir(), 'toolguard-types-'));
+  mkdirSync(join(dir, 'node_modules'));
+  symlinkSync(root, join(dir, 'node_modules', 'toolguard'), 'dir');
+  const paths = Object.entries(files).map(([name, source]) => {
+    writeFileSync(join(dir, name), source);
+    return join(dir, name);
+  });
+  const options = { strict: true, noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, types: [], skipLibCheck: false };
+  const program = ts.createProgram(paths, options);
+  return ts.getPreEmitDiagnostics(program).map((d) => `${d.file ? d.file.fileName.slice(dir.length + 1) : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+}
+
+test("exec takes exactly one of arguments and argumentsJson; the README's engine API example type-checks", () => {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## The engine API'));
+  const example = /```ts\n([\s\S]*?)```/.exec(section)[1];
+  assert.match(example, /GuardVerdict/, 'the verdict type is named');
+  const calls = `import { GuardEngine } from 'toolguard';
+const engine = new GuardEngine();
+engine.observe({ name: 'bash', argumentsJson: '{}' });
+engine.observe({ agentId: 'a', name: 'bash', arguments: { command: 'ls' } });
+// The engine throws on these; the types refuse them.
+// @ts-expect-error both
+engine.observe({ name: 'bash', arguments: {}, argumentsJson: '{}' });
+// @ts-expect-error neither
+engine.observe({ name: 'bash' });
+// @ts-expect-error both
+void engine.observeAsync({ name: 'bash', arguments: {}, argumentsJson: '{}' });
+`;
+  assert.deepEqual(typeErrors({ 'calls.mts': calls, 'readme.mts': `declare const output: string;\n${example}` }), []);
+});
+
+test('toolguard/dsh and its plugins type-check in a project without @deepseek-ai/cordis or schemastery', () => {
+  // The package's type files only, outside this repository's node_modules: the
+  // DSH packages cannot be resolved from there.
+  const dir = mkdtempSync(join(tmpdir(), 'toolguard-no-dsh-'));
+  const pkg = join(dir, 'node_modules', 'toolguard');
+  for (const file of ['package.json', 'main.d.ts', 'index.d.ts']) cpSync(join(root, file), join(pkg, file));
+  cpSync(join(root, 'dist'), join(pkg, 'dist'), { recursive: true, filter: (src) => statSync(src).isDirectory() || src.endsWith('.d.mts') });
+  const file = join(dir, 'plugins.mts');
+  writeFileSync(
+    file,
+    `import * as both from 'toolguard/dsh';
+import * as repeat from 'toolguard/dsh/repeat-tool-reminder';
+import * as loud from 'toolguard/dsh/loud-failure';
+const plugins = [both, repeat, loud].map((p) => p.name);
+const config: both.Config = { repeat: { thresholds: [3, 5, 8], include: [], exclude: [], argumentsPreviewChars: 500 } };
+export { plugins, config };
+`,
+  );
+  const program = ts.createProgram([file], { strict: true, noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, types: [], skipLibCheck: false });
+  const errors = ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+  assert.deepEqual(errors, []);
+});
+
+test('an unbuilt copy (a git install whose build did not run) says so, from require() and from the CLI', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'toolguard-unbuilt-'));
+  for (const file of ['package.json', 'main.js', 'index.js', 'bin/toolguard.mjs']) cpSync(join(root, file), join(dir, file));
+  const req = spawnSync(process.execPath, ['-e', "process.on('warning', () => {}); require('./main.js')"], { cwd: dir, encoding: 'utf8' });
+  assert.notEqual(req.status, 0);
+  assert.match(req.stderr, /toolguard: this copy is not built \(no native binary, no dist\/ in .*\): run `npm run build` there/);
+  const bin = spawnSync(process.execPath, [join(dir, 'bin/toolguard.mjs'), 'audit'], { cwd: dir, encoding: 'utf8' });
+  assert.equal(bin.status, 2);
+  assert.match(bin.stderr, /^toolguard: this copy is not built \(dist\/ is missing\): run `npm run build`/);
+});

@@ -1,0 +1,66 @@
+// `toolguard check-config FILE...`: load a guard config exactly as `audit`,
+// the hook and the plugins will (same loader, same engine validation), and
+// say so. A hook's stderr is hidden by Claude Code, so this is where a typo
+// in a config shows.
+
+import { GuardEngine } from 'toolguard';
+
+import { hookEngineConfig } from '../adapters/hooks.mjs';
+import { parseCommandLine, UsageError } from './args.mjs';
+import { checkWithEngine, ConfigError, readConfig } from './config.mjs';
+
+export const CHECK_CONFIG_OPTIONS = { help: { type: 'boolean', short: 'h' } } as const;
+
+export const CHECK_CONFIG_HELP = `Usage: toolguard check-config FILE...
+
+Loads each guard config (JSON or YAML: {repeat?, loudFailure?}) with the
+loader and the engine validation that \`toolguard audit --config\`,
+\`toolguard hook --config\` (TOOLGUARD_CONFIG) and GuardEngine use, and prints
+what it holds, or the error naming the file, line and key.
+
+Exit codes: 0 every config is valid; 1 one is not; 2 usage error.
+`;
+
+/** One line saying what a valid config sets. */
+function describe(config: ReturnType<typeof readConfig>['config']): string {
+  const parts: string[] = [];
+  const repeat = config.repeat ?? {};
+  parts.push(`repeat thresholds [${(repeat.thresholds ?? [3, 5, 8]).join(', ')}]`);
+  if (repeat.include?.length) parts.push(`include ${repeat.include.join(', ')}`);
+  if (repeat.exclude?.length) parts.push(`exclude ${repeat.exclude.join(', ')}`);
+  const rules = config.loudFailure?.rules ?? [];
+  const off = rules.filter((r) => r.action === 'off').length;
+  parts.push(`${rules.length - off} user rule${rules.length - off === 1 ? '' : 's'}${off ? `, ${off} switched off` : ''}`);
+  if (config.loudFailure?.shellTools) parts.push(`shell tools ${config.loudFailure.shellTools.join(', ')}`);
+  return parts.join(' · ');
+}
+
+export function checkConfig(argv: string[]): number {
+  let files: string[];
+  try {
+    const { values, positionals } = parseCommandLine(argv, CHECK_CONFIG_OPTIONS);
+    if (values.help) {
+      process.stdout.write(CHECK_CONFIG_HELP);
+      return 0;
+    }
+    if (positionals.length === 0) throw new UsageError('give the config file to check');
+    files = positionals;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`toolguard check-config: ${error.message}\nTry 'toolguard check-config --help'.\n`);
+    return 2;
+  }
+  let bad = 0;
+  for (const file of files) {
+    try {
+      const loaded = readConfig(file);
+      checkWithEngine(loaded, (config) => new GuardEngine(hookEngineConfig(config)));
+      process.stdout.write(`${file}: ok (${describe(loaded.config)})\n`);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      process.stderr.write(`toolguard check-config: ${error.message}\n`);
+      bad++;
+    }
+  }
+  return bad ? 1 : 0;
+}
