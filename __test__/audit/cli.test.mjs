@@ -16,11 +16,14 @@ const mainPlain = join(fixtures, 'dsh-plain', project, 'sample-main/session.json
 const mainZstd = join(fixtures, 'dsh-zstd', project, 'sample-main/session.jsonl.zstd');
 const trace = join(fixtures, 'trace/agents.jsonl');
 
+// No Claude Code or Codex history of the machine running the tests may leak in.
+const emptyHome = mkdtempSync(join(tmpdir(), 'toolguard-home-'));
+
 function cli(args, options = {}) {
   const run = spawnSync(process.execPath, [join(root, 'bin/toolguard.mjs'), ...args], {
     cwd: options.cwd ?? root,
     encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '', FORCE_COLOR: '' },
+    env: { ...process.env, NO_COLOR: '', FORCE_COLOR: '', HOME: emptyHome, CLAUDE_CONFIG_DIR: '', CODEX_HOME: '' },
   });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }

@@ -4,6 +4,7 @@
 // and prints the report.
 
 import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Auditor } from 'toolguard';
@@ -13,7 +14,7 @@ import { renderHuman, type Style } from './render.mjs';
 
 export const FAIL_ON = ['loop', 'failure', 'any', 'none'] as const;
 export type FailOn = (typeof FAIL_ON)[number];
-const FORMATS = ['auto', 'dsh', 'trace'] as const;
+const FORMATS = ['auto', 'dsh', 'trace', 'claude-code', 'codex', 'otlp'] as const;
 type Format = (typeof FORMATS)[number];
 
 /** Raised for exit code 2 (bad command line or config). */
@@ -88,26 +89,39 @@ interface Options {
   format: Format;
   failOn: FailOn;
   help: boolean;
+  /** Skip files last written, and lines stamped, before this time (ms since the epoch). */
+  sinceMs?: number;
+  maxLineBytes?: number;
 }
 
 export const AUDIT_HELP = `Usage: toolguard audit [FILES or DIRS...] [options]
 
 Replays recorded agent sessions through the toolguard engine and reports the
 loop reminders and silent-failure verdicts it would have produced.
-With no FILES, audits the sample session bundled with the package.
+With no FILES, audits the Claude Code and Codex histories on this machine
+(~/.claude/projects, ~/.codex/sessions) when they exist, else the sample
+session bundled with the package; stderr says which.
 
-Inputs
+Inputs (the format is picked per file from its first line)
+  Claude Code transcripts: ~/.claude/projects/<slug>/<session>.jsonl and
+  their subagents ($CLAUDE_CONFIG_DIR/projects when set).
+  Codex rollouts: ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl ($CODEX_HOME).
+  OTLP/JSON traces: one export request a line (GenAI or OpenInference tool spans).
   DSH session logs: session.jsonl (compression: 'none') or session.jsonl.zstd
-  (the default), under <root>/--<cwd-slug>--/<sessionId>/. Directories are
-  searched recursively for *.jsonl, *.jsonl.zst(d) and *.ndjson files
-  (with --format dsh: only session.jsonl and session.jsonl.zstd).
+  (the default), under <root>/--<cwd-slug>--/<sessionId>/.
   Generic traces: one JSON object a line, see docs/trace-format.md.
+  Directories are searched recursively for *.jsonl, *.jsonl.zst(d) and
+  *.ndjson files (with --format dsh: only session.jsonl and session.jsonl.zstd).
 
 Options
   --config FILE     guard config, JSON or YAML: {repeat?, loudFailure?}
                     (the same config as the DSH plugins and GuardEngine)
   --json            print one JSON document instead of the table
-  --format F        auto (default: per file), dsh or trace
+  --format F        auto (default: per file), dsh, trace, claude-code, codex, otlp
+  --since WHEN      only what happened since WHEN: a date or time (2025-10-01,
+                    2025-10-01T12:00Z) or an age (30m, 12h, 7d)
+  --max-line-bytes N  a longer line is reported and skipped (default 256MiB;
+                    K, M, G suffixes: powers of 1024)
   --fail-on WHAT    exit 1 when findings match: loop, failure, any (default), none
   -h, --help        this help
 
@@ -157,6 +171,16 @@ function parseArgs(argv: string[]): Options {
         i += step;
         break;
       }
+      case '--since': {
+        options.sinceMs = parseSince(value(i, flag, inline));
+        i += step;
+        break;
+      }
+      case '--max-line-bytes': {
+        options.maxLineBytes = parseBytes(value(i, flag, inline));
+        i += step;
+        break;
+      }
       case '--fail-on': {
         const v = value(i, flag, inline);
         if (!(FAIL_ON as readonly string[]).includes(v)) throw new UsageError(`--fail-on must be one of ${FAIL_ON.join(', ')} (got ${JSON.stringify(v)})`);
@@ -169,6 +193,36 @@ function parseArgs(argv: string[]): Options {
     }
   }
   return options;
+}
+
+/** `--since`: an age (`30m`, `12h`, `7d`) or anything `Date.parse` reads. */
+export function parseSince(text: string, now = Date.now()): number {
+  const age = /^(\d+)([mhd])$/.exec(text);
+  if (age) return now - Number(age[1]) * { m: 60e3, h: 3600e3, d: 86400e3 }[age[2] as 'm' | 'h' | 'd'];
+  const ms = Date.parse(text);
+  if (Number.isNaN(ms)) throw new UsageError(`--since must be a date (2025-10-01, 2025-10-01T12:00Z) or an age (30m, 12h, 7d) (got ${JSON.stringify(text)})`);
+  return ms;
+}
+
+function parseBytes(text: string): number {
+  const m = /^(\d+)([KMG]i?B?)?$/i.exec(text);
+  const n = m ? Number(m[1]) * 1024 ** ('KMG'.indexOf((m[2] ?? ' ')[0]!.toUpperCase()) + 1) : NaN;
+  if (!(n >= 1 && Number.isSafeInteger(n))) throw new UsageError(`--max-line-bytes must be a positive size such as 1048576 or 64M (got ${JSON.stringify(text)})`);
+  return n;
+}
+
+/** Where Claude Code and Codex keep their histories, when they exist. */
+export function defaultLocations(env = process.env): string[] {
+  const home = env.HOME || homedir();
+  const claude = join(env.CLAUDE_CONFIG_DIR || join(home, '.claude'), 'projects');
+  const codex = join(env.CODEX_HOME || join(home, '.codex'), 'sessions');
+  return [claude, codex].filter((dir) => {
+    try {
+      return statSync(dir).isDirectory();
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** The guard config from a JSON or YAML file, as JSON text for the Auditor. */
@@ -251,6 +305,14 @@ export function findLogs(paths: string[], format: Format): string[] {
 function display(path: string): string {
   const rel = relative(process.cwd(), path);
   return !isAbsolute(path) || rel.startsWith('..') || isAbsolute(rel) ? path : rel;
+}
+
+function fileMtime(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return NaN; // unreadable: kept, so the report names it
+  }
 }
 
 function fileSize(path: string): number {
@@ -360,14 +422,20 @@ export function audit(argv: string[]): number {
   }
   let auditor: Auditor;
   try {
-    auditor = new Auditor(options.config === undefined ? undefined : loadConfig(options.config));
+    const limits = JSON.stringify({ maxLineBytes: options.maxLineBytes, sinceMs: options.sinceMs });
+    auditor = new Auditor(options.config === undefined ? undefined : loadConfig(options.config), limits);
   } catch (e) {
     process.stderr.write(`toolguard audit: ${(e as Error).message}\n`);
     return 2;
   }
-  const usingSample = options.paths.length === 0;
-  const files = findLogs(usingSample ? [SAMPLE_DIR] : options.paths, options.format);
-  if (usingSample && process.stderr.isTTY && !options.json) {
+  const histories = options.paths.length === 0 ? defaultLocations() : [];
+  const usingSample = options.paths.length === 0 && histories.length === 0;
+  let files = findLogs(usingSample ? [SAMPLE_DIR] : histories.length ? histories : options.paths, options.format);
+  // A file last written before --since holds nothing newer.
+  if (options.sinceMs !== undefined) files = files.filter((f) => !(fileMtime(f) < options.sinceMs!));
+  if (histories.length) {
+    process.stderr.write(`No files given: auditing ${histories.map(display).join(' and ')}.\n`);
+  } else if (usingSample && process.stderr.isTTY && !options.json) {
     process.stderr.write(`No files given: auditing the bundled sample (${display(SAMPLE_DIR)}).\n`);
   }
   const sizes = files.map(fileSize);

@@ -130,6 +130,10 @@ fn detect(object: &serde_json::Map<String, serde_json::Value>) -> Option<Format>
     if ["uuid", "sessionId", "parentUuid", "leafUuid"]
         .iter()
         .any(|k| object.contains_key(*k))
+        || matches!(
+            kind,
+            Some("summary" | "file-history-snapshot" | "queue-operation")
+        )
     {
         return Some(Format::ClaudeCode);
     }

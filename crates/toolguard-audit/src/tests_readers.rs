@@ -294,6 +294,9 @@ fn detection_by_first_line() {
     let report = audit(trace);
     assert_eq!(report.format, Format::Trace);
     assert_eq!((report.calls, report.error_count), (1, 0));
+    // Claude Code transcripts may open with a snapshot line (no session id in it).
+    let snapshot = br#"{"type":"file-history-snapshot","messageId":"m","snapshot":{},"isSnapshotUpdate":false}"#;
+    assert_eq!(audit(snapshot).format, Format::ClaudeCode);
     // No known shape: said once, not once per line.
     let report = audit(b"{\"a\":1}\n{\"b\":2}\n{\"c\":3}\n");
     assert_eq!(report.error_count, 1);
