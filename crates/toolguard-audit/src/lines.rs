@@ -42,7 +42,7 @@ pub(crate) fn read_line(
                 },
             });
         }
-        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+        let (take, done) = match memchr::memchr(b'\n', chunk) {
             Some(at) => (at + 1, true),
             None => (chunk.len(), false),
         };
