@@ -14,14 +14,18 @@ export declare class Auditor {
   /**
    * `configJson`: the GuardEngine config as JSON text (`{repeat?, loudFailure?}`).
    * Throws an `Error` naming the bad key or rule id, like `new GuardEngine`.
+   * `optionsJson`: the audit's limits, `{maxLineBytes?, sinceMs?}` (a longer
+   * line is reported and skipped, default 256 MiB; lines stamped before
+   * `sinceMs` are skipped).
    */
-  constructor(configJson?: string | undefined | null)
+  constructor(configJson?: string | undefined | null, optionsJson?: string | undefined | null)
   /**
-   * Audit one log file (`session.jsonl`, `session.jsonl.zstd` or a trace);
+   * Audit one log file (DSH `session.jsonl` / `.zstd`, a Claude Code
+   * transcript, a Codex rollout, an OTLP/JSON trace file or a generic trace);
    * returns the session report as JSON text. `onProgress(bytesRead, totalBytes)`
    * is called every few MB and once at the end.
    */
-  auditFile(path: string, format?: 'auto' | 'dsh' | 'trace', onProgress?: (bytesRead: number, totalBytes: number) => void): string
+  auditFile(path: string, format?: 'auto' | 'dsh' | 'trace' | 'claude-code' | 'codex' | 'otlp', onProgress?: (bytesRead: number, totalBytes: number) => void): string
 }
 
 /** The guard engine: per-agent repeat chains and silent-failure rules. */

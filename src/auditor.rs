@@ -1,4 +1,4 @@
-//! N-API surface of the audit: `new Auditor(configJson?)`, `auditor.auditFile(...)`.
+//! N-API surface of the audit: `new Auditor(configJson?, optionsJson?)`, `auditor.auditFile(...)`.
 //!
 //! One call audits one whole file in Rust (read, decompress, parse, guard) and
 //! returns the report as JSON text: no per-event crossing into JavaScript.
@@ -8,7 +8,7 @@ use std::path::Path;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use toolguard_audit::{Auditor as Inner, Format};
+use toolguard_audit::{AuditOptions, Auditor as Inner, Format};
 use toolguard_core::config::Config;
 
 use crate::errors::{core_error, invalid};
@@ -23,23 +23,31 @@ pub struct Auditor {
 impl Auditor {
     /// `configJson`: the GuardEngine config as JSON text (`{repeat?, loudFailure?}`).
     /// Throws an `Error` naming the bad key or rule id, like `new GuardEngine`.
+    /// `optionsJson`: the audit's limits, `{maxLineBytes?, sinceMs?}` (a longer
+    /// line is reported and skipped, default 256 MiB; lines stamped before
+    /// `sinceMs` are skipped).
     #[napi(constructor, catch_unwind)]
-    pub fn new(config_json: Option<String>) -> Result<Self> {
+    pub fn new(config_json: Option<String>, options_json: Option<String>) -> Result<Self> {
         let config = match config_json {
             Some(text) => Config::from_json(&text).map_err(core_error)?,
             None => Config::default(),
         };
-        Ok(Self {
-            inner: Inner::new(&config).map_err(core_error)?,
-        })
+        let mut inner = Inner::new(&config).map_err(core_error)?;
+        if let Some(text) = options_json {
+            inner.set_options(
+                AuditOptions::from_json(&text).map_err(|e| invalid(format!("toolguard: {e}")))?,
+            );
+        }
+        Ok(Self { inner })
     }
 
-    /// Audit one log file (`session.jsonl`, `session.jsonl.zstd` or a trace);
+    /// Audit one log file (DSH `session.jsonl` / `.zstd`, a Claude Code
+    /// transcript, a Codex rollout, an OTLP/JSON trace file or a generic trace);
     /// returns the session report as JSON text. `onProgress(bytesRead, totalBytes)`
     /// is called every few MB and once at the end.
     #[napi(
         catch_unwind,
-        ts_args_type = "path: string, format?: 'auto' | 'dsh' | 'trace', onProgress?: (bytesRead: number, totalBytes: number) => void"
+        ts_args_type = "path: string, format?: 'auto' | 'dsh' | 'trace' | 'claude-code' | 'codex' | 'otlp', onProgress?: (bytesRead: number, totalBytes: number) => void"
     )]
     pub fn audit_file(
         &mut self,
@@ -51,7 +59,8 @@ impl Auditor {
             None => Format::Auto,
             Some(name) => Format::parse(name).ok_or_else(|| {
                 invalid(format!(
-                    "toolguard: format must be 'auto', 'dsh' or 'trace' (got {name:?})"
+                    "toolguard: format must be one of {} (got {name:?})",
+                    Format::NAMES.join(", ")
                 ))
             })?,
         };

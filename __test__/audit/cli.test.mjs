@@ -16,11 +16,16 @@ const mainPlain = join(fixtures, 'dsh-plain', project, 'sample-main/session.json
 const mainZstd = join(fixtures, 'dsh-zstd', project, 'sample-main/session.jsonl.zstd');
 const trace = join(fixtures, 'trace/agents.jsonl');
 
-/** The environment with no colour settings of the caller's, plus `extra`. */
+// No Claude Code or Codex history of the machine running the tests may leak in.
+const emptyHome = mkdtempSync(join(tmpdir(), 'toolguard-home-'));
+
+/** The environment with no colour settings or agent histories of the caller's, plus `extra`. */
 function withoutColorVars(extra = {}) {
-  const env = { ...process.env };
+  const env = { ...process.env, HOME: emptyHome };
   delete env.NO_COLOR;
   delete env.FORCE_COLOR;
+  delete env.CLAUDE_CONFIG_DIR;
+  delete env.CODEX_HOME;
   return { ...env, ...extra };
 }
 

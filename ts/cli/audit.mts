@@ -4,7 +4,7 @@
 // and prints the report.
 
 import { closeSync, lstatSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Auditor, native } from 'toolguard';
@@ -18,7 +18,7 @@ export { UsageError };
 
 export const FAIL_ON = ['loop', 'failure', 'any', 'none'] as const;
 export type FailOn = (typeof FAIL_ON)[number];
-export const FORMATS = ['auto', 'dsh', 'trace'] as const;
+export const FORMATS = ['auto', 'dsh', 'trace', 'claude-code', 'codex', 'otlp'] as const;
 type Format = (typeof FORMATS)[number];
 
 export interface SiteJson {
@@ -93,6 +93,8 @@ export const AUDIT_OPTIONS = {
   report: { type: 'string' },
   format: { type: 'string' },
   'fail-on': { type: 'string' },
+  since: { type: 'string' },
+  'max-line-bytes': { type: 'string' },
   color: { type: 'boolean' },
   'no-color': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -110,15 +112,24 @@ interface Options {
   failOn: FailOn;
   color?: boolean;
   help: boolean;
+  /** Skip files last written, and lines stamped, before this time (ms since the epoch). */
+  sinceMs?: number;
+  maxLineBytes?: number;
 }
 
 export const AUDIT_HELP = `Usage: toolguard audit [FILES or DIRS or -...] [options]
 
 Replays recorded agent sessions through the toolguard engine and reports the
 loop reminders and silent-failure verdicts it would have produced.
-With no FILES, audits the sample session bundled with the package (and says so).
+With no FILES, audits the Claude Code and Codex histories on this machine
+(~/.claude/projects, ~/.codex/sessions) when they exist, else the sample
+session bundled with the package; stderr says which.
 
-Inputs
+Inputs (the format is picked per file from its first line)
+  Claude Code transcripts: ~/.claude/projects/<slug>/<session>.jsonl and
+  their subagents ($CLAUDE_CONFIG_DIR/projects when set).
+  Codex rollouts: ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl ($CODEX_HOME).
+  OTLP/JSON traces: one export request a line (GenAI or OpenInference tool spans).
   DSH session logs: session.jsonl (compression: 'none') or session.jsonl.zstd
   (the default), under <root>/--<cwd-slug>--/<sessionId>/. Directories are
   searched recursively for *.jsonl, *.jsonl.zst(d) and *.ndjson files
@@ -132,7 +143,11 @@ Options
                     (the same config as the DSH plugins, GuardEngine and the hook)
   --report R        table (default), json, sarif (code scanning) or junit (JUnit XML)
   --json            the same as --report json
-  --format F        input format: auto (default: per file), dsh or trace
+  --format F        auto (default: per file), dsh, trace, claude-code, codex, otlp
+  --since WHEN      only what happened since WHEN: a date or time (2025-10-01,
+                    2025-10-01T12:00Z) or an age (30m, 12h, 7d)
+  --max-line-bytes N  a longer line is reported and skipped (default 256MiB;
+                    K, M, G suffixes: powers of 1024)
   --fail-on WHAT    exit 1 when findings match: loop, failure, any (default), none
   --no-color        no colours (also: NO_COLOR=1, FORCE_COLOR=0); --color forces them
   -h, --help        this help
@@ -156,7 +171,39 @@ function parseOptions(argv: string[]): Options {
     failOn: oneOf('--fail-on', values['fail-on'], FAIL_ON, 'any'),
     color: values['no-color'] ? false : values.color ? true : undefined,
     help: values.help ?? false,
+    sinceMs: values.since === undefined ? undefined : parseSince(values.since),
+    maxLineBytes: values['max-line-bytes'] === undefined ? undefined : parseBytes(values['max-line-bytes']),
   };
+}
+
+/** `--since`: an age (`30m`, `12h`, `7d`) or anything `Date.parse` reads. */
+export function parseSince(text: string, now = Date.now()): number {
+  const age = /^(\d+)([mhd])$/.exec(text);
+  if (age) return now - Number(age[1]) * { m: 60e3, h: 3600e3, d: 86400e3 }[age[2] as 'm' | 'h' | 'd'];
+  const ms = Date.parse(text);
+  if (Number.isNaN(ms)) throw new UsageError(`--since must be a date (2025-10-01, 2025-10-01T12:00Z) or an age (30m, 12h, 7d) (got ${JSON.stringify(text)})`);
+  return ms;
+}
+
+function parseBytes(text: string): number {
+  const m = /^(\d+)([KMG]i?B?)?$/i.exec(text);
+  const n = m ? Number(m[1]) * 1024 ** ('KMG'.indexOf((m[2] ?? ' ')[0]!.toUpperCase()) + 1) : NaN;
+  if (!(n >= 1 && Number.isSafeInteger(n))) throw new UsageError(`--max-line-bytes must be a positive size such as 1048576 or 64M (got ${JSON.stringify(text)})`);
+  return n;
+}
+
+/** Where Claude Code and Codex keep their histories, when they exist. */
+export function defaultLocations(env = process.env): string[] {
+  const home = env.HOME || homedir();
+  const claude = join(env.CLAUDE_CONFIG_DIR || join(home, '.claude'), 'projects');
+  const codex = join(env.CODEX_HOME || join(home, '.codex'), 'sessions');
+  return [claude, codex].filter((dir) => {
+    try {
+      return statSync(dir).isDirectory();
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** The guard config from a JSON or YAML file, checked by the auditor's engine, as JSON text for the Auditor. */
@@ -240,6 +287,14 @@ function display(path: string): string {
   if (path === STDIN) return '(stdin)';
   const rel = relative(process.cwd(), path);
   return !isAbsolute(path) || rel.startsWith('..') || isAbsolute(rel) ? path : rel;
+}
+
+function fileMtime(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return NaN; // unreadable: kept, so the report names it
+  }
 }
 
 function fileSize(path: string): number {
@@ -342,10 +397,16 @@ function runAudit(argv: string[]): number {
     return 0;
   }
   const NativeAuditor = nativeAuditor();
-  const auditor = new NativeAuditor(options.config === undefined ? undefined : loadConfig(options.config));
-  const usingSample = options.paths.length === 0;
-  const files = findLogs(usingSample ? [SAMPLE_DIR] : options.paths, options.format);
-  if (usingSample) {
+  const limits = JSON.stringify({ maxLineBytes: options.maxLineBytes, sinceMs: options.sinceMs });
+  const auditor = new NativeAuditor(options.config === undefined ? undefined : loadConfig(options.config), limits);
+  const histories = options.paths.length === 0 ? defaultLocations() : [];
+  const usingSample = options.paths.length === 0 && histories.length === 0;
+  let files = findLogs(usingSample ? [SAMPLE_DIR] : histories.length ? histories : options.paths, options.format);
+  // A file last written before --since holds nothing newer.
+  if (options.sinceMs !== undefined) files = files.filter((f) => f === STDIN || !(fileMtime(f) < options.sinceMs!));
+  if (histories.length) {
+    process.stderr.write(`toolguard audit: no FILES given, auditing ${histories.map(display).join(' and ')}.\n`);
+  } else if (usingSample) {
     process.stderr.write(`toolguard audit: no FILES given, auditing the sample sessions bundled with the package (${display(SAMPLE_DIR)}).\nGive a file or folder to audit your own: toolguard audit ~/.dsh/sessions\n`);
   }
   const sizes = files.map(fileSize);

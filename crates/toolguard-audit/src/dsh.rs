@@ -194,6 +194,9 @@ pub(super) fn line(
         header(run, report, number, event);
         return;
     }
+    if run.before_since(event.get("time").and_then(Value::as_i64)) {
+        return;
+    }
     if !run.dsh.seen_header {
         run.dsh.seen_header = true;
         report.error(
@@ -288,7 +291,10 @@ pub(super) fn line(
                 return;
             }
             let Some(site) = run.dsh.pending.remove(call_id) else {
-                report.error(Some(number), format!("tool/result for callId \"{call_id}\" without a tool/call before it, skipped"));
+                // With --since the call may be among the lines skipped.
+                if run.auditor.options.since_ms.is_none() {
+                    report.error(Some(number), format!("tool/result for callId \"{call_id}\" without a tool/call before it, skipped"));
+                }
                 return;
             };
             let texts: Vec<&str> = match block.get("content") {

@@ -1,30 +1,41 @@
 #![deny(clippy::all)]
 #![forbid(unsafe_code)]
-//! Session-log reading for `toolguard audit` (DSH JSONL, zstd, generic traces).
+//! Session-log reading for `toolguard audit`: DSH JSONL, Claude Code
+//! transcripts, Codex rollouts, OTLP/JSON traces and the generic trace
+//! format, plain or zstd.
 //!
 //! A log is streamed line by line (zstd frames decoded on the fly), each line
 //! parsed here in Rust and fed to the same [`Engine`] the plugins use, so a
-//! log of any size costs one line of memory plus the engine's fixed state.
+//! log of any size costs at most one line of memory ([`AuditOptions::max_line_bytes`])
+//! plus the engine's fixed state.
 //! Bad input never stops an audit: it becomes an [`InputError`] with its line.
 
+mod claude;
+mod codex;
 mod dsh;
+mod lines;
+mod otlp;
 mod report;
+mod shell;
 mod trace;
 pub mod validate;
 pub mod zstd;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_readers;
 
 use std::cell::Cell;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use toolguard_core::canonical::canonicalize_arguments;
-use toolguard_core::config::Config;
-use toolguard_core::engine::{Call, Engine, Output, Verdict};
+use toolguard_core::config::{Config, LoudFailureConfig};
+use toolguard_core::engine::{Call, Engine, Output, Scanner, Verdict};
 
 pub use report::{FailureFinding, InputError, ReminderFinding, SessionReport};
 
@@ -37,18 +48,31 @@ const PROGRESS_STEP: u64 = 4 << 20;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
-    /// Decide per file from its first line: a DSH header (`"type":"session"`) or a trace line.
+    /// Decide per file from its first JSON line (see [`detect`]).
     Auto,
     Dsh,
     Trace,
+    /// Claude Code transcripts (`~/.claude/projects/<slug>/<session>.jsonl`).
+    ClaudeCode,
+    /// Codex rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
+    Codex,
+    /// OTLP/JSON trace export requests, one a line (the collector's file exporter).
+    Otlp,
 }
 
 impl Format {
+    /// Every format name, in the order the CLI lists them.
+    pub const NAMES: &'static [&'static str] =
+        &["auto", "dsh", "trace", "claude-code", "codex", "otlp"];
+
     pub fn parse(name: &str) -> Option<Self> {
         match name {
             "auto" => Some(Format::Auto),
             "dsh" => Some(Format::Dsh),
             "trace" => Some(Format::Trace),
+            "claude-code" => Some(Format::ClaudeCode),
+            "codex" => Some(Format::Codex),
+            "otlp" => Some(Format::Otlp),
             _ => None,
         }
     }
@@ -58,7 +82,111 @@ impl Format {
             Format::Auto => "auto",
             Format::Dsh => "dsh",
             Format::Trace => "trace",
+            Format::ClaudeCode => "claude-code",
+            Format::Codex => "codex",
+            Format::Otlp => "otlp",
         }
+    }
+
+    /// The format's own shell tools, scanned by default (added to the
+    /// default `shellTools`; a config that sets `shellTools` is taken as is).
+    fn shell_tools(self) -> &'static [&'static str] {
+        match self {
+            Format::ClaudeCode => &["Bash"],
+            Format::Codex => &[
+                "shell",
+                "shell_command",
+                "exec_command",
+                "write_stdin",
+                codex::LOCAL_SHELL,
+            ],
+            // OTLP comes from any framework, Claude Code and Codex among them.
+            Format::Otlp => &[
+                "Bash",
+                "shell",
+                "shell_command",
+                "exec_command",
+                codex::LOCAL_SHELL,
+            ],
+            Format::Auto | Format::Dsh | Format::Trace => &[],
+        }
+    }
+}
+
+/// Which reader a file needs, from its first JSON object line; `None`: no
+/// known format has lines like it.
+fn detect(object: &serde_json::Map<String, serde_json::Value>) -> Option<Format> {
+    use serde_json::Value;
+    let kind = object.get("type").and_then(Value::as_str);
+    if kind == Some("session") {
+        return Some(Format::Dsh);
+    }
+    if object.contains_key("resourceSpans") {
+        return Some(Format::Otlp);
+    }
+    if object.contains_key("payload") && object.contains_key("timestamp") {
+        return Some(Format::Codex);
+    }
+    if ["uuid", "sessionId", "parentUuid", "leafUuid"]
+        .iter()
+        .any(|k| object.contains_key(*k))
+        || matches!(
+            kind,
+            Some("summary" | "file-history-snapshot" | "queue-operation")
+        )
+    {
+        return Some(Format::ClaudeCode);
+    }
+    if object.contains_key("tool")
+        || object.contains_key("agentId")
+        || matches!(kind, Some("user" | "end" | "call"))
+    {
+        return Some(Format::Trace);
+    }
+    // A DSH log whose header line is missing still has its event shape.
+    if kind.is_some() && object.contains_key("data") {
+        return Some(Format::Dsh);
+    }
+    None
+}
+
+/// Limits of one audit, set by the caller (the CLI's flags).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AuditOptions {
+    /// A longer line is reported and skipped; memory stays bounded by it.
+    #[serde(default = "default_max_line_bytes")]
+    pub max_line_bytes: usize,
+    /// Lines stamped before this time (ms since the epoch) are skipped.
+    #[serde(default)]
+    pub since_ms: Option<i64>,
+}
+
+/// 256 MiB: far above any real line, far below what would exhaust memory.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 256 << 20;
+
+fn default_max_line_bytes() -> usize {
+    DEFAULT_MAX_LINE_BYTES
+}
+
+impl Default for AuditOptions {
+    fn default() -> Self {
+        Self {
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            since_ms: None,
+        }
+    }
+}
+
+impl AuditOptions {
+    /// From the JSON text the N-API layer passes (`{maxLineBytes?, sinceMs?}`).
+    pub fn from_json(text: &str) -> Result<Self, String> {
+        let options: Self =
+            serde_json::from_str(text).map_err(|e| format!("audit options: {e}"))?;
+        if options.max_line_bytes == 0 {
+            return Err("audit options: maxLineBytes must be at least 1".to_owned());
+        }
+        Ok(options)
     }
 }
 
@@ -80,18 +208,66 @@ pub(crate) struct CallSite {
     pub arguments_json: String,
 }
 
-/// Audits logs with one engine; each file starts with fresh chains.
+/// Audits logs; each file starts with fresh chains.
 pub struct Auditor {
-    engine: Engine,
+    config: Config,
+    /// The engine of DSH logs and generic traces (the configured shell tools).
+    base: Engine,
+    /// Claude Code, Codex and OTLP engines: they also scan their formats'
+    /// own shell tools; made on first use.
+    extra: [Option<Engine>; 3],
     preview_chars: usize,
+    options: AuditOptions,
 }
 
 impl Auditor {
     pub fn new(config: &Config) -> Result<Self, toolguard_core::Error> {
         Ok(Self {
-            engine: Engine::new(config)?,
+            config: config.clone(),
+            base: Engine::new(config)?,
+            extra: Default::default(),
             preview_chars: config.repeat.arguments_preview_chars,
+            options: AuditOptions::default(),
         })
+    }
+
+    pub fn set_options(&mut self, options: AuditOptions) {
+        self.options = options;
+    }
+
+    fn slot(format: Format) -> Option<usize> {
+        match format {
+            Format::ClaudeCode => Some(0),
+            Format::Codex => Some(1),
+            Format::Otlp => Some(2),
+            Format::Auto | Format::Dsh | Format::Trace => None,
+        }
+    }
+
+    fn engine(&mut self, format: Format) -> &mut Engine {
+        let Some(slot) = Self::slot(format) else {
+            return &mut self.base;
+        };
+        let (config, base) = (&self.config, &self.base);
+        self.extra[slot].get_or_insert_with(|| {
+            let mut loud: LoudFailureConfig = config.loud_failure.clone();
+            if loud.shell_tools == LoudFailureConfig::default().shell_tools {
+                loud.shell_tools
+                    .extend(format.shell_tools().iter().map(|s| (*s).to_owned()));
+            }
+            // The rules compiled once already (in `new`), so this cannot fail;
+            // were it to, the base scanner still guards.
+            let scanner = Scanner::new(&loud).map_or_else(|_| base.scanner(), Arc::new);
+            Engine::with_scanner(&config.repeat, scanner)
+        })
+    }
+
+    /// Whether `format`'s engine scans `name` (made by [`Self::engine`] once the format is known).
+    fn scans(&self, format: Format, name: &str) -> bool {
+        match Self::slot(format).and_then(|slot| self.extra[slot].as_ref()) {
+            Some(engine) => engine.scans(name),
+            None => self.base.scans(name),
+        }
     }
 
     /// Audit one file; problems opening or reading it land in the report.
@@ -152,18 +328,44 @@ impl Auditor {
         } else {
             Box::new(buffered)
         };
+        // A NUL byte in the first block: a binary file, not a log (as git decides).
+        match lines.fill_buf() {
+            Ok(head) if head.contains(&0) => {
+                report.error(
+                    None,
+                    "not a text log (binary data in the first bytes), skipped".to_owned(),
+                );
+                return report;
+            }
+            Ok(_) => {}
+            Err(e) => {
+                report.error(Some(1), format!("cannot read further: {e}"));
+                return report;
+            }
+        }
+        let limit = self.options.max_line_bytes;
         let mut run = Run::new(self, format);
         let mut line = Vec::with_capacity(4096);
         let mut number = 0u64;
         loop {
             line.clear();
-            match lines.read_until(b'\n', &mut line) {
-                Ok(0) => break,
-                Ok(n) => {
+            match lines::read_line(&mut *lines, &mut line, limit) {
+                Ok(lines::Line::End) => break,
+                Ok(lines::Line::Read { bytes, complete }) => {
                     number += 1;
-                    report.decoded_bytes += n as u64;
-                    let complete = line.last() == Some(&b'\n');
+                    report.decoded_bytes += bytes;
                     run.line(&mut report, number, &line, complete);
+                    tick(number);
+                }
+                Ok(lines::Line::TooLong { bytes }) => {
+                    number += 1;
+                    report.decoded_bytes += bytes;
+                    report.error(
+                        Some(number),
+                        format!(
+                            "line of {bytes} bytes is longer than the limit of {limit} bytes (--max-line-bytes), skipped"
+                        ),
+                    );
                     tick(number);
                 }
                 Err(e) => {
@@ -182,27 +384,50 @@ impl Auditor {
 struct Run<'a> {
     auditor: &'a mut Auditor,
     format: Format,
+    /// The first line no format recognized (reported once, in Auto mode).
+    unrecognized: bool,
     dsh: dsh::DshState,
     trace: trace::TraceState,
+    claude: claude::ClaudeState,
+    codex: codex::CodexState,
+    otlp: otlp::OtlpState,
     canonical: String,
 }
 
 impl<'a> Run<'a> {
     fn new(auditor: &'a mut Auditor, format: Format) -> Self {
+        auditor.engine(format);
         Self {
             auditor,
             format,
+            unrecognized: false,
             dsh: dsh::DshState::default(),
             trace: trace::TraceState::default(),
+            claude: claude::ClaudeState::default(),
+            codex: codex::CodexState::default(),
+            otlp: otlp::OtlpState::default(),
             canonical: String::new(),
         }
+    }
+
+    fn engine(&mut self) -> &mut Engine {
+        self.auditor.engine(self.format)
+    }
+
+    /// Whether a line stamped `ms` is before `--since` (and so skipped).
+    fn before_since(&self, ms: Option<i64>) -> bool {
+        matches!((self.auditor.options.since_ms, ms), (Some(since), Some(ms)) if ms < since)
     }
 
     fn line(&mut self, report: &mut SessionReport, number: u64, bytes: &[u8], complete: bool) {
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return;
         }
-        if self.format == Format::Dsh && complete && dsh::fast_line(self, report, bytes) {
+        if self.format == Format::Dsh
+            && complete
+            && self.auditor.options.since_ms.is_none()
+            && dsh::fast_line(self, report, bytes)
+        {
             return;
         }
         let value: serde_json::Value = match serde_json::from_slice(bytes) {
@@ -226,18 +451,30 @@ impl<'a> Run<'a> {
             return;
         };
         if self.format == Format::Auto {
-            self.format = if object.get("type").and_then(|t| t.as_str()) == Some("session") {
-                Format::Dsh
-            } else if object.contains_key("tool") {
-                Format::Trace
-            } else {
-                Format::Dsh
-            };
+            match detect(&object) {
+                Some(format) => {
+                    self.format = format;
+                    self.engine();
+                }
+                None => {
+                    if !self.unrecognized {
+                        self.unrecognized = true;
+                        report.error(
+                            Some(number),
+                            "not a line of any known log format (dsh, trace, claude-code, codex, otlp), skipped; --format forces one".to_owned(),
+                        );
+                    }
+                    return;
+                }
+            }
         }
         report.format = self.format;
         match self.format {
             Format::Trace => trace::line(self, report, number, &object),
-            _ => dsh::line(self, report, number, &object),
+            Format::ClaudeCode => claude::line(self, report, number, &object),
+            Format::Codex => codex::line(self, report, number, &object),
+            Format::Otlp => otlp::line(self, report, number, &object),
+            Format::Dsh | Format::Auto => dsh::line(self, report, number, &object),
         }
     }
 
@@ -248,7 +485,7 @@ impl<'a> Run<'a> {
             name: &site.name,
             arguments_json: &site.arguments_json,
         };
-        if let Some(verdict) = self.auditor.engine.observe(&call, Some(output)) {
+        if let Some(verdict) = self.engine().observe(&call, Some(output)) {
             self.record(report, site, verdict);
         }
     }
@@ -260,7 +497,7 @@ impl<'a> Run<'a> {
             name: &site.name,
             arguments_json: &site.arguments_json,
         };
-        if let Some(reminder) = self.auditor.engine.advance(&call) {
+        if let Some(reminder) = self.engine().advance(&call) {
             let verdict = Verdict {
                 reminder: Some(reminder),
                 failure: None,
@@ -270,7 +507,7 @@ impl<'a> Run<'a> {
     }
 
     fn scans(&self, name: &str) -> bool {
-        self.auditor.engine.scans(name)
+        self.auditor.scans(self.format, name)
     }
 
     fn record(&mut self, report: &mut SessionReport, site: &CallSite, verdict: Verdict) {
@@ -305,24 +542,62 @@ impl<'a> Run<'a> {
     }
 
     fn reset(&mut self, agent_id: &str) {
-        self.auditor.engine.reset(agent_id);
+        self.engine().reset(agent_id);
     }
 
     fn finish(mut self, report: &mut SessionReport) {
+        // Results held back for ordering are observed now.
         match self.format {
-            Format::Trace => self.trace.finish(report, &mut self.auditor.engine),
-            _ => self.dsh.finish(report, &mut self.auditor.engine),
+            Format::Otlp => otlp::flush(&mut self, report),
+            Format::ClaudeCode => claude::flush(&mut self, report),
+            _ => {}
+        }
+        let engine = self.auditor.engine(self.format);
+        match self.format {
+            Format::Trace => self.trace.finish(report, engine),
+            Format::ClaudeCode => self.claude.finish(report, engine),
+            Format::Codex => self.codex.finish(report, engine),
+            Format::Otlp => self.otlp.finish(report, engine),
+            Format::Dsh | Format::Auto => self.dsh.finish(report, engine),
         }
     }
 }
 
-/// `command` (or `cmd`) of a shell call's arguments, when it is a string.
+/// The agent of a call: records it in the report's agent list.
+fn note_agent(report: &mut SessionReport, agent: &str) {
+    if !report.agents.iter().any(|a| a == agent) {
+        report.agents.push(agent.to_owned());
+    }
+}
+
+/// `command` (or `cmd`) of a shell call's arguments: a string, or an argv
+/// (Codex `shell`: `["bash", "-lc", "<script>"]` shows the script).
 fn command_of(arguments_json: &str) -> Option<String> {
     // Only calls with findings get here, so parsing again is cheap overall.
     let value: serde_json::Value = serde_json::from_str(arguments_json).ok()?;
     ["command", "cmd", "script"]
         .iter()
-        .find_map(|key| value.get(key)?.as_str().map(str::to_owned))
+        .find_map(|key| match value.get(key)? {
+            serde_json::Value::String(s) => Some(s.clone()),
+            serde_json::Value::Array(argv) => {
+                let argv: Vec<&str> = argv.iter().filter_map(|a| a.as_str()).collect();
+                match argv.as_slice() {
+                    [_, flag, script] if matches!(*flag, "-c" | "-lc") => {
+                        Some((*script).to_owned())
+                    }
+                    _ if !argv.is_empty() => Some(argv.join(" ")),
+                    _ => None,
+                }
+            }
+            _ => None,
+        })
+}
+
+/// An RFC 3339 timestamp (`2025-10-01T12:00:00.123Z`) as ms since the epoch.
+pub(crate) fn rfc3339_ms(text: &str) -> Option<i64> {
+    let at =
+        time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339).ok()?;
+    i64::try_from(at.unix_timestamp_nanos() / 1_000_000).ok()
 }
 
 /// `text` cut to `max` UTF-16 code units (`argumentsPreviewChars` counts

@@ -62,7 +62,7 @@ pub(super) fn line(
         "call" => call(run, report, number, agent, event),
         "user" => run.reset(agent),
         "end" => {
-            run.auditor.engine.forget(agent);
+            run.engine().forget(agent);
             run.trace.live.retain(|a| a != agent);
         }
         other => report.error(

@@ -10,9 +10,11 @@
 //! kept while it is decoded (memory: one append batch, at most
 //! [`KEEP_LIMIT`]; a larger frame is not recoverable), and on a cut the
 //! blocks before it are decoded again behind a synthetic empty last block,
-//! which releases the data the decoder still held back as its window.
+//! which releases the data the decoder still held back as its window. That
+//! second pass streams too (a small cut frame may decode to gigabytes), so
+//! memory stays at the kept bytes plus the decoder's window.
 
-use std::io::{self, BufRead, Read};
+use std::io::{self, BufRead, Cursor, Read};
 
 use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
 use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
@@ -41,10 +43,17 @@ pub struct ZstdFrames<R: BufRead> {
     keeping: bool,
     /// Decoded bytes of the current frame handed out so far.
     delivered: usize,
-    /// Recovered tail of a cut frame, served before the error is.
-    recovered: Vec<u8>,
-    recovered_at: usize,
+    /// The second pass over a cut frame, served before the error is.
+    recovery: Option<Recovery>,
     failure: Option<io::Error>,
+}
+
+/// A cut frame's whole blocks decoded again; the first `skip` bytes were handed out already.
+struct Recovery {
+    decoder: FrameDecoder,
+    source: Cursor<Vec<u8>>,
+    skip: usize,
+    broken: bool,
 }
 
 /// A reader that keeps a copy of what it reads.
@@ -75,8 +84,7 @@ impl<R: BufRead> ZstdFrames<R> {
             whole_blocks: 0,
             keeping: true,
             delivered: 0,
-            recovered: Vec::new(),
-            recovered_at: 0,
+            recovery: None,
             failure: None,
         }
     }
@@ -120,39 +128,56 @@ impl<R: BufRead> ZstdFrames<R> {
         }
     }
 
-    /// Decode the whole blocks of a cut frame; the part not yet handed out.
-    fn recover(&self) -> Vec<u8> {
+    /// Start the second pass over a cut frame's whole blocks.
+    fn recover(&mut self) -> Option<Recovery> {
         if !self.keeping {
-            return Vec::new();
+            return None;
         }
-        let mut bytes = self.frame_bytes[..self.whole_blocks].to_vec();
+        let mut bytes = std::mem::take(&mut self.frame_bytes);
+        bytes.truncate(self.whole_blocks);
         bytes.extend_from_slice(&CLOSING_BLOCK);
+        let mut source = Cursor::new(bytes);
         let mut decoder = FrameDecoder::new();
-        let mut source = &bytes[..];
-        if decoder.reset(&mut source).is_err()
-            || decoder
-                .decode_blocks(&mut source, BlockDecodingStrategy::All)
-                .is_err()
-        {
-            return Vec::new();
-        }
-        let mut all = decoder.collect().unwrap_or_default();
-        all.drain(..self.delivered.min(all.len()));
-        all
+        decoder.reset(&mut source).ok()?;
+        Some(Recovery {
+            decoder,
+            source,
+            skip: self.delivered,
+            broken: false,
+        })
     }
 
     fn serve_recovered(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let rest = &self.recovered[self.recovered_at..];
-        if rest.is_empty() {
-            return match self.failure.take() {
-                Some(e) => Err(e),
-                None => Ok(0),
-            };
+        if let Some(r) = &mut self.recovery {
+            loop {
+                while !r.broken && r.decoder.can_collect() < buf.len() && !r.decoder.is_finished() {
+                    if r.decoder
+                        .decode_blocks(&mut r.source, BlockDecodingStrategy::UptoBlocks(1))
+                        .is_err()
+                    {
+                        r.broken = true;
+                    }
+                }
+                let n = r.decoder.read(buf)?;
+                if n == 0 {
+                    break;
+                }
+                if r.skip == 0 {
+                    return Ok(n);
+                }
+                let dropped = n.min(r.skip);
+                r.skip -= dropped;
+                if dropped < n {
+                    buf.copy_within(dropped..n, 0);
+                    return Ok(n - dropped);
+                }
+            }
+            self.recovery = None;
         }
-        let n = rest.len().min(buf.len());
-        buf[..n].copy_from_slice(&rest[..n]);
-        self.recovered_at += n;
-        Ok(n)
+        match self.failure.take() {
+            Some(e) => Err(e),
+            None => Ok(0),
+        }
     }
 }
 
@@ -175,7 +200,7 @@ impl<R: BufRead> Read for ZstdFrames<R> {
         if buf.is_empty() {
             return Ok(0);
         }
-        if self.failure.is_some() || self.recovered_at < self.recovered.len() {
+        if self.failure.is_some() {
             return self.serve_recovered(buf);
         }
         loop {
@@ -209,8 +234,7 @@ impl<R: BufRead> Read for ZstdFrames<R> {
                         if !at_end {
                             return Err(invalid(self.frames, e));
                         }
-                        self.recovered = self.recover();
-                        self.recovered_at = 0;
+                        self.recovery = self.recover();
                         self.failure = Some(truncated(self.frames));
                         return self.serve_recovered(buf);
                     }

@@ -1,0 +1,287 @@
+//! Codex rollouts: `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl` (`$CODEX_HOME/sessions`).
+//! Every line is `{"timestamp", "type", "payload"}`; shapes checked against
+//! a rollout the real CLI wrote (scripts/record-audit-fixtures.mjs;
+//! __test__/audit/fixtures/codex/).
+//!
+//! ```text
+//! session_meta   {id, cwd, …}
+//! response_item  {type:"function_call", name, arguments (JSON text), call_id}
+//!                {type:"custom_tool_call", name, input (free text), call_id}
+//!                {type:"local_shell_call", call_id, action:{type:"exec", command:[…]}}
+//!                {type:"function_call_output" | "custom_tool_call_output", call_id, output}
+//! event_msg      {type:"user_message"} or {type:"item_completed", item:{type:"UserMessage"}}: the user spoke
+//!                {type:"item_completed", item:{type:"CommandExecution", id, exit_code}} / {type:"exec_command_end", call_id, exit_code}
+//! ```
+//!
+//! The exit code of a shell call is read from whichever form Codex wrote:
+//! the structured events above, the `{"output", "metadata":{"exit_code"}}`
+//! JSON of the `shell` tool, or the text header (`Exit code: N` /
+//! `Process exited with code N`, then `Output:`); a non-zero code becomes
+//! the DSH marker.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use super::shell::{add_exit_marker, split_exit_header, text_blocks};
+use super::{note_agent, rfc3339_ms, CallSite, Run, SessionReport};
+use toolguard_core::engine::{Engine, Output};
+
+/// The tool name a `local_shell_call` item is audited under.
+pub(crate) const LOCAL_SHELL: &str = "local_shell_call";
+
+/// Exit codes kept per file at most (events whose output never came).
+const MAX_EXIT_CODES: usize = 4096;
+
+#[derive(Default)]
+pub(super) struct CodexState {
+    agent: Option<String>,
+    pending: HashMap<String, CallSite>,
+    /// Exit codes from the structured events, until the call's output line.
+    exit_codes: HashMap<String, i64>,
+    prompts: u64,
+}
+
+impl CodexState {
+    pub(super) fn finish(&mut self, report: &mut SessionReport, engine: &mut Engine) {
+        report.unanswered += self.pending.len() as u64;
+        if let Some(agent) = &self.agent {
+            engine.forget(agent);
+        }
+    }
+}
+
+pub(super) fn line(
+    run: &mut Run,
+    report: &mut SessionReport,
+    number: u64,
+    event: &Map<String, Value>,
+) {
+    let (Some(kind), Some(payload)) = (
+        event.get("type").and_then(Value::as_str),
+        event.get("payload").and_then(Value::as_object),
+    ) else {
+        report.error(
+            Some(number),
+            "not a Codex rollout line: needs a string \"type\" and a \"payload\" object".to_owned(),
+        );
+        return;
+    };
+    if kind == "session_meta" {
+        if report.session_id.is_none() {
+            report.session_id = str_of(payload, "id").map(str::to_owned);
+            report.cwd = str_of(payload, "cwd").map(str::to_owned);
+        }
+        return;
+    }
+    if run.before_since(
+        event
+            .get("timestamp")
+            .and_then(Value::as_str)
+            .and_then(rfc3339_ms),
+    ) {
+        return;
+    }
+    let item = str_of(payload, "type").unwrap_or("");
+    match (kind, item) {
+        ("response_item", "function_call" | "custom_tool_call" | "local_shell_call") => {
+            call(run, report, number, item, payload)
+        }
+        ("response_item", "function_call_output" | "custom_tool_call_output") => {
+            output(run, report, number, payload)
+        }
+        ("event_msg", "user_message") => prompt(run, report),
+        ("event_msg", "item_completed") => {
+            let Some(done) = payload.get("item").and_then(Value::as_object) else {
+                return;
+            };
+            match str_of(done, "type") {
+                Some("UserMessage") => prompt(run, report),
+                _ => note_exit(run, str_of(done, "id"), done.get("exit_code")),
+            }
+        }
+        ("event_msg", "exec_command_end") => {
+            note_exit(run, str_of(payload, "call_id"), payload.get("exit_code"))
+        }
+        _ => {}
+    }
+}
+
+fn str_of<'v>(object: &'v Map<String, Value>, key: &str) -> Option<&'v str> {
+    object.get(key).and_then(Value::as_str)
+}
+
+fn agent(run: &mut Run, report: &SessionReport) -> String {
+    run.codex
+        .agent
+        .get_or_insert_with(|| {
+            report
+                .session_id
+                .clone()
+                .unwrap_or_else(|| report.file.clone())
+        })
+        .clone()
+}
+
+fn prompt(run: &mut Run, report: &SessionReport) {
+    run.codex.prompts += 1;
+    let agent = agent(run, report);
+    run.reset(&agent);
+}
+
+fn note_exit(run: &mut Run, call_id: Option<&str>, code: Option<&Value>) {
+    if let (Some(id), Some(code)) = (call_id, code.and_then(Value::as_i64)) {
+        if run.codex.exit_codes.len() < MAX_EXIT_CODES {
+            run.codex.exit_codes.insert(id.to_owned(), code);
+        }
+    }
+}
+
+fn call(
+    run: &mut Run,
+    report: &mut SessionReport,
+    number: u64,
+    item: &str,
+    payload: &Map<String, Value>,
+) {
+    let Some(call_id) = str_of(payload, "call_id") else {
+        report.error(Some(number), format!("{item} without a string call_id"));
+        return;
+    };
+    let (name, arguments_json) = match item {
+        "function_call" => match (str_of(payload, "name"), str_of(payload, "arguments")) {
+            (Some(name), Some(arguments)) => (name.to_owned(), arguments.to_owned()),
+            _ => {
+                report.error(
+                    Some(number),
+                    "function_call without string name and arguments".to_owned(),
+                );
+                return;
+            }
+        },
+        "custom_tool_call" => match (str_of(payload, "name"), str_of(payload, "input")) {
+            // Free-form input (an apply_patch body): the chain compares it as one string.
+            (Some(name), Some(input)) => (
+                name.to_owned(),
+                serde_json::json!({ "input": input }).to_string(),
+            ),
+            _ => {
+                report.error(
+                    Some(number),
+                    "custom_tool_call without string name and input".to_owned(),
+                );
+                return;
+            }
+        },
+        _ => match payload.get("action") {
+            Some(action @ Value::Object(_)) => (LOCAL_SHELL.to_owned(), action.to_string()),
+            _ => {
+                report.error(
+                    Some(number),
+                    "local_shell_call without an action object".to_owned(),
+                );
+                return;
+            }
+        },
+    };
+    report.calls += 1;
+    let agent = agent(run, report);
+    note_agent(report, &agent);
+    let site = CallSite {
+        call_id: call_id.to_owned(),
+        name,
+        agent_id: Some(agent),
+        line: number,
+        seq: None,
+        turn: Some(run.codex.prompts),
+        arguments_json,
+    };
+    if run.codex.pending.insert(call_id.to_owned(), site).is_some() {
+        report.error(
+            Some(number),
+            format!("second call with call_id \"{call_id}\" before its output"),
+        );
+        report.unanswered += 1;
+    }
+}
+
+fn output(run: &mut Run, report: &mut SessionReport, number: u64, payload: &Map<String, Value>) {
+    let Some(call_id) = str_of(payload, "call_id") else {
+        report.error(
+            Some(number),
+            "tool output without a string call_id".to_owned(),
+        );
+        return;
+    };
+    let structured = run.codex.exit_codes.remove(call_id);
+    let Some(site) = run.codex.pending.remove(call_id) else {
+        // Its call is before --since or outside this file (a forked history).
+        return;
+    };
+    if !run.scans(&site.name) {
+        run.advance(report, &site);
+        return;
+    }
+    let (text, code, is_error) = match payload.get("output") {
+        Some(Value::String(raw)) => decode_output(raw),
+        Some(Value::Array(items)) => (content_items(items), None, false),
+        // `{content, success}`: the payload form before it was flattened to text.
+        Some(Value::Object(object)) => {
+            let (text, code, _) = decode_output(str_of(object, "content").unwrap_or(""));
+            (
+                text,
+                code,
+                object.get("success") == Some(&Value::Bool(false)) && code.is_none(),
+            )
+        }
+        _ => {
+            report.error(Some(number), "tool output without an \"output\"".to_owned());
+            return;
+        }
+    };
+    let mut text = text;
+    if let Some(code) = structured.or(code) {
+        add_exit_marker(&mut text, code);
+    }
+    let output = Output {
+        is_error,
+        texts: vec![&text],
+        value_json: None,
+    };
+    run.observe(report, &site, &output);
+}
+
+/// Output text and exit code from the string forms Codex writes.
+fn decode_output(raw: &str) -> (String, Option<i64>, bool) {
+    if raw.starts_with('{') {
+        if let Ok(Value::Object(object)) = serde_json::from_str::<Value>(raw) {
+            if let Some(text) = str_of(&object, "output") {
+                let code = object
+                    .get("metadata")
+                    .and_then(|m| m.get("exit_code"))
+                    .and_then(Value::as_i64);
+                return (text.to_owned(), code, false);
+            }
+        }
+    }
+    match split_exit_header(raw) {
+        Some((code, rest)) => (rest.to_owned(), code, false),
+        None => (raw.to_owned(), None, false),
+    }
+}
+
+/// Text of `input_text` / `output_text` / `text` content items.
+fn content_items(items: &[Value]) -> String {
+    let mut texts: Vec<&str> = items
+        .iter()
+        .filter(|i| {
+            matches!(
+                i.get("type").and_then(Value::as_str),
+                Some("input_text" | "output_text")
+            )
+        })
+        .filter_map(|i| i.get("text").and_then(Value::as_str))
+        .collect();
+    texts.extend(text_blocks(items));
+    texts.join("\n")
+}
