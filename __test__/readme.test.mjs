@@ -20,8 +20,14 @@ test("the README's audit sample is what `toolguard audit` prints", async () => {
   const { spawnSync } = await import('node:child_process');
   const { fileURLToPath } = await import('node:url');
   const root = fileURLToPath(new URL('..', import.meta.url));
-  const env = { ...process.env, NO_COLOR: '1' };
+  // A home with no Claude Code or Codex history: the main job audits the sample.
+  const { mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const env = { ...process.env, NO_COLOR: '1', HOME: mkdtempSync(join(tmpdir(), 'toolguard-home-')) };
   delete env.FORCE_COLOR;
+  delete env.CLAUDE_CONFIG_DIR;
+  delete env.CODEX_HOME;
   const run = spawnSync(process.execPath, ['bin/toolguard.mjs', 'audit'], { cwd: root, encoding: 'utf8', env });
   const block = readme.slice(readme.indexOf('<!-- audit-sample:begin -->'), readme.indexOf('<!-- audit-sample:end -->'));
   const shown = /```\n([\s\S]*?)```/.exec(block)[1];

@@ -31,13 +31,10 @@ test('inputs that cannot be audited exit 2, naming the problem (a mistyped path 
   mkdirSync(empty);
   const binary = join(scratch, 'binary.jsonl');
   writeFileSync(binary, Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 37) % 256)));
-  const claude = join(scratch, 'claude.jsonl');
-  writeFileSync(claude, ['{"type":"summary","summary":"x"}', '{"type":"user","message":{"role":"user","content":"hi"}}'].join('\n') + '\n');
   const cases = [
     [[join(scratch, 'nope', 'x.jsonl')], /nope[\\/]x\.jsonl: no such file or directory/],
     [[empty], /no session logs found under .*empty/],
     [[binary], /no input could be read/],
-    [[claude], /no input could be read/],
     [['-'], /no input could be read/], // empty stdin
   ];
   for (const [args, message] of cases) {

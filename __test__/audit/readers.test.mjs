@@ -31,9 +31,9 @@ function cli(args, env = {}) {
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
-function json(args, env) {
+function json(args, env, codes = [0, 1]) {
   const run = cli(['--json', ...args], env);
-  assert.ok(run.code === 0 || run.code === 1, run.stderr);
+  assert.ok(codes.includes(run.code), run.stderr);
   return { ...run, doc: JSON.parse(run.stdout) };
 }
 
@@ -104,7 +104,7 @@ test('no path: the Claude Code and Codex histories of the user, said on stderr',
   cpSync(claudeDir, join(home, '.claude/projects'), { recursive: true });
   cpSync(join(codexDir, 'sessions'), join(home, '.codex/sessions'), { recursive: true });
   const run = json([], { HOME: home });
-  assert.match(run.stderr, /^No files given: auditing .*\.claude\/projects and .*\.codex\/sessions\.\n$/);
+  assert.match(run.stderr, /^toolguard audit: no FILES given, auditing .*\.claude\/projects and .*\.codex\/sessions\.\n$/);
   assert.deepEqual(run.doc.sessions.map((s) => s.format), ['claude-code', 'claude-code', 'codex']);
   // $CLAUDE_CONFIG_DIR and $CODEX_HOME move them.
   const elsewhere = mkdtempSync(join(tmpdir(), 'toolguard-cfg-'));
@@ -158,7 +158,8 @@ test('input that is no log: a binary file is one error, an unknown JSON shape on
   writeFileSync(bin, bytes);
   const other = join(dir, 'other.jsonl');
   writeFileSync(other, '{"a":1}\n{"b":2}\n');
-  const { doc } = json([bin, other]);
+  // Nothing could be read from either: exit 2 (issue 16), the report still printed.
+  const { doc } = json([bin, other], undefined, [2]);
   assert.deepEqual(doc.sessions.map((s) => [s.errorCount, s.errors[0].message.split(' (')[0]]), [
     [1, 'not a text log'],
     [1, 'not a line of any known log format'],
@@ -174,4 +175,13 @@ test('a trace that starts with the documented user line is read as a trace (issu
   assert.equal(s.format, 'trace');
   assert.deepEqual(s.errors, []);
   assert.equal(s.reminders.length, 1);
+});
+
+test('no path and an empty ~/.claude/projects (Claude Code installed, never run): the bundled sample, not an error', () => {
+  const home = mkdtempSync(join(tmpdir(), 'toolguard-home-'));
+  mkdirSync(join(home, '.claude/projects'), { recursive: true });
+  const run = cli([], { HOME: home });
+  assert.equal(run.code, 1, run.stderr);
+  assert.match(run.stderr, /auditing the sample sessions bundled with the package/);
+  assert.match(run.stdout, /sample-main/);
 });

@@ -289,6 +289,14 @@ function display(path: string): string {
   return !isAbsolute(path) || rel.startsWith('..') || isAbsolute(rel) ? path : rel;
 }
 
+function hasLogs(dir: string, format: Format): boolean {
+  try {
+    return findLogs([dir], format).length > 0;
+  } catch {
+    return false;
+  }
+}
+
 function fileMtime(path: string): number {
   try {
     return statSync(path).mtimeMs;
@@ -399,7 +407,9 @@ function runAudit(argv: string[]): number {
   const NativeAuditor = nativeAuditor();
   const limits = JSON.stringify({ maxLineBytes: options.maxLineBytes, sinceMs: options.sinceMs });
   const auditor = new NativeAuditor(options.config === undefined ? undefined : loadConfig(options.config), limits);
-  const histories = options.paths.length === 0 ? defaultLocations() : [];
+  // Only histories that hold a log: an empty ~/.claude/projects (Claude Code
+  // installed, never run) falls back to the sample instead of failing.
+  const histories = options.paths.length === 0 ? defaultLocations().filter((dir) => hasLogs(dir, options.format)) : [];
   const usingSample = options.paths.length === 0 && histories.length === 0;
   let files = findLogs(usingSample ? [SAMPLE_DIR] : histories.length ? histories : options.paths, options.format);
   // A file last written before --since holds nothing newer.
@@ -435,7 +445,8 @@ function runAudit(argv: string[]): number {
   else if (options.report === 'sarif') process.stdout.write(renderSarif(document, packageVersion()));
   else if (options.report === 'junit') process.stdout.write(renderJunit(document));
   else process.stdout.write(renderHuman(document, style(colorOn(process.stdout, options.color)), process.stdout.isTTY ? process.stdout.columns : undefined));
-  if (sessions.every(unread)) {
+  // (No sessions at all is no failure: --since left nothing newer to read.)
+  if (sessions.length > 0 && sessions.every(unread)) {
     process.stderr.write(`toolguard audit: no input could be read (${sessions.map((s) => s.file).join(', ')}): nothing was audited\n`);
     return 2;
   }
