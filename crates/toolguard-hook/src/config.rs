@@ -164,7 +164,8 @@ mod tests {
     fn yaml_and_json_give_one_tree() {
         let yaml = parse_yaml("c.yaml", "repeat:\n  thresholds: [4, 2]\nloudFailure:\n  scanValue: true\n").unwrap();
         let json = parse_json("c.json", r#"{"repeat":{"thresholds":[4,2]},"loudFailure":{"scanValue":true}}"#).unwrap();
-        assert_eq!(yaml, json);
+        // Key order may differ (the core's JSON reader sorts keys); the decoded config may not.
+        assert_eq!(Config::from_value(&yaml).unwrap(), Config::from_value(&json).unwrap());
         let err = parse_yaml("c.yaml", "repeat:\n  thresholds: [1\n").unwrap_err().0;
         assert!(err.starts_with("c.yaml:"), "{err}");
         let err = parse_json("c.json", "{\n\"repeat\": }").unwrap_err().0;
