@@ -35,7 +35,13 @@ function nativeHook() {
   return undefined;
 }
 
-if (process.argv[2] === 'hook') {
+if (process.argv[2] === 'hook' && process.argv[3] === '--native-path') {
+  // For settings.json: the path to register instead of `toolguard hook`.
+  const native = nativeHook();
+  if (native) process.stdout.write(`${native}\n`);
+  else process.stderr.write('toolguard: no native hook executable for this platform; register `toolguard hook`\n');
+  process.exitCode = native ? 0 : 1;
+} else if (process.argv[2] === 'hook') {
   const native = nativeHook();
   const ran = native && spawnSync(native, process.argv.slice(3), { stdio: 'inherit' });
   if (ran && !ran.error) {

@@ -21,19 +21,30 @@ pub const HOOK_SHELL_TOOLS: &[&str] = &["Bash", "bash", "pwsh", "job_output"];
 /// `loudFailure.shellTools` defaulting to [`HOOK_SHELL_TOOLS`].
 pub fn load(path: Option<&str>) -> Result<Engine, Failure> {
     let Some(path) = path else {
-        let config = Config::from_value(&hook_config(ConfigValue::Undefined)).map_err(|e| Failure(e.to_string()))?;
+        let config = Config::from_value(&hook_config(ConfigValue::Undefined))
+            .map_err(|e| Failure(e.to_string()))?;
         return Engine::new(&config).map_err(|e| Failure(e.to_string()));
     };
     let text = std::fs::read(path)
         .map_err(|e| Failure(format!("cannot read config {path}: {e}")))
         .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())?;
-    let value = if is_json(path, &text) { parse_json(path, &text)? } else { parse_yaml(path, &text)? };
+    let value = if is_json(path, &text) {
+        parse_json(path, &text)?
+    } else {
+        parse_yaml(path, &text)?
+    };
     let value = match value {
         ConfigValue::Null | ConfigValue::Undefined => ConfigValue::Undefined, // an empty (or all-comment) file
         ConfigValue::Object(_) => value,
         other => {
-            let got = if let ConfigValue::Array(_) = other { "a list" } else { other.kind() };
-            return Err(Failure(format!("{path}: a config is a mapping {{repeat?, loudFailure?}} (got {got})")));
+            let got = if let ConfigValue::Array(_) = other {
+                "a list"
+            } else {
+                other.kind()
+            };
+            return Err(Failure(format!(
+                "{path}: a config is a mapping {{repeat?, loudFailure?}} (got {got})"
+            )));
         }
     };
     Config::from_value(&hook_config(value))
@@ -42,7 +53,12 @@ pub fn load(path: Option<&str>) -> Result<Engine, Failure> {
 }
 
 fn is_json(path: &str, text: &str) -> bool {
-    match Path::new(path).extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+    match Path::new(path)
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
         Some("json") => true,
         Some("yaml" | "yml") => false,
         _ => text.trim_start().starts_with('{'),
@@ -59,19 +75,36 @@ fn hook_config(config: ConfigValue) -> ConfigValue {
     let mut loud = match at.map(|i| members[i].1.clone()) {
         // Spreading an object copies it; spreading null, a number or a boolean copies nothing.
         Some(ConfigValue::Object(entries)) => entries,
-        Some(ConfigValue::String(s)) => s.chars().enumerate().map(|(i, c)| (i.to_string(), ConfigValue::String(c.into()))).collect(),
-        Some(ConfigValue::Array(items)) => items.into_iter().enumerate().map(|(i, v)| (i.to_string(), v)).collect(),
+        Some(ConfigValue::String(s)) => s
+            .chars()
+            .enumerate()
+            .map(|(i, c)| (i.to_string(), ConfigValue::String(c.into())))
+            .collect(),
+        Some(ConfigValue::Array(items)) => items
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| (i.to_string(), v))
+            .collect(),
         _ => Vec::new(),
     };
-    if !loud.iter().any(|(k, v)| k == "shellTools" && *v != ConfigValue::Undefined) {
+    if !loud
+        .iter()
+        .any(|(k, v)| k == "shellTools" && *v != ConfigValue::Undefined)
+    {
         loud.retain(|(k, _)| k != "shellTools");
-        let tools = HOOK_SHELL_TOOLS.iter().map(|t| ConfigValue::String((*t).into())).collect();
+        let tools = HOOK_SHELL_TOOLS
+            .iter()
+            .map(|t| ConfigValue::String((*t).into()))
+            .collect();
         loud.push(("shellTools".into(), ConfigValue::Array(tools)));
     }
     match at {
         Some(i) => {
             members.retain(|(k, _)| k != "loudFailure");
-            members.insert(i.min(members.len()), ("loudFailure".into(), ConfigValue::Object(loud)));
+            members.insert(
+                i.min(members.len()),
+                ("loudFailure".into(), ConfigValue::Object(loud)),
+            );
         }
         None => members.push(("loudFailure".into(), ConfigValue::Object(loud))),
     }
@@ -100,8 +133,12 @@ fn parse_yaml(path: &str, text: &str) -> Result<ConfigValue, Failure> {
     })?;
     match docs.as_slice() {
         [] => Ok(ConfigValue::Null),
-        [doc] => from_yaml(doc, 0).map_err(|reason| Failure(format!("{path}: not valid YAML: {reason}"))),
-        _ => Err(Failure(format!("{path}: not valid YAML: the file holds several documents"))),
+        [doc] => {
+            from_yaml(doc, 0).map_err(|reason| Failure(format!("{path}: not valid YAML: {reason}")))
+        }
+        _ => Err(Failure(format!(
+            "{path}: not valid YAML: the file holds several documents"
+        ))),
     }
 }
 
@@ -114,9 +151,16 @@ fn from_yaml(node: &Yaml, depth: usize) -> Result<ConfigValue, String> {
         Yaml::Null => ConfigValue::Null,
         Yaml::Boolean(b) => ConfigValue::Bool(*b),
         Yaml::Integer(i) => ConfigValue::Number(*i as f64),
-        Yaml::Real(text) => ConfigValue::Number(yaml_float(text).ok_or_else(|| format!("bad number {text}"))?),
+        Yaml::Real(text) => {
+            ConfigValue::Number(yaml_float(text).ok_or_else(|| format!("bad number {text}"))?)
+        }
         Yaml::String(s) => ConfigValue::String(s.clone()),
-        Yaml::Array(items) => ConfigValue::Array(items.iter().map(|v| from_yaml(v, depth + 1)).collect::<Result<_, _>>()?),
+        Yaml::Array(items) => ConfigValue::Array(
+            items
+                .iter()
+                .map(|v| from_yaml(v, depth + 1))
+                .collect::<Result<_, _>>()?,
+        ),
         Yaml::Hash(map) => ConfigValue::Object(
             map.iter()
                 .map(|(k, v)| Ok((yaml_key(k)?, from_yaml(v, depth + 1)?)))
@@ -132,7 +176,9 @@ fn yaml_key(key: &Yaml) -> Result<String, String> {
     Ok(match key {
         Yaml::String(s) => s.clone(),
         Yaml::Integer(i) => i.to_string(),
-        Yaml::Real(text) => yaml_float(text).map(toolguard_core::config::js_number).unwrap_or_else(|| text.clone()),
+        Yaml::Real(text) => yaml_float(text)
+            .map(toolguard_core::config::js_number)
+            .unwrap_or_else(|| text.clone()),
         Yaml::Boolean(b) => b.to_string(),
         Yaml::Null => "".into(),
         _ => return Err("a mapping key must be a scalar".into()),
@@ -156,17 +202,34 @@ mod tests {
     fn default_shell_tools_are_added_unless_given() {
         let config = Config::from_value(&hook_config(ConfigValue::Undefined)).unwrap();
         assert_eq!(config.loud_failure.shell_tools, HOOK_SHELL_TOOLS);
-        let given = hook_config(ConfigValue::from_json(r#"{"loudFailure":{"shellTools":["x"]}}"#).unwrap());
-        assert_eq!(Config::from_value(&given).unwrap().loud_failure.shell_tools, vec!["x"]);
+        let given =
+            hook_config(ConfigValue::from_json(r#"{"loudFailure":{"shellTools":["x"]}}"#).unwrap());
+        assert_eq!(
+            Config::from_value(&given).unwrap().loud_failure.shell_tools,
+            vec!["x"]
+        );
     }
 
     #[test]
     fn yaml_and_json_give_one_tree() {
-        let yaml = parse_yaml("c.yaml", "repeat:\n  thresholds: [4, 2]\nloudFailure:\n  scanValue: true\n").unwrap();
-        let json = parse_json("c.json", r#"{"repeat":{"thresholds":[4,2]},"loudFailure":{"scanValue":true}}"#).unwrap();
+        let yaml = parse_yaml(
+            "c.yaml",
+            "repeat:\n  thresholds: [4, 2]\nloudFailure:\n  scanValue: true\n",
+        )
+        .unwrap();
+        let json = parse_json(
+            "c.json",
+            r#"{"repeat":{"thresholds":[4,2]},"loudFailure":{"scanValue":true}}"#,
+        )
+        .unwrap();
         // Key order may differ (the core's JSON reader sorts keys); the decoded config may not.
-        assert_eq!(Config::from_value(&yaml).unwrap(), Config::from_value(&json).unwrap());
-        let err = parse_yaml("c.yaml", "repeat:\n  thresholds: [1\n").unwrap_err().0;
+        assert_eq!(
+            Config::from_value(&yaml).unwrap(),
+            Config::from_value(&json).unwrap()
+        );
+        let err = parse_yaml("c.yaml", "repeat:\n  thresholds: [1\n")
+            .unwrap_err()
+            .0;
         assert!(err.starts_with("c.yaml:"), "{err}");
         let err = parse_json("c.json", "{\n\"repeat\": }").unwrap_err().0;
         assert!(err.starts_with("c.json:2: not valid JSON: "), "{err}");

@@ -71,7 +71,13 @@ impl Js {
             // Array.prototype.join: null and undefined elements print empty.
             Js::Arr(items) => items
                 .iter()
-                .map(|v| if *v == Js::Null { String::new() } else { v.to_js_string() })
+                .map(|v| {
+                    if *v == Js::Null {
+                        String::new()
+                    } else {
+                        v.to_js_string()
+                    }
+                })
                 .collect::<Vec<_>>()
                 .join(","),
             Js::Obj(_) => "[object Object]".into(),
@@ -293,7 +299,10 @@ mod tests {
     fn parses_like_json_parse() {
         let v = Js::parse(r#"{"b":1,"a":[true,null,"x"],"b":2.5,"2":0,"10":1}"#).unwrap();
         assert_eq!(v.get("b"), Some(&Js::Num(2.5)));
-        assert_eq!(v.stringify(), r#"{"2":0,"10":1,"b":2.5,"a":[true,null,"x"]}"#);
+        assert_eq!(
+            v.stringify(),
+            r#"{"2":0,"10":1,"b":2.5,"a":[true,null,"x"]}"#
+        );
         let lone = Js::parse(r#"["\ud83d", "\ud83d\ude00", "\\ud83d", "\udc00x"]"#).unwrap();
         assert_eq!(
             lone,
@@ -305,19 +314,28 @@ mod tests {
             ])
         );
         assert_eq!(Js::parse("1e21").unwrap().stringify(), "1e+21");
-        assert_eq!(Js::parse(r#""a\u0001\n""#).unwrap().stringify(), r#""a\u0001\n""#);
+        assert_eq!(
+            Js::parse(r#""a\u0001\n""#).unwrap().stringify(),
+            r#""a\u0001\n""#
+        );
     }
 
     #[test]
     fn string_units_keep_lone_surrogates() {
-        assert_eq!(json_string_units(r#""a\ud83db\n\"\u00e9é""#).unwrap(), vec![0x61, 0xD83D, 0x62, 0x0A, 0x22, 0xE9, 0xE9]);
+        assert_eq!(
+            json_string_units(r#""a\ud83db\n\"\u00e9é""#).unwrap(),
+            vec![0x61, 0xD83D, 0x62, 0x0A, 0x22, 0xE9, 0xE9]
+        );
         assert_eq!(json_string_units(r#""""#).unwrap(), Vec::<u16>::new());
     }
 
     #[test]
     fn js_strings_and_truthiness() {
         assert_eq!(Js::Num(5.0).to_js_string(), "5");
-        assert_eq!(Js::Arr(vec![Js::Num(1.0), Js::Null, Js::Str("a".into())]).to_js_string(), "1,,a");
+        assert_eq!(
+            Js::Arr(vec![Js::Num(1.0), Js::Null, Js::Str("a".into())]).to_js_string(),
+            "1,,a"
+        );
         assert!(!Js::Str(String::new()).truthy());
         assert!(!Js::Num(0.0).truthy());
         assert!(Js::Obj(vec![]).truthy());

@@ -69,7 +69,11 @@ pub fn main() {
     let env = |key: &str| std::env::var(key).ok();
     let timeout = {
         let ms = env("TOOLGUARD_HOOK_TIMEOUT_MS").map_or(HOOK_TIMEOUT_MS, |v| js_number_of(&v));
-        if ms.is_finite() && ms > 0.0 { ms } else { HOOK_TIMEOUT_MS }
+        if ms.is_finite() && ms > 0.0 {
+            ms
+        } else {
+            HOOK_TIMEOUT_MS
+        }
     };
     let deadline = Instant::now() + Duration::from_secs_f64(timeout / 1000.0);
     std::thread::spawn(move || watchdog(deadline, timeout));
@@ -99,10 +103,17 @@ fn watchdog(deadline: Instant, timeout: f64) {
     if *answered {
         return;
     }
-    if let Some(lock) = state::HELD_LOCK.lock().unwrap_or_else(|p| p.into_inner()).take() {
+    if let Some(lock) = state::HELD_LOCK
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .take()
+    {
         let _ = std::fs::remove_file(lock);
     }
-    let reason = format!("gave up after {} ms (TOOLGUARD_HOOK_TIMEOUT_MS)", js_number(timeout));
+    let reason = format!(
+        "gave up after {} ms (TOOLGUARD_HOOK_TIMEOUT_MS)",
+        js_number(timeout)
+    );
     let _ = std::io::stderr().write_all(fail_line(&reason).as_bytes());
     std::process::exit(1);
 }
@@ -114,29 +125,52 @@ fn js_number_of(text: &str) -> f64 {
     if t.is_empty() {
         return 0.0;
     }
-    for (prefix, radix) in [("0x", 16), ("0X", 16), ("0o", 8), ("0O", 8), ("0b", 2), ("0B", 2)] {
+    for (prefix, radix) in [
+        ("0x", 16),
+        ("0X", 16),
+        ("0o", 8),
+        ("0O", 8),
+        ("0b", 2),
+        ("0B", 2),
+    ] {
         if let Some(digits) = t.strip_prefix(prefix) {
             return u128::from_str_radix(digits, radix).map_or(f64::NAN, |n| n as f64);
         }
     }
     match t.trim_start_matches(['+', '-']) {
         "Infinity" if t.len() - 8 <= 1 => {
-            if t.starts_with('-') { f64::NEG_INFINITY } else { f64::INFINITY }
+            if t.starts_with('-') {
+                f64::NEG_INFINITY
+            } else {
+                f64::INFINITY
+            }
         }
-        _ if t.bytes().all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b)) => t.parse().unwrap_or(f64::NAN),
+        _ if t
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b)) =>
+        {
+            t.parse().unwrap_or(f64::NAN)
+        }
         _ => f64::NAN,
     }
 }
 
 /// `--config <file>` / `--config=<file>`, else `$TOOLGUARD_CONFIG`.
-fn config_path(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<Option<String>, Failure> {
+fn config_path(
+    args: &[String],
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Option<String>, Failure> {
     let mut config = None;
     let mut i = 0;
     while i < args.len() {
         let arg = &args[i];
         if arg == "--config" {
             i += 1;
-            config = Some(args.get(i).cloned().ok_or_else(|| Failure("--config needs a file".into()))?);
+            config = Some(
+                args.get(i)
+                    .cloned()
+                    .ok_or_else(|| Failure("--config needs a file".into()))?,
+            );
         } else if let Some(path) = arg.strip_prefix("--config=") {
             config = Some(path.to_owned());
         } else {
@@ -146,7 +180,9 @@ fn config_path(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<
         }
         i += 1;
     }
-    Ok(config.or_else(|| env("TOOLGUARD_CONFIG")).filter(|p| !p.is_empty()))
+    Ok(config
+        .or_else(|| env("TOOLGUARD_CONFIG"))
+        .filter(|p| !p.is_empty()))
 }
 
 /// The members of the hook event, each as its raw JSON text.
@@ -158,10 +194,19 @@ fn field(event: &Event, key: &str) -> Option<Js> {
 
 /// A string member as the UTF-16 units JavaScript holds (lone surrogates kept).
 fn string_units(event: &Event, key: &str) -> Option<Vec<u16>> {
-    event.get(key).map(|raw| raw.get()).filter(|t| t.starts_with('"')).and_then(js::json_string_units)
+    event
+        .get(key)
+        .map(|raw| raw.get())
+        .filter(|t| t.starts_with('"'))
+        .and_then(js::json_string_units)
 }
 
-fn run(args: &[String], env: &dyn Fn(&str) -> Option<String>, deadline: Instant, stdout: &mut Vec<u8>) -> Result<(), Failure> {
+fn run(
+    args: &[String],
+    env: &dyn Fn(&str) -> Option<String>,
+    deadline: Instant,
+    stdout: &mut Vec<u8>,
+) -> Result<(), Failure> {
     let config = config_path(args, env)?;
     let text = read_stdin()?;
     let event: Event = serde_json::from_str(&text).map_err(|e| {
@@ -178,7 +223,14 @@ fn run(args: &[String], env: &dyn Fn(&str) -> Option<String>, deadline: Instant,
     let dir = state::state_dir(env);
     state::ensure_dir(&dir)?;
     let ttl = env("TOOLGUARD_STATE_TTL_DAYS").map_or(7.0, |v| js_number_of(&v));
-    state::sweep(&dir, if ttl.is_finite() && ttl > 0.0 { ttl } else { 7.0 })?;
+    state::sweep(
+        &dir,
+        if ttl.is_finite() && ttl > 0.0 {
+            ttl
+        } else {
+            7.0
+        },
+    )?;
     let mut chain_id = session;
     if let Some(agent) = field(&event, "agent_id").filter(Js::truthy) {
         chain_id.push(0);
@@ -190,12 +242,17 @@ fn run(args: &[String], env: &dyn Fn(&str) -> Option<String>, deadline: Instant,
     let file = dir.join(state::state_file_name(&chain_id));
     let lock_deadline = deadline.min(Instant::now() + state::LOCK_WAIT);
 
-    match field(&event, "hook_event_name").as_ref().and_then(Js::as_str) {
+    match field(&event, "hook_event_name")
+        .as_ref()
+        .and_then(Js::as_str)
+    {
         Some("PostToolUse") => {
             let engine = config::load(config.as_deref())?;
             post_tool_use(engine, &event, &file, lock_deadline, stdout)
         }
-        Some("UserPromptSubmit" | "SessionEnd") => state::with_lock(&file, lock_deadline, || state::remove(&file)),
+        Some("UserPromptSubmit" | "SessionEnd") => {
+            state::with_lock(&file, lock_deadline, || state::remove(&file))
+        }
         _ => Ok(()), // events the guard does not use
     }
 }
@@ -208,7 +265,10 @@ fn read_stdin() -> Result<String, Failure> {
         .read_to_end(&mut bytes)
         .map_err(|e| Failure(format!("cannot read the hook input: {e}")))?;
     if bytes.len() as u64 > MAX_INPUT {
-        return Err(Failure(format!("hook input is larger than {} MiB", MAX_INPUT >> 20)));
+        return Err(Failure(format!(
+            "hook input is larger than {} MiB",
+            MAX_INPUT >> 20
+        )));
     }
     // As Node's readFileSync(fd, 'utf8'): invalid UTF-8 reads as U+FFFD.
     Ok(match String::from_utf8(bytes) {
@@ -223,9 +283,19 @@ enum Host {
     Codex,
 }
 
-fn post_tool_use(mut engine: Engine, event: &Event, file: &Path, lock_deadline: Instant, stdout: &mut Vec<u8>) -> Result<(), Failure> {
+fn post_tool_use(
+    mut engine: Engine,
+    event: &Event,
+    file: &Path,
+    lock_deadline: Instant,
+    stdout: &mut Vec<u8>,
+) -> Result<(), Failure> {
     // Codex sends a `turn_id`, Claude Code does not.
-    let host = if matches!(field(event, "turn_id"), Some(Js::Str(_))) { Host::Codex } else { Host::ClaudeCode };
+    let host = if matches!(field(event, "turn_id"), Some(Js::Str(_))) {
+        Host::Codex
+    } else {
+        Host::ClaudeCode
+    };
     let raw_response = field(event, "tool_response");
     let is_error = matches!(&raw_response, Some(Js::Obj(o)) if o.iter().any(|(k, v)| (k == "isError" || k == "is_error") && *v == Js::Bool(true)));
     let response = response_of(event, raw_response, host);
@@ -234,19 +304,29 @@ fn post_tool_use(mut engine: Engine, event: &Event, file: &Path, lock_deadline: 
         Some(value) if !is_error && engine.scans_value() => Some(value.stringify()),
         _ => None,
     };
-    let output = Output { is_error, texts: text.iter().map(String::as_str).collect(), value_json: value_json.as_deref() };
+    let output = Output {
+        is_error,
+        texts: text.iter().map(String::as_str).collect(),
+        value_json: value_json.as_deref(),
+    };
     let name = match field(event, "tool_name") {
         None | Some(Js::Null) => String::new(),
         Some(name) => name.to_js_string(),
     };
     let arguments = arguments_json(event);
-    let call = Call { agent_id: Some(AGENT), name: &name, arguments_json: &arguments };
+    let call = Call {
+        agent_id: Some(AGENT),
+        name: &name,
+        arguments_json: &arguments,
+    };
 
     let verdict = state::with_lock(file, lock_deadline, || {
         let saved = state::read_saved(file);
         if let Some(chain) = &saved.chain {
             let (digest, count) = state::saved_chain(chain)?;
-            engine.restore_chain(AGENT, digest, count).map_err(|e| Failure(e.to_string()))?;
+            engine
+                .restore_chain(AGENT, digest, count)
+                .map_err(|e| Failure(e.to_string()))?;
         }
         let verdict = engine.observe(&call, Some(&output));
         // Untracked calls (include/exclude) leave no chain: they are transparent.
@@ -286,7 +366,9 @@ fn arguments_json(event: &Event) -> String {
 /// (0.171.0) sends only the output text of a command; its exit code is in the
 /// transcript, written before the hook runs.
 fn response_of(event: &Event, response: Option<Js>, host: Host) -> Option<Js> {
-    let Some(Js::Str(output)) = response else { return response };
+    let Some(Js::Str(output)) = response else {
+        return response;
+    };
     let transcript = field(event, "transcript_path").filter(Js::truthy);
     let call_id = field(event, "tool_use_id").filter(Js::truthy);
     if host != Host::Codex || transcript.is_none() || call_id.is_none() {
@@ -297,7 +379,10 @@ fn response_of(event: &Event, response: Option<Js>, host: Host) -> Option<Js> {
         _ => None,
     };
     Some(match exit_code {
-        Some(code) => Js::Obj(vec![("output".into(), Js::Str(output)), ("exit_code".into(), Js::Num(code))]),
+        Some(code) => Js::Obj(vec![
+            ("output".into(), Js::Str(output)),
+            ("exit_code".into(), Js::Num(code)),
+        ]),
         None => Js::Str(output),
     })
 }
@@ -314,16 +399,27 @@ fn codex_exit_code(path: &str, call_id: &Js) -> Option<f64> {
     file.take(length).read_to_end(&mut bytes).ok()?;
     let text = String::from_utf8_lossy(&bytes);
     let needle = call_id.stringify();
-    let same = |id: &Js| matches!((id, call_id), (Js::Str(_), Js::Str(_)) | (Js::Num(_), Js::Num(_)) | (Js::Bool(_), Js::Bool(_))) && id == call_id;
+    let same = |id: &Js| {
+        matches!(
+            (id, call_id),
+            (Js::Str(_), Js::Str(_)) | (Js::Num(_), Js::Num(_)) | (Js::Bool(_), Js::Bool(_))
+        ) && id == call_id
+    };
     for line in text.split('\n').rev() {
         if !line.contains(&needle) || !line.contains("\"exit_code\"") {
             continue;
         }
         // The first line of the tail may be cut: unparsable lines are skipped.
-        let Ok(record) = Js::parse(line) else { continue };
-        let Some(payload) = record.get("payload") else { continue };
+        let Ok(record) = Js::parse(line) else {
+            continue;
+        };
+        let Some(payload) = record.get("payload") else {
+            continue;
+        };
         let item = payload.get("item");
-        if payload.get("type").and_then(Js::as_str) == Some("item_completed") && item.and_then(|i| i.get("id")).is_some_and(same) {
+        if payload.get("type").and_then(Js::as_str) == Some("item_completed")
+            && item.and_then(|i| i.get("id")).is_some_and(same)
+        {
             if let Some(code) = item.and_then(|i| i.get("exit_code")).and_then(Js::as_num) {
                 return Some(code);
             }
@@ -371,7 +467,10 @@ fn shell_text(output: &Js) -> Option<String> {
     } else {
         return None;
     };
-    let code = members.get("exitCode").and_then(Js::as_num).or_else(|| members.get("exit_code").and_then(Js::as_num));
+    let code = members
+        .get("exitCode")
+        .and_then(Js::as_num)
+        .or_else(|| members.get("exit_code").and_then(Js::as_num));
     if let Some(code) = code.filter(|&c| c != 0.0) {
         if !text.ends_with('\n') {
             text.push('\n');
@@ -388,10 +487,18 @@ fn shell_text(output: &Js) -> Option<String> {
 fn hook_output(verdict: Option<&Verdict>, scanned: Option<&str>, host: Host) -> Option<String> {
     let verdict = verdict?;
     let mut out = String::from("{");
-    if let Some(failure) = verdict.failure.as_ref().filter(|f| f.action == FailureAction::Error) {
-        let copy = scanned.filter(|_| host == Host::ClaudeCode).map(|s| format!("\nOriginal output:\n{s}"));
+    if let Some(failure) = verdict
+        .failure
+        .as_ref()
+        .filter(|f| f.action == FailureAction::Error)
+    {
+        let copy = scanned
+            .filter(|_| host == Host::ClaudeCode)
+            .map(|s| format!("\nOriginal output:\n{s}"));
         let reason = match copy {
-            Some(copy) if failure.text.ends_with(&copy) => &failure.text[..failure.text.len() - copy.len()],
+            Some(copy) if failure.text.ends_with(&copy) => {
+                &failure.text[..failure.text.len() - copy.len()]
+            }
             _ => failure.text.as_str(),
         };
         out.push_str("\"decision\":\"block\",\"reason\":");
@@ -402,7 +509,11 @@ fn hook_output(verdict: Option<&Verdict>, scanned: Option<&str>, host: Host) -> 
     if let Some(reminder) = &verdict.reminder {
         notices.push(reminder.text.clone());
     }
-    if let Some(failure) = verdict.failure.as_ref().filter(|f| f.action == FailureAction::Context) {
+    if let Some(failure) = verdict
+        .failure
+        .as_ref()
+        .filter(|f| f.action == FailureAction::Context)
+    {
         notices.push(failure.text.encode_utf16().collect());
     }
     if !notices.is_empty() {
@@ -411,7 +522,9 @@ fn hook_output(verdict: Option<&Verdict>, scanned: Option<&str>, host: Host) -> 
         if out.len() > 1 {
             out.push(',');
         }
-        out.push_str("\"hookSpecificOutput\":{\"hookEventName\":\"PostToolUse\",\"additionalContext\":");
+        out.push_str(
+            "\"hookSpecificOutput\":{\"hookEventName\":\"PostToolUse\",\"additionalContext\":",
+        );
         js::push_units_literal(&context, &mut out);
         out.push('}');
     }
@@ -436,10 +549,16 @@ mod tests {
     #[test]
     fn shell_text_formats() {
         let t = |json: &str| shell_text(&Js::parse(json).unwrap());
-        assert_eq!(t(r#"{"stdout":"a","stderr":"b","exit_code":2}"#).unwrap(), "a\n[stderr]\nb\n[exit code: 2]");
+        assert_eq!(
+            t(r#"{"stdout":"a","stderr":"b","exit_code":2}"#).unwrap(),
+            "a\n[stderr]\nb\n[exit code: 2]"
+        );
         assert_eq!(t(r#"{"stdout":"","stderr":""}"#).unwrap(), "(no output)");
         assert_eq!(t(r#"{"content":[{"type":"text","text":"x"},{"type":"image"},{"type":"text","text":"y"}]}"#).unwrap(), "x\ny");
-        assert_eq!(t(r#"{"output":"o\n","exitCode":0,"exit_code":3}"#).unwrap(), "o\n");
+        assert_eq!(
+            t(r#"{"output":"o\n","exitCode":0,"exit_code":3}"#).unwrap(),
+            "o\n"
+        );
         assert_eq!(t("[1]"), None);
         assert_eq!(t("5"), None);
     }

@@ -59,7 +59,11 @@ fn node_tmpdir(env: &dyn Fn(&str) -> Option<String>) -> PathBuf {
             .iter()
             .find_map(|k| env(k).filter(|v| !v.is_empty()))
             .unwrap_or_else(|| "/tmp".into());
-        let trimmed = if dir.len() > 1 { dir.strip_suffix('/').unwrap_or(&dir) } else { &dir };
+        let trimmed = if dir.len() > 1 {
+            dir.strip_suffix('/').unwrap_or(&dir)
+        } else {
+            &dir
+        };
         PathBuf::from(trimmed)
     }
     #[cfg(not(unix))]
@@ -176,7 +180,10 @@ fn base64url(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
-        let n = chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | (b as u32) << (16 - 8 * i));
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | (b as u32) << (16 - 8 * i));
         for i in 0..=chunk.len() {
             out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
         }
@@ -275,11 +282,16 @@ pub struct ChainFields {
 
 /// Read a state file; an absent or unreadable one is no state (`readJson`).
 pub fn read_saved(file: &Path) -> Saved {
-    let Some(Js::Obj(members)) = fs::read_to_string(file).ok().and_then(|t| Js::parse(&t).ok()) else {
+    let Some(Js::Obj(members)) = fs::read_to_string(file)
+        .ok()
+        .and_then(|t| Js::parse(&t).ok())
+    else {
         return Saved::default();
     };
     let v1 = members.iter().any(|(k, v)| k == "v" && *v == Js::Num(1.0))
-        && members.iter().any(|(k, v)| k == "kind" && v.as_str() == Some("engine"));
+        && members
+            .iter()
+            .any(|(k, v)| k == "kind" && v.as_str() == Some("engine"));
     if !v1 {
         // Another format: the Node hook ignores it and overwrites it, so do we.
         return Saved::default();
@@ -289,7 +301,11 @@ pub fn read_saved(file: &Path) -> Saved {
         match key.as_str() {
             "v" | "kind" => {}
             "chain" => {
-                let mut fields = ChainFields { digest: Js::Null, count: Js::Null, rest: Vec::new() };
+                let mut fields = ChainFields {
+                    digest: Js::Null,
+                    count: Js::Null,
+                    rest: Vec::new(),
+                };
                 if let Js::Obj(chain) = value {
                     for (k, v) in chain {
                         match k.as_str() {
@@ -306,7 +322,11 @@ pub fn read_saved(file: &Path) -> Saved {
     }
     if saved.chain.is_none() {
         // `restoreChain(AGENT, undefined)` throws in the Node hook.
-        saved.chain = Some(ChainFields { digest: Js::Null, count: Js::Null, rest: Vec::new() });
+        saved.chain = Some(ChainFields {
+            digest: Js::Null,
+            count: Js::Null,
+            rest: Vec::new(),
+        });
     }
     saved
 }
@@ -314,13 +334,19 @@ pub fn read_saved(file: &Path) -> Saved {
 /// The chain a saved state holds, checked as `GuardEngine.restoreChain` checks it.
 pub fn saved_chain(fields: &ChainFields) -> Result<(u128, u64), Failure> {
     let digest = match &fields.digest {
-        Js::Str(d) => Some(d).filter(|d| d.len() == 32).and_then(|d| u128::from_str_radix(d, 16).ok()),
+        Js::Str(d) => Some(d)
+            .filter(|d| d.len() == 32)
+            .and_then(|d| u128::from_str_radix(d, 16).ok()),
         _ => None,
     }
     .ok_or_else(|| Failure("toolguard: state.digest must be 32 hexadecimal digits".into()))?;
     let count = match fields.count {
         Js::Num(c) if c.is_finite() && c.fract() == 0.0 && c >= 1.0 => c as u64,
-        _ => return Err(Failure("toolguard: state.count must be an integer >= 1".into())),
+        _ => {
+            return Err(Failure(
+                "toolguard: state.count must be an integer >= 1".into(),
+            ))
+        }
     };
     Ok((digest, count))
 }
@@ -354,14 +380,19 @@ pub fn write_atomic(file: &Path, text: &str) -> Result<(), Failure> {
     options.write(true).create(true).truncate(true);
     #[cfg(unix)]
     options.mode(0o600);
-    options.open(&tmp).and_then(|mut f| f.write_all(text.as_bytes())).map_err(io)?;
+    options
+        .open(&tmp)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .map_err(io)?;
     fs::rename(&tmp, file).map_err(io)
 }
 
 /// Delete a state file; an absent one is fine.
 pub fn remove(file: &Path) -> Result<(), Failure> {
     match fs::remove_file(file) {
-        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(Failure(format!("{}: {e}", file.display()))),
+        Err(e) if e.kind() != io::ErrorKind::NotFound => {
+            Err(Failure(format!("{}: {e}", file.display())))
+        }
         _ => Ok(()),
     }
 }
@@ -379,13 +410,20 @@ mod tests {
         assert_eq!(base64url(&[0xfb, 0xff]), "-_8");
         let long: Vec<u16> = "x".repeat(500).encode_utf16().collect();
         let name = state_file_name(&long);
-        assert!(name.starts_with("h-") && name.ends_with("-500.json"), "{name}");
+        assert!(
+            name.starts_with("h-") && name.ends_with("-500.json"),
+            "{name}"
+        );
     }
 
     #[test]
     fn saved_state_round_trips_unknown_members() {
         let kept = Saved {
-            chain: Some(ChainFields { digest: Js::Null, count: Js::Null, rest: vec![("loop".into(), Js::Num(2.0))] }),
+            chain: Some(ChainFields {
+                digest: Js::Null,
+                count: Js::Null,
+                rest: vec![("loop".into(), Js::Num(2.0))],
+            }),
             rest: vec![("loops".into(), Js::Arr(vec![]))],
         };
         assert_eq!(
