@@ -61,6 +61,17 @@ fn fail_line(reason: &str) -> String {
 
 /// The executable's `main`: exits the process with the hook's exit code.
 pub fn main() {
+    // A bug must not break the tool call either: fail open, one line, exit 1 (not Rust's 101).
+    std::panic::set_hook(Box::new(|info| {
+        if let Ok(mut held) = state::HELD_LOCK.try_lock() {
+            if let Some(lock) = held.take() {
+                let _ = std::fs::remove_file(lock);
+            }
+        }
+        let _ =
+            std::io::stderr().write_all(fail_line(&format!("internal error: {info}")).as_bytes());
+        std::process::exit(1);
+    }));
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
         println!("{USAGE}");
@@ -76,7 +87,8 @@ pub fn main() {
         }
     };
     let deadline = Instant::now() + Duration::from_secs_f64(timeout / 1000.0);
-    std::thread::spawn(move || watchdog(deadline, timeout));
+    // Without a watchdog thread (none could be started) the hook still runs, unbounded as the Node hook is.
+    let _ = std::thread::Builder::new().spawn(move || watchdog(deadline, timeout));
 
     let mut stdout = Vec::new();
     let code = match run(&args, &env, deadline, &mut stdout) {
