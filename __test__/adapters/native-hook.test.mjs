@@ -255,6 +255,12 @@ describe('native hook executable', () => {
       assert.match(r.stderr, want);
       assert.match(r.stderr, /\(tool result passed through unchanged\)\n$/);
     }
+    // A bad user rule fails every call, also of a tool that is never scanned
+    // (the hook skips compiling the built-in rules only for such tools).
+    const read = { ...call, tool_name: 'Read', tool_input: { file_path: '/a' }, tool_response: { type: 'text' } };
+    const [badNode, badNative] = await Promise.all(['node', 'native'].map((k) => hook(k, read, { env, args: ['--config', cases[5][0]] })));
+    assert.deepEqual([badNative.code, badNode.code], [1, 1]);
+    assert.match(badNative.stderr, cases[5][1]);
     // An empty or all-comment config is no config.
     const empty = await hook('native', call, { env, args: ['--config', write('empty.yaml', '# nothing yet\n')] });
     assert.deepEqual([empty.code, empty.stderr], [0, '']);

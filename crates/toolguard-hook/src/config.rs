@@ -6,8 +6,12 @@
 
 use std::path::Path;
 
+use std::sync::Arc;
 use toolguard_core::config::{Config, ConfigValue, CONFIG_DEPTH_LIMIT};
-use toolguard_core::engine::Engine;
+
+use toolguard_core::chain::Wildcard;
+use toolguard_core::engine::{Engine, Scanner};
+use toolguard_core::rules::RuleSet;
 use toolguard_core::ConfigError;
 use yaml_rust2::{Yaml, YamlLoader};
 
@@ -17,13 +21,12 @@ use crate::Failure;
 /// the DSH names stay so one config serves both worlds (`HOOK_SHELL_TOOLS`).
 pub const HOOK_SHELL_TOOLS: &[&str] = &["Bash", "bash", "pwsh", "job_output"];
 
-/// The engine config of the hook: the file's config (or none) with
-/// `loudFailure.shellTools` defaulting to [`HOOK_SHELL_TOOLS`].
-pub fn load(path: Option<&str>) -> Result<Engine, Failure> {
+/// The hook's engine config: the file's config (or none) with
+/// `loudFailure.shellTools` defaulting to [`HOOK_SHELL_TOOLS`], decoded.
+pub fn load(path: Option<&str>) -> Result<Config, Failure> {
     let Some(path) = path else {
-        let config = Config::from_value(&hook_config(ConfigValue::Undefined))
-            .map_err(|e| Failure(e.to_string()))?;
-        return Engine::new(&config).map_err(|e| Failure(e.to_string()));
+        return Config::from_value(&hook_config(ConfigValue::Undefined))
+            .map_err(|e| Failure(e.to_string()));
     };
     let text = std::fs::read(path)
         .map_err(|e| Failure(format!("cannot read config {path}: {e}")))
@@ -47,9 +50,30 @@ pub fn load(path: Option<&str>) -> Result<Engine, Failure> {
             )));
         }
     };
-    Config::from_value(&hook_config(value))
-        .and_then(|config| Engine::new(&config))
-        .map_err(|e| Failure(format!("{path}: {e}")))
+    Config::from_value(&hook_config(value)).map_err(|e| Failure(format!("{path}: {e}")))
+}
+
+/// The engine for one call of `tool`. Compiling the rule table is most of a
+/// hook process's own work (~3 ms); a tool that is not scanned (Read, Edit,
+/// Grep… most calls) never uses it, so with the built-in rules alone it is
+/// skipped. User rules are always compiled: a bad pattern must fail every
+/// call, as it does in the Node hook.
+pub fn engine(config: &Config, path: Option<&str>, tool: &str) -> Result<Engine, Failure> {
+    let named = |e: toolguard_core::Error| match path {
+        Some(path) => Failure(format!("{path}: {e}")),
+        None => Failure(e.to_string()),
+    };
+    let loud = &config.loud_failure;
+    let scanned = loud
+        .shell_tools
+        .iter()
+        .any(|p| Wildcard::new(p).matches(tool));
+    if scanned || !loud.rules.is_empty() {
+        return Engine::new(config).map_err(named);
+    }
+    let none = RuleSet::compile_table(Vec::new()).map_err(|e| named(e.into()))?;
+    let scanner = Scanner::with_rules(none, loud);
+    Ok(Engine::with_scanner(&config.repeat, Arc::new(scanner)))
 }
 
 fn is_json(path: &str, text: &str) -> bool {

@@ -259,8 +259,13 @@ fn run(
         .and_then(Js::as_str)
     {
         Some("PostToolUse") => {
-            let engine = config::load(config.as_deref())?;
-            post_tool_use(engine, &event, &file, lock_deadline, stdout)
+            let loaded = config::load(config.as_deref())?;
+            let name = match field(&event, "tool_name") {
+                None | Some(Js::Null) => String::new(),
+                Some(name) => name.to_js_string(),
+            };
+            let engine = config::engine(&loaded, config.as_deref(), &name)?;
+            post_tool_use(engine, &name, &event, &file, lock_deadline, stdout)
         }
         Some("UserPromptSubmit" | "SessionEnd") => {
             state::with_lock(&file, lock_deadline, || state::remove(&file))
@@ -297,6 +302,7 @@ enum Host {
 
 fn post_tool_use(
     mut engine: Engine,
+    name: &str,
     event: &Event,
     file: &Path,
     lock_deadline: Instant,
@@ -313,7 +319,9 @@ fn post_tool_use(
     let response = response_of(event, raw_response, host);
     let text = response.as_ref().and_then(shell_text);
     let value_json = match &response {
-        Some(value) if !is_error && engine.scans_value() => Some(value.stringify()),
+        Some(value) if !is_error && engine.scans_value() && engine.scans(name) => {
+            Some(value.stringify())
+        }
         _ => None,
     };
     let output = Output {
@@ -321,14 +329,10 @@ fn post_tool_use(
         texts: text.iter().map(String::as_str).collect(),
         value_json: value_json.as_deref(),
     };
-    let name = match field(event, "tool_name") {
-        None | Some(Js::Null) => String::new(),
-        Some(name) => name.to_js_string(),
-    };
     let arguments = arguments_json(event);
     let call = Call {
         agent_id: Some(AGENT),
-        name: &name,
+        name,
         arguments_json: &arguments,
     };
 
