@@ -5,7 +5,8 @@
 // each per round, so drift in machine load hits them alike.
 //
 //   floor            /bin/true with the same stdin: starting any process at all
-//   native           the toolguard-hook executable (npm run build:hook)
+//   native           the toolguard-hook executable (npm run build:hook), on a
+//                    Bash call and on a Read call (a tool whose output is not scanned)
 //   launcher→native  `node bin/toolguard.mjs hook` handing over to it
 //   node20 / node22  the Node hook (`TOOLGUARD_NATIVE_HOOK=0`) on each Node
 //
@@ -35,6 +36,7 @@ const subjects = [];
 if (existsSync('/bin/true')) subjects.push({ name: 'floor (/bin/true)', cmd: '/bin/true', args: [] });
 if (existsSync(native)) {
   subjects.push({ name: 'native hook', cmd: native, args: [] });
+  subjects.push({ name: 'native hook, a Read call (not scanned)', cmd: native, args: [], read: true });
   subjects.push({ name: `launcher → native (node ${version(hostNode)})`, cmd: hostNode, args: [bin, 'hook'], env: { TOOLGUARD_NATIVE_HOOK: '' } });
 } else log(`hook bench: ${native} is missing (npm run build:hook); native rows skipped`);
 for (const node of [...new Set([hostNode, ...(existsSync(node22) ? [node22] : [])])]) {
@@ -71,13 +73,26 @@ function childrenCpuMs() {
   }
 }
 
+// Most calls of a session are not shell calls: their output is never scanned.
+const readEvent = (i) =>
+  JSON.stringify({
+    session_id: 'bench-read',
+    transcript_path: '/home/u/.claude/projects/p/s.jsonl',
+    cwd: '/work',
+    hook_event_name: 'PostToolUse',
+    tool_name: 'Read',
+    tool_input: { file_path: `/work/src/file${Math.floor(i / 3) % 4}.ts` },
+    tool_response: { type: 'text', file: { filePath: '/work/src/a.ts', content: 'export const a = 1;\n', numLines: 1 } },
+    tool_use_id: `toolu_${i}`,
+  });
+
 const times = subjects.map(() => []);
 const cpu = subjects.map(() => 0);
 for (let i = 0; i < runs; i++) {
   for (const [s, subject] of subjects.entries()) {
     const cpuBefore = childrenCpuMs();
     const start = process.hrtime.bigint();
-    const r = spawnSync(subject.cmd, subject.args, { input: event(i), env: { ...process.env, TOOLGUARD_STATE_DIR: dir, ...subject.env } });
+    const r = spawnSync(subject.cmd, subject.args, { input: subject.read ? readEvent(i) : event(i), env: { ...process.env, TOOLGUARD_STATE_DIR: dir, ...subject.env } });
     times[s].push(Number(process.hrtime.bigint() - start) / 1e6);
     cpu[s] += childrenCpuMs() - cpuBefore;
     if (r.status !== 0) throw new Error(`${subject.name} exited ${r.status}: ${r.stderr}`);
