@@ -55,6 +55,12 @@ export function targets(doc) {
   if (doc.throughput_mb_s !== null && doc.throughput_mb_s !== undefined) {
     out.push({ target: 'scan ≥1 GB/s (built-in rules, build log)', value: `${doc.throughput_mb_s.toFixed(0)} MB/s`, met: doc.throughput_mb_s >= 1000 });
   }
+  const hookRow = (prefix) => doc.hook?.rows?.find((r) => r.subject.startsWith(prefix));
+  const [floor, nativeHook] = [hookRow('floor'), hookRow('native hook')];
+  if (floor && nativeHook) {
+    const over = nativeHook.median_ms - floor.median_ms;
+    out.push({ target: 'native hook median within 10 ms of the process-start floor', value: `+${over.toFixed(1)} ms`, met: over <= 10 });
+  }
   const native = doc.memory.filter((m) => m.group === 'engine' && m.subject === 'toolguard');
   if (native.length === 2) {
     const [small, big] = native;
@@ -110,6 +116,17 @@ export function markdownReport(doc) {
   }
   if (doc.audit && typeof doc.audit.throughput_mb_s === 'number') {
     lines.push(`**Audit reader throughput**: ${doc.audit.throughput_mb_s.toFixed(0)} MB/s`);
+    lines.push('');
+  }
+  if (doc.hook && Array.isArray(doc.hook.rows)) {
+    lines.push(`**Hook cost per call** (${doc.hook.runs} full \`PostToolUse\` runs each, fresh process, wall ms)`);
+    lines.push('');
+    lines.push('| subject | median | p95 | median over floor | CPU per call (mean) |');
+    lines.push('| --- | ---: | ---: | ---: | ---: |');
+    for (const r of doc.hook.rows) {
+      const over = r.over_floor_ms === null ? '' : `+${r.over_floor_ms.toFixed(1)}`;
+      lines.push(`| ${r.subject} | ${r.median_ms.toFixed(1)} | ${r.p95_ms.toFixed(1)} | ${over} | ${r.cpu_ms_mean === null ? '' : r.cpu_ms_mean.toFixed(1)} |`);
+    }
     lines.push('');
   }
   const checks = targets(doc);

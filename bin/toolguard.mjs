@@ -1,17 +1,63 @@
 #!/usr/bin/env node
 // Launcher: the CLI is TypeScript compiled to dist/ts/cli (npm run build:ts).
-// `toolguard hook` runs once per agent tool call, so it skips the main CLI's imports.
+// `toolguard hook` runs once per agent tool call, so it skips the main CLI's
+// imports, and hands the event to the native hook executable when there is
+// one (crates/toolguard-hook: same behaviour and state files, no addon load).
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 if (!existsSync(new URL('../dist/ts/cli/main.mjs', import.meta.url))) {
   // A git checkout (or an install from git) before `npm run build`.
   process.stderr.write('toolguard: this copy is not built (dist/ is missing): run `npm run build` in the package folder (it needs a Rust toolchain), or install the package from the npm registry\n');
   process.exit(2);
 }
-if (process.argv[2] === 'hook') {
-  const { runHook } = await import('../dist/ts/adapters/hooks.mjs');
-  // exit(), not exitCode: past its deadline the hook must not wait for a stdin that never closes.
-  process.exit(await runHook(process.argv.slice(3), 0, 1, 2));
+
+/**
+ * The native hook: `$TOOLGUARD_NATIVE_HOOK` (a path; `0` means use the Node
+ * hook), else `toolguard-hook` beside the .node addon in this package, else in
+ * the platform package (`toolguard-<platform>-<arch>[-<abi>]`).
+ */
+function nativeHook() {
+  const chosen = process.env.TOOLGUARD_NATIVE_HOOK;
+  if (chosen === '0') return undefined;
+  if (chosen) return chosen;
+  const exe = process.platform === 'win32' ? 'toolguard-hook.exe' : 'toolguard-hook';
+  const beside = fileURLToPath(new URL(`../${exe}`, import.meta.url));
+  if (existsSync(beside)) return beside;
+  const abis = process.platform === 'linux' ? ['-gnu', '-musl'] : process.platform === 'win32' ? ['-msvc'] : [''];
+  const require = createRequire(import.meta.url);
+  for (const abi of abis) {
+    try {
+      const pkg = require.resolve(`toolguard-${process.platform}-${process.arch}${abi}/package.json`);
+      const path = join(dirname(pkg), exe);
+      if (existsSync(path)) return path;
+    } catch {
+      // not installed for this platform
+    }
+  }
+  return undefined;
+}
+
+if (process.argv[2] === 'hook' && process.argv[3] === '--native-path') {
+  // For settings.json: the path to register instead of `toolguard hook`.
+  const native = nativeHook();
+  if (native) process.stdout.write(`${native}\n`);
+  else process.stderr.write('toolguard: no native hook executable for this platform; register `toolguard hook`\n');
+  process.exitCode = native ? 0 : 1;
+} else if (process.argv[2] === 'hook') {
+  const native = nativeHook();
+  const ran = native && spawnSync(native, process.argv.slice(3), { stdio: 'inherit' });
+  if (ran && !ran.error) {
+    process.exitCode = ran.status ?? 1;
+  } else {
+    // No native hook (or it could not start, so stdin is still unread): the Node hook.
+    const { runHook } = await import('../dist/ts/adapters/hooks.mjs');
+    // exit(), not exitCode: past its deadline the hook must not wait for a stdin that never closes.
+    process.exit(await runHook(process.argv.slice(3), 0, 1, 2));
+  }
 } else {
   const { main } = await import('../dist/ts/cli/main.mjs');
   process.exitCode = await main(process.argv.slice(2));

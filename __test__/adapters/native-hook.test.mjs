@@ -1,0 +1,304 @@
+// The native hook executable (crates/toolguard-hook, built by `npm run
+// build:hook` beside the .node addon) against the Node hook
+// (ts/adapters/hooks.mts): the same events give the same stdout, exit code
+// and state files; the two take turns on one session as if it were one
+// hook; bad configs and hostile environments fail open with one clear line.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const bin = join(root, 'bin/toolguard.mjs');
+const native = join(root, process.platform === 'win32' ? 'toolguard-hook.exe' : 'toolguard-hook');
+const fixtures = join(root, '__test__/adapters/fixtures');
+const scratch = mkdtempSync(join(tmpdir(), 'toolguard-native-hook-'));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+let dirs = 0;
+const freshDir = () => join(scratch, `state-${++dirs}`);
+
+/** One hook process: `node` (the Node hook) or `native`. Resolves to {code, stdout, stderr}. */
+function hook(kind, event, { env = {}, args = [], stdinOpen = false } = {}) {
+  return new Promise((resolve, reject) => {
+    const [cmd, argv] = kind === 'node' ? [process.execPath, [bin, 'hook', ...args]] : [native, args];
+    const child = spawn(cmd, argv, {
+      env: { ...process.env, TOOLGUARD_NATIVE_HOOK: '0', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    // Not a speed check: a hook that never ends is the defect (issue 16 item 7).
+    const hang = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(hang);
+      resolve({ code, signal, stdout, stderr });
+    });
+    if (stdinOpen) child.stdin.write(event);
+    else child.stdin.end(typeof event === 'string' ? event : JSON.stringify(event));
+  });
+}
+
+/** The state directory's files and their bytes (the sweep marker aside). */
+function stateOf(dir) {
+  if (!existsSync(dir)) return {};
+  return Object.fromEntries(
+    readdirSync(dir)
+      .filter((f) => f !== '.swept')
+      .sort()
+      .map((f) => [f, readFileSync(join(dir, f), 'utf8')]),
+  );
+}
+
+/** Run `events` in order, each by the runner `pick(i)` gives, in one state directory. */
+async function session(events, pick, opts = {}) {
+  const dir = opts.dir ?? freshDir();
+  const out = [];
+  for (const [i, event] of events.entries()) {
+    const r = await hook(pick(i), event, { ...opts, env: { TOOLGUARD_STATE_DIR: dir, ...opts.env } });
+    out.push({ code: r.code, stdout: r.stdout, stderr: r.stderr });
+  }
+  return { out, state: stateOf(dir) };
+}
+
+/** Node alone, native alone, and the two taking turns must print the same and leave the same files. */
+async function assertParity(events, opts = {}) {
+  const node = await session(events, () => 'node', opts);
+  const nat = await session(events, () => 'native', opts);
+  const turns = await session(events, (i) => (i % 2 ? 'native' : 'node'), opts);
+  const strip = (s) => s.out.map(({ code, stdout }) => ({ code, stdout }));
+  assert.deepEqual(strip(nat), strip(node), 'native hook = Node hook');
+  assert.deepEqual(strip(turns), strip(node), 'Node and native taking turns = Node alone');
+  assert.deepEqual(nat.state, node.state, 'same state files');
+  for (const { code, stderr } of [...node.out, ...nat.out]) if (code === 0) assert.equal(stderr, '');
+  return node.out;
+}
+
+const bash = (session, command, stdout = 'ok\n', extra = {}) => ({
+  session_id: session,
+  transcript_path: '/home/u/.claude/projects/p/s.jsonl',
+  cwd: '/work',
+  hook_event_name: 'PostToolUse',
+  tool_name: 'Bash',
+  tool_input: { command, description: 'run it' },
+  tool_response: { stdout, stderr: '', interrupted: false, isImage: false },
+  tool_use_id: 'toolu_01',
+  ...extra,
+});
+const prompt = (session) => ({ session_id: session, hook_event_name: 'UserPromptSubmit', prompt: 'again' });
+const traceback = 'Running\nTraceback (most recent call last):\n  File "t.py", line 3, in <module>\nKeyError: 1\n';
+
+describe('native hook executable', () => {
+  it('is built beside the addon by npm run build', () => {
+    assert.ok(existsSync(native), `${native} missing: run npm run build:hook`);
+    assert.ok(statSync(native).mode & 0o100, 'executable');
+  });
+
+  it('replays the recorded Claude Code and Codex sessions like the Node hook', async () => {
+    const claude = readFileSync(join(fixtures, 'claude-code-2.1.332.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const outs = await assertParity(claude);
+    assert.equal(outs.map((o) => (o.stdout ? JSON.parse(o.stdout).decision ?? 'context' : '.')).join(' '), '. . . context block .');
+    const transcript = join(fixtures, 'codex-0.171.0.transcript.jsonl');
+    const codex = readFileSync(join(fixtures, 'codex-0.171.0.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l.replace('{{transcript}}', transcript)));
+    const codexOuts = await assertParity(codex);
+    assert.equal(codexOuts[5].stdout, '', 'exit code 3 read from the transcript');
+  });
+
+  it('repeat reminders at 3, 5 and 8; key order; a prompt resets; subagents keep their own chains', async () => {
+    const call = bash('p-rep', 'npm test');
+    const outs = await assertParity(Array.from({ length: 9 }, () => call));
+    assert.equal(outs.map((o) => (o.stdout ? 'x' : '.')).join(''), '..x.x..x.');
+    const a = bash('p-mix', 'ls');
+    const a2 = { ...a, tool_input: { description: 'run it', command: 'ls' } };
+    await assertParity([a, a2, bash('p-mix', 'pwd'), a, a2, a]);
+    const c = bash('p-reset', 'make');
+    const sub = { ...c, agent_id: 'sub-1' };
+    await assertParity([c, c, sub, prompt('p-reset'), c, sub, c, c, sub, { session_id: 'p-reset', hook_event_name: 'SessionEnd' }]);
+  });
+
+  it('error and context rules, stderr and exit codes, error responses', async () => {
+    const panic = "thread 'main' panicked at src/main.rs:2:5:\nboom\n";
+    const withStderr = bash('p-rules', 'build.sh');
+    withStderr.tool_response.stderr = 'build.sh: line 3: pdflatex: command not found\n';
+    await assertParity([
+      bash('p-rules', 'python t.py', traceback),
+      bash('p-rules', 'cargo run', panic),
+      bash('p-rules', 'cargo run', panic),
+      bash('p-rules', 'cargo run', panic),
+      withStderr,
+      { ...withStderr, tool_response: { ...withStderr.tool_response, exit_code: 1 } },
+      { ...bash('p-rules', 'x', traceback), tool_response: { stdout: traceback, stderr: '', exitCode: 2.5 } },
+      { ...bash('p-rules', 'y'), tool_response: { is_error: true, stdout: traceback } },
+      { ...bash('p-rules', 'z'), tool_name: 'mcp__x', tool_response: { content: [{ type: 'text', text: traceback }] } },
+      { ...bash('p-rules', 'z'), tool_response: { content: [{ type: 'text', text: 'a' }, { type: 'image' }, { type: 'text', text: traceback }] } },
+      { ...bash('p-rules', 'w'), tool_response: { output: traceback } },
+      { ...bash('p-rules', 'w'), tool_response: [traceback] },
+      { ...bash('p-rules', 'w'), tool_response: null },
+    ]);
+  });
+
+  it('odd identities and arguments: strings, numbers, none, lone surrogates, long ids, a preview cut inside a character', async () => {
+    const events = [
+      { ...bash('p-odd', ''), tool_input: 'ls -la' },
+      { ...bash('p-odd', ''), tool_input: 'ls -la' },
+      { ...bash('p-odd', ''), tool_input: '{"command":"ls -la"}' },
+      { ...bash('p-odd', ''), tool_input: null },
+      { ...bash('p-odd', ''), tool_input: undefined },
+      { ...bash('p-odd', ''), tool_input: 12.50 },
+      { ...bash('p-odd', ''), tool_input: [1, { b: 2, a: 1e21 }] },
+      { ...bash('p-odd', ''), tool_name: undefined },
+      { ...bash('p-odd', ''), tool_name: 7 },
+      { ...bash('p-odd', 'x'), agent_id: 5 },
+      { ...bash('p-odd', 'x'), agent_id: '' },
+      bash('s'.repeat(300), 'x'),
+      { ...bash('p-odd', 'x'), agent_id: 'a'.repeat(200) },
+      bash('sessión ☃ 😀', 'x'),
+    ];
+    await assertParity(events);
+    // Raw JSON text: JSON.stringify cannot write a lone surrogate escape from a test value.
+    const lone = (command) => JSON.stringify(bash('p-lone', 'PLACEHOLDER')).replace('PLACEHOLDER', command);
+    await assertParity([lone('a\\ud83d'), lone('a\\ud83d'), lone('a\\ud83d'), lone('a\\ude00b'), lone('a\\ud83d')]);
+    // The detailed reminder previews 500 UTF-16 units of the arguments: cut between the halves of 😀.
+    const long = { ...bash('p-cut', ''), tool_input: { q: `${'a'.repeat(493)}😀tail` } };
+    const outs = await assertParity(Array.from({ length: 5 }, () => long));
+    assert.match(outs[4].stdout, /\\ud83d… \(\+\d+ more chars\)/, 'half a surrogate pair, escaped as JSON.stringify does');
+    const surrogateOutput = JSON.stringify(bash('p-lone-out', 'x', 'OUTPUT')).replace('OUTPUT', `caf\\ud800\\n${traceback.replaceAll('\n', '\\n').replaceAll('"', '\\"')}`);
+    await assertParity([surrogateOutput]);
+  });
+
+  it('user configs: JSON, thresholds, shell tools, include, scanValue; the YAML form gives the same answers', async () => {
+    const cfg = (name, config) => {
+      const file = join(scratch, name);
+      writeFileSync(file, JSON.stringify(config));
+      return file;
+    };
+    const codex = { session_id: 'p-codex', turn_id: 't1', transcript_path: null, hook_event_name: 'PostToolUse', tool_name: 'exec_command', tool_input: { cmd: 'cargo build' }, tool_response: 'error[E0425]: cannot find value `y` in this scope\n' };
+    const custom = cfg('custom.json', { repeat: { thresholds: [2] }, loudFailure: { shellTools: ['exec_*'] } });
+    await assertParity([codex, codex, codex], { args: ['--config', custom] });
+    const include = cfg('include.json', { repeat: { include: ['Bash'] } });
+    const read = { ...bash('p-inc', 'x'), tool_name: 'Read', tool_input: { file_path: '/a' }, tool_response: { type: 'text', file: { content: 'a' } } };
+    const make = bash('p-inc', 'make');
+    await assertParity([make, read, make, read, make], { args: [`--config=${include}`] });
+    const scan = cfg('scan.json', { loudFailure: { scanValue: true, shellTools: ['Bash', 'fetch'] } });
+    const fetch = { ...bash('p-scan', 'x'), tool_name: 'fetch', tool_response: { 2: 'x', body: 'write failed: ENOSPC: no space left on device, write', a: 1.5 } };
+    const yamlFile = join(scratch, 'scan.yaml');
+    writeFileSync(yamlFile, '# the same config as scan.json\nloudFailure:\n  scanValue: true\n  shellTools:\n    - Bash\n    - fetch\n');
+    const outs = await assertParity([fetch, bash('p-scan', 'x', traceback)], { env: { TOOLGUARD_CONFIG: scan } });
+    assert.match(outs[0].stdout, /no-space-left/, 'found in the value JSON (scanValue)');
+    const fromYaml = await session([fetch, bash('p-scan', 'x', traceback)], () => 'native', { args: ['--config', yamlFile] });
+    assert.deepEqual(fromYaml.out.map((o) => o.stdout), outs.map((o) => o.stdout));
+  });
+
+  it("keeps state members it does not know (a newer hook's), and reads state the Node hook wrote", async () => {
+    const dir = freshDir();
+    const call = bash('p-keep', 'make');
+    await session([call], () => 'node', { dir });
+    const [file] = Object.keys(stateOf(dir));
+    const saved = JSON.parse(readFileSync(join(dir, file), 'utf8'));
+    writeFileSync(join(dir, file), JSON.stringify({ ...saved, loops: { window: [1, 2] }, chain: { ...saved.chain, extra: 'x' } }));
+    const { out } = await session([call, call], (i) => (i ? 'node' : 'native'), { dir });
+    assert.ok(out[1].stdout.includes('You are repeating'), 'third call across three processes and two hooks');
+    const kept = JSON.parse(readFileSync(join(dir, file), 'utf8'));
+    assert.equal(kept.chain.count, 3);
+    // The native hook wrote the second state and kept the unknown members; the Node hook (third) does not yet.
+    await session([call], () => 'native', { dir });
+    writeFileSync(join(dir, file), JSON.stringify({ ...JSON.parse(readFileSync(join(dir, file), 'utf8')), loops: { window: [1] } }));
+    await session([call], () => 'native', { dir });
+    assert.deepEqual(JSON.parse(readFileSync(join(dir, file), 'utf8')).loops, { window: [1] });
+    assert.equal(JSON.parse(readFileSync(join(dir, file), 'utf8')).chain.count, 5);
+  });
+
+  it('fails open like the Node hook on bad input; unknown events are silent', async () => {
+    for (const input of ['not json', '{}', '[1]', 'null', JSON.stringify({ hook_event_name: 'PostToolUse' }), JSON.stringify({ session_id: '', hook_event_name: 'PostToolUse' })]) {
+      const [n, r] = await Promise.all(['node', 'native'].map((k) => hook(k, input, { env: { TOOLGUARD_STATE_DIR: freshDir() } })));
+      assert.deepEqual([r.code, r.stdout], [1, ''], input);
+      assert.deepEqual([n.code, n.stdout], [1, ''], input);
+      assert.match(r.stderr, /^toolguard hook: .* \(tool result passed through unchanged\)\n$/);
+    }
+    await assertParity([{ session_id: 's', hook_event_name: 'Stop' }, { session_id: 's', hook_event_name: 'PreToolUse', tool_name: 'Bash' }]);
+    const bogus = await hook('native', '{}', { args: ['--bogus'] });
+    assert.equal(bogus.code, 1);
+    assert.match(bogus.stderr, /unknown argument --bogus/);
+    const help = await hook('native', '', { args: ['--help'] });
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /^usage: toolguard hook/);
+  });
+
+  it('a bad config fails open with one stderr line naming the file (and line)', async () => {
+    const env = { TOOLGUARD_STATE_DIR: freshDir() };
+    const call = bash('p-badcfg', 'x');
+    const write = (name, text) => {
+      const file = join(scratch, name);
+      writeFileSync(file, text);
+      return file;
+    };
+    const cases = [
+      [write('t1.json', '{"repeat": {"thresholds": [1]}}'), /t1\.json: repeat-tool-reminder: invalid threshold 1 — every threshold must be an integer >= 2/],
+      [write('t2.json', '{\n  "repeat": {\n    "thresholds": [3,]\n}}'), /t2\.json:3: not valid JSON: /],
+      [write('t3.yaml', 'repeat:\n  thresholds: [3\n'), /t3\.yaml:\d+: not valid YAML: /],
+      [write('t4.yml', 'repeats:\n  thresholds: [3]\n'), /t4\.yml: toolguard: unknown key config\.repeats/],
+      [write('t5.yaml', '- a\n- b\n'), /t5\.yaml: a config is a mapping/],
+      [write('t6.json', '{"loudFailure": {"rules": [{"id": "mine", "pattern": "(", "action": "error", "message": "m"}]}}'), /t6\.json: loud-failure: rule mine: /],
+      [join(scratch, 'absent.json'), /cannot read config .*absent\.json/],
+    ];
+    for (const [file, want] of cases) {
+      const r = await hook('native', call, { env, args: ['--config', file] });
+      assert.equal(r.code, 1, file);
+      assert.equal(r.stdout, '');
+      assert.equal(r.stderr.split('\n').length, 2, 'one line');
+      assert.match(r.stderr, /^toolguard hook: /);
+      assert.match(r.stderr, want);
+      assert.match(r.stderr, /\(tool result passed through unchanged\)\n$/);
+    }
+    // A bad user rule fails every call, also of a tool that is never scanned
+    // (the hook skips compiling the built-in rules only for such tools).
+    const read = { ...call, tool_name: 'Read', tool_input: { file_path: '/a' }, tool_response: { type: 'text' } };
+    const [badNode, badNative] = await Promise.all(['node', 'native'].map((k) => hook(k, read, { env, args: ['--config', cases[5][0]] })));
+    assert.deepEqual([badNative.code, badNode.code], [1, 1]);
+    assert.match(badNative.stderr, cases[5][1]);
+    // An empty or all-comment config is no config.
+    const empty = await hook('native', call, { env, args: ['--config', write('empty.yaml', '# nothing yet\n')] });
+    assert.deepEqual([empty.code, empty.stderr], [0, '']);
+  });
+
+  it('has a deadline: stdin held open, a held lock, a state directory under /proc (issue 16 item 7)', async () => {
+    const held = await hook('native', '{"session_id":', { stdinOpen: true, env: { TOOLGUARD_HOOK_TIMEOUT_MS: '300' } });
+    assert.equal(held.code, 1);
+    assert.match(held.stderr, /^toolguard hook: gave up after 300 ms \(TOOLGUARD_HOOK_TIMEOUT_MS\)/);
+    const dir = freshDir();
+    const call = bash('p-lock', 'x');
+    await hook('native', call, { env: { TOOLGUARD_STATE_DIR: dir } });
+    const [file] = Object.keys(stateOf(dir));
+    writeFileSync(join(dir, `${file}.lock`), ''); // fresh: not stale, never released
+    const locked = await hook('native', call, { env: { TOOLGUARD_STATE_DIR: dir, TOOLGUARD_HOOK_TIMEOUT_MS: '400' } });
+    assert.equal(locked.code, 1);
+    assert.match(locked.stderr, /^toolguard hook: (timed out waiting for .*\.lock|gave up after 400 ms)/);
+    assert.ok(existsSync(join(dir, `${file}.lock`)), 'another process\'s lock is left alone');
+    if (process.platform === 'linux') {
+      const proc = await hook('native', call, { env: { TOOLGUARD_STATE_DIR: '/proc/toolguard' } });
+      assert.equal(proc.code, 1);
+      assert.match(proc.stderr, /^toolguard hook: .*\/proc\/toolguard/);
+    }
+  });
+
+  it('toolguard hook runs the native executable when it is there', async () => {
+    const dir = freshDir();
+    mkdirSync(dir);
+    // A native-only answer: its usage line names the executable.
+    const viaBin = await new Promise((resolve) => {
+      const child = spawn(process.execPath, [bin, 'hook', '--help'], { env: { ...process.env, TOOLGUARD_NATIVE_HOOK: '' } });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.on('close', (code) => resolve({ code, out }));
+    });
+    assert.equal(viaBin.code, 0);
+    assert.match(viaBin.out, /native executable toolguard-hook/);
+    const forced = await hook('node', '', { args: ['--help'] });
+    assert.doesNotMatch(forced.stdout, /native executable/, 'TOOLGUARD_NATIVE_HOOK=0 keeps the Node hook');
+  });
+});

@@ -1,0 +1,581 @@
+#![deny(clippy::all)]
+//! `toolguard-hook`: the Claude Code / Codex per-call hook (`toolguard hook`)
+//! as a native executable — one process per hook event, no Node start-up.
+//!
+//! It behaves as ts/adapters/hooks.mts does, event for event: `PostToolUse`
+//! advances the session's chain and scans the output (reminder or `context`
+//! notice → `hookSpecificOutput.additionalContext`, an `error` rule →
+//! `decision: "block"`), `UserPromptSubmit` starts the chain over,
+//! `SessionEnd` deletes it. It reads the same config files and the same state
+//! files (state.rs), so Node and native hook processes can take turns on one
+//! session. Every failure is fail-open: one `toolguard hook: …` line on
+//! stderr, exit code 1 (a non-blocking error for both hosts), no decision;
+//! past the deadline (`TOOLGUARD_HOOK_TIMEOUT_MS`, default 5000) too.
+//! (A library with a one-line `main.rs`, so `cargo test --lib` runs its tests.)
+
+mod config;
+mod js;
+mod state;
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde_json::value::RawValue;
+use toolguard_core::canonical::arguments_text_from_utf16;
+use toolguard_core::config::js_number;
+use toolguard_core::engine::{Call, Engine, FailureAction, Output, Verdict};
+
+use crate::js::Js;
+
+/// Why the hook could not do its job; the text of its one stderr line.
+#[derive(Debug)]
+pub struct Failure(pub String);
+
+/// The one agent id inside a hook process: each process guards one chain.
+const AGENT: &str = "hook";
+/// Default of `TOOLGUARD_HOOK_TIMEOUT_MS`.
+const HOOK_TIMEOUT_MS: f64 = 5_000.0;
+/// A hook event larger than this is refused (fail-open) instead of read on.
+const MAX_INPUT: u64 = 256 << 20;
+/// The last 1 MiB of a Codex transcript holds the just-finished call; read no more.
+const TRANSCRIPT_TAIL: u64 = 1 << 20;
+
+const USAGE: &str = "usage: toolguard hook [--config <file.json|file.yaml>]
+Reads one Claude Code / Codex hook event (JSON) on stdin. Register it for the
+PostToolUse, UserPromptSubmit and SessionEnd events. The config file is a
+GuardConfig ({repeat?, loudFailure?}) in JSON or YAML; TOOLGUARD_CONFIG names it
+too.
+State: $TOOLGUARD_STATE_DIR, else $XDG_STATE_HOME/toolguard, else <tmpdir>/toolguard-<uid>.
+Deadline: TOOLGUARD_HOOK_TIMEOUT_MS (default 5000).
+(native executable toolguard-hook)";
+
+/// Set once the hook has started its answer: the deadline then lets it finish.
+static ANSWERED: Mutex<bool> = Mutex::new(false);
+
+fn fail_line(reason: &str) -> String {
+    format!("toolguard hook: {reason} (tool result passed through unchanged)\n")
+}
+
+/// The executable's `main`: exits the process with the hook's exit code.
+pub fn main() {
+    // A bug must not break the tool call either: fail open, one line, exit 1 (not Rust's 101).
+    std::panic::set_hook(Box::new(|info| {
+        if let Ok(mut held) = state::HELD_LOCK.try_lock() {
+            if let Some(lock) = held.take() {
+                let _ = std::fs::remove_file(lock);
+            }
+        }
+        let _ =
+            std::io::stderr().write_all(fail_line(&format!("internal error: {info}")).as_bytes());
+        std::process::exit(1);
+    }));
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return;
+    }
+    let env = |key: &str| std::env::var(key).ok();
+    let timeout = {
+        let ms = env("TOOLGUARD_HOOK_TIMEOUT_MS").map_or(HOOK_TIMEOUT_MS, |v| js_number_of(&v));
+        if ms.is_finite() && ms > 0.0 {
+            ms
+        } else {
+            HOOK_TIMEOUT_MS
+        }
+    };
+    let deadline = Instant::now() + Duration::from_secs_f64(timeout / 1000.0);
+    // Without a watchdog thread (none could be started) the hook still runs, unbounded as the Node hook is.
+    let _ = std::thread::Builder::new().spawn(move || watchdog(deadline, timeout));
+
+    let mut stdout = Vec::new();
+    let code = match run(&args, &env, deadline, &mut stdout) {
+        Ok(()) => 0,
+        Err(Failure(reason)) => {
+            let _answer = ANSWERED.lock().unwrap_or_else(|p| p.into_inner());
+            let _ = std::io::stderr().write_all(fail_line(&reason).as_bytes());
+            std::process::exit(1);
+        }
+    };
+    let mut answered = ANSWERED.lock().unwrap_or_else(|p| p.into_inner());
+    *answered = true;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(&stdout).and_then(|_| out.flush());
+    std::process::exit(code);
+}
+
+/// Ends a hook that has not answered by the deadline (a host keeping stdin
+/// open, a lock held by a stuck process, a state directory that hangs):
+/// releases the session lock it holds and fails open.
+fn watchdog(deadline: Instant, timeout: f64) {
+    std::thread::sleep(deadline.saturating_duration_since(Instant::now()));
+    let answered = ANSWERED.lock().unwrap_or_else(|p| p.into_inner());
+    if *answered {
+        return;
+    }
+    if let Some(lock) = state::HELD_LOCK
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .take()
+    {
+        let _ = std::fs::remove_file(lock);
+    }
+    let reason = format!(
+        "gave up after {} ms (TOOLGUARD_HOOK_TIMEOUT_MS)",
+        js_number(timeout)
+    );
+    let _ = std::io::stderr().write_all(fail_line(&reason).as_bytes());
+    std::process::exit(1);
+}
+
+/// `Number(text)` for an environment variable: JavaScript's string-to-number
+/// (trimmed; empty is 0; hex/octal/binary literals; anything else malformed is NaN).
+fn js_number_of(text: &str) -> f64 {
+    let t = text.trim_matches(|c: char| c.is_whitespace() || c == '\u{FEFF}');
+    if t.is_empty() {
+        return 0.0;
+    }
+    for (prefix, radix) in [
+        ("0x", 16),
+        ("0X", 16),
+        ("0o", 8),
+        ("0O", 8),
+        ("0b", 2),
+        ("0B", 2),
+    ] {
+        if let Some(digits) = t.strip_prefix(prefix) {
+            return u128::from_str_radix(digits, radix).map_or(f64::NAN, |n| n as f64);
+        }
+    }
+    match t.trim_start_matches(['+', '-']) {
+        "Infinity" if t.len() - 8 <= 1 => {
+            if t.starts_with('-') {
+                f64::NEG_INFINITY
+            } else {
+                f64::INFINITY
+            }
+        }
+        _ if t
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b)) =>
+        {
+            t.parse().unwrap_or(f64::NAN)
+        }
+        _ => f64::NAN,
+    }
+}
+
+/// `--config <file>` / `--config=<file>`, else `$TOOLGUARD_CONFIG`.
+fn config_path(
+    args: &[String],
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Option<String>, Failure> {
+    let mut config = None;
+    let mut i = 0;
+    while i < args.len() {
+        let arg = &args[i];
+        if arg == "--config" {
+            i += 1;
+            config = Some(
+                args.get(i)
+                    .cloned()
+                    .ok_or_else(|| Failure("--config needs a file".into()))?,
+            );
+        } else if let Some(path) = arg.strip_prefix("--config=") {
+            config = Some(path.to_owned());
+        } else {
+            return Err(Failure(format!(
+                "unknown argument {arg} (usage: toolguard hook [--config <file.json|file.yaml>])"
+            )));
+        }
+        i += 1;
+    }
+    Ok(config
+        .or_else(|| env("TOOLGUARD_CONFIG"))
+        .filter(|p| !p.is_empty()))
+}
+
+/// The members of the hook event, each as its raw JSON text.
+type Event = HashMap<String, Box<RawValue>>;
+
+fn field(event: &Event, key: &str) -> Option<Js> {
+    event.get(key).and_then(|raw| Js::parse(raw.get()).ok())
+}
+
+/// A string member as the UTF-16 units JavaScript holds (lone surrogates kept).
+fn string_units(event: &Event, key: &str) -> Option<Vec<u16>> {
+    event
+        .get(key)
+        .map(|raw| raw.get())
+        .filter(|t| t.starts_with('"'))
+        .and_then(js::json_string_units)
+}
+
+fn run(
+    args: &[String],
+    env: &dyn Fn(&str) -> Option<String>,
+    deadline: Instant,
+    stdout: &mut Vec<u8>,
+) -> Result<(), Failure> {
+    let config = config_path(args, env)?;
+    let text = read_stdin()?;
+    let event: Event = serde_json::from_str(&text).map_err(|e| {
+        if serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok() {
+            Failure("hook input has no session_id".into()) // JSON, but not an object
+        } else {
+            Failure(format!("hook input is not JSON: {e}"))
+        }
+    })?;
+    let session = string_units(&event, "session_id")
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| Failure("hook input has no session_id".into()))?;
+
+    let dir = state::state_dir(env);
+    state::ensure_dir(&dir)?;
+    let ttl = env("TOOLGUARD_STATE_TTL_DAYS").map_or(7.0, |v| js_number_of(&v));
+    state::sweep(
+        &dir,
+        if ttl.is_finite() && ttl > 0.0 {
+            ttl
+        } else {
+            7.0
+        },
+    )?;
+    let mut chain_id = session;
+    if let Some(agent) = field(&event, "agent_id").filter(Js::truthy) {
+        chain_id.push(0);
+        match string_units(&event, "agent_id") {
+            Some(units) => chain_id.extend(units),
+            None => chain_id.extend(agent.to_js_string().encode_utf16()),
+        }
+    }
+    let file = dir.join(state::state_file_name(&chain_id));
+    let lock_deadline = deadline.min(Instant::now() + state::LOCK_WAIT);
+
+    match field(&event, "hook_event_name")
+        .as_ref()
+        .and_then(Js::as_str)
+    {
+        Some("PostToolUse") => {
+            let loaded = config::load(config.as_deref())?;
+            let name = match field(&event, "tool_name") {
+                None | Some(Js::Null) => String::new(),
+                Some(name) => name.to_js_string(),
+            };
+            let engine = config::engine(&loaded, config.as_deref(), &name)?;
+            post_tool_use(engine, &name, &event, &file, lock_deadline, stdout)
+        }
+        Some("UserPromptSubmit" | "SessionEnd") => {
+            state::with_lock(&file, lock_deadline, || state::remove(&file))
+        }
+        _ => Ok(()), // events the guard does not use
+    }
+}
+
+fn read_stdin() -> Result<String, Failure> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(MAX_INPUT + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Failure(format!("cannot read the hook input: {e}")))?;
+    if bytes.len() as u64 > MAX_INPUT {
+        return Err(Failure(format!(
+            "hook input is larger than {} MiB",
+            MAX_INPUT >> 20
+        )));
+    }
+    // As Node's readFileSync(fd, 'utf8'): invalid UTF-8 reads as U+FFFD.
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    })
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Host {
+    ClaudeCode,
+    Codex,
+}
+
+fn post_tool_use(
+    mut engine: Engine,
+    name: &str,
+    event: &Event,
+    file: &Path,
+    lock_deadline: Instant,
+    stdout: &mut Vec<u8>,
+) -> Result<(), Failure> {
+    // Codex sends a `turn_id`, Claude Code does not.
+    let host = if matches!(field(event, "turn_id"), Some(Js::Str(_))) {
+        Host::Codex
+    } else {
+        Host::ClaudeCode
+    };
+    let raw_response = field(event, "tool_response");
+    let is_error = matches!(&raw_response, Some(Js::Obj(o)) if o.iter().any(|(k, v)| (k == "isError" || k == "is_error") && *v == Js::Bool(true)));
+    let response = response_of(event, raw_response, host);
+    let text = response.as_ref().and_then(shell_text);
+    let value_json = match &response {
+        Some(value) if !is_error && engine.scans_value() && engine.scans(name) => {
+            Some(value.stringify())
+        }
+        _ => None,
+    };
+    let output = Output {
+        is_error,
+        texts: text.iter().map(String::as_str).collect(),
+        value_json: value_json.as_deref(),
+    };
+    let arguments = arguments_json(event);
+    let call = Call {
+        agent_id: Some(AGENT),
+        name,
+        arguments_json: &arguments,
+    };
+
+    let verdict = state::with_lock(file, lock_deadline, || {
+        let saved = state::read_saved(file);
+        if let Some(chain) = &saved.chain {
+            let (digest, count) = state::saved_chain(chain)?;
+            engine
+                .restore_chain(AGENT, digest, count)
+                .map_err(|e| Failure(e.to_string()))?;
+        }
+        let verdict = engine.observe(&call, Some(&output));
+        // Untracked calls (include/exclude) leave no chain: they are transparent.
+        // TODO(loops): when the engine persists loop state beside the chain
+        // (the loops branch), save and restore it here as the Node hook does;
+        // until then its members are kept as read (state::Saved::rest).
+        if let Some((digest, count)) = engine.chain_state(AGENT) {
+            state::write_atomic(file, &state::saved_text(digest, count, &saved))?;
+        }
+        Ok(verdict)
+    })?;
+    if let Some(answer) = hook_output(verdict.as_ref(), text.as_deref(), host) {
+        stdout.extend_from_slice(answer.as_bytes());
+        stdout.push(b'\n');
+    }
+    Ok(())
+}
+
+/// `argumentsJson(input.tool_input ?? {})`: a string as is, anything else as
+/// its JSON text (the canonical form reads raw text as `JSON.stringify`'s).
+fn arguments_json(event: &Event) -> String {
+    match event.get("tool_input").map(|raw| raw.get()) {
+        None | Some("null") => "{}".into(),
+        Some(raw) if raw.starts_with('"') => match js::json_string_units(raw) {
+            Some(units) => match String::from_utf16(&units) {
+                Ok(text) => text,
+                // Lone surrogates: the text whose canonical form keeps them exact.
+                Err(_) => arguments_text_from_utf16(&units),
+            },
+            None => raw.to_owned(),
+        },
+        Some(raw) => raw.to_owned(),
+    }
+}
+
+/// The tool response as the engine should read it (`responseOf`). Codex
+/// (0.171.0) sends only the output text of a command; its exit code is in the
+/// transcript, written before the hook runs.
+fn response_of(event: &Event, response: Option<Js>, host: Host) -> Option<Js> {
+    let Some(Js::Str(output)) = response else {
+        return response;
+    };
+    let transcript = field(event, "transcript_path").filter(Js::truthy);
+    let call_id = field(event, "tool_use_id").filter(Js::truthy);
+    if host != Host::Codex || transcript.is_none() || call_id.is_none() {
+        return Some(Js::Str(output));
+    }
+    let exit_code = match (transcript, call_id) {
+        (Some(Js::Str(path)), Some(id)) => codex_exit_code(&path, &id),
+        _ => None,
+    };
+    Some(match exit_code {
+        Some(code) => Js::Obj(vec![
+            ("output".into(), Js::Str(output)),
+            ("exit_code".into(), Js::Num(code)),
+        ]),
+        None => Js::Str(output),
+    })
+}
+
+/// The exit code of call `call_id` from the `item_completed` event in the
+/// last MiB of a Codex transcript.
+fn codex_exit_code(path: &str, call_id: &Js) -> Option<f64> {
+    use std::io::{Seek, SeekFrom};
+    let mut file = std::fs::File::open(path).ok()?;
+    let size = file.metadata().ok()?.len();
+    let length = size.min(TRANSCRIPT_TAIL);
+    file.seek(SeekFrom::Start(size - length)).ok()?;
+    let mut bytes = Vec::with_capacity(length as usize);
+    file.take(length).read_to_end(&mut bytes).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    let needle = call_id.stringify();
+    let same = |id: &Js| {
+        matches!(
+            (id, call_id),
+            (Js::Str(_), Js::Str(_)) | (Js::Num(_), Js::Num(_)) | (Js::Bool(_), Js::Bool(_))
+        ) && id == call_id
+    };
+    for line in text.split('\n').rev() {
+        if !line.contains(&needle) || !line.contains("\"exit_code\"") {
+            continue;
+        }
+        // The first line of the tail may be cut: unparsable lines are skipped.
+        let Ok(record) = Js::parse(line) else {
+            continue;
+        };
+        let Some(payload) = record.get("payload") else {
+            continue;
+        };
+        let item = payload.get("item");
+        if payload.get("type").and_then(Js::as_str) == Some("item_completed")
+            && item.and_then(|i| i.get("id")).is_some_and(same)
+        {
+            if let Some(code) = item.and_then(|i| i.get("exit_code")).and_then(Js::as_num) {
+                return Some(code);
+            }
+        }
+    }
+    None
+}
+
+/// The text of a shell tool's output as the engine expects it (`shellText`
+/// in ts/adapters/common.mts, the DSH shell result format).
+fn shell_text(output: &Js) -> Option<String> {
+    let members = match output {
+        Js::Str(s) => return Some(s.clone()),
+        Js::Obj(_) => output,
+        Js::Arr(_) => return None, // an array has none of the fields read here
+        _ => return None,
+    };
+    let string = |key: &str| members.get(key).and_then(Js::as_str);
+    let (stdout, stderr) = (string("stdout"), string("stderr"));
+    let mut text = if stdout.is_some() || stderr.is_some() {
+        let mut text = stdout.unwrap_or("").to_owned();
+        if let Some(stderr) = stderr.filter(|s| !s.is_empty()) {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str("[stderr]\n");
+            text.push_str(stderr);
+        }
+        if text.is_empty() {
+            text.push_str("(no output)");
+        }
+        text
+    } else if let Some(output) = string("output") {
+        output.to_owned()
+    } else if let Some(Js::Arr(blocks)) = members.get("content") {
+        let texts: Vec<&str> = blocks
+            .iter()
+            .filter(|b| b.get("type").and_then(Js::as_str) == Some("text"))
+            .filter_map(|b| b.get("text").and_then(Js::as_str))
+            .collect();
+        if texts.is_empty() {
+            return None;
+        }
+        texts.join("\n")
+    } else {
+        return None;
+    };
+    let code = members
+        .get("exitCode")
+        .and_then(Js::as_num)
+        .or_else(|| members.get("exit_code").and_then(Js::as_num));
+    if let Some(code) = code.filter(|&c| c != 0.0) {
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&format!("[exit code: {}]", js_number(code)));
+    }
+    Some(text)
+}
+
+/// The hook's answer to one verdict (`hookOutputFor`), as the JSON text
+/// `JSON.stringify` gives; `None`: print nothing. Claude Code shows the tool
+/// output right above the reason, so there the reason drops the failure
+/// text's copy of it; Codex replaces the output with the reason.
+fn hook_output(verdict: Option<&Verdict>, scanned: Option<&str>, host: Host) -> Option<String> {
+    let verdict = verdict?;
+    let mut out = String::from("{");
+    if let Some(failure) = verdict
+        .failure
+        .as_ref()
+        .filter(|f| f.action == FailureAction::Error)
+    {
+        let copy = scanned
+            .filter(|_| host == Host::ClaudeCode)
+            .map(|s| format!("\nOriginal output:\n{s}"));
+        let reason = match copy {
+            Some(copy) if failure.text.ends_with(&copy) => {
+                &failure.text[..failure.text.len() - copy.len()]
+            }
+            _ => failure.text.as_str(),
+        };
+        out.push_str("\"decision\":\"block\",\"reason\":");
+        toolguard_core::canonical::push_js_string_literal(reason, &mut out);
+    }
+    // Reminder first, a `context` notice after, as the DSH plugins order them.
+    let mut notices: Vec<Vec<u16>> = Vec::new();
+    if let Some(reminder) = &verdict.reminder {
+        notices.push(reminder.text.clone());
+    }
+    if let Some(failure) = verdict
+        .failure
+        .as_ref()
+        .filter(|f| f.action == FailureAction::Context)
+    {
+        notices.push(failure.text.encode_utf16().collect());
+    }
+    if !notices.is_empty() {
+        let separator: Vec<u16> = "\n\n".encode_utf16().collect();
+        let context = notices.join(separator.as_slice());
+        if out.len() > 1 {
+            out.push(',');
+        }
+        out.push_str(
+            "\"hookSpecificOutput\":{\"hookEventName\":\"PostToolUse\",\"additionalContext\":",
+        );
+        js::push_units_literal(&context, &mut out);
+        out.push('}');
+    }
+    (out.len() > 1).then(|| out + "}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn number_of_env_text_as_javascript() {
+        assert_eq!(js_number_of(""), 0.0);
+        assert_eq!(js_number_of(" 250 "), 250.0);
+        assert_eq!(js_number_of("0x10"), 16.0);
+        assert_eq!(js_number_of("1e3"), 1000.0);
+        assert!(js_number_of("inf").is_nan());
+        assert!(js_number_of("5ms").is_nan());
+        assert_eq!(js_number_of("-Infinity"), f64::NEG_INFINITY);
+    }
+
+    #[test]
+    fn shell_text_formats() {
+        let t = |json: &str| shell_text(&Js::parse(json).unwrap());
+        assert_eq!(
+            t(r#"{"stdout":"a","stderr":"b","exit_code":2}"#).unwrap(),
+            "a\n[stderr]\nb\n[exit code: 2]"
+        );
+        assert_eq!(t(r#"{"stdout":"","stderr":""}"#).unwrap(), "(no output)");
+        assert_eq!(t(r#"{"content":[{"type":"text","text":"x"},{"type":"image"},{"type":"text","text":"y"}]}"#).unwrap(), "x\ny");
+        assert_eq!(
+            t(r#"{"output":"o\n","exitCode":0,"exit_code":3}"#).unwrap(),
+            "o\n"
+        );
+        assert_eq!(t("[1]"), None);
+        assert_eq!(t("5"), None);
+    }
+}

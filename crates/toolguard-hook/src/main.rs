@@ -1,0 +1,3 @@
+fn main() {
+    toolguard_hook::main()
+}

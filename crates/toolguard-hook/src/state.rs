@@ -1,0 +1,438 @@
+//! The state directory and files, byte-compatible with the Node hook
+//! (ts/adapters/hooks.mts): same directory, same file names, same `O_EXCL`
+//! lock and rename protocol, same sweep. Node and native hook processes can
+//! take turns on one session.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+#[cfg(unix)]
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
+
+use crate::js::Js;
+use crate::Failure;
+
+const DAY_MS: f64 = 86_400_000.0;
+const SWEEP_EVERY_MS: f64 = 3_600_000.0;
+/// A lock older than this belongs to a crashed process.
+const STALE_LOCK_MS: f64 = 10_000.0;
+/// How long to wait for a session lock (bounded further by the hook deadline).
+pub const LOCK_WAIT: Duration = Duration::from_millis(5_000);
+
+/// The lock this process holds, so the deadline watchdog can release it before exiting.
+pub static HELD_LOCK: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+pub fn now_ms() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+}
+
+fn mtime_ms(path: &Path) -> io::Result<f64> {
+    let modified = fs::metadata(path)?.modified()?;
+    Ok(modified
+        .duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64() * 1000.0))
+}
+
+/// This process's uid (`process.getuid()`), where there is one.
+pub fn uid() -> Option<u32> {
+    #[cfg(unix)]
+    {
+        // SAFETY: getuid() has no preconditions and cannot fail.
+        Some(unsafe { libc::getuid() })
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+/// Node's `os.tmpdir()`: `$TMPDIR`, `$TMP`, `$TEMP`, else `/tmp`, without a trailing slash.
+fn node_tmpdir(env: &dyn Fn(&str) -> Option<String>) -> PathBuf {
+    #[cfg(unix)]
+    {
+        let dir = ["TMPDIR", "TMP", "TEMP"]
+            .iter()
+            .find_map(|k| env(k).filter(|v| !v.is_empty()))
+            .unwrap_or_else(|| "/tmp".into());
+        let trimmed = if dir.len() > 1 {
+            dir.strip_suffix('/').unwrap_or(&dir)
+        } else {
+            &dir
+        };
+        PathBuf::from(trimmed)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = env;
+        std::env::temp_dir()
+    }
+}
+
+/// The documented state directory: `$TOOLGUARD_STATE_DIR`, else
+/// `$XDG_STATE_HOME/toolguard`, else `<os tmpdir>/toolguard-<uid>`.
+pub fn state_dir(env: &dyn Fn(&str) -> Option<String>) -> PathBuf {
+    if let Some(dir) = env("TOOLGUARD_STATE_DIR").filter(|v| !v.is_empty()) {
+        return dir.into();
+    }
+    if let Some(xdg) = env("XDG_STATE_HOME").filter(|v| !v.is_empty()) {
+        return Path::new(&xdg).join("toolguard");
+    }
+    let user = uid().map_or_else(|| "user".to_owned(), |u| u.to_string());
+    node_tmpdir(env).join(format!("toolguard-{user}"))
+}
+
+/// Create `dir` and its missing parents one level at a time (mode 0700).
+/// Not a recursive create that retries: on a file system that answers
+/// ENOENT for a directory whose parent exists (/proc) that never ends.
+fn make_dir(dir: &Path) -> Result<(), Failure> {
+    let mut missing = Vec::new();
+    let mut d = dir;
+    loop {
+        match fs::metadata(d) {
+            Ok(meta) if meta.is_dir() => break,
+            Ok(_) => return Err(Failure(format!("{} is not a directory", d.display()))),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                missing.push(d);
+                match d.parent() {
+                    Some(parent) if !parent.as_os_str().is_empty() => d = parent,
+                    _ => break,
+                }
+            }
+            Err(e) => return Err(Failure(format!("{}: {e}", d.display()))),
+        }
+    }
+    for d in missing.into_iter().rev() {
+        let mut builder = fs::DirBuilder::new();
+        #[cfg(unix)]
+        builder.mode(0o700);
+        if let Err(e) = builder.create(d) {
+            if e.kind() != io::ErrorKind::AlreadyExists {
+                return Err(Failure(format!(
+                    "cannot create the state directory {}: {e}",
+                    dir.display()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Create the directory, and refuse one another user owns: a shared tmpdir
+/// lets another user create it first and read or forge chains.
+pub fn ensure_dir(dir: &Path) -> Result<(), Failure> {
+    make_dir(dir)?;
+    #[cfg(unix)]
+    {
+        let owner = fs::metadata(dir)
+            .map_err(|e| Failure(format!("{}: {e}", dir.display())))?
+            .uid();
+        if let Some(me) = uid() {
+            if owner != me {
+                return Err(Failure(format!(
+                    "state directory {} belongs to uid {owner}; set TOOLGUARD_STATE_DIR",
+                    dir.display()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Remove state, lock and temp files untouched for `ttl_days`, at most once
+/// an hour per directory (the `.swept` marker's mtime says when).
+pub fn sweep(dir: &Path, ttl_days: f64) -> Result<usize, Failure> {
+    let now = now_ms();
+    let marker = dir.join(".swept");
+    if let Ok(m) = mtime_ms(&marker) {
+        if now - m < SWEEP_EVERY_MS {
+            return Ok(0);
+        }
+    }
+    let io = |e: io::Error| Failure(format!("{}: {e}", marker.display()));
+    // Truncating re-creation updates the mtime, as writeFileSync + utimesSync do.
+    File::create(&marker).map_err(io)?;
+    let mut removed = 0;
+    let entries = fs::read_dir(dir).map_err(|e| Failure(format!("{}: {e}", dir.display())))?;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if !(name.ends_with(".json") || name.ends_with(".lock") || name.ends_with(".tmp")) {
+            continue;
+        }
+        let path = entry.path();
+        // Raced with another sweeper or writer: skip.
+        if let Ok(m) = mtime_ms(&path) {
+            if now - m > ttl_days * DAY_MS && fs::remove_file(&path).is_ok() {
+                removed += 1;
+            }
+        }
+    }
+    Ok(removed)
+}
+
+/// Base64url without padding, as Node's `Buffer#toString('base64url')`.
+fn base64url(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | (b as u32) << (16 - 8 * i));
+        for i in 0..=chunk.len() {
+            out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+/// FNV-1a, 64-bit, over UTF-16 code units: only names files for over-long ids.
+fn fnv1a64(units: &[u16]) -> String {
+    let mut hash: u64 = 0xcbf29ce484222325;
+    for &u in units {
+        hash ^= u as u64;
+        hash = hash.wrapping_mul(0x100000001b3);
+    }
+    format!("{hash:016x}")
+}
+
+/// The state file name of a chain id (given as the UTF-16 units JavaScript
+/// holds): base64url of its UTF-8 (lone surrogates as U+FFFD, as `Buffer`
+/// encodes them) when short enough, else a hash and the length.
+pub fn state_file_name(chain_id: &[u16]) -> String {
+    let encoded = base64url(String::from_utf16_lossy(chain_id).as_bytes());
+    if encoded.len() <= 160 {
+        format!("s-{encoded}.json")
+    } else {
+        format!("h-{}-{}.json", fnv1a64(chain_id), chain_id.len())
+    }
+}
+
+/// Run `f` holding `<file>.lock` (created with `O_EXCL`; a stale one is
+/// broken). Gives up at `deadline`.
+pub fn with_lock<T>(
+    file: &Path,
+    deadline: Instant,
+    f: impl FnOnce() -> Result<T, Failure>,
+) -> Result<T, Failure> {
+    let mut lock = file.as_os_str().to_owned();
+    lock.push(".lock");
+    let lock = PathBuf::from(lock);
+    let mut attempt: u64 = 0;
+    loop {
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        options.mode(0o600);
+        match options.open(&lock) {
+            Ok(_) => break,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                match mtime_ms(&lock) {
+                    Ok(m) if now_ms() - m > STALE_LOCK_MS => {
+                        let _ = fs::remove_file(&lock);
+                        attempt += 1;
+                        continue;
+                    }
+                    Ok(_) => {}
+                    Err(_) => {
+                        attempt += 1;
+                        continue; // released meanwhile
+                    }
+                }
+                if Instant::now() > deadline {
+                    return Err(Failure(format!("timed out waiting for {}", lock.display())));
+                }
+                std::thread::sleep(Duration::from_millis((2 + attempt * 2).min(25)));
+                attempt += 1;
+            }
+            Err(e) => return Err(Failure(format!("{}: {e}", lock.display()))),
+        }
+    }
+    *HELD_LOCK.lock().unwrap_or_else(|p| p.into_inner()) = Some(lock.clone());
+    let result = f();
+    // Broken as stale by another process: nothing left to release.
+    let _ = fs::remove_file(&lock);
+    *HELD_LOCK.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    result
+}
+
+/// The saved chain: `{"v":1,"kind":"engine","chain":{"digest","count"}}`.
+/// Members this hook does not know (newer hooks' state) are kept and written
+/// back unchanged, so a native call between two Node calls does not drop them.
+#[derive(Debug, Default)]
+pub struct Saved {
+    /// `(digest, count)` when the file holds a v1 engine chain.
+    pub chain: Option<ChainFields>,
+    /// Other top-level members, in file order.
+    pub rest: Vec<(String, Js)>,
+}
+
+#[derive(Debug)]
+pub struct ChainFields {
+    pub digest: Js,
+    pub count: Js,
+    /// Other members of `chain`, in file order.
+    pub rest: Vec<(String, Js)>,
+}
+
+/// Read a state file; an absent or unreadable one is no state (`readJson`).
+pub fn read_saved(file: &Path) -> Saved {
+    let Some(Js::Obj(members)) = fs::read_to_string(file)
+        .ok()
+        .and_then(|t| Js::parse(&t).ok())
+    else {
+        return Saved::default();
+    };
+    let v1 = members.iter().any(|(k, v)| k == "v" && *v == Js::Num(1.0))
+        && members
+            .iter()
+            .any(|(k, v)| k == "kind" && v.as_str() == Some("engine"));
+    if !v1 {
+        // Another format: the Node hook ignores it and overwrites it, so do we.
+        return Saved::default();
+    }
+    let mut saved = Saved::default();
+    for (key, value) in members {
+        match key.as_str() {
+            "v" | "kind" => {}
+            "chain" => {
+                let mut fields = ChainFields {
+                    digest: Js::Null,
+                    count: Js::Null,
+                    rest: Vec::new(),
+                };
+                if let Js::Obj(chain) = value {
+                    for (k, v) in chain {
+                        match k.as_str() {
+                            "digest" => fields.digest = v,
+                            "count" => fields.count = v,
+                            _ => fields.rest.push((k, v)),
+                        }
+                    }
+                }
+                saved.chain = Some(fields);
+            }
+            _ => saved.rest.push((key, value)),
+        }
+    }
+    if saved.chain.is_none() {
+        // `restoreChain(AGENT, undefined)` throws in the Node hook.
+        saved.chain = Some(ChainFields {
+            digest: Js::Null,
+            count: Js::Null,
+            rest: Vec::new(),
+        });
+    }
+    saved
+}
+
+/// The chain a saved state holds, checked as `GuardEngine.restoreChain` checks it.
+pub fn saved_chain(fields: &ChainFields) -> Result<(u128, u64), Failure> {
+    let digest = match &fields.digest {
+        Js::Str(d) => Some(d)
+            .filter(|d| d.len() == 32)
+            .and_then(|d| u128::from_str_radix(d, 16).ok()),
+        _ => None,
+    }
+    .ok_or_else(|| Failure("toolguard: state.digest must be 32 hexadecimal digits".into()))?;
+    let count = match fields.count {
+        Js::Num(c) if c.is_finite() && c.fract() == 0.0 && c >= 1.0 => c as u64,
+        _ => {
+            return Err(Failure(
+                "toolguard: state.count must be an integer >= 1".into(),
+            ))
+        }
+    };
+    Ok((digest, count))
+}
+
+/// The state file text for a chain: exactly what the Node hook writes, plus
+/// any members kept from the file.
+pub fn saved_text(digest: u128, count: u64, kept: &Saved) -> String {
+    let mut chain = vec![
+        ("digest".to_owned(), Js::Str(format!("{digest:032x}"))),
+        ("count".to_owned(), Js::Num(count as f64)),
+    ];
+    if let Some(fields) = &kept.chain {
+        chain.extend(fields.rest.iter().cloned());
+    }
+    let mut members = vec![
+        ("v".to_owned(), Js::Num(1.0)),
+        ("kind".to_owned(), Js::Str("engine".into())),
+        ("chain".to_owned(), Js::Obj(chain)),
+    ];
+    members.extend(kept.rest.iter().cloned());
+    Js::Obj(members).stringify()
+}
+
+/// Write `<file>.<pid>.tmp` (0600) and rename it over `file`.
+pub fn write_atomic(file: &Path, text: &str) -> Result<(), Failure> {
+    let mut tmp = file.as_os_str().to_owned();
+    tmp.push(format!(".{}.tmp", std::process::id()));
+    let tmp = PathBuf::from(tmp);
+    let io = |e: io::Error| Failure(format!("{}: {e}", tmp.display()));
+    let mut options = OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    options.mode(0o600);
+    options
+        .open(&tmp)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .map_err(io)?;
+    fs::rename(&tmp, file).map_err(io)
+}
+
+/// Delete a state file; an absent one is fine.
+pub fn remove(file: &Path) -> Result<(), Failure> {
+    match fs::remove_file(file) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => {
+            Err(Failure(format!("{}: {e}", file.display())))
+        }
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_match_node() {
+        // Buffer.from(id).toString('base64url') for ids of 1, 2 and 3 bytes mod 3.
+        assert_eq!(base64url(b"a"), "YQ");
+        assert_eq!(base64url(b"ab"), "YWI");
+        assert_eq!(base64url(b"abc"), "YWJj");
+        assert_eq!(base64url(&[0xfb, 0xff]), "-_8");
+        let long: Vec<u16> = "x".repeat(500).encode_utf16().collect();
+        let name = state_file_name(&long);
+        assert!(
+            name.starts_with("h-") && name.ends_with("-500.json"),
+            "{name}"
+        );
+    }
+
+    #[test]
+    fn saved_state_round_trips_unknown_members() {
+        let kept = Saved {
+            chain: Some(ChainFields {
+                digest: Js::Null,
+                count: Js::Null,
+                rest: vec![("loop".into(), Js::Num(2.0))],
+            }),
+            rest: vec![("loops".into(), Js::Arr(vec![]))],
+        };
+        assert_eq!(
+            saved_text(0xab, 3, &kept),
+            r#"{"v":1,"kind":"engine","chain":{"digest":"000000000000000000000000000000ab","count":3,"loop":2},"loops":[]}"#
+        );
+        assert_eq!(
+            saved_text(1, 1, &Saved::default()),
+            r#"{"v":1,"kind":"engine","chain":{"digest":"00000000000000000000000000000001","count":1}}"#
+        );
+    }
+}
