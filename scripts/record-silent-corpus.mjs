@@ -5,21 +5,23 @@
 // as DSH's bash tool shows it (see renderShellResult below).
 //
 //   node scripts/record-silent-corpus.mjs --install      # apt/pip/npm installs first (root, registries)
-//   node scripts/record-silent-corpus.mjs [--only=family,family] [--list]
+//   node scripts/record-silent-corpus.mjs [--only=family,family] [--list] [--cases=FILE --out=DIR]
 //
 // The label comes from the case's meaning (a human judgement written next to
 // the command) and the real exit code, never from what a detector says.
 // Outputs differ a little between runs (timings, versions); that is expected.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-import { cases } from './silent-corpus/cases.mjs';
 import { files } from './silent-corpus/files.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const OUT = join(root, 'corpus/silent');
+const argOf = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+// --cases=FILE --out=DIR record another case list (e.g. a held-out set kept outside the repo).
+const { cases } = await import(argOf('cases') ? pathToFileURL(resolve(argOf('cases'))).href : './silent-corpus/cases.mjs');
+const OUT = argOf('out') ? resolve(argOf('out')) : join(root, 'corpus/silent');
 const SCRATCH = '/tmp/silent-corpus';
 const WORK = join(SCRATCH, 'work');
 const TOOLS = join(SCRATCH, 'tools/js');

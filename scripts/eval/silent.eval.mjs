@@ -3,8 +3,10 @@
 // every output goes through the real engine (the package root's GuardEngine,
 // built-in table, a `bash` call) and its verdict is compared with the label.
 //
-//   node scripts/eval/silent.eval.mjs [--write] [--config guard.json]
+//   node scripts/eval/silent.eval.mjs [--write] [--config guard.json] [--engine reference]
 //
+// --engine reference uses the pure-TS reference engine (same verdicts; it reads
+// rules/builtin.json at run time, so rule edits show without a native rebuild).
 // A verdict (error or context) on a silent-failure is a hit; on a benign
 // output or a failure the output already shows (non-zero exit marker) it is a
 // false alarm. Prints the README table (per family and overall), then every
@@ -43,8 +45,8 @@ export function loadCorpus(dir = join(root, 'corpus/silent')) {
 }
 
 /** Runs the engine on every entry; returns per-entry results. */
-export function evaluate(entries, config = {}) {
-  const { GuardEngine } = require(root);
+export function evaluate(entries, config = {}, engineName = 'native') {
+  const { GuardEngine } = engineName === 'reference' ? require(join(root, 'dist/reference/index.mjs')) : require(root);
   const engine = new GuardEngine(config);
   return entries.map((e) => {
     const v = engine.observe(
@@ -133,7 +135,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
   const ci = args.indexOf('--config');
   const config = ci >= 0 ? JSON.parse(readFileSync(args[ci + 1], 'utf8')) : {};
-  const results = evaluate(loadCorpus(), config);
+  const ei = args.indexOf('--engine');
+  const results = evaluate(loadCorpus(), config, ei >= 0 ? args[ei + 1] : 'native');
   const block = readmeBlock(results);
   console.log('## silent failures (corpus/silent)\n');
   console.log(block);

@@ -2,12 +2,16 @@
 
 import { readFileSync } from 'node:fs';
 import { audit, AUDIT_HELP } from './audit.mjs';
+import { rules } from './rules.mjs';
+import { scan } from './scan.mjs';
 
 const HELP = `Usage: toolguard <command> [options]
 
 Commands
   audit [FILES or DIRS...]   find loops and silent failures in recorded agent sessions
                              (no FILES: the bundled sample session)
+  rules                      list the active silent-failure rules (built-ins + --config)
+  scan [FILE|-]              show which rule matches which line of one tool output
 
 toolguard audit --help      options of audit
 toolguard --version
@@ -18,6 +22,10 @@ export function main(argv: string[]): number {
   switch (command) {
     case 'audit':
       return audit(rest);
+    case 'rules':
+      return rules(rest);
+    case 'scan':
+      return scan(rest);
     case '-h':
     case '--help':
     case 'help':
