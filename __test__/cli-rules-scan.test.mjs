@@ -62,10 +62,10 @@ test('scan shows which rule matched which line (file and stdin), exit 1', () => 
   for (const args of [['scan', file('cp.txt', out)], ['scan'], ['scan', '-']]) {
     const run = cli(args, out);
     assert.equal(run.code, 1, run.stderr);
-    assert.match(run.stdout, /1 rule fired\n {2}line +3 {2}program-error +error +cp: cannot stat 'dist\/app\.js': No such file or directory\n$/);
+    assert.match(run.stdout, /2 rules fired\n {2}line +3 {2}c-library-error +error +cp: cannot stat 'dist\/app\.js': No such file or directory\n {2}line +3 {2}program-error +error +cp: cannot stat/);
   }
   const json = JSON.parse(cli(['scan', '--json'], out).stdout);
-  assert.deepEqual(json.hits.map((h) => [h.id, h.line, h.silenced]), [['program-error', 3, false]]);
+  assert.deepEqual(json.hits.map((h) => [h.id, h.line, h.silenced]), [['c-library-error', 3, false], ['program-error', 3, false]]);
 });
 
 test('scan: nothing matched is exit 0', () => {
