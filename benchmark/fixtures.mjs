@@ -240,3 +240,22 @@ export function sizeLabel(bytes) {
   if (bytes >= 1 << 10) return `${Math.round(bytes / (1 << 10))} KB`;
   return `${bytes} B`;
 }
+
+/**
+ * A typical silent failure, ~2 KB: `npm run build; cp dist/app.js /srv/www/`
+ * — a build that printed its usual progress, then a `cp` in the `;` chain that
+ * failed, so the command as a whole exited 0 (as DSH's bash tool renders it:
+ * stdout, then the `[stderr]` block).
+ */
+export function silentFailure2k() {
+  const r = rng(11);
+  const lines = ['', '> app@1.4.2 build', '> tsc -p . && node scripts/bundle.mjs', ''];
+  let size = lines.join('\n').length;
+  const tail = "[stderr]\nnpm warn config production Use `--omit=dev` instead.\ncp: cannot stat 'dist/app.js': No such file or directory";
+  while (size < 2048 - tail.length - 90) {
+    const line = logLine(r);
+    lines.push(line);
+    size += line.length + 1;
+  }
+  return [...lines, 'bundle: wrote dist/app.min.js (212.4 kB) in 1.84 s', tail].join('\n');
+}

@@ -9,7 +9,7 @@ import * as ours from 'toolguard/dsh/repeat-tool-reminder';
 import { GuardEngine as ReferenceEngine } from 'toolguard/reference';
 
 import { compare } from './harness.mjs';
-import { argumentClasses, buildLog, callPattern, sizeLabel, FAILURE_LINE } from './fixtures.mjs';
+import { argumentClasses, buildLog, callPattern, silentFailure2k, sizeLabel, FAILURE_LINE } from './fixtures.mjs';
 
 const require = createRequire(import.meta.url);
 const toolguard = require('toolguard');
@@ -155,6 +155,30 @@ export async function engineScenarios(plan, log, sizes = ENGINE_SIZES) {
       }
     }
   }
+  // The typical silent failure (~2 KB, a failed `cp` in a `;` chain): both
+  // engines must report the same rules before they are timed (a table
+  // without a rule for it reports none; both still scan the whole text).
+  const text = silentFailure2k();
+  const result = { isError: false, content: [{ type: 'text', text }] };
+  const engines = [
+    { subject: 'toolguard', engine: new NativeEngine() },
+    { subject: 'reference', engine: new ReferenceEngine() },
+  ];
+  const hits = engines.map(({ engine }) => {
+    const v = engine.observe({ agentId: 'agent-1', name: 'bash', argumentsJson: COMMANDS[0] }, result);
+    return v?.failure?.rules.map((h) => [h.id, h.line]) ?? null;
+  });
+  assert.deepEqual(hits[0], hits[1], 'native and reference disagree on the 2 KB silent failure');
+  const name = `shell output ${sizeLabel(Buffer.byteLength(text))}, typical silent failure`;
+  log(`engine: ${name}`);
+  const results = await compare(
+    engines.map(({ subject, engine }) => ({
+      subject,
+      op: (i) => engine.observe({ agentId: 'agent-1', name: 'bash', argumentsJson: COMMANDS[i % COMMANDS.length] }, result),
+    })),
+    plan,
+  );
+  for (const r of results) out.push({ group: 'engine', name, ...r, bytes: Buffer.byteLength(text) });
   return { scenarios: out, throughput };
 }
 

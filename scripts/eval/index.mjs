@@ -1,24 +1,22 @@
 #!/usr/bin/env node
-// `npm run eval`: runs every scripts/eval/*.eval.mjs — each default export is
-// called with the command-line arguments and what it returns is printed.
+// `npm run eval`: runs every scripts/eval/*.eval.mjs (detector-quality
+// measurements on the repo's corpora), one child process each, in name order,
+// passing the arguments through. Exits non-zero if any of them failed.
+import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const only = process.argv.slice(2).filter((a) => !a.startsWith('--'));
-const flags = process.argv.slice(2).filter((a) => a.startsWith('--'));
-let failed = false;
-for (const file of readdirSync(here).filter((f) => f.endsWith('.eval.mjs')).sort()) {
-  if (only.length && !only.some((o) => file.startsWith(o))) continue;
-  console.log(`\n## ${file}\n`);
-  try {
-    const mod = await import(pathToFileURL(join(here, file)).href);
-    const out = await mod.default(flags);
-    if (out !== undefined) console.log(typeof out === 'string' ? out : JSON.stringify(out, null, 2));
-  } catch (err) {
-    failed = true;
-    console.error(`${file}: ${err.stack ?? err}`);
+const dir = fileURLToPath(new URL('.', import.meta.url));
+const evals = readdirSync(dir).filter((f) => f.endsWith('.eval.mjs')).sort();
+let failed = 0;
+for (const file of evals) {
+  const r = spawnSync(process.execPath, [join(dir, file), ...process.argv.slice(2)], { stdio: 'inherit' });
+  if (r.status !== 0) {
+    failed++;
+    console.error(`eval: ${file} exited with ${r.status ?? r.signal}`);
   }
+  console.log();
 }
-process.exitCode = failed ? 1 : 0;
+console.log(`${evals.length} evals run, ${failed} failed`);
+process.exit(failed ? 1 : 0);

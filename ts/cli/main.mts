@@ -5,6 +5,8 @@ import { AUDIT_OPTIONS, FAIL_ON, FORMATS, REPORTS, audit, packageVersion } from 
 import { CHECK_CONFIG_OPTIONS, checkConfig } from './check-config.mjs';
 import { COMPLETION_OPTIONS, completion, type CompletionSpec } from './completion.mjs';
 import { HOOK_OPTIONS } from '../adapters/hooks.mjs';
+import { rules, RULES_OPTIONS } from './rules.mjs';
+import { scan } from './scan.mjs';
 
 export interface Command {
   /** The arguments after the command's name, for the usage line. */
@@ -36,6 +38,18 @@ export const COMMANDS: Record<string, Command> = {
     args: '[--config FILE] -- <command> [args...]',
     summary: 'run an MCP stdio server behind the guard: tools/call results carry reminders and failures',
     run: async (argv) => (await import('../mcp/proxy.mjs')).runMcp(argv),
+  },
+  rules: {
+    args: '[--config FILE] [--json]',
+    summary: 'list the active silent-failure rules (built-ins merged with a config)',
+    run: rules,
+    options: RULES_OPTIONS,
+  },
+  scan: {
+    args: '[FILE|-] [--config FILE] [--json]',
+    summary: 'show which rule matches which line of one tool output',
+    run: scan,
+    options: RULES_OPTIONS,
   },
   'check-config': {
     args: 'FILE...',

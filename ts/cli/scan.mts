@@ -1,0 +1,91 @@
+// `toolguard scan [FILE|-]`: run the active rule table on one tool output (a
+// file, or stdin) through the engine, as a `bash` result, and show which rule
+// matched which line — so a rule author sees why something fired or did not.
+// Rules silenced because the output already shows its failure (a non-zero
+// `[exit code: N]` marker and `when: success`) are listed as such: the same
+// table runs a second time with every rule `when: always`.
+
+import { readFileSync } from 'node:fs';
+import { GuardEngine } from 'toolguard';
+
+import { UsageError } from './audit.mjs';
+import { activeTable, configValue, parseCommonArgs } from './rules.mjs';
+
+export const SCAN_HELP = `Usage: toolguard scan [FILE|-] [--config guard.json|yaml] [--json]
+
+Runs the active silent-failure rules (built-ins merged with the config) on one
+tool output — FILE, or stdin when FILE is - or absent — as the engine scans a
+bash result, and prints each matching rule with the line it matched.
+The output is read as the harness shows it: stdout, a [stderr] block, and the
+trailing markers ([exit code: N] …); when they show a failure, 'when: success'
+rules stay silent and are listed as silenced.
+
+Exit code: 0 no rule fired, 1 a rule fired, 2 usage or config error.
+`;
+
+interface Hit {
+  id: string;
+  action: string;
+  line: number;
+  excerpt: string;
+  message: string;
+  /** true: matched, but silent because the output already shows its failure. */
+  silenced: boolean;
+}
+
+type Verdict = { failure?: { rules: { id: string; line: number; excerpt: string; message: string }[] } } | null;
+
+function observe(engine: GuardEngine, text: string): Verdict {
+  return engine.observe({ name: 'bash', argumentsJson: '{}' }, { content: [{ type: 'text', text }] }) as Verdict;
+}
+
+/** Run `toolguard scan`; returns the exit code. */
+export function scan(argv: string[]): number {
+  const files: string[] = [];
+  let hits: Hit[];
+  let json = false;
+  let source = '';
+  try {
+    const options = parseCommonArgs(argv, (arg) => files.push(arg));
+    if (options.help) {
+      process.stdout.write(SCAN_HELP);
+      return 0;
+    }
+    json = options.json;
+    if (files.length > 1) throw new UsageError('give one FILE (or - for stdin)');
+    const file = files[0] ?? '-';
+    source = file === '-' ? 'stdin' : file;
+    let text: string;
+    try {
+      text = readFileSync(file === '-' ? 0 : file, 'utf8');
+    } catch (e) {
+      throw new UsageError(`cannot read ${source}: ${(e as Error).message}`);
+    }
+    const config = configValue(options.config);
+    const table = activeTable(config.loudFailure?.rules ?? []);
+    const action = new Map(table.map((r) => [r.id, r.action]));
+    const fired = observe(new GuardEngine(config as never), text)?.failure?.rules ?? [];
+    // The same table with every rule `when: always` (a config rule may not carry `reason`).
+    const always = table.map(({ id, pattern, flags, action: a, message }) => ({ id, pattern, flags, action: a, when: 'always', message }));
+    const all = observe(new GuardEngine({ ...config, loudFailure: { ...config.loudFailure, rules: always } } as never), text)?.failure?.rules ?? [];
+    const firedIds = new Set(fired.map((h) => h.id));
+    hits = all.map((h) => ({ id: h.id, action: action.get(h.id) ?? 'error', line: h.line, excerpt: h.excerpt, message: h.message, silenced: !firedIds.has(h.id) }));
+  } catch (e) {
+    process.stderr.write(`toolguard scan: ${(e as Error).message}\n${e instanceof UsageError ? "Try 'toolguard scan --help'.\n" : ''}`);
+    return 2;
+  }
+  const firedCount = hits.filter((h) => !h.silenced).length;
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ source, hits }, null, 2)}\n`);
+  } else if (hits.length === 0) {
+    process.stdout.write(`${source}: no rule matched\n`);
+  } else {
+    const idWidth = Math.max(...hits.map((h) => h.id.length));
+    const lines = hits.map((h) =>
+      `  line ${String(h.line).padStart(4)}  ${h.id.padEnd(idWidth)}  ${(h.silenced ? 'silenced' : h.action).padEnd(8)}  ${h.excerpt}`);
+    const silenced = hits.length - firedCount;
+    process.stdout.write(`${source}: ${firedCount} rule${firedCount === 1 ? '' : 's'} fired` +
+      `${silenced ? `, ${silenced} silenced (the output already shows its failure)` : ''}\n${lines.join('\n')}\n`);
+  }
+  return firedCount > 0 ? 1 : 0;
+}
