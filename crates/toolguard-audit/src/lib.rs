@@ -26,11 +26,17 @@ use toolguard_core::canonical::canonicalize_arguments;
 use toolguard_core::config::Config;
 use toolguard_core::engine::{Call, Engine, Output, Verdict};
 
-pub use report::{FailureFinding, InputError, ReminderFinding, SessionReport};
+pub use report::{
+    FailureFinding, InputError, ReminderFinding, SessionReport, Timeline, TimelineCall,
+};
 
 /// Stored errors per file; the rest are only counted (a binary file would
 /// otherwise produce one error per "line").
 pub const MAX_ERRORS: usize = 100;
+
+/// Calls listed per session timeline; later calls are only counted
+/// (`timeline.omitted`), so a huge log keeps a bounded report.
+pub const MAX_TIMELINE_CALLS: usize = 10_000;
 
 /// Progress is reported after at least this many more input bytes.
 const PROGRESS_STEP: u64 = 4 << 20;
@@ -64,7 +70,7 @@ impl Format {
 
 /// One tool call waiting for, or paired with, its result.
 /// Serialized as the first keys of each finding, in this order.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, Default, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct CallSite {
     pub call_id: String,
@@ -78,6 +84,32 @@ pub(crate) struct CallSite {
     pub turn: Option<u64>,
     #[serde(skip)]
     pub arguments_json: String,
+    /// When the call ran and what its model turn cost, as far as the log
+    /// says; every reader fills what its format has (the timeline and the
+    /// waste figures are built from it).
+    #[serde(skip)]
+    pub cost: CallCost,
+}
+
+/// What the log says about a call's time and tokens (`None`: it says nothing).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct CallCost {
+    /// When the call was made, ms since the Unix epoch.
+    pub time: Option<u64>,
+    /// When its result came back, ms since the Unix epoch.
+    pub end_time: Option<u64>,
+    /// Tokens of the model turn that made the call, given on the first call
+    /// of that turn only (its other calls carry zero), so sums count each
+    /// turn once.
+    pub usage: Option<Usage>,
+}
+
+/// Token counts of one model turn. `input` is all input billed: uncached
+/// plus cache reads and writes (DSH reports them disjoint).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Usage {
+    pub input: u64,
+    pub output: u64,
 }
 
 /// Audits logs with one engine; each file starts with fresh chains.
@@ -185,6 +217,8 @@ struct Run<'a> {
     dsh: dsh::DshState,
     trace: trace::TraceState,
     canonical: String,
+    /// Calls the guard has seen in this file (the timeline's ordinals).
+    seen: u64,
 }
 
 impl<'a> Run<'a> {
@@ -195,6 +229,7 @@ impl<'a> Run<'a> {
             dsh: dsh::DshState::default(),
             trace: trace::TraceState::default(),
             canonical: String::new(),
+            seen: 0,
         }
     }
 
@@ -248,7 +283,10 @@ impl<'a> Run<'a> {
             name: &site.name,
             arguments_json: &site.arguments_json,
         };
-        if let Some(verdict) = self.auditor.engine.observe(&call, Some(output)) {
+        let before = self.chain_state(site);
+        let verdict = self.auditor.engine.observe(&call, Some(output));
+        self.timeline(report, site, before);
+        if let Some(verdict) = verdict {
             self.record(report, site, verdict);
         }
     }
@@ -260,13 +298,50 @@ impl<'a> Run<'a> {
             name: &site.name,
             arguments_json: &site.arguments_json,
         };
-        if let Some(reminder) = self.auditor.engine.advance(&call) {
+        let before = self.chain_state(site);
+        let reminder = self.auditor.engine.advance(&call);
+        self.timeline(report, site, before);
+        if let Some(reminder) = reminder {
             let verdict = Verdict {
                 reminder: Some(reminder),
                 failure: None,
             };
             self.record(report, site, verdict);
         }
+    }
+
+    fn chain_state(&self, site: &CallSite) -> Option<(u128, u64)> {
+        self.auditor.engine.chain_state(site.agent_id.as_deref()?)
+    }
+
+    /// List the call the guard just saw. `repeat` is its run length in the
+    /// repeat chain; a call the chain did not change (an untracked tool, or
+    /// no agent) has none: a tracked call always changes the digest or the count.
+    fn timeline(
+        &mut self,
+        report: &mut SessionReport,
+        site: &CallSite,
+        before: Option<(u128, u64)>,
+    ) {
+        self.seen += 1;
+        if report.timeline.calls.len() >= MAX_TIMELINE_CALLS {
+            report.timeline.omitted += 1;
+            return;
+        }
+        let after = self.chain_state(site);
+        let repeat = after.filter(|_| after != before).map(|(_, count)| count);
+        report.timeline.calls.push(TimelineCall {
+            ordinal: self.seen,
+            call_id: site.call_id.clone(),
+            tool: site.name.clone(),
+            agent_id: site.agent_id.clone(),
+            log_line: site.line,
+            time: site.cost.time,
+            end_time: site.cost.end_time,
+            input_tokens: site.cost.usage.map(|u| u.input),
+            output_tokens: site.cost.usage.map(|u| u.output),
+            repeat,
+        });
     }
 
     fn scans(&self, name: &str) -> bool {
