@@ -10,6 +10,8 @@ import { Auditor } from 'toolguard';
 
 import { parseYaml, YamlError } from './yaml.mjs';
 import { renderHuman, type Style } from './render.mjs';
+import { writeHtmlReport } from './html.mjs';
+import { addWaste } from './waste.mjs';
 
 export const FAIL_ON = ['loop', 'failure', 'any', 'none'] as const;
 export type FailOn = (typeof FAIL_ON)[number];
@@ -88,6 +90,8 @@ interface Options {
   format: Format;
   failOn: FailOn;
   help: boolean;
+  /** `--html FILE` (`-`: stdout). */
+  html?: string;
 }
 
 export const AUDIT_HELP = `Usage: toolguard audit [FILES or DIRS...] [options]
@@ -108,6 +112,8 @@ Options
                     (the same config as the DSH plugins and GuardEngine)
   --json            print one JSON document instead of the table
   --format F        auto (default: per file), dsh or trace
+  --html FILE       also write a self-contained HTML report (timelines, findings,
+                    waste) to FILE; '-' writes it to stdout instead of the table
   --fail-on WHAT    exit 1 when findings match: loop, failure, any (default), none
   -h, --help        this help
 
@@ -148,6 +154,10 @@ function parseArgs(argv: string[]): Options {
         break;
       case '--config':
         options.config = value(i, flag, inline);
+        i += step;
+        break;
+      case '--html':
+        options.html = value(i, flag, inline);
         i += step;
         break;
       case '--format': {
@@ -389,6 +399,10 @@ export function audit(argv: string[]): number {
     process.stderr.write(`toolguard audit: no session logs found under ${options.paths.join(', ')}\n`);
   }
   const document: AuditDocument = { sessions, summary: summarize(sessions, options.failOn) };
+  addWaste(document);
+  // The HTML report; returns an exit code when it took stdout (or failed).
+  const done = options.html === undefined ? undefined : writeHtmlReport(document, options.html);
+  if (done !== undefined) return done;
   if (options.json) process.stdout.write(JSON.stringify(document, null, 2) + '\n');
   else process.stdout.write(renderHuman(document, style(process.stdout), process.stdout.columns));
   return document.summary.exitCode;

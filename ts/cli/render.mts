@@ -1,6 +1,7 @@
 // The human report: one aligned table per session log, then a summary.
 
 import type { AuditDocument, SessionJson } from './audit.mjs';
+import { wasteLine, type WasteSummary } from './waste.mjs';
 
 export interface Style {
   bold(s: string): string;
@@ -115,6 +116,8 @@ export function renderHuman(doc: AuditDocument, c: Style, columns?: number): str
     s.errors > 0 ? c.magenta(plural(s.errors, 'input error')) : plural(s.errors, 'input error'),
   ];
   lines.push(`${c.bold('Summary:')} ${parts.join(' · ')}`);
+  const waste = (s as typeof s & { waste?: WasteSummary }).waste;
+  if (waste !== undefined) lines.push(wasteLine(waste));
   if (s.reminders + s.failures > 0) {
     lines.push(c.dim('LINE: the tool call in the log · loop × N: the reminder due at the Nth identical call in a row · out:N: the line of the tool output'));
   }

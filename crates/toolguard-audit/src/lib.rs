@@ -27,7 +27,8 @@ use toolguard_core::config::Config;
 use toolguard_core::engine::{Call, Engine, Output, Verdict};
 
 pub use report::{
-    FailureFinding, InputError, ReminderFinding, SessionReport, Timeline, TimelineCall,
+    FailureFinding, InputError, OutputContext, ReminderFinding, SessionReport, Timeline,
+    TimelineCall,
 };
 
 /// Stored errors per file; the rest are only counted (a binary file would
@@ -287,7 +288,7 @@ impl<'a> Run<'a> {
         let verdict = self.auditor.engine.observe(&call, Some(output));
         self.timeline(report, site, before);
         if let Some(verdict) = verdict {
-            self.record(report, site, verdict);
+            self.record(report, site, verdict, Some(output));
         }
     }
 
@@ -306,7 +307,7 @@ impl<'a> Run<'a> {
                 reminder: Some(reminder),
                 failure: None,
             };
-            self.record(report, site, verdict);
+            self.record(report, site, verdict, None);
         }
     }
 
@@ -348,7 +349,13 @@ impl<'a> Run<'a> {
         self.auditor.engine.scans(name)
     }
 
-    fn record(&mut self, report: &mut SessionReport, site: &CallSite, verdict: Verdict) {
+    fn record(
+        &mut self,
+        report: &mut SessionReport,
+        site: &CallSite,
+        verdict: Verdict,
+        output: Option<&Output>,
+    ) {
         let command = command_of(&site.arguments_json);
         if let Some(reminder) = verdict.reminder {
             self.canonical.clear();
@@ -363,7 +370,14 @@ impl<'a> Run<'a> {
             });
         }
         if let Some(failure) = verdict.failure {
+            // The notice the model would have got, without the output it wraps.
+            let text = match failure.text.find("\nOriginal output:\n") {
+                Some(at) => failure.text[..at].to_owned(),
+                None => failure.text.clone(),
+            };
+            let joined = output.map(|o| o.texts.join("\n")).unwrap_or_default();
             for rule in failure.rules {
+                let output_context = output_context(&joined, rule.line as u64);
                 report.failures.push(FailureFinding {
                     site: site.clone(),
                     verdict: failure.action,
@@ -374,6 +388,8 @@ impl<'a> Run<'a> {
                     line: rule.line as u64,
                     excerpt: rule.excerpt,
                     command: command.clone(),
+                    text: text.clone(),
+                    output_context,
                 });
             }
         }
@@ -412,6 +428,22 @@ pub(crate) fn preview(text: &str, max: usize) -> String {
         }
     }
     text.to_owned()
+}
+
+/// Lines of output shown around a match (each side), and the width each is cut to.
+const CONTEXT_LINES: u64 = 2;
+const CONTEXT_CHARS: usize = 240;
+
+/// The output lines around 1-based `line`, each cut to [`CONTEXT_CHARS`].
+fn output_context(output: &str, line: u64) -> OutputContext {
+    let from = line.saturating_sub(CONTEXT_LINES).max(1);
+    let lines = output
+        .lines()
+        .skip(from as usize - 1)
+        .take((line + CONTEXT_LINES + 1 - from) as usize)
+        .map(|l| preview(l, CONTEXT_CHARS))
+        .collect();
+    OutputContext { from, lines }
 }
 
 /// Counts the bytes pulled from the file, for progress.

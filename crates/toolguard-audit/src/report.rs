@@ -44,6 +44,18 @@ pub struct FailureFinding {
     pub message: String,
     pub command: Option<String>,
     pub summary: String,
+    /// The notice the model would have got (`[loud-failure] …` and the rule
+    /// lines), without the original output an `error` verdict wraps.
+    pub text: String,
+    /// The output lines around `line`.
+    pub output_context: OutputContext,
+}
+
+/// Output lines `from`, `from + 1`, … around a match (each cut to 240 characters).
+#[derive(Debug, Clone, Serialize)]
+pub struct OutputContext {
+    pub from: u64,
+    pub lines: Vec<String>,
 }
 
 /// Bad input: reported with its line (`None`: the file as a whole), then skipped.

@@ -534,3 +534,28 @@ fn timeline_is_bounded_and_counts_the_rest() {
     assert_eq!(report.timeline.omitted, 5);
     assert_eq!(report.calls, MAX_TIMELINE_CALLS as u64 + 5);
 }
+
+#[test]
+fn failure_carries_its_notice_and_the_output_around_the_match() {
+    let output = "one\ntwo\nthree\nTraceback (most recent call last):\nfive\nsix\nseven";
+    let lines = [
+        call(0, "a", "bash", r#"{"command":"make"}"#),
+        result(1, "a", output, false),
+    ];
+    let report = audit(&log(&lines), Format::Dsh);
+    let f = &report.failures[0];
+    assert_eq!(f.line, 4);
+    assert_eq!(f.output_context.from, 2);
+    assert_eq!(
+        f.output_context.lines,
+        [
+            "two",
+            "three",
+            "Traceback (most recent call last):",
+            "five",
+            "six"
+        ]
+    );
+    assert!(f.text.starts_with("[loud-failure] bash exited 0 but its output shows it failed:\n- python-traceback (line 4)"), "{}", f.text);
+    assert!(!f.text.contains("seven"));
+}
