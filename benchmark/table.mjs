@@ -55,6 +55,9 @@ export function targets(doc) {
   if (doc.throughput_mb_s !== null && doc.throughput_mb_s !== undefined) {
     out.push({ target: 'scan ≥1 GB/s (built-in rules, build log)', value: `${doc.throughput_mb_s.toFixed(0)} MB/s`, met: doc.throughput_mb_s >= 1000 });
   }
+  if (doc.html && typeof doc.html.render_ms === 'number') {
+    out.push({ target: `HTML report of ${doc.html.sessions} sessions renders < 2 s`, value: `${doc.html.render_ms} ms`, met: doc.html.render_ms < 2000 });
+  }
   const native = doc.memory.filter((m) => m.group === 'engine' && m.subject === 'toolguard');
   if (native.length === 2) {
     const [small, big] = native;
@@ -110,6 +113,11 @@ export function markdownReport(doc) {
   }
   if (doc.audit && typeof doc.audit.throughput_mb_s === 'number') {
     lines.push(`**Audit reader throughput**: ${doc.audit.throughput_mb_s.toFixed(0)} MB/s`);
+    lines.push('');
+  }
+  if (doc.html && typeof doc.html.render_ms === 'number') {
+    const h = doc.html;
+    lines.push(`**HTML report** (${h.sessions} sessions, ${h.calls.toLocaleString('en-US')} calls): ${(h.html_bytes / 1e6).toFixed(2)} MB (${(h.html_gzip_bytes / 1e3).toFixed(0)} KB gzipped), rendered in ${h.render_ms} ms in headless Chromium`);
     lines.push('');
   }
   const checks = targets(doc);

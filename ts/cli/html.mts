@@ -437,7 +437,8 @@ const SCRIPT = `
   function apply() {
     const kinds = new Set(kindBoxes.filter((b) => b.checked).map((b) => b.value));
     const t = tool.value; const q = text.value.trim().toLowerCase();
-    for (const m of document.querySelectorAll('.mark')) m.hidden = !kinds.has(m.dataset.kind) || (t !== '' && m.dataset.tool !== t);
+    // SVG elements have no .hidden property: the attribute, styled by [hidden].
+    for (const m of document.querySelectorAll('.mark')) m.toggleAttribute('hidden', !kinds.has(m.dataset.kind) || (t !== '' && m.dataset.tool !== t));
     let n = 0;
     // Children first, so a parent stays when a subagent matches.
     for (const s of sessions.slice().reverse()) {
