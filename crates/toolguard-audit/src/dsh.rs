@@ -218,17 +218,24 @@ pub(super) fn fast_line(run: &mut Run, report: &mut SessionReport, bytes: &[u8])
 /// not decode goes down the full path, which reports it.
 fn fast_assistant(run: &mut Run, bytes: &[u8]) -> bool {
     // A forked child's inherited steps are told apart by `seq` on the full path.
-    if run.dsh.seed_length > 0 || !is_valid_json(bytes) {
+    if run.dsh.seed_length > 0 {
+        return false;
+    }
+    // One pass: serde checks the syntax of what it skips (the message), but
+    // not that skipped strings are UTF-8, hence `from_utf8` first.
+    if std::str::from_utf8(bytes).is_err() {
         return false;
     }
     match serde_json::from_slice::<AssistantEvent>(bytes) {
-        Ok(event) => run.dsh.assistant(event.data),
+        Ok(event) => {
+            run.dsh.assistant(event.data);
+            true
+        }
         // Valid JSON serde will not take (a lone surrogate escape in the
-        // text): nothing to read here, as before usage was read.
-        Err(e) if !e.is_data() => {}
-        Err(_) => return false,
+        // text): nothing to read, as before usage was read.
+        Err(e) if !e.is_data() && is_valid_json(bytes) => true,
+        Err(_) => false,
     }
-    true
 }
 
 /// The top-level `time` of an event written the DSH way (`,"seq":N,"time":N`
