@@ -105,8 +105,8 @@ function strip(
   paths.forEach((d, i) => {
     if (d.length > 0) parts.push(`<path class="calls" d="${d.join('')}"/>`);
   });
-  // Marks stay clickable at any zoom: 7 to 14 units, the call's slot when it fits.
-  const w = Math.min(14, Math.max(slot * 0.7, 7));
+  // Marks stay clickable at any density: 10 to 16 units, the call's slot when it fits.
+  const w = Math.min(16, Math.max(slot * 0.7, 10));
   for (const m of marks) {
     const y = (lane.get(m.tool) ?? 0) * LANE + (m.kind === 'loop' ? 1 : LANE / 2);
     const mx = x(m.at) - w / 2 + m.stack * w;
@@ -351,7 +351,7 @@ h3{font-size:14px;margin:0}
 .stats div{border:1px solid var(--line);border-radius:6px;padding:6px 12px;min-width:110px}
 .stats dt{color:var(--muted);font-size:12px}.stats dd{margin:0;font-size:20px;font-weight:600}
 .stats small{font-size:12px;font-weight:400;color:var(--muted)}
-.tables{display:flex;flex-wrap:wrap;gap:24px}
+.tables{display:flex;flex-wrap:wrap;gap:24px;align-items:flex-start}
 table{border-collapse:collapse;min-width:320px}caption{text-align:left;font-weight:600;padding:4px 0}
 th,td{border-bottom:1px solid var(--line);padding:3px 10px 3px 0;text-align:left}.n{text-align:right}
 .note{color:var(--muted);max-width:900px}

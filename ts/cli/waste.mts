@@ -40,7 +40,7 @@ export interface WasteJson {
   /** The first flaggable call, and the last call before the agent moved on. */
   from: string;
   to: string;
-  /** The call the agent moved on with; null: the log ended (or the user spoke) first. */
+  /** The call the agent moved on with; null: the log ended first. */
   movedOnAt: string | null;
   calls: number;
   /** null: the log has no timestamps for these calls. */
