@@ -297,7 +297,7 @@ ${stat('input errors', String(sum.errors), 'stat-errors')}
 </dl>
 <div class="tables">
 <table id="by-rule"><caption>Findings by kind and rule</caption><thead><tr><th>kind</th><th>rule / loop kind</th><th class="n">findings</th></tr></thead><tbody>${[...loopRows, ...ruleRows].join('') || '<tr><td colspan="3">none</td></tr>'}</tbody></table>
-<table id="top-waste"><caption>Most waste first</caption><thead><tr><th>session</th><th class="n">loops</th><th class="n">failures</th><th class="n">calls</th><th class="n">time</th><th class="n">tokens</th></tr></thead><tbody>${ranked.join('') || '<tr><td colspan="6">no waste</td></tr>'}</tbody></table>
+<table id="top-waste"><caption>Most waste first (by calls, then tokens)</caption><thead><tr><th>session</th><th class="n">loops</th><th class="n">failures</th><th class="n">calls</th><th class="n">time</th><th class="n">tokens</th></tr></thead><tbody>${ranked.join('') || '<tr><td colspan="6">no waste</td></tr>'}</tbody></table>
 </div>
 <p class="note">Waste: for each stuck episode and silent failure, the calls, wall time and tokens from the first flaggable call until the agent moved on (its first call that does not carry the loop on, or is not a retry of the failing call); overlapping episodes count once. n/a: the log has no timestamps or token usage.</p>
 </section>

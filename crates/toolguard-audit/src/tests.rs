@@ -559,3 +559,19 @@ fn failure_carries_its_notice_and_the_output_around_the_match() {
     assert!(f.text.starts_with("[loud-failure] bash exited 0 but its output shows it failed:\n- python-traceback (line 4)"), "{}", f.text);
     assert!(!f.text.contains("seven"));
 }
+
+#[test]
+fn assistant_message_with_a_lone_surrogate_escape_is_still_valid() {
+    // JSON.stringify writes lone surrogates as escapes: valid JSON that serde
+    // will not decode into a String; the line must not become an error.
+    let line = r#"{"type":"assistant/message","seq":0,"time":1,"data":{"turn":1,"step":1,"message":{"role":"assistant","content":[{"type":"text","text":"\ud800"}]},"usage":{"inputTokens":5,"outputTokens":1}}}"#;
+    let lines = [
+        line.to_owned(),
+        call(1, "a", "bash", "{}"),
+        result(2, "a", "x", false),
+    ];
+    let report = audit(&log(&lines), Format::Dsh);
+    assert_eq!(report.errors, vec![]);
+    // Skipped text is not decoded, so the usage is still read.
+    assert_eq!(report.timeline.calls[0].input_tokens, Some(5));
+}
