@@ -4,7 +4,7 @@
 //   --json    print exactly one JSON document on stdout (progress goes to stderr)
 //   --quick   shorter budgets (a whole run stays under a minute on 2 cores)
 //   --smoke   tiny sizes and budgets: checks the pipeline end to end, measures nothing useful
-//   --only=dsh,engine,agents,memory,audit,hook   run only these groups
+//   --only=dsh,engine,agents,memory,audit,hook,html   run only these groups
 //   --out=FILE    also write the JSON document to FILE (npm prints its own
 //                 "> toolguard@… bench" banner on stdout unless run with -s,
 //                 so `npm run bench -- --json --out=docs/bench.json` is the
@@ -84,6 +84,7 @@ const doc = {
   throughput: [],
   audit: null,
   hook: null,
+  html: null,
 };
 
 if (runs('dsh')) doc.scenarios.push(...(await dshScenarios(plan, log)));
@@ -158,6 +159,22 @@ if (runs('hook')) {
     doc.hook = child.status === 0 ? JSON.parse(child.stdout) : { error: `hook.mjs exited ${child.status}` };
   } catch (error) {
     doc.hook = { error: `hook.mjs printed no JSON: ${error.message}` };
+  }
+}
+
+// The HTML report's size and render time in headless Chromium
+// (benchmark/html.mjs). Not in --smoke: it needs a browser, and the
+// browser test (__test__/audit/html.test.mjs) covers the pipeline.
+if (runs('html') && mode !== 'smoke') {
+  log('html: benchmark/html.mjs');
+  const child = spawnSync(process.execPath, [path.join(here, 'html.mjs'), '--json', ...(mode === 'full' ? [] : [`--${mode}`])], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    doc.html = child.status === 0 ? JSON.parse(child.stdout) : { error: `html.mjs exited ${child.status}` };
+  } catch (error) {
+    doc.html = { error: `html.mjs printed no JSON: ${error.message}` };
   }
 }
 

@@ -61,6 +61,9 @@ export function targets(doc) {
     const over = nativeHook.median_ms - floor.median_ms;
     out.push({ target: 'native hook median within 10 ms of the process-start floor', value: `+${over.toFixed(1)} ms`, met: over <= 10 });
   }
+  if (doc.html && typeof doc.html.render_ms === 'number') {
+    out.push({ target: `HTML report of ${doc.html.sessions} sessions renders < 2 s`, value: `${doc.html.render_ms} ms`, met: doc.html.render_ms < 2000 });
+  }
   const native = doc.memory.filter((m) => m.group === 'engine' && m.subject === 'toolguard');
   if (native.length === 2) {
     const [small, big] = native;
@@ -127,6 +130,11 @@ export function markdownReport(doc) {
       const over = r.over_floor_ms === null ? '' : `+${r.over_floor_ms.toFixed(1)}`;
       lines.push(`| ${r.subject} | ${r.median_ms.toFixed(1)} | ${r.p95_ms.toFixed(1)} | ${over} | ${r.cpu_ms_mean === null ? '' : r.cpu_ms_mean.toFixed(1)} |`);
     }
+    lines.push('');
+  }
+  if (doc.html && typeof doc.html.render_ms === 'number') {
+    const h = doc.html;
+    lines.push(`**HTML report** (${h.sessions} sessions, ${h.calls.toLocaleString('en-US')} calls): ${(h.html_bytes / 1e6).toFixed(2)} MB (${(h.html_gzip_bytes / 1e3).toFixed(0)} KB gzipped), rendered in ${h.render_ms} ms in headless Chromium`);
     lines.push('');
   }
   const checks = targets(doc);

@@ -13,6 +13,8 @@ import { oneOf, parseCommandLine, UsageError } from './args.mjs';
 import { checkWithEngine, ConfigError, readConfig } from './config.mjs';
 import { renderHuman, type Style } from './render.mjs';
 import { renderJunit, renderSarif, unread } from './reports.mjs';
+import { writeHtmlReport } from './html.mjs';
+import { addWaste, type TimelineCallJson, type WasteJson, type WasteSummary } from './waste.mjs';
 
 export { UsageError };
 
@@ -35,6 +37,8 @@ export interface ReminderJson extends SiteJson {
   arguments: string;
   command: string | null;
   text: string;
+  /** Added by waste.mts (null: past the timeline's bound). */
+  waste?: WasteJson | null;
 }
 export interface FailureJson extends SiteJson {
   ruleId: string;
@@ -45,6 +49,12 @@ export interface FailureJson extends SiteJson {
   message: string;
   command: string | null;
   summary: string;
+  /** The notice the model would have got (without the output it wraps). */
+  text: string;
+  /** The output lines around the match, the first being line `from`. */
+  outputContext: { from: number; lines: string[] };
+  /** Added by waste.mts (null: past the timeline's bound). */
+  waste?: WasteJson | null;
 }
 export interface SessionJson {
   file: string;
@@ -64,6 +74,10 @@ export interface SessionJson {
   failures: FailureJson[];
   errors: { line: number | null; message: string }[];
   errorCount: number;
+  /** The calls in order, for the HTML strips and the waste figures. */
+  timeline: { calls: TimelineCallJson[]; omitted: number };
+  /** Added by waste.mts. */
+  waste?: WasteSummary;
 }
 export interface AuditDocument {
   sessions: SessionJson[];
@@ -80,6 +94,8 @@ export interface AuditDocument {
     decodedBytes: number;
     failOn: FailOn;
     exitCode: 0 | 1;
+    /** Added by waste.mts. */
+    waste?: WasteSummary;
   };
 }
 
@@ -95,6 +111,7 @@ export const AUDIT_OPTIONS = {
   'fail-on': { type: 'string' },
   since: { type: 'string' },
   'max-line-bytes': { type: 'string' },
+  html: { type: 'string' },
   color: { type: 'boolean' },
   'no-color': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -115,6 +132,8 @@ interface Options {
   /** Skip files last written, and lines stamped, before this time (ms since the epoch). */
   sinceMs?: number;
   maxLineBytes?: number;
+  /** `--html FILE` (`-`: stdout). */
+  html?: string;
 }
 
 export const AUDIT_HELP = `Usage: toolguard audit [FILES or DIRS or -...] [options]
@@ -148,6 +167,8 @@ Options
                     2025-10-01T12:00Z) or an age (30m, 12h, 7d)
   --max-line-bytes N  a longer line is reported and skipped (default 256MiB;
                     K, M, G suffixes: powers of 1024)
+  --html FILE       also write a self-contained HTML report (timelines, findings,
+                    waste) to FILE; '-' writes it to stdout instead of the table
   --fail-on WHAT    exit 1 when findings match: loop, failure, any (default), none
   --no-color        no colours (also: NO_COLOR=1, FORCE_COLOR=0); --color forces them
   -h, --help        this help
@@ -173,6 +194,7 @@ function parseOptions(argv: string[]): Options {
     help: values.help ?? false,
     sinceMs: values.since === undefined ? undefined : parseSince(values.since),
     maxLineBytes: values['max-line-bytes'] === undefined ? undefined : parseBytes(values['max-line-bytes']),
+    html: values.html,
   };
 }
 
@@ -441,6 +463,10 @@ function runAudit(argv: string[]): number {
   }
   progress?.clear();
   const document: AuditDocument = { sessions, summary: summarize(sessions, options.failOn) };
+  addWaste(document);
+  // The HTML report; returns an exit code when it took stdout (or failed).
+  const done = options.html === undefined ? undefined : writeHtmlReport(document, options.html);
+  if (done !== undefined) return done;
   if (options.report === 'json') process.stdout.write(JSON.stringify(document, null, 2) + '\n');
   else if (options.report === 'sarif') process.stdout.write(renderSarif(document, packageVersion()));
   else if (options.report === 'junit') process.stdout.write(renderJunit(document));

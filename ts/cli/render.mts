@@ -2,6 +2,7 @@
 
 import type { AuditDocument, ReminderJson, SessionJson } from './audit.mjs';
 import { failingCalls } from './reports.mjs';
+import { wasteLine, type WasteSummary } from './waste.mjs';
 
 export interface Style {
   bold(s: string): string;
@@ -150,6 +151,8 @@ export function renderHuman(doc: AuditDocument, c: Style, columns?: number): str
     s.errors > 0 ? c.magenta(plural(s.errors, 'input error')) : plural(s.errors, 'input error'),
   ];
   lines.push(`${c.bold('Summary:')} ${parts.join(' · ')}`);
+  const waste = (s as typeof s & { waste?: WasteSummary }).waste;
+  if (waste !== undefined) lines.push(wasteLine(waste));
   if (s.reminders + s.failures > 0) {
     lines.push(c.dim('LINE: the tool call in the log · loop × N+: at least N identical calls in a row (the highest reminder due) · out:N: the line of the tool output'));
   }

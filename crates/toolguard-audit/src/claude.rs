@@ -194,6 +194,8 @@ fn tool_use(run: &mut Run, report: &mut SessionReport, number: u64, agent: &str,
         seq: None,
         turn: Some(run.claude.prompts),
         arguments_json,
+        // Time and token usage are not read from this format yet: waste shows n/a.
+        cost: Default::default(),
     };
     run.claude.pending.insert(id.to_owned(), site);
     run.claude.queue.push_back(id.to_owned());

@@ -195,6 +195,8 @@ fn call(
         seq: None,
         turn: Some(run.codex.prompts),
         arguments_json,
+        // Time and token usage are not read from this format yet: waste shows n/a.
+        cost: Default::default(),
     };
     if run.codex.pending.insert(call_id.to_owned(), site).is_some() {
         report.error(

@@ -8,13 +8,18 @@
 //! string, `tool/result` the model-facing blocks under
 //! `data.message.content[0]` (a `tool-result` block with `toolCallId`,
 //! `content`, `isError`).
+//!
+//! For the timeline, a call's `time` is its `tool/call` event's, its end the
+//! `tool/result`'s, and its tokens the `usage` of the `assistant/message`
+//! of the same turn and step (the model response that made it).
 
 use std::collections::HashMap;
 
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::validate::is_valid_json;
-use super::{CallSite, Run, SessionReport};
+use super::{CallCost, CallSite, Run, SessionReport, Usage};
 use toolguard_core::engine::{Engine, Output};
 
 /// `KNOWN_SESSION_EVENT_TYPES` of `@deepseek-ai/dsh-session@0.1.0-rc.8`
@@ -83,6 +88,42 @@ pub(super) struct DshState {
     /// Events with `seq` below this were inherited through a fork seed.
     seed_length: u64,
     pending: HashMap<String, CallSite>,
+    /// The latest step's token usage, until its first call takes it.
+    usage: Option<StepUsage>,
+}
+
+struct StepUsage {
+    turn: Option<u64>,
+    step: Option<u64>,
+    usage: Usage,
+    /// A call of this step already carries it.
+    taken: bool,
+}
+
+/// `data` of an `assistant/message` event: one model response (a step) and
+/// what it cost. The one decoder of this shape (fast and full paths).
+#[derive(Deserialize)]
+struct AssistantData {
+    turn: Option<u64>,
+    step: Option<u64>,
+    usage: Option<TokenUsage>,
+}
+
+/// `TokenUsage` of `@deepseek-ai/dsh-llm`: disjoint counts.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TokenUsage {
+    input_tokens: u64,
+    output_tokens: u64,
+    #[serde(default)]
+    cache_read_tokens: u64,
+    #[serde(default)]
+    cache_write_tokens: u64,
+}
+
+#[derive(Deserialize)]
+struct AssistantEvent {
+    data: AssistantData,
 }
 
 impl DshState {
@@ -90,6 +131,43 @@ impl DshState {
         self.agent
             .get_or_insert_with(|| report.file.clone())
             .clone()
+    }
+
+    /// A step's usage (summed when a step has several messages).
+    fn assistant(&mut self, data: AssistantData) {
+        let Some(u) = data.usage else { return };
+        let usage = Usage {
+            input: u.input_tokens + u.cache_read_tokens + u.cache_write_tokens,
+            output: u.output_tokens,
+        };
+        match &mut self.usage {
+            Some(s) if (s.turn, s.step) == (data.turn, data.step) && !s.taken => {
+                s.usage.input += usage.input;
+                s.usage.output += usage.output;
+            }
+            slot => {
+                *slot = Some(StepUsage {
+                    turn: data.turn,
+                    step: data.step,
+                    usage,
+                    taken: false,
+                })
+            }
+        }
+    }
+
+    /// Tokens for a call of (`turn`, `step`): the step's usage on its first
+    /// call, zero on the others, `None` when the step reported none.
+    fn take_usage(&mut self, turn: Option<u64>, step: Option<u64>) -> Option<Usage> {
+        let s = self.usage.as_mut()?;
+        if (s.turn, s.step) != (turn, step) {
+            return None;
+        }
+        if s.taken {
+            return Some(Usage::default());
+        }
+        s.taken = true;
+        Some(s.usage)
     }
 
     pub(super) fn finish(&mut self, report: &mut SessionReport, engine: &mut Engine) {
@@ -124,7 +202,8 @@ pub(super) fn fast_line(run: &mut Run, report: &mut SessionReport, bytes: &[u8])
         return false;
     }
     match kind {
-        "tool/result" => fast_result(run, report, bytes),
+        "tool/result" => fast_result(run, report, bytes, after),
+        "assistant/message" => fast_assistant(run, bytes),
         _ if CHUNK_ROWS.contains(&kind) => {
             after.starts_with(b",\"seq0\":")
                 && after.get(8).is_some_and(u8::is_ascii_digit)
@@ -135,11 +214,48 @@ pub(super) fn fast_line(run: &mut Run, report: &mut SessionReport, bytes: &[u8])
     }
 }
 
-/// A result of a tool that is not scanned: only the chain advances.
-fn fast_result(run: &mut Run, report: &mut SessionReport, bytes: &[u8]) -> bool {
+/// An assistant message: only its usage is read. A line whose usage does
+/// not decode goes down the full path, which reports it.
+fn fast_assistant(run: &mut Run, bytes: &[u8]) -> bool {
+    // A forked child's inherited steps are told apart by `seq` on the full path.
     if run.dsh.seed_length > 0 {
         return false;
     }
+    // One pass: serde checks the syntax of what it skips (the message), but
+    // not that skipped strings are UTF-8, hence `from_utf8` first.
+    if std::str::from_utf8(bytes).is_err() {
+        return false;
+    }
+    match serde_json::from_slice::<AssistantEvent>(bytes) {
+        Ok(event) => {
+            run.dsh.assistant(event.data);
+            true
+        }
+        // Valid JSON serde will not take (a lone surrogate escape in the
+        // text): nothing to read, as before usage was read.
+        Err(e) if !e.is_data() && is_valid_json(bytes) => true,
+        Err(_) => false,
+    }
+}
+
+/// The top-level `time` of an event written the DSH way (`,"seq":N,"time":N`
+/// right after the type).
+fn leading_time(after: &[u8]) -> Option<u64> {
+    let rest = after.strip_prefix(b",\"seq\":")?;
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    let rest = rest[digits..].strip_prefix(b",\"time\":")?;
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    std::str::from_utf8(&rest[..digits]).ok()?.parse().ok()
+}
+
+/// A result of a tool that is not scanned: only the chain advances.
+fn fast_result(run: &mut Run, report: &mut SessionReport, bytes: &[u8], after: &[u8]) -> bool {
+    if run.dsh.seed_length > 0 {
+        return false;
+    }
+    let Some(end_time) = leading_time(after) else {
+        return false;
+    };
     // Quotes inside JSON strings are escaped, so this needle is a real key:
     // the first one is `data.message.content[0].toolCallId`.
     let Some(call_id) = string_after(bytes, b"\"toolCallId\":\"") else {
@@ -152,7 +268,8 @@ fn fast_result(run: &mut Run, report: &mut SessionReport, bytes: &[u8]) -> bool 
     if !is_valid_json(bytes) {
         return false;
     }
-    let site = run.dsh.pending.remove(call_id).expect("checked above");
+    let mut site = run.dsh.pending.remove(call_id).expect("checked above");
+    site.cost.end_time = Some(end_time);
     run.advance(report, &site);
     true
 }
@@ -250,6 +367,12 @@ pub(super) fn line(
                 return;
             }
             report.calls += 1;
+            let turn = u64_field(data, "turn");
+            let cost = CallCost {
+                time: u64_field(event, "time"),
+                end_time: None,
+                usage: run.dsh.take_usage(turn, u64_field(data, "step")),
+            };
             let site = CallSite {
                 agent_id: Some(run.dsh.agent(report)),
                 call_id: call_id.to_owned(),
@@ -257,7 +380,8 @@ pub(super) fn line(
                 arguments_json: arguments.to_owned(),
                 line: number,
                 seq,
-                turn: u64_field(data, "turn"),
+                turn,
+                cost,
             };
             if run.dsh.pending.insert(call_id.to_owned(), site).is_some() {
                 report.error(
@@ -290,7 +414,7 @@ pub(super) fn line(
             if inherited {
                 return;
             }
-            let Some(site) = run.dsh.pending.remove(call_id) else {
+            let Some(mut site) = run.dsh.pending.remove(call_id) else {
                 // With --since the call may be among the lines skipped.
                 if run.auditor.options.since_ms.is_none() {
                     report.error(Some(number), format!("tool/result for callId \"{call_id}\" without a tool/call before it, skipped"));
@@ -310,6 +434,7 @@ pub(super) fn line(
                 texts,
                 value_json: None,
             };
+            site.cost.end_time = u64_field(event, "time");
             run.observe(report, &site, &output);
         }
         "user/message" => {
@@ -324,6 +449,10 @@ pub(super) fn line(
                 run.reset(&agent);
             }
         }
+        "assistant/message" if !inherited => match AssistantData::deserialize(&event["data"]) {
+            Ok(data) => run.dsh.assistant(data),
+            Err(e) => report.error(Some(number), format!("malformed assistant/message: {e}")),
+        },
         "session/end-seed" => {
             // A new lifecycle (resume, fork) starts with fresh plugin state.
             let agent = run.dsh.agent(report);

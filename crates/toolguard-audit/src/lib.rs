@@ -37,11 +37,18 @@ use toolguard_core::canonical::canonicalize_arguments;
 use toolguard_core::config::{Config, LoudFailureConfig};
 use toolguard_core::engine::{Call, Engine, Output, Scanner, Verdict};
 
-pub use report::{FailureFinding, InputError, ReminderFinding, SessionReport};
+pub use report::{
+    FailureFinding, InputError, OutputContext, ReminderFinding, SessionReport, Timeline,
+    TimelineCall,
+};
 
 /// Stored errors per file; the rest are only counted (a binary file would
 /// otherwise produce one error per "line").
 pub const MAX_ERRORS: usize = 100;
+
+/// Calls listed per session timeline; later calls are only counted
+/// (`timeline.omitted`), so a huge log keeps a bounded report.
+pub const MAX_TIMELINE_CALLS: usize = 10_000;
 
 /// Progress is reported after at least this many more input bytes.
 const PROGRESS_STEP: u64 = 4 << 20;
@@ -192,7 +199,7 @@ impl AuditOptions {
 
 /// One tool call waiting for, or paired with, its result.
 /// Serialized as the first keys of each finding, in this order.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, Default, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct CallSite {
     pub call_id: String,
@@ -206,6 +213,32 @@ pub(crate) struct CallSite {
     pub turn: Option<u64>,
     #[serde(skip)]
     pub arguments_json: String,
+    /// When the call ran and what its model turn cost, as far as the log
+    /// says; every reader fills what its format has (the timeline and the
+    /// waste figures are built from it).
+    #[serde(skip)]
+    pub cost: CallCost,
+}
+
+/// What the log says about a call's time and tokens (`None`: it says nothing).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct CallCost {
+    /// When the call was made, ms since the Unix epoch.
+    pub time: Option<u64>,
+    /// When its result came back, ms since the Unix epoch.
+    pub end_time: Option<u64>,
+    /// Tokens of the model turn that made the call, given on the first call
+    /// of that turn only (its other calls carry zero), so sums count each
+    /// turn once.
+    pub usage: Option<Usage>,
+}
+
+/// Token counts of one model turn. `input` is all input billed: uncached
+/// plus cache reads and writes (DSH reports them disjoint).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Usage {
+    pub input: u64,
+    pub output: u64,
 }
 
 /// Audits logs; each file starts with fresh chains.
@@ -392,6 +425,8 @@ struct Run<'a> {
     codex: codex::CodexState,
     otlp: otlp::OtlpState,
     canonical: String,
+    /// Calls the guard has seen in this file (the timeline's ordinals).
+    seen: u64,
 }
 
 impl<'a> Run<'a> {
@@ -407,6 +442,7 @@ impl<'a> Run<'a> {
             codex: codex::CodexState::default(),
             otlp: otlp::OtlpState::default(),
             canonical: String::new(),
+            seen: 0,
         }
     }
 
@@ -485,8 +521,11 @@ impl<'a> Run<'a> {
             name: &site.name,
             arguments_json: &site.arguments_json,
         };
-        if let Some(verdict) = self.engine().observe(&call, Some(output)) {
-            self.record(report, site, verdict);
+        let before = self.chain_state(site);
+        let verdict = self.engine().observe(&call, Some(output));
+        self.timeline(report, site, before);
+        if let Some(verdict) = verdict {
+            self.record(report, site, verdict, Some(output));
         }
     }
 
@@ -497,20 +536,64 @@ impl<'a> Run<'a> {
             name: &site.name,
             arguments_json: &site.arguments_json,
         };
-        if let Some(reminder) = self.engine().advance(&call) {
+        let before = self.chain_state(site);
+        let reminder = self.engine().advance(&call);
+        self.timeline(report, site, before);
+        if let Some(reminder) = reminder {
             let verdict = Verdict {
                 reminder: Some(reminder),
                 failure: None,
             };
-            self.record(report, site, verdict);
+            self.record(report, site, verdict, None);
         }
+    }
+
+    fn chain_state(&mut self, site: &CallSite) -> Option<(u128, u64)> {
+        let agent = site.agent_id.as_deref()?;
+        self.engine().chain_state(agent)
+    }
+
+    /// List the call the guard just saw. `repeat` is its run length in the
+    /// repeat chain; a call the chain did not change (an untracked tool, or
+    /// no agent) has none: a tracked call always changes the digest or the count.
+    fn timeline(
+        &mut self,
+        report: &mut SessionReport,
+        site: &CallSite,
+        before: Option<(u128, u64)>,
+    ) {
+        self.seen += 1;
+        if report.timeline.calls.len() >= MAX_TIMELINE_CALLS {
+            report.timeline.omitted += 1;
+            return;
+        }
+        let after = self.chain_state(site);
+        let repeat = after.filter(|_| after != before).map(|(_, count)| count);
+        report.timeline.calls.push(TimelineCall {
+            ordinal: self.seen,
+            call_id: site.call_id.clone(),
+            tool: site.name.clone(),
+            agent_id: site.agent_id.clone(),
+            log_line: site.line,
+            time: site.cost.time,
+            end_time: site.cost.end_time,
+            input_tokens: site.cost.usage.map(|u| u.input),
+            output_tokens: site.cost.usage.map(|u| u.output),
+            repeat,
+        });
     }
 
     fn scans(&self, name: &str) -> bool {
         self.auditor.scans(self.format, name)
     }
 
-    fn record(&mut self, report: &mut SessionReport, site: &CallSite, verdict: Verdict) {
+    fn record(
+        &mut self,
+        report: &mut SessionReport,
+        site: &CallSite,
+        verdict: Verdict,
+        output: Option<&Output>,
+    ) {
         let command = command_of(&site.arguments_json);
         if let Some(reminder) = verdict.reminder {
             self.canonical.clear();
@@ -525,7 +608,14 @@ impl<'a> Run<'a> {
             });
         }
         if let Some(failure) = verdict.failure {
+            // The notice the model would have got, without the output it wraps.
+            let text = match failure.text.find("\nOriginal output:\n") {
+                Some(at) => failure.text[..at].to_owned(),
+                None => failure.text.clone(),
+            };
+            let joined = output.map(|o| o.texts.join("\n")).unwrap_or_default();
             for rule in failure.rules {
+                let output_context = output_context(&joined, rule.line as u64);
                 report.failures.push(FailureFinding {
                     site: site.clone(),
                     verdict: failure.action,
@@ -536,6 +626,8 @@ impl<'a> Run<'a> {
                     line: rule.line as u64,
                     excerpt: rule.excerpt,
                     command: command.clone(),
+                    text: text.clone(),
+                    output_context,
                 });
             }
         }
@@ -612,6 +704,22 @@ pub(crate) fn preview(text: &str, max: usize) -> String {
         }
     }
     text.to_owned()
+}
+
+/// Lines of output shown around a match (each side), and the width each is cut to.
+const CONTEXT_LINES: u64 = 2;
+const CONTEXT_CHARS: usize = 240;
+
+/// The output lines around 1-based `line`, each cut to [`CONTEXT_CHARS`].
+fn output_context(output: &str, line: u64) -> OutputContext {
+    let from = line.saturating_sub(CONTEXT_LINES).max(1);
+    let lines = output
+        .lines()
+        .skip(from as usize - 1)
+        .take((line + CONTEXT_LINES + 1 - from) as usize)
+        .map(|l| preview(l, CONTEXT_CHARS))
+        .collect();
+    OutputContext { from, lines }
 }
 
 /// Counts the bytes pulled from the file, for progress.

@@ -21,7 +21,7 @@ use base64::Engine as _;
 use serde_json::{Map, Value};
 
 use super::shell::shell_text;
-use super::{note_agent, CallSite, Run, SessionReport};
+use super::{note_agent, CallCost, CallSite, Run, SessionReport};
 use toolguard_core::engine::{Engine, Output};
 
 struct ToolSpan {
@@ -203,6 +203,11 @@ fn tool_span(run: &mut Run, report: &mut SessionReport, number: u64, span: &Map<
             seq: None,
             turn: None,
             arguments_json,
+            // The span's start; its end and token usage are not read yet.
+            cost: CallCost {
+                time: u64::try_from(start / 1_000_000).ok().filter(|_| start > 0),
+                ..Default::default()
+            },
         },
         trace,
         start,

@@ -44,6 +44,18 @@ pub struct FailureFinding {
     pub message: String,
     pub command: Option<String>,
     pub summary: String,
+    /// The notice the model would have got (`[loud-failure] …` and the rule
+    /// lines), without the original output an `error` verdict wraps.
+    pub text: String,
+    /// The output lines around `line`.
+    pub output_context: OutputContext,
+}
+
+/// Output lines `from`, `from + 1`, … around a match (each cut to 240 characters).
+#[derive(Debug, Clone, Serialize)]
+pub struct OutputContext {
+    pub from: u64,
+    pub lines: Vec<String>,
 }
 
 /// Bad input: reported with its line (`None`: the file as a whole), then skipped.
@@ -51,6 +63,44 @@ pub struct FailureFinding {
 pub struct InputError {
     pub line: Option<u64>,
     pub message: String,
+}
+
+/// One call the guard saw, as the session timeline lists it: enough to draw
+/// it and to price a loop (no arguments, no output). Findings point at it by
+/// `agentId`, `callId` and `logLine`. Absent keys: the log does not say.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TimelineCall {
+    /// 1-based, in the order the guard saw the calls (result order).
+    pub ordinal: u64,
+    pub call_id: String,
+    pub tool: String,
+    pub agent_id: Option<String>,
+    pub log_line: u64,
+    /// When the call was made, ms since the Unix epoch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time: Option<u64>,
+    /// When its result came back, ms since the Unix epoch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_time: Option<u64>,
+    /// Tokens of the model turn that made the call (input: uncached plus
+    /// cache reads and writes); on the turn's first call only, zero on its others.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<u64>,
+    /// Run length of identical calls in the agent's repeat chain, this one
+    /// included (1: a new call); absent for a tool the chain does not track.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<u64>,
+}
+
+/// The calls of one log in order, at most [`crate::MAX_TIMELINE_CALLS`].
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Timeline {
+    pub calls: Vec<TimelineCall>,
+    /// Calls past the bound: counted, not listed.
+    pub omitted: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -81,6 +131,9 @@ pub struct SessionReport {
     pub errors: Vec<InputError>,
     /// All errors, including those past [`MAX_ERRORS`].
     pub error_count: u64,
+    /// The calls in order, for the HTML report and the waste figures;
+    /// the first [`crate::MAX_TIMELINE_CALLS`] of them.
+    pub timeline: Timeline,
 }
 
 impl SessionReport {
@@ -103,6 +156,7 @@ impl SessionReport {
             failures: Vec::new(),
             errors: Vec::new(),
             error_count: 0,
+            timeline: Timeline::default(),
         }
     }
 

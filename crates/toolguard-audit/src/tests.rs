@@ -374,3 +374,204 @@ fn damaged_logs_never_panic() {
         }
     }
 }
+
+fn assistant(seq: u64, turn: u64, step: u64, usage: serde_json::Value) -> String {
+    serde_json::json!({"type":"assistant/message","seq":seq,"time":10 * seq,
+        "data":{"turn":turn,"step":step,"message":{"role":"assistant","content":[]},"usage":usage}})
+    .to_string()
+}
+
+fn timed(line: String, time: u64, step: u64) -> String {
+    let mut v: serde_json::Value = serde_json::from_str(&line).unwrap();
+    v["time"] = time.into();
+    v["data"]["step"] = step.into();
+    v.to_string()
+}
+
+#[test]
+fn dsh_timeline_has_times_step_usage_and_repeat_runs() {
+    let usage = serde_json::json!({"inputTokens":100,"outputTokens":20,"cacheReadTokens":900});
+    let lines = [
+        assistant(0, 1, 1, usage.clone()),
+        // One step, two calls: the step's tokens go on its first call only.
+        timed(call(1, "a", "bash", r#"{"command":"ls"}"#), 1000, 1),
+        timed(call(2, "b", "read_file", r#"{"path":"x"}"#), 1001, 1),
+        timed(result(3, "a", "x", false), 1500, 1),
+        timed(result(4, "b", "x", false), 1600, 1),
+        assistant(
+            5,
+            1,
+            2,
+            serde_json::json!({"inputTokens":7,"outputTokens":3}),
+        ),
+        timed(call(6, "c", "bash", r#"{"command":"ls"}"#), 2000, 2),
+        timed(result(7, "c", "x", false), 2100, 2),
+        // A step without usage: no tokens, not zero.
+        timed(call(8, "d", "bash", r#"{"command":"ls"}"#), 3000, 3),
+        timed(result(9, "d", "x", false), 3100, 3),
+    ];
+    let report = audit(&log(&lines), Format::Dsh);
+    assert_eq!(report.errors, vec![]);
+    let got: Vec<_> = report
+        .timeline
+        .calls
+        .iter()
+        .map(|c| {
+            (
+                c.ordinal,
+                c.call_id.as_str(),
+                c.time,
+                c.end_time,
+                c.input_tokens,
+                c.output_tokens,
+                c.repeat,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (
+                1,
+                "a",
+                Some(1000),
+                Some(1500),
+                Some(1000),
+                Some(20),
+                Some(1)
+            ),
+            // read_file sits between two `ls`: a different call, so `ls` starts over.
+            (2, "b", Some(1001), Some(1600), Some(0), Some(0), Some(1)),
+            (3, "c", Some(2000), Some(2100), Some(7), Some(3), Some(1)),
+            (4, "d", Some(3000), Some(3100), None, None, Some(2)),
+        ]
+    );
+    assert_eq!(report.timeline.calls[0].log_line, 3);
+    assert_eq!(report.timeline.calls[0].agent_id.as_deref(), Some("s1"));
+    let text = report.to_json();
+    assert!(text.contains(r#""errorCount":0,"timeline":{"calls":["#));
+    assert!(text.ends_with(r#""omitted":0}}"#));
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        json["timeline"]["calls"][3],
+        serde_json::json!({"ordinal":4,"callId":"d","tool":"bash","agentId":"s1","logLine":10,
+            "time":3000,"endTime":3100,"repeat":2})
+    );
+}
+
+#[test]
+fn untracked_tools_have_no_repeat_and_bad_usage_is_reported() {
+    let config = Config::from_json(r#"{"repeat":{"exclude":["read_file"]}}"#).unwrap();
+    let mut auditor = Auditor::new(&config).unwrap();
+    let lines = [
+        call(0, "a", "bash", "{}"),
+        result(1, "a", "x", false),
+        call(2, "b", "read_file", "{}"),
+        result(3, "b", "x", false),
+        call(4, "c", "bash", "{}"),
+        result(5, "c", "x", false),
+        assistant(6, 1, 2, serde_json::json!({"inputTokens":"many"})),
+    ];
+    let report = auditor.audit_reader("t".into(), &log(&lines)[..], Format::Dsh, &mut |_| {});
+    let repeats: Vec<_> = report.timeline.calls.iter().map(|c| c.repeat).collect();
+    // Untracked calls are transparent to the chain: `bash {}` runs on at 2.
+    assert_eq!(repeats, vec![Some(1), None, Some(2)]);
+    assert_eq!(report.errors.len(), 1, "{:?}", report.errors);
+    assert_eq!(report.errors[0].line, Some(8));
+    assert!(report.errors[0]
+        .message
+        .starts_with("malformed assistant/message"));
+}
+
+#[test]
+fn trace_time_and_usage_fields() {
+    let text = [
+        r#"{"tool":"bash","arguments":{},"time":5,"endTime":9,"usage":{"inputTokens":10,"outputTokens":2,"cacheWriteTokens":5}}"#,
+        r#"{"tool":"bash","arguments":{}}"#,
+        r#"{"tool":"bash","arguments":{},"time":"yesterday"}"#,
+        r#"{"tool":"bash","arguments":{},"usage":{"outputTokens":2}}"#,
+    ]
+    .join("\n");
+    let report = audit(text.as_bytes(), Format::Trace);
+    let calls = &report.timeline.calls;
+    assert_eq!(calls.len(), 2);
+    assert_eq!(
+        (
+            calls[0].time,
+            calls[0].end_time,
+            calls[0].input_tokens,
+            calls[0].output_tokens
+        ),
+        (Some(5), Some(9), Some(15), Some(2))
+    );
+    assert_eq!((calls[1].time, calls[1].input_tokens), (None, None));
+    let errors: Vec<_> = report
+        .errors
+        .iter()
+        .map(|e| (e.line, e.message.as_str()))
+        .collect();
+    assert_eq!(
+        errors,
+        vec![
+            (
+                Some(3),
+                "\"time\" must be a whole number of milliseconds since the Unix epoch"
+            ),
+            (
+                Some(4),
+                "\"usage.inputTokens\" must be a non-negative integer (required)"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn timeline_is_bounded_and_counts_the_rest() {
+    let line = r#"{"tool":"t","arguments":{}}"#;
+    let text = vec![line; MAX_TIMELINE_CALLS + 5].join("\n");
+    let report = audit(text.as_bytes(), Format::Trace);
+    assert_eq!(report.timeline.calls.len(), MAX_TIMELINE_CALLS);
+    assert_eq!(report.timeline.omitted, 5);
+    assert_eq!(report.calls, MAX_TIMELINE_CALLS as u64 + 5);
+}
+
+#[test]
+fn failure_carries_its_notice_and_the_output_around_the_match() {
+    let output = "one\ntwo\nthree\nTraceback (most recent call last):\nfive\nsix\nseven";
+    let lines = [
+        call(0, "a", "bash", r#"{"command":"make"}"#),
+        result(1, "a", output, false),
+    ];
+    let report = audit(&log(&lines), Format::Dsh);
+    let f = &report.failures[0];
+    assert_eq!(f.line, 4);
+    assert_eq!(f.output_context.from, 2);
+    assert_eq!(
+        f.output_context.lines,
+        [
+            "two",
+            "three",
+            "Traceback (most recent call last):",
+            "five",
+            "six"
+        ]
+    );
+    assert!(f.text.starts_with("[loud-failure] bash exited 0 but its output shows it failed:\n- python-traceback (line 4)"), "{}", f.text);
+    assert!(!f.text.contains("seven"));
+}
+
+#[test]
+fn assistant_message_with_a_lone_surrogate_escape_is_still_valid() {
+    // JSON.stringify writes lone surrogates as escapes: valid JSON that serde
+    // will not decode into a String; the line must not become an error.
+    let line = r#"{"type":"assistant/message","seq":0,"time":1,"data":{"turn":1,"step":1,"message":{"role":"assistant","content":[{"type":"text","text":"\ud800"}]},"usage":{"inputTokens":5,"outputTokens":1}}}"#;
+    let lines = [
+        line.to_owned(),
+        call(1, "a", "bash", "{}"),
+        result(2, "a", "x", false),
+    ];
+    let report = audit(&log(&lines), Format::Dsh);
+    assert_eq!(report.errors, vec![]);
+    // Skipped text is not decoded, so the usage is still read.
+    assert_eq!(report.timeline.calls[0].input_tokens, Some(5));
+}

@@ -9,7 +9,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{CallSite, Run, SessionReport};
+use super::{CallCost, CallSite, Run, SessionReport, Usage};
 use toolguard_core::engine::{Engine, Output};
 use toolguard_core::markers::shows_failure;
 
@@ -149,6 +149,13 @@ fn call(
             }
         },
     }
+    let cost = match cost(event) {
+        Ok(cost) => cost,
+        Err(message) => {
+            report.error(Some(number), message);
+            return;
+        }
+    };
     report.calls += 1;
     let call_id = match event.get("callId").and_then(Value::as_str) {
         Some(id) => id.to_owned(),
@@ -162,6 +169,7 @@ fn call(
         line: number,
         seq: None,
         turn: None,
+        cost,
     };
     let output = Output {
         is_error,
@@ -169,4 +177,39 @@ fn call(
         value_json: None,
     };
     run.observe(report, &site, &output);
+}
+
+/// `time`, `endTime` (ms since the Unix epoch) and `usage` of a call line.
+fn cost(event: &Map<String, Value>) -> Result<CallCost, String> {
+    let ms = |key: &str| match event.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v.as_u64().map(Some).ok_or_else(|| {
+            format!("\"{key}\" must be a whole number of milliseconds since the Unix epoch")
+        }),
+    };
+    let usage = match event.get("usage") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(u)) => {
+            let count = |key: &str, required: bool| match u.get(key) {
+                None if !required => Ok(0),
+                Some(v) if v.as_u64().is_some() => Ok(v.as_u64().unwrap_or(0)),
+                _ => Err(format!(
+                    "\"usage.{key}\" must be a non-negative integer{}",
+                    if required { " (required)" } else { "" }
+                )),
+            };
+            Some(Usage {
+                input: count("inputTokens", true)?
+                    + count("cacheReadTokens", false)?
+                    + count("cacheWriteTokens", false)?,
+                output: count("outputTokens", true)?,
+            })
+        }
+        Some(_) => return Err("\"usage\" must be an object {inputTokens, outputTokens}".to_owned()),
+    };
+    Ok(CallCost {
+        time: ms("time")?,
+        end_time: ms("endTime")?,
+        usage,
+    })
 }
