@@ -124,7 +124,7 @@ after(async () => {
 });
 
 test('the bundled sample: DOM matches the JSON, a failure mark opens its call, keyboard and contrast', async () => {
-  const { doc, file, html } = report('sample', []);
+  const { doc, file, html } = report('sample', [join(root, 'samples/dsh')]);
   assert.ok(html.length < 200_000, `${html.length} bytes`);
   // Self-contained: no external resource of any kind.
   assert.doesNotMatch(html, /\b(?:src|href)\s*=\s*["']?(?:https?:)?\/\//i);
