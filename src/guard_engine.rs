@@ -272,7 +272,12 @@ impl Pending {
             self.scanner.scan(&self.name, &output)
         });
         let reminder = self.reminder;
-        (reminder.is_some() || failure.is_some()).then_some(Verdict { reminder, failure })
+        let verdict = Verdict {
+            reminder,
+            failure,
+            loop_alarm: None,
+        };
+        (!verdict.is_empty()).then_some(verdict)
     }
 }
 

@@ -264,6 +264,7 @@ impl<'a> Run<'a> {
             let verdict = Verdict {
                 reminder: Some(reminder),
                 failure: None,
+                loop_alarm: None,
             };
             self.record(report, site, verdict);
         }
