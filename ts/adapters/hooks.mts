@@ -39,7 +39,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import type { GuardConfig, GuardEngine, GuardVerdict, ToolResult } from 'toolguard';
+import type { ChainState, GuardConfig, GuardEngine, GuardVerdict, ToolResult } from 'toolguard';
 import { argumentsJson, errorOf, noticesOf, resultOf } from './common.mjs';
 
 /**
@@ -256,7 +256,7 @@ export function sweep(dir: string, ttlDays: number, now = Date.now()): number {
  * One chain's persisted state: the engine's own key digest and run length
  * (`chainState` / `restoreChain`), never the arguments.
  */
-type SavedChain = { v: 1; kind: 'engine'; chain: { digest: string; count: number } };
+type SavedChain = { v: 1; kind: 'engine'; chain: ChainState };
 
 /** The one agent id inside a hook process: each process guards one chain. */
 const AGENT = 'hook';

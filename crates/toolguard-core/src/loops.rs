@@ -10,8 +10,8 @@
 //!   The same call with a changing result is polling and is never flagged.
 //! - **cycle**: the last calls repeat a block of 2..=`maxPeriod` calls with
 //!   the same outcomes, and a `cycle`-th round has begun.
-//! - **same-error**: `sameError` consecutive failures of one tool, with
-//!   different arguments, whose error signatures match (`softError` when the
+//! - **same-error**: consecutive failures of one tool whose error
+//!   signatures match, made with `sameError` different arguments (`softError` when the
 //!   failure shows only as an HTTP 4xx/5xx status in the output).
 //! - **re-read**: the same call with the same result `reRead` times within
 //!   the window, other calls in between, and the call never returned
@@ -21,9 +21,10 @@
 //!   editing it is checking, not looping); failing results keep counting
 //!   ("edits have not changed the failure").
 //!
-//! Two outcomes are the same when their normalised digests match, or when
-//! both are failures with the same error signature (a failing test run cut
-//! at a different place, in a different order). Transient failures (HTTP
+//! Two results are the same when their normalised digests match; for calls
+//! in a row (the repeat detector), two failures with the same error
+//! signature are also the same outcome (a failing test run cut at a
+//! different place, its failures in a different order). Transient failures (HTTP
 //! 429/503, rate limits) get thresholds × `transientMultiplier` and back-off
 //! advice. A reminder is due at every call the loop goes on, not once.
 //! With `deny`, [`Loops::check`] refuses a call that would continue a loop
@@ -150,14 +151,21 @@ impl Entry {
         self.flags & (FAILED | SOFT) != 0
     }
 
-    /// Same call, same outcome.
+    /// Same call, same result (normalised digests equal).
     fn same_as(&self, other: &Entry) -> bool {
-        self.call == other.call && self.same_outcome(other)
+        self.call == other.call && self.result == other.result
     }
 
-    fn same_outcome(&self, other: &Entry) -> bool {
-        self.result == other.result
-            || (self.failing() && other.failing() && self.sig != 0 && self.sig == other.sig)
+    /// Same call, same outcome: the same result, or, for failures, the same
+    /// error signature. Only for calls in a row, where nothing ran in
+    /// between that could have changed the outcome: a failing run that
+    /// prints its failures in another order or cut at another place is the
+    /// same failure. With edits in between, a different failure behind the
+    /// same first error line is progress, so the other detectors compare results.
+    fn same_outcome_in_a_row(&self, other: &Entry) -> bool {
+        self.call == other.call
+            && (self.result == other.result
+                || (self.failing() && other.failing() && self.sig != 0 && self.sig == other.sig))
     }
 }
 
@@ -421,7 +429,7 @@ impl Loops {
 
         // Repeat: the trailing run of the same call with the same outcome.
         let mut run = 1;
-        while run < n && at(run).same_as(&last) {
+        while run < n && at(run).same_outcome_in_a_row(&last) {
             run += 1;
         }
         if let Some(t) = self.threshold(self.repeat, name, transient) {
@@ -467,13 +475,11 @@ impl Loops {
             }
         }
 
-        // Same error: consecutive failures of this tool, same signature,
-        // more than one distinct call among them.
+        // Same error: consecutive failures of this tool with one signature,
+        // counted by distinct calls (the same call again is a repeat or a
+        // re-read: the other detectors compare its whole result).
         if last.failing() && last.sig != 0 {
-            let mut calls = vec![last.ordinal];
-            let mut distinct = false;
-            let mut soft = last.flags & SOFT != 0;
-            let mut first = last.ordinal;
+            let mut run: Vec<Entry> = vec![last];
             for i in 1..n {
                 let e = at(i);
                 if e.tool != last.tool {
@@ -482,26 +488,28 @@ impl Loops {
                 if !(e.failing() && e.sig == last.sig) {
                     break;
                 }
-                distinct |= e.call != last.call;
-                soft |= e.flags & SOFT != 0;
-                calls.push(e.ordinal);
-                first = e.ordinal;
+                run.push(e);
             }
+            let mut distinct: Vec<u64> = run.iter().map(|e| e.call).collect();
+            distinct.sort_unstable();
+            distinct.dedup();
+            let soft = run.iter().any(|e| e.flags & SOFT != 0);
             let base = if soft {
                 self.soft_error
             } else {
                 self.same_error
             };
             if let Some(t) = self.threshold(base, name, transient) {
-                if distinct && calls.len() as u64 >= t {
+                if distinct.len() as u64 >= t {
+                    let mut calls: Vec<u64> = run.iter().map(|e| e.ordinal).collect();
                     calls.reverse();
                     return Some(Found {
                         kind: LoopKind::SameError,
-                        count: calls.len() as u64,
+                        count: distinct.len() as u64,
                         period: 1,
+                        first_ordinal: calls[0],
                         calls,
                         next_call: last.call,
-                        first_ordinal: first,
                         transient,
                     });
                 }
@@ -520,7 +528,7 @@ impl Loops {
                 if e.call != last.call {
                     continue;
                 }
-                if !e.same_outcome(&last) {
+                if e.result != last.result {
                     break;
                 }
                 calls.push(e.ordinal);
@@ -1176,6 +1184,31 @@ mod tests {
             Some((3, "same-error")),
             "an HTTP status alone needs softError (4)"
         );
+    }
+
+    #[test]
+    fn trap_retest_after_edits_with_a_stable_first_error_line() {
+        // The same assertion line fails after each edit while the values in it
+        // change: the test is re-run (one call), not varied.
+        let mut l = loops();
+        let one = r#"{"command":"pytest -q t.py::test_median"}"#;
+        let mut calls = vec![(
+            "bash",
+            PYTEST,
+            "t.py:13: AssertionError\nassert 2 == 2.5\n[exit code: 1]",
+            false,
+        )];
+        let outs: Vec<String> = (0..4)
+            .map(|i| format!("t.py:13: AssertionError\nassert {i} == 2.5\n[exit code: 1]"))
+            .collect();
+        let edits: Vec<String> = (0..4)
+            .map(|i| format!(r#"{{"path":"core.py","n":{i}}}"#))
+            .collect();
+        for (o, e) in outs.iter().zip(&edits) {
+            calls.push(("edit_file", e.as_str(), "Edited core.py", false));
+            calls.push(("bash", one, o.as_str(), false));
+        }
+        assert_eq!(first_alarm(&run(&mut l, &calls)), None);
     }
 
     #[test]
