@@ -9,7 +9,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use toolguard_audit::{Auditor as Inner, Format};
-use toolguard_core::config::Config;
+use toolguard_core::config::{Config, ConfigValue};
 
 use crate::errors::{core_error, invalid};
 
@@ -21,14 +21,17 @@ pub struct Auditor {
 
 #[napi]
 impl Auditor {
-    /// `configJson`: the GuardEngine config as JSON text (`{repeat?, loudFailure?}`).
+    /// `configJson`: the GuardEngine config as JSON text (`{repeat?, loudFailure?, loops?}`);
+    /// the loop detectors are on unless it says `loops: false`.
     /// Throws an `Error` naming the bad key or rule id, like `new GuardEngine`.
     #[napi(constructor, catch_unwind)]
     pub fn new(config_json: Option<String>) -> Result<Self> {
-        let config = match config_json {
-            Some(text) => Config::from_json(&text).map_err(core_error)?,
-            None => Config::default(),
+        // The audit runs the loop detectors unless the config says `loops: false`.
+        let value = match config_json {
+            Some(text) => ConfigValue::from_json(&text).map_err(|e| core_error(e.into()))?,
+            None => ConfigValue::Undefined,
         };
+        let config = Config::with_loops_by_default(&value).map_err(core_error)?;
         Ok(Self {
             inner: Inner::new(&config).map_err(core_error)?,
         })

@@ -34,6 +34,19 @@ export interface ReminderJson extends SiteJson {
   command: string | null;
   text: string;
 }
+/** A loop detector's alarm at this call (`loops`, on by default). */
+export interface LoopJson extends SiteJson {
+  kind: 'repeat' | 'cycle' | 'same-error' | 're-read';
+  count: number;
+  period: number;
+  calls: number[];
+  summary: string;
+  evidence: string;
+  text: string;
+  /** Reminders this loop has had, this one included (1: the loop starts here). */
+  reminders: number;
+  command: string | null;
+}
 export interface FailureJson extends SiteJson {
   ruleId: string;
   action: 'error' | 'context';
@@ -59,6 +72,7 @@ export interface SessionJson {
   bytes: number;
   decodedBytes: number;
   reminders: ReminderJson[];
+  loops: LoopJson[];
   failures: FailureJson[];
   errors: { line: number | null; message: string }[];
   errorCount: number;
@@ -69,6 +83,8 @@ export interface AuditDocument {
     files: number;
     calls: number;
     reminders: number;
+    /** Loop alarms (one per call a loop goes on). */
+    loops: number;
     failures: number;
     /** Calls with at least one failure finding. */
     failedCalls: number;
@@ -104,7 +120,7 @@ Inputs
   Generic traces: one JSON object a line, see docs/trace-format.md.
 
 Options
-  --config FILE     guard config, JSON or YAML: {repeat?, loudFailure?}
+  --config FILE     guard config, JSON or YAML: {repeat?, loudFailure?, loops?}
                     (the same config as the DSH plugins and GuardEngine)
   --json            print one JSON document instead of the table
   --format F        auto (default: per file), dsh or trace
@@ -284,9 +300,10 @@ class Progress {
   }
 }
 
-const SESSION_KEYS = ['file', 'format', 'compressed', 'sessionId', 'parentSession', 'cwd', 'agents', 'calls', 'unanswered', 'inherited', 'lines', 'bytes', 'decodedBytes', 'reminders', 'failures', 'errors', 'errorCount'];
+const SESSION_KEYS = ['file', 'format', 'compressed', 'sessionId', 'parentSession', 'cwd', 'agents', 'calls', 'unanswered', 'inherited', 'lines', 'bytes', 'decodedBytes', 'reminders', 'loops', 'failures', 'errors', 'errorCount'];
 const SITE_KEYS = ['callId', 'tool', 'agentId', 'logLine', 'seq', 'turn'];
 const REMINDER_KEYS = [...SITE_KEYS, 'count', 'summary', 'command', 'arguments', 'text'];
+const LOOP_KEYS = [...SITE_KEYS, 'kind', 'count', 'period', 'calls', 'summary', 'evidence', 'text', 'reminders', 'command'];
 const FAILURE_KEYS = [...SITE_KEYS, 'ruleId', 'action', 'verdict', 'line', 'excerpt', 'message', 'command', 'summary'];
 
 /** Rust's serde_json sorts keys; print them in the documented order instead. */
@@ -301,6 +318,7 @@ function pick<T extends object>(value: T, keys: string[]): T {
 function ordered(session: SessionJson): SessionJson {
   const out = pick(session, SESSION_KEYS);
   out.reminders = session.reminders.map((r) => pick(r, REMINDER_KEYS));
+  out.loops = session.loops.map((l) => pick(l, LOOP_KEYS));
   out.failures = session.failures.map((f) => pick(f, FAILURE_KEYS));
   return out;
 }
@@ -319,13 +337,15 @@ export function summarize(sessions: SessionJson[], failOn: FailOn): AuditDocumen
   }
   const sum = (pick: (s: SessionJson) => number) => sessions.reduce((n, s) => n + pick(s), 0);
   const reminders = sum((s) => s.reminders.length);
+  const loops = sum((s) => s.loops.length);
   const failures = sum((s) => s.failures.length);
   const matched =
-    failOn === 'any' ? reminders + failures > 0 : failOn === 'loop' ? reminders > 0 : failOn === 'failure' ? failures > 0 : false;
+    failOn === 'any' ? reminders + loops + failures > 0 : failOn === 'loop' ? reminders + loops > 0 : failOn === 'failure' ? failures > 0 : false;
   return {
     files: sessions.length,
     calls: sum((s) => s.calls),
     reminders,
+    loops,
     failures,
     failedCalls,
     errors: sum((s) => s.errorCount),

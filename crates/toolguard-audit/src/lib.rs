@@ -26,7 +26,7 @@ use toolguard_core::canonical::canonicalize_arguments;
 use toolguard_core::config::Config;
 use toolguard_core::engine::{Call, Engine, Output, Verdict};
 
-pub use report::{FailureFinding, InputError, ReminderFinding, SessionReport};
+pub use report::{FailureFinding, InputError, LoopFinding, ReminderFinding, SessionReport};
 
 /// Stored errors per file; the rest are only counted (a binary file would
 /// otherwise produce one error per "line").
@@ -270,8 +270,9 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// Whether the call's result must be read: scanned, or loops on (they digest every result).
     fn scans(&self, name: &str) -> bool {
-        self.auditor.engine.scans(name)
+        self.auditor.engine.scans(name) || self.auditor.engine.loops_on()
     }
 
     fn record(&mut self, report: &mut SessionReport, site: &CallSite, verdict: Verdict) {
@@ -285,6 +286,20 @@ impl<'a> Run<'a> {
                 summary: reminder.summary.clone(),
                 text: reminder.text_lossy(),
                 arguments: preview(&self.canonical, self.auditor.preview_chars),
+                command: command.clone(),
+            });
+        }
+        if let Some(alarm) = verdict.loop_alarm {
+            report.loops.push(LoopFinding {
+                site: site.clone(),
+                kind: alarm.kind.as_str(),
+                count: alarm.count,
+                period: alarm.period,
+                calls: alarm.calls,
+                summary: alarm.summary,
+                evidence: alarm.evidence,
+                text: alarm.text,
+                reminders: alarm.reminders,
                 command: command.clone(),
             });
         }

@@ -160,6 +160,17 @@ impl Config {
     pub fn from_json(text: &str) -> Result<Self, Error> {
         Self::from_value(&ConfigValue::from_json(text)?)
     }
+
+    /// The config as toolguard's products read it (the audit, the plugins,
+    /// the adapters, the hook): the loop detectors are on unless the config
+    /// says `loops: false`.
+    pub fn with_loops_by_default(value: &ConfigValue) -> Result<Self, Error> {
+        let mut config = Self::from_value(value)?;
+        if matches!(value.get("loops"), ConfigValue::Undefined) {
+            config.loops = Some(LoopsConfig::default());
+        }
+        Ok(config)
+    }
 }
 
 impl RepeatConfig {
