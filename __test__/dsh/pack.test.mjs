@@ -27,7 +27,7 @@ const BOOM = { id: 'test-boom', pattern: 'BOOM', action: 'error', when: 'success
 const plugins = [
   ['toolguard/dsh/repeat-tool-reminder', { thresholds: [2] }],
   ['toolguard/dsh/loud-failure', { rules: [BOOM] }],
-  ['toolguard/dsh', { repeat: { thresholds: [2] }, loudFailure: { rules: [BOOM] } }],
+  ['toolguard/dsh', { repeat: { thresholds: [2] }, loudFailure: { rules: [BOOM] }, loops: false }],
 ];
 const report = {};
 for (const [specifier, config] of plugins) {
