@@ -352,7 +352,10 @@ impl GuardEngine {
     ) -> Option<LoopAlarm> {
         let output = parts.map(|parts| Output {
             is_error: parts.is_error,
-            texts: parts.texts.iter().map(String::as_str).collect(),
+            texts: match (parts.texts.is_empty(), parts.value_json.as_deref()) {
+                (true, Some(json)) => vec![json],
+                _ => parts.texts.iter().map(String::as_str).collect(),
+            },
             value_json: None,
         });
         let call = Call {

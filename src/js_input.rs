@@ -232,7 +232,10 @@ pub fn read_result(
             )))
         }
     }
-    let value_json = if scan_value && !is_error {
+    // The value's JSON: scanned with `scanValue`; for the loop detectors
+    // (`error_texts`) it stands in for the text of a result that has none
+    // (an adapter's object output), so two different values never compare equal.
+    let value_json = if (scan_value || (error_texts && texts.is_empty())) && !is_error {
         let value: Unknown = result.get_named_property_unchecked("value")?;
         match value.get_type()? {
             ValueType::Undefined => None,

@@ -26,6 +26,7 @@ import {
   failOpen,
   noticesOf,
   resultOf,
+  engineConfig,
 } from './common.mjs';
 
 /** What `toModelOutput` returns (not exported by `ai` itself). */
@@ -99,7 +100,7 @@ function withNotices(base: ToolResultOutput, notices: readonly string[]): ToolRe
  * scanned by default — set `engine.loudFailure.shellTools` for yours).
  */
 export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, options: AiSdkGuardOptions = {}): TOOLS {
-  const engine = new GuardEngine(options.engine);
+  const engine = new GuardEngine(engineConfig(options.engine));
   const agentId = options.agentId ?? 'default';
   const turns = new UserTurns();
   const maxPending = options.maxPendingNotices ?? 1024;

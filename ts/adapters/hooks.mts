@@ -2,10 +2,13 @@
  * toolguard as a Claude Code / Codex command hook (`toolguard hook`): one
  * process per hook event, JSON on stdin, JSON on stdout.
  *
- * - `PostToolUse`: the call advances the session's chain and the output is
- *   scanned. A reminder or `context` notice goes to
- *   `hookSpecificOutput.additionalContext`; an `error` rule answers
- *   `decision: "block"` with the failure header as `reason`.
+ * - `PostToolUse`: the call and its output advance the session's loop
+ *   window (and chain) and the output is scanned. A loop alarm, reminder or
+ *   `context` notice goes to `hookSpecificOutput.additionalContext`; an
+ *   `error` rule answers `decision: "block"` with the failure header as `reason`.
+ * - `PreToolUse` (with `loops.deny` configured): a call that would continue
+ *   a loop already reminded that many times is refused with
+ *   `permissionDecision: "deny"` and the reason; nothing is reset by it.
  * - `UserPromptSubmit`: the user spoke, the session's chain starts over.
  * - `SessionEnd`: the session's chain state is deleted.
  *
@@ -40,7 +43,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { ChainState, GuardConfig, GuardEngine, GuardVerdict, ToolResult } from 'toolguard';
-import { argumentsJson, errorOf, noticesOf, resultOf } from './common.mjs';
+import { argumentsJson, engineConfig, errorOf, noticesOf, resultOf } from './common.mjs';
 
 /**
  * Shell tools of the hosts: Claude Code and Codex both name theirs `Bash`;
@@ -48,11 +51,20 @@ import { argumentsJson, errorOf, noticesOf, resultOf } from './common.mjs';
  */
 export const HOOK_SHELL_TOOLS: readonly string[] = ['Bash', 'bash', 'pwsh', 'job_output'];
 
-/** The engine config the hook uses: `config` with `shellTools` defaulting to {@link HOOK_SHELL_TOOLS}. */
+/**
+ * The engine config the hook uses: `config` with `shellTools` defaulting to
+ * {@link HOOK_SHELL_TOOLS} and the loop detectors on unless `loops: false`.
+ */
 export function hookEngineConfig(config: GuardConfig = {}): GuardConfig {
   const loudFailure = { ...config.loudFailure };
   if (loudFailure.shellTools === undefined) loudFailure.shellTools = [...HOOK_SHELL_TOOLS];
-  return { ...config, loudFailure };
+  return engineConfig({ ...config, loudFailure });
+}
+
+/** Whether the config asks for PreToolUse denials (`loops.deny`). */
+export function deniesLoops(config: GuardConfig): boolean {
+  const loops = config.loops;
+  return typeof loops === 'object' && loops !== null && loops.deny !== undefined && loops.deny !== false;
 }
 
 /** The fields of a hook event the hook reads (Claude Code and Codex share them). */
@@ -253,8 +265,10 @@ export function sweep(dir: string, ttlDays: number, now = Date.now()): number {
 // Chain persistence
 
 /**
- * One chain's persisted state: the engine's own key digest and run length
- * (`chainState` / `restoreChain`), never the arguments.
+ * One chain's persisted state (`chainState` / `restoreChain`): the repeat
+ * chain's key digest and run length and, with loops on, the loop window's
+ * digests; never the arguments or outputs. Files written before the loop
+ * window existed (`{digest, count}` only) restore unchanged.
  */
 type SavedChain = { v: 1; kind: 'engine'; chain: ChainState };
 
@@ -278,6 +292,27 @@ function observeCall(addon: Addon, config: GuardConfig, file: string, input: Hoo
     const chain = engine.chainState(AGENT);
     if (chain) writeAtomic(file, { v: 1, kind: 'engine', chain } satisfies SavedChain);
     return verdict;
+  });
+}
+
+/** The PreToolUse answer: `null` to let the call run, else a denial. */
+export interface PreToolUseOutput {
+  hookSpecificOutput: { hookEventName: 'PreToolUse'; permissionDecision: 'deny'; permissionDecisionReason: string };
+}
+
+/** Check one PreToolUse call against the persisted loop window. A denial is remembered (saved) so the denied call, if the host still reports it, resets nothing. */
+function checkCall(addon: Addon, config: GuardConfig, file: string, input: HookInput): PreToolUseOutput | null {
+  const engine = new addon.GuardEngine(config);
+  const exec = { agentId: AGENT, name: String(input.tool_name ?? ''), argumentsJson: argumentsJson(input.tool_input ?? {}) };
+  return withLock(file, () => {
+    const saved = readJson(file) as SavedChain | undefined;
+    if (saved?.v !== 1 || saved.kind !== 'engine') return null;
+    engine.restoreChain(AGENT, saved.chain);
+    const refused = engine.check(exec);
+    if (!refused) return null;
+    const chain = engine.chainState(AGENT);
+    if (chain) writeAtomic(file, { v: 1, kind: 'engine', chain } satisfies SavedChain);
+    return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: refused.reason } };
   });
 }
 
@@ -382,8 +417,9 @@ function write(sink: HookOutputSink, text: string): void {
 
 export const HOOK_USAGE = `usage: toolguard hook [--config <file.json>]
 Reads one Claude Code / Codex hook event (JSON) on stdin. Register it for the
-PostToolUse, UserPromptSubmit and SessionEnd events. The config file is a
-GuardConfig ({"repeat": {...}, "loudFailure": {...}}); TOOLGUARD_CONFIG names it too.
+PostToolUse, UserPromptSubmit and SessionEnd events (and PreToolUse to refuse
+calls that continue a loop, with "loops": {"deny": N}). The config file is a
+GuardConfig ({"repeat": {...}, "loudFailure": {...}, "loops": {...}}); TOOLGUARD_CONFIG names it too.
 State: $TOOLGUARD_STATE_DIR, else $XDG_STATE_HOME/toolguard, else <tmpdir>/toolguard-<uid>.`;
 
 /**
@@ -424,6 +460,15 @@ export async function runHook(
         const host = hostOf(input);
         const result = resultOf(responseOf(input, host), isErrorResponse(input.tool_response));
         const out = hookOutputFor(observeCall(addon, config, file, input, result), result.text, host);
+        if (out) write(stdout, `${JSON.stringify(out)}\n`);
+        return 0;
+      }
+      case 'PreToolUse': {
+        const config = hookEngineConfig(flags.config ? (JSON.parse(readFileSync(flags.config, 'utf8')) as GuardConfig) : {});
+        // Without loops.deny there is nothing to refuse: the addon is not even loaded.
+        if (!deniesLoops(config)) return 0;
+        const addon = createRequire(import.meta.url)('toolguard') as Addon;
+        const out = checkCall(addon, config, file, input);
         if (out) write(stdout, `${JSON.stringify(out)}\n`);
         return 0;
       }

@@ -12,7 +12,7 @@
  */
 import { createMiddleware, ToolMessage, type ToolCallRequest } from 'langchain';
 import { GuardEngine } from 'toolguard';
-import { type AdapterOptions, type GuardVerdict, UserTurns, appendNotices, argumentsJson, errorOf, failOpen, noticesOf } from './common.mjs';
+import { type AdapterOptions, type GuardVerdict, UserTurns, appendNotices, argumentsJson, errorOf, failOpen, noticesOf, engineConfig } from './common.mjs';
 
 export interface LangChainGuardOptions extends AdapterOptions {
   /** The chain a call advances (default: the run's `thread_id`, else `'default'`). */
@@ -58,7 +58,7 @@ function lastHuman(request: ToolCallRequest): string | undefined {
 
 /** The toolguard middleware: pass it in `createAgent({ middleware: [...] })`. */
 export function toolguardMiddleware(options: LangChainGuardOptions = {}) {
-  const engine = new GuardEngine(options.engine);
+  const engine = new GuardEngine(engineConfig(options.engine));
   const turns = new UserTurns();
   const agentIdOf = options.agentId ?? ((request: ToolCallRequest) => String(request.runtime?.configurable?.thread_id ?? 'default'));
 
