@@ -21,7 +21,11 @@
 //!   editing it is checking, not looping); failing results keep counting
 //!   ("edits have not changed the failure").
 //!
-//! Two results are the same when their normalised digests match; for calls
+//! A call's first occurrence in the window keeps only the raw digest of its
+//! result (normalising costs far more than hashing, and matters only when
+//! the call recurs); from its second occurrence on, results are normalised.
+//! Two results are the same when their normalised digests match (their raw
+//! digests, when one of them has none); for calls
 //! in a row (the repeat detector), two failures with the same error
 //! signature are also the same outcome (a failing test run cut at a
 //! different place, its failures in a different order). Transient failures (HTTP
@@ -133,12 +137,17 @@ const FAILED: u8 = 1;
 const SOFT: u8 = 2;
 const TRANSIENT: u8 = 4;
 const MUTATION: u8 = 8;
+/// `result` is the normalised digest (else it is the raw one).
+const NORMALIZED: u8 = 16;
 
-/// One call as the window keeps it: digests and flags, 41 bytes.
+/// One call as the window keeps it: digests and flags, 49 bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Entry {
     call: u64,
+    /// The normalised result digest when [`NORMALIZED`], else `raw`.
     result: u64,
+    /// XXH3 of the result text as it came.
+    raw: u64,
     /// Error signature of a failure; 0 when none.
     sig: u64,
     tool: u64,
@@ -151,9 +160,18 @@ impl Entry {
         self.flags & (FAILED | SOFT) != 0
     }
 
-    /// Same call, same result (normalised digests equal).
+    /// Same result: normalised digests when both have one, else the raw texts.
+    fn same_result(&self, other: &Entry) -> bool {
+        if self.flags & other.flags & NORMALIZED != 0 {
+            self.result == other.result
+        } else {
+            self.raw == other.raw
+        }
+    }
+
+    /// Same call, same result.
     fn same_as(&self, other: &Entry) -> bool {
-        self.call == other.call && self.result == other.result
+        self.call == other.call && self.same_result(other)
     }
 
     /// Same call, same outcome: the same result, or, for failures, the same
@@ -164,7 +182,7 @@ impl Entry {
     /// same first error line is progress, so the other detectors compare results.
     fn same_outcome_in_a_row(&self, other: &Entry) -> bool {
         self.call == other.call
-            && (self.result == other.result
+            && (self.same_result(other)
                 || (self.failing() && other.failing() && self.sig != 0 && self.sig == other.sig))
     }
 }
@@ -342,9 +360,19 @@ impl Loops {
                 return None;
             }
         }
-        let entry = self.entry(name, call, arguments_json, outcome);
+        // Normalising a result costs far more than hashing it; it only matters
+        // when the call recurs. A first occurrence keeps the raw digest (and
+        // compares by it); from the second on, results are normalised.
+        let recurs = self
+            .agents
+            .get(agent)
+            .is_some_and(|s| s.entries.iter().any(|e| e.call == call));
+        let entry = self.entry(name, call, arguments_json, outcome, recurs);
         let window = self.window;
-        let state = self.agents.entry(agent.to_owned()).or_default();
+        if !self.agents.contains_key(agent) {
+            self.agents.insert(agent.to_owned(), AgentLoops::default());
+        }
+        let state = self.agents.get_mut(agent).expect("just inserted");
         state.ordinal = state.ordinal.saturating_add(1);
         let entry = Entry {
             ordinal: state.ordinal,
@@ -382,6 +410,7 @@ impl Loops {
         call: u64,
         arguments_json: &str,
         outcome: &LoopOutcome,
+        recurs: bool,
     ) -> Entry {
         let text = outcome.text;
         let mut flags = 0;
@@ -401,9 +430,17 @@ impl Loops {
         } else if any_match(&self.mutating, name) {
             flags |= MUTATION;
         }
+        let raw = xxh3_64(text.as_bytes()) ^ u64::from(outcome.is_error);
+        let result = if recurs {
+            flags |= NORMALIZED;
+            result_digest(text, outcome.is_error, &mut self.line)
+        } else {
+            raw
+        };
         Entry {
             call,
-            result: result_digest(text, outcome.is_error, &mut self.line),
+            result,
+            raw,
             sig,
             tool: xxh3_64(name.as_bytes()),
             ordinal: 0,
@@ -429,7 +466,9 @@ impl Loops {
 
         // Repeat: the trailing run of the same call with the same outcome.
         let mut run = 1;
-        while run < n && at(run).same_outcome_in_a_row(&last) {
+        // Each call against the next one: a first occurrence compares raw,
+        // later ones normalised, so equality is checked link by link.
+        while run < n && at(run).same_outcome_in_a_row(&at(run - 1)) {
             run += 1;
         }
         if let Some(t) = self.threshold(self.repeat, name, transient) {
@@ -520,6 +559,7 @@ impl Loops {
         // call's last different result, and (for a success) at a successful edit.
         if let Some(t) = self.threshold(self.re_read, name, transient) {
             let mut calls = vec![last.ordinal];
+            let mut newer = last;
             for i in 1..n {
                 let e = at(i);
                 if e.flags & MUTATION != 0 && !last.failing() {
@@ -528,10 +568,11 @@ impl Loops {
                 if e.call != last.call {
                     continue;
                 }
-                if e.result != last.result {
+                if !e.same_result(&newer) {
                     break;
                 }
                 calls.push(e.ordinal);
+                newer = e;
             }
             if calls.len() as u64 >= t {
                 calls.reverse();
@@ -645,8 +686,8 @@ impl Loops {
         }
         for e in &s.entries {
             out.push_str(&format!(
-                ".{:016x}{:016x}{:016x}{:016x}{:x}:{:x}",
-                e.call, e.result, e.sig, e.tool, e.flags, e.ordinal
+                ".{:016x}{:016x}{:016x}{:016x}{:016x}{:x}:{:x}",
+                e.call, e.result, e.raw, e.sig, e.tool, e.flags, e.ordinal
             ));
         }
         Some(out)
@@ -683,15 +724,16 @@ impl Loops {
         };
         let mut entries = VecDeque::new();
         for e in parts {
-            if e.len() < 66 || !e.is_char_boundary(64) {
+            if e.len() < 83 || !e.is_ascii() {
                 return Err(bad());
             }
-            let (flags, ord) = e[64..].split_once(':').ok_or_else(bad)?;
+            let (flags, ord) = e[80..].split_once(':').ok_or_else(bad)?;
             entries.push_back(Entry {
                 call: hex(&e[0..16])?,
                 result: hex(&e[16..32])?,
-                sig: hex(&e[32..48])?,
-                tool: hex(&e[48..64])?,
+                raw: hex(&e[32..48])?,
+                sig: hex(&e[48..64])?,
+                tool: hex(&e[64..80])?,
                 flags: u8::from_str_radix(flags, 16).map_err(|_| bad())?,
                 ordinal: hex(ord)?,
             });
@@ -779,6 +821,12 @@ fn edge_lines(text: &str) -> impl Iterator<Item = &str> {
 
 /// An HTTP 4xx/5xx status line: `HTTP/1.1 404 Not Found` or `HTTP 404`.
 fn http_error(text: &str) -> Option<u16> {
+    // Most results hold no `HTTP` near their edges: one substring search each.
+    let head = &text[..floor_char(text, text.len().min(4096))];
+    let tail = &text[floor_char(text, text.len().saturating_sub(512))..];
+    if !head.contains("HTTP") && !tail.contains("HTTP") {
+        return None;
+    }
     edge_lines(text).find_map(|line| {
         let line = line.trim();
         let rest = line
@@ -789,6 +837,13 @@ fn http_error(text: &str) -> Option<u16> {
         let whole = rest.len() == 3 || rest.as_bytes()[3] == b' ';
         (whole && (400..600).contains(&code)).then_some(code)
     })
+}
+
+fn floor_char(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
 }
 
 /// Rate limits and temporary unavailability: back-off territory.
@@ -960,13 +1015,26 @@ mod tests {
             Some(("repeat", 6)),
             "the reminder comes again at every call"
         );
-        // The timing differs between runs: normalised away.
+        // The timing differs between runs: normalised away from the call's
+        // second occurrence on (a first occurrence keeps only its raw digest,
+        // so it matches only an identical text).
         let mut l = loops();
         let r = run(
             &mut l,
             &[
                 ("bash", PYTEST, "1 failed in 0.03s", false),
                 ("bash", PYTEST, "1 failed in 0.31s", false),
+                ("bash", PYTEST, "1 failed in 1.2s", false),
+                ("bash", PYTEST, "1 failed in 0.5s", false),
+            ],
+        );
+        assert_eq!(r, [None, None, None, Some(("repeat", 3))]);
+        let mut l = loops();
+        let r = run(
+            &mut l,
+            &[
+                ("bash", PYTEST, "1 failed in 0.03s", false),
+                ("bash", PYTEST, "1 failed in 0.03s", false),
                 ("bash", PYTEST, "1 failed in 1.2s", false),
             ],
         );

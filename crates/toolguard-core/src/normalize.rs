@@ -28,34 +28,96 @@
 
 use xxhash_rust::xxh3::xxh3_64;
 
+/// Outputs longer than this are digested by their first and last
+/// [`DIGEST_EDGE`] bytes plus their length: the cost per call stays bounded
+/// (a 10 MB build log is not normalised whole on every call), and two long
+/// outputs that differ only in the middle compare equal.
+pub const DIGEST_EDGE: usize = 32 * 1024;
+
 /// The order-insensitive digest of `text` after normalisation. `is_error`
 /// is folded in, so an error result never equals a success with the same text.
 pub fn result_digest(text: &str, is_error: bool, buf: &mut String) -> u64 {
-    let mut sum: u64 = 0;
-    let mut xor: u64 = 0;
-    let mut lines: u64 = 0;
-    for line in text.split('\n') {
-        buf.clear();
-        normalize_line(line, buf);
-        let trimmed = buf.trim_end();
-        if trimmed.is_empty() {
-            continue;
-        }
-        let h = xxh3_64(trimmed.as_bytes());
-        // Sum and xor of the line hashes: order-insensitive, and a line
-        // repeated twice does not cancel out (the sum sees it).
-        sum = sum.wrapping_add(h);
-        xor ^= h.rotate_left(17);
-        lines += 1;
+    let mut acc = Lines::default();
+    if text.len() <= 2 * DIGEST_EDGE {
+        acc.add_text(text, buf);
+    } else {
+        let head = floor_boundary(text, DIGEST_EDGE);
+        let tail = ceil_boundary(text, text.len() - DIGEST_EDGE);
+        acc.add_text(&text[..head], buf);
+        acc.add_text(&text[tail..], buf);
+        acc.lines = acc.lines.wrapping_add(text.len() as u64);
     }
-    let mut out = sum ^ xor.rotate_left(29) ^ lines.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let mut out = acc.sum ^ acc.xor.rotate_left(29) ^ acc.lines.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     if is_error {
         out = !out;
     }
     out
 }
 
-/// Normalise one line (no `\n`) into `out`.
+fn floor_boundary(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_boundary(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+/// Bytes after which a line may need normalising: digits, ESC, `/`, `\r`,
+/// `%`. A line with none of them is its own normal form and is hashed as is.
+const SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = b'0';
+    while c <= b'9' {
+        t[c as usize] = true;
+        c += 1;
+    }
+    t[0x1b] = true;
+    t[b'/' as usize] = true;
+    t[b'\r' as usize] = true;
+    t[b'%' as usize] = true;
+    t
+};
+
+#[derive(Default)]
+struct Lines {
+    sum: u64,
+    xor: u64,
+    lines: u64,
+}
+
+impl Lines {
+    fn add_text(&mut self, text: &str, buf: &mut String) {
+        for line in text.split('\n') {
+            let plain = !line.bytes().any(|b| SPECIAL[b as usize]);
+            let normal = if plain {
+                line.trim_end()
+            } else {
+                buf.clear();
+                normalize_line(line, buf);
+                buf.trim_end()
+            };
+            if normal.is_empty() {
+                continue;
+            }
+            let h = xxh3_64(normal.as_bytes());
+            // Sum and xor of the line hashes: order-insensitive, and a line
+            // repeated twice does not cancel out (the sum sees it).
+            self.sum = self.sum.wrapping_add(h);
+            self.xor ^= h.rotate_left(17);
+            self.lines += 1;
+        }
+    }
+}
+
+/// Normalise one line (no `\n`) into `out`. Text between replacements is
+/// copied in whole spans; only tokens that can start with a digit or a hex
+/// letter are examined further.
 pub fn normalize_line(line: &str, out: &mut String) {
     // Carriage-return overdraw: keep what the terminal finally shows.
     let line = line.strip_suffix('\r').unwrap_or(line);
@@ -69,11 +131,14 @@ pub fn normalize_line(line: &str, out: &mut String) {
     }
     let bytes = line.as_bytes();
     let mut i = 0;
+    // Everything before `flushed` is already in `out`.
+    let mut flushed = 0;
     let mut last_word: &str = "";
     while i < bytes.len() {
         let b = bytes[i];
-        // ANSI: ESC [ params final, or ESC + one byte.
+        // ANSI: ESC [ params final, or ESC + one byte: dropped.
         if b == 0x1b {
+            out.push_str(&line[flushed..i]);
             i += 1;
             if i < bytes.len() && bytes[i] == b'[' {
                 i += 1;
@@ -81,77 +146,74 @@ pub fn normalize_line(line: &str, out: &mut String) {
                     i += 1;
                 }
             }
-            i += 1;
+            i = (i + 1).min(bytes.len());
+            while i < bytes.len() && !line.is_char_boundary(i) {
+                i += 1;
+            }
+            flushed = i;
             continue;
         }
-        // Temporary paths.
-        if b == b'/' && (i == 0 || !is_word(bytes[i - 1])) {
-            if let Some(end) = temp_path(bytes, i, out) {
+        let word_start = i == 0 || !is_word(bytes[i - 1]);
+        if b == b'/' && word_start {
+            let mut path = String::new();
+            if let Some(end) = temp_path(bytes, i, &mut path) {
+                out.push_str(&line[flushed..i]);
+                out.push_str(&path);
                 i = end;
+                flushed = end;
                 last_word = "";
                 continue;
             }
         }
-        if b.is_ascii_alphanumeric() && (i == 0 || !is_word(bytes[i - 1])) {
-            // A token: a run of word characters (and the separators of
-            // timestamps, uuids and decimals, checked by the matchers).
-            if let Some(end) = uuid_at(bytes, i) {
-                out.push_str("<uuid>");
-                i = end;
-                continue;
-            }
-            if let Some(end) = timestamp_at(bytes, i) {
-                out.push_str("<time>");
-                i = end;
-                continue;
-            }
-            if b.is_ascii_digit() {
-                if let Some(end) = duration_at(bytes, i) {
-                    out.push_str("<dur>");
-                    i = end;
-                    continue;
-                }
-                if is_timing_word(last_word) {
-                    let mut end = run(bytes, i, |c| c.is_ascii_digit());
-                    if bytes.get(end) == Some(&b'.') {
-                        end = run(bytes, end + 1, |c| c.is_ascii_digit());
-                    }
-                    if end == bytes.len() || !is_word(bytes[end]) {
-                        out.push_str("<dur>");
-                        i = end;
-                        continue;
-                    }
-                }
-                if last_word.eq_ignore_ascii_case("pid")
+        if is_word(b) && word_start {
+            let end = run(bytes, i, is_word);
+            if b.is_ascii_hexdigit() {
+                let replaced = if let Some(e) = uuid_at(bytes, i) {
+                    Some((e, "<uuid>"))
+                } else if !b.is_ascii_digit() {
+                    is_hex_id(&line[i..end]).then_some((end, "<hex>"))
+                } else if let Some(e) = timestamp_at(bytes, i) {
+                    Some((e, "<time>"))
+                } else if let Some(e) = duration_at(bytes, i) {
+                    Some((e, "<dur>"))
+                } else if is_timing_word(last_word) {
+                    number_end(bytes, i).map(|e| (e, "<dur>"))
+                } else if last_word.eq_ignore_ascii_case("pid")
                     || last_word.eq_ignore_ascii_case("process")
                 {
-                    let end = run(bytes, i, |c| c.is_ascii_digit());
-                    if end == bytes.len() || !is_word(bytes[end]) {
-                        out.push_str("<pid>");
-                        i = end;
-                        continue;
-                    }
+                    let e = run(bytes, i, |c| c.is_ascii_digit());
+                    (e == bytes.len() || !is_word(bytes[e])).then_some((e, "<pid>"))
+                } else {
+                    is_hex_id(&line[i..end]).then_some((end, "<hex>"))
+                };
+                if let Some((e, placeholder)) = replaced {
+                    out.push_str(&line[flushed..i]);
+                    out.push_str(placeholder);
+                    i = e;
+                    flushed = e;
+                    last_word = "";
+                    continue;
                 }
             }
-            let end = run(bytes, i, is_word);
-            let word = &line[i..end];
-            if is_hex_id(word) {
-                out.push_str("<hex>");
-            } else {
-                out.push_str(word);
-            }
-            last_word = word;
+            last_word = &line[i..end];
             i = end;
             continue;
         }
         if !b.is_ascii_whitespace() && b != b'=' && b != b':' && b != b'[' {
             last_word = "";
         }
-        // Copy one character (UTF-8 safe: non-ASCII bytes are copied as a whole char).
-        let ch_len = utf8_len(b);
-        out.push_str(&line[i..(i + ch_len).min(line.len())]);
-        i += ch_len;
+        i += 1;
     }
+    out.push_str(&line[flushed..]);
+}
+
+/// The end of a number (`12`, `0.35`) at `i`, when a non-word byte follows it.
+fn number_end(bytes: &[u8], i: usize) -> Option<usize> {
+    let mut end = run(bytes, i, |c| c.is_ascii_digit());
+    if bytes.get(end) == Some(&b'.') {
+        end = run(bytes, end + 1, |c| c.is_ascii_digit());
+    }
+    (end == bytes.len() || !is_word(bytes[end])).then_some(end)
 }
 
 /// A key whose number is a measured time (`duration_ms: 0.25`, `elapsed 3.1`).
@@ -162,16 +224,6 @@ fn is_timing_word(word: &str) -> bool {
         || starts(b"elapsed")
         || word.eq_ignore_ascii_case("took")
         || (b.len() > 3 && b[b.len() - 3..].eq_ignore_ascii_case(b"_ms"))
-}
-
-fn utf8_len(b: u8) -> usize {
-    match b {
-        0x00..=0x7f => 1,
-        0xc0..=0xdf => 2,
-        0xe0..=0xef => 3,
-        0xf0..=0xf7 => 4,
-        _ => 1,
-    }
 }
 
 fn is_word(b: u8) -> bool {
