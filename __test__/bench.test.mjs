@@ -38,7 +38,7 @@ describe('benchmark runner (--json --smoke)', () => {
     assert.deepEqual([...groups].sort(), ['agents', 'dsh-listener', 'engine', 'loops']);
     for (const s of doc.scenarios) {
       assert.equal(typeof s.name, 'string');
-      assert.ok(['toolguard', 'official', 'reference'].includes(s.subject), s.subject);
+      assert.ok(['toolguard', 'official', 'reference', 'loops-off'].includes(s.subject), s.subject);
       assert.ok(Number.isFinite(s.ns_per_op) && s.ns_per_op > 0, `${s.name} ${s.subject}: ns_per_op ${s.ns_per_op}`);
       assert.ok(Number.isInteger(s.samples) && s.samples >= 1);
     }

@@ -237,8 +237,9 @@ describe('toolguard hook (child process)', () => {
     const env = { TOOLGUARD_STATE_DIR: freshDir() };
     const out = 'searched 12 files in 0.31s: no match\n';
     // Claude Code rewrites the Bash description on every call: compared without it.
+    // The timing differs from the second call on (a first occurrence compares raw).
     const events = ['Run the tests', 'Re-run the tests', 'Check again', 'One more time'].map((d, i) =>
-      bash('s-loops', 'rg legacy_mean', out.replace('0.31', `0.3${i}`), { tool_input: { command: 'rg legacy_mean', description: d } }),
+      bash('s-loops', 'rg legacy_mean', out.replace('0.31', `0.3${Math.max(i, 1)}`), { tool_input: { command: 'rg legacy_mean', description: d } }),
     );
     const outs = await runAll(events, { env });
     assert.deepEqual(outs, expected(events));

@@ -41,6 +41,12 @@ export function noticesOf(verdict: GuardVerdict): string[] {
   return out;
 }
 
+/** The repeat reminder or loop alarm that joins an error result, as a list (empty when none). */
+export function loopNotices(verdict: GuardVerdict): string[] {
+  const alarm = verdict.reminder ?? verdict.loop;
+  return alarm ? [alarm.text] : [];
+}
+
 /** The failure text that replaces the result when an `error` rule matched, else undefined. */
 export function errorOf(verdict: GuardVerdict): string | undefined {
   return verdict.failure && verdict.failure.action === 'error' ? verdict.failure.text : undefined;
