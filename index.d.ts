@@ -12,7 +12,8 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 /** Replays recorded sessions through the guard engine. */
 export declare class Auditor {
   /**
-   * `configJson`: the GuardEngine config as JSON text (`{repeat?, loudFailure?}`).
+   * `configJson`: the GuardEngine config as JSON text (`{repeat?, loudFailure?, loops?}`);
+   * the loop detectors are on unless it says `loops: false`.
    * Throws an `Error` naming the bad key or rule id, like `new GuardEngine`.
    * `optionsJson`: the audit's limits, `{maxLineBytes?, sinceMs?}` (a longer
    * line is reported and skipped, default 256 MiB; lines stamped before
@@ -47,16 +48,25 @@ export declare class GuardEngine {
   /** The agent is gone: free its state. */
   forget(agentId: string): void
   /**
-   * The agent's chain as `{ digest, count }` (`digest`: 32 lowercase hex
-   * digits of the 128-bit key digest), or `null`. With `restoreChain` it
-   * carries a chain across processes (the per-call hook CLI).
+   * The agent's saved state: `{ digest, count }` of the repeat chain
+   * (`digest`: 32 lowercase hex digits of the 128-bit key digest) and,
+   * with `loops` on, `loops` (the loop window); `null` when it has none.
+   * With `restoreChain` it carries an agent across processes (the per-call hook CLI).
    */
   chainState(agentId: string): ChainState | null
   /**
-   * Put back a chain saved with `chainState`; a malformed digest or a count
-   * below 1 throws, naming the field.
+   * Put back a state saved with `chainState`; a malformed digest, a count
+   * below 1 or a malformed loop state throws, naming the field. A loop
+   * state given to an engine with `loops` off is ignored.
    */
   restoreChain(agentId: string, state: ChainState): void
+  /**
+   * Before a call runs: `null` to let it run, or a refusal when it would
+   * continue a loop already reminded `loops.deny` times (opt-in; never
+   * with `loops.deny` unset). Reads nothing but `exec`; a refusal resets
+   * no counter.
+   */
+  check(exec: ToolExecution): LoopDenyVerdict | null
   /** Number of agents with live chain state (for leak checks and metrics). */
   get agentCount(): number
   /** This engine's handle for {@link observeCall} (valid while the engine lives). */
@@ -72,10 +82,16 @@ export declare class GuardEngine {
  */
 export declare function canonicalize(argumentsJson: string): string
 
-/** One agent's saved chain (see `GuardEngine.chainState`). */
+/**
+ * One agent's saved state (see `GuardEngine.chainState`): the repeat chain
+ * (`digest`, `count`) and, with `loops` on, the loop window (`loops`).
+ * States saved before loops existed (`{digest, count}`) restore unchanged.
+ */
 export interface ChainState {
-  digest: string
-  count: number
+  digest?: string
+  count?: number
+  /** The loop detectors' window of digests, as an opaque string. */
+  loops?: string
 }
 
 export interface ContentBlock {
@@ -94,11 +110,79 @@ export interface FailureVerdict {
 export interface GuardConfig {
   repeat?: RepeatOptions
   loudFailure?: LoudFailureOptions
+  /** Loop detectors over calls and their results; off unless given (`true` or options). */
+  loops?: boolean | LoopsOptions
 }
 
 export interface GuardVerdict {
   reminder?: ReminderVerdict
   failure?: FailureVerdict
+  loop?: LoopVerdict
+}
+
+/** `check` refused the call: it would continue a loop already reminded `loops.deny` times. */
+export interface LoopDenyVerdict {
+  kind: 'repeat' | 'cycle' | 'same-error' | 're-read'
+  count: number
+  reminders: number
+  /** Shown to the model instead of the call's result. */
+  reason: string
+}
+
+/**
+ * Options of the result-aware loop detectors (README "Loop detection").
+ * A threshold is an integer >= 2, or `false` to switch that detector off.
+ */
+export interface LoopsOptions {
+  /** Calls kept per agent, as digests (default 30, at most 256). */
+  window?: number
+  /** The same call with the same outcome this many times in a row (default 3). */
+  repeat?: number | false
+  /** Rounds begun of a repeated block of calls (default 3). */
+  cycle?: number | false
+  /** Longest block a cycle may have, 2 to 8 (default 4). */
+  maxPeriod?: number
+  /** Consecutive failures of one tool with the same error, new arguments each time (default 3). */
+  sameError?: number | false
+  /** The same, when the failure shows only as an HTTP 4xx/5xx status (default 4). */
+  softError?: number | false
+  /** The same call and result within the window, other calls in between (default 3). */
+  reRead?: number | false
+  /** Thresholds × this for rate limits and 503s (default 2). */
+  transientMultiplier?: number
+  /** `check` refuses a call continuing a loop reminded this many times (`true`: 2; default false: never). */
+  deny?: number | boolean
+  /** Keep the result-blind DSH repeat reminder too (default false). */
+  resultBlindRepeat?: boolean
+  /** Argument keys left out of the comparison, per tool pattern (default `{ Bash: ['description'] }`). */
+  ignoreArguments?: Record<string, string[]>
+  /** Tools that never take part (`*` wildcards). */
+  exempt?: Array<string>
+  /** Threshold multipliers per tool pattern (`{ 'kubectl*': 2 }`). */
+  multipliers?: Record<string, number>
+  /** Tools whose success edits files (a re-read after one is a check, not a loop). */
+  mutatingTools?: Array<string>
+}
+
+/** A loop detector's alarm (`loops` on): raised again at every call the loop goes on. */
+export interface LoopVerdict {
+  kind: 'repeat' | 'cycle' | 'same-error' | 're-read'
+  /** The tool of this call. */
+  tool: string
+  /** Calls in the loop (a cycle: rounds begun). */
+  count: number
+  /** Calls per round of a cycle; 1 otherwise. */
+  period: number
+  /** The calls in the loop by ordinal (1-based since the last user prompt), oldest first (at most 12). */
+  calls: Array<number>
+  /** What repeated, in words. */
+  evidence: string
+  /** The reminder shown to the model. */
+  text: string
+  /** `<tool>: <kind label> × <count>` (`bash: same error × 3`). */
+  summary: string
+  /** Reminders this loop has had, this one included. */
+  reminders: number
 }
 
 /** Options of the silent-failure guard. */

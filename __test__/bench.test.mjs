@@ -35,10 +35,10 @@ describe('benchmark runner (--json --smoke)', () => {
     assert.equal(doc.node, process.version);
     assert.ok(doc.scenarios.length > 0);
     const groups = new Set(doc.scenarios.map((s) => s.group));
-    assert.deepEqual([...groups].sort(), ['agents', 'dsh-listener', 'engine']);
+    assert.deepEqual([...groups].sort(), ['agents', 'dsh-listener', 'engine', 'loops']);
     for (const s of doc.scenarios) {
       assert.equal(typeof s.name, 'string');
-      assert.ok(['toolguard', 'official', 'reference'].includes(s.subject), s.subject);
+      assert.ok(['toolguard', 'official', 'reference', 'loops-off'].includes(s.subject), s.subject);
       assert.ok(Number.isFinite(s.ns_per_op) && s.ns_per_op > 0, `${s.name} ${s.subject}: ns_per_op ${s.ns_per_op}`);
       assert.ok(Number.isInteger(s.samples) && s.samples >= 1);
     }

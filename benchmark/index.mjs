@@ -4,7 +4,7 @@
 //   --json    print exactly one JSON document on stdout (progress goes to stderr)
 //   --quick   shorter budgets (a whole run stays under a minute on 2 cores)
 //   --smoke   tiny sizes and budgets: checks the pipeline end to end, measures nothing useful
-//   --only=dsh,engine,agents,memory,audit,hook,html   run only these groups
+//   --only=dsh,engine,agents,loops,memory,audit,hook,html   run only these groups
 //   --out=FILE    also write the JSON document to FILE (npm prints its own
 //                 "> toolguard@… bench" banner on stdout unless run with -s,
 //                 so `npm run bench -- --json --out=docs/bench.json` is the
@@ -48,7 +48,7 @@ const log = (message) => process.stderr.write(`[bench ${new Date().toISOString()
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 // Imported after the console is redirected.
-const { dshScenarios, engineScenarios, agentScenarios, ENGINE_SIZES } = await import('./scenarios.mjs');
+const { dshScenarios, engineScenarios, agentScenarios, loopScenarios, ENGINE_SIZES } = await import('./scenarios.mjs');
 const { markdownReport } = await import('./table.mjs');
 const { useClock } = await import('./harness.mjs');
 useClock(clock);
@@ -95,6 +95,7 @@ if (runs('engine')) {
   doc.throughput_mb_s = throughput.find((t) => t.subject === 'toolguard')?.mb_s ?? null;
 }
 if (runs('agents')) doc.scenarios.push(...(await agentScenarios(plan, log, AGENTS)));
+if (runs('loops')) doc.scenarios.push(...(await loopScenarios(plan, log)));
 
 if (runs('memory')) {
   const jobs = [];

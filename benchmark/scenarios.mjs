@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 
 import * as official from '@deepseek-ai/dsh-repeat-tool-reminder';
 import * as ours from 'toolguard/dsh/repeat-tool-reminder';
+import * as combined from 'toolguard/dsh';
 import { GuardEngine as ReferenceEngine } from 'toolguard/reference';
 
 import { compare } from './harness.mjs';
@@ -92,6 +93,83 @@ export async function dshScenarios(plan, log) {
       plan,
     );
     for (const r of results) out.push({ group: 'dsh-listener', name, ...r, bytes });
+  }
+  return out;
+}
+
+/** The combined plugin's `tools/post-execute` listener with `config`. */
+function combinedListener(config) {
+  const listeners = {};
+  const ctx = {
+    on(event, listener) {
+      listeners[event] = listener;
+      return () => delete listeners[event];
+    },
+    logger: {
+      warn(message) {
+        throw new Error(`plugin warned during the benchmark: ${message}`);
+      },
+    },
+  };
+  combined.apply(ctx, combined.Config(config));
+  return listeners['tools/post-execute'];
+}
+
+/**
+ * What the loop detectors cost: the combined `toolguard/dsh` listener with
+ * loops on (the default) vs `loops: false`, on the same calls and results. A
+ * session-like mix: shell calls with ~200 B and 4 KB outputs, file reads of
+ * ~2 KB, an edit; a 64-call pattern in which nothing loops (so both subjects
+ * produce no notice and the cost is the detectors' bookkeeping alone).
+ * Target: loops on ≤ 1.2× loops off per call.
+ */
+export async function loopScenarios(plan, log) {
+  const out = [];
+  const shell = (i, bytes) => ({
+    name: 'bash',
+    arguments: { command: `pytest -q tests/test_${i}.py` },
+    result: { isError: false, value: null, content: [{ type: 'text', text: `${`tests/test_${i}.py::test_case PASSED in 0.0${i % 10}s\n`.repeat(Math.ceil(bytes / 40)).slice(0, bytes)}\n[exit code: 0]` }] },
+  });
+  const read = (i) => ({
+    name: 'read_file',
+    arguments: { path: `src/module_${i}.py` },
+    result: { isError: false, value: null, content: [{ type: 'text', text: Array.from({ length: 60 }, (_, l) => `${String(l + 1).padStart(6)}\tdef f_${i}_${l}(x): return x + ${l}`).join('\n') }] },
+  });
+  const edit = (i) => ({
+    name: 'edit_file',
+    arguments: { path: `src/module_${i}.py`, old_string: `return x + ${i}`, new_string: `return x - ${i}` },
+    result: { isError: false, value: null, content: [{ type: 'text', text: `Edited src/module_${i}.py: 1 replacement` }] },
+  });
+  for (const [name, make] of [
+    ['bash, ~200 B output', (i) => shell(i, 200)],
+    ['bash, 4 KB output', (i) => shell(i, 4096)],
+    ['read_file, ~2 KB', read],
+    ['session mix (bash, read, edit)', (i) => [shell(i, 600), read(i), edit(i)][i % 3]],
+  ]) {
+    const calls = Array.from({ length: 64 }, (_, i) => make(i));
+    const subjects = [
+      { subject: 'toolguard', listener: combinedListener({}), agent: { id: 'a-on' } },
+      { subject: 'loops-off', listener: combinedListener({ loops: false }), agent: { id: 'a-off' } },
+    ];
+    for (const s of subjects) {
+      for (const c of calls) {
+        const decision = await s.listener({ name: c.name, arguments: c.arguments, agent: s.agent }, c.result, next);
+        assert.equal(decision.additionalContexts, undefined, `${s.subject}: no call of the pattern loops (${name})`);
+      }
+    }
+    log(`loops: ${name}`);
+    const results = await compare(
+      subjects.map((s) => ({
+        subject: s.subject,
+        async: true,
+        op: (i) => {
+          const c = calls[i % 64];
+          return s.listener({ name: c.name, arguments: c.arguments, agent: s.agent }, c.result, next);
+        },
+      })),
+      plan,
+    );
+    for (const r of results) out.push({ group: 'loops', name, ...r });
   }
   return out;
 }

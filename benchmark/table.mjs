@@ -21,6 +21,7 @@ function formatBytes(bytes) {
 
 const GROUP_TITLES = {
   'dsh-listener': 'DSH `tools/post-execute` listener, per call (toolguard drop-in vs the official plugin)',
+  loops: 'Loop detectors, per call: the combined `toolguard/dsh` listener with loops on (toolguard) vs `loops: false`',
   engine: 'Full engine, per `observe()` call (native vs the pure-TS reference engine)',
   agents: 'Many agents, per call',
 };
@@ -52,6 +53,8 @@ export function targets(doc) {
   check('native ≥5× at 100 KB', ratio('engine', (n) => n.includes(' 100 KB,')), (r) => r.speedup >= 5);
   check('native ≥10× at 10 MB', ratio('engine', (n) => n.includes(' 10 MB,')), (r) => r.speedup >= 10);
   check('native never below 1.0×', [...ratio('engine', () => true), ...ratio('agents', () => true)], (r) => r.speedup >= 1.0);
+  // speedup = loops-off / loops-on: on costs at most 1.2× off when it is >= 1/1.2.
+  check('combined plugin, loops on ≤1.2× loops off', ratio('loops', () => true), (r) => r.speedup >= 1 / 1.2);
   if (doc.throughput_mb_s !== null && doc.throughput_mb_s !== undefined) {
     out.push({ target: 'scan ≥1 GB/s (built-in rules, build log)', value: `${doc.throughput_mb_s.toFixed(0)} MB/s`, met: doc.throughput_mb_s >= 1000 });
   }

@@ -175,6 +175,13 @@ export function resolveConfig(config: unknown): ResolvedConfig {
   checkDepth(config, 0);
   if (config === undefined || config === null) return { repeat: resolveRepeat(undefined), loudFailure: resolveLoudFailure(undefined) };
   if (!isObject(config)) throw typeError('config', 'an object', config);
-  rejectUnknownKeys(config, 'config', ['repeat', 'loudFailure']);
+  rejectUnknownKeys(config, 'config', ['repeat', 'loudFailure', 'loops']);
+  // The loop detectors live only in the native engine: the reference (the
+  // fallback where no binary exists) accepts the key so a product's config
+  // loads, and keeps DSH's result-blind repeat reminder.
+  const loops = config.loops;
+  if (loops !== undefined && loops !== null && typeof loops !== 'boolean' && !isObject(loops)) {
+    throw typeError('config.loops', 'a boolean or an object', loops);
+  }
   return { repeat: resolveRepeat(config.repeat), loudFailure: resolveLoudFailure(config.loudFailure) };
 }

@@ -160,13 +160,22 @@ export class GuardEngine implements GuardEngineLike {
     return this.#chains.state(agentId);
   }
 
-  /** Put back a chain saved with `chainState` by a reference engine. */
+  /**
+   * Before a call runs: the native engine may refuse a call that continues
+   * a loop (`loops.deny`); the reference has no loop detectors and never does.
+   */
+  check(_exec: unknown): null {
+    return null;
+  }
+
+  /** Put back a chain saved with `chainState` by a reference engine (a native loop-only state has no chain: nothing to restore). */
   restoreChain(agentId: string, state: ChainState): void {
     if (typeof agentId !== 'string') throw inputError('agentId', 'a string', agentId);
+    if (state !== null && typeof state === 'object' && state.digest === undefined && state.count === undefined) return;
     if (typeof state?.digest !== 'string' || !/^[0-9a-f]{32}$/i.test(state.digest)) {
       throw invalid('toolguard: state.digest must be 32 hexadecimal digits');
     }
-    if (!Number.isInteger(state.count) || state.count < 1) throw invalid('toolguard: state.count must be an integer >= 1');
+    if (typeof state.count !== 'number' || !Number.isInteger(state.count) || state.count < 1) throw invalid('toolguard: state.count must be an integer >= 1');
     this.#chains.restore(agentId, state.digest.toLowerCase(), state.count);
   }
 

@@ -132,15 +132,31 @@ export interface FailureVerdict {
 }
 
 /** What the guard has to say about one call; `observe` returns `null` instead of an empty verdict. */
+/** A loop detector's alarm (native engine with `loops` only; the reference has no loop detectors). */
+export interface LoopVerdict {
+  kind: 'repeat' | 'cycle' | 'same-error' | 're-read';
+  tool: string;
+  count: number;
+  period: number;
+  calls: Array<number>;
+  evidence: string;
+  text: string;
+  summary: string;
+  reminders: number;
+}
+
 export interface GuardVerdict {
   reminder?: ReminderVerdict;
+  loop?: LoopVerdict;
   failure?: FailureVerdict;
 }
 
 /** One agent's saved chain: a 32-hex-digit key digest (engine-specific) and the run length. */
 export interface ChainState {
-  digest: string;
-  count: number;
+  digest?: string;
+  count?: number;
+  /** The native loop detectors' window (opaque); the reference writes none. */
+  loops?: string;
 }
 
 /** The engine surface shared by the native and the reference implementation. */

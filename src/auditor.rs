@@ -9,7 +9,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use toolguard_audit::{AuditOptions, Auditor as Inner, Format};
-use toolguard_core::config::Config;
+use toolguard_core::config::{Config, ConfigValue};
 
 use crate::errors::{core_error, invalid};
 
@@ -21,17 +21,20 @@ pub struct Auditor {
 
 #[napi]
 impl Auditor {
-    /// `configJson`: the GuardEngine config as JSON text (`{repeat?, loudFailure?}`).
+    /// `configJson`: the GuardEngine config as JSON text (`{repeat?, loudFailure?, loops?}`);
+    /// the loop detectors are on unless it says `loops: false`.
     /// Throws an `Error` naming the bad key or rule id, like `new GuardEngine`.
     /// `optionsJson`: the audit's limits, `{maxLineBytes?, sinceMs?}` (a longer
     /// line is reported and skipped, default 256 MiB; lines stamped before
     /// `sinceMs` are skipped).
     #[napi(constructor, catch_unwind)]
     pub fn new(config_json: Option<String>, options_json: Option<String>) -> Result<Self> {
-        let config = match config_json {
-            Some(text) => Config::from_json(&text).map_err(core_error)?,
-            None => Config::default(),
+        // The audit runs the loop detectors unless the config says `loops: false`.
+        let value = match config_json {
+            Some(text) => ConfigValue::from_json(&text).map_err(|e| core_error(e.into()))?,
+            None => ConfigValue::Undefined,
         };
+        let config = Config::with_loops_by_default(&value).map_err(core_error)?;
         let mut inner = Inner::new(&config).map_err(core_error)?;
         if let Some(text) = options_json {
             inner.set_options(

@@ -11,7 +11,8 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use toolguard_core::chain::Reminder;
 use toolguard_core::config::{Config, ConfigValue};
-use toolguard_core::engine::{Call, Engine, Output, Scanner, Verdict};
+use toolguard_core::engine::{Call, Engine, FailureAction, Output, Scanner, Verdict};
+use toolguard_core::loops::LoopAlarm;
 
 use crate::errors::{core_error, guarded, invalid, test_panic_point, PanicPoint};
 use crate::fast_path::registry;
@@ -20,18 +21,23 @@ use crate::js_input::{
 };
 use crate::options::to_config_value;
 use crate::verdict::{
-    concat_failure_text, verdict_value, GuardVerdict, VerdictValue, VERDICT_CONCAT_MIN,
+    concat_failure_text, verdict_value, GuardVerdict, LoopDenyVerdict, VerdictValue,
+    VERDICT_CONCAT_MIN,
 };
 
 // Every method takes `&self`: napi-rs holds the borrow of `this` until an
 // `observeAsync` promise settles, so a `&mut self` method would fail with
 // "cannot be borrowed mutably" while any scan is in flight. The engine sits
 // in a `RefCell` instead, borrowed only while no JavaScript can run.
-/// One agent's saved chain (see `GuardEngine.chainState`).
+/// One agent's saved state (see `GuardEngine.chainState`): the repeat chain
+/// (`digest`, `count`) and, with `loops` on, the loop window (`loops`).
+/// States saved before loops existed (`{digest, count}`) restore unchanged.
 #[napi(object)]
 pub struct ChainState {
-    pub digest: String,
-    pub count: f64,
+    pub digest: Option<String>,
+    pub count: Option<f64>,
+    /// The loop detectors' window of digests, as an opaque string.
+    pub loops: Option<String>,
 }
 
 /// The guard engine: per-agent repeat chains and silent-failure rules.
@@ -83,7 +89,7 @@ impl GuardEngine {
     ) -> Result<Option<VerdictValue>> {
         guarded(|| {
             let mut sources = Vec::new();
-            let pending = self.prepare(&env, &exec, result.as_ref(), &mut sources)?;
+            let mut pending = self.prepare(&env, &exec, result.as_ref(), &mut sources)?;
             // The original output as the error text embeds it (texts joined
             // with "\n"): its length in Rust, and whether a text had lone
             // surrogates (U+FFFD in Rust).
@@ -94,9 +100,22 @@ impl GuardEngine {
                 ),
                 _ => (0, false),
             };
-            let Some(verdict) = pending.finish() else {
+            let loop_input = pending.loop_input.take();
+            let name = loop_input.as_ref().map(|_| pending.name.clone());
+            let parts = pending.parts.take();
+            let mut verdict = pending.finish_with(parts.as_ref()).unwrap_or_default();
+            if let (Some(input), Some(name)) = (loop_input, name) {
+                // Synchronous: the loop detectors also know whether a
+                // silent-failure rule flagged this result.
+                let flagged = verdict
+                    .failure
+                    .as_ref()
+                    .is_some_and(|f| f.action == FailureAction::Error);
+                verdict.loop_alarm = self.observe_loop(&name, parts.as_ref(), &input, flagged);
+            }
+            if verdict.is_empty() {
                 return Ok(None);
-            };
+            }
             let mut verdict = GuardVerdict::from(verdict);
             // An error verdict's text is its header plus the original output.
             // For a big output, build it in V8 as header.concat(original) (a
@@ -140,7 +159,14 @@ impl GuardEngine {
         result: Option<Unknown>,
     ) -> Result<AsyncTask<ScanTask>> {
         guarded(|| {
-            let pending = self.prepare(&env, &exec, result.as_ref(), &mut Vec::new())?;
+            let mut pending = self.prepare(&env, &exec, result.as_ref(), &mut Vec::new())?;
+            // The loop window advances now, in call order, like the chain; it
+            // cannot wait for the scan, so a silent-failure verdict does not
+            // count as a failure here (exit markers and isError do).
+            if let Some(input) = pending.loop_input.take() {
+                pending.loop_alarm =
+                    self.observe_loop(&pending.name, pending.parts.as_ref(), &input, false);
+            }
             Ok(AsyncTask::new(ScanTask(Some(pending))))
         })
     }
@@ -163,35 +189,78 @@ impl GuardEngine {
         Ok(())
     }
 
-    /// The agent's chain as `{ digest, count }` (`digest`: 32 lowercase hex
-    /// digits of the 128-bit key digest), or `null`. With `restoreChain` it
-    /// carries a chain across processes (the per-call hook CLI).
+    /// The agent's saved state: `{ digest, count }` of the repeat chain
+    /// (`digest`: 32 lowercase hex digits of the 128-bit key digest) and,
+    /// with `loops` on, `loops` (the loop window); `null` when it has none.
+    /// With `restoreChain` it carries an agent across processes (the per-call hook CLI).
     #[napi(catch_unwind)]
     pub fn chain_state(&self, agent_id: String) -> Option<ChainState> {
-        self.engine
-            .borrow()
-            .chain_state(&agent_id)
-            .map(|(digest, count)| ChainState {
-                digest: format!("{digest:032x}"),
-                count: count as f64,
-            })
+        let engine = self.engine.borrow();
+        let chain = engine.chain_state(&agent_id);
+        let loops = engine.loop_state(&agent_id);
+        if chain.is_none() && loops.is_none() {
+            return None;
+        }
+        Some(ChainState {
+            digest: chain.map(|(digest, _)| format!("{digest:032x}")),
+            count: chain.map(|(_, count)| count as f64),
+            loops,
+        })
     }
 
-    /// Put back a chain saved with `chainState`; a malformed digest or a count
-    /// below 1 throws, naming the field.
+    /// Put back a state saved with `chainState`; a malformed digest, a count
+    /// below 1 or a malformed loop state throws, naming the field. A loop
+    /// state given to an engine with `loops` off is ignored.
     #[napi(catch_unwind)]
     pub fn restore_chain(&self, agent_id: String, state: ChainState) -> Result<()> {
-        let digest = Some(&state.digest)
-            .filter(|d| d.len() == 32)
-            .and_then(|d| u128::from_str_radix(d, 16).ok())
-            .ok_or_else(|| invalid("toolguard: state.digest must be 32 hexadecimal digits"))?;
-        if !(state.count.is_finite() && state.count.fract() == 0.0 && state.count >= 1.0) {
-            return Err(invalid("toolguard: state.count must be an integer >= 1"));
+        if state.digest.is_some() || state.count.is_some() {
+            let digest = state
+                .digest
+                .as_ref()
+                .filter(|d| d.len() == 32)
+                .and_then(|d| u128::from_str_radix(d, 16).ok())
+                .ok_or_else(|| invalid("toolguard: state.digest must be 32 hexadecimal digits"))?;
+            let count = state.count.unwrap_or(f64::NAN);
+            if !(count.is_finite() && count.fract() == 0.0 && count >= 1.0) {
+                return Err(invalid("toolguard: state.count must be an integer >= 1"));
+            }
+            self.engine
+                .borrow_mut()
+                .restore_chain(&agent_id, digest, count as u64)
+                .map_err(core_error)?;
         }
-        self.engine
-            .borrow_mut()
-            .restore_chain(&agent_id, digest, state.count as u64)
-            .map_err(core_error)
+        if let Some(loops) = state.loops.as_deref() {
+            self.engine
+                .borrow_mut()
+                .restore_loops(&agent_id, loops)
+                .map_err(core_error)?;
+        }
+        Ok(())
+    }
+
+    /// Before a call runs: `null` to let it run, or a refusal when it would
+    /// continue a loop already reminded `loops.deny` times (opt-in; never
+    /// with `loops.deny` unset). Reads nothing but `exec`; a refusal resets
+    /// no counter.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "exec: ToolExecution",
+        ts_return_type = "LoopDenyVerdict | null"
+    )]
+    pub fn check(&self, env: Env, exec: Unknown) -> Result<Option<LoopDenyVerdict>> {
+        guarded(|| {
+            let exec = expect_object(&exec, "exec")?;
+            let name = string_property(&exec, "name", "exec.name")?
+                .ok_or_else(|| invalid("toolguard: exec.name must be a string (got undefined)"))?;
+            let agent_id = string_property(&exec, "agentId", "exec.agentId")?;
+            let arguments_json = arguments_json(&env, &exec)?;
+            let call = Call {
+                agent_id: agent_id.as_deref(),
+                name: &name,
+                arguments_json: &arguments_json,
+            };
+            Ok(self.engine.borrow_mut().check(&call).map(Into::into))
+        })
     }
 
     /// Number of agents with live chain state (for leak checks and metrics).
@@ -232,22 +301,71 @@ impl GuardEngine {
         test_panic_point(&name, PanicPoint::Observe);
         // Borrowed only here, where no JavaScript runs (a getter or toJSON
         // calling back into the engine cannot meet a live borrow).
-        let (reminder, scanner) = {
+        let (reminder, scanner, loops) = {
             let mut engine = self.engine.borrow_mut();
-            (engine.advance(&call), engine.scanner())
+            (engine.advance(&call), engine.scanner(), engine.loops_on())
         };
+        let loops = loops && agent_id.is_some();
+        let scanned = scanner.scans(&name);
         let parts = match result {
-            Some(result) if scanner.scans(&name) => {
-                Some(read_result(env, result, scanner.scans_value(), sources)?)
-            }
+            // With loops on every tool's result is read (digested in Rust).
+            Some(result) if scanned || loops => Some(read_result(
+                env,
+                result,
+                scanned && scanner.scans_value(),
+                loops,
+                sources,
+            )?),
             _ => None,
         };
+        let loop_input = loops.then(|| LoopInput {
+            agent_id: agent_id.clone().unwrap_or_default(),
+            arguments_json: arguments_json.clone(),
+        });
         Ok(Pending {
             scanner,
             name,
             reminder,
+            scanned,
             parts,
+            loop_input,
+            loop_alarm: None,
         })
+    }
+}
+
+/// What the loop detectors need of a call besides its result.
+struct LoopInput {
+    agent_id: String,
+    arguments_json: String,
+}
+
+impl GuardEngine {
+    /// Feed one prepared call to the loop detectors (`flagged`: a
+    /// silent-failure rule with action `error` matched its result).
+    fn observe_loop(
+        &self,
+        name: &str,
+        parts: Option<&ResultParts>,
+        input: &LoopInput,
+        flagged: bool,
+    ) -> Option<LoopAlarm> {
+        let output = parts.map(|parts| Output {
+            is_error: parts.is_error,
+            texts: match (parts.texts.is_empty(), parts.value_json.as_deref()) {
+                (true, Some(json)) => vec![json],
+                _ => parts.texts.iter().map(String::as_str).collect(),
+            },
+            value_json: None,
+        });
+        let call = Call {
+            agent_id: Some(&input.agent_id),
+            name,
+            arguments_json: &input.arguments_json,
+        };
+        self.engine
+            .borrow_mut()
+            .observe_loop(&call, output.as_ref(), flagged)
     }
 }
 
@@ -256,13 +374,24 @@ struct Pending {
     scanner: Arc<Scanner>,
     name: String,
     reminder: Option<Reminder>,
-    /// `None`: the tool is not scanned (or no result was given).
+    /// The tool's results are scanned for silent failures.
+    scanned: bool,
+    /// `None`: no result read (not scanned, loops off, or no result given).
     parts: Option<ResultParts>,
+    /// The loop detectors still have to see this call.
+    loop_input: Option<LoopInput>,
+    /// Their alarm, when they already ran (`observeAsync`).
+    loop_alarm: Option<LoopAlarm>,
 }
 
 impl Pending {
-    fn finish(self) -> Option<Verdict> {
-        let failure = self.parts.as_ref().and_then(|parts| {
+    fn finish(mut self) -> Option<Verdict> {
+        let parts = self.parts.take();
+        self.finish_with(parts.as_ref())
+    }
+
+    fn finish_with(self, parts: Option<&ResultParts>) -> Option<Verdict> {
+        let failure = parts.filter(|_| self.scanned).and_then(|parts| {
             test_panic_point(&self.name, PanicPoint::Scan);
             let output = Output {
                 is_error: parts.is_error,
@@ -271,8 +400,12 @@ impl Pending {
             };
             self.scanner.scan(&self.name, &output)
         });
-        let reminder = self.reminder;
-        (reminder.is_some() || failure.is_some()).then_some(Verdict { reminder, failure })
+        let verdict = Verdict {
+            reminder: self.reminder,
+            failure,
+            loop_alarm: self.loop_alarm,
+        };
+        (!verdict.is_empty()).then_some(verdict)
     }
 }
 

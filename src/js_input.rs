@@ -154,10 +154,13 @@ pub struct ResultParts {
     pub value_json: Option<String>,
 }
 
+/// Read a result's parts. `error_texts`: read the texts of an error result
+/// too (the loop detectors compare them; the scan never reads them).
 pub fn read_result(
     env: &Env,
     result: &Unknown,
     scan_value: bool,
+    error_texts: bool,
     sources: &mut Vec<napi::sys::napi_value>,
 ) -> Result<ResultParts> {
     if result.get_type()? == ValueType::Undefined {
@@ -182,7 +185,7 @@ pub fn read_result(
     };
     let mut texts = Vec::new();
     let mut lossy = false;
-    if is_error {
+    if is_error && !error_texts {
         // Error results are never scanned: the model already sees the failure.
         return Ok(ResultParts {
             is_error,
@@ -229,7 +232,10 @@ pub fn read_result(
             )))
         }
     }
-    let value_json = if scan_value {
+    // The value's JSON: scanned with `scanValue`; for the loop detectors
+    // (`error_texts`) it stands in for the text of a result that has none
+    // (an adapter's object output), so two different values never compare equal.
+    let value_json = if (scan_value || (error_texts && texts.is_empty())) && !is_error {
         let value: Unknown = result.get_named_property_unchecked("value")?;
         match value.get_type()? {
             ValueType::Undefined => None,

@@ -53,10 +53,55 @@ pub struct LoudFailureOptions {
     pub scan_value: Option<bool>,
 }
 
+/// Options of the result-aware loop detectors (README "Loop detection").
+/// A threshold is an integer >= 2, or `false` to switch that detector off.
+#[napi(object)]
+pub struct LoopsOptions {
+    /// Calls kept per agent, as digests (default 30, at most 256).
+    pub window: Option<f64>,
+    /// The same call with the same outcome this many times in a row (default 3).
+    #[napi(ts_type = "number | false")]
+    pub repeat: Option<()>,
+    /// Rounds begun of a repeated block of calls (default 3).
+    #[napi(ts_type = "number | false")]
+    pub cycle: Option<()>,
+    /// Longest block a cycle may have, 2 to 8 (default 4).
+    pub max_period: Option<f64>,
+    /// Consecutive failures of one tool with the same error, new arguments each time (default 3).
+    #[napi(ts_type = "number | false")]
+    pub same_error: Option<()>,
+    /// The same, when the failure shows only as an HTTP 4xx/5xx status (default 4).
+    #[napi(ts_type = "number | false")]
+    pub soft_error: Option<()>,
+    /// The same call and result within the window, other calls in between (default 3).
+    #[napi(ts_type = "number | false")]
+    pub re_read: Option<()>,
+    /// Thresholds × this for rate limits and 503s (default 2).
+    pub transient_multiplier: Option<f64>,
+    /// `check` refuses a call continuing a loop reminded this many times (`true`: 2; default false: never).
+    #[napi(ts_type = "number | boolean")]
+    pub deny: Option<()>,
+    /// Keep the result-blind DSH repeat reminder too (default false).
+    pub result_blind_repeat: Option<bool>,
+    /// Argument keys left out of the comparison, per tool pattern (default `{ Bash: ['description'] }`).
+    #[napi(ts_type = "Record<string, string[]>")]
+    pub ignore_arguments: Option<()>,
+    /// Tools that never take part (`*` wildcards).
+    pub exempt: Option<Vec<String>>,
+    /// Threshold multipliers per tool pattern (`{ 'kubectl*': 2 }`).
+    #[napi(ts_type = "Record<string, number>")]
+    pub multipliers: Option<()>,
+    /// Tools whose success edits files (a re-read after one is a check, not a loop).
+    pub mutating_tools: Option<Vec<String>>,
+}
+
 #[napi(object)]
 pub struct GuardConfig {
     pub repeat: Option<RepeatOptions>,
     pub loud_failure: Option<LoudFailureOptions>,
+    /// Loop detectors over calls and their results; off unless given (`true` or options).
+    #[napi(ts_type = "boolean | LoopsOptions")]
+    pub loops: Option<()>,
 }
 
 /// A tool call. Give exactly one of `arguments` and `argumentsJson`.

@@ -7,6 +7,7 @@ use napi::{JsValue, ValueType};
 use napi_derive::napi;
 use toolguard_core::chain::Reminder;
 use toolguard_core::engine::Verdict;
+use toolguard_core::loops::{LoopAlarm, LoopDeny};
 
 #[napi(object)]
 pub struct ReminderVerdict {
@@ -39,10 +40,73 @@ pub struct FailureVerdict {
     pub rules: Vec<RuleHit>,
 }
 
+/// A loop detector's alarm (`loops` on): raised again at every call the loop goes on.
+#[napi(object)]
+pub struct LoopVerdict {
+    #[napi(ts_type = "'repeat' | 'cycle' | 'same-error' | 're-read'")]
+    pub kind: String,
+    /// The tool of this call.
+    pub tool: String,
+    /// Calls in the loop (a cycle: rounds begun).
+    pub count: f64,
+    /// Calls per round of a cycle; 1 otherwise.
+    pub period: f64,
+    /// The calls in the loop by ordinal (1-based since the last user prompt), oldest first (at most 12).
+    pub calls: Vec<f64>,
+    /// What repeated, in words.
+    pub evidence: String,
+    /// The reminder shown to the model.
+    pub text: String,
+    /// `<tool>: <kind label> × <count>` (`bash: same error × 3`).
+    pub summary: String,
+    /// Reminders this loop has had, this one included.
+    pub reminders: f64,
+}
+
+/// `check` refused the call: it would continue a loop already reminded `loops.deny` times.
+#[napi(object)]
+pub struct LoopDenyVerdict {
+    #[napi(ts_type = "'repeat' | 'cycle' | 'same-error' | 're-read'")]
+    pub kind: String,
+    pub count: f64,
+    pub reminders: f64,
+    /// Shown to the model instead of the call's result.
+    pub reason: String,
+}
+
 #[napi(object)]
 pub struct GuardVerdict {
     pub reminder: Option<ReminderVerdict>,
     pub failure: Option<FailureVerdict>,
+    #[napi(js_name = "loop")]
+    pub loop_alarm: Option<LoopVerdict>,
+}
+
+impl From<LoopAlarm> for LoopVerdict {
+    fn from(a: LoopAlarm) -> Self {
+        LoopVerdict {
+            kind: a.kind.as_str().to_owned(),
+            tool: a.tool,
+            count: a.count as f64,
+            period: a.period as f64,
+            calls: a.calls.into_iter().map(|c| c as f64).collect(),
+            evidence: a.evidence,
+            text: a.text,
+            summary: a.summary,
+            reminders: a.reminders as f64,
+        }
+    }
+}
+
+impl From<LoopDeny> for LoopDenyVerdict {
+    fn from(d: LoopDeny) -> Self {
+        LoopDenyVerdict {
+            kind: d.kind.as_str().to_owned(),
+            count: d.count as f64,
+            reminders: d.reminders as f64,
+            reason: d.reason,
+        }
+    }
 }
 
 impl From<Reminder> for ReminderVerdict {
@@ -60,6 +124,7 @@ impl From<Verdict> for GuardVerdict {
     fn from(verdict: Verdict) -> Self {
         GuardVerdict {
             reminder: verdict.reminder.map(Into::into),
+            loop_alarm: verdict.loop_alarm.map(Into::into),
             failure: verdict.failure.map(|f| FailureVerdict {
                 action: f.action.as_str().to_owned(),
                 summary: f.summary,
@@ -206,6 +271,9 @@ pub(crate) fn verdict_value(env: &Env, verdict: GuardVerdict) -> Result<napi::sy
     let mut verdict_object = unsafe { Object::from_napi_value(raw, object) }?;
     if let Some(reminder) = verdict.reminder {
         verdict_object.set_named_property("reminder", reminder)?;
+    }
+    if let Some(alarm) = verdict.loop_alarm {
+        verdict_object.set_named_property("loop", alarm)?;
     }
     if let Some(failure) = verdict.failure {
         let (failure_shape, hit_shape) = shapes(env)?;

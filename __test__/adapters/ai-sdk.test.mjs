@@ -46,12 +46,13 @@ const shellTool = (run) =>
   tool({ description: 'run a shell command', inputSchema: z.object({ command: z.string() }), execute: async ({ command }) => run(command) });
 
 describe('toolguard/ai-sdk with the real AI SDK', { skip }, () => {
-  it('appends the reminder to what the model reads of the third identical call; the app sees the raw output', async () => {
+  it('appends the loop alarm to what the model reads of the third identical call with the same output; the app sees the raw output', async () => {
     const tools = guardTools({ bash: shellTool(() => 'hi\n') });
     const { model, prompts } = scripted([call('bash', { command: 'echo hi' }), call('bash', { command: 'echo hi' }), call('bash', { command: 'echo hi' })]);
     const result = await generateText({ model, tools, prompt: 'go', stopWhen: stepCountIs(5) });
-    const engine = new GuardEngine();
-    const texts = [1, 2, 3].map(() => engine.observe({ agentId: 'a', name: 'bash', arguments: { command: 'echo hi' } })?.reminder?.text);
+    const engine = new GuardEngine({ loops: {} });
+    const texts = [1, 2, 3].map(() => engine.observe({ agentId: 'a', name: 'bash', arguments: { command: 'echo hi' } }, { text: 'hi\n' })?.loop?.text);
+    assert.match(texts[2], /^\[toolguard\] Loop detected: bash was called 3 times in a row/);
     assert.deepEqual(lastToolOutputs(prompts[1]), [{ type: 'text', value: 'hi\n' }]);
     assert.deepEqual(lastToolOutputs(prompts[2]), [{ type: 'text', value: 'hi\n' }]);
     assert.deepEqual(lastToolOutputs(prompts[3]), [{ type: 'text', value: `hi\n\n\n${texts[2]}` }]);
@@ -87,7 +88,7 @@ describe('toolguard/ai-sdk with the real AI SDK', { skip }, () => {
   });
 
   it('a new user message resets the chain; steps of one turn do not', async () => {
-    const tools = guardTools({ bash: shellTool(() => 'x') });
+    const tools = guardTools({ bash: shellTool(() => 'x') }, { engine: { loops: false } });
     const first = scripted([call('bash', { command: 'ls' }), call('bash', { command: 'ls' })]);
     await generateText({ model: first.model, tools, prompt: 'go', stopWhen: stepCountIs(5) });
     const second = scripted([call('bash', { command: 'ls' }), call('bash', { command: 'ls' }), call('bash', { command: 'ls' })]);
@@ -106,6 +107,6 @@ describe('toolguard/ai-sdk with the real AI SDK', { skip }, () => {
     const { model, prompts } = scripted([call('flaky', {}), call('flaky', {}), call('flaky', {})]);
     await generateText({ model, tools, prompt: 'go', stopWhen: stepCountIs(5) });
     assert.deepEqual(lastToolOutputs(prompts[2]), [{ type: 'error-text', value: 'Error: ECONNRESET' }]);
-    assert.match(lastToolOutputs(prompts[3])[0].value, /^Error: ECONNRESET\n\nYou are repeating/);
+    assert.match(lastToolOutputs(prompts[3])[0].value, /^Error: ECONNRESET\n\n\[toolguard\] Loop detected: flaky was called 3 times in a row/);
   });
 });

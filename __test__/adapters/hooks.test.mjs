@@ -22,6 +22,11 @@ after(() => rmSync(scratch, { recursive: true, force: true }));
 
 let dirs = 0;
 const freshDir = () => join(scratch, `state-${++dirs}`);
+// DSH's result-blind repeat reminder instead of the loop detectors (on by default).
+const DSH_EXACT = { loops: false };
+const dshExactFile = join(scratch, 'dsh-exact.json');
+writeFileSync(dshExactFile, JSON.stringify(DSH_EXACT));
+const dshArgs = ['--config', dshExactFile];
 
 /** Run one hook process; resolves to {code, stdout, stderr, json}. */
 function hook(event, { env = {}, args = [] } = {}) {
@@ -121,8 +126,8 @@ describe('toolguard hook (child process)', () => {
   it('persists the repeat chain across processes: reminders at 3, 5 and 8, silent after', async () => {
     const events = Array.from({ length: 9 }, () => bash('s-repeat', 'npm test'));
     const env = { TOOLGUARD_STATE_DIR: freshDir() };
-    const outs = await runAll(events, { env });
-    assert.deepEqual(outs, expected(events));
+    const outs = await runAll(events, { env, args: dshArgs });
+    assert.deepEqual(outs, expected(events, DSH_EXACT));
     assert.deepEqual(
       outs.map((o) => (o ? 'x' : '.')).join(''),
       '..x.x..x.',
@@ -137,8 +142,8 @@ describe('toolguard hook (child process)', () => {
     const b = bash('s-mix', 'pwd');
     const a2 = { ...a, tool_input: { description: 'run it', command: 'ls' } };
     const events = [a, a2, b, a, a2, a];
-    const outs = await runAll(events, { env: { TOOLGUARD_STATE_DIR: freshDir() } });
-    assert.deepEqual(outs, expected(events));
+    const outs = await runAll(events, { env: { TOOLGUARD_STATE_DIR: freshDir() }, args: dshArgs });
+    assert.deepEqual(outs, expected(events, DSH_EXACT));
     assert.deepEqual(outs.map(Boolean), [false, false, false, false, false, true]);
   });
 
@@ -179,8 +184,8 @@ describe('toolguard hook (child process)', () => {
     const panic = "running 1 test\nthread 'main' panicked at src/main.rs:2:5:\nboom\nnote: run with `RUST_BACKTRACE=1`\n";
     const call = bash('s-ctx', 'cargo run 2>&1 | head', panic);
     const events = [call, call, call];
-    const outs = await runAll(events, { env: { TOOLGUARD_STATE_DIR: freshDir() } });
-    assert.deepEqual(outs, expected(events));
+    const outs = await runAll(events, { env: { TOOLGUARD_STATE_DIR: freshDir() }, args: dshArgs });
+    assert.deepEqual(outs, expected(events, DSH_EXACT));
     assert.equal(outs[0].decision, undefined);
     assert.match(outs[0].hookSpecificOutput.additionalContext, /^\[loud-failure\] Bash output may show a silent failure:\n- rust-panic/);
     const parts = outs[2].hookSpecificOutput.additionalContext.split('\n\n');
@@ -201,7 +206,7 @@ describe('toolguard hook (child process)', () => {
 
   it('Codex-style string tool_response and a user config (--config): custom shell tool and thresholds', async () => {
     const cfgFile = join(scratch, 'cfg.json');
-    const config = { repeat: { thresholds: [2] }, loudFailure: { shellTools: ['exec_*'] } };
+    const config = { repeat: { thresholds: [2] }, loudFailure: { shellTools: ['exec_*'] }, loops: false };
     writeFileSync(cfgFile, JSON.stringify(config));
     const codex = {
       session_id: 'codex-1',
@@ -236,18 +241,73 @@ describe('toolguard hook (child process)', () => {
     assert.ok(outs[4]?.hookSpecificOutput, 'the third Bash call is the third in the chain');
   });
 
+  it('loop detectors by default: the window persists across processes, the alarm recurs at every call', async () => {
+    const env = { TOOLGUARD_STATE_DIR: freshDir() };
+    const out = 'searched 12 files in 0.31s: no match\n';
+    // Claude Code rewrites the Bash description on every call: compared without it.
+    // The timing differs from the second call on (a first occurrence compares raw).
+    const events = ['Run the tests', 'Re-run the tests', 'Check again', 'One more time'].map((d, i) =>
+      bash('s-loops', 'rg legacy_mean', out.replace('0.31', `0.3${Math.max(i, 1)}`), { tool_input: { command: 'rg legacy_mean', description: d } }),
+    );
+    const outs = await runAll(events, { env });
+    assert.deepEqual(outs, expected(events));
+    assert.deepEqual(outs.map((o) => (o ? 'x' : '.')).join(''), '..xx');
+    assert.match(outs[2].hookSpecificOutput.additionalContext, /^\[toolguard\] Loop detected: Bash was called 3 times in a row .*\(calls #1, #2, #3\)/);
+    assert.match(outs[3].hookSpecificOutput.additionalContext, /4 times in a row/);
+    // Polling with a changing result: no alarm.
+    const polls = Array.from({ length: 6 }, (_, i) => bash('s-poll', 'kubectl get pods', `web-1  ${i}/3 Ready`));
+    assert.deepEqual(await runAll(polls, { env }), Array(6).fill(null));
+  });
+
+  it('a state file written before the loop window existed still restores', async () => {
+    const dir = freshDir();
+    const env = { TOOLGUARD_STATE_DIR: dir };
+    const call = bash('s-old', 'make');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(join(dir, stateFileName('s-old')), JSON.stringify({ v: 1, kind: 'engine', chain: { digest: '0'.repeat(32), count: 2 } }));
+    const [first] = await runAll([call], { env, args: dshArgs });
+    assert.equal(first, null, 'another digest: the chain restarts, no error');
+    assert.deepEqual(await runAll([call], { env }), [null], 'loops on with an old file: restored, no error');
+  });
+
+  it('PreToolUse with loops.deny: denies (permissionDecision "deny") a call that would continue a reminded loop, across processes', async () => {
+    const env = { TOOLGUARD_STATE_DIR: freshDir() };
+    const cfgFile = join(scratch, 'deny.json');
+    writeFileSync(cfgFile, JSON.stringify({ loops: { deny: 2 } }));
+    const args = ['--config', cfgFile];
+    const post = bash('s-deny', 'grep -rn legacy_mean src/', '');
+    const pre = { ...post, hook_event_name: 'PreToolUse', tool_response: undefined };
+    const seen = [];
+    for (let i = 0; i < 4; i++) {
+      const [decision] = await runAll([pre], { env, args });
+      seen.push(decision ? 'deny' : 'allow');
+      if (!decision) await runAll([post], { env, args });
+    }
+    assert.deepEqual(seen, ['allow', 'allow', 'allow', 'allow'], 'reminders at calls 3 and 4, no deny before two');
+    // Two reminders given (calls 3 and 4): the 5th is refused, and stays refused (a deny resets nothing).
+    const [denied] = await runAll([pre], { env, args });
+    assert.equal(denied.hookSpecificOutput.hookEventName, 'PreToolUse');
+    assert.equal(denied.hookSpecificOutput.permissionDecision, 'deny');
+    assert.match(denied.hookSpecificOutput.permissionDecisionReason, /^\[toolguard\] Call refused: it would continue a repeat loop \(since call #1\) that has already had 2 reminders/);
+    const [again] = await runAll([pre], { env, args });
+    assert.equal(again.hookSpecificOutput.permissionDecision, 'deny');
+    // Another call is allowed; without loops.deny nothing is ever refused.
+    assert.deepEqual(await runAll([{ ...pre, tool_input: { command: 'ls' } }], { env, args }), [null]);
+    assert.deepEqual(await runAll([pre], { env }), [null]);
+  });
+
   it('parallel hook processes of one session lose no update', async () => {
     const env = { TOOLGUARD_STATE_DIR: freshDir() };
     const call = bash('s-par', 'curl -s localhost');
-    const outs = (await Promise.all(Array.from({ length: 7 }, () => hook(call, { env })))).map((r) => {
+    const outs = (await Promise.all(Array.from({ length: 7 }, () => hook(call, { env, args: dshArgs })))).map((r) => {
       assert.equal(r.code, 0, r.stderr);
       return r.json;
     });
     const texts = outs.filter(Boolean).map((o) => o.hookSpecificOutput.additionalContext);
-    const want = expected(Array.from({ length: 8 }, () => call));
+    const want = expected(Array.from({ length: 8 }, () => call), DSH_EXACT);
     // Runs 3 and 5 each produced their reminder exactly once, in some process.
     assert.deepEqual(texts.sort(), [want[2], want[4]].map((o) => o.hookSpecificOutput.additionalContext).sort());
-    const [eighth] = await runAll([call], { env });
+    const [eighth] = await runAll([call], { env, args: dshArgs });
     assert.deepEqual(eighth, want[7], 'all 7 parallel updates were kept: the next call is the 8th');
   });
 

@@ -27,11 +27,12 @@ function agentWith(toolCalls, tools, options) {
 const toolMessages = (state) => state.messages.filter((m) => ToolMessage.isInstance(m));
 
 describe('toolguard/langchain in a real createAgent loop', () => {
-  it('appends the reminder to the third identical ToolMessage, as the engine words it', async () => {
+  it('appends the loop alarm to the third identical ToolMessage with the same result, as the engine words it', async () => {
     const agent = agentWith([...calls('bash', { command: 'ls' }, 3), []], [bashTool(() => 'a.txt')]);
     const state = await agent.invoke({ messages: [new HumanMessage('go')] }, { configurable: { thread_id: 't1' } });
-    const engine = new GuardEngine();
-    const reminders = [1, 2, 3].map(() => engine.observe({ agentId: 'x', name: 'bash', arguments: { command: 'ls' } })?.reminder?.text);
+    const engine = new GuardEngine({ loops: {} });
+    const reminders = [1, 2, 3].map(() => engine.observe({ agentId: 'x', name: 'bash', arguments: { command: 'ls' } }, { text: 'a.txt' })?.loop?.text);
+    assert.match(reminders[2], /^\[toolguard\] Loop detected: bash was called 3 times in a row/);
     assert.deepEqual(
       toolMessages(state).map((m) => [m.content, m.status]),
       [['a.txt', 'success'], ['a.txt', 'success'], [`a.txt\n\n${reminders[2]}`, 'success']],
@@ -54,6 +55,7 @@ describe('toolguard/langchain in a real createAgent loop', () => {
     const agent = agentWith(
       [...calls('bash', { command: 'ls' }, 2), [], ...calls('bash', { command: 'ls' }, 1), []],
       [bashTool(() => 'x')],
+      { engine: { loops: false } },
     );
     const config = { configurable: { thread_id: 't3' } };
     await agent.invoke({ messages: [new HumanMessage('go')] }, config);
@@ -63,7 +65,7 @@ describe('toolguard/langchain in a real createAgent loop', () => {
     assert.equal(all[2].content, 'x', 'third ls, first after the new prompt: no reminder');
 
     // Without the reset the same script reaches a reminder: prove the check can fail.
-    const noReset = agentWith([...calls('bash', { command: 'ls' }, 3), []], [bashTool(() => 'x')]);
+    const noReset = agentWith([...calls('bash', { command: 'ls' }, 3), []], [bashTool(() => 'x')], { engine: { loops: false } });
     const other = await noReset.invoke({ messages: [new HumanMessage('go')] }, { configurable: { thread_id: 't4' } });
     assert.match(toolMessages(other)[2].content, /^x\n\nYou are repeating/);
   });

@@ -42,20 +42,22 @@ const shell = (guard, run) =>
   tool({ name: 'bash', description: 'run a shell command', parameters: z.object({ command: z.string() }), execute: async ({ command }) => run(command), outputGuardrails: [guard] });
 
 describe('toolguard/openai-agents with the real Agents SDK', () => {
-  it('the third identical call: the output is replaced by output + reminder (the only channel a guardrail has)', async () => {
+  it('the third identical call with the same output: the output is replaced by output + loop alarm (the only channel a guardrail has)', async () => {
     const guard = toolguardGuardrail();
     const model = new ScriptedModel([[call('bash', { command: 'ls' })], [call('bash', { command: 'ls' })], [call('bash', { command: 'ls' })]]);
     const agent = new Agent({ name: 'coder', model, tools: [shell(guard, () => 'a.txt')] });
     const result = await run(agent, 'go');
     assert.equal(result.finalOutput, 'done');
-    const engine = new GuardEngine();
-    const reminders = [1, 2, 3].map(() => engine.observe({ agentId: 'x', name: 'bash', arguments: { command: 'ls' } })?.reminder?.text);
+    const engine = new GuardEngine({ loops: {} });
+    const reminders = [1, 2, 3].map(() => engine.observe({ agentId: 'x', name: 'bash', arguments: { command: 'ls' } }, { text: 'a.txt' })?.loop?.text);
+    assert.match(reminders[2], /^\[toolguard\] Loop detected/);
     assert.equal(lastResult(model, 1), 'a.txt');
     assert.equal(lastResult(model, 2), 'a.txt');
     assert.equal(lastResult(model, 3), `a.txt\n\n${reminders[2]}`);
     const rejected = result.state._toolOutputGuardrailResults.filter((r) => r.output.behavior.type === 'rejectContent');
     assert.equal(rejected.length, 1);
-    assert.equal(rejected[0].output.outputInfo.toolguard.reminder.count, 3);
+    assert.equal(rejected[0].output.outputInfo.toolguard.loop.count, 3);
+    assert.equal(rejected[0].output.outputInfo.toolguard.loop.kind, 'repeat');
   });
 
   it('an error rule rejects the output with the failure header and the original output', async () => {
@@ -70,7 +72,7 @@ describe('toolguard/openai-agents with the real Agents SDK', () => {
   });
 
   it('notices: "drop" allows the output unchanged and keeps the verdict in outputInfo', async () => {
-    const guard = toolguardGuardrail({ notices: 'drop', engine: { repeat: { thresholds: [2] } } });
+    const guard = toolguardGuardrail({ notices: 'drop', engine: { repeat: { thresholds: [2] }, loops: false } });
     const model = new ScriptedModel([[call('bash', { command: 'ls' })], [call('bash', { command: 'ls' })]]);
     const agent = new Agent({ name: 'coder', model, tools: [shell(guard, () => 'a.txt')] });
     const result = await run(agent, 'go');

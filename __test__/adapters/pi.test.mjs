@@ -66,13 +66,16 @@ async function turn(session, commands) {
 const texts = (result) => result.content.map((b) => b.text);
 
 describe('toolguard/pi in a real pi session', () => {
-  it('appends the reminder to the third identical bash result, as the engine words it', async () => {
+  it('appends the loop alarm to the third identical bash call with the same result, as the engine words it', async () => {
     const session = await piSession();
     const results = await turn(session, ['echo hi', 'echo hi', 'echo hi']);
-    const engine = new GuardEngine();
-    const reminders = results.map(() => engine.observe({ agentId: 'x', name: 'bash', arguments: { command: 'echo hi' } })?.reminder?.text);
+    const engine = new GuardEngine({ loops: {} });
+    const reminders = results.map(() => engine.observe({ agentId: 'x', name: 'bash', arguments: { command: 'echo hi' } }, { text: 'hi\n' })?.loop?.text);
     assert.deepEqual(results.map(texts), [['hi\n'], ['hi\n'], ['hi\n', reminders[2]]]);
-    assert.ok(reminders[2].startsWith('You are repeating the exact same tool call'));
+    assert.ok(reminders[2].startsWith('[toolguard] Loop detected: bash was called 3 times in a row'));
+    // Polling with a changing result draws nothing (DSH's result-blind repeat would remind).
+    const polls = await turn(session, ['date +%N', 'date +%N', 'date +%N', 'date +%N']);
+    assert.deepEqual(polls.map((r) => r.content.length), [1, 1, 1, 1]);
     assert.deepEqual(results.map((r) => r.isError), [false, false, false]);
   });
 
@@ -108,14 +111,14 @@ describe('toolguard/pi in a real pi session', () => {
   });
 
   it('uses the engine config given to toolguard(): custom thresholds', async () => {
-    const session = await piSession(toolguard({ engine: { repeat: { thresholds: [2] } } }));
+    const session = await piSession(toolguard({ engine: { repeat: { thresholds: [2] }, loops: false } }));
     const results = await turn(session, ['pwd', 'pwd']);
     assert.equal(results[1].content.length, 2);
     assert.throws(() => toolguard({ engine: { repeat: { thresholds: [] } } })({ on() {} }), /repeat-tool-reminder: `thresholds` must not be empty/);
   });
 
   it('notices: "message" steers the reminder in as a pi custom message, which the model gets as a user message after the tool result', async () => {
-    const session = await piSession(toolguard({ notices: 'message' }));
+    const session = await piSession(toolguard({ notices: 'message', engine: { loops: false } }));
     const contexts = [];
     const step = (command) => (context) => {
       contexts.push(structuredClone(context.messages));

@@ -15,6 +15,8 @@ const project = '--home-dev-report-site--';
 const mainPlain = join(fixtures, 'dsh-plain', project, 'sample-main/session.jsonl');
 const mainZstd = join(fixtures, 'dsh-zstd', project, 'sample-main/session.jsonl.zstd');
 const trace = join(fixtures, 'trace/agents.jsonl');
+// The DSH-exact repeat reminders: the loop detectors (on by default) replace them.
+const DSH_EXACT = ['--config', join(root, '__test__/audit/dsh-exact.json')];
 
 // No Claude Code or Codex history of the machine running the tests may leak in.
 const emptyHome = mkdtempSync(join(tmpdir(), 'toolguard-home-'));
@@ -62,7 +64,7 @@ const SUB_REMINDERS = [['call_12', 'read_file', 3]];
 
 for (const [label, file] of [['plain', mainPlain], ['zstd', mainZstd]]) {
   test(`DSH log recorded by the real harness (${label}): exact findings, exit 1`, () => {
-    const { code, doc } = auditJson([file]);
+    const { code, doc } = auditJson([...DSH_EXACT, file]);
     assert.equal(code, 1);
     assert.equal(doc.sessions.length, 1);
     const [s] = doc.sessions;
@@ -96,14 +98,14 @@ test('audit reminders equal what the official plugin injected while recording', 
       .map((line) => JSON.parse(line))
       .filter((e) => e.type === 'user/message' && e.data.source.kind === 'plugin' && e.data.source.plugin === 'repeat-tool-reminder')
       .map((e) => [e.data.source.summary, e.data.content[0].text]);
-    const { doc } = auditJson([file]);
+    const { doc } = auditJson([...DSH_EXACT, file]);
     assert.ok(injected.length > 0);
     assert.deepEqual(doc.sessions[0].reminders.map((r) => [r.summary, r.text]), injected);
   }
 });
 
 test('a directory is searched for session logs; a subagent log has its own chain', () => {
-  const { code, doc } = auditJson(['--format', 'dsh', fixtures]);
+  const { code, doc } = auditJson([...DSH_EXACT, '--format', 'dsh', fixtures]);
   assert.equal(code, 1);
   assert.deepEqual(
     doc.sessions.map((s) => [s.file.replace(/\\/g, '/'), s.sessionId, s.parentSession, s.calls]),
@@ -129,7 +131,7 @@ test('a directory is searched for session logs; a subagent log has its own chain
 });
 
 test('no file argument: the bundled sample (a loop and a silent failure), and it says so', () => {
-  const run = cli(['audit', '--json']);
+  const run = cli(['audit', '--json', ...DSH_EXACT]);
   assert.match(run.stderr, /no FILES given, auditing the sample sessions bundled with the package \(samples[\\/]dsh\)/);
   const { code, doc } = { code: run.code, doc: JSON.parse(run.stdout) };
   assert.equal(code, 1);
@@ -138,13 +140,13 @@ test('no file argument: the bundled sample (a loop and a silent failure), and it
   assert.deepEqual(reminders(doc.sessions[0]), MAIN_REMINDERS);
   assert.deepEqual(failures(doc.sessions[0]), MAIN_FAILURES);
   // Runs from any directory (the sample is found relative to the package).
-  const elsewhere = cli(['audit', '--json'], { cwd: tmpdir() });
+  const elsewhere = cli(['audit', '--json', ...DSH_EXACT], { cwd: tmpdir() });
   assert.equal(elsewhere.code, 1);
   assert.equal(JSON.parse(elsewhere.stdout).summary.reminders, 3);
 });
 
 test('human output: aligned table, no colour when not a TTY, summary line', () => {
-  const { code, stdout } = cli(['audit', mainPlain]);
+  const { code, stdout } = cli(['audit', ...DSH_EXACT, mainPlain]);
   assert.equal(code, 1);
   assert.doesNotMatch(stdout, /\x1b\[/);
   const lines = stdout.split('\n');
@@ -167,8 +169,30 @@ test('human output: aligned table, no colour when not a TTY, summary line', () =
   );
 });
 
+test('loop detectors by default: alarms at the call where raised, every further step, one table row per loop', () => {
+  const { code, doc } = auditJson([mainPlain]);
+  assert.equal(code, 1);
+  const [s] = doc.sessions;
+  assert.deepEqual(s.reminders, [], 'the result-aware repeat replaces the result-blind one');
+  // pytest ×5 with the same failing output (call_04..call_08): an alarm at the 3rd and at every later one.
+  assert.deepEqual(
+    s.loops.map((l) => [l.callId, l.tool, l.kind, l.count, l.reminders]),
+    [['call_06', 'bash', 'repeat', 3, 1], ['call_07', 'bash', 'repeat', 4, 2], ['call_08', 'bash', 'repeat', 5, 3]],
+  );
+  assert.deepEqual(Object.keys(s.loops[0]), ['callId', 'tool', 'agentId', 'logLine', 'seq', 'turn', 'kind', 'count', 'period', 'calls', 'summary', 'evidence', 'text', 'reminders', 'command']);
+  assert.deepEqual(s.loops[0].calls, [4, 5, 6]);
+  assert.equal(s.loops[0].summary, 'bash: repeat × 3');
+  assert.match(s.loops[0].text, /^\[toolguard\] Loop detected: bash was called 3 times in a row/);
+  assert.deepEqual(failures(s), MAIN_FAILURES, 'silent failures unchanged');
+  assert.equal(doc.summary.loops, 3);
+  const human = cli(['audit', mainPlain]).stdout;
+  assert.equal(human.split('\n').filter((l) => /^\s+\d+\s+call_/.test(l) && l.includes('repeat × 5')).length, 1, human);
+  // --fail-on loop counts loop alarms.
+  assert.equal(cli(['audit', '--fail-on', 'loop', mainPlain]).code, 1);
+});
+
 test('generic trace: agents, user resets, exit codes, isError, unscanned tools', () => {
-  const { code, doc } = auditJson([trace]);
+  const { code, doc } = auditJson([...DSH_EXACT, trace]);
   assert.equal(code, 1);
   const [s] = doc.sessions;
   assert.equal(s.format, 'trace');
@@ -262,7 +286,7 @@ test('malformed DSH log: each bad line reported with its number and skipped, fin
   const dir = mkdtempSync(join(tmpdir(), 'toolguard-audit-'));
   const file = join(dir, 'session.jsonl');
   writeFileSync(file, out.join('\n')); // no final newline: the tail is cut
-  const { code, doc } = auditJson([file]);
+  const { code, doc } = auditJson([...DSH_EXACT, file, join(dir, 'missing', 'session.jsonl')]);
   assert.equal(code, 1);
   const [s] = doc.sessions;
   assert.deepEqual(
@@ -288,7 +312,7 @@ test('zstd log cut mid-frame: the decoded part is audited, the cut reported', ()
   const file = join(dir, 'session.jsonl.zstd');
   const bytes = readFileSync(mainZstd);
   writeFileSync(file, bytes.subarray(0, bytes.length - 30));
-  const { doc } = auditJson([file]);
+  const { doc } = auditJson([...DSH_EXACT, file]);
   const [s] = doc.sessions;
   assert.ok(s.errors.some((e) => /truncated/.test(e.message)), JSON.stringify(s.errors));
   assert.deepEqual(failures(s), MAIN_FAILURES);
@@ -301,7 +325,7 @@ test('only a user-sourced user/message resets the chain (a plugin wake does not)
   // after the reset; relabel that prompt as a plugin notice and it is count 6.
   const dir = mkdtempSync(join(tmpdir(), 'toolguard-audit-'));
   const config = join(dir, 'guard.json');
-  writeFileSync(config, JSON.stringify({ repeat: { thresholds: [3, 6] } }));
+  writeFileSync(config, JSON.stringify({ repeat: { thresholds: [3, 6] }, loops: false }));
   mkdirSync(join(dir, project, 'sample-main'), { recursive: true });
   const file = join(dir, project, 'sample-main', 'session.jsonl');
   copyFileSync(mainPlain, file);

@@ -270,7 +270,7 @@ describe('toolguard/dsh (combined): both guards on one call', () => {
     const h = await boot();
     t.after(() => h.dispose());
     h.tool(textTool('bash', (args) => args.out));
-    await h.plugin(module, { loudFailure: { rules: [BOOM] }, repeat: { thresholds: [2] } });
+    await h.plugin(module, { loudFailure: { rules: [BOOM] }, repeat: { thresholds: [2] }, loops: false });
     const a = h.agent('s1');
     await h.turn(a, [call('bash', { out: 'BOOM' }), call('bash', { out: 'BOOM' })]);
     const tl = h.timeline(a);

@@ -23,7 +23,8 @@ export const repeatVariants = [
   {
     label: 'toolguard/dsh (combined)',
     load: ours('toolguard/dsh', 'index.mjs'),
-    wrap: (config) => ({ repeat: config }),
+    // DSH-exact mode: the loop detectors (on by default) replace the result-blind reminder.
+    wrap: (config) => ({ repeat: config, loops: false }),
   },
 ];
 

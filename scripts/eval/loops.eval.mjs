@@ -87,7 +87,7 @@ export function loadCorpus({ corpusDir = CORPUS_DIR, labelsFile = LABELS_FILE } 
 /** Replay one session through one system: the alarms, by call index. */
 export async function replay(system, session, options = {}) {
   if (system.replaySession) return system.replaySession(session, options);
-  const detector = system.create(system === toolguard ? options.toolguardConfig ?? {} : undefined);
+  const detector = system.create(system === toolguard ? options.toolguardConfig : undefined);
   const alarms = [];
   for (const ev of session.events) {
     if (ev.type === 'user') await detector.user();

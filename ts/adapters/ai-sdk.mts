@@ -26,6 +26,8 @@ import {
   failOpen,
   noticesOf,
   resultOf,
+  engineConfig,
+  loopNotices,
 } from './common.mjs';
 
 /** What `toModelOutput` returns (not exported by `ai` itself). */
@@ -99,7 +101,7 @@ function withNotices(base: ToolResultOutput, notices: readonly string[]): ToolRe
  * scanned by default — set `engine.loudFailure.shellTools` for yours).
  */
 export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, options: AiSdkGuardOptions = {}): TOOLS {
-  const engine = new GuardEngine(options.engine);
+  const engine = new GuardEngine(engineConfig(options.engine));
   const agentId = options.agentId ?? 'default';
   const turns = new UserTurns();
   const maxPending = options.maxPendingNotices ?? 1024;
@@ -133,9 +135,11 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, options: AiSdkGu
           output = await execute(input as never, opts as never);
         } catch (error) {
           // A failed call still advances the chain (DSH counts denied calls too).
-          const verdict = observe(name, input, opts, undefined, true);
-          if (verdict?.reminder && error instanceof Error) {
-            const withReminder = new Error(appendNotices(error.message, [verdict.reminder.text]), { cause: error });
+          // The error's message is the result the loop detectors compare.
+          const verdict = observe(name, input, opts, error instanceof Error ? error.message : String(error), true);
+          const reminder = verdict?.reminder ?? verdict?.loop;
+          if (reminder && error instanceof Error) {
+            const withReminder = new Error(appendNotices(error.message, [reminder.text]), { cause: error });
             withReminder.name = error.name;
             throw withReminder;
           }
@@ -145,7 +149,7 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, options: AiSdkGu
         const verdict = observe(name, input, opts, output, false);
         if (!verdict) return output;
         const error = errorOf(verdict);
-        const notices = verdict.reminder ? [verdict.reminder.text] : [];
+        const notices = loopNotices(verdict);
         if (error !== undefined) throw new ToolguardError(appendNotices(error, notices), verdict);
         const all = noticesOf(verdict);
         if (all.length) {

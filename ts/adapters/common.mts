@@ -21,14 +21,30 @@ export interface AdapterOptions {
 export type Engine = GuardEngine;
 
 /**
+ * The engine config every adapter (and the hook) uses: the loop detectors
+ * run unless the config says `loops: false` (then DSH's result-blind repeat
+ * reminder runs instead).
+ */
+export function engineConfig(config: EngineConfig = {}): EngineConfig {
+  return config.loops === undefined ? { ...config, loops: {} } : config;
+}
+
+/**
  * Texts that go to the model next to an accepted result, in the order the DSH
- * plugins use: the repeat reminder first, a `context` failure notice last.
+ * plugins use: the repeat reminder (or loop alarm) first, a `context` failure notice last.
  */
 export function noticesOf(verdict: GuardVerdict): string[] {
   const out: string[] = [];
   if (verdict.reminder) out.push(verdict.reminder.text);
+  if (verdict.loop) out.push(verdict.loop.text);
   if (verdict.failure && verdict.failure.action === 'context') out.push(verdict.failure.text);
   return out;
+}
+
+/** The repeat reminder or loop alarm that joins an error result, as a list (empty when none). */
+export function loopNotices(verdict: GuardVerdict): string[] {
+  const alarm = verdict.reminder ?? verdict.loop;
+  return alarm ? [alarm.text] : [];
 }
 
 /** The failure text that replaces the result when an `error` rule matched, else undefined. */

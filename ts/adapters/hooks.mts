@@ -2,10 +2,13 @@
  * toolguard as a Claude Code / Codex command hook (`toolguard hook`): one
  * process per hook event, JSON on stdin, JSON on stdout.
  *
- * - `PostToolUse`: the call advances the session's chain and the output is
- *   scanned. A reminder or `context` notice goes to
- *   `hookSpecificOutput.additionalContext`; an `error` rule answers
- *   `decision: "block"` with the failure header as `reason`.
+ * - `PostToolUse`: the call and its output advance the session's loop
+ *   window (and chain) and the output is scanned. A loop alarm, reminder or
+ *   `context` notice goes to `hookSpecificOutput.additionalContext`; an
+ *   `error` rule answers `decision: "block"` with the failure header as `reason`.
+ * - `PreToolUse` (with `loops.deny` configured): a call that would continue
+ *   a loop already reminded that many times is refused with
+ *   `permissionDecision: "deny"` and the reason; nothing is reset by it.
  * - `UserPromptSubmit`: the user spoke, the session's chain starts over.
  * - `SessionEnd`: the session's chain state is deleted.
  *
@@ -42,8 +45,8 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
-import type { GuardConfig, GuardEngine, GuardVerdict, ToolResult } from 'toolguard';
-import { argumentsJson, errorOf, noticesOf, resultOf } from './common.mjs';
+import type { ChainState, GuardConfig, GuardEngine, GuardVerdict, ToolResult } from 'toolguard';
+import { argumentsJson, engineConfig, errorOf, noticesOf, resultOf } from './common.mjs';
 import { parseCommandLine } from '../cli/args.mjs';
 import { checkWithEngine, readConfig } from '../cli/config.mjs';
 
@@ -53,11 +56,20 @@ import { checkWithEngine, readConfig } from '../cli/config.mjs';
  */
 export const HOOK_SHELL_TOOLS: readonly string[] = ['Bash', 'bash', 'pwsh', 'job_output'];
 
-/** The engine config the hook uses: `config` with `shellTools` defaulting to {@link HOOK_SHELL_TOOLS}. */
+/**
+ * The engine config the hook uses: `config` with `shellTools` defaulting to
+ * {@link HOOK_SHELL_TOOLS} and the loop detectors on unless `loops: false`.
+ */
 export function hookEngineConfig(config: GuardConfig = {}): GuardConfig {
   const loudFailure = { ...config.loudFailure };
   if (loudFailure.shellTools === undefined) loudFailure.shellTools = [...HOOK_SHELL_TOOLS];
-  return { ...config, loudFailure };
+  return engineConfig({ ...config, loudFailure });
+}
+
+/** Whether the config asks for PreToolUse denials (`loops.deny`). */
+export function deniesLoops(config: GuardConfig): boolean {
+  const loops = config.loops;
+  return typeof loops === 'object' && loops !== null && loops.deny !== undefined && loops.deny !== false;
 }
 
 /** The fields of a hook event the hook reads (Claude Code and Codex share them). */
@@ -297,10 +309,12 @@ export function sweep(dir: string, ttlDays: number, now = Date.now()): number {
 // Chain persistence
 
 /**
- * One chain's persisted state: the engine's own key digest and run length
- * (`chainState` / `restoreChain`), never the arguments.
+ * One chain's persisted state (`chainState` / `restoreChain`): the repeat
+ * chain's key digest and run length and, with loops on, the loop window's
+ * digests; never the arguments or outputs. Files written before the loop
+ * window existed (`{digest, count}` only) restore unchanged.
  */
-type SavedChain = { v: 1; kind: 'engine'; chain: { digest: string; count: number } };
+type SavedChain = { v: 1; kind: 'engine'; chain: ChainState };
 
 /** The one agent id inside a hook process: each process guards one chain. */
 const AGENT = 'hook';
@@ -322,6 +336,30 @@ function observeWithSavedChain(engine: GuardEngine, file: string, input: HookInp
     if (chain) writeAtomic(file, { v: 1, kind: 'engine', chain } satisfies SavedChain);
     return verdict;
   }, Math.min(deadline, Date.now() + LOCK_WAIT_MS));
+}
+
+/** The PreToolUse answer: `null` to let the call run, else a denial. */
+export interface PreToolUseOutput {
+  hookSpecificOutput: { hookEventName: 'PreToolUse'; permissionDecision: 'deny'; permissionDecisionReason: string };
+}
+
+/** Check one PreToolUse call against the persisted loop window. A denial is remembered (saved) so the denied call, if the host still reports it, resets nothing. */
+function checkCall(engine: GuardEngine, file: string, input: HookInput, deadline: number): PreToolUseOutput | null {
+  const exec = { agentId: AGENT, name: String(input.tool_name ?? ''), argumentsJson: argumentsJson(input.tool_input ?? {}) };
+  return withLock(
+    file,
+    () => {
+      const saved = readJson(file) as SavedChain | undefined;
+      if (saved?.v !== 1 || saved.kind !== 'engine') return null;
+      engine.restoreChain(AGENT, saved.chain);
+      const refused = engine.check(exec);
+      if (!refused) return null;
+      const chain = engine.chainState(AGENT);
+      if (chain) writeAtomic(file, { v: 1, kind: 'engine', chain } satisfies SavedChain);
+      return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: refused.reason } };
+    },
+    deadline,
+  );
 }
 
 /**
@@ -413,9 +451,10 @@ function write(sink: HookOutputSink, text: string): void {
 
 export const HOOK_USAGE = `usage: toolguard hook [--config <file.json|file.yaml>]
 Reads one Claude Code / Codex hook event (JSON) on stdin. Register it for the
-PostToolUse, UserPromptSubmit and SessionEnd events. The config file is a
-GuardConfig ({repeat?, loudFailure?}) in JSON or YAML; TOOLGUARD_CONFIG names it
-too. Check it first with: toolguard check-config FILE (the hook's errors go to
+PostToolUse, UserPromptSubmit and SessionEnd events (and PreToolUse to refuse
+calls that continue a loop, with "loops": {"deny": N}). The config file is a
+GuardConfig ({repeat?, loudFailure?, loops?}) in JSON or YAML; TOOLGUARD_CONFIG
+names it too. Check it first with: toolguard check-config FILE (the hook's errors go to
 stderr, which Claude Code does not show).
 State: $TOOLGUARD_STATE_DIR, else $XDG_STATE_HOME/toolguard, else <tmpdir>/toolguard-<uid>.
 Deadline: TOOLGUARD_HOOK_TIMEOUT_MS (default 5000) for the input and the session lock.`;
@@ -506,6 +545,19 @@ async function handle(configPath: string | undefined, text: string, stdout: Hook
         verdict = { ...verdict, failure: { ...verdict.failure, text } };
       }
       const out = hookOutputFor(verdict, result.text, host);
+      if (out) write(stdout, `${JSON.stringify(out)}\n`);
+      return 0;
+    }
+    case 'PreToolUse': {
+      const loaded = configPath ? readConfig(configPath) : undefined;
+      const config = hookEngineConfig(loaded?.config);
+      // Without loops.deny there is nothing to refuse: the addon is not even loaded.
+      if (!deniesLoops(config)) return 0;
+      const addon = createRequire(import.meta.url)('toolguard') as Addon;
+      const engine = loaded
+        ? checkWithEngine(loaded, (c) => new addon.GuardEngine(hookEngineConfig(c)))
+        : new addon.GuardEngine(config);
+      const out = checkCall(engine, file, input, lockDeadline);
       if (out) write(stdout, `${JSON.stringify(out)}\n`);
       return 0;
     }

@@ -12,7 +12,7 @@
  */
 import { createMiddleware, ToolMessage, type ToolCallRequest } from 'langchain';
 import { GuardEngine } from 'toolguard';
-import { type AdapterOptions, type GuardVerdict, UserTurns, appendNotices, argumentsJson, errorOf, failOpen, noticesOf } from './common.mjs';
+import { type AdapterOptions, type GuardVerdict, UserTurns, appendNotices, argumentsJson, errorOf, failOpen, noticesOf, engineConfig, loopNotices } from './common.mjs';
 
 export interface LangChainGuardOptions extends AdapterOptions {
   /** The chain a call advances (default: the run's `thread_id`, else `'default'`). */
@@ -39,7 +39,7 @@ export function messageFor(message: ToolMessage, verdict: GuardVerdict): ToolMes
   const error = message.status === 'error' ? undefined : errorOf(verdict);
   const fields = { tool_call_id: message.tool_call_id, name: message.name, artifact: message.artifact, metadata: message.metadata, id: message.id };
   if (error !== undefined) {
-    return new ToolMessage({ ...fields, content: appendNotices(error, verdict.reminder ? [verdict.reminder.text] : []), status: 'error' });
+    return new ToolMessage({ ...fields, content: appendNotices(error, loopNotices(verdict)), status: 'error' });
   }
   const notices = noticesOf(verdict);
   if (notices.length === 0) return message;
@@ -58,7 +58,7 @@ function lastHuman(request: ToolCallRequest): string | undefined {
 
 /** The toolguard middleware: pass it in `createAgent({ middleware: [...] })`. */
 export function toolguardMiddleware(options: LangChainGuardOptions = {}) {
-  const engine = new GuardEngine(options.engine);
+  const engine = new GuardEngine(engineConfig(options.engine));
   const turns = new UserTurns();
   const agentIdOf = options.agentId ?? ((request: ToolCallRequest) => String(request.runtime?.configurable?.thread_id ?? 'default'));
 

@@ -19,7 +19,7 @@
  */
 import { defineToolOutputGuardrail, type ToolOutputGuardrailDefinition } from '@openai/agents';
 import { GuardEngine } from 'toolguard';
-import { type AdapterOptions, type GuardVerdict, appendNotices, errorOf, failOpen, noticesOf, resultOf } from './common.mjs';
+import { type AdapterOptions, type GuardVerdict, appendNotices, errorOf, failOpen, noticesOf, resultOf, engineConfig, loopNotices } from './common.mjs';
 
 export interface OpenAIAgentsGuardOptions extends AdapterOptions {
   /** What to do with a reminder or notice on an accepted output (see the module doc). Default `'replace'`. */
@@ -34,7 +34,7 @@ function outputText(output: unknown): string {
 
 /** The guardrail; one engine serves every tool it is attached to. */
 export function toolguardGuardrail(options: OpenAIAgentsGuardOptions = {}): ToolOutputGuardrailDefinition {
-  const engine = new GuardEngine(options.engine);
+  const engine = new GuardEngine(engineConfig(options.engine));
   const replace = (options.notices ?? 'replace') === 'replace';
 
   // The run context object identifies a run; ids are minted per (run, agent)
@@ -76,7 +76,7 @@ export function toolguardGuardrail(options: OpenAIAgentsGuardOptions = {}): Tool
       const outputInfo = { toolguard: verdict };
       const error = errorOf(verdict);
       if (error !== undefined) {
-        return { behavior: { type: 'rejectContent', message: appendNotices(error, verdict.reminder ? [verdict.reminder.text] : []) }, outputInfo };
+        return { behavior: { type: 'rejectContent', message: appendNotices(error, loopNotices(verdict)) }, outputInfo };
       }
       const notices = noticesOf(verdict);
       if (notices.length && replace) {

@@ -14,7 +14,7 @@
  */
 import type { ExtensionAPI, ExtensionFactory, ToolResultEvent } from '@mariozechner/pi-coding-agent';
 import { GuardEngine } from 'toolguard';
-import { type AdapterOptions, type GuardVerdict, argumentsJson, failOpen, foldIntoBlocks } from './common.mjs';
+import { type AdapterOptions, type GuardVerdict, argumentsJson, engineConfig, errorOf, failOpen, foldIntoBlocks, noticesOf } from './common.mjs';
 
 export interface PiGuardOptions extends AdapterOptions {
   /** Where reminders and notices go: appended to the result (default) or as pi custom messages. */
@@ -44,7 +44,7 @@ export function toolguard(options: PiGuardOptions = {}): ExtensionFactory {
   const asMessages = options.notices === 'message';
   return (pi: ExtensionAPI) => {
     // Built at load: a bad config fails the extension instead of falling back.
-    const engine = new GuardEngine(options.engine);
+    const engine = new GuardEngine(engineConfig(options.engine));
 
     // Same order as appended notices: the reminder, then a context failure's notice.
     function send(verdict: GuardVerdict): void {

@@ -40,6 +40,19 @@ export interface ReminderJson extends SiteJson {
   /** Added by waste.mts (null: past the timeline's bound). */
   waste?: WasteJson | null;
 }
+/** A loop detector's alarm at this call (`loops`, on by default). */
+export interface LoopJson extends SiteJson {
+  kind: 'repeat' | 'cycle' | 'same-error' | 're-read';
+  count: number;
+  period: number;
+  calls: number[];
+  summary: string;
+  evidence: string;
+  text: string;
+  /** Reminders this loop has had, this one included (1: the loop starts here). */
+  reminders: number;
+  command: string | null;
+}
 export interface FailureJson extends SiteJson {
   ruleId: string;
   action: 'error' | 'context';
@@ -71,6 +84,7 @@ export interface SessionJson {
   bytes: number;
   decodedBytes: number;
   reminders: ReminderJson[];
+  loops: LoopJson[];
   failures: FailureJson[];
   errors: { line: number | null; message: string }[];
   errorCount: number;
@@ -85,6 +99,8 @@ export interface AuditDocument {
     files: number;
     calls: number;
     reminders: number;
+    /** Loop alarms (one per call a loop goes on). */
+    loops: number;
     failures: number;
     /** Calls with at least one failure finding. */
     failedCalls: number;
@@ -158,7 +174,7 @@ Inputs (the format is picked per file from its first line)
   -: read one log from standard input.
 
 Options
-  --config FILE     guard config, JSON or YAML: {repeat?, loudFailure?}
+  --config FILE     guard config, JSON or YAML: {repeat?, loudFailure?, loops?}
                     (the same config as the DSH plugins, GuardEngine and the hook)
   --report R        table (default), json, sarif (code scanning) or junit (JUnit XML)
   --json            the same as --report json
@@ -373,13 +389,15 @@ export function summarize(sessions: SessionJson[], failOn: FailOn): AuditDocumen
   }
   const sum = (pick: (s: SessionJson) => number) => sessions.reduce((n, s) => n + pick(s), 0);
   const reminders = sum((s) => s.reminders.length);
+  const loops = sum((s) => s.loops.length);
   const failures = sum((s) => s.failures.length);
   const matched =
-    failOn === 'any' ? reminders + failures > 0 : failOn === 'loop' ? reminders > 0 : failOn === 'failure' ? failures > 0 : false;
+    failOn === 'any' ? reminders + loops + failures > 0 : failOn === 'loop' ? reminders + loops > 0 : failOn === 'failure' ? failures > 0 : false;
   return {
     files: sessions.length,
     calls: sum((s) => s.calls),
     reminders,
+    loops,
     failures,
     failedCalls,
     errors: sum((s) => s.errorCount),

@@ -32,6 +32,11 @@ export interface ListenerOptions {
    */
   scan: boolean;
   /**
+   * Whether `tools/pre-execute` asks the engine (`check`) to refuse a call
+   * that would continue a loop already reminded `loops.deny` times.
+   */
+  deny?: boolean;
+  /**
    * Text outputs of at least this many UTF-16 code units are scanned off the
    * event loop (`observeAsync`). Default {@link ASYNC_SCAN_THRESHOLD}.
    */
@@ -72,6 +77,7 @@ function textSize(result: Readonly<ToolExecutionResult>): number {
 /** Source labels are load-bearing: without `kind: 'plugin'` a context renders as a user prompt. */
 const REMINDER_PLUGIN = 'repeat-tool-reminder';
 const FAILURE_PLUGIN = 'loud-failure';
+const LOOP_PLUGIN = 'toolguard-loops';
 
 function notice(plugin: string, text: string, summary: string): UserMessage {
   return createUserMessage({
@@ -182,6 +188,21 @@ export function installGuard(ctx: Context, options: ListenerOptions): void {
     return fold(downstream, found);
   });
 
+  if (options.deny) {
+    // After the other listeners: only a call they allow can be refused here.
+    ctx.on('tools/pre-execute', async (exec, next) => {
+      const decision = await next();
+      if (decision.kind !== 'allow' || !exec.agent) return decision;
+      try {
+        const refused = engine.check({ agentId: idOf(exec.agent), name: exec.name, argumentsJson: JSON.stringify(exec.arguments) ?? '' });
+        if (refused) return { kind: 'deny', reason: refused.reason };
+      } catch (error) {
+        warn(error);
+      }
+      return decision;
+    });
+  }
+
   if (options.repeat) {
     ctx.on('agent/pre-step', ({ agent, messages }, next) => {
       if (messages.some((message) => message.source.kind === 'user')) {
@@ -212,7 +233,9 @@ function fold(downstream: PostToolDecision, verdict: Verdict): PostToolDecision 
   const before: UserMessage[] = [];
   const after: UserMessage[] = [];
   const { reminder, failure } = verdict;
+  const loop = verdict.loop;
   if (reminder) before.push(notice(REMINDER_PLUGIN, reminder.text, reminder.summary));
+  if (loop) before.push(notice(LOOP_PLUGIN, loop.text, boundContextSummary(loop.summary)));
   let decision = downstream;
   if (failure) {
     if (failure.action === 'error') {

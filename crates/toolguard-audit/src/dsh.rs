@@ -261,9 +261,12 @@ fn fast_result(run: &mut Run, report: &mut SessionReport, bytes: &[u8], after: &
     let Some(call_id) = string_after(bytes, b"\"toolCallId\":\"") else {
         return false;
     };
-    match run.dsh.pending.get(call_id) {
-        Some(site) if !run.scans(&site.name) => {}
-        _ => return false,
+    let name = match run.dsh.pending.get(call_id) {
+        Some(site) => site.name.clone(),
+        None => return false,
+    };
+    if run.scans(&name) {
+        return false;
     }
     if !is_valid_json(bytes) {
         return false;

@@ -38,8 +38,8 @@ use toolguard_core::config::{Config, LoudFailureConfig};
 use toolguard_core::engine::{Call, Engine, Output, Scanner, Verdict};
 
 pub use report::{
-    FailureFinding, InputError, OutputContext, ReminderFinding, SessionReport, Timeline,
-    TimelineCall,
+    FailureFinding, InputError, LoopFinding, OutputContext, ReminderFinding, SessionReport,
+    Timeline, TimelineCall,
 };
 
 /// Stored errors per file; the rest are only counted (a binary file would
@@ -291,16 +291,10 @@ impl Auditor {
             // The rules compiled once already (in `new`), so this cannot fail;
             // were it to, the base scanner still guards.
             let scanner = Scanner::new(&loud).map_or_else(|_| base.scanner(), Arc::new);
-            Engine::with_scanner(&config.repeat, scanner)
+            let mut engine = Engine::with_scanner(&config.repeat, scanner);
+            engine.set_loops(config.loops.as_ref());
+            engine
         })
-    }
-
-    /// Whether `format`'s engine scans `name` (made by [`Self::engine`] once the format is known).
-    fn scans(&self, format: Format, name: &str) -> bool {
-        match Self::slot(format).and_then(|slot| self.extra[slot].as_ref()) {
-            Some(engine) => engine.scans(name),
-            None => self.base.scans(name),
-        }
     }
 
     /// Audit one file; problems opening or reading it land in the report.
@@ -543,6 +537,7 @@ impl<'a> Run<'a> {
             let verdict = Verdict {
                 reminder: Some(reminder),
                 failure: None,
+                loop_alarm: None,
             };
             self.record(report, site, verdict, None);
         }
@@ -551,6 +546,12 @@ impl<'a> Run<'a> {
     fn chain_state(&mut self, site: &CallSite) -> Option<(u128, u64)> {
         let agent = site.agent_id.as_deref()?;
         self.engine().chain_state(agent)
+    }
+
+    /// Whether the call's result must be read: scanned, or loops on (they digest every result).
+    fn scans(&mut self, name: &str) -> bool {
+        let engine = self.engine();
+        engine.scans(name) || engine.loops_on()
     }
 
     /// List the call the guard just saw. `repeat` is its run length in the
@@ -583,10 +584,6 @@ impl<'a> Run<'a> {
         });
     }
 
-    fn scans(&self, name: &str) -> bool {
-        self.auditor.scans(self.format, name)
-    }
-
     fn record(
         &mut self,
         report: &mut SessionReport,
@@ -604,6 +601,20 @@ impl<'a> Run<'a> {
                 summary: reminder.summary.clone(),
                 text: reminder.text_lossy(),
                 arguments: preview(&self.canonical, self.auditor.preview_chars),
+                command: command.clone(),
+            });
+        }
+        if let Some(alarm) = verdict.loop_alarm {
+            report.loops.push(LoopFinding {
+                site: site.clone(),
+                kind: alarm.kind.as_str(),
+                count: alarm.count,
+                period: alarm.period,
+                calls: alarm.calls,
+                summary: alarm.summary,
+                evidence: alarm.evidence,
+                text: alarm.text,
+                reminders: alarm.reminders,
                 command: command.clone(),
             });
         }

@@ -25,6 +25,30 @@ pub struct ReminderFinding {
     pub text: String,
 }
 
+/// A loop detector's alarm at this call (with `loops` on, the audit's default).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LoopFinding {
+    #[serde(flatten)]
+    pub(crate) site: CallSite,
+    /// `repeat`, `cycle`, `same-error` or `re-read`.
+    pub kind: &'static str,
+    /// Calls in the loop (a cycle: rounds begun).
+    pub count: u64,
+    /// Calls per round of a cycle; 1 otherwise.
+    pub period: u64,
+    /// The calls in the loop by ordinal within the agent (1-based since its last user prompt).
+    pub calls: Vec<u64>,
+    /// `<tool>: <kind label> × <count>`.
+    pub summary: String,
+    pub evidence: String,
+    /// The reminder text the model would have been shown.
+    pub text: String,
+    /// Reminders this loop has had, this one included (1: the loop starts here).
+    pub reminders: u64,
+    pub command: Option<String>,
+}
+
 /// One rule that matched a call's output (a call matching two rules gives two).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -127,6 +151,8 @@ pub struct SessionReport {
     /// Bytes of JSONL text read.
     pub decoded_bytes: u64,
     pub reminders: Vec<ReminderFinding>,
+    /// Loop alarms, at the call where each was raised.
+    pub loops: Vec<LoopFinding>,
     pub failures: Vec<FailureFinding>,
     pub errors: Vec<InputError>,
     /// All errors, including those past [`MAX_ERRORS`].
@@ -153,6 +179,7 @@ impl SessionReport {
             bytes: 0,
             decoded_bytes: 0,
             reminders: Vec::new(),
+            loops: Vec::new(),
             failures: Vec::new(),
             errors: Vec::new(),
             error_count: 0,

@@ -139,22 +139,37 @@ impl Default for LoudFailureConfig {
 pub struct Config {
     pub repeat: RepeatConfig,
     pub loud_failure: LoudFailureConfig,
+    /// The result-aware loop detectors (`loops`); `None`: off (the engine
+    /// API stays DSH-exact unless asked; the products turn them on).
+    pub loops: Option<LoopsConfig>,
 }
 
 impl Config {
     pub fn from_value(value: &ConfigValue) -> Result<Self, Error> {
-        if !section(value, "config", &["repeat", "loudFailure"])? {
+        if !section(value, "config", &["repeat", "loudFailure", "loops"])? {
             return Ok(Self::default());
         }
         Ok(Self {
             repeat: RepeatConfig::from_value(value.get("repeat"))?,
             loud_failure: LoudFailureConfig::from_value(value.get("loudFailure"))?,
+            loops: LoopsConfig::from_value(value.get("loops"))?,
         })
     }
 
     /// A config given as JSON text (the audit's `--config`, decoded by the CLI).
     pub fn from_json(text: &str) -> Result<Self, Error> {
         Self::from_value(&ConfigValue::from_json(text)?)
+    }
+
+    /// The config as toolguard's products read it (the audit, the plugins,
+    /// the adapters, the hook): the loop detectors are on unless the config
+    /// says `loops: false`.
+    pub fn with_loops_by_default(value: &ConfigValue) -> Result<Self, Error> {
+        let mut config = Self::from_value(value)?;
+        if matches!(value.get("loops"), ConfigValue::Undefined) {
+            config.loops = Some(LoopsConfig::default());
+        }
+        Ok(config)
     }
 }
 
@@ -198,6 +213,238 @@ impl RepeatConfig {
             }
         }
         Ok(config)
+    }
+}
+
+/// The `loops` section (README "Loop detection"). A threshold is an integer
+/// >= 2 or `false` (that detector off).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoopsConfig {
+    /// Calls kept per agent (digests only); 2..=256. Default 30.
+    pub window: usize,
+    /// Same call, same outcome, this many times in a row. Default 3.
+    pub repeat: Option<u64>,
+    /// Rounds begun of a repeated block of calls. Default 3.
+    pub cycle: Option<u64>,
+    /// Longest block a cycle may have, 2..=8. Default 4.
+    pub max_period: usize,
+    /// Consecutive failures of one tool with one error signature. Default 3.
+    pub same_error: Option<u64>,
+    /// The same, when a failure shows only as an HTTP 4xx/5xx status. Default 4.
+    pub soft_error: Option<u64>,
+    /// The same call and result within the window. Default 3.
+    pub re_read: Option<u64>,
+    /// Thresholds × this for rate limits and 503s. Default 2.
+    pub transient_multiplier: u64,
+    /// Refuse (`check`) a call continuing a loop reminded this many times; `None` (default): never.
+    pub deny: Option<u64>,
+    /// Keep the result-blind DSH repeat reminder beside the loop detectors. Default false.
+    pub result_blind_repeat: bool,
+    /// Argument keys left out of the call comparison, per tool pattern.
+    /// Default `{"Bash": ["description"]}` (Claude Code rewrites it every call).
+    pub ignore_arguments: Vec<(String, Vec<String>)>,
+    /// Tools that never take part (transparent). Default none.
+    pub exempt: Vec<String>,
+    /// Per-tool threshold multipliers (`{"kubectl*": 2}`). Default none.
+    pub multipliers: Vec<(String, f64)>,
+    /// Tools whose success changes files: a re-read of a successful result after one is checking, not looping.
+    pub mutating_tools: Vec<String>,
+}
+
+/// Tools that edit files in the hosts toolguard knows (DSH, Claude Code, Codex, OpenHands…).
+pub const DEFAULT_MUTATING_TOOLS: &[&str] = &[
+    "edit_file",
+    "write_file",
+    "create_file",
+    "Edit",
+    "MultiEdit",
+    "Write",
+    "NotebookEdit",
+    "apply_patch",
+    "str_replace_editor",
+    "str_replace_based_edit_tool",
+    "edit",
+    "write",
+];
+
+impl Default for LoopsConfig {
+    fn default() -> Self {
+        Self {
+            window: 30,
+            repeat: Some(3),
+            cycle: Some(3),
+            max_period: 4,
+            same_error: Some(3),
+            soft_error: Some(4),
+            re_read: Some(3),
+            transient_multiplier: 2,
+            deny: None,
+            result_blind_repeat: false,
+            ignore_arguments: vec![("Bash".into(), vec!["description".into()])],
+            exempt: Vec::new(),
+            multipliers: Vec::new(),
+            mutating_tools: DEFAULT_MUTATING_TOOLS
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+        }
+    }
+}
+
+/// Keys of the `loops` section, in documented order.
+pub const LOOPS_KEYS: &[&str] = &[
+    "window",
+    "repeat",
+    "cycle",
+    "maxPeriod",
+    "sameError",
+    "softError",
+    "reRead",
+    "transientMultiplier",
+    "deny",
+    "resultBlindRepeat",
+    "ignoreArguments",
+    "exempt",
+    "multipliers",
+    "mutatingTools",
+];
+
+impl LoopsConfig {
+    /// `undefined`/`null`: off; `false`: off; `true` or an object: on.
+    pub fn from_value(value: &ConfigValue) -> Result<Option<Self>, ConfigError> {
+        let mut config = Self::default();
+        match value {
+            ConfigValue::Undefined | ConfigValue::Null | ConfigValue::Bool(false) => {
+                return Ok(None)
+            }
+            ConfigValue::Bool(true) => return Ok(Some(config)),
+            _ => {}
+        }
+        if !section(value, "config.loops", LOOPS_KEYS)? {
+            return Ok(Some(config));
+        }
+        let at = |k: &str| format!("config.loops.{k}");
+        if let Some(n) = integer(
+            value.get("window"),
+            &at("window"),
+            2.0,
+            MAX_LOOP_WINDOW as f64,
+        )? {
+            config.window = n as usize;
+        }
+        for (key, slot) in [
+            ("repeat", &mut config.repeat),
+            ("cycle", &mut config.cycle),
+            ("sameError", &mut config.same_error),
+            ("softError", &mut config.soft_error),
+            ("reRead", &mut config.re_read),
+        ] {
+            match value.get(key) {
+                ConfigValue::Undefined => {}
+                ConfigValue::Bool(false) => *slot = None,
+                v => *slot = integer(v, &at(key), 2.0, 1e9)?,
+            }
+        }
+        if let Some(n) = integer(value.get("maxPeriod"), &at("maxPeriod"), 2.0, 8.0)? {
+            config.max_period = n as usize;
+        }
+        if let Some(n) = integer(
+            value.get("transientMultiplier"),
+            &at("transientMultiplier"),
+            1.0,
+            100.0,
+        )? {
+            config.transient_multiplier = n;
+        }
+        match value.get("deny") {
+            ConfigValue::Undefined | ConfigValue::Bool(false) => {}
+            ConfigValue::Bool(true) => config.deny = Some(2),
+            v => config.deny = integer(v, &at("deny"), 1.0, 1e9)?,
+        }
+        match value.get("resultBlindRepeat") {
+            ConfigValue::Undefined => {}
+            ConfigValue::Bool(b) => config.result_blind_repeat = *b,
+            other => return Err(type_error(&at("resultBlindRepeat"), "a boolean", other)),
+        }
+        match value.get("ignoreArguments") {
+            ConfigValue::Undefined => {}
+            ConfigValue::Object(entries) => {
+                config.ignore_arguments = entries
+                    .iter()
+                    .filter(|(_, v)| *v != ConfigValue::Undefined)
+                    .map(|(tool, keys)| {
+                        let keys = optional_strings(
+                            keys,
+                            &format!("config.loops.ignoreArguments.{tool}"),
+                        )?
+                        .unwrap_or_default();
+                        Ok((tool.clone(), keys))
+                    })
+                    .collect::<Result<_, ConfigError>>()?;
+            }
+            other => {
+                return Err(type_error(
+                    &at("ignoreArguments"),
+                    "an object of tool: [keys]",
+                    other,
+                ))
+            }
+        }
+        if let Some(v) = optional_strings(value.get("exempt"), &at("exempt"))? {
+            config.exempt = v;
+        }
+        if let Some(v) = optional_strings(value.get("mutatingTools"), &at("mutatingTools"))? {
+            config.mutating_tools = v;
+        }
+        match value.get("multipliers") {
+            ConfigValue::Undefined => {}
+            ConfigValue::Object(entries) => {
+                config.multipliers = entries
+                    .iter()
+                    .filter(|(_, v)| *v != ConfigValue::Undefined)
+                    .map(|(tool, m)| match m {
+                        ConfigValue::Number(n) if n.is_finite() && *n > 0.0 && *n <= 100.0 => {
+                            Ok((tool.clone(), *n))
+                        }
+                        other => Err(ConfigError::WrongType {
+                            at: format!("config.loops.multipliers.{tool}"),
+                            expected: "a number in (0, 100]",
+                            got: other.kind(),
+                        }),
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            other => {
+                return Err(type_error(
+                    &at("multipliers"),
+                    "an object of tool: number",
+                    other,
+                ))
+            }
+        }
+        Ok(Some(config))
+    }
+}
+
+/// The most calls a loop window may keep (see `loops::MAX_WINDOW`).
+pub const MAX_LOOP_WINDOW: usize = 256;
+
+/// An optional integer in `[min, max]`; anything else names `at`.
+fn integer(value: &ConfigValue, at: &str, min: f64, max: f64) -> Result<Option<u64>, ConfigError> {
+    match value {
+        ConfigValue::Undefined => Ok(None),
+        ConfigValue::Number(n) if n.is_finite() && n.fract() == 0.0 && *n >= min && *n <= max => {
+            Ok(Some(*n as u64))
+        }
+        other => Err(ConfigError::OutOfRange {
+            at: at.to_owned(),
+            min: min as u64,
+            max: max as u64,
+            got: match other {
+                ConfigValue::Number(n) => js_number(*n),
+                v => v.kind().to_owned(),
+            },
+        }),
     }
 }
 
@@ -508,7 +755,7 @@ mod tests {
             Config::from_value(&obj(&[("repeats", obj(&[]))]))
                 .unwrap_err()
                 .to_string(),
-            "toolguard: unknown key config.repeats (expected one of: repeat, loudFailure)"
+            "toolguard: unknown key config.repeats (expected one of: repeat, loudFailure, loops)"
         );
         assert_eq!(
             Config::from_value(&Value::String("x".into()))
@@ -559,6 +806,73 @@ mod tests {
             rule(&[("id", s("x")), ("pattern", s("a")), ("action", s("error")), ("message", s("m")), ("flag", s("i"))])
                 .unwrap_err(),
             "loud-failure: rule x: unknown key `flag` (expected one of: id, pattern, flags, action, when, message, reason)"
+        );
+    }
+
+    #[test]
+    fn loops_section_defaults_switches_and_errors() {
+        let loops = |v: Value| {
+            Config::from_value(&obj(&[("loops", v)]))
+                .map(|c| c.loops)
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(Config::default().loops, None, "off unless asked");
+        assert_eq!(loops(Value::Bool(false)).unwrap(), None);
+        let on = loops(Value::Bool(true)).unwrap().unwrap();
+        assert_eq!(on, LoopsConfig::default());
+        assert_eq!(
+            (
+                on.repeat,
+                on.cycle,
+                on.same_error,
+                on.soft_error,
+                on.re_read
+            ),
+            (Some(3), Some(3), Some(3), Some(4), Some(3))
+        );
+        assert_eq!(
+            on.ignore_arguments,
+            vec![("Bash".to_owned(), vec!["description".to_owned()])]
+        );
+        let c = loops(obj(&[
+            ("cycle", Value::Bool(false)),
+            ("reRead", Value::Number(5.0)),
+            ("deny", Value::Number(2.0)),
+            (
+                "ignoreArguments",
+                obj(&[(
+                    "shell",
+                    Value::Array(vec![Value::String("timeout_ms".into())]),
+                )]),
+            ),
+            ("multipliers", obj(&[("kubectl*", Value::Number(2.0))])),
+        ]))
+        .unwrap()
+        .unwrap();
+        assert_eq!((c.cycle, c.re_read, c.deny), (None, Some(5), Some(2)));
+        assert_eq!(
+            c.ignore_arguments,
+            vec![("shell".to_owned(), vec!["timeout_ms".to_owned()])]
+        );
+        assert_eq!(c.multipliers, vec![("kubectl*".to_owned(), 2.0)]);
+        assert_eq!(
+            loops(obj(&[("repeat", Value::Number(1.0))])).unwrap_err(),
+            "toolguard: config.loops.repeat must be an integer from 2 to 1000000000, or false (got 1)"
+        );
+        assert_eq!(
+            loops(obj(&[("maxPeriod", Value::Number(9.0))])).unwrap_err(),
+            "toolguard: config.loops.maxPeriod must be an integer from 2 to 8 (got 9)"
+        );
+        assert_eq!(
+            loops(obj(&[("reread", Value::Number(3.0))])).unwrap_err(),
+            format!(
+                "toolguard: unknown key config.loops.reread (expected one of: {})",
+                LOOPS_KEYS.join(", ")
+            )
+        );
+        assert_eq!(
+            loops(obj(&[("multipliers", obj(&[("x", Value::Number(0.0))]))])).unwrap_err(),
+            "toolguard: config.loops.multipliers.x must be a number in (0, 100] (got number)"
         );
     }
 

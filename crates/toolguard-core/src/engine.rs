@@ -6,8 +6,9 @@
 use std::sync::Arc;
 
 use crate::chain::{any_match, Chains, Reminder, Wildcard};
-use crate::config::{Config, LoudFailureConfig, RepeatConfig};
+use crate::config::{Config, LoopsConfig, LoudFailureConfig, RepeatConfig};
 use crate::error::{Error, RuleError};
+use crate::loops::{LoopAlarm, LoopDeny, LoopOutcome, Loops};
 use crate::markers::shows_failure;
 use crate::rules::{Action, RuleMatch, RuleSet};
 
@@ -59,6 +60,14 @@ pub struct Failure {
 pub struct Verdict {
     pub reminder: Option<Reminder>,
     pub failure: Option<Failure>,
+    /// A loop detector's alarm (with `loops` on).
+    pub loop_alarm: Option<LoopAlarm>,
+}
+
+impl Verdict {
+    pub fn is_empty(&self) -> bool {
+        self.reminder.is_none() && self.failure.is_none() && self.loop_alarm.is_none()
+    }
 }
 
 /// The silent-failure half of the engine: compiled rules and which tools
@@ -131,15 +140,32 @@ impl Scanner {
 pub struct Engine {
     chains: Chains,
     scanner: Arc<Scanner>,
+    /// The result-aware loop detectors; `None` with `loops` off.
+    loops: Option<Loops>,
+    /// The result-blind DSH repeat chain runs (always with loops off).
+    blind_repeat: bool,
 }
 
 impl Engine {
     /// Compile a validated config; rule errors name the rule id.
     pub fn new(config: &Config) -> Result<Self, Error> {
-        Ok(Self::with_scanner(
+        let mut engine = Self::with_scanner(
             &config.repeat,
             Arc::new(Scanner::new(&config.loud_failure)?),
-        ))
+        );
+        engine.set_loops(config.loops.as_ref());
+        Ok(engine)
+    }
+
+    /// Switch the loop detectors on (with this config) or off.
+    pub fn set_loops(&mut self, config: Option<&LoopsConfig>) {
+        self.loops = config.map(Loops::new);
+        self.blind_repeat = config.is_none_or(|c| c.result_blind_repeat);
+    }
+
+    /// Whether the loop detectors run: callers then hand every tool's result over.
+    pub fn loops_on(&self) -> bool {
+        self.loops.is_some()
     }
 
     /// Fresh chains over a compiled scanner: engines that differ only in
@@ -148,6 +174,8 @@ impl Engine {
         Self {
             chains: Chains::new(repeat),
             scanner,
+            loops: None,
+            blind_repeat: true,
         }
     }
 
@@ -171,13 +199,56 @@ impl Engine {
     pub fn observe(&mut self, call: &Call, output: Option<&Output>) -> Option<Verdict> {
         let reminder = self.advance(call);
         let failure = output.and_then(|output| self.scan(call.name, output));
-        (reminder.is_some() || failure.is_some()).then_some(Verdict { reminder, failure })
+        let flagged = failure
+            .as_ref()
+            .is_some_and(|f| f.action == FailureAction::Error);
+        let loop_alarm = self.observe_loop(call, output, flagged);
+        let verdict = Verdict {
+            reminder,
+            failure,
+            loop_alarm,
+        };
+        (!verdict.is_empty()).then_some(verdict)
     }
 
-    /// Advance only the chain: the repeat guard alone.
+    /// Advance only the chain: the result-blind repeat guard alone (a no-op
+    /// when the loop detectors replace it).
     pub fn advance(&mut self, call: &Call) -> Option<Reminder> {
+        if !self.blind_repeat {
+            return None;
+        }
         call.agent_id
             .and_then(|agent| self.chains.advance(agent, call.name, call.arguments_json))
+    }
+
+    /// Feed the loop detectors one call and its result (`flagged`: a
+    /// silent-failure rule with action `error` matched it).
+    pub fn observe_loop(
+        &mut self,
+        call: &Call,
+        output: Option<&Output>,
+        flagged: bool,
+    ) -> Option<LoopAlarm> {
+        let loops = self.loops.as_mut()?;
+        let agent = call.agent_id?;
+        let text = output.map(|o| join_lines(&o.texts)).unwrap_or_default();
+        loops.observe(
+            agent,
+            call.name,
+            call.arguments_json,
+            &LoopOutcome {
+                text: &text,
+                is_error: output.is_some_and(|o| o.is_error),
+                flagged,
+            },
+        )
+    }
+
+    /// Before a call runs: refuse it when it would continue a loop already
+    /// reminded `loops.deny` times (`None`: let it run).
+    pub fn check(&mut self, call: &Call) -> Option<LoopDeny> {
+        let loops = self.loops.as_mut()?;
+        loops.check(call.agent_id?, call.name, call.arguments_json)
     }
 
     /// See [`Scanner::scan`].
@@ -187,12 +258,28 @@ impl Engine {
 
     /// The user spoke: that agent's chain starts over.
     pub fn reset(&mut self, agent_id: &str) {
-        self.chains.remove(agent_id);
+        self.forget(agent_id);
     }
 
     /// The agent is gone: free its state.
     pub fn forget(&mut self, agent_id: &str) {
         self.chains.remove(agent_id);
+        if let Some(loops) = self.loops.as_mut() {
+            loops.remove(agent_id);
+        }
+    }
+
+    /// The agent's loop window as a string (see [`Loops::state`]).
+    pub fn loop_state(&self, agent_id: &str) -> Option<String> {
+        self.loops.as_ref()?.state(agent_id)
+    }
+
+    /// Put back a loop window saved with [`Engine::loop_state`]; ignored with loops off.
+    pub fn restore_loops(&mut self, agent_id: &str, state: &str) -> Result<(), Error> {
+        match self.loops.as_mut() {
+            Some(loops) => loops.restore(agent_id, state).map_err(Error::State),
+            None => Ok(()),
+        }
     }
 
     /// The agent's chain as `(digest, count)` (see [`Chains::state`]).
@@ -207,7 +294,16 @@ impl Engine {
 
     /// Number of agents with live chain state.
     pub fn agents(&self) -> usize {
-        self.chains.len()
+        match self.loops.as_ref() {
+            Some(loops) if !loops.is_empty() => {
+                let only_loops = loops
+                    .agent_ids()
+                    .filter(|a| self.chains.state(a).is_none())
+                    .count();
+                self.chains.len() + only_loops
+            }
+            _ => self.chains.len(),
+        }
     }
 }
 

@@ -14,6 +14,8 @@ pub enum Error {
     Rule(RuleError),
     /// A saved chain state that no tracked call could have left.
     ChainCount,
+    /// A saved loop state that is not one (the message names it).
+    State(String),
 }
 
 /// A config that cannot be used, named by its key.
@@ -39,6 +41,13 @@ pub enum ConfigError {
         at: String,
         key: String,
         expected: &'static [&'static str],
+    },
+    /// A number outside its allowed integer range (or not a number).
+    OutOfRange {
+        at: String,
+        min: u64,
+        max: u64,
+        got: String,
     },
     /// A rule whose `id` is the empty string (named by its index).
     EmptyRuleId { at: String },
@@ -70,6 +79,7 @@ impl fmt::Display for Error {
             Error::Config(e) => e.fmt(f),
             Error::Rule(e) => e.fmt(f),
             Error::ChainCount => f.write_str("toolguard: a chain count must be at least 1"),
+            Error::State(message) => f.write_str(message),
         }
     }
 }
@@ -100,6 +110,11 @@ impl fmt::Display for ConfigError {
                 f,
                 "toolguard: unknown key {at}.{key} (expected one of: {})",
                 expected.join(", ")
+            ),
+            ConfigError::OutOfRange { at, min, max, got } => write!(
+                f,
+                "toolguard: {at} must be an integer from {min} to {max}{} (got {got})",
+                if at.ends_with("window") || at.ends_with("maxPeriod") || at.ends_with("transientMultiplier") { "" } else { ", or false" }
             ),
             ConfigError::EmptyRuleId { at } => {
                 write!(f, "loud-failure: {at}: `id` must not be empty")

@@ -12,7 +12,9 @@ pub mod chain;
 pub mod config;
 pub mod engine;
 pub mod error;
+pub mod loops;
 pub mod markers;
+pub mod normalize;
 pub mod rules;
 pub mod transcode;
 

@@ -7,10 +7,10 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const { GuardEngine } = require('../../../main.js');
 
-export const note = 'the real engine; a verdict\'s loop member, else its reminder';
+export const note = 'the real engine with the loop detectors on (`loops: {}`, as every toolguard product runs it); a verdict\'s loop member, else its reminder';
 export const name = 'toolguard';
 
-export function create(config = {}) {
+export function create(config = { loops: {} }) {
   const engine = new GuardEngine(config);
   const agentId = 'main';
   return {

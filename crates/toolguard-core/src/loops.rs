@@ -1,0 +1,1565 @@
+//! Loop detectors that look at results, not only at calls (issue 10).
+//!
+//! Each agent keeps a fixed window of the last `window` calls, each reduced
+//! to digests: the call (tool + canonical arguments without ignored keys),
+//! the normalised result ([`crate::normalize`]), the tool, and for failures
+//! the error signature; never a text. Four detectors read the window after
+//! every call, most specific first:
+//!
+//! - **repeat**: the same call `repeat` times in a row with the same outcome.
+//!   The same call with a changing result is polling and is never flagged.
+//! - **cycle**: the last calls repeat a block of 2..=`maxPeriod` calls with
+//!   the same outcomes, and a `cycle`-th round has begun.
+//! - **same-error**: consecutive failures of one tool whose error
+//!   signatures match, made with `sameError` different arguments (`softError` when the
+//!   failure shows only as an HTTP 4xx/5xx status in the output).
+//! - **re-read**: the same call with the same result `reRead` times within
+//!   the window, other calls in between, and the call never returned
+//!   anything else meanwhile (a debugger's `next` returns different lines,
+//!   so it is stepping, not re-reading). A successful edit in between starts
+//!   the count over for successful results (reading a file again after
+//!   editing it is checking, not looping); failing results keep counting
+//!   ("edits have not changed the failure").
+//!
+//! A call's first occurrence in the window keeps only the raw digest of its
+//! result (normalising costs far more than hashing, and matters only when
+//! the call recurs); from its second occurrence on, results are normalised.
+//! Two results are the same when their normalised digests match (their raw
+//! digests, when one of them has none); for calls
+//! in a row (the repeat detector), two failures with the same error
+//! signature are also the same outcome (a failing test run cut at a
+//! different place, its failures in a different order). Transient failures (HTTP
+//! 429/503, rate limits) get thresholds × `transientMultiplier` and back-off
+//! advice. A reminder is due at every call the loop goes on, not once.
+//! With `deny`, [`Loops::check`] refuses a call that would continue a loop
+//! already reminded that many times; a denied call never resets a counter.
+
+use std::collections::{HashMap, VecDeque};
+
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::canonical::canonicalize_arguments;
+use crate::chain::{any_match, Wildcard};
+use crate::config::LoopsConfig;
+use crate::markers::shows_failure;
+use crate::normalize::{normalize_line, result_digest};
+
+/// What kind of loop an alarm is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoopKind {
+    Repeat,
+    Cycle,
+    SameError,
+    ReRead,
+}
+
+impl LoopKind {
+    /// The verdict's `kind`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LoopKind::Repeat => "repeat",
+            LoopKind::Cycle => "cycle",
+            LoopKind::SameError => "same-error",
+            LoopKind::ReRead => "re-read",
+        }
+    }
+
+    /// How the summary and the audit table name it (`same error × 3`).
+    pub fn label(self) -> &'static str {
+        match self {
+            LoopKind::Repeat => "repeat",
+            LoopKind::Cycle => "cycle",
+            LoopKind::SameError => "same error",
+            LoopKind::ReRead => "re-read",
+        }
+    }
+
+    fn code(self) -> u8 {
+        match self {
+            LoopKind::Repeat => 1,
+            LoopKind::Cycle => 2,
+            LoopKind::SameError => 3,
+            LoopKind::ReRead => 4,
+        }
+    }
+
+    fn from_code(code: u8) -> Option<Self> {
+        Some(match code {
+            1 => LoopKind::Repeat,
+            2 => LoopKind::Cycle,
+            3 => LoopKind::SameError,
+            4 => LoopKind::ReRead,
+            _ => return None,
+        })
+    }
+}
+
+/// A loop alarm on one call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoopAlarm {
+    pub kind: LoopKind,
+    /// The tool of the call the alarm is raised at.
+    pub tool: String,
+    /// Repeat / same-error / re-read: calls in the loop; cycle: rounds begun.
+    pub count: u64,
+    /// Cycle: calls per round; 1 otherwise.
+    pub period: u64,
+    /// The calls in the loop, by ordinal (1-based, counted since the last
+    /// user prompt), oldest first; at most [`EVIDENCE_CALLS`].
+    pub calls: Vec<u64>,
+    /// What repeated, in words.
+    pub evidence: String,
+    /// The reminder shown to the model.
+    pub text: String,
+    /// `<tool>: <label> × <count>`.
+    pub summary: String,
+    /// How many reminders this loop has had, this one included.
+    pub reminders: u64,
+}
+
+/// A call refused before it runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoopDeny {
+    pub kind: LoopKind,
+    pub count: u64,
+    pub reminders: u64,
+    /// Shown to the model instead of the call's result.
+    pub reason: String,
+}
+
+/// At most this many call ordinals are listed as evidence.
+pub const EVIDENCE_CALLS: usize = 12;
+
+/// The most calls a window may hold (`loops.window`).
+pub const MAX_WINDOW: usize = crate::config::MAX_LOOP_WINDOW;
+
+const FAILED: u8 = 1;
+const SOFT: u8 = 2;
+const TRANSIENT: u8 = 4;
+const MUTATION: u8 = 8;
+/// `result` is the normalised digest (else it is the raw one).
+const NORMALIZED: u8 = 16;
+
+/// One call as the window keeps it: digests and flags, 49 bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Entry {
+    call: u64,
+    /// The normalised result digest when [`NORMALIZED`], else `raw`.
+    result: u64,
+    /// XXH3 of the result text as it came.
+    raw: u64,
+    /// Error signature of a failure; 0 when none.
+    sig: u64,
+    tool: u64,
+    ordinal: u64,
+    flags: u8,
+}
+
+impl Entry {
+    fn failing(&self) -> bool {
+        self.flags & (FAILED | SOFT) != 0
+    }
+
+    /// Same result: normalised digests when both have one, else the raw texts.
+    fn same_result(&self, other: &Entry) -> bool {
+        if self.flags & other.flags & NORMALIZED != 0 {
+            self.result == other.result
+        } else {
+            self.raw == other.raw
+        }
+    }
+
+    /// Same call, same result.
+    fn same_as(&self, other: &Entry) -> bool {
+        self.call == other.call && self.same_result(other)
+    }
+
+    /// Same call, same outcome: the same result, or, for failures, the same
+    /// error signature. Only for calls in a row, where nothing ran in
+    /// between that could have changed the outcome: a failing run that
+    /// prints its failures in another order or cut at another place is the
+    /// same failure. With edits in between, a different failure behind the
+    /// same first error line is progress, so the other detectors compare results.
+    fn same_outcome_in_a_row(&self, other: &Entry) -> bool {
+        self.call == other.call
+            && (self.same_result(other)
+                || (self.failing() && other.failing() && self.sig != 0 && self.sig == other.sig))
+    }
+}
+
+/// The loop the agent is in, as far as escalation needs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Active {
+    kind: LoopKind,
+    count: u64,
+    reminders: u64,
+    /// The call that would continue the loop.
+    next_call: u64,
+    first_ordinal: u64,
+}
+
+#[derive(Debug, Clone, Default)]
+struct AgentLoops {
+    entries: VecDeque<Entry>,
+    ordinal: u64,
+    active: Option<Active>,
+    /// A call refused by `check`: when it is observed anyway (DSH counts
+    /// denied calls), it is passed over so the deny resets nothing.
+    denied: Option<u64>,
+}
+
+/// One call's result as the detectors need it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LoopOutcome<'a> {
+    /// The result's text blocks joined with `\n` (empty when none).
+    pub text: &'a str,
+    pub is_error: bool,
+    /// A silent-failure rule matched with action `error`.
+    pub flagged: bool,
+}
+
+/// Compiled `loops` config plus every agent's window.
+#[derive(Debug)]
+pub struct Loops {
+    window: usize,
+    repeat: Option<u64>,
+    cycle: Option<u64>,
+    max_period: usize,
+    same_error: Option<u64>,
+    soft_error: Option<u64>,
+    re_read: Option<u64>,
+    transient_multiplier: u64,
+    deny: Option<u64>,
+    ignore_arguments: Vec<(Wildcard, Vec<String>)>,
+    exempt: Vec<Wildcard>,
+    multipliers: Vec<(Wildcard, f64)>,
+    mutating: Vec<Wildcard>,
+    agents: HashMap<String, AgentLoops>,
+    key: String,
+    line: String,
+}
+
+impl Loops {
+    pub fn new(config: &LoopsConfig) -> Self {
+        let wild = |v: &[String]| v.iter().map(|p| Wildcard::new(p)).collect::<Vec<_>>();
+        Self {
+            window: config.window.clamp(2, MAX_WINDOW),
+            repeat: config.repeat,
+            cycle: config.cycle,
+            max_period: config.max_period.clamp(2, 8),
+            same_error: config.same_error,
+            soft_error: config.soft_error,
+            re_read: config.re_read,
+            transient_multiplier: config.transient_multiplier.max(1),
+            deny: config.deny,
+            ignore_arguments: config
+                .ignore_arguments
+                .iter()
+                .map(|(p, keys)| (Wildcard::new(p), keys.clone()))
+                .collect(),
+            exempt: wild(&config.exempt),
+            multipliers: config
+                .multipliers
+                .iter()
+                .map(|(p, m)| (Wildcard::new(p), *m))
+                .collect(),
+            mutating: wild(&config.mutating_tools),
+            agents: HashMap::new(),
+            key: String::new(),
+            line: String::new(),
+        }
+    }
+
+    /// Whether a tool takes part (exempt tools are transparent).
+    pub fn tracks(&self, name: &str) -> bool {
+        !any_match(&self.exempt, name)
+    }
+
+    /// The call digest: tool and canonical arguments, ignored keys removed.
+    fn call_digest(&mut self, name: &str, arguments_json: &str) -> u64 {
+        self.key.clear();
+        self.key.push_str(name);
+        self.key.push('\0');
+        canonicalize_arguments(arguments_json, &mut self.key);
+        let ignored: Vec<&String> = self
+            .ignore_arguments
+            .iter()
+            .filter(|(p, _)| p.matches(name))
+            .flat_map(|(_, keys)| keys.iter())
+            .collect();
+        if !ignored.is_empty() {
+            let canonical = &self.key[name.len() + 1..];
+            if let Ok(serde_json::Value::Object(mut map)) =
+                serde_json::from_str::<serde_json::Value>(canonical)
+            {
+                if ignored.iter().any(|k| map.contains_key(k.as_str())) {
+                    for k in ignored {
+                        map.remove(k.as_str());
+                    }
+                    let text = serde_json::Value::Object(map).to_string();
+                    self.key.truncate(name.len() + 1);
+                    self.key.push_str(&text);
+                }
+            }
+        }
+        xxh3_64(self.key.as_bytes())
+    }
+
+    fn multiplier(&self, name: &str) -> f64 {
+        self.multipliers
+            .iter()
+            .rev()
+            .find(|(p, _)| p.matches(name))
+            .map_or(1.0, |(_, m)| *m)
+    }
+
+    /// Would `call` continue a loop already reminded `deny` times? Read-only
+    /// but for remembering the refusal, so the refused call, if it is
+    /// observed anyway, resets nothing.
+    pub fn check(&mut self, agent: &str, name: &str, arguments_json: &str) -> Option<LoopDeny> {
+        let after = self.deny?;
+        if !self.tracks(name) || !self.agents.contains_key(agent) {
+            return None;
+        }
+        let call = self.call_digest(name, arguments_json);
+        let state = self.agents.get_mut(agent)?;
+        let active = state.active?;
+        if active.reminders < after || active.next_call != call {
+            return None;
+        }
+        state.denied = Some(call);
+        Some(LoopDeny {
+            kind: active.kind,
+            count: active.count,
+            reminders: active.reminders,
+            reason: format!(
+                "[toolguard] Call refused: it would continue a {} loop (since call #{}) that has already had {} reminder{}. {}",
+                active.kind.label(),
+                active.first_ordinal,
+                active.reminders,
+                if active.reminders == 1 { "" } else { "s" },
+                advice(active.kind, false)
+            ),
+        })
+    }
+
+    /// Record one call and its result; the alarm due at it, if any.
+    pub fn observe(
+        &mut self,
+        agent: &str,
+        name: &str,
+        arguments_json: &str,
+        outcome: &LoopOutcome,
+    ) -> Option<LoopAlarm> {
+        if !self.tracks(name) {
+            return None;
+        }
+        let call = self.call_digest(name, arguments_json);
+        if let Some(state) = self.agents.get_mut(agent) {
+            if state.denied.take() == Some(call) {
+                return None;
+            }
+        }
+        // Normalising a result costs far more than hashing it; it only matters
+        // when the call recurs. A first occurrence keeps the raw digest (and
+        // compares by it); from the second on, results are normalised.
+        let recurs = self
+            .agents
+            .get(agent)
+            .is_some_and(|s| s.entries.iter().any(|e| e.call == call));
+        let entry = self.entry(name, call, arguments_json, outcome, recurs);
+        let window = self.window;
+        if !self.agents.contains_key(agent) {
+            self.agents.insert(agent.to_owned(), AgentLoops::default());
+        }
+        let state = self.agents.get_mut(agent).expect("just inserted");
+        state.ordinal = state.ordinal.saturating_add(1);
+        let entry = Entry {
+            ordinal: state.ordinal,
+            ..entry
+        };
+        if state.entries.len() == window {
+            state.entries.pop_front();
+        }
+        state.entries.push_back(entry);
+        let found = self.detect(agent, name);
+        let state = self.agents.get_mut(agent).expect("just inserted");
+        let Some(found) = found else {
+            state.active = None;
+            return None;
+        };
+        let reminders = match state.active {
+            Some(a) if a.kind == found.kind && a.first_ordinal == found.first_ordinal => {
+                a.reminders + 1
+            }
+            _ => 1,
+        };
+        state.active = Some(Active {
+            kind: found.kind,
+            count: found.count,
+            reminders,
+            next_call: found.next_call,
+            first_ordinal: found.first_ordinal,
+        });
+        Some(self.alarm(name, found, reminders, outcome.text))
+    }
+
+    fn entry(
+        &mut self,
+        name: &str,
+        call: u64,
+        arguments_json: &str,
+        outcome: &LoopOutcome,
+        recurs: bool,
+    ) -> Entry {
+        let text = outcome.text;
+        let mut flags = 0;
+        if outcome.is_error || outcome.flagged || shows_failure(text) || codex_exit_failed(text) {
+            flags |= FAILED;
+        } else if http_error(text).is_some() {
+            flags |= SOFT;
+        }
+        let mut sig = 0;
+        if flags != 0 {
+            if let Some(line) = error_line(text) {
+                sig = signature(line, arguments_json, &mut self.line);
+            }
+            if transient(text) {
+                flags |= TRANSIENT;
+            }
+        } else if any_match(&self.mutating, name) {
+            flags |= MUTATION;
+        }
+        let raw = xxh3_64(text.as_bytes()) ^ u64::from(outcome.is_error);
+        let result = if recurs {
+            flags |= NORMALIZED;
+            result_digest(text, outcome.is_error, &mut self.line)
+        } else {
+            raw
+        };
+        Entry {
+            call,
+            result,
+            raw,
+            sig,
+            tool: xxh3_64(name.as_bytes()),
+            ordinal: 0,
+            flags,
+        }
+    }
+
+    fn threshold(&self, base: Option<u64>, name: &str, transient: bool) -> Option<u64> {
+        let base = base?;
+        let mut t = (base as f64 * self.multiplier(name)).ceil().max(2.0) as u64;
+        if transient {
+            t = t.saturating_mul(self.transient_multiplier);
+        }
+        Some(t)
+    }
+
+    fn detect(&self, agent: &str, name: &str) -> Option<Found> {
+        let entries = &self.agents.get(agent)?.entries;
+        let last = *entries.back()?;
+        let transient = last.flags & TRANSIENT != 0;
+        let n = entries.len();
+        let at = |i: usize| entries[n - 1 - i]; // 0 = newest
+
+        // Repeat: the trailing run of the same call with the same outcome.
+        let mut run = 1;
+        // Each call against the next one: a first occurrence compares raw,
+        // later ones normalised, so equality is checked link by link.
+        while run < n && at(run).same_outcome_in_a_row(&at(run - 1)) {
+            run += 1;
+        }
+        if let Some(t) = self.threshold(self.repeat, name, transient) {
+            if run as u64 >= t {
+                return Some(Found {
+                    kind: LoopKind::Repeat,
+                    count: run as u64,
+                    period: 1,
+                    calls: (0..run).rev().map(|i| at(i).ordinal).collect(),
+                    next_call: last.call,
+                    first_ordinal: at(run - 1).ordinal,
+                    transient,
+                });
+            }
+        }
+
+        // Cycle: the shortest period p whose trailing periodic stretch has
+        // begun the `cycle`-th round.
+        if let Some(rounds) = self.threshold(self.cycle, name, transient) {
+            for p in 2..=self.max_period.min(n / 2) {
+                // A block made of a shorter period is that period's cycle.
+                if (1..p).any(|d| p % d == 0 && (d..p).all(|i| at(i).same_as(&at(i - d)))) {
+                    continue;
+                }
+                let mut len = p;
+                while len < n && at(len).same_as(&at(len - p)) {
+                    len += 1;
+                }
+                let begun = len.div_ceil(p) as u64;
+                if len > p && begun >= rounds {
+                    return Some(Found {
+                        kind: LoopKind::Cycle,
+                        count: begun,
+                        period: p as u64,
+                        calls: (0..len).rev().map(|i| at(i).ordinal).collect(),
+                        // The call that follows in the block: the one p back
+                        // from the one to come.
+                        next_call: at(p - 1).call,
+                        first_ordinal: at(len - 1).ordinal,
+                        transient,
+                    });
+                }
+            }
+        }
+
+        // Same error: consecutive failures of this tool with one signature,
+        // counted by distinct calls (the same call again is a repeat or a
+        // re-read: the other detectors compare its whole result).
+        if last.failing() && last.sig != 0 {
+            let mut run: Vec<Entry> = vec![last];
+            for i in 1..n {
+                let e = at(i);
+                if e.tool != last.tool {
+                    continue;
+                }
+                if !(e.failing() && e.sig == last.sig) {
+                    break;
+                }
+                run.push(e);
+            }
+            let mut distinct: Vec<u64> = run.iter().map(|e| e.call).collect();
+            distinct.sort_unstable();
+            distinct.dedup();
+            let soft = run.iter().any(|e| e.flags & SOFT != 0);
+            let base = if soft {
+                self.soft_error
+            } else {
+                self.same_error
+            };
+            if let Some(t) = self.threshold(base, name, transient) {
+                if distinct.len() as u64 >= t {
+                    let mut calls: Vec<u64> = run.iter().map(|e| e.ordinal).collect();
+                    calls.reverse();
+                    return Some(Found {
+                        kind: LoopKind::SameError,
+                        count: distinct.len() as u64,
+                        period: 1,
+                        first_ordinal: calls[0],
+                        calls,
+                        next_call: last.call,
+                        transient,
+                    });
+                }
+            }
+        }
+
+        // Re-read: the same call and outcome within the window; stop at the
+        // call's last different result, and (for a success) at a successful edit.
+        if let Some(t) = self.threshold(self.re_read, name, transient) {
+            let mut calls = vec![last.ordinal];
+            let mut newer = last;
+            for i in 1..n {
+                let e = at(i);
+                if e.flags & MUTATION != 0 && !last.failing() {
+                    break;
+                }
+                if e.call != last.call {
+                    continue;
+                }
+                if !e.same_result(&newer) {
+                    break;
+                }
+                calls.push(e.ordinal);
+                newer = e;
+            }
+            if calls.len() as u64 >= t {
+                calls.reverse();
+                return Some(Found {
+                    kind: LoopKind::ReRead,
+                    count: calls.len() as u64,
+                    period: 1,
+                    first_ordinal: calls[0],
+                    calls,
+                    next_call: last.call,
+                    transient,
+                });
+            }
+        }
+        None
+    }
+
+    fn alarm(&self, tool: &str, found: Found, reminders: u64, text: &str) -> LoopAlarm {
+        let calls = list_calls(&found.calls);
+        let count = found.count;
+        let (evidence, head) = match found.kind {
+            LoopKind::Repeat => (
+                format!("calls {calls}: the same {tool} call, the same result each time"),
+                format!("{tool} was called {count} times in a row with the same arguments and returned the same result each time (calls {calls})."),
+            ),
+            LoopKind::Cycle => (
+                format!(
+                    "calls {calls}: a block of {} calls repeated with the same results, {count} rounds",
+                    found.period
+                ),
+                format!(
+                    "the last {} calls (calls {calls}) repeat the same block of {} calls with the same results every round; this is round {count}.",
+                    found.calls.len(),
+                    found.period
+                ),
+            ),
+            LoopKind::SameError => {
+                let line = error_line(text).map(excerpt).unwrap_or_default();
+                (
+                    format!("calls {calls}: {tool} failed with the same error each time: {line}"),
+                    format!("{tool} failed {count} times in a row with the same error, each time with other arguments (calls {calls}): {line}"),
+                )
+            }
+            LoopKind::ReRead => (
+                format!("calls {calls}: the same {tool} call returned the same result, other calls in between"),
+                format!("{tool} was called with the same arguments {count} times within the last {} calls and returned the same result each time (calls {calls}).", self.window),
+            ),
+        };
+        let text = format!(
+            "[toolguard] Loop detected: {head} {}",
+            advice(found.kind, found.transient)
+        );
+        let mut shown = found.calls;
+        if shown.len() > EVIDENCE_CALLS {
+            shown.drain(..shown.len() - EVIDENCE_CALLS);
+        }
+        LoopAlarm {
+            kind: found.kind,
+            tool: tool.to_owned(),
+            count,
+            period: found.period,
+            calls: shown,
+            evidence,
+            text,
+            summary: format!("{tool}: {} × {count}", found.kind.label()),
+            reminders,
+        }
+    }
+
+    /// The user spoke (or the agent is gone): the agent's window starts over.
+    pub fn remove(&mut self, agent: &str) {
+        self.agents.remove(agent);
+        let capacity = self.agents.capacity();
+        if capacity > 1024 && self.agents.len() < capacity / 4 {
+            self.agents.shrink_to(capacity / 2);
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.agents.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.agents.is_empty()
+    }
+
+    pub fn agent_ids(&self) -> impl Iterator<Item = &str> {
+        self.agents.keys().map(String::as_str)
+    }
+
+    /// The agent's window as a string (hex digests), for callers that carry
+    /// state across processes; `None` when it has none.
+    pub fn state(&self, agent: &str) -> Option<String> {
+        let s = self.agents.get(agent)?;
+        let mut out = format!("L1.{:x}.", s.ordinal);
+        match s.active {
+            Some(a) => out.push_str(&format!(
+                "{}:{:x}:{:x}:{:016x}:{:x}",
+                a.kind.code(),
+                a.count,
+                a.reminders,
+                a.next_call,
+                a.first_ordinal
+            )),
+            None => out.push('-'),
+        }
+        out.push('.');
+        match s.denied {
+            Some(d) => out.push_str(&format!("{d:016x}")),
+            None => out.push('-'),
+        }
+        for e in &s.entries {
+            out.push_str(&format!(
+                ".{:016x}{:016x}{:016x}{:016x}{:016x}{:x}:{:x}",
+                e.call, e.result, e.raw, e.sig, e.tool, e.flags, e.ordinal
+            ));
+        }
+        Some(out)
+    }
+
+    /// Put back a window saved with [`Loops::state`] (the newest `window` calls of it).
+    pub fn restore(&mut self, agent: &str, state: &str) -> Result<(), String> {
+        let bad = || "toolguard: state.loops is not a saved loop state".to_owned();
+        let mut parts = state.split('.');
+        if parts.next() != Some("L1") {
+            return Err(bad());
+        }
+        let hex = |s: &str| u64::from_str_radix(s, 16).map_err(|_| bad());
+        let ordinal = hex(parts.next().ok_or_else(bad)?)?;
+        let active = match parts.next().ok_or_else(bad)? {
+            "-" => None,
+            a => {
+                let f: Vec<&str> = a.split(':').collect();
+                if f.len() != 5 {
+                    return Err(bad());
+                }
+                Some(Active {
+                    kind: LoopKind::from_code(f[0].parse().map_err(|_| bad())?).ok_or_else(bad)?,
+                    count: hex(f[1])?,
+                    reminders: hex(f[2])?,
+                    next_call: hex(f[3])?,
+                    first_ordinal: hex(f[4])?,
+                })
+            }
+        };
+        let denied = match parts.next().ok_or_else(bad)? {
+            "-" => None,
+            d => Some(hex(d)?),
+        };
+        let mut entries = VecDeque::new();
+        for e in parts {
+            if e.len() < 83 || !e.is_ascii() {
+                return Err(bad());
+            }
+            let (flags, ord) = e[80..].split_once(':').ok_or_else(bad)?;
+            entries.push_back(Entry {
+                call: hex(&e[0..16])?,
+                result: hex(&e[16..32])?,
+                raw: hex(&e[32..48])?,
+                sig: hex(&e[48..64])?,
+                tool: hex(&e[64..80])?,
+                flags: u8::from_str_radix(flags, 16).map_err(|_| bad())?,
+                ordinal: hex(ord)?,
+            });
+            if entries.len() > self.window {
+                entries.pop_front();
+            }
+        }
+        self.agents.insert(
+            agent.to_owned(),
+            AgentLoops {
+                entries,
+                ordinal,
+                active,
+                denied,
+            },
+        );
+        Ok(())
+    }
+}
+
+struct Found {
+    kind: LoopKind,
+    count: u64,
+    period: u64,
+    calls: Vec<u64>,
+    next_call: u64,
+    first_ordinal: u64,
+    transient: bool,
+}
+
+fn advice(kind: LoopKind, transient: bool) -> &'static str {
+    if transient {
+        return "The service is rate-limiting or temporarily unavailable: wait before the next attempt (back off, and longer each time) or check its status instead of retrying at once.";
+    }
+    match kind {
+        LoopKind::Repeat => "Calling it again will return the same thing. Read the result you already have, then change something (the arguments, the approach), or stop and report what blocks you.",
+        LoopKind::Cycle => "Nothing changes between rounds. Stop the cycle: find out why the failing step keeps failing (read the error, check your assumption) and do something different.",
+        LoopKind::SameError => "Changing the arguments does not reach the cause. Diagnose the error itself (read it, check what it names) before trying again.",
+        LoopKind::ReRead => "The content has not changed since you last read it. Use what you already have instead of fetching it again.",
+    }
+}
+
+/// `#3, #4, #5` (at most [`EVIDENCE_CALLS`], then `…`).
+fn list_calls(calls: &[u64]) -> String {
+    let skip = calls.len().saturating_sub(EVIDENCE_CALLS);
+    let mut out: Vec<String> = calls[skip..].iter().map(|c| format!("#{c}")).collect();
+    if skip > 0 {
+        out.insert(0, "…".to_owned());
+    }
+    out.join(", ")
+}
+
+fn excerpt(line: &str) -> String {
+    let line = line.trim();
+    match line.char_indices().nth(160) {
+        Some((i, _)) => format!("{}…", &line[..i]),
+        None => line.to_owned(),
+    }
+}
+
+/// Codex's shell output starts `Exit code: N`.
+fn codex_exit_failed(text: &str) -> bool {
+    let Some(rest) = text.strip_prefix("Exit code: ") else {
+        return false;
+    };
+    let code = rest.split(['\n', '\r']).next().unwrap_or("").trim();
+    !code.is_empty() && code.bytes().all(|b| b.is_ascii_digit()) && code.bytes().any(|b| b != b'0')
+}
+
+/// Lines looked at for an HTTP status or a transient-failure word: the head
+/// and the tail of the output (where status lines and summaries are).
+fn edge_lines(text: &str) -> impl Iterator<Item = &str> {
+    let head = text.lines().take(20);
+    let tail_start = text.len().saturating_sub(400);
+    let tail_start = (tail_start..text.len())
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(text.len());
+    let tail = if tail_start == 0 {
+        None
+    } else {
+        Some(text[tail_start..].lines().skip(1))
+    };
+    head.chain(tail.into_iter().flatten())
+}
+
+/// An HTTP 4xx/5xx status line: `HTTP/1.1 404 Not Found` or `HTTP 404`.
+fn http_error(text: &str) -> Option<u16> {
+    // Most results hold no `HTTP` near their edges: one substring search each.
+    let head = &text[..floor_char(text, text.len().min(4096))];
+    let tail = &text[floor_char(text, text.len().saturating_sub(512))..];
+    if !head.contains("HTTP") && !tail.contains("HTTP") {
+        return None;
+    }
+    edge_lines(text).find_map(|line| {
+        let line = line.trim();
+        let rest = line
+            .strip_prefix("HTTP/")
+            .and_then(|r| r.split_once(' ').map(|(_, s)| s))
+            .or_else(|| line.strip_prefix("HTTP "))?;
+        let code: u16 = rest.get(..3)?.parse().ok()?;
+        let whole = rest.len() == 3 || rest.as_bytes()[3] == b' ';
+        (whole && (400..600).contains(&code)).then_some(code)
+    })
+}
+
+fn floor_char(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Rate limits and temporary unavailability: back-off territory.
+fn transient(text: &str) -> bool {
+    if matches!(http_error(text), Some(429) | Some(503)) {
+        return true;
+    }
+    edge_lines(text).any(|line| {
+        let l = line.to_ascii_lowercase();
+        l.contains("too many requests")
+            || l.contains("rate limit")
+            || l.contains("rate_limit")
+            || l.contains("retry-after")
+    })
+}
+
+const ERROR_WORDS: &[&str] = &[
+    "error",
+    "exception",
+    "fail",
+    "fatal",
+    "panic",
+    "not found",
+    "no such",
+    "denied",
+    "cannot",
+    "can't",
+    "could not",
+    "unable",
+    "refused",
+    "does not exist",
+    "invalid",
+];
+
+/// The line that names a failure: a Python traceback's exception line, else
+/// the first line holding an error word or an HTTP error status (banner
+/// lines such as `==== FAILURES ====` skipped), else the first non-empty
+/// line of an output that has no such line.
+pub fn error_line(text: &str) -> Option<&str> {
+    if let Some(at) = text.rfind("Traceback (most recent call last):") {
+        let exception = text[at..]
+            .lines()
+            .skip(1)
+            .filter(|l| !l.is_empty() && !l.starts_with(char::is_whitespace))
+            .find(|l| !l.starts_with('^') && !l.starts_with('~'));
+        if exception.is_some() {
+            return exception;
+        }
+    }
+    let mut first = None;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.is_empty() || is_banner(t) || is_harness_header(t) {
+            continue;
+        }
+        first.get_or_insert(t);
+        let lower = t.to_ascii_lowercase();
+        if ERROR_WORDS.iter().any(|w| lower.contains(w)) || http_error(t).is_some() {
+            return Some(t);
+        }
+    }
+    first
+}
+
+fn is_banner(t: &str) -> bool {
+    let b = t.as_bytes();
+    b.len() >= 3
+        && b[..3]
+            .iter()
+            .all(|&c| c == b'=' || c == b'_' || c == b'-' || c == b'*')
+}
+
+/// Codex's shell header lines and the harness's trailing markers.
+fn is_harness_header(t: &str) -> bool {
+    t.starts_with("Exit code: ")
+        || t.starts_with("Wall time: ")
+        || t == "Output:"
+        || t.starts_with("Process running with session ID")
+        || (t.starts_with("[exit code: ") && t.ends_with(']'))
+}
+
+/// The error signature of `line`: normalised, digit runs as `#`, and every
+/// token that also occurs in the call's arguments as `<arg>` (the same error
+/// for a new id, a new package spelling, a new file name).
+pub fn signature(line: &str, arguments_json: &str, buf: &mut String) -> u64 {
+    buf.clear();
+    normalize_line(line, buf);
+    let mut out = String::with_capacity(buf.len());
+    for (i, token) in buf
+        .split(|c: char| {
+            c.is_whitespace()
+                || matches!(
+                    c,
+                    '"' | '\'' | '`' | '(' | ')' | '[' | ']' | '{' | '}' | ','
+                )
+        })
+        .enumerate()
+    {
+        if i > 0 {
+            out.push(' ');
+        }
+        let numeric = token.bytes().all(|b| b.is_ascii_digit());
+        if !numeric && token.len() >= 3 && arguments_json.contains(token) {
+            out.push_str("<arg>");
+            continue;
+        }
+        let mut digits = false;
+        for c in token.chars() {
+            if c.is_ascii_digit() {
+                if !digits {
+                    out.push('#');
+                }
+                digits = true;
+            } else {
+                digits = false;
+                out.push(c);
+            }
+        }
+    }
+    xxh3_64(out.as_bytes()) | 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::LoopsConfig;
+
+    fn loops() -> Loops {
+        Loops::new(&LoopsConfig::default())
+    }
+
+    /// Feed `(tool, args, output, failed)` calls; the kinds of the alarms by call index.
+    fn run(l: &mut Loops, calls: &[(&str, &str, &str, bool)]) -> Vec<Option<(&'static str, u64)>> {
+        calls
+            .iter()
+            .map(|(tool, args, out, failed)| {
+                l.observe(
+                    "a",
+                    tool,
+                    args,
+                    &LoopOutcome {
+                        text: out,
+                        is_error: *failed,
+                        flagged: false,
+                    },
+                )
+                .map(|a| (a.kind.as_str(), a.count))
+            })
+            .collect()
+    }
+
+    fn first_alarm(v: &[Option<(&'static str, u64)>]) -> Option<(usize, &'static str)> {
+        v.iter()
+            .enumerate()
+            .find_map(|(i, a)| a.map(|(k, _)| (i, k)))
+    }
+
+    const PYTEST: &str = r#"{"command":"pytest -q"}"#;
+
+    #[test]
+    fn repeat_needs_the_same_result_and_recurs_at_every_step() {
+        let mut l = loops();
+        let out = "..F\n1 failed, 2 passed in 0.03s\n[exit code: 1]";
+        let r = run(&mut l, &[("bash", PYTEST, out, false); 6]);
+        assert_eq!(r[..2], [None, None]);
+        assert_eq!(r[2], Some(("repeat", 3)));
+        assert_eq!(
+            r[5],
+            Some(("repeat", 6)),
+            "the reminder comes again at every call"
+        );
+        // The timing differs between runs: normalised away from the call's
+        // second occurrence on (a first occurrence keeps only its raw digest,
+        // so it matches only an identical text).
+        let mut l = loops();
+        let r = run(
+            &mut l,
+            &[
+                ("bash", PYTEST, "1 failed in 0.03s", false),
+                ("bash", PYTEST, "1 failed in 0.31s", false),
+                ("bash", PYTEST, "1 failed in 1.2s", false),
+                ("bash", PYTEST, "1 failed in 0.5s", false),
+            ],
+        );
+        assert_eq!(r, [None, None, None, Some(("repeat", 3))]);
+        let mut l = loops();
+        let r = run(
+            &mut l,
+            &[
+                ("bash", PYTEST, "1 failed in 0.03s", false),
+                ("bash", PYTEST, "1 failed in 0.03s", false),
+                ("bash", PYTEST, "1 failed in 1.2s", false),
+            ],
+        );
+        assert_eq!(r[2], Some(("repeat", 3)));
+    }
+
+    #[test]
+    fn trap_polling_with_a_changing_result_is_never_a_loop() {
+        let mut l = loops();
+        let polls: Vec<String> = (1..=12)
+            .map(|i| format!("epoch {i}/20 loss 0.{}\n[status: running]", 90 - i))
+            .collect();
+        let calls: Vec<(&str, &str, &str, bool)> = polls
+            .iter()
+            .map(|p| ("job_output", r#"{"job_id":"j1"}"#, p.as_str(), false))
+            .collect();
+        assert_eq!(first_alarm(&run(&mut l, &calls)), None);
+    }
+
+    #[test]
+    fn trap_retest_after_each_edit_while_failures_shrink() {
+        let mut l = loops();
+        let r = run(
+            &mut l,
+            &[
+                (
+                    "bash",
+                    PYTEST,
+                    "FAILED t::a\nFAILED t::b\nFAILED t::c\n3 failed\n[exit code: 1]",
+                    false,
+                ),
+                (
+                    "edit_file",
+                    r#"{"path":"a.py","old_string":"x","new_string":"y"}"#,
+                    "Edited a.py",
+                    false,
+                ),
+                (
+                    "bash",
+                    PYTEST,
+                    "FAILED t::b\nFAILED t::c\n2 failed\n[exit code: 1]",
+                    false,
+                ),
+                (
+                    "edit_file",
+                    r#"{"path":"a.py","old_string":"y","new_string":"z"}"#,
+                    "Edited a.py",
+                    false,
+                ),
+                (
+                    "bash",
+                    PYTEST,
+                    "FAILED t::c\n1 failed\n[exit code: 1]",
+                    false,
+                ),
+                (
+                    "edit_file",
+                    r#"{"path":"a.py","old_string":"z","new_string":"w"}"#,
+                    "Edited a.py",
+                    false,
+                ),
+                ("bash", PYTEST, "3 passed", false),
+            ],
+        );
+        assert_eq!(first_alarm(&r), None);
+    }
+
+    #[test]
+    fn trap_reread_after_edit_and_passing_tests_after_each_edit() {
+        let mut l = loops();
+        let read = r#"{"path":"config.toml"}"#;
+        let mut calls = Vec::new();
+        for i in 0..4 {
+            calls.push((
+                "read_file",
+                read,
+                if i % 2 == 0 { "port = 1" } else { "port = 2" },
+                false,
+            ));
+            calls.push(("edit_file", r#"{"path":"config.toml"}"#, "Edited", false));
+        }
+        assert_eq!(first_alarm(&run(&mut l, &calls)), None);
+        // Passing tests re-run after each successful edit: checking, not looping.
+        let mut l = loops();
+        let mut calls = Vec::new();
+        let edits: Vec<String> = (0..6).map(|i| format!(r#"{{"path":"m{i}.py"}}"#)).collect();
+        for e in &edits {
+            calls.push(("edit_file", e.as_str(), "Edited", false));
+            calls.push(("bash", PYTEST, "5 passed in 0.1s", false));
+        }
+        assert_eq!(first_alarm(&run(&mut l, &calls)), None);
+    }
+
+    #[test]
+    fn trap_429_then_success() {
+        let mut l = loops();
+        let curl = r#"{"command":"curl -s -w '\\nHTTP %{http_code}\\n' http://h/api"}"#;
+        let limited = "{\"error\": \"rate_limited\"}\n\nHTTP 429\n";
+        let r = run(
+            &mut l,
+            &[
+                ("bash", curl, limited, false),
+                ("bash", curl, limited, false),
+                ("bash", curl, limited, false),
+                ("bash", curl, "{\"rows\": 42}\n\nHTTP 200\n", false),
+            ],
+        );
+        assert_eq!(
+            first_alarm(&r),
+            None,
+            "a rate limit gets a doubled threshold"
+        );
+        // …but a rate limit hammered on and on is still a loop, with back-off advice.
+        let mut l = loops();
+        let mut last = None;
+        for _ in 0..6 {
+            last = l.observe(
+                "a",
+                "bash",
+                curl,
+                &LoopOutcome {
+                    text: limited,
+                    ..Default::default()
+                },
+            );
+        }
+        let alarm = last.expect("six identical 429s");
+        assert_eq!(alarm.kind, LoopKind::Repeat);
+        assert!(alarm.text.contains("back off"), "{}", alarm.text);
+    }
+
+    #[test]
+    fn cycle_of_period_two_and_three() {
+        let mut l = loops();
+        let edit = r#"{"path":"core.py","old_string":"a","new_string":"b"}"#;
+        let mut calls = Vec::new();
+        for _ in 0..4 {
+            calls.push((
+                "edit_file",
+                edit,
+                "edit_file: old_string not found in core.py",
+                true,
+            ));
+            calls.push(("bash", PYTEST, "1 failed in 0.2s\n[exit code: 1]", false));
+        }
+        let r = run(&mut l, &calls);
+        assert_eq!(first_alarm(&r), Some((4, "cycle")), "{r:?}");
+        assert_eq!(r[4], Some(("cycle", 3)));
+        assert_eq!(r[7], Some(("cycle", 4)));
+
+        let mut l = loops();
+        let mut calls = Vec::new();
+        for _ in 0..3 {
+            calls.push(("read_file", r#"{"path":"core.py"}"#, "def f(): pass", false));
+            calls.push(("edit_file", edit, "edit_file: old_string not found", true));
+            calls.push(("bash", PYTEST, "1 failed\n[exit code: 1]", false));
+        }
+        assert_eq!(first_alarm(&run(&mut l, &calls)), Some((6, "cycle")));
+    }
+
+    #[test]
+    fn trap_debugger_stepping_with_prints_in_between() {
+        let mut l = loops();
+        let n = r#"{"chars":"n\n"}"#;
+        let mut calls = Vec::new();
+        for acc in 0..5 {
+            calls.push(("write_stdin", n, "> walk.py(3)\n-> for x in xs:", false));
+            calls.push(("write_stdin", n, "> walk.py(4)\n-> acc += x", false));
+            calls.push((
+                "write_stdin",
+                r#"{"chars":"p acc\n"}"#,
+                ["0", "1", "3", "6", "10"][acc],
+                false,
+            ));
+        }
+        assert_eq!(first_alarm(&run(&mut l, &calls)), None);
+    }
+
+    #[test]
+    fn same_error_with_new_arguments() {
+        let mut l = loops();
+        let outs: Vec<(String, String)> = ["python3 app.py", "python app.py", "python3 -B app.py", "py app.py"]
+            .iter()
+            .map(|c| {
+                (
+                    format!(r#"{{"command":"{c}"}}"#),
+                    "Traceback (most recent call last):\n  File \"app.py\", line 1\n    import ruamel\nModuleNotFoundError: No module named 'ruamel'\n[exit code: 1]".to_owned(),
+                )
+            })
+            .collect();
+        let calls: Vec<(&str, &str, &str, bool)> = outs
+            .iter()
+            .map(|(a, o)| ("bash", a.as_str(), o.as_str(), false))
+            .collect();
+        let r = run(&mut l, &calls);
+        assert_eq!(first_alarm(&r), Some((2, "same-error")));
+        // A 404 naming the new id each time: the id is scrubbed as an argument.
+        let mut l = loops();
+        let outs: Vec<(String, String)> = [101, 102, 1001, 7]
+            .iter()
+            .map(|id| {
+                (
+                    format!(r#"{{"command":"curl -s http://h/api/issues/{id}"}}"#),
+                    format!("{{\"error\": \"not_found\", \"message\": \"Issue {id} does not exist\"}}\nHTTP/1.1 404 Not Found"),
+                )
+            })
+            .collect();
+        let calls: Vec<(&str, &str, &str, bool)> = outs
+            .iter()
+            .map(|(a, o)| ("bash", a.as_str(), o.as_str(), false))
+            .collect();
+        let r = run(&mut l, &calls);
+        assert_eq!(
+            first_alarm(&r),
+            Some((3, "same-error")),
+            "an HTTP status alone needs softError (4)"
+        );
+    }
+
+    #[test]
+    fn trap_retest_after_edits_with_a_stable_first_error_line() {
+        // The same assertion line fails after each edit while the values in it
+        // change: the test is re-run (one call), not varied.
+        let mut l = loops();
+        let one = r#"{"command":"pytest -q t.py::test_median"}"#;
+        let mut calls = vec![(
+            "bash",
+            PYTEST,
+            "t.py:13: AssertionError\nassert 2 == 2.5\n[exit code: 1]",
+            false,
+        )];
+        let outs: Vec<String> = (0..4)
+            .map(|i| format!("t.py:13: AssertionError\nassert {i} == 2.5\n[exit code: 1]"))
+            .collect();
+        let edits: Vec<String> = (0..4)
+            .map(|i| format!(r#"{{"path":"core.py","n":{i}}}"#))
+            .collect();
+        for (o, e) in outs.iter().zip(&edits) {
+            calls.push(("edit_file", e.as_str(), "Edited core.py", false));
+            calls.push(("bash", one, o.as_str(), false));
+        }
+        assert_eq!(first_alarm(&run(&mut l, &calls)), None);
+    }
+
+    #[test]
+    fn trap_different_errors_fixed_one_by_one_and_expected_empty_greps() {
+        let mut l = loops();
+        let build = r#"{"command":"cargo build"}"#;
+        let r = run(
+            &mut l,
+            &[
+                (
+                    "bash",
+                    build,
+                    "error[E0425]: cannot find value `a`\n[exit code: 101]",
+                    false,
+                ),
+                ("edit_file", r#"{"n":1}"#, "Edited", false),
+                (
+                    "bash",
+                    build,
+                    "error[E0599]: no method named `b`\n[exit code: 101]",
+                    false,
+                ),
+                ("edit_file", r#"{"n":2}"#, "Edited", false),
+                (
+                    "bash",
+                    build,
+                    "error[E0308]: mismatched types\n[exit code: 101]",
+                    false,
+                ),
+                ("edit_file", r#"{"n":3}"#, "Edited", false),
+                ("bash", build, "Finished", false),
+            ],
+        );
+        assert_eq!(first_alarm(&r), None);
+        let mut l = loops();
+        let greps: Vec<String> = ["a_1", "b_2", "c_3", "d_4", "e_5"]
+            .iter()
+            .map(|n| format!(r#"{{"command":"grep -rn {n} src/"}}"#))
+            .collect();
+        let calls: Vec<(&str, &str, &str, bool)> = greps
+            .iter()
+            .map(|g| ("bash", g.as_str(), "[exit code: 1]", false))
+            .collect();
+        assert_eq!(
+            first_alarm(&run(&mut l, &calls)),
+            None,
+            "an empty failure has no signature"
+        );
+    }
+
+    #[test]
+    fn reread_between_other_steps_and_failing_build_after_unrelated_edits() {
+        let mut l = loops();
+        let read = r#"{"path":"config.yaml"}"#;
+        let others: Vec<String> = (0..5)
+            .map(|i| format!(r#"{{"command":"grep -n k{i} app.py"}}"#))
+            .collect();
+        let mut calls = Vec::new();
+        for o in &others {
+            calls.push(("read_file", read, "port: 8080", false));
+            calls.push(("bash", o.as_str(), "4:x", false));
+        }
+        assert_eq!(first_alarm(&run(&mut l, &calls)), Some((4, "re-read")));
+        // The same failing build after each (successful) edit of another file.
+        let mut l = loops();
+        let build = r#"{"command":"cargo build","description":"Run the build"}"#;
+        let edits: Vec<String> = (0..4)
+            .map(|i| format!(r#"{{"file_path":"main.rs","n":{i}}}"#))
+            .collect();
+        let mut calls = Vec::new();
+        for e in &edits {
+            calls.push((
+                "Bash",
+                build,
+                "error[E0308]: mismatched types\n --> src/lib.rs:13:9\n[exit code: 101]",
+                false,
+            ));
+            calls.push((
+                "Edit",
+                e.as_str(),
+                "The file main.rs has been updated.",
+                false,
+            ));
+        }
+        assert_eq!(first_alarm(&run(&mut l, &calls)), Some((4, "re-read")));
+    }
+
+    #[test]
+    fn bash_description_is_ignored_by_default() {
+        let mut l = loops();
+        let r = run(
+            &mut l,
+            &[
+                (
+                    "Bash",
+                    r#"{"command":"grep -rn foo","description":"Search foo"}"#,
+                    "",
+                    false,
+                ),
+                (
+                    "Bash",
+                    r#"{"command":"grep -rn foo","description":"Search again"}"#,
+                    "",
+                    false,
+                ),
+                (
+                    "Bash",
+                    r#"{"command":"grep -rn foo","description":"Check once more"}"#,
+                    "",
+                    false,
+                ),
+            ],
+        );
+        assert_eq!(r[2], Some(("repeat", 3)));
+        // Other tools keep the key.
+        let mut l = loops();
+        let r = run(
+            &mut l,
+            &[
+                ("bash", r#"{"command":"x","description":"1"}"#, "", false),
+                ("bash", r#"{"command":"x","description":"2"}"#, "", false),
+                ("bash", r#"{"command":"x","description":"3"}"#, "", false),
+            ],
+        );
+        assert_eq!(first_alarm(&r), None);
+    }
+
+    #[test]
+    fn reset_exempt_and_multipliers() {
+        let config = LoopsConfig {
+            exempt: vec!["todo_*".into()],
+            multipliers: vec![("kubectl*".into(), 2.0)],
+            ..Default::default()
+        };
+        let mut l = Loops::new(&config);
+        let r = run(
+            &mut l,
+            &[
+                ("bash", PYTEST, "same", false),
+                ("todo_write", "{}", "ok", false),
+                ("bash", PYTEST, "same", false),
+                ("bash", PYTEST, "same", false),
+            ],
+        );
+        assert_eq!(r[3], Some(("repeat", 3)), "an exempt tool is transparent");
+        l.remove("a");
+        assert_eq!(run(&mut l, &[("bash", PYTEST, "same", false)]), [None]);
+        let r = run(&mut l, &[("kubectl_get", "{}", "x", false); 6]);
+        assert_eq!(
+            first_alarm(&r),
+            Some((5, "repeat")),
+            "threshold 3 × 2 = 6: {r:?}"
+        );
+    }
+
+    #[test]
+    fn deny_after_reminders_never_resets_a_counter() {
+        let config = LoopsConfig {
+            deny: Some(2),
+            ..Default::default()
+        };
+        let mut l = Loops::new(&config);
+        let out = LoopOutcome {
+            text: "no match",
+            ..Default::default()
+        };
+        let grep = r#"{"command":"grep x"}"#;
+        for _ in 0..3 {
+            assert!(
+                l.check("a", "bash", grep).is_none(),
+                "no loop reminded twice yet"
+            );
+            l.observe("a", "bash", grep, &out);
+        }
+        assert!(l.check("a", "bash", grep).is_none(), "one reminder so far");
+        l.observe("a", "bash", grep, &out);
+        let deny = l.check("a", "bash", grep).expect("two reminders: deny");
+        assert_eq!(deny.kind, LoopKind::Repeat);
+        assert!(deny.reason.contains("repeat loop"), "{}", deny.reason);
+        assert!(
+            l.check("a", "bash", r#"{"command":"grep y"}"#).is_none(),
+            "another call may run"
+        );
+        // The refused call is observed anyway (DSH counts denied calls) with the
+        // refusal as its result: passed over, the run goes on.
+        assert!(l
+            .observe(
+                "a",
+                "bash",
+                grep,
+                &LoopOutcome {
+                    text: "refused",
+                    is_error: true,
+                    flagged: false
+                }
+            )
+            .is_none());
+        let next = l
+            .observe("a", "bash", grep, &out)
+            .expect("the loop continues");
+        assert_eq!((next.count, next.reminders), (5, 3));
+    }
+
+    #[test]
+    fn state_round_trips_and_is_bounded() {
+        let mut l = loops();
+        for _ in 0..2 {
+            l.observe(
+                "a",
+                "bash",
+                PYTEST,
+                &LoopOutcome {
+                    text: "x",
+                    ..Default::default()
+                },
+            );
+        }
+        let saved = l.state("a").unwrap();
+        let mut fresh = loops();
+        fresh.restore("a", &saved).unwrap();
+        assert_eq!(fresh.state("a").unwrap(), saved);
+        let alarm = fresh.observe(
+            "a",
+            "bash",
+            PYTEST,
+            &LoopOutcome {
+                text: "x",
+                ..Default::default()
+            },
+        );
+        assert_eq!(alarm.map(|a| (a.count, a.calls)), Some((3, vec![1, 2, 3])));
+        assert!(fresh.restore("b", "L1.zz").is_err());
+        assert!(fresh.restore("b", "nonsense").is_err());
+        for i in 0..1000 {
+            l.observe(
+                "a",
+                "bash",
+                &format!(r#"{{"n":{i}}}"#),
+                &LoopOutcome {
+                    text: "x",
+                    ..Default::default()
+                },
+            );
+        }
+        assert_eq!(l.agents["a"].entries.len(), LoopsConfig::default().window);
+    }
+
+    #[test]
+    fn error_lines_and_signatures() {
+        assert_eq!(
+            error_line("Traceback (most recent call last):\n  File \"x\"\nKeyError: 'db'\n"),
+            Some("KeyError: 'db'")
+        );
+        assert_eq!(
+            error_line("..F [100%]\n=== FAILURES ===\nE  assert 1 == 2\nFAILED t.py::test_a - assert 1 == 2\n"),
+            Some("FAILED t.py::test_a - assert 1 == 2")
+        );
+        assert_eq!(
+            error_line("Exit code: 1\nWall time: 0.1 seconds\nOutput:\n"),
+            None
+        );
+        let mut buf = String::new();
+        let a = signature(
+            "ERROR: No matching distribution found for ruamel.yaml",
+            r#"{"command":"pip install ruamel.yaml"}"#,
+            &mut buf,
+        );
+        let b = signature(
+            "ERROR: No matching distribution found for ruamel-yaml",
+            r#"{"command":"pip install ruamel-yaml"}"#,
+            &mut buf,
+        );
+        assert_eq!(a, b);
+        let c = signature(
+            "ERROR: No matching distribution found for numpy",
+            r#"{"command":"pip install ruamel-yaml"}"#,
+            &mut buf,
+        );
+        assert_ne!(a, c);
+        assert!(codex_exit_failed("Exit code: 2\nWall time: 1s"));
+        assert!(!codex_exit_failed("Exit code: 0\n"));
+        assert_eq!(http_error("HTTP/1.0 404 Not Found\r\nServer: x"), Some(404));
+        assert_eq!(http_error("body\n\nHTTP 500\n"), Some(500));
+        assert_eq!(http_error("HTTP 200\n"), None);
+    }
+}

@@ -1,0 +1,545 @@
+//! Result normalisation for the loop detectors: what makes two tool results
+//! "the same" once the noise that changes on every run is taken out.
+//!
+//! One pass over the bytes, no regex, no allocation per line beyond a reused
+//! buffer. Each line is normalised, hashed (XXH3-64), and the line hashes are
+//! combined order-insensitively, so output whose lines come in a different
+//! order on every run (parallel test runners, `make -j`) digests the same.
+//! What is taken out (README "Loop detection"):
+//!
+//! - ANSI escape sequences (colour, cursor moves);
+//! - carriage-return overdraw: a line keeps only what follows its last `\r`
+//!   (what a terminal shows: progress bars, spinners); a trailing `\r` of a
+//!   CRLF line ending is just dropped;
+//! - progress bars: a line holding a percentage and a run of 5+ bar
+//!   characters (`█▓▒░#=━─>`) becomes `<progress>`;
+//! - timestamps and times of day (`2026-11-30T08:00:01.037Z`, `13:10:20`) → `<time>`;
+//! - durations, a number directly followed (or after one space) by a time
+//!   unit (`37ms`, `0.1 seconds`, `4s`, `2m`, `1.5h`) → `<dur>`;
+//! - UUIDs → `<uuid>`; hex ids (7+ hex digits holding a digit and a letter,
+//!   or `0x…`) → `<hex>`;
+//! - process ids: the number after `pid`, `PID`, `process` → `<pid>`;
+//! - temporary paths: in a path under `/tmp/`, `/var/folders/` or
+//!   `/private/var/folders/`, a segment that looks generated (`tmp…`, or 6+
+//!   characters mixing 3+ digits and 2+ letters) → `<tmp>`.
+//!
+//! Plain numbers stay: a counter that moves (`loaded 3/5`, `RESTARTS 4`) is
+//! what makes a poll a poll and not a loop.
+
+use xxhash_rust::xxh3::xxh3_64;
+
+/// Outputs longer than this are digested by their first and last
+/// [`DIGEST_EDGE`] bytes plus their length: the cost per call stays bounded
+/// (a 10 MB build log is not normalised whole on every call), and two long
+/// outputs that differ only in the middle compare equal.
+pub const DIGEST_EDGE: usize = 32 * 1024;
+
+/// The order-insensitive digest of `text` after normalisation. `is_error`
+/// is folded in, so an error result never equals a success with the same text.
+pub fn result_digest(text: &str, is_error: bool, buf: &mut String) -> u64 {
+    let mut acc = Lines::default();
+    if text.len() <= 2 * DIGEST_EDGE {
+        acc.add_text(text, buf);
+    } else {
+        let head = floor_boundary(text, DIGEST_EDGE);
+        let tail = ceil_boundary(text, text.len() - DIGEST_EDGE);
+        acc.add_text(&text[..head], buf);
+        acc.add_text(&text[tail..], buf);
+        acc.lines = acc.lines.wrapping_add(text.len() as u64);
+    }
+    let mut out = acc.sum ^ acc.xor.rotate_left(29) ^ acc.lines.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    if is_error {
+        out = !out;
+    }
+    out
+}
+
+fn floor_boundary(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_boundary(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+/// Bytes after which a line may need normalising: digits, ESC, `/`, `\r`,
+/// `%`. A line with none of them is its own normal form and is hashed as is.
+const SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = b'0';
+    while c <= b'9' {
+        t[c as usize] = true;
+        c += 1;
+    }
+    t[0x1b] = true;
+    t[b'/' as usize] = true;
+    t[b'\r' as usize] = true;
+    t[b'%' as usize] = true;
+    t
+};
+
+#[derive(Default)]
+struct Lines {
+    sum: u64,
+    xor: u64,
+    lines: u64,
+}
+
+impl Lines {
+    fn add_text(&mut self, text: &str, buf: &mut String) {
+        for line in text.split('\n') {
+            let plain = !line.bytes().any(|b| SPECIAL[b as usize]);
+            let normal = if plain {
+                line.trim_end()
+            } else {
+                buf.clear();
+                normalize_line(line, buf);
+                buf.trim_end()
+            };
+            if normal.is_empty() {
+                continue;
+            }
+            let h = xxh3_64(normal.as_bytes());
+            // Sum and xor of the line hashes: order-insensitive, and a line
+            // repeated twice does not cancel out (the sum sees it).
+            self.sum = self.sum.wrapping_add(h);
+            self.xor ^= h.rotate_left(17);
+            self.lines += 1;
+        }
+    }
+}
+
+/// Normalise one line (no `\n`) into `out`. Text between replacements is
+/// copied in whole spans; only tokens that can start with a digit or a hex
+/// letter are examined further.
+pub fn normalize_line(line: &str, out: &mut String) {
+    // Carriage-return overdraw: keep what the terminal finally shows.
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    let line = match line.rfind('\r') {
+        Some(i) => &line[i + 1..],
+        None => line,
+    };
+    if is_progress_bar(line) {
+        out.push_str("<progress>");
+        return;
+    }
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    // Everything before `flushed` is already in `out`.
+    let mut flushed = 0;
+    let mut last_word: &str = "";
+    while i < bytes.len() {
+        let b = bytes[i];
+        // ANSI: ESC [ params final, or ESC + one byte: dropped.
+        if b == 0x1b {
+            out.push_str(&line[flushed..i]);
+            i += 1;
+            if i < bytes.len() && bytes[i] == b'[' {
+                i += 1;
+                while i < bytes.len() && !(0x40..=0x7e).contains(&bytes[i]) {
+                    i += 1;
+                }
+            }
+            i = (i + 1).min(bytes.len());
+            while i < bytes.len() && !line.is_char_boundary(i) {
+                i += 1;
+            }
+            flushed = i;
+            continue;
+        }
+        let word_start = i == 0 || !is_word(bytes[i - 1]);
+        if b == b'/' && word_start {
+            let mut path = String::new();
+            if let Some(end) = temp_path(bytes, i, &mut path) {
+                out.push_str(&line[flushed..i]);
+                out.push_str(&path);
+                i = end;
+                flushed = end;
+                last_word = "";
+                continue;
+            }
+        }
+        if is_word(b) && word_start {
+            let end = run(bytes, i, is_word);
+            if b.is_ascii_hexdigit() {
+                let replaced = if let Some(e) = uuid_at(bytes, i) {
+                    Some((e, "<uuid>"))
+                } else if !b.is_ascii_digit() {
+                    is_hex_id(&line[i..end]).then_some((end, "<hex>"))
+                } else if let Some(e) = timestamp_at(bytes, i) {
+                    Some((e, "<time>"))
+                } else if let Some(e) = duration_at(bytes, i) {
+                    Some((e, "<dur>"))
+                } else if is_timing_word(last_word) {
+                    number_end(bytes, i).map(|e| (e, "<dur>"))
+                } else if last_word.eq_ignore_ascii_case("pid")
+                    || last_word.eq_ignore_ascii_case("process")
+                {
+                    let e = run(bytes, i, |c| c.is_ascii_digit());
+                    (e == bytes.len() || !is_word(bytes[e])).then_some((e, "<pid>"))
+                } else {
+                    is_hex_id(&line[i..end]).then_some((end, "<hex>"))
+                };
+                if let Some((e, placeholder)) = replaced {
+                    out.push_str(&line[flushed..i]);
+                    out.push_str(placeholder);
+                    i = e;
+                    flushed = e;
+                    last_word = "";
+                    continue;
+                }
+            }
+            last_word = &line[i..end];
+            i = end;
+            continue;
+        }
+        if !b.is_ascii_whitespace() && b != b'=' && b != b':' && b != b'[' {
+            last_word = "";
+        }
+        i += 1;
+    }
+    out.push_str(&line[flushed..]);
+}
+
+/// The end of a number (`12`, `0.35`) at `i`, when a non-word byte follows it.
+fn number_end(bytes: &[u8], i: usize) -> Option<usize> {
+    let mut end = run(bytes, i, |c| c.is_ascii_digit());
+    if bytes.get(end) == Some(&b'.') {
+        end = run(bytes, end + 1, |c| c.is_ascii_digit());
+    }
+    (end == bytes.len() || !is_word(bytes[end])).then_some(end)
+}
+
+/// A key whose number is a measured time (`duration_ms: 0.25`, `elapsed 3.1`).
+fn is_timing_word(word: &str) -> bool {
+    let b = word.as_bytes();
+    let starts = |p: &[u8]| b.len() >= p.len() && b[..p.len()].eq_ignore_ascii_case(p);
+    starts(b"duration")
+        || starts(b"elapsed")
+        || word.eq_ignore_ascii_case("took")
+        || (b.len() > 3 && b[b.len() - 3..].eq_ignore_ascii_case(b"_ms"))
+}
+
+fn is_word(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+fn run(bytes: &[u8], mut i: usize, f: impl Fn(u8) -> bool) -> usize {
+    while i < bytes.len() && f(bytes[i]) {
+        i += 1;
+    }
+    i
+}
+
+fn hex_run(bytes: &[u8], i: usize, n: usize) -> bool {
+    i + n <= bytes.len() && bytes[i..i + n].iter().all(u8::is_ascii_hexdigit)
+}
+
+fn uuid_at(bytes: &[u8], i: usize) -> Option<usize> {
+    let mut at = i;
+    for (k, n) in [8usize, 4, 4, 4, 12].into_iter().enumerate() {
+        if !hex_run(bytes, at, n) {
+            return None;
+        }
+        at += n;
+        if k < 4 {
+            if bytes.get(at) != Some(&b'-') {
+                return None;
+            }
+            at += 1;
+        }
+    }
+    (at == bytes.len() || !is_word(bytes[at])).then_some(at)
+}
+
+fn digits(bytes: &[u8], i: usize, n: usize) -> bool {
+    i + n <= bytes.len() && bytes[i..i + n].iter().all(u8::is_ascii_digit)
+}
+
+/// `YYYY-MM-DD[T ]HH:MM[:SS[.frac]][Z|±HH:MM]`, a bare date `YYYY-MM-DD`,
+/// or a time of day `H:MM[:SS[.frac]]`.
+fn timestamp_at(bytes: &[u8], i: usize) -> Option<usize> {
+    let mut at = i;
+    let mut matched = false;
+    if digits(bytes, at, 4)
+        && bytes.get(at + 4) == Some(&b'-')
+        && digits(bytes, at + 5, 2)
+        && bytes.get(at + 7) == Some(&b'-')
+        && digits(bytes, at + 8, 2)
+    {
+        at += 10;
+        matched = true;
+        if matches!(bytes.get(at), Some(b'T') | Some(b' ')) && time_at(bytes, at + 1).is_some() {
+            at = time_at(bytes, at + 1).unwrap();
+        }
+    } else if let Some(end) = time_at(bytes, at) {
+        at = end;
+        matched = true;
+    }
+    if !matched {
+        return None;
+    }
+    if bytes.get(at) == Some(&b'Z') {
+        at += 1;
+    } else if matches!(bytes.get(at), Some(b'+') | Some(b'-'))
+        && digits(bytes, at + 1, 2)
+        && bytes.get(at + 3) == Some(&b':')
+        && digits(bytes, at + 4, 2)
+    {
+        at += 6;
+    }
+    (at == bytes.len() || !is_word(bytes[at])).then_some(at)
+}
+
+fn time_at(bytes: &[u8], i: usize) -> Option<usize> {
+    let h = run(bytes, i, |c| c.is_ascii_digit());
+    if h == i || h - i > 2 || bytes.get(h) != Some(&b':') || !digits(bytes, h + 1, 2) {
+        return None;
+    }
+    let mut at = h + 3;
+    if bytes.get(at) == Some(&b':') && digits(bytes, at + 1, 2) {
+        at += 3;
+        if bytes.get(at) == Some(&b'.') && bytes.get(at + 1).is_some_and(u8::is_ascii_digit) {
+            at = run(bytes, at + 1, |c| c.is_ascii_digit());
+        }
+    } else if bytes.get(at).is_some_and(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    Some(at)
+}
+
+const UNITS: &[&str] = &[
+    "ns", "us", "µs", "ms", "s", "sec", "secs", "second", "seconds", "m", "min", "mins", "minute",
+    "minutes", "h", "hr", "hrs", "hour", "hours",
+];
+
+/// A number (`12`, `0.35`) followed by a time unit, directly or after one space.
+fn duration_at(bytes: &[u8], i: usize) -> Option<usize> {
+    let mut at = run(bytes, i, |c| c.is_ascii_digit());
+    if bytes.get(at) == Some(&b'.') && bytes.get(at + 1).is_some_and(u8::is_ascii_digit) {
+        at = run(bytes, at + 1, |c| c.is_ascii_digit());
+    }
+    let unit_start = if bytes.get(at) == Some(&b' ') {
+        at + 1
+    } else {
+        at
+    };
+    // A unit is a run of letters (or µ) ending at a non-word byte.
+    let mut end = unit_start;
+    while end < bytes.len() && (bytes[end].is_ascii_alphabetic() || bytes[end] >= 0x80) {
+        end += 1;
+    }
+    if end == unit_start || (end < bytes.len() && is_word(bytes[end])) {
+        return None;
+    }
+    let unit = std::str::from_utf8(&bytes[unit_start..end]).ok()?;
+    UNITS.contains(&unit).then_some(end)
+}
+
+/// 7+ hex digits holding both a digit and a letter (commit ids, pod hashes,
+/// object ids), or `0x` and hex digits (addresses).
+fn is_hex_id(word: &str) -> bool {
+    if let Some(rest) = word.strip_prefix("0x") {
+        return !rest.is_empty() && rest.bytes().all(|c| c.is_ascii_hexdigit());
+    }
+    word.len() >= 7
+        && word.bytes().all(|c| c.is_ascii_hexdigit())
+        && word.bytes().any(|c| c.is_ascii_digit())
+        && word.bytes().any(|c| c.is_ascii_alphabetic())
+}
+
+const TEMP_ROOTS: &[&str] = &[
+    "/tmp/",
+    "/var/folders/",
+    "/private/var/folders/",
+    "/var/tmp/",
+];
+
+/// A path under a temp root starting at `i`: write it with generated-looking
+/// segments replaced and return its end.
+fn temp_path(bytes: &[u8], i: usize, out: &mut String) -> Option<usize> {
+    let rest = &bytes[i..];
+    let root = TEMP_ROOTS.iter().find(|r| rest.starts_with(r.as_bytes()))?;
+    let end = i + run(rest, 0, |c| {
+        !c.is_ascii_whitespace() && !matches!(c, b'"' | b'\'' | b'`' | b':' | b',' | b')' | b'(')
+    });
+    let path = std::str::from_utf8(&bytes[i..end]).ok()?;
+    out.push_str(&root[..root.len() - 1]);
+    for segment in path[root.len() - 1..].split('/').skip(1) {
+        out.push('/');
+        if looks_generated(segment) {
+            out.push_str("<tmp>");
+        } else {
+            out.push_str(segment);
+        }
+    }
+    Some(end)
+}
+
+fn looks_generated(segment: &str) -> bool {
+    let stem = segment.split('.').next().unwrap_or(segment);
+    if stem.len() > 3 && stem.starts_with("tmp") {
+        return true;
+    }
+    let d = stem.bytes().filter(u8::is_ascii_digit).count();
+    let a = stem.bytes().filter(u8::is_ascii_alphabetic).count();
+    stem.len() >= 6 && d >= 3 && a >= 2
+}
+
+const BAR_CHARS: &[char] = &[
+    '█', '▓', '▒', '░', '#', '=', '━', '─', '>', '■', '▉', '▊', '▋', '▌', '▍', '▎', '▏',
+];
+
+fn is_progress_bar(line: &str) -> bool {
+    if !line.contains('%') {
+        return false;
+    }
+    let has_percent = line
+        .char_indices()
+        .any(|(i, c)| c == '%' && line[..i].ends_with(|p: char| p.is_ascii_digit()));
+    if !has_percent {
+        return false;
+    }
+    let mut streak = 0;
+    for c in line.chars() {
+        if BAR_CHARS.contains(&c) {
+            streak += 1;
+            if streak >= 5 {
+                return true;
+            }
+        } else {
+            streak = 0;
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn norm(line: &str) -> String {
+        let mut out = String::new();
+        normalize_line(line, &mut out);
+        out
+    }
+
+    fn same(a: &str, b: &str) -> bool {
+        let mut buf = String::new();
+        result_digest(a, false, &mut buf) == result_digest(b, false, &mut buf)
+    }
+
+    #[test]
+    fn ansi_colour_is_dropped() {
+        assert_eq!(norm("\x1b[31mFAILED\x1b[0m test_x"), "FAILED test_x");
+        assert!(same("\x1b[1;32mok\x1b[0m", "ok"));
+    }
+
+    #[test]
+    fn timestamps_and_times() {
+        assert_eq!(norm("2026-11-30T08:00:01.037Z INFO up"), "<time> INFO up");
+        assert_eq!(
+            norm("Date: Tue, 01 Dec 2026 13:10:20 GMT"),
+            "Date: Tue, 01 Dec 2026 <time> GMT"
+        );
+        assert_eq!(norm("at 2026-12-01 13:11:37+01:00."), "at <time>.");
+        assert_eq!(norm("ratio 3:1"), "ratio 3:1", "not a time of day");
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(norm("1 passed in 0.03s"), "1 passed in <dur>");
+        assert_eq!(norm("Wall time: 0.1 seconds"), "Wall time: <dur>");
+        assert_eq!(norm("handled in 437ms"), "handled in <dur>");
+        assert_eq!(
+            norm("web-1   Running   0   17s"),
+            "web-1   Running   0   <dur>"
+        );
+        assert_eq!(
+            norm("3 failed, 2 passed"),
+            "3 failed, 2 passed",
+            "counts stay"
+        );
+        assert_eq!(norm("loaded 3/5 modules"), "loaded 3/5 modules");
+    }
+
+    #[test]
+    fn ids() {
+        assert_eq!(
+            norm("X-Request-Id: 4f3c7f00-cf73-429e-9790-f3bdec927dd9"),
+            "X-Request-Id: <uuid>"
+        );
+        assert_eq!(norm("commit 3f9a2c1d0b"), "commit <hex>");
+        assert_eq!(
+            norm("Breakpoint 1 at 0x1162: file sum.c"),
+            "Breakpoint 1 at <hex>: file sum.c"
+        );
+        assert_eq!(
+            norm("deadbeef"),
+            "deadbeef",
+            "a word of hex letters only stays"
+        );
+        assert_eq!(
+            norm("[Inferior 1 (process 5870) exited]"),
+            "[Inferior 1 (process <pid>) exited]"
+        );
+        assert_eq!(norm("pid: 4242 started"), "pid: <pid> started");
+        assert_eq!(norm("1234567"), "1234567", "a plain number is not a hex id");
+    }
+
+    #[test]
+    fn temp_paths() {
+        assert_eq!(
+            norm("wrote /tmp/tmpa1b2c3d4/out.txt"),
+            "wrote /tmp/<tmp>/out.txt"
+        );
+        assert_eq!(
+            norm("/tmp/pytest-of-root/pytest-12/test_x0/data"),
+            "/tmp/pytest-of-root/pytest-12/test_x0/data",
+            "readable segments stay"
+        );
+        assert_eq!(
+            norm("/var/folders/x1/k9f3h2j8/T/a"),
+            "/var/folders/x1/<tmp>/T/a"
+        );
+        assert_eq!(
+            norm("/home/u/tmp1234/x"),
+            "/home/u/tmp1234/x",
+            "only under a temp root"
+        );
+    }
+
+    #[test]
+    fn progress_and_overdraw() {
+        assert_eq!(norm(" 45%|█████     | 45/100"), "<progress>");
+        assert_eq!(norm("[=====>    ] 60%"), "<progress>");
+        assert_eq!(
+            norm("downloading 10%\rdownloading 100%"),
+            "downloading 100%"
+        );
+        assert_eq!(norm("HTTP/1.0 404 Not Found\r"), "HTTP/1.0 404 Not Found");
+        assert_eq!(norm("..FFF   [100%]"), "..FFF   [100%]", "no bar run");
+    }
+
+    #[test]
+    fn digests_are_order_insensitive_but_count_lines() {
+        assert!(same("a\nb\n", "b\na"));
+        assert!(!same("a\na\nb", "a\nb\nb"));
+        assert!(!same("a", "a\na"));
+        assert!(
+            !same("ready 1/5", "ready 2/5"),
+            "a moving counter is a change"
+        );
+        let mut buf = String::new();
+        assert_ne!(
+            result_digest("x", true, &mut buf),
+            result_digest("x", false, &mut buf)
+        );
+    }
+}
