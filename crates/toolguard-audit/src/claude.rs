@@ -24,7 +24,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use serde_json::{Map, Value};
 
 use super::shell::{add_exit_marker, shell_text, text_blocks};
-use super::{note_agent, rfc3339_ms, CallSite, Run, SessionReport};
+use super::{note_agent, rfc3339_ms, CallCost, CallSite, Run, SessionReport, Usage};
 use toolguard_core::engine::{Engine, Output};
 
 /// The shell tool whose `is_error` result `Exit code N\n…` is a command that
@@ -43,6 +43,11 @@ pub(super) struct ClaudeState {
     /// Real user prompts so far (the `turn` of the calls that follow).
     prompts: u64,
     live: Vec<String>,
+    /// The current line's `timestamp` (ms since the epoch).
+    line_time: Option<u64>,
+    /// The current message's token usage, given to its first call only (so
+    /// sums count each model turn once).
+    usage: Option<Usage>,
 }
 
 impl ClaudeState {
@@ -65,14 +70,14 @@ pub(super) fn line(
     if !matches!(kind, Some("user" | "assistant")) {
         return;
     }
-    if run.before_since(
-        event
-            .get("timestamp")
-            .and_then(Value::as_str)
-            .and_then(rfc3339_ms),
-    ) {
+    let time = event
+        .get("timestamp")
+        .and_then(Value::as_str)
+        .and_then(rfc3339_ms);
+    if run.before_since(time) {
         return;
     }
+    run.claude.line_time = time.and_then(|ms| u64::try_from(ms).ok());
     if report.session_id.is_none() {
         report.session_id = event
             .get("sessionId")
@@ -97,6 +102,7 @@ pub(super) fn line(
             if id.is_none() || id != run.claude.message.as_deref() {
                 flush(run, report);
                 run.claude.message = id.map(str::to_owned);
+                run.claude.usage = usage_of(message);
             }
             for block in blocks
                 .iter()
@@ -128,6 +134,17 @@ pub(super) fn line(
             "user line without string or block content".to_owned(),
         ),
     }
+}
+
+/// An assistant message's `usage`: input counts uncached input plus cache
+/// reads and writes (all billed input), as the timeline defines it.
+fn usage_of(message: &Map<String, Value>) -> Option<Usage> {
+    let usage = message.get("usage")?;
+    let n = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+    Some(Usage {
+        input: n("input_tokens") + n("cache_creation_input_tokens") + n("cache_read_input_tokens"),
+        output: n("output_tokens"),
+    })
 }
 
 /// The chain a line belongs to: a subagent's own id, else the session's.
@@ -194,8 +211,11 @@ fn tool_use(run: &mut Run, report: &mut SessionReport, number: u64, agent: &str,
         seq: None,
         turn: Some(run.claude.prompts),
         arguments_json,
-        // Time and token usage are not read from this format yet: waste shows n/a.
-        cost: Default::default(),
+        cost: CallCost {
+            time: run.claude.line_time,
+            end_time: None,
+            usage: run.claude.usage.take(),
+        },
     };
     run.claude.pending.insert(id.to_owned(), site);
     run.claude.queue.push_back(id.to_owned());
@@ -244,9 +264,10 @@ fn tool_result(
     };
     // A result whose call is not in this file (before --since, or cut off by
     // compaction) has nothing to pair with.
-    let Some(site) = run.claude.pending.get(id) else {
+    let Some(site) = run.claude.pending.get_mut(id) else {
         return;
     };
+    site.cost.end_time = run.claude.line_time;
     let name = site.name.clone();
     run.claude.answered.insert(id.to_owned());
     let (text, is_error) = if run.scans(&name) {

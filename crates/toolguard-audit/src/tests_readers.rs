@@ -513,3 +513,20 @@ fn claude_code_calls_of_one_message_in_the_model_order() {
     assert_eq!((report.calls, report.unanswered), (5, 1));
     assert_eq!(reminders(&report), pairs(&[("d", 3)]));
 }
+
+/// The timeline (and so the waste figures) gets each call's time, its
+/// result's time and its model turn's tokens from the transcript itself.
+#[test]
+fn claude_code_timeline_has_times_and_tokens() {
+    let text = std::fs::read(find("claude-code", "-e4a8f21ff3d1.jsonl")).unwrap();
+    let report = audit(&text);
+    let calls = &report.timeline.calls;
+    assert_eq!(calls.len(), 10);
+    for call in calls {
+        let (time, end) = (call.time.unwrap(), call.end_time.unwrap());
+        assert!(end >= time && time > 1_600_000_000_000, "{call:?}");
+    }
+    // Each model turn's usage once: on the first call of its message.
+    let with_tokens = calls.iter().filter(|c| c.output_tokens.is_some_and(|n| n > 0)).count();
+    assert!(with_tokens >= 1 && with_tokens < calls.len(), "{with_tokens}");
+}
