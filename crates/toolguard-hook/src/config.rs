@@ -59,7 +59,12 @@ pub fn load(path: Option<&str>) -> Result<Loaded, Failure> {
         let config = Config::from_value(&hook_config(ConfigValue::Undefined))
             .map_err(|e| Failure(e.to_string()))?;
         let (text, value) = (String::new(), ConfigValue::Undefined);
-        return Ok(Loaded { path: None, text, value, config });
+        return Ok(Loaded {
+            path: None,
+            text,
+            value,
+            config,
+        });
     };
     let text = std::fs::read(path)
         .map_err(|e| Failure(format!("cannot read config {path}: {e}")))
@@ -89,8 +94,8 @@ pub fn load(path: Option<&str>) -> Result<Loaded, Failure> {
         value,
         config: Config::default(),
     };
-    loaded.config =
-        Config::from_value(&hook_config(loaded.value.clone())).map_err(|e| loaded.engine_error(e))?;
+    loaded.config = Config::from_value(&hook_config(loaded.value.clone()))
+        .map_err(|e| loaded.engine_error(e))?;
     Ok(loaded)
 }
 
@@ -187,7 +192,9 @@ fn parse_json(path: &str, text: &str) -> Result<ConfigValue, Failure> {
     let js = Js::parse(text).map_err(|e| {
         // serde_json's message ends with " at line L column C": the line goes up front.
         let message = e.to_string();
-        let reason = message.rsplit_once(" at line ").map_or(&*message, |(r, _)| r);
+        let reason = message
+            .rsplit_once(" at line ")
+            .map_or(&*message, |(r, _)| r);
         match e.line() {
             0 => Failure(format!("{path}: not valid JSON: {reason}")),
             line => Failure(format!("{path}:{line}: not valid JSON: {reason}")),
@@ -338,8 +345,7 @@ fn keys_of_engine_error(message: &str, value: &ConfigValue) -> Option<Vec<Key>> 
     if let Some(id) = rule.captures(message) {
         let rules = member(value, "loudFailure").and_then(|l| member(l, "rules"));
         if let Some(ConfigValue::Array(rules)) = rules {
-            let same =
-                |r: &ConfigValue| matches!(member(r, "id"), Some(ConfigValue::String(s)) if *s == id[1]);
+            let same = |r: &ConfigValue| matches!(member(r, "id"), Some(ConfigValue::String(s)) if *s == id[1]);
             if let Some(index) = rules.iter().position(same) {
                 let keys = ["loudFailure", "rules"].map(|k| Key::Name(k.into()));
                 return Some([keys.to_vec(), vec![Key::Index(index as f64)]].concat());
@@ -358,7 +364,9 @@ fn keys_of_engine_error(message: &str, value: &ConfigValue) -> Option<Vec<Key>> 
 /// `object[key]` of a config tree (`undefined` → `None`).
 fn member<'a>(value: &'a ConfigValue, key: &str) -> Option<&'a ConfigValue> {
     match value {
-        ConfigValue::Object(members) => members.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v),
+        ConfigValue::Object(members) => {
+            members.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v)
+        }
         _ => None,
     }
 }
@@ -526,5 +534,97 @@ mod tests {
         assert!(err.starts_with("c.yaml:"), "{err}");
         let err = parse_json("c.json", "{\n\"repeat\": }").unwrap_err().0;
         assert!(err.starts_with("c.json:2: not valid JSON: "), "{err}");
+    }
+
+    #[test]
+    fn syntax_as_config_syntax() {
+        assert!(is_json("c.JSON", "a: 1"));
+        assert!(!is_json("c.yml", "{}"));
+        assert!(is_json("c", " \n\t{}"));
+        assert!(is_json("c", "\u{FEFF}{}"), "a BOM is \\s in JavaScript");
+        assert!(!is_json("c", "\u{85}{}"), "U+0085 is not");
+        assert!(!is_json(".json", "a: 1"));
+    }
+
+    #[test]
+    fn json_members_in_javascript_order() {
+        let value = parse_json("c.json", r#"{"b": 1, "2": 0, "a": 2, "1": 0, "b": 3}"#).unwrap();
+        let ConfigValue::Object(members) = value else {
+            panic!()
+        };
+        let keys: Vec<&str> = members.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["1", "2", "b", "a"]);
+        assert_eq!(members[2].1, ConfigValue::Number(3.0));
+    }
+
+    #[test]
+    fn engine_errors_point_at_keys() {
+        let name = |k: &str| Key::Name(k.into());
+        let value = parse_json(
+            "c.json",
+            r#"{"loudFailure":{"rules":[{"id":"a"},{"id":"mine"}]}}"#,
+        )
+        .unwrap();
+        let keys = |m: &str| keys_of_engine_error(m, &value);
+        assert_eq!(
+            keys("toolguard: unknown key config.repeat.treshold (expected one of: x)"),
+            Some(vec![name("repeat"), name("treshold")])
+        );
+        assert_eq!(
+            keys("toolguard: config.loudFailure.rules[1].pattern must be a string"),
+            Some(vec![
+                name("loudFailure"),
+                name("rules"),
+                Key::Index(1.0),
+                name("pattern")
+            ])
+        );
+        assert_eq!(
+            keys("loud-failure: rule mine: unterminated group"),
+            Some(vec![name("loudFailure"), name("rules"), Key::Index(1.0)])
+        );
+        assert_eq!(keys("loud-failure: rule other: x"), None);
+        assert_eq!(
+            keys("repeat-tool-reminder: invalid threshold 1 — every threshold must be an integer >= 2"),
+            Some(vec![name("repeat"), name("thresholds")])
+        );
+        assert_eq!(
+            keys("repeat-tool-reminder: invalid argumentsPreviewChars 0 — must be an integer >= 1"),
+            Some(vec![name("repeat"), name("argumentsPreviewChars")])
+        );
+        assert_eq!(keys("reconfig.x"), None, "config must start a word");
+    }
+
+    #[test]
+    fn line_of_path_in_yaml_and_json() {
+        let name = |k: &str| Key::Name(k.into());
+        let yaml = "# c\nrepeat:\n  thresholds: [3, 1]\nloudFailure:\n  rules:\n    - id: a\n    - id: b\n      pattern: 5\n";
+        let at = |keys: &[Key]| line_of_path(yaml, keys);
+        assert_eq!(at(&[name("repeat"), name("thresholds")]), Some(3));
+        assert_eq!(
+            at(&[name("repeat"), name("missing")]),
+            Some(2),
+            "the last key found"
+        );
+        assert_eq!(at(&[name("absent")]), Some(2), "the document's start");
+        let rule = [name("loudFailure"), name("rules"), Key::Index(1.0)];
+        assert_eq!(at(&rule), Some(7));
+        assert_eq!(
+            at(&[rule.to_vec(), vec![name("pattern")]].concat()),
+            Some(8)
+        );
+        assert_eq!(
+            at(&[name("loudFailure"), name("rules"), Key::Index(9.0)]),
+            None,
+            "past the end"
+        );
+        let json = "{\n\t\"repeat\": {\"thresholds\": [3],\n\t\t\"x\":1}\n}";
+        assert_eq!(line_of_path(json, &[name("repeat"), name("x")]), Some(3));
+        assert_eq!(line_of_path("", &[name("repeat")]), None);
+        // A lone surrogate escape does not stop the lookup.
+        assert_eq!(
+            line_of_path("{\"a\": \"\\ud800\",\n\"b\": 1}", &[name("b")]),
+            Some(2)
+        );
     }
 }

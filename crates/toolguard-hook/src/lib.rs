@@ -79,7 +79,8 @@ pub fn main() {
         Ok(flags) => flags,
         Err(Failure(reason)) => {
             let usage = USAGE.lines().next().unwrap_or_default();
-            let _ = std::io::stderr().write_all(fail_line(&format!("{reason} ({usage})")).as_bytes());
+            let _ =
+                std::io::stderr().write_all(fail_line(&format!("{reason} ({usage})")).as_bytes());
             std::process::exit(1);
         }
     };
@@ -222,7 +223,13 @@ fn parse_flags(args: &[String]) -> Result<Flags, Failure> {
                 ("help", None) => flags.help = true,
                 // parseArgs names the option `'-h, --help'`, and args.mts its first word.
                 ("help", Some(_)) => return Err(Failure("-h, takes no value".into())),
-                _ => return Err(unknown(if inline.is_some() { &arg[..2 + name.len()] } else { arg })),
+                _ => {
+                    return Err(unknown(if inline.is_some() {
+                        &arg[..2 + name.len()]
+                    } else {
+                        arg
+                    }))
+                }
             }
         } else {
             // A short option or a group of them: only `-h` exists.
@@ -260,7 +267,9 @@ fn run(
     stdout: &mut Vec<u8>,
 ) -> Result<(), Failure> {
     // `flags.config ?? env.TOOLGUARD_CONFIG`, then only a non-empty path is read.
-    let config = config.or_else(|| env("TOOLGUARD_CONFIG")).filter(|p| !p.is_empty());
+    let config = config
+        .or_else(|| env("TOOLGUARD_CONFIG"))
+        .filter(|p| !p.is_empty());
     let text = read_stdin()?;
     let event: Event = serde_json::from_str(&text).map_err(|e| {
         if serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok() {
@@ -309,9 +318,7 @@ fn run(
             let engine = config::engine(&loaded, &name)?;
             post_tool_use(engine, &name, &event, &file, lock_deadline, stdout)
         }
-        Some("UserPromptSubmit") => {
-            state::with_lock(&file, lock_deadline, || state::remove(&file))
-        }
+        Some("UserPromptSubmit") => state::with_lock(&file, lock_deadline, || state::remove(&file)),
         Some("SessionEnd") => {
             state::with_lock(&file, lock_deadline, || state::remove(&file))?;
             // The session's subagents end with it: their chains go too, not only at the TTL sweep.
@@ -650,5 +657,39 @@ mod tests {
         );
         assert_eq!(t("[1]"), None);
         assert_eq!(t("5"), None);
+    }
+
+    #[test]
+    fn command_line_as_parse_args() {
+        let parse = |args: &[&str]| {
+            parse_flags(&args.iter().map(|a| a.to_string()).collect::<Vec<_>>()).map_err(|e| e.0)
+        };
+        let flags = |config: Option<&str>, help| {
+            Ok(Flags {
+                config: config.map(Into::into),
+                help,
+            })
+        };
+        assert_eq!(
+            parse(&["--config", "c.yaml", "x"]),
+            flags(Some("c.yaml"), false)
+        );
+        assert_eq!(
+            parse(&["--config=a=b", "--config", "-"]),
+            flags(Some("-"), false)
+        );
+        assert_eq!(parse(&["-hh", "--", "--bogus"]), flags(None, true));
+        assert_eq!(parse(&["--bogus=1"]), Err("unknown option --bogus".into()));
+        assert_eq!(parse(&["--=x"]), Err("unknown option --=x".into()));
+        assert_eq!(parse(&["-h=1"]), Err("unknown option -=".into()));
+        assert_eq!(
+            parse(&["--config", "--help"]),
+            Err("--config needs a value".into())
+        );
+        assert_eq!(
+            parse(&["--help", "--config"]),
+            Err("--config needs a value".into())
+        );
+        assert_eq!(parse(&["--help="]), Err("-h, takes no value".into()));
     }
 }

@@ -486,6 +486,47 @@ mod tests {
     }
 
     #[test]
+    fn subagent_files_of_a_session() {
+        let units = |s: &str| s.encode_utf16().collect::<Vec<u16>>();
+        let chain = |session: &str, agent: &str| units(&format!("{session}\0{agent}"));
+        let short = state_file_name(&chain("sess", "a"));
+        assert!(is_subagent_file(&short, &units("sess")));
+        assert!(!is_subagent_file(&short, &units("ses")));
+        assert!(!is_subagent_file(
+            &state_file_name(&units("sess")),
+            &units("sess")
+        ));
+        // A long chain: the session's hash leads, then the chain's, then the length.
+        let long = state_file_name(&chain("sess", &"b".repeat(200)));
+        let parts: Vec<&str> = long.split('-').collect();
+        assert_eq!(parts.len(), 4, "{long}");
+        assert_eq!(parts[1], fnv1a64(&units("sess")));
+        assert!(is_subagent_file(&long, &units("sess")));
+        assert!(!is_subagent_file(&long, &units("other")));
+        // As Node decides: a hashed name's lock and temp files have four parts too.
+        assert!(is_subagent_file(&format!("{long}.lock"), &units("sess")));
+        let session = "s".repeat(300);
+        assert_eq!(state_file_name(&units(&session)).split('-').count(), 3);
+    }
+
+    #[test]
+    fn base64_decodes_as_node_buffer() {
+        // Buffer.from(text, 'base64url') on Node 20 and 22.
+        for (text, bytes) in [
+            ("YWJj", &b"abc"[..]),
+            ("YW*Jj", b"abc"),
+            ("YW=Jj", b"a"),
+            ("YWJjZA===YQ", b"abcd"),
+            ("Y", b""),
+            ("YWJ", b"ab"),
+            ("a+/b", &[0x6b, 0xef, 0xdb]),
+            ("-_8", &[0xfb, 0xff]),
+        ] {
+            assert_eq!(base64_decode(text), bytes, "{text}");
+        }
+    }
+
+    #[test]
     fn saved_state_round_trips_unknown_members() {
         let kept = Saved {
             chain: Some(ChainFields {
