@@ -316,7 +316,7 @@ fn run(
                 Some(name) => name.to_js_string(),
             };
             let engine = config::engine(&loaded, &name)?;
-            post_tool_use(engine, &name, &event, &file, lock_deadline, stdout)
+            post_tool_use(engine, &name, &event, &file, deadline, stdout)
         }
         Some("UserPromptSubmit") => state::with_lock(&file, lock_deadline, || state::remove(&file)),
         Some("SessionEnd") => {
@@ -373,7 +373,7 @@ fn post_tool_use(
     name: &str,
     event: &Event,
     file: &Path,
-    lock_deadline: Instant,
+    deadline: Instant,
     stdout: &mut Vec<u8>,
 ) -> Result<(), Failure> {
     // Codex sends a `turn_id`, Claude Code does not.
@@ -406,6 +406,8 @@ fn post_tool_use(
         arguments_json: &arguments,
     };
 
+    // As observeWithSavedChain: the lock wait is counted from here, within the deadline.
+    let lock_deadline = deadline.min(Instant::now() + state::LOCK_WAIT);
     let mut verdict = state::with_lock(file, lock_deadline, || {
         let saved = state::read_saved(file);
         if let Some(chain) = &saved.chain {
