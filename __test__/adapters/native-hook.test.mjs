@@ -35,6 +35,8 @@ function hook(kind, event, { env = {}, args = [], stdinOpen = false } = {}) {
     // Not a speed check: a hook that never ends is the defect (issue 16 item 7).
     const hang = setTimeout(() => child.kill('SIGKILL'), 60_000);
     child.on('error', reject);
+    // A hook that fails on its command line exits without reading stdin.
+    child.stdin.on('error', () => {});
     child.on('close', (code, signal) => {
       clearTimeout(hang);
       resolve({ code, signal, stdout, stderr });
@@ -119,6 +121,24 @@ describe('native hook executable', () => {
     const c = bash('p-reset', 'make');
     const sub = { ...c, agent_id: 'sub-1' };
     await assertParity([c, c, sub, prompt('p-reset'), c, sub, c, c, sub, { session_id: 'p-reset', hook_event_name: 'SessionEnd' }]);
+  });
+
+  it("SessionEnd removes the session's subagent chains, hashed (long ids) or not, and no other session's", async () => {
+    const long = 's'.repeat(300);
+    const sub = (session, agent) => ({ ...bash(session, 'make'), agent_id: agent });
+    const end = (session, agent) => ({ session_id: session, hook_event_name: 'SessionEnd', reason: 'exit', ...(agent ? { agent_id: agent } : {}) });
+    const events = [
+      bash('p-end', 'make'), sub('p-end', 'a'), sub('p-end', 'b'.repeat(200)), sub('p-end-2', 'a'), sub('p-end-2', 'b'.repeat(200)),
+      bash(long, 'make'), sub(long, 'a'), sub(`${long}x`, 'a'),
+      end('p-end', 'a'), end('p-end'), end(long),
+    ];
+    const node = await assertParity(events);
+    assert.equal(node.length, events.length);
+    const dir = freshDir();
+    await session(events, (i) => (i % 2 ? 'node' : 'native'), { dir });
+    const left = Object.keys(stateOf(dir));
+    assert.equal(left.length, 3, `p-end-2's two subagents and ${long.length + 1}-char session's one: ${left}`);
+    assert.ok(left.some((f) => /^h-[0-9a-f]{16}-[0-9a-f]{16}-\d+\.json$/.test(f)), 'a hashed subagent name');
   });
 
   it('error and context rules, stderr and exit codes, error responses', async () => {
@@ -221,12 +241,23 @@ describe('native hook executable', () => {
       assert.match(r.stderr, /^toolguard hook: .* \(tool result passed through unchanged\)\n$/);
     }
     await assertParity([{ session_id: 's', hook_event_name: 'Stop' }, { session_id: 's', hook_event_name: 'PreToolUse', tool_name: 'Bash' }]);
-    const bogus = await hook('native', '{}', { args: ['--bogus'] });
-    assert.equal(bogus.code, 1);
-    assert.match(bogus.stderr, /unknown argument --bogus/);
     const help = await hook('native', '', { args: ['--help'] });
     assert.equal(help.code, 0);
     assert.match(help.stdout, /^usage: toolguard hook/);
+  });
+
+  it('reads its command line as the Node hook does (parseArgs: positionals allowed, the same errors)', async () => {
+    const stop = { session_id: 's', hook_event_name: 'Stop' };
+    const argvs = [['--bogus'], ['--bogus=1'], ['--config'], ['--config', '--help'], ['--help=1'], ['-hx'], ['--bogus', '--help'], ['-h', 'extra'], ['-hh'], ['extra'], ['--', '--bogus'], ['-'], ['--config=']];
+    for (const args of argvs) {
+      const [n, r] = await Promise.all(['node', 'native'].map((k) => hook(k, stop, { args, env: { TOOLGUARD_STATE_DIR: freshDir() } })));
+      assert.equal(r.code, n.code, args.join(' '));
+      assert.equal(r.stderr, n.stderr, args.join(' '));
+      if (n.code === 0 && n.stdout) assert.match(r.stdout, /^usage: toolguard hook/, args.join(' '));
+      else assert.equal(r.stdout, n.stdout, args.join(' '));
+    }
+    const bogus = await hook('native', '{}', { args: ['--bogus'] });
+    assert.equal(bogus.stderr, 'toolguard hook: unknown option --bogus (usage: toolguard hook [--config <file.json|file.yaml>]) (tool result passed through unchanged)\n');
   });
 
   it('a bad config fails open with one stderr line naming the file (and line)', async () => {
@@ -237,23 +268,39 @@ describe('native hook executable', () => {
       writeFileSync(file, text);
       return file;
     };
+    const rule = (id, pattern) => `{"id": "${id}", "pattern": ${JSON.stringify(pattern)}, "action": "error", "message": "m"}`;
+    // `same`: the Node hook's line is the same, byte for byte (syntax errors
+    // differ in their parser's wording, not in the file and line).
     const cases = [
-      [write('t1.json', '{"repeat": {"thresholds": [1]}}'), /t1\.json: repeat-tool-reminder: invalid threshold 1 — every threshold must be an integer >= 2/],
+      [write('t1.json', '{"repeat": {"thresholds": [1]}}'), /t1\.json:1: repeat-tool-reminder: invalid threshold 1 — every threshold must be an integer >= 2/, 'same'],
       [write('t2.json', '{\n  "repeat": {\n    "thresholds": [3,]\n}}'), /t2\.json:3: not valid JSON: /],
       [write('t3.yaml', 'repeat:\n  thresholds: [3\n'), /t3\.yaml:\d+: not valid YAML: /],
-      [write('t4.yml', 'repeats:\n  thresholds: [3]\n'), /t4\.yml: toolguard: unknown key config\.repeats/],
-      [write('t5.yaml', '- a\n- b\n'), /t5\.yaml: a config is a mapping/],
-      [write('t6.json', '{"loudFailure": {"rules": [{"id": "mine", "pattern": "(", "action": "error", "message": "m"}]}}'), /t6\.json: loud-failure: rule mine: /],
+      [write('t4.yml', 'repeats:\n  thresholds: [3]\n'), /t4\.yml:1: toolguard: unknown key config\.repeats/, 'same'],
+      [write('t5.yaml', '- a\n- b\n'), /t5\.yaml: a config is a mapping/, 'same'],
+      [write('t6.json', `{"loudFailure": {"rules": [${rule('mine', '(')}]}}`), /t6\.json:1: loud-failure: rule mine: /, 'same'],
       [join(scratch, 'absent.json'), /cannot read config .*absent\.json/],
+      // The line of the key an engine error names, in JSON (tabs, several keys: the first in the file's order) and YAML.
+      [write('t7.json', '{\n  "repeat": {\n    "thresholds": [3],\n    "treshold": 2\n  }\n}'), /t7\.json:4: toolguard: unknown key config\.repeat\.treshold/, 'same'],
+      [write('t8.json', '{"zeta": 1, "alpha": 2}'), /t8\.json:1: toolguard: unknown key config\.zeta /, 'same'],
+      [write('t9.json', `{\n\t"loudFailure": {\n\t\t"rules": [\n\t\t\t${rule('ok', 'x')},\n\t\t\t${rule('bad', '(')}\n\t\t]\n\t}\n}`), /t9\.json:5: loud-failure: rule bad: /, 'same'],
+      [write('t10.yaml', '# limits\nrepeat:\n  argumentsPreviewChars: 0\n'), /t10\.yaml:3: repeat-tool-reminder: invalid argumentsPreviewChars 0/, 'same'],
+      [write('t11.yaml', 'repeat:\n  thresholds:\n    - 3\n    - 3\n'), /t11\.yaml:2: repeat-tool-reminder: `thresholds` must not contain duplicates/, 'same'],
+      [write('t12.yaml', 'loudFailure:\n  rules:\n    - id: a\n      pattern: x\n      action: error\n      message: m\n    - id: b\n      pattern: 5\n'), /t12\.yaml:7: loud-failure: rule b: `pattern` must be a string/, 'same'],
+      [write('t13', '  {"repeat": {"include": "Bash"}}'), /t13:1: toolguard: config\.repeat\.include must be an array of strings/, 'same'],
+      [write('t14.json', '{"repeat": {"include": ["a\\ud800"], "x": 1}}'), /t14\.json:1: toolguard: unknown key config\.repeat\.x/, 'same'],
+      [write('t15.json', '{"2": 1, "1": 2}'), /t15\.json: toolguard: unknown key config\.1 /, 'same'],
     ];
-    for (const [file, want] of cases) {
-      const r = await hook('native', call, { env, args: ['--config', file] });
+    for (const [file, want, same] of cases) {
+      const [r, n] = await Promise.all(['native', 'node'].map((k) => hook(k, call, { env, args: ['--config', file] })));
       assert.equal(r.code, 1, file);
       assert.equal(r.stdout, '');
       assert.equal(r.stderr.split('\n').length, 2, 'one line');
       assert.match(r.stderr, /^toolguard hook: /);
       assert.match(r.stderr, want);
       assert.match(r.stderr, /\(tool result passed through unchanged\)\n$/);
+      assert.equal(n.code, 1, file);
+      if (same) assert.equal(r.stderr, n.stderr, file);
+      else assert.match(n.stderr, want, file);
     }
     // A bad user rule fails every call, also of a tool that is never scanned
     // (the hook skips compiling the built-in rules only for such tools).

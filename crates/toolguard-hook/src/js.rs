@@ -128,7 +128,7 @@ impl Js {
 }
 
 /// A canonical array index (`0` … `4294967294`), which JavaScript objects list first.
-fn array_index(key: &str) -> Option<u64> {
+pub fn array_index(key: &str) -> Option<u64> {
     if key.is_empty() || key.len() > 10 || (key.len() > 1 && key.starts_with('0')) {
         return None;
     }

@@ -43,13 +43,15 @@ const MAX_INPUT: u64 = 256 << 20;
 /// The last 1 MiB of a Codex transcript holds the just-finished call; read no more.
 const TRANSCRIPT_TAIL: u64 = 1 << 20;
 
+/// The Node hook's `HOOK_USAGE`, and which hook answered.
 const USAGE: &str = "usage: toolguard hook [--config <file.json|file.yaml>]
 Reads one Claude Code / Codex hook event (JSON) on stdin. Register it for the
 PostToolUse, UserPromptSubmit and SessionEnd events. The config file is a
 GuardConfig ({repeat?, loudFailure?}) in JSON or YAML; TOOLGUARD_CONFIG names it
-too.
+too. Check it first with: toolguard check-config FILE (the hook's errors go to
+stderr, which Claude Code does not show).
 State: $TOOLGUARD_STATE_DIR, else $XDG_STATE_HOME/toolguard, else <tmpdir>/toolguard-<uid>.
-Deadline: TOOLGUARD_HOOK_TIMEOUT_MS (default 5000).
+Deadline: TOOLGUARD_HOOK_TIMEOUT_MS (default 5000) for the input and the session lock.
 (native executable toolguard-hook)";
 
 /// Set once the hook has started its answer: the deadline then lets it finish.
@@ -73,7 +75,16 @@ pub fn main() {
         std::process::exit(1);
     }));
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|a| a == "--help" || a == "-h") {
+    let flags = match parse_flags(&args) {
+        Ok(flags) => flags,
+        Err(Failure(reason)) => {
+            let usage = USAGE.lines().next().unwrap_or_default();
+            let _ =
+                std::io::stderr().write_all(fail_line(&format!("{reason} ({usage})")).as_bytes());
+            std::process::exit(1);
+        }
+    };
+    if flags.help {
         println!("{USAGE}");
         return;
     }
@@ -91,7 +102,7 @@ pub fn main() {
     let _ = std::thread::Builder::new().spawn(move || watchdog(deadline, timeout));
 
     let mut stdout = Vec::new();
-    let code = match run(&args, &env, deadline, &mut stdout) {
+    let code = match run(flags.config, &env, deadline, &mut stdout) {
         Ok(()) => 0,
         Err(Failure(reason)) => {
             let _answer = ANSWERED.lock().unwrap_or_else(|p| p.into_inner());
@@ -167,34 +178,70 @@ fn js_number_of(text: &str) -> f64 {
     }
 }
 
-/// `--config <file>` / `--config=<file>`, else `$TOOLGUARD_CONFIG`.
-fn config_path(
-    args: &[String],
-    env: &dyn Fn(&str) -> Option<String>,
-) -> Result<Option<String>, Failure> {
-    let mut config = None;
+/// The command line of `toolguard hook`.
+#[derive(Debug, Default, PartialEq)]
+struct Flags {
+    config: Option<String>,
+    help: bool,
+}
+
+/// `parseCommandLine(argv, HOOK_OPTIONS)`: node:util's `parseArgs` (strict,
+/// positionals allowed) over `--config <file>` and `--help`/`-h`, with the
+/// messages ts/cli/args.mts makes of its errors.
+fn parse_flags(args: &[String]) -> Result<Flags, Failure> {
+    let mut flags = Flags::default();
+    let unknown = |option: &str| {
+        // args.mts names the flag by its text up to a quote or a space.
+        let flag = option.split(['\'', ' ']).next().unwrap_or_default();
+        Failure(format!("unknown option {flag}"))
+    };
     let mut i = 0;
     while i < args.len() {
-        let arg = &args[i];
-        if arg == "--config" {
-            i += 1;
-            config = Some(
-                args.get(i)
-                    .cloned()
-                    .ok_or_else(|| Failure("--config needs a file".into()))?,
-            );
-        } else if let Some(path) = arg.strip_prefix("--config=") {
-            config = Some(path.to_owned());
-        } else {
-            return Err(Failure(format!(
-                "unknown argument {arg} (usage: toolguard hook [--config <file.json|file.yaml>])"
-            )));
-        }
+        let arg = args[i].as_str();
         i += 1;
+        if arg == "--" {
+            break; // the rest are positionals
+        }
+        if arg.len() < 2 || !arg.starts_with('-') {
+            continue; // a positional (`-` too)
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            let (name, inline) = match long.split_once('=') {
+                Some((name, value)) if !name.is_empty() => (name, Some(value)),
+                _ => (long, None),
+            };
+            match (name, inline) {
+                ("config", Some(value)) => flags.config = Some(value.to_owned()),
+                ("config", None) => match args.get(i) {
+                    // parseArgs: a next argument that looks like an option is ambiguous, not a value.
+                    Some(value) if !(value.len() > 1 && value.starts_with('-')) => {
+                        flags.config = Some(value.clone());
+                        i += 1;
+                    }
+                    _ => return Err(Failure("--config needs a value".into())),
+                },
+                ("help", None) => flags.help = true,
+                // parseArgs names the option `'-h, --help'`, and args.mts its first word.
+                ("help", Some(_)) => return Err(Failure("-h, takes no value".into())),
+                _ => {
+                    return Err(unknown(if inline.is_some() {
+                        &arg[..2 + name.len()]
+                    } else {
+                        arg
+                    }))
+                }
+            }
+        } else {
+            // A short option or a group of them: only `-h` exists.
+            for c in arg[1..].chars() {
+                if c != 'h' {
+                    return Err(unknown(&format!("-{c}")));
+                }
+                flags.help = true;
+            }
+        }
     }
-    Ok(config
-        .or_else(|| env("TOOLGUARD_CONFIG"))
-        .filter(|p| !p.is_empty()))
+    Ok(flags)
 }
 
 /// The members of the hook event, each as its raw JSON text.
@@ -214,12 +261,15 @@ fn string_units(event: &Event, key: &str) -> Option<Vec<u16>> {
 }
 
 fn run(
-    args: &[String],
+    config: Option<String>,
     env: &dyn Fn(&str) -> Option<String>,
     deadline: Instant,
     stdout: &mut Vec<u8>,
 ) -> Result<(), Failure> {
-    let config = config_path(args, env)?;
+    // `flags.config ?? env.TOOLGUARD_CONFIG`, then only a non-empty path is read.
+    let config = config
+        .or_else(|| env("TOOLGUARD_CONFIG"))
+        .filter(|p| !p.is_empty());
     let text = read_stdin()?;
     let event: Event = serde_json::from_str(&text).map_err(|e| {
         if serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok() {
@@ -233,7 +283,7 @@ fn run(
         .ok_or_else(|| Failure("hook input has no session_id".into()))?;
 
     let dir = state::state_dir(env);
-    state::ensure_dir(&dir)?;
+    state::ensure_dir(&dir, env)?;
     let ttl = env("TOOLGUARD_STATE_TTL_DAYS").map_or(7.0, |v| js_number_of(&v));
     state::sweep(
         &dir,
@@ -243,8 +293,9 @@ fn run(
             7.0
         },
     )?;
-    let mut chain_id = session;
-    if let Some(agent) = field(&event, "agent_id").filter(Js::truthy) {
+    let mut chain_id = session.clone();
+    let agent_id = field(&event, "agent_id").filter(Js::truthy);
+    if let Some(agent) = &agent_id {
         chain_id.push(0);
         match string_units(&event, "agent_id") {
             Some(units) => chain_id.extend(units),
@@ -264,11 +315,28 @@ fn run(
                 None | Some(Js::Null) => String::new(),
                 Some(name) => name.to_js_string(),
             };
-            let engine = config::engine(&loaded, config.as_deref(), &name)?;
-            post_tool_use(engine, &name, &event, &file, lock_deadline, stdout)
+            let engine = config::engine(&loaded, &name)?;
+            post_tool_use(engine, &name, &event, &file, deadline, stdout)
         }
-        Some("UserPromptSubmit" | "SessionEnd") => {
-            state::with_lock(&file, lock_deadline, || state::remove(&file))
+        Some("UserPromptSubmit") => state::with_lock(&file, lock_deadline, || state::remove(&file)),
+        Some("SessionEnd") => {
+            state::with_lock(&file, lock_deadline, || state::remove(&file))?;
+            // The session's subagents end with it: their chains go too, not only at the TTL sweep.
+            if agent_id.is_none() {
+                let entries = std::fs::read_dir(&dir)
+                    .map_err(|e| Failure(format!("{}: {e}", dir.display())))?;
+                for entry in entries {
+                    let entry = entry.map_err(|e| Failure(format!("{}: {e}", dir.display())))?;
+                    // A name that is not UTF-8 is no name the hooks write.
+                    let name = entry.file_name();
+                    let Some(name) = name.to_str() else { continue };
+                    if state::is_subagent_file(name, &session) {
+                        let sub = dir.join(name);
+                        state::with_lock(&sub, lock_deadline, || state::remove(&sub))?;
+                    }
+                }
+            }
+            Ok(())
         }
         _ => Ok(()), // events the guard does not use
     }
@@ -305,7 +373,7 @@ fn post_tool_use(
     name: &str,
     event: &Event,
     file: &Path,
-    lock_deadline: Instant,
+    deadline: Instant,
     stdout: &mut Vec<u8>,
 ) -> Result<(), Failure> {
     // Codex sends a `turn_id`, Claude Code does not.
@@ -317,6 +385,8 @@ fn post_tool_use(
     let raw_response = field(event, "tool_response");
     let is_error = matches!(&raw_response, Some(Js::Obj(o)) if o.iter().any(|(k, v)| (k == "isError" || k == "is_error") && *v == Js::Bool(true)));
     let response = response_of(event, raw_response, host);
+    // Codex sends no exit code: a string response here means none was found in its transcript.
+    let exit_code_unknown = host == Host::Codex && matches!(response, Some(Js::Str(_)));
     let text = response.as_ref().and_then(shell_text);
     let value_json = match &response {
         Some(value) if !is_error && engine.scans_value() && engine.scans(name) => {
@@ -336,7 +406,9 @@ fn post_tool_use(
         arguments_json: &arguments,
     };
 
-    let verdict = state::with_lock(file, lock_deadline, || {
+    // As observeWithSavedChain: the lock wait is counted from here, within the deadline.
+    let lock_deadline = deadline.min(Instant::now() + state::LOCK_WAIT);
+    let mut verdict = state::with_lock(file, lock_deadline, || {
         let saved = state::read_saved(file);
         if let Some(chain) = &saved.chain {
             let (digest, count) = state::saved_chain(chain)?;
@@ -354,6 +426,16 @@ fn post_tool_use(
         }
         Ok(verdict)
     })?;
+    if exit_code_unknown {
+        // Without the exit code the hook does not know it was 0: the header must not claim it.
+        let claimed = format!("[loud-failure] {name} exited 0 but its output shows it failed:");
+        if let Some(failure) = verdict.as_mut().and_then(|v| v.failure.as_mut()) {
+            if let Some(rest) = failure.text.strip_prefix(&claimed) {
+                failure.text =
+                    format!("[loud-failure] {name} output shows a failure (its exit code is unknown):{rest}");
+            }
+        }
+    }
     if let Some(answer) = hook_output(verdict.as_ref(), text.as_deref(), host) {
         stdout.extend_from_slice(answer.as_bytes());
         stdout.push(b'\n');
@@ -577,5 +659,39 @@ mod tests {
         );
         assert_eq!(t("[1]"), None);
         assert_eq!(t("5"), None);
+    }
+
+    #[test]
+    fn command_line_as_parse_args() {
+        let parse = |args: &[&str]| {
+            parse_flags(&args.iter().map(|a| a.to_string()).collect::<Vec<_>>()).map_err(|e| e.0)
+        };
+        let flags = |config: Option<&str>, help| {
+            Ok(Flags {
+                config: config.map(Into::into),
+                help,
+            })
+        };
+        assert_eq!(
+            parse(&["--config", "c.yaml", "x"]),
+            flags(Some("c.yaml"), false)
+        );
+        assert_eq!(
+            parse(&["--config=a=b", "--config", "-"]),
+            flags(Some("-"), false)
+        );
+        assert_eq!(parse(&["-hh", "--", "--bogus"]), flags(None, true));
+        assert_eq!(parse(&["--bogus=1"]), Err("unknown option --bogus".into()));
+        assert_eq!(parse(&["--=x"]), Err("unknown option --=x".into()));
+        assert_eq!(parse(&["-h=1"]), Err("unknown option -=".into()));
+        assert_eq!(
+            parse(&["--config", "--help"]),
+            Err("--config needs a value".into())
+        );
+        assert_eq!(
+            parse(&["--help", "--config"]),
+            Err("--config needs a value".into())
+        );
+        assert_eq!(parse(&["--help="]), Err("-h, takes no value".into()));
     }
 }

@@ -123,8 +123,9 @@ fn make_dir(dir: &Path) -> Result<(), Failure> {
 }
 
 /// Create the directory, and refuse one another user owns: a shared tmpdir
-/// lets another user create it first and read or forge chains.
-pub fn ensure_dir(dir: &Path) -> Result<(), Failure> {
+/// lets another user create it first and read or forge chains. The error
+/// says what to do, and does not say "set" a variable that is set.
+pub fn ensure_dir(dir: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<(), Failure> {
     make_dir(dir)?;
     #[cfg(unix)]
     {
@@ -133,13 +134,20 @@ pub fn ensure_dir(dir: &Path) -> Result<(), Failure> {
             .uid();
         if let Some(me) = uid() {
             if owner != me {
+                let hint = if env("TOOLGUARD_STATE_DIR").is_some_and(|v| !v.is_empty()) {
+                    "point TOOLGUARD_STATE_DIR at a directory of your own"
+                } else {
+                    "set TOOLGUARD_STATE_DIR to a directory of your own"
+                };
                 return Err(Failure(format!(
-                    "state directory {} belongs to uid {owner}; set TOOLGUARD_STATE_DIR",
+                    "state directory {} belongs to uid {owner}, not to this user (uid {me}); {hint}",
                     dir.display()
                 )));
             }
         }
     }
+    #[cfg(not(unix))]
+    let _ = env;
     Ok(())
 }
 
@@ -203,14 +211,75 @@ fn fnv1a64(units: &[u16]) -> String {
 
 /// The state file name of a chain id (given as the UTF-16 units JavaScript
 /// holds): base64url of its UTF-8 (lone surrogates as U+FFFD, as `Buffer`
-/// encodes them) when short enough, else a hash and the length.
+/// encodes them) when short enough, else a hash and the length. A
+/// subagent's hashed name (`<session>\0<agent>`) starts with its session's
+/// hash, so SessionEnd finds it.
 pub fn state_file_name(chain_id: &[u16]) -> String {
     let encoded = base64url(String::from_utf16_lossy(chain_id).as_bytes());
     if encoded.len() <= 160 {
-        format!("s-{encoded}.json")
-    } else {
-        format!("h-{}-{}.json", fnv1a64(chain_id), chain_id.len())
+        return format!("s-{encoded}.json");
     }
+    // `chainId.split('\0')[0]`
+    match chain_id.iter().position(|&u| u == 0) {
+        None => format!("h-{}-{}.json", fnv1a64(chain_id), chain_id.len()),
+        Some(end) => format!(
+            "h-{}-{}-{}.json",
+            fnv1a64(&chain_id[..end]),
+            fnv1a64(chain_id),
+            chain_id.len()
+        ),
+    }
+}
+
+/// `Buffer.from(text, 'base64url')`: Node decodes leniently — either
+/// alphabet, other characters skipped, `=` ends the data, a lone trailing
+/// character dropped.
+fn base64_decode(text: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len() / 4 * 3 + 2);
+    let (mut bits, mut n) = (0u32, 0u32);
+    for c in text.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            b'=' => break,
+            _ => continue,
+        };
+        bits = bits << 6 | v as u32;
+        n += 1;
+        if n == 4 {
+            out.extend_from_slice(&[(bits >> 16) as u8, (bits >> 8) as u8, bits as u8]);
+            (bits, n) = (0, 0);
+        }
+    }
+    match n {
+        2 => out.push((bits >> 4) as u8),
+        3 => out.extend_from_slice(&[(bits >> 10) as u8, (bits >> 2) as u8]),
+        _ => {}
+    }
+    out
+}
+
+/// Whether state directory entry `name` holds a subagent chain of `session`
+/// (`<session>\0<agent>`), as the Node hook's `isSubagentFile` decides: a
+/// short name decodes to it; a hashed one starts with the session's hash and
+/// has four `-`-separated parts (which its `.lock` and `.tmp` files have too).
+pub fn is_subagent_file(name: &str, session: &[u16]) -> bool {
+    if let Some(encoded) = name
+        .strip_prefix("s-")
+        .and_then(|rest| rest.strip_suffix(".json"))
+    {
+        let decoded = base64_decode(encoded);
+        let text = String::from_utf8_lossy(&decoded);
+        let mut units = text.encode_utf16();
+        return session
+            .iter()
+            .chain(std::iter::once(&0))
+            .all(|&u| units.next() == Some(u));
+    }
+    name.starts_with(&format!("h-{}-", fnv1a64(session))) && name.split('-').count() == 4
 }
 
 /// Run `f` holding `<file>.lock` (created with `O_EXCL`; a stale one is
@@ -414,6 +483,47 @@ mod tests {
             name.starts_with("h-") && name.ends_with("-500.json"),
             "{name}"
         );
+    }
+
+    #[test]
+    fn subagent_files_of_a_session() {
+        let units = |s: &str| s.encode_utf16().collect::<Vec<u16>>();
+        let chain = |session: &str, agent: &str| units(&format!("{session}\0{agent}"));
+        let short = state_file_name(&chain("sess", "a"));
+        assert!(is_subagent_file(&short, &units("sess")));
+        assert!(!is_subagent_file(&short, &units("ses")));
+        assert!(!is_subagent_file(
+            &state_file_name(&units("sess")),
+            &units("sess")
+        ));
+        // A long chain: the session's hash leads, then the chain's, then the length.
+        let long = state_file_name(&chain("sess", &"b".repeat(200)));
+        let parts: Vec<&str> = long.split('-').collect();
+        assert_eq!(parts.len(), 4, "{long}");
+        assert_eq!(parts[1], fnv1a64(&units("sess")));
+        assert!(is_subagent_file(&long, &units("sess")));
+        assert!(!is_subagent_file(&long, &units("other")));
+        // As Node decides: a hashed name's lock and temp files have four parts too.
+        assert!(is_subagent_file(&format!("{long}.lock"), &units("sess")));
+        let session = "s".repeat(300);
+        assert_eq!(state_file_name(&units(&session)).split('-').count(), 3);
+    }
+
+    #[test]
+    fn base64_decodes_as_node_buffer() {
+        // Buffer.from(text, 'base64url') on Node 20 and 22.
+        for (text, bytes) in [
+            ("YWJj", &b"abc"[..]),
+            ("YW*Jj", b"abc"),
+            ("YW=Jj", b"a"),
+            ("YWJjZA===YQ", b"abcd"),
+            ("Y", b""),
+            ("YWJ", b"ab"),
+            ("a+/b", &[0x6b, 0xef, 0xdb]),
+            ("-_8", &[0xfb, 0xff]),
+        ] {
+            assert_eq!(base64_decode(text), bytes, "{text}");
+        }
     }
 
     #[test]
