@@ -16,14 +16,20 @@ if (!existsSync(new URL('../dist/ts/cli/main.mjs', import.meta.url))) {
 }
 
 /**
- * The native hook: `$TOOLGUARD_NATIVE_HOOK` (a path; `0` means use the Node
- * hook), else `toolguard-hook` beside the .node addon in this package, else in
- * the platform package (`toolguard-<platform>-<arch>[-<abi>]`).
+ * The native hook, when asked for: `$TOOLGUARD_NATIVE_HOOK` is `1` (find it)
+ * or a path. Not the default yet: it has no loop detectors (it answers as the
+ * Node hook does with `loops: false`). Found as `toolguard-hook` beside the
+ * .node addon in this package, else in the platform package
+ * (`toolguard-<platform>-<arch>[-<abi>]`).
  */
 function nativeHook() {
   const chosen = process.env.TOOLGUARD_NATIVE_HOOK;
-  if (chosen === '0') return undefined;
-  if (chosen) return chosen;
+  if (!chosen || chosen === '0') return undefined;
+  return chosen === '1' ? findNativeHook() : chosen;
+}
+
+/** Where the native hook executable is in this install, if anywhere. */
+function findNativeHook() {
   const exe = process.platform === 'win32' ? 'toolguard-hook.exe' : 'toolguard-hook';
   const beside = fileURLToPath(new URL(`../${exe}`, import.meta.url));
   if (existsSync(beside)) return beside;
@@ -43,7 +49,7 @@ function nativeHook() {
 
 if (process.argv[2] === 'hook' && process.argv[3] === '--native-path') {
   // For settings.json: the path to register instead of `toolguard hook`.
-  const native = nativeHook();
+  const native = findNativeHook();
   if (native) process.stdout.write(`${native}\n`);
   else process.stderr.write('toolguard: no native hook executable for this platform; register `toolguard hook`\n');
   process.exitCode = native ? 0 : 1;

@@ -19,13 +19,18 @@ const scratch = mkdtempSync(join(tmpdir(), 'toolguard-native-hook-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 let dirs = 0;
 const freshDir = () => join(scratch, `state-${++dirs}`);
+const loopsOff = join(scratch, 'loops-off.json');
+writeFileSync(loopsOff, '{"loops": false}');
 
 /** One hook process: `node` (the Node hook) or `native`. Resolves to {code, stdout, stderr}. */
 function hook(kind, event, { env = {}, args = [], stdinOpen = false } = {}) {
   return new Promise((resolve, reject) => {
     const [cmd, argv] = kind === 'node' ? [process.execPath, [bin, 'hook', ...args]] : [native, args];
+    // The native hook has no loop detectors yet (README): both run DSH's
+    // result-blind repeat (`loops: false`) unless a test gives its own config.
+    const ownConfig = args.some((a) => a.startsWith('--config')) || env.TOOLGUARD_CONFIG !== undefined;
     const child = spawn(cmd, argv, {
-      env: { ...process.env, TOOLGUARD_NATIVE_HOOK: '0', ...env },
+      env: { ...process.env, TOOLGUARD_NATIVE_HOOK: '0', ...(ownConfig ? {} : { TOOLGUARD_CONFIG: loopsOff }), ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -194,7 +199,7 @@ describe('native hook executable', () => {
   it('user configs: JSON, thresholds, shell tools, include, scanValue; the YAML form gives the same answers', async () => {
     const cfg = (name, config) => {
       const file = join(scratch, name);
-      writeFileSync(file, JSON.stringify(config));
+      writeFileSync(file, JSON.stringify({ loops: false, ...config }));
       return file;
     };
     const codex = { session_id: 'p-codex', turn_id: 't1', transcript_path: null, hook_event_name: 'PostToolUse', tool_name: 'exec_command', tool_input: { cmd: 'cargo build' }, tool_response: 'error[E0425]: cannot find value `y` in this scope\n' };
@@ -207,7 +212,7 @@ describe('native hook executable', () => {
     const scan = cfg('scan.json', { loudFailure: { scanValue: true, shellTools: ['Bash', 'fetch'] } });
     const fetch = { ...bash('p-scan', 'x'), tool_name: 'fetch', tool_response: { 2: 'x', body: 'write failed: ENOSPC: no space left on device, write', a: 1.5 } };
     const yamlFile = join(scratch, 'scan.yaml');
-    writeFileSync(yamlFile, '# the same config as scan.json\nloudFailure:\n  scanValue: true\n  shellTools:\n    - Bash\n    - fetch\n');
+    writeFileSync(yamlFile, '# the same config as scan.json\nloops: false\nloudFailure:\n  scanValue: true\n  shellTools:\n    - Bash\n    - fetch\n');
     const outs = await assertParity([fetch, bash('p-scan', 'x', traceback)], { env: { TOOLGUARD_CONFIG: scan } });
     assert.match(outs[0].stdout, /no-space-left/, 'found in the value JSON (scanValue)');
     const fromYaml = await session([fetch, bash('p-scan', 'x', traceback)], () => 'native', { args: ['--config', yamlFile] });
@@ -333,12 +338,12 @@ describe('native hook executable', () => {
     }
   });
 
-  it('toolguard hook runs the native executable when it is there', async () => {
+  it('toolguard hook runs the native executable when asked for (TOOLGUARD_NATIVE_HOOK=1), the Node hook otherwise', async () => {
     const dir = freshDir();
     mkdirSync(dir);
     // A native-only answer: its usage line names the executable.
     const viaBin = await new Promise((resolve) => {
-      const child = spawn(process.execPath, [bin, 'hook', '--help'], { env: { ...process.env, TOOLGUARD_NATIVE_HOOK: '' } });
+      const child = spawn(process.execPath, [bin, 'hook', '--help'], { env: { ...process.env, TOOLGUARD_NATIVE_HOOK: '1' } });
       let out = '';
       child.stdout.on('data', (d) => (out += d));
       child.on('close', (code) => resolve({ code, out }));
@@ -347,5 +352,7 @@ describe('native hook executable', () => {
     assert.match(viaBin.out, /native executable toolguard-hook/);
     const forced = await hook('node', '', { args: ['--help'] });
     assert.doesNotMatch(forced.stdout, /native executable/, 'TOOLGUARD_NATIVE_HOOK=0 keeps the Node hook');
+    const unset = await hook('node', '', { args: ['--help'], env: { TOOLGUARD_NATIVE_HOOK: '' } });
+    assert.doesNotMatch(unset.stdout, /native executable/, 'unset: the Node hook (it has the loop detectors)');
   });
 });
