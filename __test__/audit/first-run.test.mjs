@@ -16,6 +16,9 @@ const fixtures = join(root, '__test__/audit/fixtures');
 const mainPlain = join(fixtures, 'dsh-plain/--home-dev-report-site--/sample-main/session.jsonl');
 const mainZstd = join(fixtures, 'dsh-zstd/--home-dev-report-site--/sample-main/session.jsonl.zstd');
 const trace = join(fixtures, 'trace/agents.jsonl');
+// DSH's result-blind reminders (the audit runs the loop detectors unless told `loops: false`).
+const dshExact = join(root, '__test__/audit/dsh-exact.json');
+
 const scratch = mkdtempSync(join(tmpdir(), 'toolguard-first-run-'));
 
 function cli(args, { env = {}, input } = {}) {
@@ -97,17 +100,17 @@ test('a run of identical calls is one row with the highest count reached, not on
   const file = join(scratch, 'run20.jsonl');
   const call = JSON.stringify({ tool: 'bash', arguments: { command: 'npm test' }, output: 'ok', exitCode: 0 });
   writeFileSync(file, `${call}\n`.repeat(20));
-  const run = cli(['audit', file]);
+  const run = cli(['audit', '--config', dshExact, file]);
   const rows = run.stdout.split('\n').filter((l) => /loop ×/.test(l) && !l.startsWith('LINE:'));
   assert.deepEqual(rows.map((r) => r.trim().split(/\s{2,}/).slice(0, 4)), [['3', 'line 3', 'bash', 'loop × 8+']]);
   // The JSON keeps every reminder.
-  assert.deepEqual(JSON.parse(cli(['audit', '--json', file]).stdout).sessions[0].reminders.map((r) => r.count), [3, 5, 8]);
+  assert.deepEqual(JSON.parse(cli(['audit', '--config', dshExact, '--json', file]).stdout).sessions[0].reminders.map((r) => r.count), [3, 5, 8]);
 });
 
 test('--report sarif: a SARIF 2.1.0 log with rules, results at file and line, input errors as notifications', () => {
   const broken = join(scratch, 'broken.jsonl');
   writeFileSync(broken, readFileSync(trace, 'utf8') + '{"tool":\n');
-  const run = cli(['audit', '--report', 'sarif', mainPlain, broken]);
+  const run = cli(['audit', '--config', dshExact, '--report', 'sarif', mainPlain, broken]);
   const brokenUri = pathToFileURL(broken).href;
   assert.equal(run.code, 1, run.stderr);
   const log = JSON.parse(run.stdout);
@@ -121,7 +124,7 @@ test('--report sarif: a SARIF 2.1.0 log with rules, results at file and line, in
   const ids = driver.rules.map((r) => r.id);
   assert.equal(new Set(ids).size, ids.length, 'rule ids are unique');
   for (const rule of driver.rules) assert.equal(typeof rule.shortDescription.text, 'string');
-  const json = JSON.parse(cli(['audit', '--json', mainPlain, broken]).stdout);
+  const json = JSON.parse(cli(['audit', '--config', dshExact, '--json', mainPlain, broken]).stdout);
   const findings = json.sessions.flatMap((s) => [...s.reminders, ...s.failures].map((f) => [s.file, f.logLine, f.ruleId ?? 'loop']));
   assert.equal(sarifRun.results.length, findings.length);
   for (const r of sarifRun.results) {
@@ -152,7 +155,7 @@ test('--report junit: well-formed JUnit XML, a failure per finding matched by --
   writeFileSync(broken, JSON.stringify({ tool: 'bash', arguments: { command: 'curl -sf https://x' }, output, exitCode: 0 }) + '\n["not an object"]\n');
   const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => name === 'testsuite' || name === 'testcase' });
   for (const [failOn, failures] of [['any', 4], ['failure', 2], ['none', 0]]) {
-    const run = cli(['audit', '--report', 'junit', '--fail-on', failOn, trace, broken]);
+    const run = cli(['audit', '--config', dshExact, '--report', 'junit', '--fail-on', failOn, trace, broken]);
     assert.equal(XMLValidator.validate(run.stdout), true, run.stdout);
     const { testsuites } = parser.parse(run.stdout);
     assert.equal(Number(testsuites.failures), failures, failOn);
@@ -179,4 +182,17 @@ test('without the native binary, audit says it needs it (exit 2), not "Auditor i
   assert.equal(run.code, 2, run.stderr);
   assert.match(run.stderr, /toolguard audit: auditing needs the native binary, which could not be loaded on this platform/);
   assert.doesNotMatch(run.stderr, /not a constructor|npm has a bug/);
+});
+
+test('--report sarif and junit carry loop-detector alarms (one per loop), not only DSH reminders', () => {
+  const file = join(scratch, 'run-loops.jsonl');
+  const call = JSON.stringify({ tool: 'bash', arguments: { command: 'npm test' }, output: 'ok', exitCode: 0 });
+  writeFileSync(file, `${call}\n`.repeat(12));
+  const sarif = JSON.parse(cli(['audit', '--report', 'sarif', file]).stdout);
+  const loops = sarif.runs[0].results.filter((r) => r.ruleId === 'loop');
+  assert.equal(loops.length, 1, JSON.stringify(sarif.runs[0].results));
+  assert.match(loops[0].message.text, /repeat/);
+  const junit = cli(['audit', '--report', 'junit', file]).stdout;
+  assert.match(junit, /failures="1"/);
+  assert.match(junit, /bash: repeat/);
 });

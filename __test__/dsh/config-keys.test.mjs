@@ -29,7 +29,7 @@ for (const [label, specifier, config, key, expected] of [
 test('toolguard/dsh (combined) refuses an unknown top-level key, naming it', async (t) => {
   const h = await boot();
   t.after(() => h.dispose());
-  await assert.rejects(h.plugin(await import('toolguard/dsh'), { repeats: { thresholds: [3] } }), /^Error: toolguard: unknown key config\.repeats \(expected one of: repeat, loudFailure\)$/);
+  await assert.rejects(h.plugin(await import('toolguard/dsh'), { repeats: { thresholds: [3] } }), /^Error: toolguard: unknown key config\.repeats \(expected one of: repeat, loudFailure, loops\)$/);
   const ok = await boot();
   t.after(() => ok.dispose());
   await ok.plugin(await import('toolguard/dsh'), { repeat: { thresholds: [3] } });

@@ -52,6 +52,8 @@ export interface LoopJson extends SiteJson {
   /** Reminders this loop has had, this one included (1: the loop starts here). */
   reminders: number;
   command: string | null;
+  /** Added by waste.mts (null: past the timeline's bound). */
+  waste?: WasteJson | null;
 }
 export interface FailureJson extends SiteJson {
   ruleId: string;

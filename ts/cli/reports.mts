@@ -6,11 +6,14 @@ import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type * as Sarif from 'sarif';
 
-import type { AuditDocument, FailureJson, ReminderJson, SessionJson } from './audit.mjs';
+import type { AuditDocument, FailureJson, LoopJson, ReminderJson, SessionJson } from './audit.mjs';
 
 /** The SARIF rule id of a loop reminder (`--fail-on loop`); failures use their rule ids. */
 const LOOP_RULE = 'loop';
-const LOOP_TEXT = 'The agent repeated the same tool call with the same arguments (a loop reminder was due).';
+const LOOP_TEXT = 'The agent is stuck in a loop: the same call (or block of calls, or the same error) again and again (a loop reminder or alarm was due).';
+
+/** Each loop once, where it started (its first alarm); later alarms of it only raise its count. */
+const loopStarts = (s: SessionJson): LoopJson[] => (s.loops ?? []).filter((l) => l.reminders === 1);
 
 /** A log nothing could be read from: empty, or no call audited and at least one input error. */
 export const unread = (s: SessionJson): boolean => s.bytes === 0 || (s.calls === 0 && s.errorCount > 0);
@@ -57,6 +60,10 @@ export function renderSarif(doc: AuditDocument, version: string): string {
     for (const r of s.reminders) {
       if (!rules.has(LOOP_RULE)) rules.set(LOOP_RULE, { id: LOOP_RULE, shortDescription: { text: LOOP_TEXT }, defaultConfiguration: { level: 'warning' } });
       results.push({ ruleId: LOOP_RULE, level: 'warning', message: { text: reminderText(r) }, locations: location(s, r.logLine) });
+    }
+    for (const l of loopStarts(s)) {
+      if (!rules.has(LOOP_RULE)) rules.set(LOOP_RULE, { id: LOOP_RULE, shortDescription: { text: LOOP_TEXT }, defaultConfiguration: { level: 'warning' } });
+      results.push({ ruleId: LOOP_RULE, level: 'warning', message: { text: `${l.summary}: ${l.evidence}` }, locations: location(s, l.logLine) });
     }
     for (const f of s.failures) {
       if (!rules.has(f.ruleId)) rules.set(f.ruleId, { id: f.ruleId, shortDescription: { text: f.message } });
@@ -117,6 +124,10 @@ export function renderJunit(doc: AuditDocument): string {
     for (const r of s.reminders) {
       const text = reminderText(r);
       cases.push({ name: `line ${r.logLine}: ${r.callId} ${r.tool}: loop × ${r.count}`, ...(loopsFail ? { failure: { type: LOOP_RULE, message: r.summary, text } } : { out: text }) });
+    }
+    for (const l of loopStarts(s)) {
+      const text = `${l.evidence}\n${l.text}`;
+      cases.push({ name: `line ${l.logLine}: ${l.callId} ${l.tool}: ${l.kind}`, ...(loopsFail ? { failure: { type: LOOP_RULE, message: l.summary, text } } : { out: text }) });
     }
     for (const fs of failingCalls(s)) {
       const f = fs[0]!;
