@@ -31,8 +31,12 @@ function cli(args, env = {}) {
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
+// These tests pin each reader's calls and DSH's result-blind reminders; the
+// loop detectors (on by default) are tested in cli.test.mjs and the eval.
+const DSH_EXACT = ['--config', join(root, '__test__/audit/dsh-exact.json')];
+
 function json(args, env, codes = [0, 1]) {
-  const run = cli(['--json', ...args], env);
+  const run = cli(['--json', ...(args.some((a) => a.startsWith('--config')) ? [] : DSH_EXACT), ...args], env);
   assert.ok(codes.includes(run.code), run.stderr);
   return { ...run, doc: JSON.parse(run.stdout) };
 }
@@ -82,7 +86,7 @@ test('Codex: a sessions folder, exact findings, exit code read from the output h
 
 function writeRule() {
   const file = join(mkdtempSync(join(tmpdir(), 'toolguard-rule-')), 'rules.json');
-  writeFileSync(file, JSON.stringify({ loudFailure: { rules: [{ id: 'value-error', pattern: 'ValueError: bad', when: 'always', action: 'error', message: 'a ValueError' }] } }));
+  writeFileSync(file, JSON.stringify({ loops: false, loudFailure: { rules: [{ id: 'value-error', pattern: 'ValueError: bad', when: 'always', action: 'error', message: 'a ValueError' }] } }));
   return file;
 }
 

@@ -45,7 +45,8 @@ const at = (s, callId) => {
 };
 
 test('recorded sample: the pytest loop from its first reminder until the agent moved on, each failure on its own', () => {
-  const { doc } = { doc: JSON.parse(cli(['--json', join(fixtures, 'sample-main/session.jsonl')]).stdout) };
+  // DSH's reminders (loops: false): the loop detectors' waste is tested on hand-made timelines below.
+  const { doc } = { doc: JSON.parse(cli(['--json', '--config', join(root, '__test__/audit/dsh-exact.json'), join(fixtures, 'sample-main/session.jsonl')]).stdout) };
   const [s] = doc.sessions;
   // call_06 (3rd identical pytest: the first reminder) .. call_08 (5th), then call_14 is different.
   const loop = s.reminders.map((r) => r.waste);

@@ -221,7 +221,9 @@ export function sessionWaste(session: TimedSession): WasteSummary {
     }
   };
 
-  if (Array.isArray(session.loops)) {
+  // Loop alarms with the detectors on; DSH's reminders with `loops: false`
+  // (the report always has both lists; with the detectors on, reminders stay empty).
+  if (Array.isArray(session.loops) && session.loops.length > 0) {
     // Loop alarms fire at every call a loop goes on: the episode is the run
     // of the agent's alarmed calls; its first unalarmed call moved on.
     const alarmed = new Set<number>();
