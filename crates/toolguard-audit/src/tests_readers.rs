@@ -527,6 +527,12 @@ fn claude_code_timeline_has_times_and_tokens() {
         assert!(end >= time && time > 1_600_000_000_000, "{call:?}");
     }
     // Each model turn's usage once: on the first call of its message.
-    let with_tokens = calls.iter().filter(|c| c.output_tokens.is_some_and(|n| n > 0)).count();
-    assert!(with_tokens >= 1 && with_tokens < calls.len(), "{with_tokens}");
+    let with_tokens = calls
+        .iter()
+        .filter(|c| c.output_tokens.is_some_and(|n| n > 0))
+        .count();
+    assert!(
+        with_tokens >= 1 && with_tokens < calls.len(),
+        "{with_tokens}"
+    );
 }
