@@ -34,7 +34,8 @@ describe('toolguard/claude-agent-sdk in a real Agent SDK session', () => {
         ['echo again'],
       ],
       scratch,
-      { hooks: toolguardHooks() },
+      // DSH's reminder (loops: false) for exact texts; the detectors' default is tested below.
+      { hooks: toolguardHooks({ engine: { loops: false } }) },
     );
   });
 
@@ -81,8 +82,20 @@ describe('toolguard/claude-agent-sdk callbacks', () => {
   const post = (tool_name, tool_response, extra = {}) => ({ ...base, hook_event_name: 'PostToolUse', tool_name, tool_input: { command: 'x' }, tool_response, tool_use_id: 't', ...extra });
   const signal = { signal: new AbortController().signal };
 
-  it('one chain per session and per subagent; SubagentStop and SessionEnd free them', async () => {
+  it('the loop detectors are on by default: the 3rd identical call with the same output draws their alarm', async () => {
     const hooks = toolguardHooks();
+    const call = async (input) => hooks.PostToolUse[0].hooks[0](input, 't', signal);
+    const outputs = [];
+    for (let i = 0; i < 3; i++) outputs.push(await call(post('Bash', { stdout: 'same', stderr: '' }, { session_id: 'loops-default' })));
+    const engine = new GuardEngine({ loops: {}, loudFailure: { shellTools: ['Bash'] } });
+    const alarms = [1, 2, 3].map(() => engine.observe({ agentId: 'a', name: 'Bash', arguments: { command: 'x' } }, { text: 'same' })?.loop);
+    assert.ok(alarms[2], 'the engine raises a loop alarm at the 3rd call');
+    assert.deepEqual(outputs.slice(0, 2), [{}, {}]);
+    assert.ok(outputs[2].hookSpecificOutput.additionalContext.includes(alarms[2].text), JSON.stringify(outputs[2]));
+  });
+
+  it('one chain per session and per subagent; SubagentStop and SessionEnd free them', async () => {
+    const hooks = toolguardHooks({ engine: { loops: false } });
     const call = async (input) => hooks.PostToolUse[0].hooks[0](input, 't', signal);
     await call(post('Bash', { stdout: 'ok', stderr: '' }));
     await call(post('Bash', { stdout: 'ok', stderr: '' }, { agent_id: 'sub' }));
@@ -104,7 +117,7 @@ describe('toolguard/claude-agent-sdk callbacks', () => {
   });
 
   it('fails open: a panicking engine answers nothing, with a warning; other tools are still guarded', async () => {
-    const hooks = toolguardHooks();
+    const hooks = toolguardHooks({ engine: { loops: false } });
     const warnings = [];
     const onWarning = (w) => warnings.push(w);
     process.on('warning', onWarning);

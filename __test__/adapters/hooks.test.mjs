@@ -371,9 +371,9 @@ describe('toolguard hook (child process)', () => {
 
   it('a YAML config (flow style, as in the README) via --config and TOOLGUARD_CONFIG; errors name file and line', async () => {
     const yaml = join(scratch, 'guard.yaml');
-    writeFileSync(yaml, '# hook config\nrepeat: { thresholds: [2] }\nloudFailure:\n  shellTools: [Bash]\n');
+    writeFileSync(yaml, '# hook config\nloops: false\nrepeat: { thresholds: [2] }\nloudFailure:\n  shellTools: [Bash]\n');
     const events = [bash('s-yaml', 'ls'), bash('s-yaml', 'ls')];
-    const want = expected(events, { repeat: { thresholds: [2] }, loudFailure: { shellTools: ['Bash'] } });
+    const want = expected(events, { loops: false, repeat: { thresholds: [2] }, loudFailure: { shellTools: ['Bash'] } });
     assert.ok(want[1]);
     assert.deepEqual(await runAll(events, { env: { TOOLGUARD_STATE_DIR: freshDir() }, args: ['--config', yaml] }), want);
     assert.deepEqual(await runAll(events, { env: { TOOLGUARD_STATE_DIR: freshDir(), TOOLGUARD_CONFIG: yaml } }), want);
