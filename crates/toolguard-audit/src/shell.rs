@@ -4,7 +4,7 @@
 //! `shellText` in ts/adapters/common.mts (the adapters' side of the same shape).
 
 use serde_json::Value;
-use toolguard_core::markers::shows_failure;
+use toolguard_core::markers::{shell_streams, shows_failure};
 
 /// The text of a shell output value: a string as is; `{stdout, stderr}` as
 /// stdout then `[stderr]\n<stderr>`; `{output}`; text `content` blocks; then
@@ -17,18 +17,7 @@ pub(crate) fn shell_text(value: &Value) -> Option<String> {
     };
     let stdout = object.get("stdout").and_then(Value::as_str);
     let stderr = object.get("stderr").and_then(Value::as_str);
-    let mut text = if stdout.is_some() || stderr.is_some() {
-        let mut text = stdout.unwrap_or("").to_owned();
-        if let Some(stderr) = stderr.filter(|s| !s.is_empty()) {
-            if !text.is_empty() && !text.ends_with('\n') {
-                text.push('\n');
-            }
-            text.push_str("[stderr]\n");
-            text.push_str(stderr);
-        }
-        if text.is_empty() {
-            text.push_str("(no output)");
-        }
+    let mut text = if let Some(text) = shell_streams(stdout, stderr) {
         text
     } else if let Some(output) = object.get("output").and_then(Value::as_str) {
         output.to_owned()

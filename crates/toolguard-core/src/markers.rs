@@ -106,3 +106,53 @@ mod tests {
         ));
     }
 }
+
+/// A shell result's streams in the DSH shell result format: stdout, then
+/// `[stderr]` and stderr on a line of their own when stderr is not empty;
+/// `(no output)` when both are empty. `None` when neither stream is given.
+/// The one writer of this shape for every reader (the audit's log readers,
+/// the native hook); ts/adapters/common.mts `shellText` is its TypeScript twin.
+pub fn shell_streams(stdout: Option<&str>, stderr: Option<&str>) -> Option<String> {
+    if stdout.is_none() && stderr.is_none() {
+        return None;
+    }
+    let mut text = stdout.unwrap_or("").to_owned();
+    if let Some(stderr) = stderr.filter(|s| !s.is_empty()) {
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str("[stderr]\n");
+        text.push_str(stderr);
+    }
+    if text.is_empty() {
+        text.push_str("(no output)");
+    }
+    Some(text)
+}
+
+#[cfg(test)]
+mod shell_streams_tests {
+    use super::shell_streams;
+
+    #[test]
+    fn streams_in_the_dsh_format() {
+        assert_eq!(shell_streams(None, None), None);
+        assert_eq!(shell_streams(Some("a"), Some("")).as_deref(), Some("a"));
+        assert_eq!(
+            shell_streams(Some("a"), Some("b")).as_deref(),
+            Some("a\n[stderr]\nb")
+        );
+        assert_eq!(
+            shell_streams(Some("a\n"), Some("b")).as_deref(),
+            Some("a\n[stderr]\nb")
+        );
+        assert_eq!(
+            shell_streams(None, Some("b")).as_deref(),
+            Some("[stderr]\nb")
+        );
+        assert_eq!(
+            shell_streams(Some(""), None).as_deref(),
+            Some("(no output)")
+        );
+    }
+}

@@ -529,6 +529,7 @@ fn codex_exit_code(path: &str, call_id: &Js) -> Option<f64> {
 /// The text of a shell tool's output as the engine expects it (`shellText`
 /// in ts/adapters/common.mts, the DSH shell result format).
 fn shell_text(output: &Js) -> Option<String> {
+    use toolguard_core::markers::shell_streams;
     let members = match output {
         Js::Str(s) => return Some(s.clone()),
         Js::Obj(_) => output,
@@ -537,18 +538,7 @@ fn shell_text(output: &Js) -> Option<String> {
     };
     let string = |key: &str| members.get(key).and_then(Js::as_str);
     let (stdout, stderr) = (string("stdout"), string("stderr"));
-    let mut text = if stdout.is_some() || stderr.is_some() {
-        let mut text = stdout.unwrap_or("").to_owned();
-        if let Some(stderr) = stderr.filter(|s| !s.is_empty()) {
-            if !text.is_empty() && !text.ends_with('\n') {
-                text.push('\n');
-            }
-            text.push_str("[stderr]\n");
-            text.push_str(stderr);
-        }
-        if text.is_empty() {
-            text.push_str("(no output)");
-        }
+    let mut text = if let Some(text) = shell_streams(stdout, stderr) {
         text
     } else if let Some(output) = string("output") {
         output.to_owned()
