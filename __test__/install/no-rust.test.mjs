@@ -68,7 +68,7 @@ const BOOM = { id: 'test-boom', pattern: 'BOOM', action: 'error', when: 'success
 const plugins = [
   ['toolguard/dsh/repeat-tool-reminder', { thresholds: [2] }],
   ['toolguard/dsh/loud-failure', { rules: [BOOM] }],
-  ['toolguard/dsh', { repeat: { thresholds: [2] }, loudFailure: { rules: [BOOM] } }],
+  ['toolguard/dsh', { loops: false, repeat: { thresholds: [2] }, loudFailure: { rules: [BOOM] } }],
 ];
 const report = {};
 for (const [specifier, config] of plugins) {
@@ -100,12 +100,13 @@ test('no Rust on PATH: the root and linux-x64-gnu tarballs install and every ent
   const dir = mkdtempSync(join(tmpdir(), 'toolguard-install-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
 
+  // (`--ignore-scripts`: `prepare` builds a git checkout from source; this tree is built.)
   // The root package as published: `npm pack` of the checkout, then the real
   // `napi pre-publish` on that copy. It checks every target's binary is in
   // npm/<target>/, and only linux-x64-gnu is built here, so the copy lists
   // that one target; it writes optionalDependencies and, with
   // --skip-optional-publish, publishes nothing.
-  const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', dir], root))[0];
+  const packed = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', dir], root))[0];
   const stage = join(dir, 'stage');
   mkdirSync(stage);
   execFileSync('tar', ['-xzf', join(dir, packed.filename), '-C', stage, '--strip-components=1']);
@@ -124,8 +125,8 @@ test('no Rust on PATH: the root and linux-x64-gnu tarballs install and every ent
   const published = JSON.parse(readFileSync(join(stage, 'package.json'), 'utf8'));
   assert.deepEqual(published.optionalDependencies, { 'toolguard-linux-x64-gnu': manifest.version });
 
-  const rootTarball = join(dir, JSON.parse(npm(['pack', '--json', '--pack-destination', dir], stage))[0].filename);
-  const platformTarball = join(dir, JSON.parse(npm(['pack', '--json', '--pack-destination', dir], join(stage, 'npm/linux-x64-gnu')))[0].filename);
+  const rootTarball = join(dir, JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', dir], stage))[0].filename);
+  const platformTarball = join(dir, JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', dir], join(stage, 'npm/linux-x64-gnu')))[0].filename);
   const rootFiles = tarballFiles(rootTarball);
   for (const file of ['main.js', 'index.js', 'index.d.ts', 'bin/toolguard.mjs', 'dist/ts/dsh/index.mjs', 'dist/ts/dsh/index.d.mts',
     'dist/ts/dsh/repeat-tool-reminder.mjs', 'dist/ts/dsh/loud-failure.mjs', 'dist/reference/index.mjs', 'rules/builtin.json']) {
@@ -176,12 +177,14 @@ test('no Rust on PATH: the root and linux-x64-gnu tarballs install and every ent
 
   // `toolguard audit` on the bundled samples (zstd, decoded natively).
   const bin = join(installed, '.bin/toolguard');
-  const audit = spawnSync(bin, ['audit', '--json'], { cwd: project, env, encoding: 'utf8' });
-  assert.equal(audit.stderr, '');
+  // A home without Claude Code or Codex history: no path means the bundled sample.
+  const audit = spawnSync(bin, ['audit', '--json'], { cwd: project, env: { ...env, HOME: join(dir, 'home'), CLAUDE_CONFIG_DIR: '', CODEX_HOME: '' }, encoding: 'utf8' });
+  assert.match(audit.stderr, /^toolguard audit: no FILES given, auditing the sample sessions bundled with the package/);
   assert.equal(audit.status, 1, 'exit 1: findings');
   const { summary, sessions } = JSON.parse(audit.stdout);
   assert.deepEqual(sessions.map((s) => [s.sessionId, s.compressed]), [['sample-main', true], ['sample-sub', true]]);
-  assert.deepEqual([summary.files, summary.calls, summary.reminders, summary.failures], [2, 14, 3, 3]);
+  // The loop detectors are on by default: alarms in `loops`, no result-blind reminders.
+  assert.deepEqual([summary.files, summary.calls, summary.reminders, summary.loops, summary.failures], [2, 14, 0, 4, 3]);
 
   // `toolguard hook` as Claude Code runs it: a traceback behind exit 0 is blocked.
   const event = {
