@@ -26,7 +26,8 @@ function cli(args, env = {}) {
   const run = spawnSync(process.execPath, [join(root, 'bin/toolguard.mjs'), 'audit', ...args], {
     cwd: root,
     encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '', FORCE_COLOR: '', CLAUDE_CONFIG_DIR: '', CODEX_HOME: '', ...env, HOME: home },
+    // Colour variables deleted, not emptied: Node 22 warns on stderr when both are set.
+    env: { ...withoutColor(process.env), CLAUDE_CONFIG_DIR: '', CODEX_HOME: '', ...env, HOME: home },
   });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
@@ -34,6 +35,13 @@ function cli(args, env = {}) {
 // These tests pin each reader's calls and DSH's result-blind reminders; the
 // loop detectors (on by default) are tested in cli.test.mjs and the eval.
 const DSH_EXACT = ['--config', join(root, '__test__/audit/dsh-exact.json')];
+
+function withoutColor(env) {
+  const out = { ...env };
+  delete out.NO_COLOR;
+  delete out.FORCE_COLOR;
+  return out;
+}
 
 function json(args, env, codes = [0, 1]) {
   const run = cli(['--json', ...(args.some((a) => a.startsWith('--config')) ? [] : DSH_EXACT), ...args], env);
