@@ -88,3 +88,25 @@ test('npm/<target>/ is exactly what `napi create-npm-dirs` generates from packag
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('release.yml ships the native hook executable in every platform package', () => {
+  const steps = release.jobs.build.steps;
+  // Linux targets: build-portable.mjs builds the hook beside the .node; the others: build-hook.mjs.
+  const hookStep = steps.find((s) => /scripts\/build-hook\.mjs --target \$\{\{ matrix\.settings\.target \}\} --output-dir \./.test(s.run ?? ''));
+  assert.ok(hookStep, 'a step builds the hook for the matrix target');
+  assert.equal(hookStep.if, "runner.os != 'Linux'");
+  for (const s of release.jobs.build.strategy.matrix.settings) {
+    if (s.target.includes('-linux-')) assert.match(s.build, /^node scripts\/build-portable\.mjs /, s.target);
+  }
+  const upload = steps.find((s) => s.uses?.startsWith('actions/upload-artifact'));
+  assert.match(upload.with.path, /^toolguard-hook$/m);
+  assert.match(upload.with.path, /^toolguard-hook\.exe$/m);
+  assert.match(steps.find((s) => s.name === 'Check the glibc baseline').run, /toolguard-hook/);
+  const publish = release.jobs.publish.steps.map((s) => s.run ?? '');
+  const artifacts = publish.findIndex((r) => r.includes('napi artifacts'));
+  const hooks = publish.findIndex((r) => r.includes('scripts/platform-hook.mjs --artifacts artifacts'));
+  assert.ok(artifacts >= 0 && hooks > artifacts, 'the hooks go into npm/<target> after napi moved the .node files');
+  for (const job of ['test-linux', 'test-macos-windows']) {
+    assert.ok(release.jobs[job].steps.some((s) => (s.run ?? '').includes('node scripts/hook-smoke.mjs')), `${job} runs the hook`);
+  }
+});

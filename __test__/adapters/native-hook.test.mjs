@@ -5,10 +5,10 @@
 // repeat reminder (`loops: false`); the two take turns on one session as if
 // it were one hook; bad configs and hostile environments fail open with one
 // clear line.
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -455,21 +455,49 @@ describe('native hook executable', () => {
     assert.equal(r.code, 1);
   });
 
-  it('toolguard hook runs the native executable when asked for (TOOLGUARD_NATIVE_HOOK=1), the Node hook otherwise', async () => {
-    const dir = freshDir();
-    mkdirSync(dir);
+  it('toolguard hook runs the native executable by default; TOOLGUARD_NATIVE_HOOK=0 keeps the Node hook; none found: the Node hook', async () => {
     // A native-only answer: its usage line names the executable.
-    const viaBin = await new Promise((resolve) => {
-      const child = spawn(process.execPath, [bin, 'hook', '--help'], { env: { ...process.env, TOOLGUARD_NATIVE_HOOK: '1' } });
-      let out = '';
-      child.stdout.on('data', (d) => (out += d));
-      child.on('close', (code) => resolve({ code, out }));
-    });
-    assert.equal(viaBin.code, 0);
-    assert.match(viaBin.out, /native executable toolguard-hook/);
-    const forced = await hook('node', '', { args: ['--help'] });
-    assert.doesNotMatch(forced.stdout, /native executable/, 'TOOLGUARD_NATIVE_HOOK=0 keeps the Node hook');
-    const unset = await hook('node', '', { args: ['--help'], env: { TOOLGUARD_NATIVE_HOOK: '' } });
-    assert.doesNotMatch(unset.stdout, /native executable/, 'unset: the Node hook (it has the loop detectors)');
+    const viaBin = (env) =>
+      new Promise((resolve) => {
+        const child = spawn(process.execPath, [bin, 'hook', '--help'], { env: { ...process.env, ...env } });
+        let out = '';
+        child.stdout.on('data', (d) => (out += d));
+        child.on('close', (code) => resolve({ code, out }));
+      });
+    for (const chosen of [undefined, '', '1', native]) {
+      const env = { ...process.env };
+      if (chosen === undefined) delete env.TOOLGUARD_NATIVE_HOOK;
+      else env.TOOLGUARD_NATIVE_HOOK = chosen;
+      const r = await new Promise((resolve) => {
+        const child = spawn(process.execPath, [bin, 'hook', '--help'], { env });
+        let out = '';
+        child.stdout.on('data', (d) => (out += d));
+        child.on('close', (code) => resolve({ code, out }));
+      });
+      assert.equal(r.code, 0);
+      assert.match(r.out, /native executable toolguard-hook/, `TOOLGUARD_NATIVE_HOOK=${chosen}`);
+    }
+    const forced = await viaBin({ TOOLGUARD_NATIVE_HOOK: '0' });
+    assert.equal(forced.code, 0);
+    assert.doesNotMatch(forced.out, /native executable/, 'TOOLGUARD_NATIVE_HOOK=0 keeps the Node hook');
+    assert.match(forced.out, /^usage: toolguard hook/);
+    // An executable that cannot start (stdin still unread): the Node hook answers the event.
+    const missing = await hook('node', bash('p-missing', 'x', traceback), { env: { TOOLGUARD_NATIVE_HOOK: join(scratch, 'no-such-hook'), TOOLGUARD_STATE_DIR: freshDir() } });
+    assert.equal(missing.code, 0, missing.stderr);
+    assert.equal(JSON.parse(missing.stdout).decision, 'block');
+    // The launcher finds the executable in the platform package when the package root has none.
+    const pkg = join(scratch, 'install');
+    const platform = join(pkg, 'node_modules', `toolguard-${process.platform}-${process.arch}${process.platform === 'linux' ? '-gnu' : process.platform === 'win32' ? '-msvc' : ''}`);
+    mkdirSync(join(pkg, 'node_modules/toolguard/bin'), { recursive: true });
+    mkdirSync(platform, { recursive: true });
+    writeFileSync(join(platform, 'package.json'), '{"name": "platform"}');
+    copyFileSync(native, join(platform, basename(native)));
+    chmodSync(join(platform, basename(native)), 0o755);
+    const launcher = join(pkg, 'node_modules/toolguard/bin/toolguard.mjs');
+    copyFileSync(bin, launcher);
+    mkdirSync(join(pkg, 'node_modules/toolguard/dist/ts/cli'), { recursive: true });
+    writeFileSync(join(pkg, 'node_modules/toolguard/dist/ts/cli/main.mjs'), '');
+    const found = spawnSync(process.execPath, [launcher, 'hook', '--native-path'], { encoding: 'utf8', env: { ...process.env, TOOLGUARD_NATIVE_HOOK: '' } });
+    assert.equal(found.stdout.trim(), join(platform, basename(native)));
   });
 });
