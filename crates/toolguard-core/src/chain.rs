@@ -244,7 +244,10 @@ mod tests {
         );
         assert!(Wildcard::new("(x)[y]{1}+?^$|\\").matches("(x)[y]{1}+?^$|\\"));
         assert!(!Wildcard::new("bash").matches("bas"));
-        assert!(!Wildcard::new("bash").matches("bash\n"), "exact: no trailing newline");
+        assert!(
+            !Wildcard::new("bash").matches("bash\n"),
+            "exact: no trailing newline"
+        );
         assert!(Wildcard::new("").matches(""));
         assert!(!Wildcard::new("").matches("x"));
         assert!(Wildcard::new("a*").matches("a") && !Wildcard::new("a*").matches("ba"));

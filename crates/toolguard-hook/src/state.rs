@@ -605,7 +605,8 @@ mod tests {
     #[test]
     fn saved_chains_are_checked_as_restore_chain_checks_them() {
         let fields = |text: &str| {
-            let dir = std::env::temp_dir().join(format!("toolguard-hook-state-{}", std::process::id()));
+            let dir =
+                std::env::temp_dir().join(format!("toolguard-hook-state-{}", std::process::id()));
             fs::create_dir_all(&dir).unwrap();
             let file = dir.join("s.json");
             fs::write(&file, text).unwrap();
@@ -617,13 +618,25 @@ mod tests {
         assert!(fields(r#"{"v":2}"#).is_none(), "another format is no state");
         assert!(fields(&engine("")).unwrap().is_err(), "no chain");
         assert!(fields(&engine(r#","chain":null"#)).unwrap().is_err());
-        assert_eq!(fields(&engine(r#","chain":{}"#)), Some(Ok(SavedChain::default())));
-        assert_eq!(fields(&engine(r#","chain":"x""#)), Some(Ok(SavedChain::default())));
-        assert!(fields(&engine(r#","chain":{"loops":null}"#)).unwrap().is_err());
-        assert!(fields(&engine(r#","chain":{"loops":5}"#)).unwrap().is_err());
-        assert!(fields(&engine(r#","chain":{"digest":"ab"}"#)).unwrap().is_err());
         assert_eq!(
-            fields(&engine(r#","chain":{"loops":"L1","digest":"000000000000000000000000000000ab","count":2}"#)),
+            fields(&engine(r#","chain":{}"#)),
+            Some(Ok(SavedChain::default()))
+        );
+        assert_eq!(
+            fields(&engine(r#","chain":"x""#)),
+            Some(Ok(SavedChain::default()))
+        );
+        assert!(fields(&engine(r#","chain":{"loops":null}"#))
+            .unwrap()
+            .is_err());
+        assert!(fields(&engine(r#","chain":{"loops":5}"#)).unwrap().is_err());
+        assert!(fields(&engine(r#","chain":{"digest":"ab"}"#))
+            .unwrap()
+            .is_err());
+        assert_eq!(
+            fields(&engine(
+                r#","chain":{"loops":"L1","digest":"000000000000000000000000000000ab","count":2}"#
+            )),
             Some(Ok(SavedChain {
                 chain: Some((0xab, 2)),
                 loops: Some("L1".into())
