@@ -48,6 +48,12 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       process.exit(2);
     }
   }
+  for (const [what, dir] of [['--npm-dir', npmDir], ['--artifacts', artifacts]]) {
+    if (dir !== undefined && !existsSync(dir)) {
+      console.error(`platform-hook: ${what} ${dir} does not exist`);
+      process.exit(2);
+    }
+  }
   let missing = 0;
   if (artifacts) {
     for (const folder of readdirSync(artifacts).filter((f) => f.startsWith('bindings-'))) {
