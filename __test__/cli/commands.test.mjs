@@ -34,7 +34,8 @@ test('--help lists every command, each with its own --help', () => {
     const own = cli([command, '--help']);
     assert.equal(own.code, 0, command);
     assert.match(own.stdout, /^(Usage|usage): toolguard /, command);
-    assert.equal(cli(['help', command]).stdout, own.stdout);
+    // `toolguard hook --help` is answered by the native hook when one is built: the same text, then a line naming it.
+    assert.equal(cli(['help', command]).stdout, own.stdout.replace(/^\(native executable toolguard-hook\)\n$/m, ''));
   }
   assert.match(cli(['--version']).stdout, /^\d+\.\d+\.\d+/);
 });

@@ -1,5 +1,6 @@
-// The linux-x64-gnu binary that ships (scripts/build-portable.mjs) requires
-// no glibc symbol version above the 2.17 baseline, so it loads on every glibc
+// The linux-x64-gnu binaries that ship (scripts/build-portable.mjs: the .node
+// and the native hook executable) require no glibc symbol version above the
+// 2.17 baseline, so it loads on every glibc
 // Linux napi-rs packages support; and the check does catch a binary linked
 // against this machine's newer glibc (the plain `npm run build` output).
 import { test } from 'node:test';
@@ -11,6 +12,7 @@ import { GLIBC_BASELINE, compareVersions, glibcVersionsNeeded } from '../../scri
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const portable = join(root, 'npm/linux-x64-gnu/toolguard.linux-x64-gnu.node');
+const portableHook = join(root, 'npm/linux-x64-gnu/toolguard-hook');
 const hostBuild = join(root, 'toolguard.linux-x64-gnu.node');
 const linuxX64 = process.platform === 'linux' && process.arch === 'x64';
 const hostGlibc = process.report.getReport().header.glibcVersionRuntime;
@@ -20,13 +22,15 @@ test('versions compare numerically', () => {
   assert.equal(compareVersions('2.17', '2.17.0'), 0);
 });
 
-test(`the portable linux-x64-gnu binary needs at most GLIBC_${GLIBC_BASELINE}`, { skip: !linuxX64 && 'built on Linux x64 only' }, () => {
-  assert.ok(existsSync(portable), `build it first: node scripts/build-portable.mjs (missing ${portable})`);
-  const versions = glibcVersionsNeeded(portable);
-  assert.ok(versions.length > 0, 'a glibc-linked binary requires some GLIBC_ version');
-  const over = versions.filter((v) => compareVersions(v, GLIBC_BASELINE) > 0);
-  assert.deepEqual(over, [], `GLIBC_ versions above the baseline: ${over.join(', ')}`);
-});
+for (const [what, file] of [['binary', portable], ['hook executable', portableHook]]) {
+  test(`the portable linux-x64-gnu ${what} needs at most GLIBC_${GLIBC_BASELINE}`, { skip: !linuxX64 && 'built on Linux x64 only' }, () => {
+    assert.ok(existsSync(file), `build it first: node scripts/build-portable.mjs (missing ${file})`);
+    const versions = glibcVersionsNeeded(file);
+    assert.ok(versions.length > 0, 'a glibc-linked binary requires some GLIBC_ version');
+    const over = versions.filter((v) => compareVersions(v, GLIBC_BASELINE) > 0);
+    assert.deepEqual(over, [], `GLIBC_ versions above the baseline: ${over.join(', ')}`);
+  });
+}
 
 test('the check flags the host-linked build (npm run build) on a glibc >= 2.34 machine', {
   skip: !linuxX64 ? 'built on Linux x64 only' : !hostGlibc || compareVersions(hostGlibc, '2.34') < 0 ? `host glibc ${hostGlibc ?? 'none'}: a host build may legitimately stay under the baseline` : false,

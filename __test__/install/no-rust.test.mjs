@@ -4,7 +4,9 @@
 // the linux-x64-gnu platform package holding the portable binary
 // (scripts/build-portable.mjs). Both tarballs go into an empty project beside
 // the pinned DSH harness with cargo and rustc absent from PATH, and there the
-// engine, each DSH plugin, `toolguard audit` and `toolguard hook` run.
+// engine, each DSH plugin, `toolguard audit` and `toolguard hook` run — the
+// hook as the native executable from the platform package, found by the
+// launcher, and as the Node hook (TOOLGUARD_NATIVE_HOOK=0).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -12,9 +14,11 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync,
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { listHook } from '../../scripts/platform-hook.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const binary = join(root, 'npm/linux-x64-gnu/toolguard.linux-x64-gnu.node');
+const hookExe = join(root, 'npm/linux-x64-gnu/toolguard-hook');
 const napi = join(root, 'node_modules/@napi-rs/cli/dist/cli.js');
 const HARNESS = [
   '@deepseek-ai/cordis@4.0.4',
@@ -93,7 +97,7 @@ test('no Rust on PATH: the root and linux-x64-gnu tarballs install and every ent
   timeout: 600_000,
 }, async (t) => {
   assert.ok(existsSync(join(root, 'dist/ts/dsh/index.mjs')), 'build first: npm run build');
-  assert.ok(existsSync(binary), `build the portable binary first: node scripts/build-portable.mjs (missing ${binary})`);
+  for (const file of [binary, hookExe]) assert.ok(existsSync(file), `build the portable binaries first: node scripts/build-portable.mjs (missing ${file})`);
   for (const tool of ['cargo', 'rustc']) {
     assert.equal(spawnSync(tool, ['--version'], { env }).error?.code, 'ENOENT', `${tool} must not be on the test PATH`);
   }
@@ -115,6 +119,8 @@ test('no Rust on PATH: the root and linux-x64-gnu tarballs install and every ent
   manifest.napi.targets = ['x86_64-unknown-linux-gnu'];
   writeFileSync(join(stage, 'package.json'), JSON.stringify(manifest, null, 2));
   cpSync(join(root, 'npm/linux-x64-gnu'), join(stage, 'npm/linux-x64-gnu'), { recursive: true });
+  // As the release workflow does after `napi artifacts`: the hook goes into the platform package's files.
+  assert.ok(listHook(join(stage, 'npm/linux-x64-gnu')));
   // pre-publish reads the release commit (`git log -1`).
   const git = (...args) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd: stage, stdio: 'ignore' });
   git('init', '-q');
@@ -134,7 +140,7 @@ test('no Rust on PATH: the root and linux-x64-gnu tarballs install and every ent
   }
   assert.deepEqual(rootFiles.filter((f) => f.endsWith('.node')), [], 'the root package ships no binary: the platform packages do');
   assert.ok(!rootFiles.some((f) => /^(__test__|src|npm|target)\//.test(f)), 'no tests, Rust sources or platform folders shipped');
-  assert.deepEqual(tarballFiles(platformTarball).sort(), ['README.md', 'package.json', 'toolguard.linux-x64-gnu.node']);
+  assert.deepEqual(tarballFiles(platformTarball).sort(), ['README.md', 'package.json', 'toolguard-hook', 'toolguard.linux-x64-gnu.node']);
 
   const project = join(dir, 'project');
   mkdirSync(project);
@@ -195,10 +201,26 @@ test('no Rust on PATH: the root and linux-x64-gnu tarballs install and every ent
     tool_input: { command: 'make docs 2>&1 | tail -n 3' },
     tool_response: { stdout: 'Traceback (most recent call last):\n  File "docs.py", line 3, in <module>\nModuleNotFoundError: No module named \'yaml\'\n', stderr: '', interrupted: false, isImage: false },
   };
-  const hook = spawnSync(bin, ['hook'], { cwd: project, env: { ...env, TOOLGUARD_STATE_DIR: join(dir, 'hook-state') }, input: JSON.stringify(event), encoding: 'utf8' });
-  assert.equal(hook.status, 0, hook.stderr);
-  assert.equal(hook.stderr, '', 'no fallback warning, no error');
-  const out = JSON.parse(hook.stdout);
-  assert.equal(out.decision, 'block');
-  assert.match(out.reason, /python-traceback \(line 1\)/);
+  // By default the launcher hands the event to the platform package's executable.
+  const installedHook = join(installed, 'toolguard-linux-x64-gnu/toolguard-hook');
+  const where = spawnSync(bin, ['hook', '--native-path'], { cwd: project, env, encoding: 'utf8' });
+  assert.equal(where.stdout.trim(), installedHook, where.stderr);
+  const answers = [];
+  for (const [how, cmd, hookEnv] of [
+    ['toolguard hook (native)', bin, { TOOLGUARD_NATIVE_HOOK: '' }],
+    ['the executable itself', installedHook, {}],
+    ['toolguard hook (Node)', bin, { TOOLGUARD_NATIVE_HOOK: '0' }],
+  ]) {
+    const args = cmd === bin ? ['hook'] : [];
+    const hook = spawnSync(cmd, args, { cwd: project, env: { ...env, ...hookEnv, TOOLGUARD_STATE_DIR: join(dir, `hook-state-${answers.length}`) }, input: JSON.stringify(event), encoding: 'utf8' });
+    assert.equal(hook.status, 0, `${how}: ${hook.stderr}`);
+    assert.equal(hook.stderr, '', `${how}: no fallback warning, no error`);
+    const out = JSON.parse(hook.stdout);
+    assert.equal(out.decision, 'block', how);
+    assert.match(out.reason, /python-traceback \(line 1\)/, how);
+    answers.push(hook.stdout);
+  }
+  assert.equal(new Set(answers).size, 1, 'the native and Node hooks answer alike');
+  const help = spawnSync(bin, ['hook', '--help'], { cwd: project, env: { ...env, TOOLGUARD_NATIVE_HOOK: '' }, encoding: 'utf8' });
+  assert.match(help.stdout, /native executable toolguard-hook/, 'the default hook is the native one');
 });

@@ -17,19 +17,36 @@ pub const GENTLE_REMINDER: &str = "You are repeating the exact same tool call wi
 /// does: anchored, `*` is JavaScript's `.*` (a run of anything but a line
 /// terminator), every other character literal, case-sensitive.
 #[derive(Debug, Clone)]
-pub struct Wildcard(Regex);
+pub struct Wildcard(WildcardMatcher);
+
+/// A pattern without `*` (most tool lists: `Bash`, `Edit`…) matches exactly
+/// one name: a string comparison. Compiling it as a regex cost ~40k
+/// instructions each, most of a hook process's work on an unscanned call.
+#[derive(Debug, Clone)]
+enum WildcardMatcher {
+    Exact(String),
+    Pattern(Regex),
+}
 
 impl Wildcard {
     pub fn new(pattern: &str) -> Self {
+        if !pattern.contains('*') {
+            return Self(WildcardMatcher::Exact(pattern.to_owned()));
+        }
         let body: Vec<String> = pattern.split('*').map(regex::escape).collect();
         let source = format!("^(?:{})$", body.join("[^\n\r\u{2028}\u{2029}]*"));
         // Escaped literals and one fixed class: the pattern is always valid, and
         // its size grows linearly with the config text.
-        Self(Regex::new(&source).expect("wildcard regex is built from escaped literals"))
+        Self(WildcardMatcher::Pattern(
+            Regex::new(&source).expect("wildcard regex is built from escaped literals"),
+        ))
     }
 
     pub fn matches(&self, name: &str) -> bool {
-        self.0.is_match(name)
+        match &self.0 {
+            WildcardMatcher::Exact(exact) => exact == name,
+            WildcardMatcher::Pattern(regex) => regex.is_match(name),
+        }
     }
 }
 
@@ -226,6 +243,14 @@ mod tests {
             "JavaScript `.` stops at line terminators"
         );
         assert!(Wildcard::new("(x)[y]{1}+?^$|\\").matches("(x)[y]{1}+?^$|\\"));
+        assert!(!Wildcard::new("bash").matches("bas"));
+        assert!(
+            !Wildcard::new("bash").matches("bash\n"),
+            "exact: no trailing newline"
+        );
+        assert!(Wildcard::new("").matches(""));
+        assert!(!Wildcard::new("").matches("x"));
+        assert!(Wildcard::new("a*").matches("a") && !Wildcard::new("a*").matches("ba"));
     }
 
     #[test]

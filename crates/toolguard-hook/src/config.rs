@@ -25,14 +25,13 @@ use crate::Failure;
 /// the DSH names stay so one config serves both worlds (`HOOK_SHELL_TOOLS`).
 pub const HOOK_SHELL_TOOLS: &[&str] = &["Bash", "bash", "pwsh", "job_output"];
 
-/// A config file as read (`LoadedConfig`), and the engine config it gives.
+/// A config file as read (`LoadedConfig`: parsed, not yet decoded).
 pub struct Loaded {
     /// `None`: no config file (the defaults).
     path: Option<String>,
     text: String,
-    /// The file's tree, before the hook's default `shellTools`: rule ids are looked up in it.
+    /// The file's tree, before the hook's defaults: rule ids are looked up in it.
     value: ConfigValue,
-    pub config: Config,
 }
 
 impl Loaded {
@@ -50,20 +49,37 @@ impl Loaded {
             None => format!("{path}: {message}"),
         })
     }
+
+    /// `deniesLoops(hookEngineConfig(config))`: whether the config asks for
+    /// PreToolUse denials (`loops.deny` set and not `false`), read from the
+    /// tree before it is decoded, as the Node hook does.
+    pub fn denies_loops(&self) -> bool {
+        match member(&self.value, "loops") {
+            Some(loops @ ConfigValue::Object(_)) => !matches!(
+                member(loops, "deny"),
+                None | Some(ConfigValue::Undefined) | Some(ConfigValue::Bool(false))
+            ),
+            _ => false,
+        }
+    }
+
+    /// The hook's engine config (`hookEngineConfig`): the file's config (or
+    /// none) with `loudFailure.shellTools` defaulting to [`HOOK_SHELL_TOOLS`]
+    /// and the loop detectors on unless `loops: false`, decoded.
+    pub fn config(&self) -> Result<Config, Failure> {
+        Config::with_loops_by_default(&hook_config(self.value.clone()))
+            .map_err(|e| self.engine_error(e))
+    }
 }
 
-/// The hook's engine config: the file's config (or none) with
-/// `loudFailure.shellTools` defaulting to [`HOOK_SHELL_TOOLS`], decoded.
-pub fn load(path: Option<&str>) -> Result<Loaded, Failure> {
+/// Read and parse the config file (`readConfig`); `None`: no file. Errors
+/// name the file, and the line of a syntax error.
+pub fn read(path: Option<&str>) -> Result<Loaded, Failure> {
     let Some(path) = path else {
-        let config = Config::from_value(&hook_config(ConfigValue::Undefined))
-            .map_err(|e| Failure(e.to_string()))?;
-        let (text, value) = (String::new(), ConfigValue::Undefined);
         return Ok(Loaded {
             path: None,
-            text,
-            value,
-            config,
+            text: String::new(),
+            value: ConfigValue::Undefined,
         });
     };
     let text = std::fs::read(path)
@@ -88,35 +104,36 @@ pub fn load(path: Option<&str>) -> Result<Loaded, Failure> {
             )));
         }
     };
-    let mut loaded = Loaded {
+    Ok(Loaded {
         path: Some(path.to_owned()),
         text,
         value,
-        config: Config::default(),
-    };
-    loaded.config = Config::from_value(&hook_config(loaded.value.clone()))
-        .map_err(|e| loaded.engine_error(e))?;
-    Ok(loaded)
+    })
 }
 
-/// The engine for one call of `tool`. Compiling the rule table is most of a
-/// hook process's own work (~3 ms); a tool that is not scanned (Read, Edit,
-/// Grep… most calls) never uses it, so with the built-in rules alone it is
-/// skipped. User rules are always compiled: a bad pattern must fail every
-/// call, as it does in the Node hook.
-pub fn engine(loaded: &Loaded, tool: &str) -> Result<Engine, Failure> {
-    let config = &loaded.config;
+/// The engine for one event: `scanned_tool` is the tool whose output this
+/// call scans (PostToolUse), `None` for a call that scans nothing
+/// (PreToolUse). Compiling the built-in rule table is most of a hook
+/// process's own work; a call that scans nothing (Read, Edit, Grep… most
+/// calls, and every PreToolUse) never uses it, so with the built-in rules
+/// alone it is skipped. User rules are always compiled: a bad pattern must
+/// fail every call, as it does in the Node hook.
+pub fn engine(loaded: &Loaded, scanned_tool: Option<&str>) -> Result<Engine, Failure> {
+    let config = loaded.config()?;
     let loud = &config.loud_failure;
-    let scanned = loud
-        .shell_tools
-        .iter()
-        .any(|p| Wildcard::new(p).matches(tool));
+    let scanned = scanned_tool.is_some_and(|tool| {
+        loud.shell_tools
+            .iter()
+            .any(|p| Wildcard::new(p).matches(tool))
+    });
     if scanned || !loud.rules.is_empty() {
-        return Engine::new(config).map_err(|e| loaded.engine_error(e));
+        return Engine::new(&config).map_err(|e| loaded.engine_error(e));
     }
     let none = RuleSet::compile_table(Vec::new()).map_err(|e| loaded.engine_error(e))?;
     let scanner = Scanner::with_rules(none, loud);
-    Ok(Engine::with_scanner(&config.repeat, Arc::new(scanner)))
+    let mut engine = Engine::with_scanner(&config.repeat, Arc::new(scanner));
+    engine.set_loops(config.loops.as_ref());
+    Ok(engine)
 }
 
 /// `configSyntax`: JSON by extension `.json`, YAML by `.yaml`/`.yml`;
@@ -501,8 +518,9 @@ mod tests {
 
     #[test]
     fn default_shell_tools_are_added_unless_given() {
-        let config = Config::from_value(&hook_config(ConfigValue::Undefined)).unwrap();
+        let config = read(None).unwrap().config().unwrap();
         assert_eq!(config.loud_failure.shell_tools, HOOK_SHELL_TOOLS);
+        assert!(config.loops.is_some(), "loops on by default");
         let given =
             hook_config(ConfigValue::from_json(r#"{"loudFailure":{"shellTools":["x"]}}"#).unwrap());
         assert_eq!(

@@ -3,12 +3,16 @@
 //! as a native executable — one process per hook event, no Node start-up.
 //!
 //! It behaves as ts/adapters/hooks.mts does, event for event: `PostToolUse`
-//! advances the session's chain and scans the output (reminder or `context`
-//! notice → `hookSpecificOutput.additionalContext`, an `error` rule →
-//! `decision: "block"`), `UserPromptSubmit` starts the chain over,
-//! `SessionEnd` deletes it. It reads the same config files and the same state
-//! files (state.rs), so Node and native hook processes can take turns on one
-//! session. Every failure is fail-open: one `toolguard hook: …` line on
+//! advances the session's loop window (the loop detectors, on unless the
+//! config says `loops: false`; then DSH's repeat chain) and scans the output
+//! (loop alarm, reminder or `context` notice →
+//! `hookSpecificOutput.additionalContext`, an `error` rule → `decision:
+//! "block"`), `PreToolUse` (with `loops.deny`) refuses a call that would
+//! continue a loop already reminded that many times, `UserPromptSubmit`
+//! starts the chain over, `SessionEnd` deletes it. It reads the same config
+//! files and the same state files (state.rs; the chain and loop window as the
+//! core serialises them), so Node and native hook processes can take turns on
+//! one session. Every failure is fail-open: one `toolguard hook: …` line on
 //! stderr, exit code 1 (a non-blocking error for both hosts), no decision;
 //! past the deadline (`TOOLGUARD_HOOK_TIMEOUT_MS`, default 5000) too.
 //! (A library with a one-line `main.rs`, so `cargo test --lib` runs its tests.)
@@ -46,9 +50,10 @@ const TRANSCRIPT_TAIL: u64 = 1 << 20;
 /// The Node hook's `HOOK_USAGE`, and which hook answered.
 const USAGE: &str = "usage: toolguard hook [--config <file.json|file.yaml>]
 Reads one Claude Code / Codex hook event (JSON) on stdin. Register it for the
-PostToolUse, UserPromptSubmit and SessionEnd events. The config file is a
-GuardConfig ({repeat?, loudFailure?}) in JSON or YAML; TOOLGUARD_CONFIG names it
-too. Check it first with: toolguard check-config FILE (the hook's errors go to
+PostToolUse, UserPromptSubmit and SessionEnd events (and PreToolUse to refuse
+calls that continue a loop, with \"loops\": {\"deny\": N}). The config file is a
+GuardConfig ({repeat?, loudFailure?, loops?}) in JSON or YAML; TOOLGUARD_CONFIG
+names it too. Check it first with: toolguard check-config FILE (the hook's errors go to
 stderr, which Claude Code does not show).
 State: $TOOLGUARD_STATE_DIR, else $XDG_STATE_HOME/toolguard, else <tmpdir>/toolguard-<uid>.
 Deadline: TOOLGUARD_HOOK_TIMEOUT_MS (default 5000) for the input and the session lock.
@@ -310,13 +315,19 @@ fn run(
         .and_then(Js::as_str)
     {
         Some("PostToolUse") => {
-            let loaded = config::load(config.as_deref())?;
-            let name = match field(&event, "tool_name") {
-                None | Some(Js::Null) => String::new(),
-                Some(name) => name.to_js_string(),
-            };
-            let engine = config::engine(&loaded, &name)?;
+            let loaded = config::read(config.as_deref())?;
+            let name = tool_name(&event);
+            let engine = config::engine(&loaded, Some(&name))?;
             post_tool_use(engine, &name, &event, &file, deadline, stdout)
+        }
+        Some("PreToolUse") => {
+            let loaded = config::read(config.as_deref())?;
+            // Without loops.deny there is nothing to refuse: no engine, no state read.
+            if !loaded.denies_loops() {
+                return Ok(());
+            }
+            let engine = config::engine(&loaded, None)?;
+            pre_tool_use(engine, &event, &file, lock_deadline, stdout)
         }
         Some("UserPromptSubmit") => state::with_lock(&file, lock_deadline, || state::remove(&file)),
         Some("SessionEnd") => {
@@ -340,6 +351,84 @@ fn run(
         }
         _ => Ok(()), // events the guard does not use
     }
+}
+
+/// `String(input.tool_name ?? '')`.
+fn tool_name(event: &Event) -> String {
+    match field(event, "tool_name") {
+        None | Some(Js::Null) => String::new(),
+        Some(name) => name.to_js_string(),
+    }
+}
+
+/// Restore the saved chain and loop window into `engine` (`restoreChain`).
+fn restore(engine: &mut Engine, fields: &state::ChainFields) -> Result<(), Failure> {
+    let saved = state::saved_chain(fields)?;
+    if let Some((digest, count)) = saved.chain {
+        engine
+            .restore_chain(AGENT, digest, count)
+            .map_err(|e| Failure(e.to_string()))?;
+    }
+    if let Some(loops) = &saved.loops {
+        engine
+            .restore_loops(AGENT, loops)
+            .map_err(|e| Failure(e.to_string()))?;
+    }
+    Ok(())
+}
+
+/// Save the engine's chain and loop window (`chainState`), when it has either:
+/// untracked calls (include/exclude, exempt tools) leave none and are transparent.
+fn save(engine: &Engine, file: &Path, kept: &state::Saved) -> Result<(), Failure> {
+    let now = state::SavedChain {
+        chain: engine.chain_state(AGENT),
+        loops: engine.loop_state(AGENT),
+    };
+    if now.chain.is_none() && now.loops.is_none() {
+        return Ok(());
+    }
+    state::write_atomic(file, &state::saved_text(&now, kept))
+}
+
+/// PreToolUse (`checkCall`): refuse a call that would continue a loop already
+/// reminded `loops.deny` times. A denial is saved, so the denied call, if
+/// the host still reports it, resets nothing.
+fn pre_tool_use(
+    mut engine: Engine,
+    event: &Event,
+    file: &Path,
+    lock_deadline: Instant,
+    stdout: &mut Vec<u8>,
+) -> Result<(), Failure> {
+    let name = tool_name(event);
+    let arguments = arguments_json(event);
+    let call = Call {
+        agent_id: Some(AGENT),
+        name: &name,
+        arguments_json: &arguments,
+    };
+    let refused = state::with_lock(file, lock_deadline, || {
+        let saved = state::read_saved(file);
+        let Some(fields) = &saved.chain else {
+            return Ok(None);
+        };
+        restore(&mut engine, fields)?;
+        let Some(refused) = engine.check(&call) else {
+            return Ok(None);
+        };
+        save(&engine, file, &saved)?;
+        Ok(Some(refused))
+    })?;
+    if let Some(refused) = refused {
+        stdout.extend_from_slice(
+            b"{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":",
+        );
+        let mut reason = String::new();
+        toolguard_core::canonical::push_js_string_literal(&refused.reason, &mut reason);
+        stdout.extend_from_slice(reason.as_bytes());
+        stdout.extend_from_slice(b"}}\n");
+    }
+    Ok(())
 }
 
 fn read_stdin() -> Result<String, Failure> {
@@ -388,8 +477,12 @@ fn post_tool_use(
     // Codex sends no exit code: a string response here means none was found in its transcript.
     let exit_code_unknown = host == Host::Codex && matches!(response, Some(Js::Str(_)));
     let text = response.as_ref().and_then(shell_text);
+    // The value's JSON (`resultOf`'s `value`, as the addon reads it): scanned
+    // with `scanValue`; for the loop detectors it stands in for the text of
+    // a result that has none, so two different values never compare equal.
+    let for_loops = engine.loops_on() && text.is_none();
     let value_json = match &response {
-        Some(value) if !is_error && engine.scans_value() && engine.scans(name) => {
+        Some(value) if !is_error && ((engine.scans_value() && engine.scans(name)) || for_loops) => {
             Some(value.stringify())
         }
         _ => None,
@@ -398,6 +491,14 @@ fn post_tool_use(
         is_error,
         texts: text.iter().map(String::as_str).collect(),
         value_json: value_json.as_deref(),
+    };
+    let loop_output = Output {
+        is_error,
+        texts: match (&text, &value_json) {
+            (None, Some(json)) => vec![json.as_str()],
+            _ => text.iter().map(String::as_str).collect(),
+        },
+        value_json: None,
     };
     let arguments = arguments_json(event);
     let call = Call {
@@ -410,21 +511,24 @@ fn post_tool_use(
     let lock_deadline = deadline.min(Instant::now() + state::LOCK_WAIT);
     let mut verdict = state::with_lock(file, lock_deadline, || {
         let saved = state::read_saved(file);
-        if let Some(chain) = &saved.chain {
-            let (digest, count) = state::saved_chain(chain)?;
-            engine
-                .restore_chain(AGENT, digest, count)
-                .map_err(|e| Failure(e.to_string()))?;
+        if let Some(fields) = &saved.chain {
+            restore(&mut engine, fields)?;
         }
-        let verdict = engine.observe(&call, Some(&output));
-        // Untracked calls (include/exclude) leave no chain: they are transparent.
-        // TODO(loops): when the engine persists loop state beside the chain
-        // (the loops branch), save and restore it here as the Node hook does;
-        // until then its members are kept as read (state::Saved::rest).
-        if let Some((digest, count)) = engine.chain_state(AGENT) {
-            state::write_atomic(file, &state::saved_text(digest, count, &saved))?;
-        }
-        Ok(verdict)
+        // As the addon's `observe`: the chain, the scan, then the loop window,
+        // which also learns whether an `error` rule flagged the result.
+        let reminder = engine.advance(&call);
+        let failure = engine.scan(name, &output);
+        let flagged = failure
+            .as_ref()
+            .is_some_and(|f| f.action == FailureAction::Error);
+        let loop_alarm = engine.observe_loop(&call, Some(&loop_output), flagged);
+        save(&engine, file, &saved)?;
+        let verdict = Verdict {
+            reminder,
+            failure,
+            loop_alarm,
+        };
+        Ok((!verdict.is_empty()).then_some(verdict))
     })?;
     if exit_code_unknown {
         // Without the exit code the hook does not know it was 0: the header must not claim it.
@@ -592,10 +696,13 @@ fn hook_output(verdict: Option<&Verdict>, scanned: Option<&str>, host: Host) -> 
         out.push_str("\"decision\":\"block\",\"reason\":");
         toolguard_core::canonical::push_js_string_literal(reason, &mut out);
     }
-    // Reminder first, a `context` notice after, as the DSH plugins order them.
+    // Reminder, loop alarm, then a `context` notice, as the DSH plugins order them (`noticesOf`).
     let mut notices: Vec<Vec<u16>> = Vec::new();
     if let Some(reminder) = &verdict.reminder {
         notices.push(reminder.text.clone());
+    }
+    if let Some(alarm) = &verdict.loop_alarm {
+        notices.push(alarm.text.encode_utf16().collect());
     }
     if let Some(failure) = verdict
         .failure

@@ -330,21 +330,28 @@ pub fn with_lock<T>(
     result
 }
 
-/// The saved chain: `{"v":1,"kind":"engine","chain":{"digest","count"}}`.
-/// Members this hook does not know (newer hooks' state) are kept and written
-/// back unchanged, so a native call between two Node calls does not drop them.
+/// The saved state: `{"v":1,"kind":"engine","chain":{"digest"?,"count"?,"loops"?}}`
+/// — what the Node hook writes of `GuardEngine.chainState` (the repeat
+/// chain's digest and run length, and the loop detectors' window as the
+/// core's opaque string). Members this hook does not know (newer hooks'
+/// state) are kept and written back unchanged, so a native call between two
+/// Node calls does not drop them.
 #[derive(Debug, Default)]
 pub struct Saved {
-    /// `(digest, count)` when the file holds a v1 engine chain.
+    /// The `chain` member when the file holds a v1 engine state.
     pub chain: Option<ChainFields>,
     /// Other top-level members, in file order.
     pub rest: Vec<(String, Js)>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct ChainFields {
-    pub digest: Js,
-    pub count: Js,
+    /// `None`: the member is absent (JavaScript's `undefined`).
+    pub digest: Option<Js>,
+    pub count: Option<Js>,
+    pub loops: Option<Js>,
+    /// `chain` is `null` or absent: `restoreChain` cannot read it.
+    pub missing: bool,
     /// Other members of `chain`, in file order.
     pub rest: Vec<(String, Js)>,
 }
@@ -366,67 +373,109 @@ pub fn read_saved(file: &Path) -> Saved {
         return Saved::default();
     }
     let mut saved = Saved::default();
+    let mut chain = ChainFields {
+        missing: true,
+        ..ChainFields::default()
+    };
     for (key, value) in members {
         match key.as_str() {
             "v" | "kind" => {}
             "chain" => {
-                let mut fields = ChainFields {
-                    digest: Js::Null,
-                    count: Js::Null,
-                    rest: Vec::new(),
-                };
-                if let Js::Obj(chain) = value {
-                    for (k, v) in chain {
-                        match k.as_str() {
-                            "digest" => fields.digest = v,
-                            "count" => fields.count = v,
-                            _ => fields.rest.push((k, v)),
+                chain = ChainFields::default();
+                match value {
+                    Js::Null => chain.missing = true,
+                    Js::Obj(members) => {
+                        for (k, v) in members {
+                            match k.as_str() {
+                                "digest" => chain.digest = Some(v),
+                                "count" => chain.count = Some(v),
+                                "loops" => chain.loops = Some(v),
+                                _ => chain.rest.push((k, v)),
+                            }
                         }
                     }
+                    // N-API reads a primitive as an object without these members.
+                    _ => {}
                 }
-                saved.chain = Some(fields);
             }
             _ => saved.rest.push((key, value)),
         }
     }
-    if saved.chain.is_none() {
-        // `restoreChain(AGENT, undefined)` throws in the Node hook.
-        saved.chain = Some(ChainFields {
-            digest: Js::Null,
-            count: Js::Null,
-            rest: Vec::new(),
-        });
-    }
+    saved.chain = Some(chain);
     saved
 }
 
-/// The chain a saved state holds, checked as `GuardEngine.restoreChain` checks it.
-pub fn saved_chain(fields: &ChainFields) -> Result<(u128, u64), Failure> {
-    let digest = match &fields.digest {
-        Js::Str(d) => Some(d)
-            .filter(|d| d.len() == 32)
-            .and_then(|d| u128::from_str_radix(d, 16).ok()),
-        _ => None,
-    }
-    .ok_or_else(|| Failure("toolguard: state.digest must be 32 hexadecimal digits".into()))?;
-    let count = match fields.count {
-        Js::Num(c) if c.is_finite() && c.fract() == 0.0 && c >= 1.0 => c as u64,
-        _ => {
-            return Err(Failure(
-                "toolguard: state.count must be an integer >= 1".into(),
-            ))
-        }
-    };
-    Ok((digest, count))
+/// What a saved state holds, checked as `GuardEngine.restoreChain` checks it.
+#[derive(Debug, Default, PartialEq)]
+pub struct SavedChain {
+    /// The repeat chain's `(digest, count)`.
+    pub chain: Option<(u128, u64)>,
+    /// The loop window (`Engine::loop_state`).
+    pub loops: Option<String>,
 }
 
-/// The state file text for a chain: exactly what the Node hook writes, plus
-/// any members kept from the file.
-pub fn saved_text(digest: u128, count: u64, kept: &Saved) -> String {
-    let mut chain = vec![
-        ("digest".to_owned(), Js::Str(format!("{digest:032x}"))),
-        ("count".to_owned(), Js::Num(count as f64)),
-    ];
+pub fn saved_chain(fields: &ChainFields) -> Result<SavedChain, Failure> {
+    if fields.missing {
+        return Err(Failure("Cannot convert undefined or null to object".into()));
+    }
+    // N-API's conversion of each member: absent is none, any other type (null too) an error.
+    let convert = |value: &Option<Js>, member: &str, rust: &str| -> Result<(), Failure> {
+        match value {
+            Some(Js::Str(_)) if rust == "String" => Ok(()),
+            Some(Js::Num(_)) if rust == "f64" => Ok(()),
+            None => Ok(()),
+            Some(other) => Err(Failure(format!(
+                "Failed to convert JavaScript value `{}` into rust type `{rust}` on ChainState.{member}",
+                match other {
+                    Js::Null => "Null".to_owned(),
+                    Js::Bool(b) => format!("Boolean {b} "),
+                    Js::Num(n) => format!("Number {} ", toolguard_core::config::js_number(*n)),
+                    Js::Str(s) => format!("String {s} "),
+                    Js::Arr(_) | Js::Obj(_) => "Object {} ".to_owned(),
+                }
+            ))),
+        }
+    };
+    convert(&fields.digest, "digest", "String")?;
+    convert(&fields.count, "count", "f64")?;
+    convert(&fields.loops, "loops", "String")?;
+    let mut saved = SavedChain::default();
+    if fields.digest.is_some() || fields.count.is_some() {
+        let digest = match &fields.digest {
+            Some(Js::Str(d)) => Some(d)
+                .filter(|d| d.len() == 32)
+                .and_then(|d| u128::from_str_radix(d, 16).ok()),
+            _ => None,
+        }
+        .ok_or_else(|| Failure("toolguard: state.digest must be 32 hexadecimal digits".into()))?;
+        let count = match fields.count {
+            Some(Js::Num(c)) if c.is_finite() && c.fract() == 0.0 && c >= 1.0 => c as u64,
+            _ => {
+                return Err(Failure(
+                    "toolguard: state.count must be an integer >= 1".into(),
+                ))
+            }
+        };
+        saved.chain = Some((digest, count));
+    }
+    if let Some(Js::Str(loops)) = &fields.loops {
+        saved.loops = Some(loops.clone());
+    }
+    Ok(saved)
+}
+
+/// The state file text for an engine's state (`{v, kind, chain}`, `chain`
+/// as `chainState` gives it: `digest`, `count`, `loops`, each only when
+/// set): exactly what the Node hook writes, plus any members kept from the file.
+pub fn saved_text(state: &SavedChain, kept: &Saved) -> String {
+    let mut chain = Vec::new();
+    if let Some((digest, count)) = state.chain {
+        chain.push(("digest".to_owned(), Js::Str(format!("{digest:032x}"))));
+        chain.push(("count".to_owned(), Js::Num(count as f64)));
+    }
+    if let Some(loops) = &state.loops {
+        chain.push(("loops".to_owned(), Js::Str(loops.clone())));
+    }
     if let Some(fields) = &kept.chain {
         chain.extend(fields.rest.iter().cloned());
     }
@@ -530,19 +579,68 @@ mod tests {
     fn saved_state_round_trips_unknown_members() {
         let kept = Saved {
             chain: Some(ChainFields {
-                digest: Js::Null,
-                count: Js::Null,
                 rest: vec![("loop".into(), Js::Num(2.0))],
+                ..ChainFields::default()
             }),
-            rest: vec![("loops".into(), Js::Arr(vec![]))],
+            rest: vec![("window".into(), Js::Arr(vec![]))],
+        };
+        let state = SavedChain {
+            chain: Some((0xab, 3)),
+            loops: Some("L1.1.-.-".into()),
         };
         assert_eq!(
-            saved_text(0xab, 3, &kept),
-            r#"{"v":1,"kind":"engine","chain":{"digest":"000000000000000000000000000000ab","count":3,"loop":2},"loops":[]}"#
+            saved_text(&state, &kept),
+            r#"{"v":1,"kind":"engine","chain":{"digest":"000000000000000000000000000000ab","count":3,"loops":"L1.1.-.-","loop":2},"window":[]}"#
+        );
+        let blind = SavedChain {
+            chain: Some((1, 1)),
+            loops: None,
+        };
+        assert_eq!(
+            saved_text(&blind, &Saved::default()),
+            r#"{"v":1,"kind":"engine","chain":{"digest":"00000000000000000000000000000001","count":1}}"#
+        );
+    }
+
+    #[test]
+    fn saved_chains_are_checked_as_restore_chain_checks_them() {
+        let fields = |text: &str| {
+            let dir =
+                std::env::temp_dir().join(format!("toolguard-hook-state-{}", std::process::id()));
+            fs::create_dir_all(&dir).unwrap();
+            let file = dir.join("s.json");
+            fs::write(&file, text).unwrap();
+            let saved = read_saved(&file);
+            let _ = fs::remove_dir_all(&dir);
+            saved.chain.map(|c| saved_chain(&c).map_err(|e| e.0))
+        };
+        let engine = |chain: &str| format!(r#"{{"v":1,"kind":"engine"{chain}}}"#);
+        assert!(fields(r#"{"v":2}"#).is_none(), "another format is no state");
+        assert!(fields(&engine("")).unwrap().is_err(), "no chain");
+        assert!(fields(&engine(r#","chain":null"#)).unwrap().is_err());
+        assert_eq!(
+            fields(&engine(r#","chain":{}"#)),
+            Some(Ok(SavedChain::default()))
         );
         assert_eq!(
-            saved_text(1, 1, &Saved::default()),
-            r#"{"v":1,"kind":"engine","chain":{"digest":"00000000000000000000000000000001","count":1}}"#
+            fields(&engine(r#","chain":"x""#)),
+            Some(Ok(SavedChain::default()))
+        );
+        assert!(fields(&engine(r#","chain":{"loops":null}"#))
+            .unwrap()
+            .is_err());
+        assert!(fields(&engine(r#","chain":{"loops":5}"#)).unwrap().is_err());
+        assert!(fields(&engine(r#","chain":{"digest":"ab"}"#))
+            .unwrap()
+            .is_err());
+        assert_eq!(
+            fields(&engine(
+                r#","chain":{"loops":"L1","digest":"000000000000000000000000000000ab","count":2}"#
+            )),
+            Some(Ok(SavedChain {
+                chain: Some((0xab, 2)),
+                loops: Some("L1".into())
+            }))
         );
     }
 }
