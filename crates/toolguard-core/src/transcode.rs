@@ -138,6 +138,10 @@ mod tests {
             vec![0xDC00; 20],
             vec![0xD83D],
             [vec![0x41; 15], vec![0xD83D, 0xDE00], vec![0x42; 17]].concat(),
+            // The ASCII prefix ends inside a run of 16 (whole runs first,
+            // then the general loop), and ASCII runs follow again.
+            [vec![0x43; 37], vec![0xE9], vec![0x44; 40], vec![0xDC00]].concat(),
+            [vec![0x45; 32], vec![0xD83D, 0xDE00], vec![0x46; 16]].concat(),
         ];
         for units in cases {
             let (text, lossy) = utf16_to_string(&units);
