@@ -324,7 +324,7 @@ pub fn read_js_str<'b>(
     // A cut string fills the buffer to within one character (<= 4 bytes) of its end.
     if status == napi::sys::Status::napi_ok && written + 4 < SHORT_STRING {
         if let Ok(text) = std::str::from_utf8(&buf[..written]) {
-            return Ok((Cow::Borrowed(text), text.contains('\u{FFFD}')));
+            return Ok((Cow::Borrowed(text), has_replacement(text)));
         }
     }
     let (text, lossy) = read_js_string(value)?;
@@ -347,7 +347,7 @@ pub fn read_js_string(value: &Unknown) -> Result<(String, bool)> {
     };
     if status != napi::sys::Status::napi_ok {
         let text = unsafe { value.cast::<String>() }?;
-        let lossy = text.contains('\u{FFFD}');
+        let lossy = has_replacement(&text);
         return Ok((text, lossy));
     }
     if len < UTF16_CROSSING_MIN {
@@ -374,6 +374,13 @@ pub fn read_js_string(value: &Unknown) -> Result<(String, bool)> {
     // SAFETY: N-API initialised `written` (<= len) units.
     unsafe { units.set_len(written.min(len)) };
     Ok(utf16_to_string(&units))
+}
+
+/// Whether `text` holds U+FFFD (what a lone surrogate becomes). An ASCII
+/// check (word at a time) rules most texts out at a fraction of the cost of
+/// a `char` search (~1.7k instructions on a 2 KB text, as much as reading it).
+fn has_replacement(text: &str) -> bool {
+    !text.is_ascii() && text.contains('\u{FFFD}')
 }
 
 /// A string of `len` UTF-16 units (< [`UTF16_CROSSING_MIN`]) as UTF-8 in one
@@ -408,7 +415,7 @@ fn read_short_utf8(value: &Unknown, len: usize) -> Result<(String, bool)> {
         bytes.set_len(written.min(capacity - 1));
         String::from_utf8_unchecked(bytes)
     };
-    let lossy = text.contains('\u{FFFD}');
+    let lossy = has_replacement(&text);
     Ok((text, lossy))
 }
 
