@@ -34,7 +34,7 @@ export declare class GuardEngine {
   /** Compile a config. Throws an `Error` naming the bad key or rule id. */
   constructor(config?: GuardConfig)
   /** Advance the agent's chain and scan the result; `null` when the guard has nothing to say. */
-  observe(exec: ToolExecution, result?: ToolResult): GuardVerdict | null
+  observe(exec: ToolExecution, result?: ToolResult | string): GuardVerdict | null
   /**
    * `observe` with the scan on a worker thread, for large outputs: the
    * event loop stays free while the rules run. The chain advances now, in
@@ -42,7 +42,7 @@ export declare class GuardEngine {
    * whatever order their scans finish in. Bad input throws here, as with
    * `observe`; the promise resolves to exactly what `observe` returns.
    */
-  observeAsync(exec: ToolExecution, result?: ToolResult): Promise<GuardVerdict | null>
+  observeAsync(exec: ToolExecution, result?: ToolResult | string): Promise<GuardVerdict | null>
   /** The user spoke: that agent's chain starts over. */
   reset(agentId: string): void
   /** The agent is gone: free its state. */

@@ -28,8 +28,8 @@ export type ToolExecution =
 
 /** The guard engine: per-agent repeat chains and silent-failure rules (see index.d.ts for each member). */
 export declare class GuardEngine extends Binding.GuardEngine {
-  observe(exec: ToolExecution, result?: Binding.ToolResult): Binding.GuardVerdict | null
-  observeAsync(exec: ToolExecution, result?: Binding.ToolResult): Promise<Binding.GuardVerdict | null>
+  observe(exec: ToolExecution, result?: Binding.ToolResult | string): Binding.GuardVerdict | null
+  observeAsync(exec: ToolExecution, result?: Binding.ToolResult | string): Promise<Binding.GuardVerdict | null>
 }
 
 /**

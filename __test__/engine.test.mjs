@@ -171,7 +171,8 @@ test('bad exec input names the field', () => {
 test('bad result input names the field (only for scanned tools)', () => {
   const engine = new GuardEngine();
   const exec = { name: 'bash', argumentsJson: '{}' };
-  assert.throws(() => engine.observe(exec, 'out'), { message: 'toolguard: result must be an object (got string)' });
+  assert.throws(() => engine.observe(exec, 7), { message: 'toolguard: result must be an object or a string (got number)' });
+  assert.throws(() => engine.observe(exec, ['out']), { message: 'toolguard: result must be an object or a string (got array)' });
   assert.throws(() => engine.observe(exec, { content: 'x' }), { message: 'toolguard: result.content must be an array (got string)' });
   assert.throws(() => engine.observe(exec, { isError: 1 }), { message: 'toolguard: result.isError must be a boolean (got number)' });
   assert.throws(() => engine.observe(exec, { content: [{ type: 'text', text: 3 }] }), {
@@ -287,4 +288,24 @@ test('reset and forget name a non-string agentId', () => {
   const engine = new GuardEngine();
   assert.throws(() => engine.reset(1), { message: 'toolguard: agentId must be a string (got number)' });
   assert.throws(() => engine.forget(undefined), { message: 'toolguard: agentId must be a string (got undefined)' });
+});
+
+test('a string result is the result with that one text block', () => {
+  // The DSH plugins pass a lone text block this way (one N-API read instead of
+  // one per property); every verdict must be the same as for the object.
+  const out = 'npm ERR! code E404\nnpm ERR! 404 Not Found';
+  const exec = { name: 'bash', agentId: 'a', argumentsJson: '{"command":"npm i x"}' };
+  const asObject = new GuardEngine({ loops: {} });
+  const asString = new GuardEngine({ loops: {} });
+  let last;
+  for (let i = 0; i < 4; i++) {
+    const a = asObject.observe(exec, { content: [{ type: 'text', text: out }] });
+    last = asString.observe(exec, out);
+    assert.deepEqual(last, a);
+  }
+  assert.equal(last?.loop?.kind, 'repeat');
+  assert.ok(last?.failure, 'the text is scanned');
+  const long = `${'compiling ok\n'.repeat(800)}npm ERR! code E404`;
+  assert.deepEqual(asString.observe({ name: 'bash', argumentsJson: '{}' }, long), asObject.observe({ name: 'bash', argumentsJson: '{}' }, { text: long }));
+  assert.deepEqual(asString.chainState('a'), asObject.chainState('a'));
 });

@@ -8,6 +8,11 @@
 // Runs the scenario 2,000 times after a warm-up; compare the totals of two
 // addons (give a path to load another build through NAPI_RS_NATIVE_LIBRARY_PATH)
 // against the warm-up-only run (`<scenario> --warmup-only`) to subtract start-up.
+// `loops-<case>-on|off`: the combined DSH listener of the `loops` bench group
+// (cases bash-200B, bash-4KB, read-2KB, mix), loops on vs `loops: false`;
+// the JavaScript around the engine call is the same for both, so counting
+// only inside the engine call compares them well:
+//   valgrind --tool=callgrind --toggle-collect='*observe_c_callback*' …
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -27,10 +32,29 @@ const scenarios = {
   'observe-200B-match': (i) => engine.observe({ agentId: 'a', name: 'bash', argumentsJson: `{"i":${i}}` }, { text: out200 + tail }),
   'observe-100KB-no-match': (i) => engine.observe({ agentId: 'a', name: 'bash', argumentsJson: `{"i":${i}}` }, { text: out100k }),
 };
+if (scenario?.startsWith('loops-')) {
+  // Imported only here: it loads the DSH plugins, whose start-up the other
+  // scenarios' warm-up-only baseline should not carry.
+  const { LOOP_CASES, combinedListener } = await import('./scenarios.mjs');
+  const ids = ['bash-200B', 'bash-4KB', 'read-2KB', 'mix'];
+  ids.forEach((id, k) => {
+    const calls = Array.from({ length: 64 }, (_, i) => LOOP_CASES[k][1](i));
+    for (const on of [true, false]) {
+      if (scenario !== `loops-${id}-${on ? 'on' : 'off'}`) continue;
+      const listener = combinedListener(on ? {} : { loops: false });
+      const agent = { id: 'a' };
+      const next = async () => ({ kind: 'accept' });
+      scenarios[`loops-${id}-${on ? 'on' : 'off'}`] = (i) => {
+        const c = calls[i % 64];
+        return listener({ name: c.name, arguments: c.arguments, agent }, c.result, next);
+      };
+    }
+  });
+}
 const run = scenarios[scenario];
 if (!run) {
-  console.error(`scenarios: ${Object.keys(scenarios).join(', ')}`);
+  console.error(`scenarios: ${Object.keys(scenarios).join(', ')} (and loops-<case>-on|off)`);
   process.exit(2);
 }
-for (let i = 0; i < 200; i++) run(i);
-if (!warmupOnly) for (let i = 0; i < 2000; i++) run(i);
+for (let i = 0; i < 200; i++) await run(i);
+if (!warmupOnly) for (let i = 0; i < 2000; i++) await run(i);

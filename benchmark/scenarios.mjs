@@ -98,7 +98,7 @@ export async function dshScenarios(plan, log) {
 }
 
 /** The combined plugin's `tools/post-execute` listener with `config`. */
-function combinedListener(config) {
+export function combinedListener(config) {
   const listeners = {};
   const ctx = {
     on(event, listener) {
@@ -115,16 +115,8 @@ function combinedListener(config) {
   return listeners['tools/post-execute'];
 }
 
-/**
- * What the loop detectors cost: the combined `toolguard/dsh` listener with
- * loops on (the default) vs `loops: false`, on the same calls and results. A
- * session-like mix: shell calls with ~200 B and 4 KB outputs, file reads of
- * ~2 KB, an edit; a 64-call pattern in which nothing loops (so both subjects
- * produce no notice and the cost is the detectors' bookkeeping alone).
- * Target: loops on ≤ 1.2× loops off per call.
- */
-export async function loopScenarios(plan, log) {
-  const out = [];
+/** Calls of the loop scenarios: `[name, make(i)]`, each a 64-call pattern in which nothing loops. */
+export const LOOP_CASES = (() => {
   const shell = (i, bytes) => ({
     name: 'bash',
     arguments: { command: `pytest -q tests/test_${i}.py` },
@@ -140,12 +132,25 @@ export async function loopScenarios(plan, log) {
     arguments: { path: `src/module_${i}.py`, old_string: `return x + ${i}`, new_string: `return x - ${i}` },
     result: { isError: false, value: null, content: [{ type: 'text', text: `Edited src/module_${i}.py: 1 replacement` }] },
   });
-  for (const [name, make] of [
+  return [
     ['bash, ~200 B output', (i) => shell(i, 200)],
     ['bash, 4 KB output', (i) => shell(i, 4096)],
     ['read_file, ~2 KB', read],
     ['session mix (bash, read, edit)', (i) => [shell(i, 600), read(i), edit(i)][i % 3]],
-  ]) {
+  ];
+})();
+
+/**
+ * What the loop detectors cost: the combined `toolguard/dsh` listener with
+ * loops on (the default) vs `loops: false`, on the same calls and results. A
+ * session-like mix: shell calls with ~200 B and 4 KB outputs, file reads of
+ * ~2 KB, an edit; a 64-call pattern in which nothing loops (so both subjects
+ * produce no notice and the cost is the detectors' bookkeeping alone).
+ * Target: loops on ≤ 1.2× loops off per call.
+ */
+export async function loopScenarios(plan, log) {
+  const out = [];
+  for (const [name, make] of LOOP_CASES) {
     const calls = Array.from({ length: 64 }, (_, i) => make(i));
     const subjects = [
       { subject: 'toolguard', listener: combinedListener({}), agent: { id: 'a-on' } },

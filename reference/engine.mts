@@ -61,11 +61,15 @@ interface Output {
   valueJson: string | undefined;
 }
 
-/** Read a result; error results are not read further, since they are never scanned. */
+/** Read a result (a string is `{ text }`); error results are not read further, since they are never scanned. */
 function readResult(result: unknown, scanValue: boolean): Output {
   const output: Output = { isError: false, texts: [], valueJson: undefined };
   if (result === undefined || result === null) return output; // napi reads a null optional argument as absent
-  if (!isRecord(result)) throw inputError('result', 'an object', result);
+  if (typeof result === 'string') {
+    output.texts.push(result);
+    return output;
+  }
+  if (!isRecord(result)) throw inputError('result', 'an object or a string', result);
   const isError = result.isError;
   if (isError !== undefined && typeof isError !== 'boolean') throw inputError('result.isError', 'a boolean', isError);
   output.isError = isError === true;
@@ -113,7 +117,7 @@ export class GuardEngine implements GuardEngineLike {
    * guard has nothing to say. The call is checked before the chain moves; the
    * result is read only when its tool is scanned.
    */
-  observe(exec: ToolExecution, result?: ToolResult): GuardVerdict | null {
+  observe(exec: ToolExecution, result?: ToolResult | string): GuardVerdict | null {
     if (!isRecord(exec)) throw inputError('exec', 'an object', exec);
     const name = exec.name;
     if (typeof name !== 'string') throw inputError('exec.name', 'a string', name);
@@ -138,7 +142,7 @@ export class GuardEngine implements GuardEngineLike {
    * bad input throws synchronously and the chain advances in call order, as
    * natively; the promise resolves to what `observe` returned.
    */
-  observeAsync(exec: ToolExecution, result?: ToolResult): Promise<GuardVerdict | null> {
+  observeAsync(exec: ToolExecution, result?: ToolResult | string): Promise<GuardVerdict | null> {
     return Promise.resolve(this.observe(exec, result));
   }
 

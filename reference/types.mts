@@ -161,9 +161,9 @@ export interface ChainState {
 
 /** The engine surface shared by the native and the reference implementation. */
 export interface GuardEngineLike {
-  observe(exec: ToolExecution, result?: ToolResult): GuardVerdict | null;
+  observe(exec: ToolExecution, result?: ToolResult | string): GuardVerdict | null;
   /** `observe` whose scan may run off the JavaScript thread; input errors still throw synchronously. */
-  observeAsync(exec: ToolExecution, result?: ToolResult): Promise<GuardVerdict | null>;
+  observeAsync(exec: ToolExecution, result?: ToolResult | string): Promise<GuardVerdict | null>;
   reset(agentId: string): void;
   forget(agentId: string): void;
   /** The agent's chain, to carry it across processes with `restoreChain`. */

@@ -78,7 +78,7 @@ impl GuardEngine {
     /// Advance the agent's chain and scan the result; `null` when the guard has nothing to say.
     #[napi(
         catch_unwind,
-        ts_args_type = "exec: ToolExecution, result?: ToolResult",
+        ts_args_type = "exec: ToolExecution, result?: ToolResult | string",
         ts_return_type = "GuardVerdict | null"
     )]
     pub fn observe(
@@ -101,17 +101,17 @@ impl GuardEngine {
                 _ => (0, false),
             };
             let loop_input = pending.loop_input.take();
-            let name = loop_input.as_ref().map(|_| pending.name.clone());
             let parts = pending.parts.take();
-            let mut verdict = pending.finish_with(parts.as_ref()).unwrap_or_default();
-            if let (Some(input), Some(name)) = (loop_input, name) {
+            let mut verdict = pending.finish_with(parts.as_ref());
+            if let Some(input) = loop_input {
                 // Synchronous: the loop detectors also know whether a
                 // silent-failure rule flagged this result.
                 let flagged = verdict
                     .failure
                     .as_ref()
                     .is_some_and(|f| f.action == FailureAction::Error);
-                verdict.loop_alarm = self.observe_loop(&name, parts.as_ref(), &input, flagged);
+                verdict.loop_alarm =
+                    self.observe_loop(&pending.name, parts.as_ref(), &input, flagged);
             }
             if verdict.is_empty() {
                 return Ok(None);
@@ -149,7 +149,7 @@ impl GuardEngine {
     /// `observe`; the promise resolves to exactly what `observe` returns.
     #[napi(
         catch_unwind,
-        ts_args_type = "exec: ToolExecution, result?: ToolResult",
+        ts_args_type = "exec: ToolExecution, result?: ToolResult | string",
         ts_return_type = "Promise<GuardVerdict | null>"
     )]
     pub fn observe_async(
@@ -318,10 +318,14 @@ impl GuardEngine {
             )?),
             _ => None,
         };
-        let loop_input = loops.then(|| LoopInput {
-            agent_id: agent_id.clone().unwrap_or_default(),
-            arguments_json: arguments_json.clone(),
-        });
+        // Moved, not copied: nothing else needs them past the chain.
+        let loop_input = match agent_id {
+            Some(agent_id) if loops => Some(LoopInput {
+                agent_id,
+                arguments_json,
+            }),
+            _ => None,
+        };
         Ok(Pending {
             scanner,
             name,
@@ -387,10 +391,13 @@ struct Pending {
 impl Pending {
     fn finish(mut self) -> Option<Verdict> {
         let parts = self.parts.take();
-        self.finish_with(parts.as_ref())
+        let verdict = self.finish_with(parts.as_ref());
+        (!verdict.is_empty()).then_some(verdict)
     }
 
-    fn finish_with(self, parts: Option<&ResultParts>) -> Option<Verdict> {
+    /// The scan's verdict; the reminder and a loop alarm already found are
+    /// moved into it.
+    fn finish_with(&mut self, parts: Option<&ResultParts>) -> Verdict {
         let failure = parts.filter(|_| self.scanned).and_then(|parts| {
             test_panic_point(&self.name, PanicPoint::Scan);
             let output = Output {
@@ -400,12 +407,11 @@ impl Pending {
             };
             self.scanner.scan(&self.name, &output)
         });
-        let verdict = Verdict {
-            reminder: self.reminder,
+        Verdict {
+            reminder: self.reminder.take(),
             failure,
-            loop_alarm: self.loop_alarm,
-        };
-        (!verdict.is_empty()).then_some(verdict)
+            loop_alarm: self.loop_alarm.take(),
+        }
     }
 }
 

@@ -66,11 +66,12 @@ pub fn string_property(object: &Object, key: &str, at: &str) -> Result<Option<St
 }
 
 /// `string_property` that also gives the string's JS value and whether it
-/// may have had lone surrogates (see `read_js_string`).
+/// may have had lone surrogates (see `read_js_string`). `at` names the
+/// property in an error (built only then: it costs an allocation per block).
 pub fn text_property(
     object: &Object,
     key: &str,
-    at: &str,
+    at: impl FnOnce() -> String,
 ) -> Result<Option<(String, napi::sys::napi_value, bool)>> {
     let value: Unknown = object.get_named_property_unchecked(key)?;
     match value.get_type()? {
@@ -80,7 +81,8 @@ pub fn text_property(
             Ok(Some((text, value.value().value, lossy)))
         }
         _ => Err(invalid(format!(
-            "toolguard: {at} must be a string (got {})",
+            "toolguard: {} must be a string (got {})",
+            at(),
             type_name(&value)?
         ))),
     }
@@ -163,13 +165,35 @@ pub fn read_result(
     error_texts: bool,
     sources: &mut Vec<napi::sys::napi_value>,
 ) -> Result<ResultParts> {
-    if result.get_type()? == ValueType::Undefined {
-        return Ok(ResultParts {
-            is_error: false,
-            texts: Vec::new(),
-            lossy: false,
-            value_json: None,
-        });
+    match result.get_type()? {
+        ValueType::Undefined => {
+            return Ok(ResultParts {
+                is_error: false,
+                texts: Vec::new(),
+                lossy: false,
+                value_json: None,
+            })
+        }
+        // A string is a successful result with that one text (`{ text }`):
+        // no property to read, where an object costs one N-API lookup each
+        // (isError, text, content, its block, the block's type and text).
+        ValueType::String => {
+            let (text, lossy) = read_js_string(result)?;
+            sources.push(result.value().value);
+            return Ok(ResultParts {
+                is_error: false,
+                texts: vec![text],
+                lossy,
+                value_json: None,
+            });
+        }
+        ValueType::Object if !result.is_array()? => {}
+        _ => {
+            return Err(invalid(format!(
+                "toolguard: result must be an object or a string (got {})",
+                type_name(result)?
+            )))
+        }
     }
     let result = expect_object(result, "result")?;
     let flag: Unknown = result.get_named_property_unchecked("isError")?;
@@ -194,7 +218,9 @@ pub fn read_result(
             value_json: None,
         });
     }
-    if let Some((text, source, replaced)) = text_property(&result, "text", "result.text")? {
+    if let Some((text, source, replaced)) =
+        text_property(&result, "text", || "result.text".to_owned())?
+    {
         texts.push(text);
         sources.push(source);
         lossy |= replaced;
@@ -211,13 +237,15 @@ pub fn read_result(
                 }
                 let block = unsafe { block.cast::<Object>() }?;
                 let kind: Unknown = block.get_named_property_unchecked("type")?;
+                // Read into a stack buffer: no allocation to compare four bytes.
+                let mut buf = [0u8; SHORT_STRING];
                 if kind.get_type()? != ValueType::String
-                    || unsafe { kind.cast::<String>() }? != "text"
+                    || read_js_str(&kind, "type", &mut buf)?.0 != "text"
                 {
                     continue;
                 }
                 if let Some((text, source, replaced)) =
-                    text_property(&block, "text", &format!("result.content[{i}].text"))?
+                    text_property(&block, "text", || format!("result.content[{i}].text"))?
                 {
                     texts.push(text);
                     sources.push(source);
@@ -253,11 +281,14 @@ pub fn read_result(
 }
 
 /// From this length (UTF-16 units) on, a string crosses as UTF-16 and is
-/// transcoded here: `napi_get_value_string_utf8` measures, then writes (two
-/// V8 passes, ~0.85 GB/s on build-log text), while the UTF-16 copy plus the
-/// transcoder below runs at ~2.6-3.4 GB/s. Short strings keep the UTF-8 path,
-/// which costs less per call.
-pub const UTF16_CROSSING_MIN: usize = 1024;
+/// transcoded here: `napi_get_value_string_utf8` into a buffer of unknown
+/// need must measure first, then write (two V8 passes, ~0.85 GB/s on
+/// build-log text), while the UTF-16 copy plus the transcoder runs at
+/// ~2.6-3.4 GB/s. Below it a string is written as UTF-8 in one pass into a
+/// buffer of 3 bytes a unit ([`read_short_utf8`]): fewer instructions than
+/// the UTF-16 copy and transcode (a 2 KB text: ~3k against ~5k), and a
+/// buffer that stays small.
+pub const UTF16_CROSSING_MIN: usize = 8192;
 
 /// Strings whose UTF-8 form is shorter than this are read in one N-API call
 /// into a stack buffer (tool names, agent ids, small argument texts).
@@ -293,7 +324,7 @@ pub fn read_js_str<'b>(
     // A cut string fills the buffer to within one character (<= 4 bytes) of its end.
     if status == napi::sys::Status::napi_ok && written + 4 < SHORT_STRING {
         if let Ok(text) = std::str::from_utf8(&buf[..written]) {
-            return Ok((Cow::Borrowed(text), text.contains('\u{FFFD}')));
+            return Ok((Cow::Borrowed(text), has_replacement(text)));
         }
     }
     let (text, lossy) = read_js_string(value)?;
@@ -314,10 +345,13 @@ pub fn read_js_string(value: &Unknown) -> Result<(String, bool)> {
             &mut len,
         )
     };
-    if status != napi::sys::Status::napi_ok || len < UTF16_CROSSING_MIN {
+    if status != napi::sys::Status::napi_ok {
         let text = unsafe { value.cast::<String>() }?;
-        let lossy = text.contains('\u{FFFD}');
+        let lossy = has_replacement(&text);
         return Ok((text, lossy));
+    }
+    if len < UTF16_CROSSING_MIN {
+        return read_short_utf8(value, len);
     }
     let mut units: Vec<u16> = Vec::with_capacity(len + 1);
     let mut written = 0usize;
@@ -340,6 +374,49 @@ pub fn read_js_string(value: &Unknown) -> Result<(String, bool)> {
     // SAFETY: N-API initialised `written` (<= len) units.
     unsafe { units.set_len(written.min(len)) };
     Ok(utf16_to_string(&units))
+}
+
+/// Whether `text` holds U+FFFD (what a lone surrogate becomes). An ASCII
+/// check (word at a time) rules most texts out at a fraction of the cost of
+/// a `char` search (~1.7k instructions on a 2 KB text, as much as reading it).
+fn has_replacement(text: &str) -> bool {
+    !text.is_ascii() && text.contains('\u{FFFD}')
+}
+
+/// A string of `len` UTF-16 units (< [`UTF16_CROSSING_MIN`]) as UTF-8 in one
+/// V8 pass: a unit takes at most 3 UTF-8 bytes, so a buffer of `3 * len + 1`
+/// holds it all and the measuring pass napi-rs's `String` conversion makes
+/// first is not needed. N-API writes valid UTF-8 (lone surrogates as
+/// U+FFFD, whole characters only), which napi-rs's own conversion relies on too.
+fn read_short_utf8(value: &Unknown, len: usize) -> Result<(String, bool)> {
+    let raw = value.value();
+    let capacity = 3 * len + 1;
+    let mut bytes: Vec<u8> = Vec::with_capacity(capacity);
+    let mut written = 0usize;
+    // SAFETY: the buffer holds `capacity` bytes; N-API writes at most that
+    // many (whole characters, then a NUL) and reports how many it wrote.
+    let status = unsafe {
+        napi::sys::napi_get_value_string_utf8(
+            raw.env,
+            raw.value,
+            bytes.as_mut_ptr().cast(),
+            capacity,
+            &mut written,
+        )
+    };
+    if status != napi::sys::Status::napi_ok {
+        return Err(Error::new(
+            Status::GenericFailure,
+            "toolguard: could not read a string",
+        ));
+    }
+    // SAFETY: N-API initialised `written` (< capacity) bytes of valid UTF-8.
+    let text = unsafe {
+        bytes.set_len(written.min(capacity - 1));
+        String::from_utf8_unchecked(bytes)
+    };
+    let lossy = has_replacement(&text);
+    Ok((text, lossy))
 }
 
 /// Write the canonical form of `JSON.stringify(value)` for a plain object

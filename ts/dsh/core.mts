@@ -16,7 +16,7 @@ import { ASYNC_SCAN_THRESHOLD } from '../adapters/common.mjs';
 /** Engine configuration, as `new GuardEngine()` takes it. */
 export type EngineConfig = ConstructorParameters<typeof GuardEngine>[0];
 
-type EngineResult = NonNullable<Parameters<GuardEngine['observe']>[1]>;
+type EngineResult = Exclude<NonNullable<Parameters<GuardEngine['observe']>[1]>, string>;
 
 /** How a plugin drives the shared listener. */
 export interface ListenerOptions {
@@ -31,6 +31,11 @@ export interface ListenerOptions {
    * reads its content (and value, with `scanValue`) only for shell tools.
    */
   scan: boolean;
+  /**
+   * Whether the engine config sets `loudFailure.scanValue`: results then
+   * always go to the engine whole (their value is scanned too).
+   */
+  scanValue?: boolean;
   /**
    * Whether `tools/pre-execute` asks the engine (`check`) to refuse a call
    * that would continue a loop already reminded `loops.deny` times.
@@ -152,12 +157,18 @@ export function installGuard(ctx: Context, options: ListenerOptions): void {
       argumentsJson: agentId === undefined ? '' : (JSON.stringify(exec.arguments) ?? ''),
     };
     if (!options.scan) return engine.observe(call);
-    const output = {
-      isError: result.isError,
-      // DSH blocks are a superset of the engine's block shape.
-      content: result.content as EngineResult['content'],
-      value: result.value,
-    };
+    // The common result, one text block, crosses as its text alone: the
+    // engine reads a string in one N-API call, an object in one per property.
+    const only = result.content?.length === 1 ? result.content[0] : undefined;
+    const output =
+      !result.isError && !options.scanValue && only?.type === 'text' && typeof only.text === 'string'
+        ? only.text
+        : {
+            isError: result.isError,
+            // DSH blocks are a superset of the engine's block shape.
+            content: result.content as EngineResult['content'],
+            value: result.value,
+          };
     return !result.isError && textSize(result) >= asyncThreshold
       ? engine.observeAsync(call, output)
       : engine.observe(call, output);

@@ -41,6 +41,7 @@ export function apply(ctx: PluginContext, config: Config): void {
     engine: { repeat: config.repeat ?? {}, loudFailure: loudFailure ?? {}, loops },
     repeat: true,
     scan: true,
+    scanValue: loudFailure?.scanValue === true,
     deny: loops !== false && loops.deny !== undefined && loops.deny !== false,
   });
 }

@@ -19,5 +19,6 @@ export function apply(ctx: PluginContext, config: Config): void {
     // Calls carry no agent id, so the engine's repeat chains never run.
     repeat: false,
     scan: true,
+    scanValue: config?.scanValue === true,
   });
 }

@@ -35,7 +35,9 @@
 //! already reminded that many times; a denied call never resets a counter.
 
 use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
 
+use memchr::memmem;
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::canonical::canonicalize_arguments;
@@ -222,6 +224,25 @@ pub struct LoopOutcome<'a> {
 #[derive(Debug)]
 pub struct Loops {
     window: usize,
+    limits: Limits,
+    deny: Option<u64>,
+    ignore_arguments: Vec<(Wildcard, Vec<String>)>,
+    exempt: Vec<Wildcard>,
+    multipliers: Vec<(Wildcard, f64)>,
+    mutating: Vec<Wildcard>,
+    agents: HashMap<String, AgentLoops, NameHash>,
+    /// What the patterns say about each tool name seen, so a call costs one
+    /// lookup instead of a wildcard match per pattern (the default
+    /// `mutatingTools` alone has 12). Bounded by [`TOOL_CACHE`].
+    tools: HashMap<String, ToolInfo, NameHash>,
+    key: String,
+    line: String,
+}
+
+/// The detectors' thresholds, apart from the rest of the config so they can
+/// be read while an agent's window is borrowed.
+#[derive(Debug, Clone, Copy)]
+struct Limits {
     repeat: Option<u64>,
     cycle: Option<u64>,
     max_period: usize,
@@ -229,14 +250,47 @@ pub struct Loops {
     soft_error: Option<u64>,
     re_read: Option<u64>,
     transient_multiplier: u64,
-    deny: Option<u64>,
-    ignore_arguments: Vec<(Wildcard, Vec<String>)>,
-    exempt: Vec<Wildcard>,
-    multipliers: Vec<(Wildcard, f64)>,
-    mutating: Vec<Wildcard>,
-    agents: HashMap<String, AgentLoops>,
-    key: String,
-    line: String,
+}
+
+/// Agent ids and tool names come from the host, not from the model: a plain
+/// multiplicative hash (FxHash's) costs a fraction of SipHash on names this short.
+type NameHash = BuildHasherDefault<FxHasher>;
+
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let word = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+            self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+    }
+}
+
+/// The most tool names [`Loops::tools`] keeps before it starts over.
+const TOOL_CACHE: usize = 256;
+
+/// One tool name against the config's patterns.
+#[derive(Debug, Clone, Copy)]
+struct ToolInfo {
+    /// Not exempt.
+    tracked: bool,
+    mutating: bool,
+    /// Some `ignoreArguments` pattern matches.
+    ignores: bool,
+    multiplier: f64,
+    /// XXH3 of the name ([`Entry::tool`]).
+    digest: u64,
 }
 
 impl Loops {
@@ -244,13 +298,15 @@ impl Loops {
         let wild = |v: &[String]| v.iter().map(|p| Wildcard::new(p)).collect::<Vec<_>>();
         Self {
             window: config.window.clamp(2, MAX_WINDOW),
-            repeat: config.repeat,
-            cycle: config.cycle,
-            max_period: config.max_period.clamp(2, 8),
-            same_error: config.same_error,
-            soft_error: config.soft_error,
-            re_read: config.re_read,
-            transient_multiplier: config.transient_multiplier.max(1),
+            limits: Limits {
+                repeat: config.repeat,
+                cycle: config.cycle,
+                max_period: config.max_period.clamp(2, 8),
+                same_error: config.same_error,
+                soft_error: config.soft_error,
+                re_read: config.re_read,
+                transient_multiplier: config.transient_multiplier.max(1),
+            },
             deny: config.deny,
             ignore_arguments: config
                 .ignore_arguments
@@ -264,7 +320,8 @@ impl Loops {
                 .map(|(p, m)| (Wildcard::new(p), *m))
                 .collect(),
             mutating: wild(&config.mutating_tools),
-            agents: HashMap::new(),
+            agents: HashMap::default(),
+            tools: HashMap::default(),
             key: String::new(),
             line: String::new(),
         }
@@ -275,12 +332,35 @@ impl Loops {
         !any_match(&self.exempt, name)
     }
 
-    /// The call digest: tool and canonical arguments, ignored keys removed.
-    fn call_digest(&mut self, name: &str, arguments_json: &str) -> u64 {
+    /// What the config says about tool `name` (cached).
+    fn tool(&mut self, name: &str) -> ToolInfo {
+        if let Some(info) = self.tools.get(name) {
+            return *info;
+        }
+        let info = ToolInfo {
+            tracked: self.tracks(name),
+            mutating: any_match(&self.mutating, name),
+            ignores: self.ignore_arguments.iter().any(|(p, _)| p.matches(name)),
+            multiplier: self.multiplier(name),
+            digest: xxh3_64(name.as_bytes()),
+        };
+        if self.tools.len() >= TOOL_CACHE {
+            self.tools.clear();
+        }
+        self.tools.insert(name.to_owned(), info);
+        info
+    }
+
+    /// The call digest: tool and canonical arguments, ignored keys removed
+    /// (`ignores`: some `ignoreArguments` pattern matches the tool).
+    fn call_digest(&mut self, name: &str, arguments_json: &str, ignores: bool) -> u64 {
         self.key.clear();
         self.key.push_str(name);
         self.key.push('\0');
         canonicalize_arguments(arguments_json, &mut self.key);
+        if !ignores {
+            return xxh3_64(self.key.as_bytes());
+        }
         let ignored: Vec<&String> = self
             .ignore_arguments
             .iter()
@@ -318,10 +398,14 @@ impl Loops {
     /// observed anyway, resets nothing.
     pub fn check(&mut self, agent: &str, name: &str, arguments_json: &str) -> Option<LoopDeny> {
         let after = self.deny?;
-        if !self.tracks(name) || !self.agents.contains_key(agent) {
+        if !self.agents.contains_key(agent) {
             return None;
         }
-        let call = self.call_digest(name, arguments_json);
+        let tool = self.tool(name);
+        if !tool.tracked {
+            return None;
+        }
+        let call = self.call_digest(name, arguments_json, tool.ignores);
         let state = self.agents.get_mut(agent)?;
         let active = state.active?;
         if active.reminders < after || active.next_call != call {
@@ -351,39 +435,36 @@ impl Loops {
         arguments_json: &str,
         outcome: &LoopOutcome,
     ) -> Option<LoopAlarm> {
-        if !self.tracks(name) {
+        let tool = self.tool(name);
+        if !tool.tracked {
             return None;
         }
-        let call = self.call_digest(name, arguments_json);
-        if let Some(state) = self.agents.get_mut(agent) {
-            if state.denied.take() == Some(call) {
-                return None;
-            }
-        }
-        // Normalising a result costs far more than hashing it; it only matters
-        // when the call recurs. A first occurrence keeps the raw digest (and
-        // compares by it); from the second on, results are normalised.
-        let recurs = self
-            .agents
-            .get(agent)
-            .is_some_and(|s| s.entries.iter().any(|e| e.call == call));
-        let entry = self.entry(name, call, arguments_json, outcome, recurs);
-        let window = self.window;
+        let call = self.call_digest(name, arguments_json, tool.ignores);
         if !self.agents.contains_key(agent) {
             self.agents.insert(agent.to_owned(), AgentLoops::default());
         }
         let state = self.agents.get_mut(agent).expect("just inserted");
+        if state.denied.take() == Some(call) {
+            return None;
+        }
+        // Normalising a result costs far more than hashing it; it only matters
+        // when the call recurs. A first occurrence keeps the raw digest (and
+        // compares by it); from the second on, results are normalised.
+        let recurs = state.entries.iter().any(|e| e.call == call);
+        let mut entry = entry(&tool, call, arguments_json, outcome, recurs, &mut self.line);
         state.ordinal = state.ordinal.saturating_add(1);
-        let entry = Entry {
-            ordinal: state.ordinal,
-            ..entry
-        };
-        if state.entries.len() == window {
+        entry.ordinal = state.ordinal;
+        if state.entries.len() == self.window {
             state.entries.pop_front();
         }
         state.entries.push_back(entry);
-        let found = self.detect(agent, name);
-        let state = self.agents.get_mut(agent).expect("just inserted");
+        // A call new to the window can only be in a same-error loop (the
+        // other detectors all need it to recur), and only when it failed.
+        let found = if recurs || entry.failing() {
+            self.limits.detect(&state.entries, tool.multiplier)
+        } else {
+            None
+        };
         let Some(found) = found else {
             state.active = None;
             return None;
@@ -402,192 +483,6 @@ impl Loops {
             first_ordinal: found.first_ordinal,
         });
         Some(self.alarm(name, found, reminders, outcome.text))
-    }
-
-    fn entry(
-        &mut self,
-        name: &str,
-        call: u64,
-        arguments_json: &str,
-        outcome: &LoopOutcome,
-        recurs: bool,
-    ) -> Entry {
-        let text = outcome.text;
-        let mut flags = 0;
-        if outcome.is_error || outcome.flagged || shows_failure(text) || codex_exit_failed(text) {
-            flags |= FAILED;
-        } else if http_error(text).is_some() {
-            flags |= SOFT;
-        }
-        let mut sig = 0;
-        if flags != 0 {
-            if let Some(line) = error_line(text) {
-                sig = signature(line, arguments_json, &mut self.line);
-            }
-            if transient(text) {
-                flags |= TRANSIENT;
-            }
-        } else if any_match(&self.mutating, name) {
-            flags |= MUTATION;
-        }
-        let raw = xxh3_64(text.as_bytes()) ^ u64::from(outcome.is_error);
-        let result = if recurs {
-            flags |= NORMALIZED;
-            result_digest(text, outcome.is_error, &mut self.line)
-        } else {
-            raw
-        };
-        Entry {
-            call,
-            result,
-            raw,
-            sig,
-            tool: xxh3_64(name.as_bytes()),
-            ordinal: 0,
-            flags,
-        }
-    }
-
-    fn threshold(&self, base: Option<u64>, name: &str, transient: bool) -> Option<u64> {
-        let base = base?;
-        let mut t = (base as f64 * self.multiplier(name)).ceil().max(2.0) as u64;
-        if transient {
-            t = t.saturating_mul(self.transient_multiplier);
-        }
-        Some(t)
-    }
-
-    fn detect(&self, agent: &str, name: &str) -> Option<Found> {
-        let entries = &self.agents.get(agent)?.entries;
-        let last = *entries.back()?;
-        let transient = last.flags & TRANSIENT != 0;
-        let n = entries.len();
-        let at = |i: usize| entries[n - 1 - i]; // 0 = newest
-
-        // Repeat: the trailing run of the same call with the same outcome.
-        let mut run = 1;
-        // Each call against the next one: a first occurrence compares raw,
-        // later ones normalised, so equality is checked link by link.
-        while run < n && at(run).same_outcome_in_a_row(&at(run - 1)) {
-            run += 1;
-        }
-        if let Some(t) = self.threshold(self.repeat, name, transient) {
-            if run as u64 >= t {
-                return Some(Found {
-                    kind: LoopKind::Repeat,
-                    count: run as u64,
-                    period: 1,
-                    calls: (0..run).rev().map(|i| at(i).ordinal).collect(),
-                    next_call: last.call,
-                    first_ordinal: at(run - 1).ordinal,
-                    transient,
-                });
-            }
-        }
-
-        // Cycle: the shortest period p whose trailing periodic stretch has
-        // begun the `cycle`-th round.
-        if let Some(rounds) = self.threshold(self.cycle, name, transient) {
-            for p in 2..=self.max_period.min(n / 2) {
-                // A block made of a shorter period is that period's cycle.
-                if (1..p).any(|d| p % d == 0 && (d..p).all(|i| at(i).same_as(&at(i - d)))) {
-                    continue;
-                }
-                let mut len = p;
-                while len < n && at(len).same_as(&at(len - p)) {
-                    len += 1;
-                }
-                let begun = len.div_ceil(p) as u64;
-                if len > p && begun >= rounds {
-                    return Some(Found {
-                        kind: LoopKind::Cycle,
-                        count: begun,
-                        period: p as u64,
-                        calls: (0..len).rev().map(|i| at(i).ordinal).collect(),
-                        // The call that follows in the block: the one p back
-                        // from the one to come.
-                        next_call: at(p - 1).call,
-                        first_ordinal: at(len - 1).ordinal,
-                        transient,
-                    });
-                }
-            }
-        }
-
-        // Same error: consecutive failures of this tool with one signature,
-        // counted by distinct calls (the same call again is a repeat or a
-        // re-read: the other detectors compare its whole result).
-        if last.failing() && last.sig != 0 {
-            let mut run: Vec<Entry> = vec![last];
-            for i in 1..n {
-                let e = at(i);
-                if e.tool != last.tool {
-                    continue;
-                }
-                if !(e.failing() && e.sig == last.sig) {
-                    break;
-                }
-                run.push(e);
-            }
-            let mut distinct: Vec<u64> = run.iter().map(|e| e.call).collect();
-            distinct.sort_unstable();
-            distinct.dedup();
-            let soft = run.iter().any(|e| e.flags & SOFT != 0);
-            let base = if soft {
-                self.soft_error
-            } else {
-                self.same_error
-            };
-            if let Some(t) = self.threshold(base, name, transient) {
-                if distinct.len() as u64 >= t {
-                    let mut calls: Vec<u64> = run.iter().map(|e| e.ordinal).collect();
-                    calls.reverse();
-                    return Some(Found {
-                        kind: LoopKind::SameError,
-                        count: distinct.len() as u64,
-                        period: 1,
-                        first_ordinal: calls[0],
-                        calls,
-                        next_call: last.call,
-                        transient,
-                    });
-                }
-            }
-        }
-
-        // Re-read: the same call and outcome within the window; stop at the
-        // call's last different result, and (for a success) at a successful edit.
-        if let Some(t) = self.threshold(self.re_read, name, transient) {
-            let mut calls = vec![last.ordinal];
-            let mut newer = last;
-            for i in 1..n {
-                let e = at(i);
-                if e.flags & MUTATION != 0 && !last.failing() {
-                    break;
-                }
-                if e.call != last.call {
-                    continue;
-                }
-                if !e.same_result(&newer) {
-                    break;
-                }
-                calls.push(e.ordinal);
-                newer = e;
-            }
-            if calls.len() as u64 >= t {
-                calls.reverse();
-                return Some(Found {
-                    kind: LoopKind::ReRead,
-                    count: calls.len() as u64,
-                    period: 1,
-                    first_ordinal: calls[0],
-                    calls,
-                    next_call: last.call,
-                    transient,
-                });
-            }
-        }
-        None
     }
 
     fn alarm(&self, tool: &str, found: Found, reminders: u64, text: &str) -> LoopAlarm {
@@ -754,6 +649,195 @@ impl Loops {
     }
 }
 
+impl Limits {
+    fn threshold(&self, base: Option<u64>, multiplier: f64, transient: bool) -> Option<u64> {
+        let base = base?;
+        let mut t = (base as f64 * multiplier).ceil().max(2.0) as u64;
+        if transient {
+            t = t.saturating_mul(self.transient_multiplier);
+        }
+        Some(t)
+    }
+
+    /// The loop the window's newest call is in, if any (`multiplier`: the tool's).
+    fn detect(&self, entries: &VecDeque<Entry>, multiplier: f64) -> Option<Found> {
+        let last = *entries.back()?;
+        let transient = last.flags & TRANSIENT != 0;
+        let n = entries.len();
+        let at = |i: usize| entries[n - 1 - i]; // 0 = newest
+
+        // Repeat: the trailing run of the same call with the same outcome.
+        let mut run = 1;
+        // Each call against the next one: a first occurrence compares raw,
+        // later ones normalised, so equality is checked link by link.
+        while run < n && at(run).same_outcome_in_a_row(&at(run - 1)) {
+            run += 1;
+        }
+        if let Some(t) = self.threshold(self.repeat, multiplier, transient) {
+            if run as u64 >= t {
+                return Some(Found {
+                    kind: LoopKind::Repeat,
+                    count: run as u64,
+                    period: 1,
+                    calls: (0..run).rev().map(|i| at(i).ordinal).collect(),
+                    next_call: last.call,
+                    first_ordinal: at(run - 1).ordinal,
+                    transient,
+                });
+            }
+        }
+
+        // Cycle: the shortest period p whose trailing periodic stretch has
+        // begun the `cycle`-th round.
+        if let Some(rounds) = self.threshold(self.cycle, multiplier, transient) {
+            for p in 2..=self.max_period.min(n / 2) {
+                // A block made of a shorter period is that period's cycle.
+                if (1..p).any(|d| p % d == 0 && (d..p).all(|i| at(i).same_as(&at(i - d)))) {
+                    continue;
+                }
+                let mut len = p;
+                while len < n && at(len).same_as(&at(len - p)) {
+                    len += 1;
+                }
+                let begun = len.div_ceil(p) as u64;
+                if len > p && begun >= rounds {
+                    return Some(Found {
+                        kind: LoopKind::Cycle,
+                        count: begun,
+                        period: p as u64,
+                        calls: (0..len).rev().map(|i| at(i).ordinal).collect(),
+                        // The call that follows in the block: the one p back
+                        // from the one to come.
+                        next_call: at(p - 1).call,
+                        first_ordinal: at(len - 1).ordinal,
+                        transient,
+                    });
+                }
+            }
+        }
+
+        // Same error: consecutive failures of this tool with one signature,
+        // counted by distinct calls (the same call again is a repeat or a
+        // re-read: the other detectors compare its whole result).
+        if last.failing() && last.sig != 0 {
+            let mut run: Vec<Entry> = vec![last];
+            for i in 1..n {
+                let e = at(i);
+                if e.tool != last.tool {
+                    continue;
+                }
+                if !(e.failing() && e.sig == last.sig) {
+                    break;
+                }
+                run.push(e);
+            }
+            let mut distinct: Vec<u64> = run.iter().map(|e| e.call).collect();
+            distinct.sort_unstable();
+            distinct.dedup();
+            let soft = run.iter().any(|e| e.flags & SOFT != 0);
+            let base = if soft {
+                self.soft_error
+            } else {
+                self.same_error
+            };
+            if let Some(t) = self.threshold(base, multiplier, transient) {
+                if distinct.len() as u64 >= t {
+                    let mut calls: Vec<u64> = run.iter().map(|e| e.ordinal).collect();
+                    calls.reverse();
+                    return Some(Found {
+                        kind: LoopKind::SameError,
+                        count: distinct.len() as u64,
+                        period: 1,
+                        first_ordinal: calls[0],
+                        calls,
+                        next_call: last.call,
+                        transient,
+                    });
+                }
+            }
+        }
+
+        // Re-read: the same call and outcome within the window; stop at the
+        // call's last different result, and (for a success) at a successful edit.
+        if let Some(t) = self.threshold(self.re_read, multiplier, transient) {
+            let mut calls = vec![last.ordinal];
+            let mut newer = last;
+            for i in 1..n {
+                let e = at(i);
+                if e.flags & MUTATION != 0 && !last.failing() {
+                    break;
+                }
+                if e.call != last.call {
+                    continue;
+                }
+                if !e.same_result(&newer) {
+                    break;
+                }
+                calls.push(e.ordinal);
+                newer = e;
+            }
+            if calls.len() as u64 >= t {
+                calls.reverse();
+                return Some(Found {
+                    kind: LoopKind::ReRead,
+                    count: calls.len() as u64,
+                    period: 1,
+                    first_ordinal: calls[0],
+                    calls,
+                    next_call: last.call,
+                    transient,
+                });
+            }
+        }
+        None
+    }
+}
+
+/// One call as the window keeps it (`ordinal` still 0).
+fn entry(
+    tool: &ToolInfo,
+    call: u64,
+    arguments_json: &str,
+    outcome: &LoopOutcome,
+    recurs: bool,
+    line: &mut String,
+) -> Entry {
+    let text = outcome.text;
+    let mut flags = 0;
+    if outcome.is_error || outcome.flagged || shows_failure(text) || codex_exit_failed(text) {
+        flags |= FAILED;
+    } else if http_error(text).is_some() {
+        flags |= SOFT;
+    }
+    let mut sig = 0;
+    if flags != 0 {
+        if let Some(error) = error_line(text) {
+            sig = signature(error, arguments_json, line);
+        }
+        if transient(text) {
+            flags |= TRANSIENT;
+        }
+    } else if tool.mutating {
+        flags |= MUTATION;
+    }
+    let raw = xxh3_64(text.as_bytes()) ^ u64::from(outcome.is_error);
+    let result = if recurs {
+        flags |= NORMALIZED;
+        result_digest(text, outcome.is_error, line)
+    } else {
+        raw
+    };
+    Entry {
+        call,
+        result,
+        raw,
+        sig,
+        tool: tool.digest,
+        ordinal: 0,
+        flags,
+    }
+}
+
 struct Found {
     kind: LoopKind,
     count: u64,
@@ -821,10 +905,19 @@ fn edge_lines(text: &str) -> impl Iterator<Item = &str> {
 
 /// An HTTP 4xx/5xx status line: `HTTP/1.1 404 Not Found` or `HTTP 404`.
 fn http_error(text: &str) -> Option<u16> {
-    // Most results hold no `HTTP` near their edges: one substring search each.
+    // Most results hold no `HTTP` near their edges: one substring search
+    // each (one in all when the head is the whole text and holds the tail).
+    static HTTP: std::sync::LazyLock<memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memmem::Finder::new("HTTP"));
+    let has = |s: &str| HTTP.find(s.as_bytes()).is_some();
     let head = &text[..floor_char(text, text.len().min(4096))];
-    let tail = &text[floor_char(text, text.len().saturating_sub(512))..];
-    if !head.contains("HTTP") && !tail.contains("HTTP") {
+    let found = if head.len() == text.len() {
+        has(text)
+    } else {
+        let tail = &text[floor_char(text, text.len().saturating_sub(512))..];
+        has(head) || has(tail)
+    };
+    if !found {
         return None;
     }
     edge_lines(text).find_map(|line| {
