@@ -7,6 +7,7 @@
 
 pub mod dialect;
 mod literal;
+mod prefilter;
 mod scan;
 
 pub use scan::Strategy;
@@ -275,6 +276,13 @@ impl RuleSet {
     #[doc(hidden)]
     pub fn required_literals(&self) -> Vec<Vec<u8>> {
         self.scanner.literal_list()
+    }
+
+    /// Occurrences of the required literals in `text`, by the `Literal`
+    /// strategy's one pass alone (for the measurement harness).
+    #[doc(hidden)]
+    pub fn literal_occurrences(&self, text: &str) -> usize {
+        self.scanner.literal_occurrences(text)
     }
 
     /// Each matching rule once, at its first match, in table order.
