@@ -161,7 +161,8 @@ fn measure_set_leave_one_out() {
 
 /// One scan with the strategy in SCAN_STRATEGY (loop, set, literal; unset:
 /// none, the baseline to subtract) of the
-/// 10 MB build log, for instruction counts that do not depend on machine load:
+/// 10 MB build log (`SCAN_REPEAT=2`: and a second one), for instruction
+/// counts that do not depend on machine load:
 ///   valgrind --tool=callgrind <bench binary> --ignored measure_one_scan
 #[test]
 #[ignore]
@@ -180,6 +181,11 @@ fn measure_one_scan() {
     let t = Instant::now();
     let hits = set.scan_with(&text, false, strategy).len();
     println!("{strategy:?} first scan {:?} ({hits} matched)", t.elapsed());
+    // SCAN_REPEAT=2: a second scan (lazy builds done); the difference of the
+    // two counts is one steady-state scan.
+    for _ in 1..std::env::var("SCAN_REPEAT").map_or(1, |n| n.parse().unwrap()) {
+        set.scan_with(&text, false, strategy);
+    }
 }
 
 /// One regex that is the alternation of every built-in (all use flag `m`):

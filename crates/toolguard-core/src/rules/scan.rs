@@ -326,13 +326,8 @@ impl Scanner {
                 // Byte searches: a literal may start or end inside a
                 // multi-byte character.
                 let len0 = self.literal_list[batch[0].1].0.len();
-                line_start = bytes[..first]
-                    .iter()
-                    .rposition(|&b| b == b'\n')
-                    .map_or(0, |k| k + 1);
-                line_end = bytes[first + len0..]
-                    .iter()
-                    .position(|&b| b == b'\n')
+                line_start = memchr::memrchr(b'\n', &bytes[..first]).map_or(0, |k| k + 1);
+                line_end = memchr::memchr(b'\n', &bytes[first + len0..])
                     .map_or(text.len(), |k| first + len0 + k);
             }
             for &(s, k) in &batch {
