@@ -431,7 +431,8 @@ fn measure_literal_pass() {
             .collect();
         RuleSet::compile_table(rules).unwrap()
     };
-    let groups: [(&str, &dyn Fn(&[u8]) -> bool); 3] = [
+    type Keep<'a> = &'a dyn Fn(&[u8]) -> bool;
+    let groups: [(&str, Keep); 3] = [
         ("all", &|_| true),
         ("long", &|l| l.len() >= 7),
         ("short", &|l| l.len() < 7),

@@ -352,13 +352,13 @@ mod tests {
             }
             let mut text = Vec::new();
             for _ in 0..rng(&mut s) % 40 {
-                if rng(&mut s) % 3 == 0 {
+                if rng(&mut s).is_multiple_of(3) {
                     text.extend_from_slice(&lits[(rng(&mut s) % lits.len() as u64) as usize]);
                 } else {
                     let n = (rng(&mut s) % 5) as usize;
                     text.extend(pick(&mut s, n));
                 }
-                if rng(&mut s) % 4 == 0 {
+                if rng(&mut s).is_multiple_of(4) {
                     text.push(b'\n');
                 }
             }

@@ -44,6 +44,7 @@ pub enum Strategy {
 }
 
 /// A rule as checked at load (see `super::check_rule`).
+#[derive(Clone)]
 pub(super) struct Checked {
     /// Translated (Rust regex) source.
     pub(super) src: String,
