@@ -7,10 +7,11 @@
 //! bytes or more are found by sampling: every `STRIDE`-th position's 4-byte
 //! window is looked up in a bit set of the windows those literals have at
 //! offsets `0..STRIDE` (each occurrence holds exactly one sampled position
-//! at such an offset, so it is reported once), and a hit is checked against
-//! the literals having that window. The few shorter literals go through
-//! aho-corasick, split by length so one 1-byte literal does not take the
-//! packed searcher away from the 3-byte ones.
+//! at such an offset, so it is reported once); a window that passes two
+//! hash filters is checked against the literals having it. The few shorter
+//! literals go through aho-corasick's packed searcher, split by length (4–6,
+//! 3, 1–2 bytes): it fingerprints the shortest length of its set, so one
+//! short literal would cost the others their selectivity.
 
 use aho_corasick::{AhoCorasick, MatchKind};
 use std::collections::HashMap;
@@ -99,7 +100,7 @@ impl Finder {
         }
         let mut first = Box::new([0u8; 1 << FIRST_BITS]);
         let mut windows = Windows::default();
-        let (mut mid, mut tiny) = (Vec::new(), Vec::new());
+        let (mut mid, mut three, mut tiny) = (Vec::new(), Vec::new(), Vec::new());
         for (k, l) in lits.iter().enumerate() {
             if l.len() >= LONG {
                 for o in 0..STRIDE {
@@ -109,8 +110,10 @@ impl Finder {
                     *slot = if *slot == 0 { n } else { (*slot).min(n) };
                     windows.entry(w).or_default().push((k, o));
                 }
-            } else if l.len() >= 3 {
+            } else if l.len() >= 4 {
                 mid.push(k);
+            } else if l.len() == 3 {
+                three.push(k);
             } else {
                 tiny.push(k);
             }
@@ -124,7 +127,7 @@ impl Finder {
             }
         }
         let mut short = Vec::new();
-        for group in [mid, tiny] {
+        for group in [mid, three, tiny] {
             if group.is_empty() {
                 continue;
             }
@@ -233,24 +236,24 @@ impl Occurrences<'_> {
         let last = text.len() - 4;
         let mut p = self.sources[0].pos;
         let first = &*f.first;
-        let n_at = |v: u64| first[first_slot(v as u32)];
-        let load = |p: usize| u64::from_le_bytes(text[p..p + 8].try_into().unwrap());
-        // Four samples per round, tested together (most rounds have no
-        // candidate), while whole 8-byte loads fit.
-        while p + 3 * STRIDE + 8 <= text.len() {
-            let v = [
-                load(p),
-                load(p + STRIDE),
-                load(p + 2 * STRIDE),
-                load(p + 3 * STRIDE),
-            ];
-            let n = [n_at(v[0]), n_at(v[1]), n_at(v[2]), n_at(v[3])];
+        let n_at = |w: u32| first[first_slot(w)];
+        // Four samples per 16-byte block, tested together (most blocks have
+        // no candidate); the block is one bounds check.
+        const _: () = assert!(STRIDE == 4);
+        while p + 16 <= text.len() {
+            let c: &[u8; 16] = text[p..p + 16].try_into().unwrap();
+            let w = |o: usize| u32::from_le_bytes([c[o], c[o + 1], c[o + 2], c[o + 3]]);
+            let n = [n_at(w(0)), n_at(w(4)), n_at(w(8)), n_at(w(12))];
             if n[0] | n[1] | n[2] | n[3] == 0 {
-                p += 4 * STRIDE;
+                p += 16;
                 continue;
             }
-            for j in 0..4 {
-                if n[j] != 0 && self.candidate(p, v[j], n[j] as usize, batch) {
+            for n in n {
+                let n = n as usize;
+                if n != 0
+                    && p + n <= text.len()
+                    && self.candidate(p, bytes_at(text, p, n), n, batch)
+                {
                     self.sources[0].pos = p + STRIDE;
                     return Some(p);
                 }

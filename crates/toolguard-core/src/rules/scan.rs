@@ -295,7 +295,7 @@ impl Scanner {
                         let re = self.regex(i);
                         let anchored = self.starts_line[i]
                             && *anchorable.get_or_insert_with(|| {
-                                !bytes[line_start..line_end].contains(&b'\r')
+                                memchr::memchr(b'\r', &bytes[line_start..line_end]).is_none()
                             });
                         let input = if anchored {
                             line.clone().anchored(Anchored::Yes)
