@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { GuardEngine } from 'toolguard';
 
 import { UsageError } from './audit.mjs';
-import { activeTable, configValue, parseCommonArgs } from './rules.mjs';
+import { activeTable, configValue, parseCommonArgs, type TableRule } from './rules.mjs';
 
 export const SCAN_HELP = `Usage: toolguard scan [FILE|-] [--config guard.json|yaml] [--json]
 
@@ -39,6 +39,18 @@ function observe(engine: GuardEngine, text: string): Verdict {
   return engine.observe({ name: 'bash', argumentsJson: '{}' }, { content: [{ type: 'text', text }] }) as Verdict;
 }
 
+/**
+ * The table with every rule `when: always`, as the engine takes it: each rule
+ * keeps every key of its row (`reason`, and any rule key added later) but the
+ * listing's own `source`.
+ */
+export function alwaysTable(table: readonly TableRule[]): Omit<TableRule, 'source'>[] {
+  return table.map((row) => {
+    const { source: _source, ...rule } = row;
+    return { ...rule, when: 'always' };
+  });
+}
+
 /** Run `toolguard scan`; returns the exit code. */
 export function scan(argv: string[]): number {
   const files: string[] = [];
@@ -65,9 +77,7 @@ export function scan(argv: string[]): number {
     const table = activeTable(config.loudFailure?.rules ?? []);
     const action = new Map(table.map((r) => [r.id, r.action]));
     const fired = observe(new GuardEngine(config as never), text)?.failure?.rules ?? [];
-    // The same table with every rule `when: always` (a config rule may not carry `reason`).
-    const always = table.map(({ id, pattern, flags, action: a, message }) => ({ id, pattern, flags, action: a, when: 'always', message }));
-    const all = observe(new GuardEngine({ ...config, loudFailure: { ...config.loudFailure, rules: always } } as never), text)?.failure?.rules ?? [];
+    const all = observe(new GuardEngine({ ...config, loudFailure: { ...config.loudFailure, rules: alwaysTable(table) } } as never), text)?.failure?.rules ?? [];
     const firedIds = new Set(fired.map((h) => h.id));
     hits = all.map((h) => ({ id: h.id, action: action.get(h.id) ?? 'error', line: h.line, excerpt: h.excerpt, message: h.message, silenced: !firedIds.has(h.id) }));
   } catch (e) {

@@ -161,7 +161,8 @@ fn measure_set_leave_one_out() {
 
 /// One scan with the strategy in SCAN_STRATEGY (loop, set, literal; unset:
 /// none, the baseline to subtract) of the
-/// 10 MB build log, for instruction counts that do not depend on machine load:
+/// 10 MB build log (`SCAN_REPEAT=2`: and a second one), for instruction
+/// counts that do not depend on machine load:
 ///   valgrind --tool=callgrind <bench binary> --ignored measure_one_scan
 #[test]
 #[ignore]
@@ -180,6 +181,11 @@ fn measure_one_scan() {
     let t = Instant::now();
     let hits = set.scan_with(&text, false, strategy).len();
     println!("{strategy:?} first scan {:?} ({hits} matched)", t.elapsed());
+    // SCAN_REPEAT=2: a second scan (lazy builds done); the difference of the
+    // two counts is one steady-state scan.
+    for _ in 1..std::env::var("SCAN_REPEAT").map_or(1, |n| n.parse().unwrap()) {
+        set.scan_with(&text, false, strategy);
+    }
 }
 
 /// One regex that is the alternation of every built-in (all use flag `m`):
@@ -395,4 +401,61 @@ fn measure_cold_start() {
         "built-ins: load {:?}, first scan (lazy builds) {:?}, next scan {:?} (medians)",
         load[15], first[15], second[15]
     );
+}
+
+/// The literal pass alone over the 10 MB build log, by literal group (as
+/// `prefilter.rs` splits them): all, the long ones (sampled), the short ones
+/// (aho-corasick). One run each with `PROBE=all|long|short` for instruction
+/// counts:
+///   valgrind --tool=callgrind <bench binary> --ignored measure_literal_pass
+/// (`PROBE_SKIP=1`: the baseline to subtract, text and tables only).
+#[test]
+#[ignore]
+fn measure_literal_pass() {
+    let lits = RuleSet::compile(vec![]).unwrap().required_literals();
+    let text = build_log(10_000_000);
+    let table = |keep: &dyn Fn(&[u8]) -> bool| {
+        let rules: Vec<Rule> = lits
+            .iter()
+            .filter(|l| keep(l))
+            .enumerate()
+            .map(|(i, l)| Rule {
+                id: format!("l{i}"),
+                pattern: regex::escape(std::str::from_utf8(l).unwrap()),
+                flags: String::new(),
+                action: Action::Error,
+                when: When::Success,
+                message: "m".into(),
+                reason: String::new(),
+            })
+            .collect();
+        RuleSet::compile_table(rules).unwrap()
+    };
+    type Keep<'a> = &'a dyn Fn(&[u8]) -> bool;
+    let groups: [(&str, Keep); 3] = [
+        ("all", &|_| true),
+        ("long", &|l| l.len() >= 7),
+        ("short", &|l| l.len() < 7),
+    ];
+    let probe = std::env::var("PROBE").ok();
+    for (name, keep) in groups {
+        if probe.as_deref().is_some_and(|p| p != name) {
+            continue;
+        }
+        let set = table(keep);
+        if std::env::var("PROBE_SKIP").is_ok() {
+            continue;
+        }
+        let (mut best, mut n) = (Duration::MAX, 0);
+        for _ in 0..if probe.is_some() { 1 } else { 5 } {
+            let t = Instant::now();
+            n = set.literal_occurrences(&text);
+            best = best.min(t.elapsed());
+        }
+        println!(
+            "literal pass, {name:<5} ({:>3} literals): {:>8.1} MB/s ({n} occurrences)",
+            set.required_literals().len(),
+            text.len() as f64 / best.as_secs_f64() / 1e6
+        );
+    }
 }

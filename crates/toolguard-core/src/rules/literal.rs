@@ -117,31 +117,33 @@ fn cover_with(set: &Set, min_weight: usize) -> Option<Set> {
         return None;
     }
     // From each start, the shortest substring of at least that weight:
-    // short pieces are the ones several literals share.
-    let mut pieces: Vec<&[u8]> = Vec::new();
-    for l in set {
+    // short pieces are the ones several literals share. A piece of one
+    // literal that occurs in another is also that one's piece from there
+    // (same bytes, same weights), so which literals hold a piece is read off
+    // the (piece, literal) pairs, without substring searches.
+    let mut pairs: Vec<(&[u8], usize)> = Vec::new();
+    for (k, l) in set.iter().enumerate() {
         for i in 0..l.len() {
             let mut w = 0;
             for j in i..l.len() {
                 w += byte_weight(l[j]);
                 if w >= min_weight {
-                    pieces.push(&l[i..=j]);
+                    pairs.push((&l[i..=j], k));
                     break;
                 }
             }
         }
     }
-    pieces.sort_unstable();
-    pieces.dedup();
-    let masks: Vec<u32> = pieces
-        .iter()
-        .map(|p| {
-            set.iter()
-                .enumerate()
-                .filter(|(_, l)| contains(l, p))
-                .fold(0, |m, (k, _)| m | 1 << k)
-        })
-        .collect();
+    pairs.sort_unstable();
+    let mut pieces: Vec<&[u8]> = Vec::new();
+    let mut masks: Vec<u32> = Vec::new();
+    for (p, k) in pairs {
+        if pieces.last() != Some(&p) {
+            pieces.push(p);
+            masks.push(0);
+        }
+        *masks.last_mut().unwrap() |= 1 << k;
+    }
     let mut uncovered: u32 = (1 << set.len()) - 1;
     let mut chosen: Set = Vec::new();
     while uncovered != 0 {
@@ -188,10 +190,6 @@ fn extend(piece: &[u8], lits: &[&[u8]]) -> Vec<u8> {
         }
     }
     lits[0][at[0] - left..at[0] + right].to_vec()
-}
-
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    hay.windows(needle.len()).any(|w| w == needle)
 }
 
 fn byte_weight(b: u8) -> usize {

@@ -7,11 +7,13 @@
 
 pub mod dialect;
 mod literal;
+mod prefilter;
 mod scan;
 
 pub use scan::Strategy;
 
 use regex::{Regex, RegexBuilder};
+use std::sync::{Arc, OnceLock};
 
 use crate::config::{rule_from_value, ConfigValue};
 use crate::error::RuleError;
@@ -93,6 +95,42 @@ pub fn rule_error(id: &str, reason: &str) -> RuleError {
 /// The built-in table (`rules/builtin.json`, shared with the TS reference
 /// engine), read by the same decoder as user rules.
 pub fn builtin_rules() -> Vec<Rule> {
+    builtin().rules.to_vec()
+}
+
+/// The built-in rows, decoded and checked once per process: every engine's
+/// table starts from them (the native hook builds one per process; Node may
+/// build several), and the table without user rules shares one scanner, so
+/// its lazily built automata serve every engine.
+struct Builtin {
+    rules: Arc<[Rule]>,
+    checked: Vec<scan::Checked>,
+    scanner: Arc<scan::Scanner>,
+}
+
+fn builtin() -> &'static Builtin {
+    static BUILTIN: OnceLock<Builtin> = OnceLock::new();
+    BUILTIN.get_or_init(|| {
+        let rules = decode_builtin();
+        // Each row's compiled size is checked by the test suite
+        // (`builtin_table_is_well_formed`), not at every load.
+        let checked: Vec<scan::Checked> = rules
+            .iter()
+            .map(|r| {
+                check_rule_sized(r, false)
+                    .unwrap_or_else(|e| panic!("built-in rule is well-formed: {e}"))
+            })
+            .collect();
+        let scanner = Arc::new(scan::Scanner::new(&rules, checked.clone()));
+        Builtin {
+            rules: rules.into(),
+            checked,
+            scanner,
+        }
+    })
+}
+
+fn decode_builtin() -> Vec<Rule> {
     const TABLE: &str = include_str!("../../../../rules/builtin.json");
     let ConfigValue::Array(rows) =
         ConfigValue::from_json(TABLE).expect("rules/builtin.json is valid JSON")
@@ -165,6 +203,12 @@ fn too_big(id: &str) -> RuleError {
 /// size limit — every way the full build can fail, at a fraction of its cost
 /// (no DFAs, reverse program or prefilters; those are built on first scan).
 fn check_rule(rule: &Rule) -> Result<scan::Checked, RuleError> {
+    check_rule_sized(rule, true)
+}
+
+/// `check_rule`, with the forward-program size check only when `sized`
+/// (about a fifth of the check's cost; the built-ins are sized by tests).
+fn check_rule_sized(rule: &Rule, sized: bool) -> Result<scan::Checked, RuleError> {
     if rule.action == Action::Off && rule.pattern.is_empty() {
         // A built-in switched off by id alone: nothing to compile or run.
         return Ok(scan::Checked {
@@ -193,20 +237,22 @@ fn check_rule(rule: &Rule) -> Result<scan::Checked, RuleError> {
                 &format!("invalid pattern: {}", last_line(&e.to_string())),
             )
         })?;
-    regex_automata::nfa::thompson::Compiler::new()
-        .configure(
-            regex_automata::nfa::thompson::Config::new()
-                .nfa_size_limit(Some(RULE_SIZE_LIMIT))
-                .shrink(false),
-        )
-        .build_from_hir(&hir)
-        .map_err(|e| match e.size_limit() {
-            Some(_) => too_big(&rule.id),
-            None => rule_error(
-                &rule.id,
-                &format!("invalid pattern: {}", last_line(&e.to_string())),
-            ),
-        })?;
+    if sized {
+        regex_automata::nfa::thompson::Compiler::new()
+            .configure(
+                regex_automata::nfa::thompson::Config::new()
+                    .nfa_size_limit(Some(RULE_SIZE_LIMIT))
+                    .shrink(false),
+            )
+            .build_from_hir(&hir)
+            .map_err(|e| match e.size_limit() {
+                Some(_) => too_big(&rule.id),
+                None => rule_error(
+                    &rule.id,
+                    &format!("invalid pattern: {}", last_line(&e.to_string())),
+                ),
+            })?;
+    }
     let (literals, at_line_start) = match literal::required_literals_at(&hir) {
         Some((set, at)) => (Some(set), at),
         None => (None, false),
@@ -245,25 +291,41 @@ pub struct RuleMatch {
 
 /// A merged, compiled rule table.
 pub struct RuleSet {
-    rules: Vec<Rule>,
-    scanner: scan::Scanner,
+    rules: Arc<[Rule]>,
+    scanner: Arc<scan::Scanner>,
 }
 
 impl RuleSet {
     /// Merges `user` into the built-ins and checks every pattern (`off`
     /// rules too: an unusable table fails the load whatever the actions).
     pub fn compile(user: Vec<Rule>) -> Result<RuleSet, RuleError> {
+        if user.is_empty() {
+            let b = builtin();
+            return Ok(RuleSet {
+                rules: b.rules.clone(),
+                scanner: b.scanner.clone(),
+            });
+        }
         Self::compile_table(merge(builtin_rules(), user)?)
     }
 
     /// Compiles an already merged table (no built-ins added).
     pub fn compile_table(rules: Vec<Rule>) -> Result<RuleSet, RuleError> {
+        let b = builtin();
         let mut checked = Vec::with_capacity(rules.len());
-        for r in &rules {
-            checked.push(check_rule(r)?);
+        for (i, r) in rules.iter().enumerate() {
+            // A built-in row (merging keeps them at their index) was checked
+            // once per process.
+            match b.rules.get(i) {
+                Some(row) if row == r => checked.push(b.checked[i].clone()),
+                _ => checked.push(check_rule(r)?),
+            }
         }
-        let scanner = scan::Scanner::new(&rules, checked);
-        Ok(RuleSet { rules, scanner })
+        let scanner = Arc::new(scan::Scanner::new(&rules, checked));
+        Ok(RuleSet {
+            rules: rules.into(),
+            scanner,
+        })
     }
 
     pub fn rules(&self) -> &[Rule] {
@@ -275,6 +337,13 @@ impl RuleSet {
     #[doc(hidden)]
     pub fn required_literals(&self) -> Vec<Vec<u8>> {
         self.scanner.literal_list()
+    }
+
+    /// Occurrences of the required literals in `text`, by the `Literal`
+    /// strategy's one pass alone (for the measurement harness).
+    #[doc(hidden)]
+    pub fn literal_occurrences(&self, text: &str) -> usize {
+        self.scanner.literal_occurrences(text)
     }
 
     /// Each matching rule once, at its first match, in table order.

@@ -1,15 +1,16 @@
 //! Finding each rule's first match. Three strategies (`benches/scan.rs`
 //! measures them; numbers in the README):
-//! - `Literal` (the default): one multi-literal pass over every rule's
-//!   required literals (`literal.rs`; Teddy/SIMD through aho-corasick),
-//!   resuming one byte after each occurrence. A rule runs only on lines
+//! - `Literal` (the default): one pass finding every occurrence of every
+//!   rule's required literals (`literal.rs` computes them, `prefilter.rs`
+//!   finds them: sampled windows for the long ones, aho-corasick's packed
+//!   searcher for the few short ones). A rule runs only on lines
 //!   holding one of its literals (line-local rules, searched over the line's
 //!   span of the whole text so `^ $ \b` read the real neighbours; `^` rules
 //!   anchored at the line start when the line has no `\r`), or on the whole
 //!   text once one of its literals occurs (rules that can match a `\n`).
 //!   Occurrences that cannot begin a match of a `^` rule whose literals are
 //!   its prefixes are skipped. Rules without literals fall back to `Set`.
-//!   Built-ins on 10 MB of build log: ~1.1 GB/s (`Set` ~0.45 GB/s).
+//!   Numbers for the built-ins on 10 MB of build log: README.
 //! - `Set`: a `RegexSet` pass per chunk of rules tells which rules match at
 //!   all, then `find` runs only for those.
 //! - `Loop`: one `find` per rule. The reference the others are tested against.
@@ -19,8 +20,8 @@
 //! engine costs parsing plus a forward-program size check, and a rule whose
 //! literals never occur is never compiled into automata at all.
 
+use super::prefilter::Finder;
 use super::{Action, Rule, RULE_DFA_SIZE_LIMIT};
-use aho_corasick::{AhoCorasick, MatchKind};
 use regex::{RegexSet, RegexSetBuilder};
 use regex_automata::meta;
 use regex_automata::{Anchored, Input};
@@ -43,6 +44,7 @@ pub enum Strategy {
 }
 
 /// A rule as checked at load (see `super::check_rule`).
+#[derive(Clone)]
 pub(super) struct Checked {
     /// Translated (Rust regex) source.
     pub(super) src: String,
@@ -61,17 +63,6 @@ struct Chunk {
     rules: Vec<usize>,
 }
 
-/// The shared literal searcher and, per literal, the rules requiring it.
-struct Literals {
-    /// Leftmost-first, so the packed (Teddy/SIMD) searcher is used; standard
-    /// semantics do not get it.
-    searcher: AhoCorasick,
-    /// Per literal, the rules to try when it is reported: its own, plus those
-    /// of every literal it is a prefix of or that is a prefix of it (of two
-    /// literals starting at one position only one is reported).
-    rules: Vec<Vec<usize>>,
-}
-
 pub(super) struct Scanner {
     srcs: Vec<String>,
     line_local: Vec<bool>,
@@ -83,7 +74,7 @@ pub(super) struct Scanner {
     /// Distinct literals and the rules requiring each (searcher built lazily).
     literal_list: Vec<(Vec<u8>, Vec<usize>)>,
     regexes: Vec<OnceLock<meta::Regex>>,
-    literals: OnceLock<Option<Literals>>,
+    literals: OnceLock<Option<Finder>>,
     /// `Set` chunks over every active rule, and over the ungated ones.
     all_chunks: OnceLock<Vec<Chunk>>,
     ungated_chunks: OnceLock<Vec<Chunk>>,
@@ -132,6 +123,16 @@ impl Scanner {
         self.literal_list.iter().map(|(l, _)| l.clone()).collect()
     }
 
+    pub(super) fn literal_occurrences(&self, text: &str) -> usize {
+        let Some(f) = self.literals() else { return 0 };
+        let mut occurrences = f.occurrences(text.as_bytes());
+        let (mut n, mut batch) = (0, Vec::new());
+        while occurrences.next_batch(&mut batch) {
+            n += batch.len();
+        }
+        n
+    }
+
     pub(super) fn default_strategy(&self) -> Strategy {
         Strategy::Literal
     }
@@ -162,39 +163,9 @@ impl Scanner {
         })
     }
 
-    fn literals(&self) -> Option<&Literals> {
+    fn literals(&self) -> Option<&Finder> {
         self.literals
-            .get_or_init(|| {
-                if self.literal_list.is_empty() {
-                    return None;
-                }
-                let searcher = AhoCorasick::builder()
-                    .match_kind(MatchKind::LeftmostFirst)
-                    .build(self.literal_list.iter().map(|(l, _)| l))
-                    .ok()?;
-                let index: HashMap<&[u8], usize> = self
-                    .literal_list
-                    .iter()
-                    .enumerate()
-                    .map(|(k, (l, _))| (l.as_slice(), k))
-                    .collect();
-                let mut rules: Vec<Vec<usize>> =
-                    self.literal_list.iter().map(|(_, r)| r.clone()).collect();
-                for (q, (l, q_rules)) in self.literal_list.iter().enumerate() {
-                    for n in 1..l.len() {
-                        if let Some(&p) = index.get(&l[..n]) {
-                            rules[p].extend(q_rules);
-                            let p_rules = self.literal_list[p].1.clone();
-                            rules[q].extend(p_rules);
-                        }
-                    }
-                }
-                for r in &mut rules {
-                    r.sort_unstable();
-                    r.dedup();
-                }
-                Some(Literals { searcher, rules })
-            })
+            .get_or_init(|| Finder::new(self.literal_list()))
             .as_ref()
     }
 
@@ -279,13 +250,12 @@ impl Scanner {
     /// line-local match lies inside one line; so the first line (in text
     /// order) where the rule matches is among the lines holding one of its
     /// literals, and searching that line's span of the whole text finds the
-    /// same leftmost start as searching the whole text. Each search resumes
-    /// one byte after the previous occurrence's start, so every position
-    /// where some literal starts is reported (with its prefix family).
+    /// same leftmost start as searching the whole text. The finder reports
+    /// every occurrence of every literal, a line's before the next line's.
     fn by_literals(
         &self,
         text: &str,
-        lits: &Literals,
+        lits: &Finder,
         eligible: &dyn Fn(usize) -> bool,
     ) -> Vec<(usize, usize)> {
         const DONE: usize = usize::MAX;
@@ -302,15 +272,14 @@ impl Scanner {
         let mut hits = Vec::new();
         let mut queued: Vec<usize> = Vec::new();
         let (mut line_start, mut line_end) = (0, 0);
-        let mut pos = 0;
+        let bytes = text.as_bytes();
+        let mut occurrences = lits.occurrences(bytes);
+        let mut batch = Vec::new();
         loop {
-            let m = if pending > 0 && pos < text.len() {
-                lits.searcher
-                    .find(aho_corasick::Input::new(text).range(pos..))
-            } else {
-                None
-            };
-            if m.is_none_or(|m| m.start() > line_end) && !queued.is_empty() {
+            let more = pending > 0 && occurrences.next_batch(&mut batch);
+            // Every occurrence of a batch lies in one line.
+            let next_line = more.then(|| batch[0].0);
+            if next_line.is_none_or(|s| s > line_end) && !queued.is_empty() {
                 let line = Input::new(text).range(line_start..line_end);
                 // A `^` rule can only start a match at the line start when
                 // the line has no `\r`: an anchored search there fails within
@@ -326,7 +295,7 @@ impl Scanner {
                         let re = self.regex(i);
                         let anchored = self.starts_line[i]
                             && *anchorable.get_or_insert_with(|| {
-                                !text.as_bytes()[line_start..line_end].contains(&b'\r')
+                                memchr::memchr(b'\r', &bytes[line_start..line_end]).is_none()
                             });
                         let input = if anchored {
                             line.clone().anchored(Anchored::Yes)
@@ -353,32 +322,27 @@ impl Scanner {
                     }
                 }
             }
-            let Some(m) = m else { break };
-            if m.start() > line_end || (line_start, line_end) == (0, 0) {
-                // Byte searches: a shared piece may start or end inside a
+            let Some(first) = next_line else { break };
+            if first > line_end || (line_start, line_end) == (0, 0) {
+                // Byte searches: a literal may start or end inside a
                 // multi-byte character.
-                let bytes = text.as_bytes();
-                line_start = bytes[..m.start()]
-                    .iter()
-                    .rposition(|&b| b == b'\n')
-                    .map_or(0, |k| k + 1);
-                line_end = bytes[m.end()..]
-                    .iter()
-                    .position(|&b| b == b'\n')
-                    .map_or(text.len(), |k| m.end() + k);
+                let len0 = self.literal_list[batch[0].1].0.len();
+                line_start = memchr::memrchr(b'\n', &bytes[..first]).map_or(0, |k| k + 1);
+                line_end = memchr::memchr(b'\n', &bytes[first + len0..])
+                    .map_or(text.len(), |k| first + len0 + k);
             }
-            let s = m.start();
-            let after_break = s == 0 || matches!(text.as_bytes()[s - 1], b'\n' | b'\r');
-            for &i in &lits.rules[m.pattern().as_usize()] {
-                if self.at_line_start[i] && !after_break {
-                    continue;
-                }
-                if state[i] != DONE && state[i] != line_start + 1 {
-                    state[i] = line_start + 1;
-                    queued.push(i);
+            for &(s, k) in &batch {
+                let after_break = s == 0 || matches!(bytes[s - 1], b'\n' | b'\r');
+                for &i in &self.literal_list[k].1 {
+                    if self.at_line_start[i] && !after_break {
+                        continue;
+                    }
+                    if state[i] != DONE && state[i] != line_start + 1 {
+                        state[i] = line_start + 1;
+                        queued.push(i);
+                    }
                 }
             }
-            pos = m.start() + 1;
         }
         hits
     }

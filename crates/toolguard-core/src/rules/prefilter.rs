@@ -1,0 +1,394 @@
+//! Every occurrence of the table's required literals, in text order (the
+//! `Literal` strategy's one pass, `scan.rs`).
+//!
+//! aho-corasick's packed (Teddy/SIMD) searcher is fast for a few dozen
+//! literals; the broad table has over 200 (issue 11), and beyond 64 the
+//! searcher falls back to an automaton at ~0.3 GB/s. So literals of `LONG`
+//! bytes or more are found by sampling: every `STRIDE`-th position's 4-byte
+//! window is looked up in a bit set of the windows those literals have at
+//! offsets `0..STRIDE` (each occurrence holds exactly one sampled position
+//! at such an offset, so it is reported once); a window that passes two
+//! hash filters is checked against the literals having it. The few shorter
+//! literals go through aho-corasick's packed searcher, split by length (4–6,
+//! 3, 1–2 bytes): it fingerprints the shortest length of its set, so one
+//! short literal would cost the others their selectivity.
+
+use aho_corasick::{AhoCorasick, MatchKind};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// The windows map is consulted on every bit-set hit: a multiply, not SipHash.
+#[derive(Default)]
+struct WindowHasher(u64);
+impl Hasher for WindowHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8 | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u32(&mut self, w: u32) {
+        self.0 = u64::from(w).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+type Windows = HashMap<u32, Vec<(usize, usize)>, BuildHasherDefault<WindowHasher>>;
+
+/// Literals at least this long are found by sampling.
+const LONG: usize = 7;
+/// Sampling step: a literal of `LONG` bytes contains a whole 4-byte window
+/// starting at some multiple of `STRIDE`.
+const STRIDE: usize = LONG - 3;
+/// First filter: per hash of a 4-byte window (64 K entries), 0 or how many
+/// bytes (4..=8) every literal with that window has from it on.
+const FIRST_BITS: u32 = 16;
+/// Second filter: a bit per hash of those 4..=8 bytes (2^18 bits). Common
+/// 4-grams (`erro`, `warn`, `test`) pass the first; few of their longer
+/// strings (`error: `) pass the second.
+const SECOND_BITS: u32 = 18;
+
+fn first_slot(w: u32) -> usize {
+    (w.wrapping_mul(0x9E37_79B1) >> (32 - FIRST_BITS)) as usize
+}
+
+fn second_slot(v: u64) -> usize {
+    (v.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - SECOND_BITS)) as usize
+}
+
+/// The `n` (4..=8) bytes at `p` as a little-endian number (`p + n <= len`).
+fn bytes_at(text: &[u8], p: usize, n: usize) -> u64 {
+    let v = match text.get(p..p + 8) {
+        Some(b) => u64::from_le_bytes(b.try_into().unwrap()),
+        None => {
+            let mut b = [0u8; 8];
+            b[..n].copy_from_slice(&text[p..p + n]);
+            u64::from_le_bytes(b)
+        }
+    };
+    if n == 8 {
+        v
+    } else {
+        v & ((1 << (8 * n)) - 1)
+    }
+}
+
+pub(super) struct Finder {
+    lits: Vec<Vec<u8>>,
+    /// Literals of 3..LONG bytes, and of 1–2 bytes.
+    short: Vec<Short>,
+    first: Box<[u8; 1 << FIRST_BITS]>,
+    second: Box<[u64; 1 << (SECOND_BITS - 6)]>,
+    /// 4-byte window → (literal, offset of the window in it).
+    windows: Windows,
+}
+
+/// One aho-corasick searcher over some short literals. Leftmost-first (the
+/// packed searcher needs it) reports one literal per start; `family` lists,
+/// per pattern, every literal of the group sharing a start with it (it and
+/// those it is a prefix of or that are a prefix of it), all compared there.
+struct Short {
+    searcher: AhoCorasick,
+    family: Vec<Vec<usize>>,
+}
+
+impl Finder {
+    /// `None` when there are no literals (or a searcher cannot be built).
+    pub(super) fn new(lits: Vec<Vec<u8>>) -> Option<Finder> {
+        if lits.is_empty() {
+            return None;
+        }
+        let mut first = Box::new([0u8; 1 << FIRST_BITS]);
+        let mut windows = Windows::default();
+        let (mut mid, mut three, mut tiny) = (Vec::new(), Vec::new(), Vec::new());
+        for (k, l) in lits.iter().enumerate() {
+            if l.len() >= LONG {
+                for o in 0..STRIDE {
+                    let w = bytes_at(l, o, 4) as u32;
+                    let n = (l.len() - o).min(8) as u8;
+                    let slot = &mut first[first_slot(w)];
+                    *slot = if *slot == 0 { n } else { (*slot).min(n) };
+                    windows.entry(w).or_default().push((k, o));
+                }
+            } else if l.len() >= 4 {
+                mid.push(k);
+            } else if l.len() == 3 {
+                three.push(k);
+            } else {
+                tiny.push(k);
+            }
+        }
+        let mut second = Box::new([0u64; 1 << (SECOND_BITS - 6)]);
+        for (&w, list) in &windows {
+            let n = first[first_slot(w)] as usize;
+            for &(k, o) in list {
+                let h = second_slot(bytes_at(&lits[k], o, n));
+                second[h / 64] |= 1 << (h % 64);
+            }
+        }
+        let mut short = Vec::new();
+        for group in [mid, three, tiny] {
+            if group.is_empty() {
+                continue;
+            }
+            let searcher = AhoCorasick::builder()
+                .match_kind(MatchKind::LeftmostFirst)
+                .build(group.iter().map(|&k| &lits[k]))
+                .ok()?;
+            let family = group
+                .iter()
+                .map(|&k| {
+                    group
+                        .iter()
+                        .copied()
+                        .filter(|&j| lits[j].starts_with(&lits[k]) || lits[k].starts_with(&lits[j]))
+                        .collect()
+                })
+                .collect();
+            short.push(Short { searcher, family });
+        }
+        Some(Finder {
+            lits,
+            short,
+            first,
+            second,
+            windows,
+        })
+    }
+
+    pub(super) fn occurrences<'a>(&'a self, text: &'a [u8]) -> Occurrences<'a> {
+        Occurrences {
+            f: self,
+            text,
+            sources: vec![Source::default(); 1 + self.short.len()],
+        }
+    }
+}
+
+#[derive(Clone, Default)]
+struct Source {
+    /// Where this source resumes (sampled position, or search start).
+    pos: usize,
+    done: bool,
+    /// Key of the batch in `batch` not yet handed out.
+    key: Option<usize>,
+    batch: Vec<(usize, usize)>,
+}
+
+/// Batches of occurrences `(start, literal index)`. All occurrences of one
+/// batch lie in one line (they start at one position, or all contain one
+/// sampled position); batches come in order of a key (the start, or the
+/// sampled position) that never goes back a line: an occurrence starting
+/// before an earlier batch's key contains that key, so shares its line.
+pub(super) struct Occurrences<'a> {
+    f: &'a Finder,
+    text: &'a [u8],
+    /// 0: sampled long literals; 1..: the aho-corasick groups.
+    sources: Vec<Source>,
+}
+
+impl Occurrences<'_> {
+    /// The next batch into `out` (cleared first); false at the end.
+    pub(super) fn next_batch(&mut self, out: &mut Vec<(usize, usize)>) -> bool {
+        loop {
+            for i in 0..self.sources.len() {
+                if self.sources[i].key.is_none() && !self.sources[i].done {
+                    let mut batch = std::mem::take(&mut self.sources[i].batch);
+                    batch.clear();
+                    let key = if i == 0 {
+                        self.sample(&mut batch)
+                    } else {
+                        self.search(i - 1, &mut batch)
+                    };
+                    let src = &mut self.sources[i];
+                    src.batch = batch;
+                    src.key = key;
+                    src.done = key.is_none();
+                }
+            }
+            let best = (0..self.sources.len())
+                .filter_map(|i| self.sources[i].key.map(|k| (k, i)))
+                .min();
+            let Some((_, i)) = best else {
+                out.clear();
+                return false;
+            };
+            // Swap buffers: the source refills the caller's old one.
+            self.sources[i].key = None;
+            std::mem::swap(out, &mut self.sources[i].batch);
+            if !out.is_empty() {
+                return true;
+            }
+        }
+    }
+
+    /// The next sampled position holding a long literal; its occurrences
+    /// into `batch`.
+    fn sample(&mut self, batch: &mut Vec<(usize, usize)>) -> Option<usize> {
+        let text = self.text;
+        let f = self.f;
+        if f.windows.is_empty() || text.len() < 4 {
+            return None;
+        }
+        if text.len() < 4 {
+            return None;
+        }
+        let last = text.len() - 4;
+        let mut p = self.sources[0].pos;
+        let first = &*f.first;
+        let n_at = |w: u32| first[first_slot(w)];
+        // Four samples per 16-byte block, tested together (most blocks have
+        // no candidate); the block is one bounds check.
+        const _: () = assert!(STRIDE == 4);
+        while p + 16 <= text.len() {
+            let c: &[u8; 16] = text[p..p + 16].try_into().unwrap();
+            let w = |o: usize| u32::from_le_bytes([c[o], c[o + 1], c[o + 2], c[o + 3]]);
+            let n = [n_at(w(0)), n_at(w(4)), n_at(w(8)), n_at(w(12))];
+            if n[0] | n[1] | n[2] | n[3] == 0 {
+                p += 16;
+                continue;
+            }
+            for n in n {
+                let n = n as usize;
+                if n != 0
+                    && p + n <= text.len()
+                    && self.candidate(p, bytes_at(text, p, n), n, batch)
+                {
+                    self.sources[0].pos = p + STRIDE;
+                    return Some(p);
+                }
+                p += STRIDE;
+            }
+        }
+        while p <= last {
+            let n = f.first[first_slot(bytes_at(text, p, 4) as u32)] as usize;
+            if n != 0 && p + n <= text.len() && self.candidate(p, bytes_at(text, p, n), n, batch) {
+                self.sources[0].pos = p + STRIDE;
+                return Some(p);
+            }
+            p += STRIDE;
+        }
+        self.sources[0].pos = p;
+        None
+    }
+
+    /// The long literals around sampled position `p` into `batch`; whether
+    /// any. `v`: the bytes at `p` (at least `n`, the first filter's count).
+    fn candidate(&self, p: usize, v: u64, n: usize, batch: &mut Vec<(usize, usize)>) -> bool {
+        let (text, f) = (self.text, self.f);
+        let h = second_slot(if n == 8 { v } else { v & ((1 << (8 * n)) - 1) });
+        if f.second[h / 64] >> (h % 64) & 1 == 0 {
+            return false;
+        }
+        let Some(list) = f.windows.get(&(v as u32)) else {
+            return false;
+        };
+        for &(k, o) in list {
+            let Some(s) = p.checked_sub(o) else { continue };
+            let l = &f.lits[k];
+            if text.get(s..s + l.len()) == Some(l.as_slice()) {
+                batch.push((s, k));
+            }
+        }
+        !batch.is_empty()
+    }
+
+    /// The next start of a literal of aho-corasick group `g`; every literal
+    /// of the group starting there into `batch`.
+    fn search(&mut self, g: usize, batch: &mut Vec<(usize, usize)>) -> Option<usize> {
+        let short = &self.f.short[g];
+        let src = &mut self.sources[1 + g];
+        if src.pos >= self.text.len() {
+            return None;
+        }
+        let m = short
+            .searcher
+            .find(aho_corasick::Input::new(self.text).range(src.pos..))?;
+        let s = m.start();
+        src.pos = s + 1;
+        for &k in &short.family[m.pattern().as_usize()] {
+            let l = &self.f.lits[k];
+            if self.text.get(s..s + l.len()) == Some(l.as_slice()) {
+                batch.push((s, k));
+            }
+        }
+        Some(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// xorshift: deterministic, dependency-free.
+    fn rng(state: &mut u64) -> u64 {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        *state
+    }
+
+    /// Every occurrence of every literal, exactly once, against a naive
+    /// search; batches never go back a line. Small alphabets so literals
+    /// overlap, share windows and prefixes, and sit at the text's ends.
+    #[test]
+    fn finds_every_occurrence_once_in_line_order() {
+        let mut s = 0x2545_F491_4F6C_DD1D;
+        const ALPHABET: &[u8] = b"ab \n:e\xC3\xA9";
+        for round in 0..3000 {
+            let pick = |s: &mut u64, n: usize| -> Vec<u8> {
+                (0..n)
+                    .map(|_| ALPHABET[(rng(s) % 7) as usize])
+                    .filter(|&b| b != b'\n')
+                    .collect()
+            };
+            let mut lits: Vec<Vec<u8>> = Vec::new();
+            for _ in 0..1 + rng(&mut s) % 12 {
+                let n = 1 + (rng(&mut s) % 14) as usize;
+                let l = pick(&mut s, n);
+                if !l.is_empty() && !lits.contains(&l) {
+                    lits.push(l);
+                }
+            }
+            if lits.is_empty() {
+                continue;
+            }
+            let mut text = Vec::new();
+            for _ in 0..rng(&mut s) % 40 {
+                if rng(&mut s).is_multiple_of(3) {
+                    text.extend_from_slice(&lits[(rng(&mut s) % lits.len() as u64) as usize]);
+                } else {
+                    let n = (rng(&mut s) % 5) as usize;
+                    text.extend(pick(&mut s, n));
+                }
+                if rng(&mut s).is_multiple_of(4) {
+                    text.push(b'\n');
+                }
+            }
+            let f = Finder::new(lits.clone()).unwrap();
+            let mut got = Vec::new();
+            let mut occ = f.occurrences(&text);
+            let mut batch = Vec::new();
+            let mut last_line = 0;
+            while occ.next_batch(&mut batch) {
+                let line = |p: usize| text[..p].iter().filter(|&&b| b == b'\n').count();
+                let l0 = line(batch[0].0);
+                assert!(batch.iter().all(|&(p, _)| line(p) == l0), "round {round}");
+                assert!(l0 >= last_line, "round {round}: went back a line");
+                last_line = l0;
+                got.extend_from_slice(&batch);
+            }
+            got.sort_unstable();
+            let mut want = Vec::new();
+            for (k, l) in lits.iter().enumerate() {
+                for p in 0..text.len() {
+                    if text[p..].starts_with(l) {
+                        want.push((p, k));
+                    }
+                }
+            }
+            want.sort_unstable();
+            assert_eq!(got, want, "round {round}: {lits:?} in {text:?}");
+        }
+    }
+}
