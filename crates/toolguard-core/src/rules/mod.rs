@@ -8,6 +8,7 @@
 pub mod dialect;
 mod literal;
 mod scan;
+pub(crate) mod unless;
 
 pub use scan::Strategy;
 
@@ -83,6 +84,9 @@ pub struct Rule {
     pub message: String,
     /// Why the rule is there (the README table); never affects matching.
     pub reason: String,
+    /// The veto pattern (JS source, the rule's flags): a match is passed
+    /// over when this matches near it (`unless.rs`). `None`: no veto.
+    pub unless: Option<String>,
 }
 
 /// `loud-failure: rule <id>: <reason>` — the one shape of every rule-table error.
@@ -181,6 +185,7 @@ fn check_rule(rule: &Rule) -> Result<scan::Checked, RuleError> {
     if rule.message.trim().is_empty() && rule.action != Action::Off {
         return Err(rule_error(&rule.id, "`message` must not be empty"));
     }
+    unless::check(rule)?;
     let src =
         dialect::translate(&rule.pattern, &rule.flags).map_err(|e| rule_error(&rule.id, &e))?;
     let hir = regex_syntax::ParserBuilder::new()
@@ -247,6 +252,7 @@ pub struct RuleMatch {
 pub struct RuleSet {
     rules: Vec<Rule>,
     scanner: scan::Scanner,
+    vetoes: unless::Vetoes,
 }
 
 impl RuleSet {
@@ -262,8 +268,13 @@ impl RuleSet {
         for r in &rules {
             checked.push(check_rule(r)?);
         }
+        let vetoes = unless::Vetoes::new(&rules, &checked);
         let scanner = scan::Scanner::new(&rules, checked);
-        Ok(RuleSet { rules, scanner })
+        Ok(RuleSet {
+            rules,
+            scanner,
+            vetoes,
+        })
     }
 
     pub fn rules(&self) -> &[Rule] {
@@ -307,6 +318,8 @@ impl RuleSet {
         self.scanner
             .first_matches(text, strategy, &eligible)
             .into_iter()
+            // A rule with `unless`: its first match that is not vetoed, if any.
+            .filter_map(|(i, start)| Some((i, self.vetoes.first_unvetoed(i, text, start)?)))
             .map(|(i, start)| {
                 let r = &self.rules[i];
                 let (line, excerpt) = line_and_excerpt(text, start);

@@ -13,6 +13,7 @@ fn rule(id: &str, pattern: &str, action: Action, when: When) -> Rule {
         when,
         message: format!("{id} matched"),
         reason: String::new(),
+        unless: None,
     }
 }
 
@@ -601,6 +602,7 @@ fn generated_user_rules_agree_with_the_oracle() {
             when: When::Success,
             message: "m".into(),
             reason: String::new(),
+            unless: None,
         };
         let Ok(set) = RuleSet::compile_table(vec![r.clone()]) else {
             continue;
@@ -626,4 +628,106 @@ fn generated_user_rules_agree_with_the_oracle() {
         matched > comparisons / 10 && matched < comparisons,
         "{matched}"
     );
+}
+
+fn with_unless(pattern: &str, unless: &str) -> Rule {
+    Rule {
+        unless: Some(unless.into()),
+        ..rule("u", pattern, Action::Error, When::Success)
+    }
+}
+
+/// `unless` passes over a match with the veto within 2 lines of it and
+/// reports the rule's first match that is not vetoed, under every strategy.
+#[test]
+fn unless_passes_over_vetoed_matches() {
+    let set = RuleSet::compile_table(vec![with_unless("^boom: .*$", "retrying")]).unwrap();
+    let lines = |text: &str| -> Vec<Vec<usize>> {
+        [Strategy::Loop, Strategy::Set, Strategy::Literal]
+            .iter()
+            .map(|&s| set.scan_with(text, false, s).iter().map(|m| m.line).collect())
+            .collect()
+    };
+    // Vetoed from the line before / two lines after; the third match has no veto near it.
+    let text = "retrying\nboom: a\nx\ny\nz\nw\nboom: b\n\nretrying\nv\nu\nt\nboom: c\nend";
+    assert_eq!(lines(text), vec![vec![13]; 3]);
+    // Three lines away is outside the window.
+    assert_eq!(lines("retrying\n1\n2\nboom: a"), vec![vec![4]; 3]);
+    assert_eq!(lines("retrying\n1\nboom: a"), vec![Vec::<usize>::new(); 3]);
+    // The window is searched on its own: `^`/`$` without `m` are its ends.
+    let anchored = RuleSet::compile_table(vec![Rule {
+        flags: String::new(),
+        ..with_unless("boom", "^ok")
+    }])
+    .unwrap();
+    assert!(anchored.scan("a\nb\nok\nboom").len() == 1);
+    assert!(anchored.scan("ok\nboom").is_empty());
+}
+
+/// A multi-line match's window reaches 2 lines past its last line.
+#[test]
+fn unless_window_follows_a_multi_line_match() {
+    let set = RuleSet::compile_table(vec![with_unless(
+        r"^Trace:(?:\n [^\n]*)*",
+        r"^done on attempt \d",
+    )])
+    .unwrap();
+    let trace = "Trace:\n f1\n f2\n f3\n f4\n";
+    assert!(set.scan(&format!("{trace}Err\ndone on attempt 2")).is_empty());
+    assert_eq!(set.scan(&format!("{trace}Err\nx\ny\ndone on attempt 2")).len(), 1);
+}
+
+/// At most MAX_EXAMINED matches of a rule are looked at: an output of many
+/// vetoed matches costs a bounded number of searches, and the rule is silent.
+#[test]
+fn unless_examines_a_bounded_number_of_matches() {
+    let set = RuleSet::compile_table(vec![with_unless("^boom$", "^ok$")]).unwrap();
+    let block = |n: usize| "boom\nok\n\n\n".repeat(n);
+    let tail = "\n\n\nboom\n";
+    assert_eq!(set.scan(&format!("{}{tail}", block(unless::MAX_EXAMINED - 1))).len(), 1);
+    assert!(set.scan(&format!("{}{tail}", block(unless::MAX_EXAMINED))).is_empty());
+}
+
+#[test]
+fn unless_load_errors_name_the_rule_and_key() {
+    let err = |r: Rule| RuleSet::compile_table(vec![r]).err().unwrap().to_string();
+    assert_eq!(
+        err(with_unless("a", "")),
+        "loud-failure: rule u: `unless` must not be empty (leave it out for no veto)"
+    );
+    assert!(
+        err(with_unless("a", "(")).starts_with("loud-failure: rule u: `unless`: "),
+        "{}",
+        err(with_unless("a", "("))
+    );
+    assert!(err(with_unless("a", "x(?=y)")).starts_with("loud-failure: rule u: `unless`: "));
+    assert!(err(with_unless("a", "x{99999}")).starts_with("loud-failure: rule u: `unless`: "));
+    // The rule's own pattern is checked as before.
+    assert_eq!(
+        err(with_unless("(", "x")),
+        err(rule("u", "(", Action::Error, When::Success))
+    );
+}
+
+/// Each built-in with `unless` matches its `.vetoed.txt` fixture (a real
+/// output where the failure line was expected or recovered from) and the
+/// veto passes it over.
+#[test]
+fn builtin_vetoes_against_fixtures() {
+    let set = RuleSet::compile(vec![]).unwrap();
+    let mut vetoes = 0;
+    for (i, r) in set.rules().iter().enumerate() {
+        if r.unless.is_none() {
+            continue;
+        }
+        vetoes += 1;
+        let text = fixture(&format!("{}.vetoed.txt", r.id));
+        assert!(compile_rule(r).unwrap().is_match(&text), "{}: pattern must match its .vetoed fixture", r.id);
+        assert!(
+            set.scan_after(&text, false).iter().all(|m| m.rule != i),
+            "{}: the veto must pass its .vetoed fixture over",
+            r.id
+        );
+    }
+    assert!(vetoes >= 10, "{vetoes}");
 }
