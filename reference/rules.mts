@@ -33,6 +33,8 @@ export interface CompiledRule {
 const WINDOW_LINES = 2;
 /** Matches of one rule examined per scan before it gives up (native `MAX_EXAMINED`). */
 const MAX_EXAMINED = 64;
+/** DSH's line between stdout and stderr: not output, so the window does not count it. */
+const STDERR_SEPARATOR = '[stderr]';
 
 const EXCERPT_MAX_CHARS = 200;
 
@@ -175,7 +177,8 @@ function firstUnvetoed(rule: CompiledRule, text: string): number | undefined {
 /**
  * The match's window — from the start of the line WINDOW_LINES above its
  * first line to the end (before the `\n`) of the line WINDOW_LINES below its
- * last line — and the start of the line after its last line.
+ * last line, a `[stderr]` separator line not counted — and the start of the
+ * line after its last line.
  */
 function vetoWindow(text: string, start: number, end: number): [number, number, number] {
   const lineStart = (at: number) => (at === 0 ? 0 : text.lastIndexOf('\n', at - 1) + 1);
@@ -184,9 +187,17 @@ function vetoWindow(text: string, start: number, end: number): [number, number, 
     return newline === -1 ? text.length : newline;
   };
   let from = lineStart(start);
-  for (let k = 0; k < WINDOW_LINES && from > 0; k++) from = lineStart(from - 1);
+  for (let counted = 0; counted < WINDOW_LINES && from > 0; ) {
+    const previous = lineStart(from - 1);
+    if (text.slice(previous, from - 1) !== STDERR_SEPARATOR) counted++;
+    from = previous;
+  }
   const lastEnd = lineEnd(end > start ? end - 1 : start);
   let to = lastEnd;
-  for (let k = 0; k < WINDOW_LINES && to < text.length; k++) to = lineEnd(to + 1);
+  for (let counted = 0; counted < WINDOW_LINES && to < text.length; ) {
+    const next = lineEnd(to + 1);
+    if (text.slice(to + 1, next) !== STDERR_SEPARATOR) counted++;
+    to = next;
+  }
   return [from, to, lastEnd + 1];
 }

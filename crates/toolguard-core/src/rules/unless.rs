@@ -4,7 +4,8 @@
 //! error followed by `Error 1 (ignored)`, an error quoted inside a Markdown
 //! code fence. A match of such a rule is passed over when its `unless`
 //! pattern matches in the match's *window*: the lines the match touches plus
-//! `WINDOW_LINES` lines before and after them, searched as a text of its own
+//! `WINDOW_LINES` lines before and after them (DSH's `[stderr]` separator
+//! line not counted), searched as a text of its own
 //! (so `^`/`$` without `m` are the window's ends). The rule then counts its
 //! first match that is not vetoed; none, and it is silent.
 //!
@@ -28,6 +29,10 @@ use crate::error::RuleError;
 
 /// Lines of context on each side of a match that `unless` sees.
 pub const WINDOW_LINES: usize = 2;
+/// The line DSH puts between a result's stdout and its stderr: it is not
+/// output, so the window does not count it (a program's "retrying" on stdout
+/// and its error on stderr are neighbours to a reader).
+const STDERR_SEPARATOR: &[u8] = b"[stderr]";
 /// Matches of one rule examined per scan before it gives up (silent).
 pub const MAX_EXAMINED: usize = 64;
 
@@ -132,7 +137,8 @@ impl Vetoes {
 
 /// The window of the match `s..e` (byte offsets): from the start of the line
 /// `WINDOW_LINES` lines above its first line to the end (before the `\n`) of
-/// the line `WINDOW_LINES` lines below its last line; and where the search
+/// the line `WINDOW_LINES` lines below its last line, a `[stderr]` separator
+/// line not counted; and where the search
 /// resumes after it, the start of the line after its last line (past the end
 /// of the text when that line is the last).
 fn window(text: &str, s: usize, e: usize) -> (usize, usize, usize) {
@@ -140,20 +146,20 @@ fn window(text: &str, s: usize, e: usize) -> (usize, usize, usize) {
     let line_start = |at: usize| b[..at].iter().rposition(|&c| c == b'\n').map_or(0, |k| k + 1);
     let line_end = |at: usize| b[at..].iter().position(|&c| c == b'\n').map_or(b.len(), |k| at + k);
     let mut start = line_start(s);
-    for _ in 0..WINDOW_LINES {
-        if start == 0 {
-            break;
-        }
-        start = line_start(start - 1);
+    let mut counted = 0;
+    while counted < WINDOW_LINES && start > 0 {
+        let prev = line_start(start - 1);
+        counted += usize::from(&b[prev..start - 1] != STDERR_SEPARATOR);
+        start = prev;
     }
     // The last line the match touches: the one holding its last byte.
     let last_end = line_end(if e > s { e - 1 } else { s });
     let mut end = last_end;
-    for _ in 0..WINDOW_LINES {
-        if end == b.len() {
-            break;
-        }
-        end = line_end(end + 1);
+    let mut counted = 0;
+    while counted < WINDOW_LINES && end < b.len() {
+        let next = line_end(end + 1);
+        counted += usize::from(&b[end + 1..next] != STDERR_SEPARATOR);
+        end = next;
     }
     (start, end, last_end + 1)
 }
@@ -181,5 +187,10 @@ mod tests {
         // An empty match touches the line it is on.
         let (ws, we, _) = window("p\nq\nr\ns\nt", 4, 4);
         assert_eq!((ws, we), (0, 9));
+        // The `[stderr]` separator is not counted on either side.
+        let t = "a\nb\nc\n[stderr]\nMATCH\nd\n[stderr]\ne\nf";
+        let s = t.find("MATCH").unwrap();
+        let (ws, we, _) = window(t, s, s + 5);
+        assert_eq!(&t[ws..we], "b\nc\n[stderr]\nMATCH\nd\n[stderr]\ne");
     }
 }
