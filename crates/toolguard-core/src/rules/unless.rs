@@ -39,12 +39,8 @@ pub const MAX_EXAMINED: usize = 64;
 /// The load-time check of a rule's `unless`: present means a non-empty
 /// pattern the native dialect accepts, with the rule's flags.
 pub(super) fn check(rule: &Rule) -> Result<(), RuleError> {
-    translate(rule).map(|_| ())
-}
-
-fn translate(rule: &Rule) -> Result<Option<String>, RuleError> {
     let Some(unless) = &rule.unless else {
-        return Ok(None);
+        return Ok(());
     };
     if unless.is_empty() {
         // An empty veto matches every window: the rule could never fire.
@@ -55,20 +51,32 @@ fn translate(rule: &Rule) -> Result<Option<String>, RuleError> {
     }
     let src = dialect::translate(unless, &rule.flags)
         .map_err(|e| rule_error(&rule.id, &format!("`unless`: {e}")))?;
-    build(&src).map_err(|e| match e {
-        regex::Error::CompiledTooBig(_) => rule_error(
-            &rule.id,
-            "`unless`: pattern is too big for the linear-time engine (compiled size over the per-rule limit)",
-        ),
-        e => rule_error(
-            &rule.id,
-            &format!(
-                "`unless`: invalid pattern: {}",
-                e.to_string().lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim()
+    // The load-time check of `check_rule`: parse and compile the forward
+    // program against the per-rule limit (the full regex is built on first use).
+    let invalid = |e: String| {
+        let reason = e.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_owned();
+        rule_error(&rule.id, &format!("`unless`: invalid pattern: {reason}"))
+    };
+    let hir = regex_syntax::ParserBuilder::new()
+        .utf8(true)
+        .build()
+        .parse(&src)
+        .map_err(|e| invalid(e.to_string()))?;
+    regex_automata::nfa::thompson::Compiler::new()
+        .configure(
+            regex_automata::nfa::thompson::Config::new()
+                .nfa_size_limit(Some(RULE_SIZE_LIMIT))
+                .shrink(false),
+        )
+        .build_from_hir(&hir)
+        .map_err(|e| match e.size_limit() {
+            Some(_) => rule_error(
+                &rule.id,
+                "`unless`: pattern is too big for the linear-time engine (compiled size over the per-rule limit)",
             ),
-        ),
-    })?;
-    Ok(Some(src))
+            None => invalid(e.to_string()),
+        })?;
+    Ok(())
 }
 
 fn build(src: &str) -> Result<Regex, regex::Error> {
@@ -97,8 +105,8 @@ impl Vetoes {
                 .iter()
                 .zip(checked)
                 .map(|(r, c)| {
-                    // Checked at load, so translating again cannot fail.
-                    let unless_src = translate(r).ok().flatten()?;
+                    // Checked at load (`check`), so translating again cannot fail.
+                    let unless_src = dialect::translate(r.unless.as_deref()?, &r.flags).ok()?;
                     Some(Veto {
                         pattern_src: c.src.clone(),
                         unless_src,
