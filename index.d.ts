@@ -248,6 +248,14 @@ export interface Rule {
   /** Default `'success'`: silent when the output already shows failure. */
   when?: 'success' | 'always'
   message: string
+  /** Why the rule is high precision (documentation only). */
+  reason?: string
+  /**
+   * A veto (same dialect and flags as `pattern`): a match is passed over
+   * when this matches in its window, the lines it touches plus 2 lines
+   * before and after; the rule reports its first match not vetoed.
+   */
+  unless?: string
 }
 
 export interface RuleHit {

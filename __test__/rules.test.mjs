@@ -4,7 +4,7 @@
 // (fast-check, seeded) JS `RegExp` and the native engine report the same
 // rules at the same first-match lines.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -19,13 +19,39 @@ const fixtures = join(root, '__test__/fixtures/rules');
 const fixture = (name) => readFileSync(join(fixtures, name), 'utf8');
 const variants = JSON.parse(fixture('variants.json'));
 
-/** JS reading: each matching rule once, first-match line (1-based, `\n` lines), table order. */
+/**
+ * JS reading: each matching rule once, first-match line (1-based, `\n` lines),
+ * table order. A rule with `unless` counts its first match whose window — the
+ * lines it touches and 2 lines on each side (a `[stderr]` line not counted),
+ * joined — the veto does not match
+ * (at most 64 matches examined; after a vetoed match the search resumes at the
+ * next line). Written over a split into lines, apart from the reference engine.
+ */
 function jsScan(text) {
   const hits = [];
+  const lines = text.split('\n');
+  const lineOf = (index) => text.slice(0, index).split('\n').length - 1;
   for (const rule of builtin) {
     if (rule.action === 'off') continue;
-    const m = new RegExp(rule.pattern, rule.flags).exec(text);
-    if (m) hits.push({ id: rule.id, line: text.slice(0, m.index).split('\n').length });
+    const re = new RegExp(rule.pattern, `${rule.flags}g`);
+    const unless = rule.unless === undefined ? undefined : new RegExp(rule.unless, rule.flags);
+    for (let examined = 0, at = 0; examined < (unless ? 64 : 1) && at <= text.length; examined++) {
+      re.lastIndex = at;
+      const m = re.exec(text);
+      if (m === null) break;
+      const first = lineOf(m.index);
+      const last = lineOf(m[0].length > 0 ? m.index + m[0].length - 1 : m.index);
+      // Two lines each side, DSH's `[stderr]` separator line not counted.
+      let from = first;
+      for (let n = 0; n < 2 && from > 0; ) if (lines[--from] !== '[stderr]') n++;
+      let to = last;
+      for (let n = 0; n < 2 && to < lines.length - 1; ) if (lines[++to] !== '[stderr]') n++;
+      if (unless === undefined || !unless.test(lines.slice(from, to + 1).join('\n'))) {
+        hits.push({ id: rule.id, line: first + 1 });
+        break;
+      }
+      at = lines.slice(0, last + 1).join('\n').length + 1;
+    }
   }
   return hits;
 }
@@ -35,7 +61,9 @@ describe('built-in table', () => {
     assert.ok(builtin.length >= 14, `${builtin.length} rules`);
     assert.equal(new Set(builtin.map((r) => r.id)).size, builtin.length);
     for (const r of builtin) {
-      assert.deepEqual(Object.keys(r).sort(), ['action', 'flags', 'id', 'message', 'pattern', 'reason', 'when'], r.id);
+      const keys = ['action', 'flags', 'id', 'message', 'pattern', 'reason', ...('unless' in r ? ['unless'] : []), 'when'];
+      assert.deepEqual(Object.keys(r).sort(), keys, r.id);
+      if ('unless' in r) assert.ok(r.unless.length > 0 && r.reason.includes('`unless`'), `${r.id}: a veto says why in its reason`);
       assert.match(r.flags, /^(?!.*(.).*\1)[imsu]*$/, `${r.id}: flags`);
       assert.ok(['error', 'context', 'off'].includes(r.action), r.id);
       assert.ok(['success', 'always'].includes(r.when), r.id);
@@ -51,6 +79,15 @@ describe('built-in table', () => {
       assert.ok(!re.test(fixture(`${rule.id}.neg.txt`)), 'negative fixture must not match');
       for (const line of variants[rule.id].match) assert.ok(re.test(line), `should match ${JSON.stringify(line)}`);
       for (const line of variants[rule.id].nomatch) assert.ok(!re.test(line), `should not match ${JSON.stringify(line)}`);
+    });
+  }
+
+  const hasVetoed = (r) => existsSync(join(fixtures, `${r.id}.vetoed.txt`));
+  for (const rule of builtin.filter(hasVetoed)) {
+    test(`${rule.id}: matches .vetoed and its \`unless\` passes it over`, () => {
+      const text = fixture(`${rule.id}.vetoed.txt`);
+      assert.ok(new RegExp(rule.pattern, rule.flags).test(text), 'the pattern must match the vetoed fixture');
+      assert.ok(!jsScan(text).some((h) => h.id === rule.id), 'the veto must pass it over');
     });
   }
 
@@ -83,6 +120,8 @@ function nativeScan(engine, text) {
 const pieces = [
   ...Object.values(variants).flatMap((v) => [...v.match, ...v.nomatch]),
   ...builtin.flatMap((r) => [fixture(`${r.id}.pos.txt`), fixture(`${r.id}.neg.txt`)].flatMap((t) => t.split('\n'))),
+  ...builtin.filter((r) => existsSync(join(fixtures, `${r.id}.vetoed.txt`))).flatMap((r) => fixture(`${r.id}.vetoed.txt`).split('\n')),
+  '```', '```text', 'retrying in 1s', 'make: [Makefile:3: clean] Error 1 (ignored)', 'error: none', '[stderr]', '1 passed in 0.01s',
 ];
 const glue = ['\n', '\r\n', '\r', ' ', '  ', '\t', ':', ': ', '1', '42', 'é', '😀', '\u0000', '\u00a0', '[', ']', '=', '(', "'", '"'];
 const corpusText = fc
@@ -100,7 +139,8 @@ describe('JS RegExp and the native engine agree', { skip: native ? false : 'nati
   const engine = native && new native.GuardEngine({});
 
   test('on every fixture and variant line', () => {
-    for (const text of pieces.concat(builtin.flatMap((r) => [fixture(`${r.id}.pos.txt`), fixture(`${r.id}.neg.txt`)]))) {
+    const vetoed = builtin.filter((r) => existsSync(join(fixtures, `${r.id}.vetoed.txt`))).map((r) => fixture(`${r.id}.vetoed.txt`));
+    for (const text of pieces.concat(builtin.flatMap((r) => [fixture(`${r.id}.pos.txt`), fixture(`${r.id}.neg.txt`)]), vetoed)) {
       assert.deepEqual(nativeScan(engine, text), jsScan(text), JSON.stringify(text));
     }
   });

@@ -32,9 +32,11 @@ export interface ResolvedRule {
   action: RuleAction;
   when: RuleWhen;
   message: string;
+  /** The veto pattern (rules.mts `firstMatch`); absent: no veto. */
+  unless?: string;
 }
 
-const RULE_KEYS = ['id', 'pattern', 'flags', 'action', 'when', 'message'];
+const RULE_KEYS = ['id', 'pattern', 'flags', 'action', 'when', 'message', 'reason', 'unless'];
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return kindOf(value) === 'object';
@@ -127,7 +129,9 @@ function ruleFromValue(value: unknown, index: number): ResolvedRule {
   if (when !== 'success' && when !== 'always') {
     throw invalid(`${field('when')} must be 'success' or 'always' (got ${rustDebugString(when)})`);
   }
-  return { id, pattern, flags, action, when, message };
+  string('reason', '');
+  const unless = value.unless === undefined ? undefined : string('unless');
+  return { id, pattern, flags, action, when, message, ...(unless === undefined ? {} : { unless }) };
 }
 
 function resolveRepeat(value: unknown): ResolvedConfig['repeat'] {

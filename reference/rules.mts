@@ -24,7 +24,17 @@ export interface CompiledRule {
   readonly when: RuleWhen;
   readonly message: string;
   readonly regex: RegExp;
+  /** The pattern again with `g`, to resume after a vetoed match (only with `unless`). */
+  readonly resumable?: RegExp;
+  readonly unless?: RegExp;
 }
+
+/** Lines of context on each side of a match that `unless` sees (native: rules/unless.rs `WINDOW_LINES`). */
+const WINDOW_LINES = 2;
+/** Matches of one rule examined per scan before it gives up (native `MAX_EXAMINED`). */
+const MAX_EXAMINED = 64;
+/** DSH's line between stdout and stderr: not output, so the window does not count it. */
+const STDERR_SEPARATOR = '[stderr]';
 
 const EXCERPT_MAX_CHARS = 200;
 
@@ -73,7 +83,16 @@ export function compileRule(rule: ResolvedRule): CompiledRule {
   } catch (error) {
     throw ruleError(id, `invalid pattern: ${(error as Error).message}`);
   }
-  return { id, action: rule.action, when: rule.when, message, regex };
+  const compiled = { id, action: rule.action, when: rule.when, message, regex };
+  if (rule.unless === undefined) return compiled;
+  if (rule.unless === '') throw ruleError(id, '`unless` must not be empty (leave it out for no veto)');
+  let unless: RegExp;
+  try {
+    unless = new RegExp(rule.unless, flags);
+  } catch (error) {
+    throw ruleError(id, `\`unless\`: invalid pattern: ${(error as Error).message}`);
+  }
+  return { ...compiled, unless, resumable: new RegExp(pattern, `${flags}g`) };
 }
 
 /**
@@ -83,13 +102,14 @@ export function compileRule(rule: ResolvedRule): CompiledRule {
  * whatever the actions), then are dropped, since they never run.
  */
 export function buildRuleTable(userRules: readonly ResolvedRule[]): CompiledRule[] {
-  const merged: ResolvedRule[] = loadBuiltinRules().map(({ id, pattern, flags, action, when, message }) => ({
+  const merged: ResolvedRule[] = loadBuiltinRules().map(({ id, pattern, flags, action, when, message, unless }) => ({
     id,
     pattern,
     flags: flags ?? '',
     action,
     when: when ?? 'success',
     message,
+    ...(unless === undefined ? {} : { unless }),
   }));
   const indexById = new Map(merged.map((rule, index) => [rule.id, index]));
   const userIds = new Set<string>();
@@ -121,13 +141,63 @@ export function excerptOf(line: string): string {
 
 /** A match of one rule: where it starts, reported once per rule. */
 export function firstMatch(rule: CompiledRule, text: string): RuleHit | undefined {
-  const match = rule.regex.exec(text);
-  if (match === null) return undefined;
-  const start = match.index;
+  const start = firstUnvetoed(rule, text);
+  if (start === undefined) return undefined;
   const lineStart = start === 0 ? 0 : text.lastIndexOf('\n', start - 1) + 1;
   const newline = text.indexOf('\n', start);
   const lineEnd = newline === -1 ? text.length : newline;
   let line = 1;
   for (let at = text.indexOf('\n'); at !== -1 && at < start; at = text.indexOf('\n', at + 1)) line++;
   return { id: rule.id, message: rule.message, line, excerpt: excerptOf(text.slice(lineStart, lineEnd)) };
+}
+
+/**
+ * The start of the rule's first match that its `unless` does not veto (any
+ * first match for a rule without one). After a vetoed match the search
+ * resumes at the line after the match's last line; at most MAX_EXAMINED
+ * matches are examined (native: rules/unless.rs `first_unvetoed`).
+ */
+function firstUnvetoed(rule: CompiledRule, text: string): number | undefined {
+  if (rule.unless === undefined || rule.resumable === undefined) return rule.regex.exec(text)?.index;
+  const re = rule.resumable;
+  let at = 0;
+  for (let examined = 0; examined < MAX_EXAMINED; examined++) {
+    re.lastIndex = at;
+    const match = re.exec(text);
+    if (match === null) return undefined;
+    const start = match.index;
+    const [from, to, next] = vetoWindow(text, start, start + match[0].length);
+    if (!rule.unless.test(text.slice(from, to))) return start;
+    if (next > text.length) return undefined;
+    at = next;
+  }
+  return undefined;
+}
+
+/**
+ * The match's window — from the start of the line WINDOW_LINES above its
+ * first line to the end (before the `\n`) of the line WINDOW_LINES below its
+ * last line, a `[stderr]` separator line not counted — and the start of the
+ * line after its last line.
+ */
+function vetoWindow(text: string, start: number, end: number): [number, number, number] {
+  const lineStart = (at: number) => (at === 0 ? 0 : text.lastIndexOf('\n', at - 1) + 1);
+  const lineEnd = (at: number) => {
+    const newline = text.indexOf('\n', at);
+    return newline === -1 ? text.length : newline;
+  };
+  let from = lineStart(start);
+  for (let counted = 0; counted < WINDOW_LINES && from > 0; ) {
+    const previous = lineStart(from - 1);
+    if (text.slice(previous, from - 1) !== STDERR_SEPARATOR) counted++;
+    from = previous;
+  }
+  const lastEnd = lineEnd(end > start ? end - 1 : start);
+  let to = lastEnd;
+  for (let counted = 0; counted < WINDOW_LINES && to < text.length; ) {
+    const next = lineEnd(to + 1);
+    if (text.slice(to + 1, next) !== STDERR_SEPARATOR) counted++;
+    to = next;
+  }
+  return [from, to, lastEnd + 1];
 }

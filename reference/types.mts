@@ -30,11 +30,20 @@ export interface Rule {
   when?: RuleWhen;
   /** One line, shown to the model next to the matching line. */
   message: string;
+  /** Why the rule is high precision (documentation only). */
+  reason?: string;
+  /**
+   * A veto (same dialect and flags as `pattern`): a match is passed over when
+   * this matches in its window, the lines it touches plus 2 lines before and
+   * after; the rule reports its first match not vetoed (at most 64 examined).
+   */
+  unless?: string;
 }
 
 /** A row of `rules/builtin.json`: a complete rule plus why it is high precision (for the README). */
-export interface BuiltinRule extends Required<Rule> {
+export interface BuiltinRule extends Required<Omit<Rule, 'unless'>> {
   reason: string;
+  unless?: string;
 }
 
 /** Repeat-call reminder configuration (parity with `dsh-repeat-tool-reminder`). */

@@ -29,8 +29,10 @@ const TOOLS = join(SCRATCH, 'tools/js');
 const APT = ['pandoc', 'ruby', 'ruby-rspec', 'php-cli', 'phpunit', 'golang-go', 'cmake', 'shellcheck', 'libxml2-utils',
   'lua5.4', 'm4', 'mariadb-client', 'postgresql-client', 'clang', 'yamllint', 'ffmpeg', 'ghostscript', 'bats',
   'texlive-latex-base', 'sqlite3', 'imagemagick', 'valgrind', 'jq', 'zstd', 'xz-utils', 'bzip2', 'zip', 'unzip',
-  'patch', 'bc', 'git', 'curl', 'wget', 'gcc', 'g++', 'make', 'default-jdk-headless', 'maven', 'docker.io', 'openssh-client', 'gnupg'];
-const PIP = ['pytest'];
+  'patch', 'bc', 'git', 'curl', 'wget', 'gcc', 'g++', 'make', 'default-jdk-headless', 'maven', 'docker.io', 'openssh-client', 'gnupg',
+  'redis-tools', 'rsync', 'ninja-build', 'pkg-config', 'autoconf', 'meson', 'poppler-utils', 'qpdf', 'sox', 'tcl', 'p7zip-full',
+  'man-db', 'xxd'];
+const PIP = ['pytest', 'tenacity', 'requests', 'mypy', 'ruff', 'flake8', 'black', 'pylint'];
 const NPM = ['jest@29', 'vitest@2', 'mocha@10', 'typescript@5', 'esbuild@0.23', 'eslint@9', 'prettier@3'];
 
 const args = process.argv.slice(2);

@@ -40,6 +40,12 @@ pub struct Rule {
     #[napi(ts_type = "'success' | 'always'")]
     pub when: Option<String>,
     pub message: String,
+    /// Why the rule is high precision (documentation only).
+    pub reason: Option<String>,
+    /// A veto (same dialect and flags as `pattern`): a match is passed over
+    /// when this matches in its window, the lines it touches plus 2 lines
+    /// before and after; the rule reports its first match not vetoed.
+    pub unless: Option<String>,
 }
 
 /// Options of the silent-failure guard.

@@ -65,6 +65,7 @@ fn config(selector: u8, input: &mut Input) -> Option<Config> {
             when: When::Always,
             message: "user rule".into(),
             reason: String::new(),
+            unless: None,
         });
     }
     Some(Config {

@@ -24,6 +24,7 @@ fuzz_target!(|data: &[u8]| {
         when: When::Always,
         message: "fuzz".into(),
         reason: String::new(),
+        unless: None,
     };
     match compile_rule(&rule) {
         Ok(regex) => {

@@ -190,3 +190,407 @@ export const files = {
 // jest needs a config (or package.json) to find its root.
 files['js/jest/jest.config.js'] = 'module.exports = {};\n';
 files['js/jestfail/jest.config.js'] = 'module.exports = {};\n';
+
+// ---------- recovered retries, expected errors printed by passing tests,
+// lint/type checkers, more build and data tools (precision round) ----------
+Object.assign(files, {
+  // A real refused connection (nothing listens on port 9), a retry that then works.
+  'retry/py_excinfo.py': `import logging, socket
+logging.basicConfig(format="%(levelname)s:%(name)s:%(message)s")
+log = logging.getLogger("upload")
+
+def connect(port):
+    return socket.create_connection(("127.0.0.1", port), timeout=2)
+
+srv = socket.create_server(("127.0.0.1", 0))
+ports = [9, srv.getsockname()[1]]
+for attempt in (1, 2, 3):
+    try:
+        connect(ports[min(attempt - 1, 1)]).close()
+        print(f"uploaded 3 files (attempt {attempt})")
+        break
+    except OSError:
+        log.warning("upload failed (attempt %d of 3), will retry", attempt, exc_info=True)
+`,
+  'retry/py_print_exc_after.py': `import sys, time, traceback
+def read_config(path):
+    with open(path) as f:
+        return f.read()
+paths = ["/tmp/silent-corpus/work/retry/config.local.ini", "/tmp/silent-corpus/work/retry/config.ini"]
+for p in paths:
+    try:
+        text = read_config(p)
+        print(f"loaded {p}: {len(text)} bytes")
+        break
+    except FileNotFoundError:
+        traceback.print_exc()
+        print(f"{p} is missing, trying the next config", file=sys.stderr)
+`,
+  'retry/config.ini': `[app]\nport = 8080\n`,
+  'retry/py_tenacity_ok.py': `import logging, sys
+from tenacity import retry, stop_after_attempt, wait_fixed, before_sleep_log
+logging.basicConfig(stream=sys.stderr, level=logging.INFO)
+log = logging.getLogger("fetch")
+calls = 0
+
+@retry(stop=stop_after_attempt(3), wait=wait_fixed(0.1), before_sleep=before_sleep_log(log, logging.WARNING, exc_info=True))
+def fetch():
+    global calls
+    calls += 1
+    if calls == 1:
+        raise ConnectionResetError(104, "Connection reset by peer")
+    return {"items": 3}
+
+print("fetched", fetch())
+`,
+  'retry/py_tenacity_exhausted.py': `import logging, socket, sys
+from tenacity import retry, stop_after_attempt, wait_fixed, before_sleep_log
+logging.basicConfig(stream=sys.stderr, level=logging.INFO)
+log = logging.getLogger("fetch")
+
+@retry(stop=stop_after_attempt(3), wait=wait_fixed(0.1), before_sleep=before_sleep_log(log, logging.WARNING))
+def fetch():
+    socket.create_connection(("127.0.0.1", 9), timeout=2)
+
+fetch()
+print("fetched")
+`,
+  'retry/py_manual_exhausted.py': `import logging, socket
+logging.basicConfig(format="%(asctime)s %(levelname)s %(message)s", datefmt="%H:%M:%S")
+for attempt in range(1, 4):
+    try:
+        socket.create_connection(("127.0.0.1", 9), timeout=2)
+        break
+    except ConnectionRefusedError as e:
+        if attempt == 3:
+            raise
+        logging.warning("attempt %d failed: %s; retrying", attempt, e)
+print("connected")
+`,
+  'retry/py_unittest_logs/test_loader.py': `import json, logging, unittest
+log = logging.getLogger("loader")
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        log.exception("config %s not found, using the defaults", path)
+        return {}
+
+class LoaderTest(unittest.TestCase):
+    def test_missing_file_gives_defaults(self):
+        self.assertEqual(load("/nonexistent/config.json"), {})
+
+if __name__ == "__main__":
+    logging.basicConfig()
+    unittest.main()
+`,
+  'retry/py_unittest_logs/test_parse.py': `import logging, unittest
+log = logging.getLogger("parse")
+
+def parse_port(text):
+    try:
+        return int(text)
+    except ValueError:
+        log.exception("bad port %r", text)
+        return None
+
+class ParseTest(unittest.TestCase):
+    def test_bad_port_is_none(self):
+        self.assertIsNone(parse_port("80a"))
+
+if __name__ == "__main__":
+    logging.basicConfig()
+    unittest.main()
+`,
+  'retry/node_retry.js': `const net = require('node:net');
+const server = net.createServer((s) => s.end('ok'));
+function connect(port) {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(port, '127.0.0.1', () => { s.end(); resolve(); });
+    s.on('error', reject);
+  });
+}
+server.listen(0, '127.0.0.1', async () => {
+  const ports = [9, server.address().port];
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    try {
+      await connect(ports[Math.min(attempt - 1, 1)]);
+      console.log(\`fetched 3 items (attempt \${attempt})\`);
+      break;
+    } catch (err) {
+      console.error(err);
+      console.error(\`attempt \${attempt} failed, retrying in 100ms\`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  server.close();
+});
+`,
+  'retry/node_unhandled_after_retry.js': `const net = require('node:net');
+function connect() {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(9, '127.0.0.1', resolve);
+    s.on('error', reject);
+  });
+}
+(async () => {
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    try { await connect(); return; } catch (err) {
+      if (attempt === 3) throw err;
+      console.error(\`attempt \${attempt} failed (\${err.code}), retrying\`);
+    }
+  }
+})();
+`,
+  'retry/Retry.java': `import java.net.*;
+import java.util.logging.*;
+public class Retry {
+  public static void main(String[] args) throws Exception {
+    Logger log = Logger.getLogger("fetch");
+    try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      int[] ports = {9, server.getLocalPort()};
+      for (int attempt = 1; attempt <= 3; attempt++) {
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), ports[Math.min(attempt - 1, 1)])) {
+          System.out.println("connected on attempt " + attempt);
+          break;
+        } catch (ConnectException e) {
+          log.log(Level.WARNING, "attempt " + attempt + " failed, retrying", e);
+        }
+      }
+    }
+  }
+}
+`,
+  'retry/retry.rb': `require "socket"
+server = TCPServer.new("127.0.0.1", 0)
+ports = [9, server.addr[1]]
+attempt = 0
+begin
+  attempt += 1
+  TCPSocket.new("127.0.0.1", ports[[attempt - 1, 1].min]).close
+  puts "connected on attempt #{attempt}"
+rescue SystemCallError => e
+  warn e.full_message(highlight: false)
+  warn "retrying (attempt #{attempt + 1} of 3)"
+  retry if attempt < 3
+end
+`,
+  'retry/retry.go': `package main
+
+import (
+	"log"
+	"net"
+	"time"
+)
+
+func main() {
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	defer ln.Close()
+	addrs := []string{"127.0.0.1:9", ln.Addr().String()}
+	for attempt := 1; attempt <= 3; attempt++ {
+		c, err := net.Dial("tcp", addrs[min(attempt-1, 1)])
+		if err != nil {
+			log.Printf("attempt %d: %v; retrying in 50ms", attempt, err)
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		c.Close()
+		log.Printf("connected on attempt %d", attempt)
+		return
+	}
+}
+
+func min(a, b int) int {
+	if a < b {
+		return a
+	}
+	return b
+}
+`,
+  // Passing tests that print the errors they check for.
+  'expect/test_expected_errors.py': `import traceback, pytest
+
+def parse(s):
+    return int(s)
+
+def test_bad_input_is_rejected(capsys):
+    with pytest.raises(ValueError):
+        parse("x1")
+    try:
+        parse("x2")
+    except ValueError:
+        traceback.print_exc()
+    print("error: invalid literal handled as expected")
+`,
+  'expect/expected.test.js': `const test = require('node:test');
+const assert = require('node:assert');
+test('rejects a bad config', () => {
+  const err = new TypeError('config.port must be a number');
+  console.error(err);
+  assert.throws(() => { throw err; }, TypeError);
+});
+`,
+  'expect/jest/expected.test.js': `test('logs and rejects a bad config', () => {
+  const err = new Error('ENOENT: no such file or directory, open config.json');
+  console.error(err);
+  expect(() => { throw err; }).toThrow('ENOENT');
+});
+`,
+  'expect/jest/jest.config.js': 'module.exports = {};\n',
+  'expect/gotest/go.mod': 'module example.com/expect\n\ngo 1.19\n',
+  'expect/gotest/open_test.go': `package expect
+
+import (
+	"os"
+	"testing"
+)
+
+func TestMissingFileError(t *testing.T) {
+	_, err := os.Open("missing.txt")
+	if err == nil {
+		t.Fatal("expected an error")
+	}
+	t.Logf("got expected error: %v", err)
+}
+`,
+  'expect/rstest/Cargo.toml': '[package]\nname = "rstest_expect"\nversion = "0.1.0"\nedition = "2021"\n',
+  'expect/rstest/src/lib.rs': `pub fn parse(s: &str) -> Result<u32, std::num::ParseIntError> { s.parse() }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn rejects_letters() {
+        let err = super::parse("12a").unwrap_err();
+        eprintln!("Error: {err}");
+        assert_eq!(err.to_string(), "invalid digit found in string");
+    }
+}
+`,
+  // Python checkers.
+  'chk/bad_types.py': `def greet(name: str) -> str:\n    return "hi " + name\n\ngreet(3)\ncount: int = "three"\n`,
+  'chk/good_types.py': `def greet(name: str) -> str:\n    return "hi " + name\n\nprint(greet("error handler"))\n`,
+  'chk/unformatted.py': `x = {  'a':1,'b':2 }\ndef f( y ):\n  return y\n`,
+  'chk/broken.py': `def f(:\n    pass\n`,
+  'chk/lint.py': `import os, sys\n\ndef f(x):\n    return undefined_name + x\n`,
+  'chk/clean.py': `"""A clean module."""\n\n\ndef errors_count() -> int:\n    """Return zero."""\n    return 0\n`,
+  // ESLint with warnings only.
+  'lintwarn/eslint.config.mjs': `export default [{ rules: { 'no-unused-vars': 'warn', 'no-console': 'warn' }, languageOptions: { sourceType: 'script', globals: { console: 'readonly' } } }];\n`,
+  'lintwarn/app.js': `const unused = 1;\nconsole.log('error handler ready');\n`,
+  // Build tools.
+  'ninja/ok/build.ninja': `rule echo\n  command = echo "building $out (0 errors)" > $out\nbuild out.txt: echo\n`,
+  'ninja/bad/build.ninja': `rule cc\n  command = gcc -c $in -o $out\nbuild bad.o: cc ../../c/bad.c\n`,
+  'autoconf/configure.ac': `AC_INIT([demo], [1.0])\nAC_PROG_CC\nAC_CHECK_LIB([nosuchlib_toolguard], [nosuch_fn], [], [AC_MSG_ERROR([libnosuchlib_toolguard not found; install it first])])\nAC_OUTPUT\n`,
+  'meson/bad/meson.build': `project('demo', 'c')\ndep = dependency('nosuchdep-toolguard')\nexecutable('demo', 'main.c', dependencies: dep)\n`,
+  'meson/bad/main.c': `int main(void) { return 0; }\n`,
+  'meson/ok/meson.build': `project('demo', 'c')\nexecutable('demo', 'main.c')\n`,
+  'meson/ok/main.c': `int main(void) { return 0; }\n`,
+  'tcl/err.tcl': `proc load {path} {\n  set f [open $path]\n  return [read $f]\n}\nputs "loading"\nputs [load /nonexistent/settings.tcl]\n`,
+  'tcl/catch.tcl': `if {[catch {open /nonexistent/settings.tcl} msg]} {\n  puts "optional settings missing ($msg), using the defaults"\n}\nputs "ready"\n`,
+  'docs/DEPLOY.md': `# Deploying
+
+Run \`./deploy.sh\`. Typical failures and what they mean:
+
+\`\`\`
+$ ./deploy.sh
+./deploy.sh: line 12: kubectl: command not found
+\`\`\`
+
+Install kubectl first. If Python dependencies are missing you will see:
+
+\`\`\`text
+Traceback (most recent call last):
+  File "deploy/render.py", line 3, in <module>
+    import jinja2
+ModuleNotFoundError: No module named 'jinja2'
+\`\`\`
+
+and a broken lockfile shows as
+
+\`\`\`console
+npm ERR! code ERESOLVE
+npm ERR! ERESOLVE unable to resolve dependency tree
+\`\`\`
+
+A refused database connection:
+
+\`\`\`
+psql: error: connection to server at "127.0.0.1", port 5432 failed: Connection refused
+\`\`\`
+`,
+});
+
+// ---------- second batch (recorded and measured before any rule change) ----------
+Object.assign(files, {
+  // urllib3's own Retry: a server that comes up 0.3 s after the first attempt.
+  'retry2/urllib3_retry.py': `import http.server, logging, threading, time
+import requests
+from requests.adapters import HTTPAdapter
+from urllib3.util.retry import Retry
+logging.basicConfig(level=logging.WARNING)
+
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *a):
+        pass
+
+srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+port = srv.server_address[1]
+srv.server_close()
+def late_start():
+    time.sleep(0.3)
+    s = http.server.ThreadingHTTPServer(("127.0.0.1", port), Quiet)
+    threading.Thread(target=s.serve_forever, daemon=True).start()
+threading.Thread(target=late_start, daemon=True).start()
+
+session = requests.Session()
+session.mount("http://", HTTPAdapter(max_retries=Retry(total=5, backoff_factor=0.2)))
+r = session.get(f"http://127.0.0.1:{port}/", timeout=2)
+print("status", r.status_code, "bytes", len(r.content))
+`,
+  'retry2/requests_down.py': `import requests
+try:
+    requests.get("http://127.0.0.1:9/health", timeout=2)
+    print("healthy")
+except requests.ConnectionError as e:
+    print(f"health check failed: {e}")
+print("report written")
+`,
+  'retry2/retry.php': `<?php
+$attempt = 0;
+while (true) {
+    $attempt++;
+    try {
+        if ($attempt === 1) { throw new RuntimeException("connection reset by peer"); }
+        echo "uploaded on attempt $attempt\\n";
+        break;
+    } catch (RuntimeException $e) {
+        error_log((string)$e);
+        error_log("attempt $attempt failed, retrying");
+    }
+}
+`,
+  'retry2/retry.pl': `use strict; use warnings;
+for my $attempt (1 .. 3) {
+    my $ok = eval { die "connect: Connection refused\\n" if $attempt == 1; 1 };
+    if ($ok) { print "synced on attempt $attempt\\n"; last; }
+    warn "attempt $attempt failed: $@";
+    warn "retrying in 1s\\n";
+}
+`,
+  'retry2/warn_retry.js': `let calls = 0;
+function fetchConfig() {
+  if (++calls === 1) throw new Error('socket hang up');
+  return { keys: 4 };
+}
+for (let i = 1; i <= 3; i++) {
+  try {
+    const cfg = fetchConfig();
+    console.log('config loaded:', cfg.keys, 'keys');
+    break;
+  } catch (err) {
+    console.warn(\`Retrying request (\${i}/3) after error:\`, err);
+  }
+}
+`,
+});

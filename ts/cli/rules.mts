@@ -17,6 +17,7 @@ export interface TableRule {
   when: 'success' | 'always';
   message: string;
   reason?: string;
+  unless?: string;
   /** `builtin`, `config` (a new id) or `config (replaces built-in)`. */
   source: string;
 }
@@ -50,6 +51,7 @@ export function activeTable(userRules: readonly Partial<TableRule>[] = []): Tabl
       when: u.when ?? 'success',
       message: String(u.message),
       ...(u.reason === undefined ? {} : { reason: u.reason }),
+      ...(u.unless === undefined ? {} : { unless: u.unless }),
       source: 'config',
     };
     const at = table.findIndex((r) => r.id === rule.id && r.source === 'builtin');

@@ -42,6 +42,7 @@ export interface LoudFailureRule {
   when: 'success' | 'always';
   message: string;
   reason?: string;
+  unless?: string;
 }
 
 export interface LoudFailureConfig {
@@ -60,6 +61,7 @@ const Rule = z.object({
   when: z.string().description('"success" (silent when the output already shows failure) or "always".'),
   message: z.string().description('One line, shown to the model next to the matching line.'),
   reason: z.string().description('Why the rule is high precision (documentation only).'),
+  unless: z.string().description('A veto pattern: a match is passed over when this matches within 2 lines of it.'),
 }) as unknown as z<LoudFailureRule>;
 
 export const LoudFailureConfig: ConfigSchema<LoudFailureConfig> = z.object({

@@ -113,6 +113,7 @@ fn measure_scan_strategies() {
             when: When::Success,
             message: format!("job {i} failed"),
             reason: String::new(),
+            unless: None,
         })
         .collect();
     let many = RuleSet::compile(user).unwrap();
@@ -212,6 +213,7 @@ fn measure_combined_alternation() {
         when: When::Success,
         message: "m".into(),
         reason: String::new(),
+        unless: None,
     };
     let set = RuleSet::compile_table(vec![one]).unwrap();
     let builtin = RuleSet::compile_table(all).unwrap();
@@ -249,6 +251,7 @@ fn measure_varied_user_rules() {
                 when: When::Success,
                 message: "m".into(),
                 reason: String::new(),
+                unless: None,
             }
         })
         .collect();

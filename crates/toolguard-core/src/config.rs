@@ -519,14 +519,14 @@ impl LoudFailureConfig {
 
 /// The keys of a rule object, in the order the README documents them.
 pub const RULE_KEYS: &[&str] = &[
-    "id", "pattern", "flags", "action", "when", "message", "reason",
+    "id", "pattern", "flags", "action", "when", "message", "reason", "unless",
 ];
 
 /// One rule object — a user rule or a row of `rules/builtin.json`, the same
 /// decoder for both, so a built-in copied into a config loads. `at` names
 /// the rule until its id is known; then errors name the id.
 ///
-/// Defaults: `flags` `""`, `when` `"success"`, `reason` `""`. A rule whose
+/// Defaults: `flags` `""`, `when` `"success"`, `reason` `""`, no `unless`. A rule whose
 /// `action` is `"off"` needs only its `id` (it switches a built-in off); every
 /// other rule needs a non-empty `pattern` and a `message`.
 pub fn rule_from_value(value: &ConfigValue, at: &str) -> Result<Rule, Error> {
@@ -578,6 +578,11 @@ pub fn rule_from_value(value: &ConfigValue, at: &str) -> Result<Rule, Error> {
         ))
     })?;
     let reason = string("reason", Some(""))?;
+    // Its pattern is checked with the rule's (`rules::unless::check`).
+    let unless = match value.get("unless") {
+        ConfigValue::Undefined => None,
+        _ => Some(string("unless", None)?),
+    };
     Ok(Rule {
         id,
         pattern,
@@ -586,6 +591,7 @@ pub fn rule_from_value(value: &ConfigValue, at: &str) -> Result<Rule, Error> {
         when,
         message,
         reason,
+        unless,
     })
 }
 
@@ -805,7 +811,28 @@ mod tests {
         assert_eq!(
             rule(&[("id", s("x")), ("pattern", s("a")), ("action", s("error")), ("message", s("m")), ("flag", s("i"))])
                 .unwrap_err(),
-            "loud-failure: rule x: unknown key `flag` (expected one of: id, pattern, flags, action, when, message, reason)"
+            "loud-failure: rule x: unknown key `flag` (expected one of: id, pattern, flags, action, when, message, reason, unless)"
+        );
+        // `unless`: a string (its pattern is checked when the table compiles).
+        let with_unless = |v: Value| {
+            rule(&[
+                ("id", s("x")),
+                ("pattern", s("a")),
+                ("action", s("error")),
+                ("message", s("m")),
+                ("unless", v),
+            ])
+        };
+        assert_eq!(
+            with_unless(s("ignored")).unwrap().loud_failure.rules[0]
+                .unless
+                .as_deref(),
+            Some("ignored")
+        );
+        assert_eq!(ok.loud_failure.rules[0].unless, None);
+        assert_eq!(
+            with_unless(Value::Number(3.0)).unwrap_err(),
+            "loud-failure: rule x: `unless` must be a string (got number)"
         );
     }
 

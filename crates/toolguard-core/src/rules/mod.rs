@@ -9,6 +9,7 @@ pub mod dialect;
 mod literal;
 mod prefilter;
 mod scan;
+pub(crate) mod unless;
 
 pub use scan::Strategy;
 
@@ -85,6 +86,9 @@ pub struct Rule {
     pub message: String,
     /// Why the rule is there (the README table); never affects matching.
     pub reason: String,
+    /// The veto pattern (JS source, the rule's flags): a match is passed
+    /// over when this matches near it (`unless.rs`). `None`: no veto.
+    pub unless: Option<String>,
 }
 
 /// `loud-failure: rule <id>: <reason>` — the one shape of every rule-table error.
@@ -106,6 +110,7 @@ struct Builtin {
     rules: Arc<[Rule]>,
     checked: Vec<scan::Checked>,
     scanner: Arc<scan::Scanner>,
+    vetoes: Arc<unless::Vetoes>,
 }
 
 fn builtin() -> &'static Builtin {
@@ -121,11 +126,13 @@ fn builtin() -> &'static Builtin {
                     .unwrap_or_else(|e| panic!("built-in rule is well-formed: {e}"))
             })
             .collect();
+        let vetoes = Arc::new(unless::Vetoes::new(&rules, &checked));
         let scanner = Arc::new(scan::Scanner::new(&rules, checked.clone()));
         Builtin {
             rules: rules.into(),
             checked,
             scanner,
+            vetoes,
         }
     })
 }
@@ -225,6 +232,7 @@ fn check_rule_sized(rule: &Rule, sized: bool) -> Result<scan::Checked, RuleError
     if rule.message.trim().is_empty() && rule.action != Action::Off {
         return Err(rule_error(&rule.id, "`message` must not be empty"));
     }
+    unless::check(rule, sized)?;
     let src =
         dialect::translate(&rule.pattern, &rule.flags).map_err(|e| rule_error(&rule.id, &e))?;
     let hir = regex_syntax::ParserBuilder::new()
@@ -293,6 +301,7 @@ pub struct RuleMatch {
 pub struct RuleSet {
     rules: Arc<[Rule]>,
     scanner: Arc<scan::Scanner>,
+    vetoes: Arc<unless::Vetoes>,
 }
 
 impl RuleSet {
@@ -304,6 +313,7 @@ impl RuleSet {
             return Ok(RuleSet {
                 rules: b.rules.clone(),
                 scanner: b.scanner.clone(),
+                vetoes: b.vetoes.clone(),
             });
         }
         Self::compile_table(merge(builtin_rules(), user)?)
@@ -321,10 +331,12 @@ impl RuleSet {
                 _ => checked.push(check_rule(r)?),
             }
         }
+        let vetoes = Arc::new(unless::Vetoes::new(&rules, &checked));
         let scanner = Arc::new(scan::Scanner::new(&rules, checked));
         Ok(RuleSet {
             rules: rules.into(),
             scanner,
+            vetoes,
         })
     }
 
@@ -376,6 +388,8 @@ impl RuleSet {
         self.scanner
             .first_matches(text, strategy, &eligible)
             .into_iter()
+            // A rule with `unless`: its first match that is not vetoed, if any.
+            .filter_map(|(i, start)| Some((i, self.vetoes.first_unvetoed(i, text, start)?)))
             .map(|(i, start)| {
                 let r = &self.rules[i];
                 let (line, excerpt) = line_and_excerpt(text, start);

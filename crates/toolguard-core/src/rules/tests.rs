@@ -13,6 +13,7 @@ fn rule(id: &str, pattern: &str, action: Action, when: When) -> Rule {
         when,
         message: format!("{id} matched"),
         reason: String::new(),
+        unless: None,
     }
 }
 
@@ -601,6 +602,7 @@ fn generated_user_rules_agree_with_the_oracle() {
             when: When::Success,
             message: "m".into(),
             reason: String::new(),
+            unless: None,
         };
         let Ok(set) = RuleSet::compile_table(vec![r.clone()]) else {
             continue;
@@ -626,4 +628,151 @@ fn generated_user_rules_agree_with_the_oracle() {
         matched > comparisons / 10 && matched < comparisons,
         "{matched}"
     );
+}
+
+fn with_unless(pattern: &str, unless: &str) -> Rule {
+    Rule {
+        unless: Some(unless.into()),
+        ..rule("u", pattern, Action::Error, When::Success)
+    }
+}
+
+/// `unless` passes over a match with the veto within 2 lines of it and
+/// reports the rule's first match that is not vetoed, under every strategy.
+#[test]
+fn unless_passes_over_vetoed_matches() {
+    let set = RuleSet::compile_table(vec![with_unless("^boom: .*$", "retrying")]).unwrap();
+    let lines = |text: &str| -> Vec<Vec<usize>> {
+        [Strategy::Loop, Strategy::Set, Strategy::Literal]
+            .iter()
+            .map(|&s| {
+                set.scan_with(text, false, s)
+                    .iter()
+                    .map(|m| m.line)
+                    .collect()
+            })
+            .collect()
+    };
+    // Vetoed from the line before / two lines after; the third match has no veto near it.
+    let text = "retrying\nboom: a\nx\ny\nz\nw\nboom: b\n\nretrying\nv\nu\nt\nboom: c\nend";
+    assert_eq!(lines(text), vec![vec![13]; 3]);
+    // Three lines away is outside the window.
+    assert_eq!(lines("retrying\n1\n2\nboom: a"), vec![vec![4]; 3]);
+    assert_eq!(lines("retrying\n1\nboom: a"), vec![Vec::<usize>::new(); 3]);
+    // The window is searched on its own: `^`/`$` without `m` are its ends.
+    let anchored = RuleSet::compile_table(vec![Rule {
+        flags: String::new(),
+        ..with_unless("boom", "^ok")
+    }])
+    .unwrap();
+    assert!(anchored.scan("a\nb\nok\nboom").len() == 1);
+    assert!(anchored.scan("ok\nboom").is_empty());
+}
+
+/// A multi-line match's window reaches 2 lines past its last line.
+#[test]
+fn unless_window_follows_a_multi_line_match() {
+    let set = RuleSet::compile_table(vec![with_unless(
+        r"^Trace:(?:\n [^\n]*)*",
+        r"^done on attempt \d",
+    )])
+    .unwrap();
+    let trace = "Trace:\n f1\n f2\n f3\n f4\n";
+    assert!(set
+        .scan(&format!("{trace}Err\ndone on attempt 2"))
+        .is_empty());
+    assert_eq!(
+        set.scan(&format!("{trace}Err\nx\ny\ndone on attempt 2"))
+            .len(),
+        1
+    );
+}
+
+/// At most MAX_EXAMINED matches of a rule are looked at: an output of many
+/// vetoed matches costs a bounded number of searches, and the rule is silent.
+#[test]
+fn unless_examines_a_bounded_number_of_matches() {
+    let set = RuleSet::compile_table(vec![with_unless("^boom$", "^ok$")]).unwrap();
+    let block = |n: usize| "boom\nok\n\n\n".repeat(n);
+    let tail = "\n\n\nboom\n";
+    assert_eq!(
+        set.scan(&format!("{}{tail}", block(unless::MAX_EXAMINED - 1)))
+            .len(),
+        1
+    );
+    assert!(set
+        .scan(&format!("{}{tail}", block(unless::MAX_EXAMINED)))
+        .is_empty());
+}
+
+#[test]
+fn unless_load_errors_name_the_rule_and_key() {
+    let err = |r: Rule| RuleSet::compile_table(vec![r]).err().unwrap().to_string();
+    assert_eq!(
+        err(with_unless("a", "")),
+        "loud-failure: rule u: `unless` must not be empty (leave it out for no veto)"
+    );
+    assert!(
+        err(with_unless("a", "(")).starts_with("loud-failure: rule u: `unless`: "),
+        "{}",
+        err(with_unless("a", "("))
+    );
+    assert!(err(with_unless("a", "x(?=y)")).starts_with("loud-failure: rule u: `unless`: "));
+    assert!(err(with_unless("a", "x{99999}")).starts_with("loud-failure: rule u: `unless`: "));
+    // The rule's own pattern is checked as before.
+    assert_eq!(
+        err(with_unless("(", "x")),
+        err(rule("u", "(", Action::Error, When::Success))
+    );
+}
+
+/// Each built-in with a `.vetoed.txt` fixture (a real output where the
+/// failure line was expected or recovered from) matches it and its veto
+/// passes it over; and every built-in stays silent on its positive fixture's
+/// failure lines quoted in a Markdown code fence (documentation).
+#[test]
+fn builtin_vetoes_against_fixtures() {
+    let set = RuleSet::compile(vec![]).unwrap();
+    let dir = format!(
+        "{}/../../__test__/fixtures/rules",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut vetoed = 0;
+    for (i, r) in set.rules().iter().enumerate() {
+        assert!(
+            r.unless.is_some(),
+            "{}: every built-in passes over fenced quotes",
+            r.id
+        );
+        let path = format!("{dir}/{}.vetoed.txt", r.id);
+        if std::path::Path::new(&path).exists() {
+            vetoed += 1;
+            let text = std::fs::read_to_string(&path).unwrap();
+            assert!(
+                compile_rule(r).unwrap().is_match(&text),
+                "{}: pattern must match its .vetoed fixture",
+                r.id
+            );
+            assert!(
+                set.scan_after(&text, false).iter().all(|m| m.rule != i),
+                "{}: the veto must pass its .vetoed fixture over",
+                r.id
+            );
+        }
+        // The positive fixture's matching lines, quoted in a fence.
+        let pos = fixture(&format!("{}.pos.txt", r.id));
+        let m = compile_rule(r).unwrap().find(&pos).unwrap();
+        let from = pos[..m.start()].rfind('\n').map_or(0, |k| k + 1);
+        let to = pos[m.end()..].find('\n').map_or(pos.len(), |k| m.end() + k);
+        let quoted = format!(
+            "The log shows:\n\n```\n{}\n```\n\nSee below.\n",
+            &pos[from..to]
+        );
+        assert!(
+            set.scan_after(&quoted, false).iter().all(|h| h.rule != i),
+            "{}: fires on a fenced quote:\n{quoted}",
+            r.id
+        );
+    }
+    assert!(vetoed >= 10, "{vetoed}");
 }
