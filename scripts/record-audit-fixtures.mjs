@@ -19,13 +19,12 @@
 // that repeats `ls` three times, two calls in one model message (`echo one`,
 // `echo two`). Then a second prompt in the same session (`--resume`) runs
 // `echo two` twice: a reminder would mean the prompt did not reset the chain.
-import { spawn } from 'node:child_process';
-import { createServer } from 'node:http';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { listen, runChild, writeMessage, writeResponse } from '../__test__/support/mock-wire.mjs';
 
 const { values: bin } = parseArgs({ options: { claude: { type: 'string' }, codex: { type: 'string' } } });
 if (!bin.claude && !bin.codex) {
@@ -42,29 +41,6 @@ const MAIN = [['echo hi'], ['echo hi'], ['echo hi'], [traceback], [`${traceback}
 const SUB = [['ls'], ['ls'], ['ls']];
 /** Twice what the first prompt ended with: a third time only if the prompt did not start a new chain. */
 const SECOND = [['echo two'], ['echo two']];
-
-function listen(handler) {
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (d) => (body += d));
-    req.on('end', () => handler(req, res, body));
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-
-function run(cmd, args, options, input) {
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { ...options, stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    child.on('close', (code) => resolve({ code, out }));
-    if (input) {
-      child.stdin.write(input);
-      setTimeout(() => child.stdin.end(), 3000);
-    } else child.stdin.end();
-  });
-}
 
 function filesUnder(dir) {
   const out = [];
@@ -114,20 +90,7 @@ async function recordClaude(claude) {
     }
     const stop = content[0].type === 'tool_use' ? 'tool_use' : 'end_turn';
     message++;
-    if (!b.stream) {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      return res.end(JSON.stringify({ id: `msg_${message}`, type: 'message', role: 'assistant', model: b.model, content, stop_reason: stop, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 5 } }));
-    }
-    const events = [{ type: 'message_start', message: { id: `msg_${message}`, type: 'message', role: 'assistant', model: b.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } }];
-    content.forEach((block, index) => {
-      const start = block.type === 'tool_use' ? { ...block, input: {} } : { type: 'text', text: '' };
-      const delta = block.type === 'tool_use' ? { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } : { type: 'text_delta', text: block.text };
-      events.push({ type: 'content_block_start', index, content_block: start }, { type: 'content_block_delta', index, delta }, { type: 'content_block_stop', index });
-    });
-    events.push({ type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 5 } }, { type: 'message_stop' });
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    for (const e of events) res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
-    res.end();
+    writeMessage(res, { id: `msg_${message}`, model: b.model, content, stop, stream: b.stream });
   });
   const env = {
     ...process.env,
@@ -140,11 +103,11 @@ async function recordClaude(claude) {
   };
   const settings = join(work, 'settings.json');
   writeFileSync(settings, JSON.stringify({ permissions: { allow: ['Bash', 'Task', 'Agent'] } }));
-  const version = (await run(claude, ['--version'], { cwd, env })).out.trim();
-  const first = await run(claude, ['-p', 'go', '--settings', settings, '--model', 'claude-sonnet-4-5', '--output-format', 'json'], { cwd, env });
+  const version = (await runChild(claude, ['--version'], { cwd, env })).out.trim();
+  const first = await runChild(claude, ['-p', 'go', '--settings', settings, '--model', 'claude-sonnet-4-5', '--output-format', 'json'], { cwd, env });
   if (first.code !== 0) throw new Error(`claude: ${first.out}`);
   const session = JSON.parse(first.out.trim().split('\n').at(-1)).session_id;
-  const second = await run(claude, ['-p', 'again', '--resume', session, '--settings', settings, '--model', 'claude-sonnet-4-5'], { cwd, env });
+  const second = await runChild(claude, ['-p', 'again', '--resume', session, '--settings', settings, '--model', 'claude-sonnet-4-5'], { cwd, env });
   if (second.code !== 0) throw new Error(`claude --resume: ${second.out}`);
   server.close();
   const projects = join(config, 'projects');
@@ -193,25 +156,18 @@ async function recordCodex(codex) {
       items = [patch.type === 'custom' ? { type: 'custom_tool_call', id: `ctc_${responses}`, call_id: 'call_patch', name: 'apply_patch', input: text, status: 'completed' } : { type: 'function_call', id: `fc_${responses}`, call_id: 'call_patch', name: 'apply_patch', arguments: JSON.stringify({ input: text }), status: 'completed' }];
     }
     items ??= [{ type: 'message', id: `msg_${responses}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'done', annotations: [] }] }];
-    const id = `resp_${responses}`;
-    const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
-    const events = [{ type: 'response.created', response: { id, status: 'in_progress', output: [] } }];
-    items.forEach((item, output_index) => events.push({ type: 'response.output_item.added', output_index, item }, { type: 'response.output_item.done', output_index, item }));
-    events.push({ type: 'response.completed', response: { id, status: 'completed', output: items, usage } });
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    for (const e of events) res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
-    res.end();
+    writeResponse(res, { id: `resp_${responses}`, items });
   });
   writeFileSync(
     join(codexHome, 'config.toml'),
     ['model = "gpt-5.1-codex"', 'model_provider = "mock"', '[model_providers.mock]', 'name = "mock"', `base_url = "http://127.0.0.1:${server.address().port}/v1"`, 'wire_api = "responses"', 'env_key = "MOCK_API_KEY"', ''].join('\n'),
   );
   const env = { ...process.env, HOME: work, CODEX_HOME: codexHome, MOCK_API_KEY: 'x' };
-  const version = (await run(codex, ['--version'], { cwd, env })).out.trim().split('\n').at(-1);
-  const first = await run(codex, ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '--json', 'go'], { cwd, env });
+  const version = (await runChild(codex, ['--version'], { cwd, env })).out.trim().split('\n').at(-1);
+  const first = await runChild(codex, ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '--json', 'go'], { cwd, env });
   if (first.code !== 0) throw new Error(`codex: ${first.out}`);
   const thread = first.out.split('\n').filter((l) => l.includes('thread.started')).map((l) => JSON.parse(l).thread_id)[0];
-  const second = await run(codex, ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', 'resume', thread, 'again'], { cwd, env });
+  const second = await runChild(codex, ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', 'resume', thread, 'again'], { cwd, env });
   if (second.code !== 0) throw new Error(`codex resume: ${second.out}`);
   server.close();
   const out = join(fixtures, 'codex');

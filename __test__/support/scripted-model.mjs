@@ -2,10 +2,10 @@
 // SDK (@anthropic-ai/claude-agent-sdk, which runs the Claude Code binary of its
 // platform package) against it. Claude Code runs the scripted tool calls for
 // real; the requests it sends next show what the model was given.
-import { createServer } from 'node:http';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { query } from '@anthropic-ai/claude-agent-sdk';
+import { listen, writeMessage } from './mock-wire.mjs';
 
 /**
  * The scripted model. A script step is a Bash command, or `{name, input}` for
@@ -14,62 +14,40 @@ import { query } from '@anthropic-ai/claude-agent-sdk';
  * gets the script's next Bash call until the script is done. Side requests
  * (titles, summaries) get a short text.
  */
-export function scriptedModel(turns) {
+export async function scriptedModel(turns) {
   const requests = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (d) => (body += d));
-    req.on('end', () => {
-      if (!req.url.startsWith('/v1/messages') || req.url.includes('count_tokens')) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        return res.end(JSON.stringify({ input_tokens: 10 }));
+  const server = await listen((req, res, body) => {
+    if (!req.url.startsWith('/v1/messages') || req.url.includes('count_tokens')) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify({ input_tokens: 10 }));
+    }
+    const b = JSON.parse(body);
+    const main = (b.tools ?? []).some((t) => t.name === 'Bash');
+    if (main) requests.push(b);
+    // Where the conversation is: which user turn, and how many tool results since it began.
+    let turn = -1;
+    let done = 0;
+    for (const m of b.messages) {
+      if (m.role !== 'user') continue;
+      const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
+      if (blocks.some((c) => c.type === 'tool_result')) done += blocks.filter((c) => c.type === 'tool_result').length;
+      else if (blocks.some((c) => c.type === 'text' && /^turn \d+$/.test(c.text.trim()))) {
+        turn = Number(blocks.find((c) => c.type === 'text' && /^turn \d+$/.test(c.text.trim())).text.trim().slice(5));
+        done = 0;
       }
-      const b = JSON.parse(body);
-      const main = (b.tools ?? []).some((t) => t.name === 'Bash');
-      if (main) requests.push(b);
-      // Where the conversation is: which user turn, and how many tool results since it began.
-      let turn = -1;
-      let done = 0;
-      for (const m of b.messages) {
-        if (m.role !== 'user') continue;
-        const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
-        if (blocks.some((c) => c.type === 'tool_result')) done += blocks.filter((c) => c.type === 'tool_result').length;
-        else if (blocks.some((c) => c.type === 'text' && /^turn \d+$/.test(c.text.trim()))) {
-          turn = Number(blocks.find((c) => c.type === 'text' && /^turn \d+$/.test(c.text.trim())).text.trim().slice(5));
-          done = 0;
-        }
-      }
-      const script = turns[turn] ?? [];
-      let content = [{ type: 'text', text: main ? 'done' : 'ok' }];
-      let stop = 'end_turn';
-      if (main && done < script.length) {
-        const step = script[done];
-        const call = typeof step === 'string' ? { name: 'Bash', input: { command: step, description: 'step' } } : step;
-        content = [{ type: 'tool_use', id: `toolu_${turn}_${done + 1}`, ...call }];
-        stop = 'tool_use';
-      }
-      sse(res, content, stop, requests.length);
-    });
+    }
+    const script = turns[turn] ?? [];
+    let content = [{ type: 'text', text: main ? 'done' : 'ok' }];
+    let stop = 'end_turn';
+    if (main && done < script.length) {
+      const step = script[done];
+      const call = typeof step === 'string' ? { name: 'Bash', input: { command: step, description: 'step' } } : step;
+      content = [{ type: 'tool_use', id: `toolu_${turn}_${done + 1}`, ...call }];
+      stop = 'tool_use';
+    }
+    writeMessage(res, { id: `msg_${requests.length}`, model: 'claude-sonnet-4-5', content, stop, stream: true });
   });
   return { server, requests };
-}
-
-function sse(res, content, stop, n) {
-  const events = [
-    {
-      type: 'message_start',
-      message: { id: `msg_${n}`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } },
-    },
-  ];
-  content.forEach((block, index) => {
-    const start = block.type === 'tool_use' ? { ...block, input: {} } : { type: 'text', text: '' };
-    const delta = block.type === 'tool_use' ? { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } : { type: 'text_delta', text: block.text };
-    events.push({ type: 'content_block_start', index, content_block: start }, { type: 'content_block_delta', index, delta }, { type: 'content_block_stop', index });
-  });
-  events.push({ type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 5 } }, { type: 'message_stop' });
-  res.writeHead(200, { 'content-type': 'text/event-stream' });
-  for (const e of events) res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
-  res.end();
 }
 
 /** The text of each tool result the model was sent, in order (string or block content). */
@@ -99,8 +77,7 @@ export function toolResults(requests) {
  * after the previous turn's result). `options` go to `query()` (hooks, mcpServers, allowedTools…).
  */
 export async function runSession(turns, scratch, options = {}) {
-  const { server, requests } = scriptedModel(turns);
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { server, requests } = await scriptedModel(turns);
   const home = mkdtempSync(join(scratch, 'home-'));
   const cwd = join(home, 'project');
   mkdirSync(cwd);

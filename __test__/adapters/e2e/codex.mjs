@@ -9,18 +9,18 @@
 // same traceback and exit 3, then a final answer. Codex runs them and the
 // hooks (trusted the way its `/hooks` review does: the hashes `hooks/list`
 // reports, written to `hooks.state`). The script then checks what the model
-// received: the reminder (a developer message after the 3rd call), the full
+// received: the loop alarm (a developer message after the 3rd call), the full
 // failure text in place of the exit-0 output (Codex replaces a blocked
 // output), and the exit-3 output left alone (the exit code came from the
 // transcript). Exit 0 = pass; the hook payloads are saved for the fixture.
-import { spawn } from 'node:child_process';
-import { createServer } from 'node:http';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import { GuardEngine } from 'toolguard';
+import { listen, runChild, writeResponse } from '../../support/mock-wire.mjs';
+import { replayPostToolUse } from './replay.mjs';
 
 const codex = process.argv[2];
 if (!codex) {
@@ -40,38 +40,23 @@ const traceback = `printf 'Traceback (most recent call last):\\n  File "x.py", l
 const script = ['echo hi', 'echo hi', 'echo hi', traceback, `${traceback}; exit 3`];
 const requests = [];
 
-const server = createServer((req, res) => {
-  let body = '';
-  req.on('data', (d) => (body += d));
-  req.on('end', () => {
-    if (req.method !== 'POST' || !req.url.includes('/responses')) {
-      res.writeHead(404);
-      return res.end('{}');
-    }
-    const b = JSON.parse(body);
-    requests.push(b);
-    const done = (b.input ?? []).filter((i) => i.type === 'function_call_output').length;
-    const id = `resp_${requests.length}`;
-    const names = (b.tools ?? []).map((t) => t.name);
-    const shell = names.includes('exec_command') ? 'exec_command' : 'shell';
-    const args = (cmd) => (shell === 'exec_command' ? { cmd } : { command: ['bash', '-lc', cmd] });
-    const item =
-      done < script.length
-        ? { type: 'function_call', id: `fc_${requests.length}`, call_id: `call_${done + 1}`, name: shell, arguments: JSON.stringify(args(script[done])), status: 'completed' }
-        : { type: 'message', id: `msg_${requests.length}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'done', annotations: [] }] };
-    const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
-    const events = [
-      { type: 'response.created', response: { id, status: 'in_progress', output: [] } },
-      { type: 'response.output_item.added', output_index: 0, item },
-      { type: 'response.output_item.done', output_index: 0, item },
-      { type: 'response.completed', response: { id, status: 'completed', output: [item], usage } },
-    ];
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    for (const e of events) res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
-    res.end();
-  });
+const server = await listen((req, res, body) => {
+  if (req.method !== 'POST' || !req.url.includes('/responses')) {
+    res.writeHead(404);
+    return res.end('{}');
+  }
+  const b = JSON.parse(body);
+  requests.push(b);
+  const done = (b.input ?? []).filter((i) => i.type === 'function_call_output').length;
+  const names = (b.tools ?? []).map((t) => t.name);
+  const shell = names.includes('exec_command') ? 'exec_command' : 'shell';
+  const args = (cmd) => (shell === 'exec_command' ? { cmd } : { command: ['bash', '-lc', cmd] });
+  const item =
+    done < script.length
+      ? { type: 'function_call', id: `fc_${requests.length}`, call_id: `call_${done + 1}`, name: shell, arguments: JSON.stringify(args(script[done])), status: 'completed' }
+      : { type: 'message', id: `msg_${requests.length}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'done', annotations: [] }] };
+  writeResponse(res, { id: `resp_${requests.length}`, items: [item] });
 });
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const port = server.address().port;
 
 // The registered command records each payload (one line each) and hands it to `toolguard hook`.
@@ -111,20 +96,7 @@ const config = [
 writeFileSync(join(codexHome, 'config.toml'), config);
 const env = { ...process.env, HOME: home, CODEX_HOME: codexHome, MOCK_API_KEY: 'x', TOOLGUARD_STATE_DIR: join(work, 'state') };
 
-/** Run a child, optionally feeding stdin lines; resolves to {code, out}. */
-function run(args, input) {
-  return new Promise((resolve) => {
-    const child = spawn(codex, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    child.on('close', (code) => resolve({ code, out }));
-    if (input) {
-      child.stdin.write(input);
-      setTimeout(() => child.stdin.end(), 3000);
-    } else child.stdin.end();
-  });
-}
+const run = (args, input) => runChild(codex, args, { cwd, env }, input);
 
 // Trust the hooks as the /hooks review does: record the hashes Codex computes.
 const listed = await run(['app-server'], [
@@ -143,14 +115,17 @@ server.close();
 
 const outputs = requests.at(-1).input.filter((i) => i.type === 'function_call_output').map((i) => i.output);
 const last = JSON.stringify(requests[3]?.input ?? []);
-const engine = new GuardEngine();
-const reminder = [1, 2, 3].map(() => engine.observe({ agentId: 'a', name: 'Bash', arguments: { command: 'echo hi' } })?.reminder?.text)[2];
+const said = replayPostToolUse(root, payloads, join(work, 'replay-state'));
+const loopAlarm = said[2]?.hookSpecificOutput?.additionalContext ?? '';
 const failure = new GuardEngine({ loudFailure: { shellTools: ['Bash'] } }).observe({ name: 'Bash', argumentsJson: '{}' }, { text: 'Traceback (most recent call last):\n  File "x.py", line 1\nValueError: bad\n' }).failure.text;
 
 try {
   assert.equal(result.code, 0, result.out);
   assert.equal(outputs.length, 5, `the model saw 5 tool outputs (got ${outputs.length})`);
-  assert.ok(last.includes(JSON.stringify(reminder).slice(1, -1)), 'the reminder reached the model after the 3rd call');
+  assert.equal(said[1], null, 'the hook says nothing on the 2nd call');
+  assert.match(loopAlarm, /^\[toolguard\] Loop detected: Bash was called 3 times in a row/, 'the hook raises a repeat alarm on the 3rd call');
+  assert.ok(!JSON.stringify(requests[2]?.input ?? []).includes('[toolguard]'), 'no alarm after the 2nd call');
+  assert.ok(last.includes(JSON.stringify(loopAlarm).slice(1, -1)), 'the loop alarm reached the model after the 3rd call');
   assert.equal(outputs[3], failure, 'the exit-0 traceback output was replaced by the whole failure text');
   assert.match(outputs[4], /Process exited with code 3/, 'the exit-3 output is left alone');
   assert.doesNotMatch(outputs[4], /loud-failure/);
@@ -158,4 +133,4 @@ try {
   console.error(`FAIL (${version}): ${error.message}\nwork dir: ${work}`);
   process.exit(1);
 }
-console.log(`PASS: ${version} — reminder, replaced exit-0 failure and untouched exit-3 output as expected; hook payloads in ${payloads} (${readFileSync(payloads, 'utf8').trim().split('\n').length} events)`);
+console.log(`PASS: ${version} — loop alarm, replaced exit-0 failure and untouched exit-3 output as expected; hook payloads in ${payloads} (${readFileSync(payloads, 'utf8').trim().split('\n').length} events)`);

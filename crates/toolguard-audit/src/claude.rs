@@ -24,8 +24,8 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use serde_json::{Map, Value};
 
 use super::shell::{add_exit_marker, shell_text, text_blocks};
-use super::{note_agent, rfc3339_ms, CallCost, CallSite, Run, SessionReport, Usage};
-use toolguard_core::engine::{Engine, Output};
+use super::{rfc3339_ms, CallCost, CallSite, Run, SessionReport, Usage};
+use toolguard_core::engine::Output;
 
 /// The shell tool whose `is_error` result `Exit code N\n…` is a command that
 /// ran and failed, not a tool error.
@@ -42,7 +42,6 @@ pub(super) struct ClaudeState {
     answered: HashSet<String>,
     /// Real user prompts so far (the `turn` of the calls that follow).
     prompts: u64,
-    live: Vec<String>,
     /// The current line's `timestamp` (ms since the epoch).
     line_time: Option<u64>,
     /// The current message's token usage, given to its first call only (so
@@ -52,11 +51,8 @@ pub(super) struct ClaudeState {
 
 impl ClaudeState {
     /// After [`flush`]: what is still pending never got a result.
-    pub(super) fn finish(&mut self, report: &mut SessionReport, engine: &mut Engine) {
+    pub(super) fn finish(&mut self, report: &mut SessionReport) {
         report.unanswered += self.pending.len() as u64;
-        for agent in self.live.drain(..) {
-            engine.forget(&agent);
-        }
     }
 }
 
@@ -196,10 +192,7 @@ fn tool_use(run: &mut Run, report: &mut SessionReport, number: u64, agent: &str,
         return;
     }
     report.calls += 1;
-    note_agent(report, agent);
-    if !run.claude.live.iter().any(|a| a == agent) {
-        run.claude.live.push(agent.to_owned());
-    }
+    run.note_agent(report, agent);
     let arguments_json = block
         .get("input")
         .map_or_else(String::new, Value::to_string);

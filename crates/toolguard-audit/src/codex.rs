@@ -24,7 +24,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use super::shell::{add_exit_marker, split_exit_header, text_blocks};
-use super::{note_agent, rfc3339_ms, CallSite, Run, SessionReport};
+use super::{rfc3339_ms, CallSite, Run, SessionReport};
 use toolguard_core::engine::{Engine, Output};
 
 /// The tool name a `local_shell_call` item is audited under.
@@ -186,7 +186,7 @@ fn call(
     };
     report.calls += 1;
     let agent = agent(run, report);
-    note_agent(report, &agent);
+    run.note_agent(report, &agent);
     let site = CallSite {
         call_id: call_id.to_owned(),
         name,

@@ -414,13 +414,14 @@ struct Run<'a> {
     /// The first line no format recognized (reported once, in Auto mode).
     unrecognized: bool,
     dsh: dsh::DshState,
-    trace: trace::TraceState,
     claude: claude::ClaudeState,
     codex: codex::CodexState,
     otlp: otlp::OtlpState,
     canonical: String,
     /// Calls the guard has seen in this file (the timeline's ordinals).
     seen: u64,
+    /// Agents with chain state in the shared engine, freed at the end of the file.
+    live: Vec<String>,
 }
 
 impl<'a> Run<'a> {
@@ -431,17 +432,34 @@ impl<'a> Run<'a> {
             format,
             unrecognized: false,
             dsh: dsh::DshState::default(),
-            trace: trace::TraceState::default(),
             claude: claude::ClaudeState::default(),
             codex: codex::CodexState::default(),
             otlp: otlp::OtlpState::default(),
             canonical: String::new(),
             seen: 0,
+            live: Vec::new(),
         }
     }
 
     fn engine(&mut self) -> &mut Engine {
         self.auditor.engine(self.format)
+    }
+
+    /// The agent of a call: records it in the report's agent list, and as
+    /// live so the end of the file frees its state in the shared engine.
+    fn note_agent(&mut self, report: &mut SessionReport, agent: &str) {
+        if !report.agents.iter().any(|a| a == agent) {
+            report.agents.push(agent.to_owned());
+        }
+        if !self.live.iter().any(|a| a == agent) {
+            self.live.push(agent.to_owned());
+        }
+    }
+
+    /// An agent that ended before the file did (trace `end`).
+    fn end_agent(&mut self, agent: &str) {
+        self.engine().forget(agent);
+        self.live.retain(|a| a != agent);
     }
 
     /// Whether a line stamped `ms` is before `--since` (and so skipped).
@@ -657,19 +675,14 @@ impl<'a> Run<'a> {
         }
         let engine = self.auditor.engine(self.format);
         match self.format {
-            Format::Trace => self.trace.finish(report, engine),
-            Format::ClaudeCode => self.claude.finish(report, engine),
+            Format::ClaudeCode => self.claude.finish(report),
             Format::Codex => self.codex.finish(report, engine),
-            Format::Otlp => self.otlp.finish(report, engine),
             Format::Dsh | Format::Auto => self.dsh.finish(report, engine),
+            Format::Trace | Format::Otlp => {}
         }
-    }
-}
-
-/// The agent of a call: records it in the report's agent list.
-fn note_agent(report: &mut SessionReport, agent: &str) {
-    if !report.agents.iter().any(|a| a == agent) {
-        report.agents.push(agent.to_owned());
+        for agent in self.live.drain(..) {
+            engine.forget(&agent);
+        }
     }
 }
 

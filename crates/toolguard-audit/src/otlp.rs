@@ -21,8 +21,8 @@ use base64::Engine as _;
 use serde_json::{Map, Value};
 
 use super::shell::shell_text;
-use super::{note_agent, CallCost, CallSite, Run, SessionReport};
-use toolguard_core::engine::{Engine, Output};
+use super::{CallCost, CallSite, Run, SessionReport};
+use toolguard_core::engine::Output;
 
 struct ToolSpan {
     trace: String,
@@ -36,15 +36,6 @@ struct ToolSpan {
 pub(super) struct OtlpState {
     spans: Vec<ToolSpan>,
     kept_bytes: usize,
-    live: Vec<String>,
-}
-
-impl OtlpState {
-    pub(super) fn finish(&mut self, _report: &mut SessionReport, engine: &mut Engine) {
-        for agent in self.live.drain(..) {
-            engine.forget(&agent);
-        }
-    }
 }
 
 pub(super) fn line(
@@ -189,10 +180,7 @@ fn tool_span(run: &mut Run, report: &mut SessionReport, number: u64, span: &Map<
     let is_error = matches!(status, Some(Value::Number(n)) if n.as_u64() == Some(2))
         || status.and_then(Value::as_str) == Some("STATUS_CODE_ERROR");
     report.calls += 1;
-    note_agent(report, &trace);
-    if !run.otlp.live.contains(&trace) {
-        run.otlp.live.push(trace.clone());
-    }
+    run.note_agent(report, &trace);
     run.otlp.kept_bytes += text.len() + arguments_json.len() + 128;
     run.otlp.spans.push(ToolSpan {
         site: CallSite {

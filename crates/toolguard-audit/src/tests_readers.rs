@@ -536,3 +536,26 @@ fn claude_code_timeline_has_times_and_tokens() {
         "{with_tokens}"
     );
 }
+
+/// The auditor's engines are shared by every file of a run: each reader must
+/// free the agents it created when its file ends, or a long audit grows.
+#[test]
+fn every_reader_frees_its_agents_at_the_end_of_the_file() {
+    let files = [
+        (
+            Format::ClaudeCode,
+            find("claude-code", "-e4a8f21ff3d1.jsonl"),
+        ),
+        (Format::Codex, find("codex", ".jsonl")),
+        (Format::Otlp, fixtures().join("otlp/genai.jsonl")),
+        (Format::Trace, fixtures().join("trace/agents.jsonl")),
+    ];
+    let mut auditor = Auditor::new(&Config::default()).unwrap();
+    for (format, path) in files {
+        let text = std::fs::read(&path).unwrap();
+        let report = auditor.audit_reader("t.jsonl".into(), &text[..], format, &mut |_| {});
+        assert!(report.calls > 0, "{path:?} audited no call");
+        assert!(!report.agents.is_empty(), "{path:?}");
+        assert_eq!(auditor.engine(format).agents(), 0, "{path:?} left agents");
+    }
+}

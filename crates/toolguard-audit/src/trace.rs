@@ -10,25 +10,11 @@
 use serde_json::{Map, Value};
 
 use super::{CallCost, CallSite, Run, SessionReport, Usage};
-use toolguard_core::engine::{Engine, Output};
+use toolguard_core::engine::Output;
 use toolguard_core::markers::shows_failure;
 
 /// The agent of lines without `agentId`.
 pub const DEFAULT_AGENT: &str = "main";
-
-#[derive(Default)]
-pub(super) struct TraceState {
-    /// Agents with chain state, to free them at the end of the file.
-    live: Vec<String>,
-}
-
-impl TraceState {
-    pub(super) fn finish(&mut self, _report: &mut SessionReport, engine: &mut Engine) {
-        for agent in self.live.drain(..) {
-            engine.forget(&agent);
-        }
-    }
-}
 
 pub(super) fn line(
     run: &mut Run,
@@ -44,12 +30,7 @@ pub(super) fn line(
             return;
         }
     };
-    if !report.agents.iter().any(|a| a == agent) {
-        report.agents.push(agent.to_owned());
-    }
-    if !run.trace.live.iter().any(|a| a == agent) {
-        run.trace.live.push(agent.to_owned());
-    }
+    run.note_agent(report, agent);
     let kind = match event.get("type") {
         None => "call",
         Some(Value::String(kind)) => kind.as_str(),
@@ -61,10 +42,7 @@ pub(super) fn line(
     match kind {
         "call" => call(run, report, number, agent, event),
         "user" => run.reset(agent),
-        "end" => {
-            run.engine().forget(agent);
-            run.trace.live.retain(|a| a != agent);
-        }
+        "end" => run.end_agent(agent),
         other => report.error(
             Some(number),
             format!("unknown trace line type \"{other}\" (expected call, user or end), skipped"),

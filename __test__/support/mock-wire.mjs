@@ -1,0 +1,60 @@
+// The wire pieces shared by the scripted model servers (the Agent SDK and MCP
+// tests, the e2e checks of the real CLIs, the audit fixture recorder): a local
+// HTTP server, a child process with its output, and an Anthropic Messages
+// reply, streamed (server-sent events) or whole.
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+
+/** A server on a free local port; `handler(req, res, body)` gets each request's whole body. */
+export function listen(handler) {
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => handler(req, res, body));
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+/** Run a child, optionally feeding stdin (closed 3 s later); resolves to {code, out} (stdout and stderr). */
+export function runChild(cmd, args, options, input) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { ...options, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('close', (code) => resolve({ code, out }));
+    if (input) {
+      child.stdin.write(input);
+      setTimeout(() => child.stdin.end(), 3000);
+    } else child.stdin.end();
+  });
+}
+
+/** An assistant message of `content` blocks (text or tool_use) as the Messages API sends it. */
+export function writeMessage(res, { id, model, content, stop, stream }) {
+  if (!stream) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    return res.end(JSON.stringify({ id, type: 'message', role: 'assistant', model, content, stop_reason: stop, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 5 } }));
+  }
+  const events = [{ type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } }];
+  content.forEach((block, index) => {
+    const start = block.type === 'tool_use' ? { ...block, input: {} } : { type: 'text', text: '' };
+    const delta = block.type === 'tool_use' ? { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } : { type: 'text_delta', text: block.text };
+    events.push({ type: 'content_block_start', index, content_block: start }, { type: 'content_block_delta', index, delta }, { type: 'content_block_stop', index });
+  });
+  events.push({ type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 5 } }, { type: 'message_stop' });
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  for (const e of events) res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
+  res.end();
+}
+
+/** A Responses API reply (OpenAI, as Codex reads it) of output `items`, streamed. */
+export function writeResponse(res, { id, items }) {
+  const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
+  const events = [{ type: 'response.created', response: { id, status: 'in_progress', output: [] } }];
+  items.forEach((item, output_index) => events.push({ type: 'response.output_item.added', output_index, item }, { type: 'response.output_item.done', output_index, item }));
+  events.push({ type: 'response.completed', response: { id, status: 'completed', output: items, usage } });
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  for (const e of events) res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
+  res.end();
+}
