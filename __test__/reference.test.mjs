@@ -802,7 +802,9 @@ describe('differential: native GuardEngine vs reference', () => {
   it('identical verdicts over ≥2,000 generated call sequences', { skip }, (t) => {
     const texts = fixtureTexts();
     const segment = fc.oneof(
-      { weight: 3, arbitrary: fc.nat({ max: texts.length - 1 }).map((i) => texts[i]) },
+      // noBias: fast-check favours small and extreme indices, so a text in the
+      // middle of a long list could go unsampled and its rule never be compared.
+      { weight: 3, arbitrary: fc.noBias(fc.nat({ max: texts.length - 1 })).map((i) => texts[i]) },
       { weight: 1, arbitrary: fc.constantFrom(...MARKER_LINES) },
     );
     const text = fc

@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -44,5 +45,26 @@ test('the corpus has the promised shape: real outputs, labelled, unique ids', ()
     if (e.label === 'silent-failure') assert.ok(!exitMarker, `${e.id}: a silent failure has no failure marker`);
     if (e.label === 'shown-failure') assert.ok(exitMarker, `${e.id}: a shown failure ends with its marker`);
     assert.ok(e.note.length > 0 && e.command.length > 0, e.id);
+  }
+});
+
+test('--corpus DIR measures another corpus of the same format (a held-out set) and --write refuses it', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'silent-heldout-'));
+  try {
+    const entries = [
+      { id: 'x/hidden', family: 'x', label: 'silent-failure', command: 'cp a b; echo ok', note: 'cp fails', output: 'ok\n[stderr]\ncp: cannot stat \'a\': No such file or directory' },
+      { id: 'x/fine', family: 'x', label: 'benign', command: 'ls', note: 'a listing', output: 'a.txt' },
+    ];
+    writeFileSync(join(dir, 'x.jsonl'), entries.map((e) => JSON.stringify(e)).join('\n') + '\n');
+    const script = join(root, 'scripts/eval/silent.eval.mjs');
+    const run = spawnSync(process.execPath, [script, '--corpus', dir], { cwd: root, encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /^2 outputs from 1 tool families \(1 silent failures, 1 benign, 0 failures already shown/m);
+    assert.match(run.stdout, /^false alarms by label: 0 of 1 benign, 0 of 0 shown-failure$/m);
+    const write = spawnSync(process.execPath, [script, `--corpus=${dir}`, '--write'], { cwd: root, encoding: 'utf8' });
+    assert.notEqual(write.status, 0);
+    assert.match(write.stderr, /--write refreshes the README from corpus\/silent only/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

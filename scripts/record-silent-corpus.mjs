@@ -6,6 +6,14 @@
 //
 //   node scripts/record-silent-corpus.mjs --install      # apt/pip/npm installs first (root, registries)
 //   node scripts/record-silent-corpus.mjs [--only=family,family] [--list] [--cases=FILE --out=DIR]
+//        [--files=FILE] [--scratch=DIR]
+//
+// --files=FILE replaces the work directory's files (files.mjs and the extras
+// below) with FILE's `files` export and runs its optional `setup` export (a
+// bash script) in the work directory first and puts its optional `path`
+// export (directories) first on PATH; --scratch=DIR records somewhere
+// else than /tmp/silent-corpus, so a held-out recording never wipes the
+// scratch of a corpus recording running at the same time.
 //
 // The label comes from the case's meaning (a human judgement written next to
 // the command) and the real exit code, never from what a detector says.
@@ -15,16 +23,19 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-import { files } from './silent-corpus/files.mjs';
+import { files as corpusFiles } from './silent-corpus/files.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const argOf = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 // --cases=FILE --out=DIR record another case list (e.g. a held-out set kept outside the repo).
 const { cases } = await import(argOf('cases') ? pathToFileURL(resolve(argOf('cases'))).href : './silent-corpus/cases.mjs');
 const OUT = argOf('out') ? resolve(argOf('out')) : join(root, 'corpus/silent');
-const SCRATCH = '/tmp/silent-corpus';
+const own = argOf('files') ? await import(pathToFileURL(resolve(argOf('files'))).href) : null;
+const files = own ? own.files : corpusFiles;
+const SCRATCH = argOf('scratch') ? resolve(argOf('scratch')) : '/tmp/silent-corpus';
 const WORK = join(SCRATCH, 'work');
-const TOOLS = join(SCRATCH, 'tools/js');
+// The npm tools stay in the default scratch: one install serves every recording.
+const TOOLS = '/tmp/silent-corpus/tools/js';
 
 const APT = ['pandoc', 'ruby', 'ruby-rspec', 'php-cli', 'phpunit', 'golang-go', 'cmake', 'shellcheck', 'libxml2-utils',
   'lua5.4', 'm4', 'mariadb-client', 'postgresql-client', 'clang', 'yamllint', 'ffmpeg', 'ghostscript', 'bats',
@@ -81,18 +92,22 @@ const extra = {
   '../repo/notes.txt': 'notes\n',
   '../repo/src.txt': 'if (fatal) { log("fatal: disk") }\n',
 };
-for (const [path, content] of Object.entries(extra)) {
-  mkdirSync(dirname(join(WORK, path)), { recursive: true });
-  writeFileSync(join(WORK, path), content);
+if (own) {
+  if (own.setup) sh(own.setup, { cwd: WORK });
+} else {
+  for (const [path, content] of Object.entries(extra)) {
+    mkdirSync(dirname(join(WORK, path)), { recursive: true });
+    writeFileSync(join(WORK, path), content);
+  }
+  sh(`cd ${SCRATCH}/repo && rm -rf .git && git init -q -b main && git config user.email r@example.com && git config user.name r &&
+    git add . && git commit -qm "fix error handling in the loader" &&
+    git checkout -qb feature && echo "feature" > notes.txt && git commit -qam "handle failed jobs" &&
+    git checkout -q main && echo "main" > notes.txt && git commit -qam "log fatal errors" && git status --short`);
 }
-sh(`cd ${SCRATCH}/repo && rm -rf .git && git init -q -b main && git config user.email r@example.com && git config user.name r &&
-  git add . && git commit -qm "fix error handling in the loader" &&
-  git checkout -qb feature && echo "feature" > notes.txt && git commit -qam "handle failed jobs" &&
-  git checkout -q main && echo "main" > notes.txt && git commit -qam "log fatal errors" && git status --short`);
 
 const env = {
   ...process.env,
-  PATH: `${join(TOOLS, 'node_modules/.bin')}:${process.env.PATH}`,
+  PATH: [...(own?.path ?? []), join(TOOLS, 'node_modules/.bin'), process.env.PATH].join(':'),
   LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', TERM: 'dumb', NO_COLOR: '1', FORCE_COLOR: '0', CI: '1',
   CARGO_TERM_COLOR: 'never', GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local', PIP_NO_COLOR: '1',
   CARGO_TARGET_DIR: join(SCRATCH, 'cargo-target'),

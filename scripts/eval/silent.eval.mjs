@@ -3,8 +3,11 @@
 // every output goes through the real engine (the package root's GuardEngine,
 // built-in table, a `bash` call) and its verdict is compared with the label.
 //
-//   node scripts/eval/silent.eval.mjs [--write] [--config guard.json] [--engine reference]
+//   node scripts/eval/silent.eval.mjs [--write] [--config guard.json] [--engine reference] [--corpus DIR]
 //
+// --corpus DIR measures another corpus of the same format (e.g. a held-out set
+// recorded outside the repo with record-silent-corpus.mjs --cases --out);
+// --write refuses it, the README block is corpus/silent's.
 // --engine reference uses the pure-TS reference engine (same verdicts; it reads
 // rules/builtin.json at run time, so rule edits show without a native rebuild).
 // A verdict (error or context) on a silent-failure is a hit; on a benign
@@ -14,7 +17,7 @@
 // __test__/silent-eval.test.mjs fails when the README's copy is stale.
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -136,12 +139,18 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const ci = args.indexOf('--config');
   const config = ci >= 0 ? JSON.parse(readFileSync(args[ci + 1], 'utf8')) : {};
   const ei = args.indexOf('--engine');
-  const results = evaluate(loadCorpus(), config, ei >= 0 ? args[ei + 1] : 'native');
+  const di = args.indexOf('--corpus');
+  const dir = di >= 0 ? args[di + 1] : args.find((a) => a.startsWith('--corpus='))?.slice(9);
+  if (dir !== undefined && !dir) throw new Error('silent.eval: --corpus needs a directory');
+  if (dir && args.includes('--write')) throw new Error('silent.eval: --write refreshes the README from corpus/silent only; drop --corpus');
+  const results = evaluate(loadCorpus(dir ? resolve(dir) : undefined), config, ei >= 0 ? args[ei + 1] : 'native');
   const block = readmeBlock(results);
-  console.log('## silent failures (corpus/silent)\n');
+  console.log(`## silent failures (${dir ?? 'corpus/silent'})\n`);
   console.log(block);
   const misses = results.filter((r) => r.entry.label === 'silent-failure' && !r.flagged);
   const fas = results.filter((r) => r.entry.label !== 'silent-failure' && r.flagged);
+  const faOf = (label) => `${fas.filter((r) => r.entry.label === label).length} of ${results.filter((r) => r.entry.label === label).length} ${label}`;
+  console.log(`\nfalse alarms by label: ${faOf('benign')}, ${faOf('shown-failure')}`);
   console.log(`\nmisses (${misses.length}):`);
   for (const r of misses) console.log(`  ${r.entry.id}  $ ${r.entry.command.split('\n')[0].slice(0, 100)}\n${excerpt(r)}`);
   console.log(`\nfalse alarms (${fas.length}):`);
