@@ -429,6 +429,7 @@ fn measure_literal_pass() {
                 when: When::Success,
                 message: "m".into(),
                 reason: String::new(),
+                unless: None,
             })
             .collect();
         RuleSet::compile_table(rules).unwrap()

@@ -113,8 +113,17 @@ struct Builtin {
     vetoes: Arc<unless::Vetoes>,
 }
 
+static BUILTIN: OnceLock<Builtin> = OnceLock::new();
+
+/// Whether this process has decoded and checked the built-in table (a
+/// table without rows, which the native hook builds for a call it does not
+/// scan, must not pay for it).
+#[doc(hidden)]
+pub fn builtin_table_loaded() -> bool {
+    BUILTIN.get().is_some()
+}
+
 fn builtin() -> &'static Builtin {
-    static BUILTIN: OnceLock<Builtin> = OnceLock::new();
     BUILTIN.get_or_init(|| {
         let rules = decode_builtin();
         // Each row's compiled size is checked by the test suite
@@ -321,13 +330,14 @@ impl RuleSet {
 
     /// Compiles an already merged table (no built-ins added).
     pub fn compile_table(rules: Vec<Rule>) -> Result<RuleSet, RuleError> {
-        let b = builtin();
+        // An empty table needs nothing of the built-ins.
+        let b = (!rules.is_empty()).then(builtin);
         let mut checked = Vec::with_capacity(rules.len());
         for (i, r) in rules.iter().enumerate() {
             // A built-in row (merging keeps them at their index) was checked
             // once per process.
-            match b.rules.get(i) {
-                Some(row) if row == r => checked.push(b.checked[i].clone()),
+            match b.and_then(|b| Some((b.rules.get(i)?, b))) {
+                Some((row, b)) if row == r => checked.push(b.checked[i].clone()),
                 _ => checked.push(check_rule(r)?),
             }
         }
