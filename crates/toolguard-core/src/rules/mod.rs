@@ -255,20 +255,13 @@ fn check_rule_sized(rule: &Rule, sized: bool) -> Result<scan::Checked, RuleError
             )
         })?;
     if sized {
-        regex_automata::nfa::thompson::Compiler::new()
-            .configure(
-                regex_automata::nfa::thompson::Config::new()
-                    .nfa_size_limit(Some(RULE_SIZE_LIMIT))
-                    .shrink(false),
-            )
-            .build_from_hir(&hir)
-            .map_err(|e| match e.size_limit() {
-                Some(_) => too_big(&rule.id),
-                None => rule_error(
-                    &rule.id,
-                    &format!("invalid pattern: {}", last_line(&e.to_string())),
-                ),
-            })?;
+        size_checked(&hir).map_err(|e| match e.size_limit() {
+            Some(_) => too_big(&rule.id),
+            None => rule_error(
+                &rule.id,
+                &format!("invalid pattern: {}", last_line(&e.to_string())),
+            ),
+        })?;
     }
     let (literals, at_line_start) = match literal::required_literals_at(&hir) {
         Some((set, at)) => (Some(set), at),
@@ -281,6 +274,22 @@ fn check_rule_sized(rule: &Rule, sized: bool) -> Result<scan::Checked, RuleError
         line_local: !literal::may_match_newline(&hir),
         src,
     })
+}
+
+/// The load-time size check: the pattern's forward program compiled against
+/// the per-rule limit (the full regex is built on first use).
+fn size_checked(
+    hir: &regex_syntax::hir::Hir,
+) -> Result<(), Box<regex_automata::nfa::thompson::BuildError>> {
+    regex_automata::nfa::thompson::Compiler::new()
+        .configure(
+            regex_automata::nfa::thompson::Config::new()
+                .nfa_size_limit(Some(RULE_SIZE_LIMIT))
+                .shrink(false),
+        )
+        .build_from_hir(hir)
+        .map(drop)
+        .map_err(Box::new)
 }
 
 fn last_line(s: &str) -> &str {

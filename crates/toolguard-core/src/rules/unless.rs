@@ -24,7 +24,10 @@ use std::sync::OnceLock;
 
 use regex::{Regex, RegexBuilder};
 
-use super::{dialect, rule_error, scan::Checked, Rule, RULE_DFA_SIZE_LIMIT, RULE_SIZE_LIMIT};
+use super::{
+    dialect, last_line, rule_error, scan::Checked, size_checked, Rule, RULE_DFA_SIZE_LIMIT,
+    RULE_SIZE_LIMIT,
+};
 use crate::error::RuleError;
 
 /// Lines of context on each side of a match that `unless` sees.
@@ -58,28 +61,17 @@ pub(super) fn check(rule: &Rule, checked: bool) -> Result<(), RuleError> {
     // The load-time check of `check_rule`: parse and compile the forward
     // program against the per-rule limit (the full regex is built on first use).
     let invalid = |e: String| {
-        let reason = e
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("")
-            .trim()
-            .to_owned();
-        rule_error(&rule.id, &format!("`unless`: invalid pattern: {reason}"))
+        rule_error(
+            &rule.id,
+            &format!("`unless`: invalid pattern: {}", last_line(&e)),
+        )
     };
     let hir = regex_syntax::ParserBuilder::new()
         .utf8(true)
         .build()
         .parse(&src)
         .map_err(|e| invalid(e.to_string()))?;
-    regex_automata::nfa::thompson::Compiler::new()
-        .configure(
-            regex_automata::nfa::thompson::Config::new()
-                .nfa_size_limit(Some(RULE_SIZE_LIMIT))
-                .shrink(false),
-        )
-        .build_from_hir(&hir)
-        .map_err(|e| match e.size_limit() {
+    size_checked(&hir).map_err(|e| match e.size_limit() {
             Some(_) => rule_error(
                 &rule.id,
                 "`unless`: pattern is too big for the linear-time engine (compiled size over the per-rule limit)",
