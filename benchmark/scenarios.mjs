@@ -35,18 +35,7 @@ const TOOL_RESULT = Object.freeze({ isError: false, value: null, content: [{ typ
  * here, so a warning fails the run).
  */
 export function postExecuteListener(plugin) {
-  const listeners = {};
-  const ctx = {
-    on(event, listener) {
-      listeners[event] = listener;
-      return () => delete listeners[event];
-    },
-    logger: {
-      warn(message) {
-        throw new Error(`plugin warned during the benchmark: ${message}`);
-      },
-    },
-  };
+  const { ctx, listeners } = pluginContext();
   plugin.apply(ctx, { ...REPEAT_CONFIG, thresholds: [...REPEAT_CONFIG.thresholds] });
   const listener = listeners['tools/post-execute'];
   assert.equal(typeof listener, 'function', 'plugin registered no tools/post-execute listener');
@@ -97,8 +86,8 @@ export async function dshScenarios(plan, log) {
   return out;
 }
 
-/** The combined plugin's `tools/post-execute` listener with `config`. */
-export function combinedListener(config) {
+/** A DSH plugin context that records listeners and fails on a warning. */
+function pluginContext() {
   const listeners = {};
   const ctx = {
     on(event, listener) {
@@ -111,6 +100,12 @@ export function combinedListener(config) {
       },
     },
   };
+  return { ctx, listeners };
+}
+
+/** The combined plugin's `tools/post-execute` listener with `config`. */
+export function combinedListener(config) {
+  const { ctx, listeners } = pluginContext();
   combined.apply(ctx, combined.Config(config));
   return listeners['tools/post-execute'];
 }
