@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
+use crate::digest::xxh3_128;
 use regex::Regex;
-use xxhash_rust::xxh3::xxh3_128;
 
 use crate::canonical::canonicalize_arguments;
 use crate::config::RepeatConfig;

@@ -229,19 +229,23 @@ impl Engine {
         output: Option<&Output>,
         flagged: bool,
     ) -> Option<LoopAlarm> {
-        let loops = self.loops.as_mut()?;
-        let agent = call.agent_id?;
         let text = output.map(|o| join_lines(&o.texts)).unwrap_or_default();
-        loops.observe(
-            agent,
-            call.name,
-            call.arguments_json,
+        self.observe_outcome(
+            call,
             &LoopOutcome {
                 text: &text,
                 is_error: output.is_some_and(|o| o.is_error),
                 flagged,
             },
         )
+    }
+
+    /// [`Engine::observe_loop`] with the result already one text: a binding
+    /// that holds the texts owned need not build an [`Output`] (an
+    /// allocation on every call) to hand them over.
+    pub fn observe_outcome(&mut self, call: &Call, outcome: &LoopOutcome) -> Option<LoopAlarm> {
+        let loops = self.loops.as_mut()?;
+        loops.observe(call.agent_id?, call.name, call.arguments_json, outcome)
     }
 
     /// Before a call runs: refuse it when it would continue a loop already
@@ -307,11 +311,16 @@ impl Engine {
     }
 }
 
-fn join_lines<'a>(texts: &[&'a str]) -> std::borrow::Cow<'a, str> {
+/// A result's text blocks as the one text the rules and the loop detectors
+/// read: joined with `\n` (borrowed when there is one).
+pub fn join_lines<S: AsRef<str>>(texts: &[S]) -> std::borrow::Cow<'_, str> {
     match texts {
         [] => "".into(),
-        [one] => (*one).into(),
-        many => many.join("\n").into(),
+        [one] => one.as_ref().into(),
+        many => {
+            let parts: Vec<&str> = many.iter().map(AsRef::as_ref).collect();
+            parts.join("\n").into()
+        }
     }
 }
 

@@ -10,6 +10,7 @@
 pub mod canonical;
 pub mod chain;
 pub mod config;
+pub mod digest;
 pub mod engine;
 pub mod error;
 pub mod loops;

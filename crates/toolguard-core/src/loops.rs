@@ -36,15 +36,17 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::LazyLock;
 
+use aho_corasick::AhoCorasick;
 use memchr::memmem;
-use xxhash_rust::xxh3::xxh3_64;
 
 use crate::canonical::canonicalize_arguments;
 use crate::chain::{any_match, Wildcard};
 use crate::config::LoopsConfig;
+use crate::digest::xxh3_64;
 use crate::markers::shows_failure;
-use crate::normalize::{normalize_line, result_digest};
+use crate::normalize::{normalize_line, result_digest_with, LineMemo};
 
 /// What kind of loop an alarm is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -237,6 +239,8 @@ pub struct Loops {
     tools: HashMap<String, ToolInfo, NameHash>,
     key: String,
     line: String,
+    /// Normal forms of result lines seen, shared by every agent (bounded).
+    memo: LineMemo,
 }
 
 /// The detectors' thresholds, apart from the rest of the config so they can
@@ -324,6 +328,7 @@ impl Loops {
             tools: HashMap::default(),
             key: String::new(),
             line: String::new(),
+            memo: LineMemo::default(),
         }
     }
 
@@ -451,7 +456,15 @@ impl Loops {
         // when the call recurs. A first occurrence keeps the raw digest (and
         // compares by it); from the second on, results are normalised.
         let recurs = state.entries.iter().any(|e| e.call == call);
-        let mut entry = entry(&tool, call, arguments_json, outcome, recurs, &mut self.line);
+        let mut entry = entry(
+            &tool,
+            call,
+            arguments_json,
+            outcome,
+            recurs,
+            &mut self.line,
+            &mut self.memo,
+        );
         state.ordinal = state.ordinal.saturating_add(1);
         entry.ordinal = state.ordinal;
         if state.entries.len() == self.window {
@@ -801,6 +814,7 @@ fn entry(
     outcome: &LoopOutcome,
     recurs: bool,
     line: &mut String,
+    memo: &mut LineMemo,
 ) -> Entry {
     let text = outcome.text;
     let mut flags = 0;
@@ -823,7 +837,7 @@ fn entry(
     let raw = xxh3_64(text.as_bytes()) ^ u64::from(outcome.is_error);
     let result = if recurs {
         flags |= NORMALIZED;
-        result_digest(text, outcome.is_error, line)
+        result_digest_with(text, outcome.is_error, line, memo)
     } else {
         raw
     };
@@ -905,11 +919,9 @@ fn edge_lines(text: &str) -> impl Iterator<Item = &str> {
 
 /// An HTTP 4xx/5xx status line: `HTTP/1.1 404 Not Found` or `HTTP 404`.
 fn http_error(text: &str) -> Option<u16> {
-    // Most results hold no `HTTP` near their edges: one substring search
-    // each (one in all when the head is the whole text and holds the tail).
-    static HTTP: std::sync::LazyLock<memmem::Finder<'static>> =
-        std::sync::LazyLock::new(|| memmem::Finder::new("HTTP"));
-    let has = |s: &str| HTTP.find(s.as_bytes()).is_some();
+    // Most results hold no `HTTP` near their edges: one search each (one in
+    // all when the head is the whole text and holds the tail).
+    let has = |s: &str| has_http(s.as_bytes());
     let head = &text[..floor_char(text, text.len().min(4096))];
     let found = if head.len() == text.len() {
         has(text)
@@ -932,6 +944,25 @@ fn http_error(text: &str) -> Option<u16> {
     })
 }
 
+/// Whether `bytes` holds `HTTP`. This runs on every result the detectors
+/// see, so it looks for `H` first (one byte: about twice as fast as a
+/// substring search over text with few capitals) and falls back to the
+/// substring search once `H` has turned up a few times without `HTTP`.
+fn has_http(bytes: &[u8]) -> bool {
+    static HTTP: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new("HTTP"));
+    let mut at = 0;
+    for _ in 0..8 {
+        let Some(i) = memchr::memchr(b'H', &bytes[at..]) else {
+            return false;
+        };
+        if bytes[at + i..].starts_with(b"HTTP") {
+            return true;
+        }
+        at += i + 1;
+    }
+    HTTP.find(&bytes[at..]).is_some()
+}
+
 fn floor_char(text: &str, mut i: usize) -> usize {
     while !text.is_char_boundary(i) {
         i -= 1;
@@ -944,12 +975,86 @@ fn transient(text: &str) -> bool {
     if matches!(http_error(text), Some(429) | Some(503)) {
         return true;
     }
-    edge_lines(text).any(|line| {
-        let l = line.to_ascii_lowercase();
-        l.contains("too many requests")
-            || l.contains("rate limit")
-            || l.contains("rate_limit")
-            || l.contains("retry-after")
+    // One search of each edge (not one of each line): a phrase holds no line
+    // break, so it is on an edge line exactly when it is inside their span.
+    // A substring search per phrase: each skips ahead on the phrase's rare
+    // bytes (`q`, `y`, `_`, `-`), where one search for all four would stop at
+    // every `t` and `r`.
+    static PHRASES: LazyLock<[memmem::Finder<'static>; 4]> = LazyLock::new(|| {
+        [
+            "too many requests",
+            "rate limit",
+            "rate_limit",
+            "retry-after",
+        ]
+        .map(memmem::Finder::new)
+    });
+    let (head, tail) = edge_spans(text);
+    [head, tail].into_iter().any(|span| {
+        LOWER.with_borrow_mut(|buf| {
+            buf.clear();
+            buf.extend(span.bytes().map(|b| b.to_ascii_lowercase()));
+            PHRASES.iter().any(|p| p.find(buf).is_some())
+        })
+    })
+}
+
+/// The two spans [`edge_lines`] takes its lines from: the first 20 lines,
+/// and the whole lines of the last 400 bytes.
+fn edge_spans(text: &str) -> (&str, &str) {
+    let head_end = memchr::memchr_iter(b'\n', text.as_bytes())
+        .nth(19)
+        .unwrap_or(text.len());
+    let tail_start = (text.len().saturating_sub(400)..text.len())
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(text.len());
+    let tail = if tail_start == 0 {
+        ""
+    } else {
+        // The first line there is cut: it starts after the next line break.
+        text[tail_start..]
+            .find('\n')
+            .map_or("", |n| &text[tail_start + n + 1..])
+    };
+    (&text[..head_end], tail)
+}
+
+/// A case-insensitive (ASCII) searcher for any of `words`.
+/// A searcher for any of `words` (lowercase ASCII) in text lowercased by [`find_lower`].
+fn words(words: &[&str]) -> AhoCorasick {
+    AhoCorasick::new(words).expect("a few literal words always build")
+}
+
+thread_local! {
+    /// The lowercased chunk [`find_lower`] searches, reused from call to call.
+    static LOWER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Where the first of `words` (built by [`words`]) occurs in `hay[from..]`,
+/// ignoring ASCII case: a copy lowercased 4 KB at a time is searched, so the
+/// searcher's SIMD prefilter runs (a case-insensitive automaton goes byte by
+/// byte, ~13 instructions a byte) and a hit early in a long text costs
+/// little. A word's match ends soonest in the line of the leftmost one.
+fn find_lower(words: &AhoCorasick, hay: &str, from: usize) -> Option<usize> {
+    const CHUNK: usize = 4096;
+    // Longer than any word: a match across a chunk's end is in the next chunk.
+    const OVERLAP: usize = 32;
+    let bytes = hay.as_bytes();
+    LOWER.with_borrow_mut(|buf| {
+        let mut start = from;
+        while start < bytes.len() {
+            let end = (start + CHUNK).min(bytes.len());
+            buf.clear();
+            buf.extend(bytes[start..end].iter().map(u8::to_ascii_lowercase));
+            if let Some(m) = words.find(&buf[..]) {
+                return Some(start + m.start());
+            }
+            if end == bytes.len() {
+                break;
+            }
+            start = end - OVERLAP;
+        }
+        None
     })
 }
 
@@ -976,7 +1081,19 @@ const ERROR_WORDS: &[&str] = &[
 /// lines such as `==== FAILURES ====` skipped), else the first non-empty
 /// line of an output that has no such line.
 pub fn error_line(text: &str) -> Option<&str> {
-    if let Some(at) = text.rfind("Traceback (most recent call last):") {
+    // The last traceback: a forward (SIMD) search first, as most outputs
+    // have none and the reverse search goes a byte at a time.
+    const TRACEBACK: &str = "Traceback (most recent call last):";
+    static FIND: LazyLock<(memmem::Finder<'static>, memmem::FinderRev<'static>)> =
+        LazyLock::new(|| {
+            (
+                memmem::Finder::new(TRACEBACK),
+                memmem::FinderRev::new(TRACEBACK),
+            )
+        });
+    let bytes = text.as_bytes();
+    let last = FIND.0.find(bytes).and_then(|_| FIND.1.rfind(bytes));
+    if let Some(at) = last {
         let exception = text[at..]
             .lines()
             .skip(1)
@@ -986,15 +1103,26 @@ pub fn error_line(text: &str) -> Option<&str> {
             return exception;
         }
     }
+    // The next error word at or after a line's start, searched for again
+    // only once passed (an error word holds no line break, so it is in a
+    // line exactly when it is in its span).
+    static ERRORS: LazyLock<AhoCorasick> = LazyLock::new(|| words(ERROR_WORDS));
+    let next_word = |from: usize| find_lower(&ERRORS, text, from).unwrap_or(usize::MAX);
+    let mut word = next_word(0);
     let mut first = None;
-    for line in text.lines() {
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        let (line_start, line_end) = (start, start + line.len());
+        start = line_end;
         let t = line.trim();
         if t.is_empty() || is_banner(t) || is_harness_header(t) {
             continue;
         }
         first.get_or_insert(t);
-        let lower = t.to_ascii_lowercase();
-        if ERROR_WORDS.iter().any(|w| lower.contains(w)) || http_error(t).is_some() {
+        if word < line_start {
+            word = next_word(line_start);
+        }
+        if word < line_end || http_error(t).is_some() {
             return Some(t);
         }
     }
@@ -1617,6 +1745,69 @@ mod tests {
         assert_eq!(l.agents["a"].entries.len(), LoopsConfig::default().window);
     }
 
+    /// The searches over whole spans find what a search of each line finds
+    /// (the plain per-line forms are the reference).
+    #[test]
+    fn span_searches_match_the_per_line_forms() {
+        let texts = [
+            String::new(),
+            "HTTP/1.1 429 Too Many Requests".to_owned(),
+            "ok\nRate Limit reached\n".to_owned(),
+            format!("{}Retry-After: 5\n", "line\n".repeat(25)),
+            format!("{}Retry-After: 5\n{}", "line\n".repeat(25), "x".repeat(500)),
+            format!("{}\nrate limit\n{}", "y".repeat(390), "z\n".repeat(3)),
+            format!("é{}\nrate_limit", "w".repeat(400)),
+            format!("{}\r\nToo many requests\r\n", "a\r\n".repeat(19)),
+            "==== FAILURES ====\nAssertionError: boom\n".to_owned(),
+            "  \n[exit code: 1]\nfine\nCannot open x\nError: y".to_owned(),
+            "Exit code: 1\nWall time: 2s\nOutput:\nno ERROR here? yes".to_owned(),
+            "all good\nstill good".to_owned(),
+            "curl: (22) The requested URL returned error: 404\nHTTP/2 404".to_owned(),
+            // Words across the ends of the 4 KB chunks the search lowercases.
+            format!("{}DOES NOT EXIST", "a".repeat(4090)),
+            format!("{}\nok\n{}Rate_Limit", "b".repeat(4000), "c ".repeat(2078)),
+            format!("{}\n{}UnAbLe", "d\n".repeat(30), "e".repeat(8100)),
+        ];
+        for text in &texts {
+            let per_line = edge_lines(text).any(|line| {
+                let l = line.to_ascii_lowercase();
+                [
+                    "too many requests",
+                    "rate limit",
+                    "rate_limit",
+                    "retry-after",
+                ]
+                .iter()
+                .any(|w| l.contains(w))
+            });
+            assert_eq!(
+                transient(text),
+                per_line || matches!(http_error(text), Some(429 | 503)),
+                "{text:?}"
+            );
+            let reference = {
+                let mut first = None;
+                let mut found = None;
+                for line in text.lines() {
+                    let t = line.trim();
+                    if t.is_empty() || is_banner(t) || is_harness_header(t) {
+                        continue;
+                    }
+                    first.get_or_insert(t);
+                    let lower = t.to_ascii_lowercase();
+                    if ERROR_WORDS.iter().any(|w| lower.contains(w)) || http_error(t).is_some() {
+                        found = Some(t);
+                        break;
+                    }
+                }
+                found.or(first)
+            };
+            if !text.contains("Traceback") {
+                assert_eq!(error_line(text), reference, "{text:?}");
+            }
+        }
+    }
+
     #[test]
     fn error_lines_and_signatures() {
         assert_eq!(
@@ -1654,5 +1845,13 @@ mod tests {
         assert_eq!(http_error("HTTP/1.0 404 Not Found\r\nServer: x"), Some(404));
         assert_eq!(http_error("body\n\nHTTP 500\n"), Some(500));
         assert_eq!(http_error("HTTP 200\n"), None);
+        // `H` that is not `HTTP`, more often than the one-byte search's
+        // budget, before the status line: the substring search finds it.
+        let capitals = "Header Hello H H H H H H H HTT\n".repeat(3);
+        assert_eq!(
+            http_error(&format!("{capitals}HTTP/1.1 503 Busy\n")),
+            Some(503)
+        );
+        assert!(has_http(b"xHTTP") && !has_http(b"HTT") && !has_http(b"") && !has_http(b"HHTTHTT"));
     }
 }

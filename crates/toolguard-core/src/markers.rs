@@ -12,6 +12,12 @@
 /// `[status: <s>, exit code: N]`). Trailing blank lines and surrounding
 /// whitespace are ignored.
 pub fn shows_failure(text: &str) -> bool {
+    // Every marker line ends with `]`, and the last non-blank line holds the
+    // text's last non-blank character: most outputs are ruled out by it
+    // without splitting lines (this runs on every result the loop detectors see).
+    if !text.trim_end().ends_with(']') {
+        return false;
+    }
     for line in text.lines().rev().map(str::trim) {
         if line.is_empty() {
             continue;

@@ -26,7 +26,10 @@
 //! Plain numbers stay: a counter that moves (`loaded 3/5`, `RESTARTS 4`) is
 //! what makes a poll a poll and not a loop.
 
-use xxhash_rust::xxh3::xxh3_64;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::digest::xxh3_64;
 
 /// Outputs longer than this are digested by their first and last
 /// [`DIGEST_EDGE`] bytes plus their length: the cost per call stays bounded
@@ -37,14 +40,27 @@ pub const DIGEST_EDGE: usize = 32 * 1024;
 /// The order-insensitive digest of `text` after normalisation. `is_error`
 /// is folded in, so an error result never equals a success with the same text.
 pub fn result_digest(text: &str, is_error: bool, buf: &mut String) -> u64 {
+    result_digest_with(text, is_error, buf, &mut LineMemo::default())
+}
+
+/// [`result_digest`], remembering in `memo` what each line that needed
+/// normalising came to. A call that recurs mostly brings back lines seen
+/// before (the same test failures, a log's older lines): those cost a hash of
+/// the line and a lookup instead of the normaliser (~20 instructions a byte).
+pub fn result_digest_with(
+    text: &str,
+    is_error: bool,
+    buf: &mut String,
+    memo: &mut LineMemo,
+) -> u64 {
     let mut acc = Lines::default();
     if text.len() <= 2 * DIGEST_EDGE {
-        acc.add_text(text, buf);
+        acc.add_text(text, buf, memo);
     } else {
         let head = floor_boundary(text, DIGEST_EDGE);
         let tail = ceil_boundary(text, text.len() - DIGEST_EDGE);
-        acc.add_text(&text[..head], buf);
-        acc.add_text(&text[tail..], buf);
+        acc.add_text(&text[..head], buf, memo);
+        acc.add_text(&text[tail..], buf, memo);
         acc.lines = acc.lines.wrapping_add(text.len() as u64);
     }
     let mut out = acc.sum ^ acc.xor.rotate_left(29) ^ acc.lines.wrapping_mul(0x9E37_79B9_7F4A_7C15);
@@ -91,21 +107,72 @@ struct Lines {
     lines: u64,
 }
 
+/// Line digests already worked out: the XXH3 of a raw line that needed
+/// normalising → the XXH3 of its normal form (`None`: it normalises to
+/// nothing). Bounded: it starts over at [`LineMemo::MAX`] lines (~0.2 MB).
+#[derive(Debug, Default)]
+pub struct LineMemo {
+    lines: HashMap<u64, Option<u64>, BuildHasherDefault<DigestHasher>>,
+}
+
+impl LineMemo {
+    pub const MAX: usize = 4096;
+}
+
+/// The keys are XXH3 digests already: used as they are.
+#[derive(Default)]
+struct DigestHasher(u64);
+
+impl Hasher for DigestHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
 impl Lines {
-    fn add_text(&mut self, text: &str, buf: &mut String) {
-        for line in text.split('\n') {
+    fn add_text(&mut self, text: &str, buf: &mut String, memo: &mut LineMemo) {
+        // Line ends found by the SIMD search (`str::split` goes a word at a time).
+        let ends = memchr::memchr_iter(b'\n', text.as_bytes()).chain([text.len()]);
+        let mut start = 0;
+        for end in ends {
+            let line = &text[start..end];
+            start = end + 1;
             let plain = !line.bytes().any(|b| SPECIAL[b as usize]);
-            let normal = if plain {
-                line.trim_end()
+            let h = if plain {
+                let normal = line.trim_end();
+                if normal.is_empty() {
+                    continue;
+                }
+                xxh3_64(normal.as_bytes())
             } else {
-                buf.clear();
-                normalize_line(line, buf);
-                buf.trim_end()
+                let key = xxh3_64(line.as_bytes());
+                let known = memo.lines.get(&key).copied();
+                let h = known.unwrap_or_else(|| {
+                    buf.clear();
+                    normalize_line(line, buf);
+                    let normal = buf.trim_end();
+                    let h = (!normal.is_empty()).then(|| xxh3_64(normal.as_bytes()));
+                    if memo.lines.len() >= LineMemo::MAX {
+                        memo.lines.clear();
+                    }
+                    memo.lines.insert(key, h);
+                    h
+                });
+                match h {
+                    Some(h) => h,
+                    None => continue,
+                }
             };
-            if normal.is_empty() {
-                continue;
-            }
-            let h = xxh3_64(normal.as_bytes());
             // Sum and xor of the line hashes: order-insensitive, and a line
             // repeated twice does not cancel out (the sum sees it).
             self.sum = self.sum.wrapping_add(h);
@@ -166,13 +233,21 @@ pub fn normalize_line(line: &str, out: &mut String) {
             }
         }
         if is_word(b) && word_start {
-            let end = run(bytes, i, is_word);
-            if b.is_ascii_hexdigit() {
-                let replaced = if let Some(e) = uuid_at(bytes, i) {
+            let end = word_end(bytes, i);
+            // A word starting with a hex letter can only be a UUID (its first
+            // group is a word of 8) or a hex id (7 or more): most words are
+            // ruled out by their length before any closer look.
+            if b.is_ascii_hexdigit() && (b.is_ascii_digit() || end - i >= 7) {
+                let replaced = if let Some(e) = (end - i == 8).then(|| uuid_at(bytes, i)).flatten()
+                {
                     Some((e, "<uuid>"))
                 } else if !b.is_ascii_digit() {
                     is_hex_id(&line[i..end]).then_some((end, "<hex>"))
-                } else if let Some(e) = timestamp_at(bytes, i) {
+                } else if let Some(e) = matches!(bytes.get(end), Some(b'-' | b':'))
+                    .then(|| timestamp_at(bytes, i))
+                    .flatten()
+                {
+                    // A date's first word is its year, a time's its hour.
                     Some((e, "<time>"))
                 } else if let Some(e) = duration_at(bytes, i) {
                     Some((e, "<dur>"))
@@ -219,6 +294,9 @@ fn number_end(bytes: &[u8], i: usize) -> Option<usize> {
 /// A key whose number is a measured time (`duration_ms: 0.25`, `elapsed 3.1`).
 fn is_timing_word(word: &str) -> bool {
     let b = word.as_bytes();
+    if b.len() < 4 {
+        return false;
+    }
     let starts = |p: &[u8]| b.len() >= p.len() && b[..p.len()].eq_ignore_ascii_case(p);
     starts(b"duration")
         || starts(b"elapsed")
@@ -227,7 +305,27 @@ fn is_timing_word(word: &str) -> bool {
 }
 
 fn is_word(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
+    WORD[b as usize]
+}
+
+/// Word bytes: ASCII letters, digits and `_`.
+const WORD: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric() || b == b'_';
+        c += 1;
+    }
+    t
+};
+
+/// The end of the word starting at `i` (one table lookup a byte).
+fn word_end(bytes: &[u8], i: usize) -> usize {
+    bytes[i..]
+        .iter()
+        .position(|&b| !WORD[b as usize])
+        .map_or(bytes.len(), |n| i + n)
 }
 
 fn run(bytes: &[u8], mut i: usize, f: impl Fn(u8) -> bool) -> usize {
@@ -525,6 +623,37 @@ mod tests {
         );
         assert_eq!(norm("HTTP/1.0 404 Not Found\r"), "HTTP/1.0 404 Not Found");
         assert_eq!(norm("..FFF   [100%]"), "..FFF   [100%]", "no bar run");
+    }
+
+    #[test]
+    fn a_memo_gives_the_digests_it_saves_work_on() {
+        // Lines that normalise (digits, ANSI, temp paths, CR overdraw, lines
+        // that normalise to nothing), seen again with changes around them.
+        let texts = [
+            "12 passed in 0.35s\nFAILED t.py::case_1 - assert 2 == 1\n",
+            "11 passed in 0.41s\nFAILED t.py::case_1 - assert 2 == 1\nFAILED t.py::case_2\n",
+            "\u{1b}[31m3 failed\u{1b}[0m\r\n/tmp/tmpa1b2c3/x.py:3\n\r\n \r",
+            "\u{1b}[31m3 failed\u{1b}[0m\r\n/tmp/tmpz9y8x7/x.py:3\n",
+            "plain line\nanother plain line",
+        ];
+        let mut memo = LineMemo::default();
+        let mut buf = String::new();
+        for round in 0..3 {
+            for text in texts {
+                for is_error in [false, true] {
+                    let fresh = result_digest(text, is_error, &mut buf);
+                    let memoised = result_digest_with(text, is_error, &mut buf, &mut memo);
+                    assert_eq!(memoised, fresh, "round {round}: {text:?}");
+                }
+            }
+        }
+        assert!(!memo.lines.is_empty() && memo.lines.len() < 20);
+        // Bounded: it starts over when full.
+        let many: String = (0..LineMemo::MAX + 10)
+            .map(|i| format!("line {i}\n"))
+            .collect();
+        result_digest_with(&many, false, &mut buf, &mut memo);
+        assert!(memo.lines.len() <= LineMemo::MAX);
     }
 
     #[test]
