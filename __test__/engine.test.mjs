@@ -284,6 +284,34 @@ test('with scanValue, failure markers of the text still keep when:success rules 
   assert.equal(engine.observe({ name: 'bash', argumentsJson: '{}' }, result), null);
 });
 
+test('a string result of a tool that is not scanned reaches the loop detectors as its object form does', () => {
+  // Such a text is read for the loop digest alone, through a reused buffer
+  // (short) or the general reader (long): both must see what the object gives.
+  const asObject = new GuardEngine({ loops: {} });
+  const asString = new GuardEngine({ loops: {} });
+  const texts = [
+    'line one\nline two',
+    'naïve café ✓ 中文 😀\n',
+    'lone \ud800 surrogate',
+    'x'.repeat(20000),
+    'HTTP/1.1 404 Not Found\n\n{}',
+    'boom\n[exit code: 2]',
+  ];
+  for (const [k, text] of texts.entries()) {
+    const exec = (i) => ({ name: 'read_file', agentId: 'a', argumentsJson: JSON.stringify({ path: `f${k}`, i: text.startsWith('HTTP') || text.startsWith('boom') ? i : 0 }) });
+    for (let i = 0; i < 4; i++) {
+      const a = asObject.observe(exec(i), { content: [{ type: 'text', text }] });
+      const b = asString.observe(exec(i), text);
+      assert.deepEqual(b, a, `text ${k}, call ${i}`);
+      if (i === 3) assert.ok(b?.loop, `text ${k}: the fourth call loops (${JSON.stringify(b)})`);
+    }
+  }
+  assert.deepEqual(asString.chainState('a'), asObject.chainState('a'));
+  assert.throws(() => asString.observe({ name: 'read_file', agentId: 'a', argumentsJson: '{}' }, 42), {
+    message: 'toolguard: result must be an object or a string (got number)',
+  });
+});
+
 test('reset and forget name a non-string agentId', () => {
   const engine = new GuardEngine();
   assert.throws(() => engine.reset(1), { message: 'toolguard: agentId must be a string (got number)' });

@@ -11,13 +11,14 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use toolguard_core::chain::Reminder;
 use toolguard_core::config::{Config, ConfigValue};
-use toolguard_core::engine::{Call, Engine, FailureAction, Output, Scanner, Verdict};
-use toolguard_core::loops::LoopAlarm;
+use toolguard_core::engine::{join_lines, Call, Engine, FailureAction, Output, Scanner, Verdict};
+use toolguard_core::loops::{LoopAlarm, LoopOutcome};
 
 use crate::errors::{core_error, guarded, invalid, test_panic_point, PanicPoint};
 use crate::fast_path::registry;
 use crate::js_input::{
-    agent_id_argument, arguments_json, expect_object, read_result, string_property, ResultParts,
+    agent_id_argument, arguments_json, expect_object, read_result, string_property,
+    with_short_string, ResultParts,
 };
 use crate::options::to_config_value;
 use crate::verdict::{
@@ -307,6 +308,34 @@ impl GuardEngine {
         };
         let loops = loops && agent_id.is_some();
         let scanned = scanner.scans(&name);
+        // A plain-string result read for the loop detectors alone goes to
+        // them now, from a reused buffer: nothing else needs its text (no
+        // scan, so nothing can flag it either).
+        if loops && !scanned {
+            if let Some(result) = result {
+                let alarm = with_short_string(result, |text| {
+                    self.engine.borrow_mut().observe_outcome(
+                        &call,
+                        &LoopOutcome {
+                            text,
+                            is_error: false,
+                            flagged: false,
+                        },
+                    )
+                })?;
+                if let Some(loop_alarm) = alarm {
+                    return Ok(Pending {
+                        scanner,
+                        name,
+                        reminder,
+                        scanned,
+                        parts: None,
+                        loop_input: None,
+                        loop_alarm,
+                    });
+                }
+            }
+        }
         let parts = match result {
             // With loops on every tool's result is read (digested in Rust).
             Some(result) if scanned || loops => Some(read_result(
@@ -314,6 +343,7 @@ impl GuardEngine {
                 result,
                 scanned && scanner.scans_value(),
                 loops,
+                scanned,
                 sources,
             )?),
             _ => None,
@@ -354,22 +384,27 @@ impl GuardEngine {
         input: &LoopInput,
         flagged: bool,
     ) -> Option<LoopAlarm> {
-        let output = parts.map(|parts| Output {
-            is_error: parts.is_error,
-            texts: match (parts.texts.is_empty(), parts.value_json.as_deref()) {
-                (true, Some(json)) => vec![json],
-                _ => parts.texts.iter().map(String::as_str).collect(),
+        let (text, is_error) = match parts {
+            // A result with no text block stands for its value's JSON.
+            Some(parts) => match (parts.texts.is_empty(), parts.value_json.as_deref()) {
+                (true, Some(json)) => (json.into(), parts.is_error),
+                _ => (join_lines(&parts.texts), parts.is_error),
             },
-            value_json: None,
-        });
+            None => ("".into(), false),
+        };
         let call = Call {
             agent_id: Some(&input.agent_id),
             name,
             arguments_json: &input.arguments_json,
         };
-        self.engine
-            .borrow_mut()
-            .observe_loop(&call, output.as_ref(), flagged)
+        self.engine.borrow_mut().observe_outcome(
+            &call,
+            &LoopOutcome {
+                text: &text,
+                is_error,
+                flagged,
+            },
+        )
     }
 }
 

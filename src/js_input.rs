@@ -65,19 +65,21 @@ pub fn string_property(object: &Object, key: &str, at: &str) -> Result<Option<St
     }
 }
 
-/// `string_property` that also gives the string's JS value and whether it
-/// may have had lone surrogates (see `read_js_string`). `at` names the
-/// property in an error (built only then: it costs an allocation per block).
+/// `string_property` that also gives the string's JS value and, with
+/// `check_lossy`, whether it may have had lone surrogates (see
+/// `read_js_text`). `at` names the property in an error (built only then: it
+/// costs an allocation per block).
 pub fn text_property(
     object: &Object,
     key: &str,
+    check_lossy: bool,
     at: impl FnOnce() -> String,
 ) -> Result<Option<(String, napi::sys::napi_value, bool)>> {
     let value: Unknown = object.get_named_property_unchecked(key)?;
     match value.get_type()? {
         ValueType::Undefined => Ok(None),
         ValueType::String => {
-            let (text, lossy) = read_js_string(&value)?;
+            let (text, lossy) = read_js_text(&value, check_lossy)?;
             Ok(Some((text, value.value().value, lossy)))
         }
         _ => Err(invalid(format!(
@@ -151,18 +153,24 @@ pub fn json_stringify(env: &Env, value: Unknown, at: &str) -> Result<String> {
 pub struct ResultParts {
     pub is_error: bool,
     pub texts: Vec<String>,
-    /// A text had lone surrogates (U+FFFD in `texts`).
+    /// A text had lone surrogates (U+FFFD in `texts`); only found out when
+    /// read with `check_lossy` (else `false`).
     pub lossy: bool,
     pub value_json: Option<String>,
 }
 
 /// Read a result's parts. `error_texts`: read the texts of an error result
 /// too (the loop detectors compare them; the scan never reads them).
+/// `for_verdict`: the texts may go into a verdict (the result is scanned), so
+/// record their JS values in `sources` and find out whether they had lone
+/// surrogates; a result read for the loop detectors' digest alone needs
+/// neither (a pass over the text and an allocation, on every call).
 pub fn read_result(
     env: &Env,
     result: &Unknown,
     scan_value: bool,
     error_texts: bool,
+    for_verdict: bool,
     sources: &mut Vec<napi::sys::napi_value>,
 ) -> Result<ResultParts> {
     match result.get_type()? {
@@ -178,8 +186,10 @@ pub fn read_result(
         // no property to read, where an object costs one N-API lookup each
         // (isError, text, content, its block, the block's type and text).
         ValueType::String => {
-            let (text, lossy) = read_js_string(result)?;
-            sources.push(result.value().value);
+            let (text, lossy) = read_js_text(result, for_verdict)?;
+            if for_verdict {
+                sources.push(result.value().value);
+            }
             return Ok(ResultParts {
                 is_error: false,
                 texts: vec![text],
@@ -219,10 +229,12 @@ pub fn read_result(
         });
     }
     if let Some((text, source, replaced)) =
-        text_property(&result, "text", || "result.text".to_owned())?
+        text_property(&result, "text", for_verdict, || "result.text".to_owned())?
     {
         texts.push(text);
-        sources.push(source);
+        if for_verdict {
+            sources.push(source);
+        }
         lossy |= replaced;
     }
     let content: Unknown = result.get_named_property_unchecked("content")?;
@@ -245,10 +257,14 @@ pub fn read_result(
                     continue;
                 }
                 if let Some((text, source, replaced)) =
-                    text_property(&block, "text", || format!("result.content[{i}].text"))?
+                    text_property(&block, "text", for_verdict, || {
+                        format!("result.content[{i}].text")
+                    })?
                 {
                     texts.push(text);
-                    sources.push(source);
+                    if for_verdict {
+                        sources.push(source);
+                    }
                     lossy |= replaced;
                 }
             }
@@ -333,6 +349,12 @@ pub fn read_js_str<'b>(
 
 /// [`read_js_str`] for a value known to be a string, without the short path.
 pub fn read_js_string(value: &Unknown) -> Result<(String, bool)> {
+    read_js_text(value, true)
+}
+
+/// [`read_js_string`]; without `check_lossy` a short text is not searched
+/// for U+FFFD and `false` is returned (a long one's transcoder finds out for free).
+fn read_js_text(value: &Unknown, check_lossy: bool) -> Result<(String, bool)> {
     let raw = value.value();
     let mut len = 0usize;
     // SAFETY: a null buffer asks only for the length (O(1) for V8).
@@ -351,7 +373,9 @@ pub fn read_js_string(value: &Unknown) -> Result<(String, bool)> {
         return Ok((text, lossy));
     }
     if len < UTF16_CROSSING_MIN {
-        return read_short_utf8(value, len);
+        let text = read_short_utf8(value, len)?;
+        let lossy = check_lossy && has_replacement(&text);
+        return Ok((text, lossy));
     }
     let mut units: Vec<u16> = Vec::with_capacity(len + 1);
     let mut written = 0usize;
@@ -383,12 +407,75 @@ fn has_replacement(text: &str) -> bool {
     !text.is_ascii() && text.contains('\u{FFFD}')
 }
 
+thread_local! {
+    /// The buffer [`with_short_string`] writes into, reused from call to call.
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Run `f` on a JS string value shorter than [`UTF16_CROSSING_MIN`] units,
+/// written as UTF-8 into a buffer this thread reuses: for a text needed only
+/// for the length of one Rust call (a result the loop detectors digest and
+/// nothing keeps). Against [`read_result`] it saves a type check (the length
+/// query answers `napi_string_expected` for a value that is not a string),
+/// two allocations and the free of a buffer of three bytes a unit, on every
+/// call. `None` (and `f` not run) when the value is not a string or is longer.
+pub fn with_short_string<R>(value: &Unknown, f: impl FnOnce(&str) -> R) -> Result<Option<R>> {
+    let raw = value.value();
+    let mut len = 0usize;
+    // SAFETY: a null buffer asks only for the length (O(1) for V8).
+    let status = unsafe {
+        napi::sys::napi_get_value_string_utf16(
+            raw.env,
+            raw.value,
+            std::ptr::null_mut(),
+            0,
+            &mut len,
+        )
+    };
+    if status != napi::sys::Status::napi_ok || len >= UTF16_CROSSING_MIN {
+        return Ok(None);
+    }
+    // `f` runs no JavaScript, so the buffer cannot be in use meanwhile.
+    let Ok(mut buf) = SCRATCH.try_with(|s| s.take()) else {
+        return Ok(None);
+    };
+    let capacity = 3 * len + 1;
+    buf.clear();
+    buf.reserve(capacity);
+    let mut written = 0usize;
+    // SAFETY: the buffer holds `capacity` bytes; N-API writes at most that
+    // many (whole characters, then a NUL) and reports how many it wrote.
+    let status = unsafe {
+        napi::sys::napi_get_value_string_utf8(
+            raw.env,
+            raw.value,
+            buf.as_mut_ptr().cast(),
+            capacity,
+            &mut written,
+        )
+    };
+    if status != napi::sys::Status::napi_ok {
+        return Err(Error::new(
+            Status::GenericFailure,
+            "toolguard: could not read a string",
+        ));
+    }
+    // SAFETY: N-API initialised `written` (< capacity) bytes of valid UTF-8.
+    let answer = unsafe {
+        buf.set_len(written.min(capacity - 1));
+        f(std::str::from_utf8_unchecked(&buf))
+    };
+    // Its capacity stays below 3 * UTF16_CROSSING_MIN + 1 bytes (24 KB).
+    let _ = SCRATCH.try_with(|s| s.replace(buf));
+    Ok(Some(answer))
+}
+
 /// A string of `len` UTF-16 units (< [`UTF16_CROSSING_MIN`]) as UTF-8 in one
 /// V8 pass: a unit takes at most 3 UTF-8 bytes, so a buffer of `3 * len + 1`
 /// holds it all and the measuring pass napi-rs's `String` conversion makes
 /// first is not needed. N-API writes valid UTF-8 (lone surrogates as
 /// U+FFFD, whole characters only), which napi-rs's own conversion relies on too.
-fn read_short_utf8(value: &Unknown, len: usize) -> Result<(String, bool)> {
+fn read_short_utf8(value: &Unknown, len: usize) -> Result<String> {
     let raw = value.value();
     let capacity = 3 * len + 1;
     let mut bytes: Vec<u8> = Vec::with_capacity(capacity);
@@ -415,8 +502,7 @@ fn read_short_utf8(value: &Unknown, len: usize) -> Result<(String, bool)> {
         bytes.set_len(written.min(capacity - 1));
         String::from_utf8_unchecked(bytes)
     };
-    let lossy = has_replacement(&text);
-    Ok((text, lossy))
+    Ok(text)
 }
 
 /// Write the canonical form of `JSON.stringify(value)` for a plain object
