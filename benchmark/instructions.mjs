@@ -9,7 +9,7 @@
 // addons (give a path to load another build through NAPI_RS_NATIVE_LIBRARY_PATH)
 // against the warm-up-only run (`<scenario> --warmup-only`) to subtract start-up.
 // `loops-<case>-on|off`: the combined DSH listener of the `loops` bench group
-// (cases bash-200B, bash-4KB, read-2KB, mix), loops on vs `loops: false`;
+// (cases bash-200B, bash-4KB, read-2KB, mix, retest), loops on vs `loops: false`;
 // the JavaScript around the engine call is the same for both, so counting
 // only inside the engine call compares them well:
 //   valgrind --tool=callgrind --toggle-collect='*observe_c_callback*' …
@@ -36,7 +36,7 @@ if (scenario?.startsWith('loops-')) {
   // Imported only here: it loads the DSH plugins, whose start-up the other
   // scenarios' warm-up-only baseline should not carry.
   const { LOOP_CASES, combinedListener } = await import('./scenarios.mjs');
-  const ids = ['bash-200B', 'bash-4KB', 'read-2KB', 'mix'];
+  const ids = ['bash-200B', 'bash-4KB', 'read-2KB', 'mix', 'retest'];
   ids.forEach((id, k) => {
     const calls = Array.from({ length: 64 }, (_, i) => LOOP_CASES[k][1](i));
     for (const on of [true, false]) {

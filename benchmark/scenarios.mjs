@@ -127,11 +127,23 @@ export const LOOP_CASES = (() => {
     arguments: { path: `src/module_${i}.py`, old_string: `return x + ${i}`, new_string: `return x - ${i}` },
     result: { isError: false, value: null, content: [{ type: 'text', text: `Edited src/module_${i}.py: 1 replacement` }] },
   });
+  // The same test command after each edit, its output changing (one failure
+  // fewer each run): the call recurs, so its result is normalised every time.
+  const retest = (i) => {
+    const failing = 64 - (i % 64);
+    const lines = Array.from({ length: failing }, (_, k) => `FAILED tests/test_m.py::test_case_${k} - assert ${k + 1} == ${k}`);
+    return {
+      name: 'bash',
+      arguments: { command: 'pytest -q tests' },
+      result: { isError: false, value: null, content: [{ type: 'text', text: `${'.'.repeat(104 - failing)}${'F'.repeat(failing)}\n${lines.join('\n')}\n${failing} failed, ${104 - failing} passed in 0.${(i * 7) % 100}s\n[exit code: 1]` }] },
+    };
+  };
   return [
     ['bash, ~200 B output', (i) => shell(i, 200)],
     ['bash, 4 KB output', (i) => shell(i, 4096)],
     ['read_file, ~2 KB', read],
     ['session mix (bash, read, edit)', (i) => [shell(i, 600), read(i), edit(i)][i % 3]],
+    ['edit, then the same failing tests again (~3 KB, changing)', (i) => (i % 2 ? retest(i >> 1) : edit(i >> 1))],
   ];
 })();
 
@@ -139,8 +151,10 @@ export const LOOP_CASES = (() => {
  * What the loop detectors cost: the combined `toolguard/dsh` listener with
  * loops on (the default) vs `loops: false`, on the same calls and results. A
  * session-like mix: shell calls with ~200 B and 4 KB outputs, file reads of
- * ~2 KB, an edit; a 64-call pattern in which nothing loops (so both subjects
- * produce no notice and the cost is the detectors' bookkeeping alone).
+ * ~2 KB, an edit; edits each followed by the same failing test run, whose
+ * output changes (the recurring call whose result is normalised every time);
+ * a 64-call pattern in which nothing loops (so both subjects produce no
+ * notice and the cost is the detectors' bookkeeping alone).
  * Target: loops on ≤ 1.2× loops off per call.
  */
 export async function loopScenarios(plan, log) {
