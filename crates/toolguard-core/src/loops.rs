@@ -1031,19 +1031,22 @@ thread_local! {
 }
 
 /// Where the first of `words` (built by [`words`]) occurs in `hay[from..]`,
-/// ignoring ASCII case: a copy lowercased 4 KB at a time is searched, so the
-/// searcher's SIMD prefilter runs (a case-insensitive automaton goes byte by
-/// byte, ~13 instructions a byte) and a hit early in a long text costs
-/// little. A word's match ends soonest in the line of the leftmost one.
+/// ignoring ASCII case: a lowercased copy is searched, so the searcher's
+/// SIMD prefilter runs (a case-insensitive automaton goes byte by byte, ~13
+/// instructions a byte). The copy is made in chunks that double from 256
+/// bytes to 4 KB, so a hit early in a long text costs little. A word's
+/// match ends soonest in the line of the leftmost one.
 fn find_lower(words: &AhoCorasick, hay: &str, from: usize) -> Option<usize> {
-    const CHUNK: usize = 4096;
+    const FIRST_CHUNK: usize = 256;
+    const MAX_CHUNK: usize = 4096;
     // Longer than any word: a match across a chunk's end is in the next chunk.
     const OVERLAP: usize = 32;
     let bytes = hay.as_bytes();
     LOWER.with_borrow_mut(|buf| {
         let mut start = from;
+        let mut chunk = FIRST_CHUNK;
         while start < bytes.len() {
-            let end = (start + CHUNK).min(bytes.len());
+            let end = (start + chunk).min(bytes.len());
             buf.clear();
             buf.extend(bytes[start..end].iter().map(u8::to_ascii_lowercase));
             if let Some(m) = words.find(&buf[..]) {
@@ -1053,6 +1056,7 @@ fn find_lower(words: &AhoCorasick, hay: &str, from: usize) -> Option<usize> {
                 break;
             }
             start = end - OVERLAP;
+            chunk = (chunk * 2).min(MAX_CHUNK);
         }
         None
     })
@@ -1763,7 +1767,10 @@ mod tests {
             "Exit code: 1\nWall time: 2s\nOutput:\nno ERROR here? yes".to_owned(),
             "all good\nstill good".to_owned(),
             "curl: (22) The requested URL returned error: 404\nHTTP/2 404".to_owned(),
-            // Words across the ends of the 4 KB chunks the search lowercases.
+            // Words across the ends of the chunks the search lowercases
+            // (256 bytes, then twice as long each time up to 4 KB).
+            format!("{}Invalid", "x".repeat(252)),
+            format!("{}FaTaL", "y".repeat(256 + 512 - 32 - 2)),
             format!("{}DOES NOT EXIST", "a".repeat(4090)),
             format!("{}\nok\n{}Rate_Limit", "b".repeat(4000), "c ".repeat(2078)),
             format!("{}\n{}UnAbLe", "d\n".repeat(30), "e".repeat(8100)),
