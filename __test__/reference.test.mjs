@@ -992,6 +992,16 @@ describe('differential: native GuardEngine vs reference', () => {
   // Chains advance in call order "whatever order their scans finish in".
   it('observeAsync agrees with many calls pending at once', { skip }, () => observeAsyncBoth(true));
 
+  it('a rule switched off needs only its id, in both engines', { skip }, () => {
+    // README "Rules": `{ id, action: 'off' }` switches a built-in off.
+    const config = { loudFailure: { rules: [{ id: 'make-error', action: 'off' }] } };
+    const exec = { name: 'bash', agentId: 'a', argumentsJson: '{"command":"make"}' };
+    const output = { text: 'cc -c x.c\nmake: *** [Makefile:3: x.o] Error 1\n[exit code: 0]' };
+    const verdicts = [new GuardEngine(config), new native.GuardEngine(config)].map((engine) => normalize(engine.observe(exec, output)));
+    assert.deepEqual(verdicts[0], verdicts[1]);
+    assert.ok(!JSON.stringify(verdicts[1] ?? {}).includes('make-error'), JSON.stringify(verdicts[1]));
+  });
+
   it('config errors: both engines reject the same configs with the same message', { skip }, () => {
     const bad = [
       'x',
@@ -1009,6 +1019,9 @@ describe('differential: native GuardEngine vs reference', () => {
       { loudFailure: { rules: [{ id: 'r', pattern: 'x', action: 'error', message: 'm', unless: '' }] } },
       { loudFailure: { rules: [{ id: 'r', pattern: 'x', action: 'error', message: 'm', unless: '(' }] } },
       { loudFailure: { rules: [{ id: 'r', pattern: 'x', action: 'error', message: 'm', flag: 'i' }] } },
+      { loudFailure: { rules: [{ id: 'r', pattern: '', action: 'error', message: 'm' }] } },
+      { loudFailure: { rules: [{ id: 'r', action: 'error', message: 'm' }] } },
+      { loudFailure: { rules: [{ id: 'r', pattern: 'x', action: 'error' }] } },
     ];
     for (const config of bad) {
       let message;

@@ -118,9 +118,12 @@ function ruleFromValue(value: unknown, index: number): ResolvedRule {
     if (got === undefined && fallback !== undefined) return fallback;
     throw invalid(`${field(key)} must be a string (got ${kindOf(got)})`);
   };
-  const pattern = string('pattern');
+  // A rule switched off needs only its id (config.rs `rule_from_value`).
+  const optional = value.action === 'off' ? '' : undefined;
+  const pattern = string('pattern', optional);
+  if (pattern === '' && optional === undefined) throw invalid(`${field('pattern')} must not be empty`);
   const flags = string('flags', '');
-  const message = string('message');
+  const message = string('message', optional);
   const action = string('action');
   if (action !== 'error' && action !== 'context' && action !== 'off') {
     throw invalid(`${field('action')} must be 'error', 'context' or 'off' (got ${rustDebugString(action)})`);

@@ -73,8 +73,10 @@ function checkFlags(flags: string): string | undefined {
  */
 export function compileRule(rule: ResolvedRule): CompiledRule {
   const { id, pattern, flags, message } = rule;
+  // A built-in switched off by id alone: nothing to compile or run (rules/mod.rs `check_rule_sized`).
+  if (rule.action === 'off' && pattern === '') return { id, action: 'off', when: rule.when, message, regex: /$^/ };
   if (id === '') throw ruleError('(empty id)', '`id` must not be empty');
-  if (trimLikeRust(message) === '') throw ruleError(id, '`message` must not be empty');
+  if (trimLikeRust(message) === '' && rule.action !== 'off') throw ruleError(id, '`message` must not be empty');
   const flagError = checkFlags(flags);
   if (flagError !== undefined) throw ruleError(id, flagError);
   let regex: RegExp;
