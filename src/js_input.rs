@@ -439,32 +439,7 @@ pub fn with_short_string<R>(value: &Unknown, f: impl FnOnce(&str) -> R) -> Resul
     let Ok(mut buf) = SCRATCH.try_with(|s| s.take()) else {
         return Ok(None);
     };
-    let capacity = 3 * len + 1;
-    buf.clear();
-    buf.reserve(capacity);
-    let mut written = 0usize;
-    // SAFETY: the buffer holds `capacity` bytes; N-API writes at most that
-    // many (whole characters, then a NUL) and reports how many it wrote.
-    let status = unsafe {
-        napi::sys::napi_get_value_string_utf8(
-            raw.env,
-            raw.value,
-            buf.as_mut_ptr().cast(),
-            capacity,
-            &mut written,
-        )
-    };
-    if status != napi::sys::Status::napi_ok {
-        return Err(Error::new(
-            Status::GenericFailure,
-            "toolguard: could not read a string",
-        ));
-    }
-    // SAFETY: N-API initialised `written` (< capacity) bytes of valid UTF-8.
-    let answer = unsafe {
-        buf.set_len(written.min(capacity - 1));
-        f(std::str::from_utf8_unchecked(&buf))
-    };
+    let answer = f(write_short_utf8(value, len, &mut buf)?);
     // Its capacity stays below 3 * UTF16_CROSSING_MIN + 1 bytes (24 KB).
     let _ = SCRATCH.try_with(|s| s.replace(buf));
     Ok(Some(answer))
@@ -476,9 +451,20 @@ pub fn with_short_string<R>(value: &Unknown, f: impl FnOnce(&str) -> R) -> Resul
 /// first is not needed. N-API writes valid UTF-8 (lone surrogates as
 /// U+FFFD, whole characters only), which napi-rs's own conversion relies on too.
 fn read_short_utf8(value: &Unknown, len: usize) -> Result<String> {
+    let mut bytes = Vec::new();
+    write_short_utf8(value, len, &mut bytes)?;
+    // SAFETY: `write_short_utf8` leaves in `bytes` exactly the valid UTF-8
+    // N-API wrote.
+    Ok(unsafe { String::from_utf8_unchecked(bytes) })
+}
+
+/// Write a string of `len` UTF-16 units as UTF-8 into `bytes` (cleared
+/// first, grown to `3 * len + 1`), in one V8 pass; the text written.
+fn write_short_utf8<'b>(value: &Unknown, len: usize, bytes: &'b mut Vec<u8>) -> Result<&'b str> {
     let raw = value.value();
     let capacity = 3 * len + 1;
-    let mut bytes: Vec<u8> = Vec::with_capacity(capacity);
+    bytes.clear();
+    bytes.reserve(capacity);
     let mut written = 0usize;
     // SAFETY: the buffer holds `capacity` bytes; N-API writes at most that
     // many (whole characters, then a NUL) and reports how many it wrote.
@@ -498,11 +484,10 @@ fn read_short_utf8(value: &Unknown, len: usize) -> Result<String> {
         ));
     }
     // SAFETY: N-API initialised `written` (< capacity) bytes of valid UTF-8.
-    let text = unsafe {
+    unsafe {
         bytes.set_len(written.min(capacity - 1));
-        String::from_utf8_unchecked(bytes)
-    };
-    Ok(text)
+        Ok(std::str::from_utf8_unchecked(bytes))
+    }
 }
 
 /// Write the canonical form of `JSON.stringify(value)` for a plain object

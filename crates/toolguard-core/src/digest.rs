@@ -2,6 +2,9 @@
 //! keeps: XXH3, 128-bit for a repeat chain's key and 64-bit for the loop
 //! window. These digests are saved (`chainState`, the hook's state files), so
 //! the algorithm is part of the state format: the tests pin known values.
+//! Also the one fast hasher of the engine's in-memory maps ([`FastHash`]).
+
+use std::hash::{BuildHasherDefault, Hasher};
 
 use twox_hash::{XxHash3_128, XxHash3_64};
 
@@ -13,6 +16,47 @@ pub fn xxh3_64(bytes: &[u8]) -> u64 {
 /// XXH3-128 of `bytes`.
 pub fn xxh3_128(bytes: &[u8]) -> u128 {
     XxHash3_128::oneshot(bytes)
+}
+
+/// Hash maps keyed by what no model chose: agent ids and tool names from the
+/// host, digests already mixed, text windows the scanner looks up on every
+/// prefilter hit. A multiply per word (FxHash's) costs a fraction of SipHash
+/// on keys this short.
+pub type FastHash = BuildHasherDefault<FxHasher>;
+
+#[derive(Default)]
+pub struct FxHasher(u64);
+
+const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl FxHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(K);
+    }
+}
+
+impl Hasher for FxHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        }
+        for &b in chunks.remainder() {
+            self.add(u64::from(b));
+        }
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.add(u64::from(n));
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.add(n);
+    }
 }
 
 #[cfg(test)]

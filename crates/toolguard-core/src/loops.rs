@@ -35,7 +35,6 @@
 //! already reminded that many times; a denied call never resets a counter.
 
 use std::collections::{HashMap, VecDeque};
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::LazyLock;
 
 use aho_corasick::AhoCorasick;
@@ -44,7 +43,7 @@ use memchr::memmem;
 use crate::canonical::canonicalize_arguments;
 use crate::chain::{any_match, Wildcard};
 use crate::config::LoopsConfig;
-use crate::digest::xxh3_64;
+use crate::digest::{xxh3_64, FastHash};
 use crate::markers::shows_failure;
 use crate::normalize::{normalize_line, result_digest_with, LineMemo};
 
@@ -256,30 +255,8 @@ struct Limits {
     transient_multiplier: u64,
 }
 
-/// Agent ids and tool names come from the host, not from the model: a plain
-/// multiplicative hash (FxHash's) costs a fraction of SipHash on names this short.
-type NameHash = BuildHasherDefault<FxHasher>;
-
-#[derive(Default)]
-struct FxHasher(u64);
-
-impl Hasher for FxHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let word = u64::from_le_bytes(c.try_into().expect("8 bytes"));
-            self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(K);
-        }
-        for &b in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
-        }
-    }
-}
+/// Agent ids and tool names come from the host, not from the model.
+type NameHash = FastHash;
 
 /// The most tool names [`Loops::tools`] keeps before it starts over.
 const TOOL_CACHE: usize = 256;

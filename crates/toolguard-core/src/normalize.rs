@@ -27,9 +27,8 @@
 //! what makes a poll a poll and not a loop.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
-use crate::digest::xxh3_64;
+use crate::digest::{xxh3_64, FastHash};
 
 /// Outputs longer than this are digested by their first and last
 /// [`DIGEST_EDGE`] bytes plus their length: the cost per call stays bounded
@@ -112,31 +111,11 @@ struct Lines {
 /// nothing). Bounded: it starts over at [`LineMemo::MAX`] lines (~0.2 MB).
 #[derive(Debug, Default)]
 pub struct LineMemo {
-    lines: HashMap<u64, Option<u64>, BuildHasherDefault<DigestHasher>>,
+    lines: HashMap<u64, Option<u64>, FastHash>,
 }
 
 impl LineMemo {
     pub const MAX: usize = 4096;
-}
-
-/// The keys are XXH3 digests already: used as they are.
-#[derive(Default)]
-struct DigestHasher(u64);
-
-impl Hasher for DigestHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
 }
 
 impl Lines {

@@ -15,25 +15,11 @@
 
 use aho_corasick::{AhoCorasick, MatchKind};
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::digest::FastHash;
 
 /// The windows map is consulted on every bit-set hit: a multiply, not SipHash.
-#[derive(Default)]
-struct WindowHasher(u64);
-impl Hasher for WindowHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8 | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u32(&mut self, w: u32) {
-        self.0 = u64::from(w).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-type Windows = HashMap<u32, Vec<(usize, usize)>, BuildHasherDefault<WindowHasher>>;
+type Windows = HashMap<u32, Vec<(usize, usize)>, FastHash>;
 
 /// Literals at least this long are found by sampling.
 const LONG: usize = 7;
