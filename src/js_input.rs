@@ -347,17 +347,12 @@ pub fn read_js_str<'b>(
     Ok((Cow::Owned(text), lossy))
 }
 
-/// [`read_js_str`] for a value known to be a string, without the short path.
-pub fn read_js_string(value: &Unknown) -> Result<(String, bool)> {
-    read_js_text(value, true)
-}
-
-/// [`read_js_string`]; without `check_lossy` a short text is not searched
-/// for U+FFFD and `false` is returned (a long one's transcoder finds out for free).
-fn read_js_text(value: &Unknown, check_lossy: bool) -> Result<(String, bool)> {
+/// A string value's length in UTF-16 units (O(1) for V8); `None` for a
+/// value that is not a string.
+fn utf16_len(value: &Unknown) -> Option<usize> {
     let raw = value.value();
     let mut len = 0usize;
-    // SAFETY: a null buffer asks only for the length (O(1) for V8).
+    // SAFETY: a null buffer asks only for the length.
     let status = unsafe {
         napi::sys::napi_get_value_string_utf16(
             raw.env,
@@ -367,16 +362,28 @@ fn read_js_text(value: &Unknown, check_lossy: bool) -> Result<(String, bool)> {
             &mut len,
         )
     };
-    if status != napi::sys::Status::napi_ok {
+    (status == napi::sys::Status::napi_ok).then_some(len)
+}
+
+/// [`read_js_str`] for a value known to be a string, without the short path.
+pub fn read_js_string(value: &Unknown) -> Result<(String, bool)> {
+    read_js_text(value, true)
+}
+
+/// [`read_js_string`]; without `check_lossy` a short text is not searched
+/// for U+FFFD and `false` is returned (a long one's transcoder finds out for free).
+fn read_js_text(value: &Unknown, check_lossy: bool) -> Result<(String, bool)> {
+    let Some(len) = utf16_len(value) else {
         let text = unsafe { value.cast::<String>() }?;
         let lossy = has_replacement(&text);
         return Ok((text, lossy));
-    }
+    };
     if len < UTF16_CROSSING_MIN {
         let text = read_short_utf8(value, len)?;
         let lossy = check_lossy && has_replacement(&text);
         return Ok((text, lossy));
     }
+    let raw = value.value();
     let mut units: Vec<u16> = Vec::with_capacity(len + 1);
     let mut written = 0usize;
     // SAFETY: the buffer holds len + 1 units (N-API writes a terminating NUL).
@@ -420,21 +427,9 @@ thread_local! {
 /// two allocations and the free of a buffer of three bytes a unit, on every
 /// call. `None` (and `f` not run) when the value is not a string or is longer.
 pub fn with_short_string<R>(value: &Unknown, f: impl FnOnce(&str) -> R) -> Result<Option<R>> {
-    let raw = value.value();
-    let mut len = 0usize;
-    // SAFETY: a null buffer asks only for the length (O(1) for V8).
-    let status = unsafe {
-        napi::sys::napi_get_value_string_utf16(
-            raw.env,
-            raw.value,
-            std::ptr::null_mut(),
-            0,
-            &mut len,
-        )
-    };
-    if status != napi::sys::Status::napi_ok || len >= UTF16_CROSSING_MIN {
+    let Some(len) = utf16_len(value).filter(|&len| len < UTF16_CROSSING_MIN) else {
         return Ok(None);
-    }
+    };
     // `f` runs no JavaScript, so the buffer cannot be in use meanwhile.
     let Ok(mut buf) = SCRATCH.try_with(|s| s.take()) else {
         return Ok(None);
