@@ -318,19 +318,8 @@ pub fn read_js_str<'b>(
     at: &str,
     buf: &'b mut [u8; SHORT_STRING],
 ) -> Result<(Cow<'b, str>, bool)> {
-    let raw = value.value();
-    let mut written = 0usize;
-    // SAFETY: `buf` holds SHORT_STRING bytes; N-API writes at most that many
-    // (whole characters, then a NUL).
-    let status = unsafe {
-        napi::sys::napi_get_value_string_utf8(
-            raw.env,
-            raw.value,
-            buf.as_mut_ptr().cast(),
-            SHORT_STRING,
-            &mut written,
-        )
-    };
+    // SAFETY: `buf` holds SHORT_STRING bytes.
+    let (status, written) = unsafe { write_utf8(value, buf.as_mut_ptr(), SHORT_STRING) };
     if status == napi::sys::Status::napi_string_expected {
         return Err(invalid(format!(
             "toolguard: {at} must be a string (got {})",
@@ -345,6 +334,32 @@ pub fn read_js_str<'b>(
     }
     let (text, lossy) = read_js_string(value)?;
     Ok((Cow::Owned(text), lossy))
+}
+
+/// Write `value` as UTF-8 into the `capacity` bytes at `buf`: N-API writes
+/// whole characters (lone surrogates as U+FFFD), then a NUL, at most
+/// `capacity` bytes in all. The status and how many bytes of text it wrote.
+///
+/// # Safety
+/// `buf` must be valid for writes of `capacity` bytes.
+unsafe fn write_utf8(
+    value: &Unknown,
+    buf: *mut u8,
+    capacity: usize,
+) -> (napi::sys::napi_status, usize) {
+    let raw = value.value();
+    let mut written = 0usize;
+    // SAFETY: the caller vouches for `buf`; N-API writes at most `capacity` bytes.
+    let status = unsafe {
+        napi::sys::napi_get_value_string_utf8(
+            raw.env,
+            raw.value,
+            buf.cast(),
+            capacity,
+            &mut written,
+        )
+    };
+    (status, written)
 }
 
 /// A string value's length in UTF-16 units (O(1) for V8); `None` for a
@@ -456,22 +471,11 @@ fn read_short_utf8(value: &Unknown, len: usize) -> Result<String> {
 /// Write a string of `len` UTF-16 units as UTF-8 into `bytes` (cleared
 /// first, grown to `3 * len + 1`), in one V8 pass; the text written.
 fn write_short_utf8<'b>(value: &Unknown, len: usize, bytes: &'b mut Vec<u8>) -> Result<&'b str> {
-    let raw = value.value();
     let capacity = 3 * len + 1;
     bytes.clear();
     bytes.reserve(capacity);
-    let mut written = 0usize;
-    // SAFETY: the buffer holds `capacity` bytes; N-API writes at most that
-    // many (whole characters, then a NUL) and reports how many it wrote.
-    let status = unsafe {
-        napi::sys::napi_get_value_string_utf8(
-            raw.env,
-            raw.value,
-            bytes.as_mut_ptr().cast(),
-            capacity,
-            &mut written,
-        )
-    };
+    // SAFETY: the buffer holds `capacity` bytes.
+    let (status, written) = unsafe { write_utf8(value, bytes.as_mut_ptr(), capacity) };
     if status != napi::sys::Status::napi_ok {
         return Err(Error::new(
             Status::GenericFailure,

@@ -460,7 +460,7 @@ impl Loops {
             return None;
         };
         let reminders = match state.active {
-            Some(a) if a.kind == found.kind && a.first_ordinal == found.first_ordinal => {
+            Some(a) if a.kind == found.kind && a.first_ordinal == found.first_ordinal() => {
                 a.reminders + 1
             }
             _ => 1,
@@ -470,7 +470,7 @@ impl Loops {
             count: found.count,
             reminders,
             next_call: found.next_call,
-            first_ordinal: found.first_ordinal,
+            first_ordinal: found.first_ordinal(),
         });
         Some(self.alarm(name, found, reminders, outcome.text))
     }
@@ -671,7 +671,6 @@ impl Limits {
                     period: 1,
                     calls: (0..run).rev().map(|i| at(i).ordinal).collect(),
                     next_call: last.call,
-                    first_ordinal: at(run - 1).ordinal,
                     transient,
                 });
             }
@@ -699,7 +698,6 @@ impl Limits {
                         // The call that follows in the block: the one p back
                         // from the one to come.
                         next_call: at(p - 1).call,
-                        first_ordinal: at(len - 1).ordinal,
                         transient,
                     });
                 }
@@ -738,7 +736,6 @@ impl Limits {
                         kind: LoopKind::SameError,
                         count: distinct.len() as u64,
                         period: 1,
-                        first_ordinal: calls[0],
                         calls,
                         next_call: last.call,
                         transient,
@@ -772,7 +769,6 @@ impl Limits {
                     kind: LoopKind::ReRead,
                     count: calls.len() as u64,
                     period: 1,
-                    first_ordinal: calls[0],
                     calls,
                     next_call: last.call,
                     transient,
@@ -833,10 +829,17 @@ struct Found {
     kind: LoopKind,
     count: u64,
     period: u64,
+    /// The loop's calls by ordinal, oldest first.
     calls: Vec<u64>,
     next_call: u64,
-    first_ordinal: u64,
     transient: bool,
+}
+
+impl Found {
+    /// Where the loop began: its oldest call.
+    fn first_ordinal(&self) -> u64 {
+        self.calls[0]
+    }
 }
 
 fn advice(kind: LoopKind, transient: bool) -> &'static str {
