@@ -260,9 +260,19 @@ function codexText(text) {
         cur = null;
         continue;
       }
-      if (end && !cur) {
-        // the end line of a multi-line command whose start we already consumed
-        continue;
+      if (!end && cur) {
+        // a multi-line command echoed again: its status line is a later, untimestamped line
+        let j = i;
+        while (j + 1 < lines.length && !TS.test(lines[j + 1])) {
+          const e = / (succeeded|exited (-?\d+)) in \d+ms:$/.exec(lines[++j]);
+          if (!e) continue;
+          cur.exitCode = e[1] === 'succeeded' ? 0 : Number(e[2]);
+          cur.resultTs = tsOf(ts[1] + 'Z');
+          collecting = cur;
+          cur = null;
+          i = j;
+          break;
+        }
       }
       continue;
     }
