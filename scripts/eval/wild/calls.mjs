@@ -5,10 +5,11 @@
 // feed the re-stated peers; counts are checked against manifest.json's `calls`.
 //
 // A call: { file, session, ordinal, callId, tool, args, command, output,
-//           exitCode, isError, ts }
+//           exitCode, isError, ts, userBefore }
 //   command: the shell command line when the call ran one, else null;
 //   exitCode: the status the log recorded (null when the format has none);
-//   isError: the harness's own error flag; ts: epoch ms when the log has one.
+//   isError: the harness's own error flag; ts: epoch ms when the log has one;
+//   userBefore: a user prompt came since the previous call (Claude Code, OpenHands V1).
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,13 +38,16 @@ const textOf = (content) => {
 function claudeMessages(messages) {
   const calls = [];
   const byId = new Map();
+  let prompted = false; // a user prompt came since the last call (detectors that reset on one need it)
   for (const { role, content, ts } of messages) {
+    if (role === 'user' && (typeof content === 'string' || (Array.isArray(content) && content.some((b) => b?.type === 'text') && !content.some((b) => b?.type === 'tool_result')))) prompted = true;
     if (!Array.isArray(content)) continue;
     for (const b of content) {
       if (role === 'assistant' && b?.type === 'tool_use') {
         if (byId.has(b.id)) continue; // a streamed message repeats its blocks
         const args = b.input ?? {};
-        const c = { callId: b.id, tool: b.name, args, command: b.name === 'Bash' ? String(args.command ?? '') : null, output: '', exitCode: null, isError: false, ts, resultTs: null };
+        const c = { callId: b.id, tool: b.name, args, command: b.name === 'Bash' ? String(args.command ?? '') : null, output: '', exitCode: null, isError: false, ts, resultTs: null, userBefore: prompted };
+        prompted = false;
         byId.set(b.id, c);
         calls.push(c);
       } else if (b?.type === 'tool_result' && byId.has(b.tool_use_id)) {
@@ -123,11 +127,14 @@ function ohV1(text) {
     const o = JSON.parse(line);
     const calls = [];
     const byId = new Map();
+    let prompted = false;
     for (const e of o.history ?? []) {
+      if (e.kind === 'MessageEvent' && e.source === 'user') prompted = true;
       if (e.kind === 'ActionEvent') {
         const args = parseArgs(e.tool_call?.arguments ?? e.action ?? {});
         const cmd = e.action?.kind === 'ExecuteBashAction' ? String(e.action.command ?? '') : null;
-        const c = { callId: e.tool_call_id ?? e.id, tool: e.tool_name, args, command: cmd, output: '', exitCode: null, isError: false, ts: tsOf(e.timestamp), id: e.id };
+        const c = { callId: e.tool_call_id ?? e.id, tool: e.tool_name, args, command: cmd, output: '', exitCode: null, isError: false, ts: tsOf(e.timestamp), id: e.id, userBefore: prompted };
+        prompted = false;
         byId.set(e.id, c);
         if (e.tool_call_id) byId.set(e.tool_call_id, c);
         calls.push(c);
