@@ -24,6 +24,11 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let env = |key: &str| std::env::var(key).ok();
     let (config, timeout_ms) = match start(&args, &env) {
+        // `--help` (the only answer with code 0 here) says which hook answered.
+        Start::Answer(mut done) if done.code == 0 => {
+            done.stdout.extend_from_slice(b"(native executable toolguard-hook)\n");
+            finish(done)
+        }
         Start::Answer(done) => finish(done),
         Start::Read { config, timeout_ms } => (config, timeout_ms),
     };
