@@ -108,7 +108,11 @@ pub fn load_config_file(env: Env, path: String) -> Result<ConfigTree> {
     guarded(|| {
         let loaded = toolguard_hook::config::read(Some(&path)).map_err(|e| file_error(&env, e))?;
         loaded.check().map_err(|e| file_error(&env, e))?;
-        Ok(ConfigTree(loaded.value))
+        Ok(ConfigTree(match loaded.value {
+            // An empty (or all-comment) file: the defaults.
+            ConfigValue::Undefined => ConfigValue::Object(Vec::new()),
+            value => value,
+        }))
     })
 }
 
