@@ -28,7 +28,11 @@ impl Auditor {
     /// line is reported and skipped, default 256 MiB; lines stamped before
     /// `sinceMs` are skipped).
     #[napi(constructor, catch_unwind)]
-    pub fn new(env: Env, config_json: Option<String>, options_json: Option<String>) -> Result<Self> {
+    pub fn new(
+        env: Env,
+        config_json: Option<String>,
+        options_json: Option<String>,
+    ) -> Result<Self> {
         // The audit runs the loop detectors unless the config says `loops: false`.
         let value = match config_json {
             Some(text) => ConfigValue::from_json(&text)

@@ -144,7 +144,11 @@ unsafe fn tree_value(env: sys::napi_env, value: &ConfigValue) -> Result<sys::nap
             ConfigValue::String(s) => <&str>::to_napi_value(env, s),
             ConfigValue::Array(items) => {
                 let mut array = std::ptr::null_mut();
-                check_status!(sys::napi_create_array_with_length(env, items.len(), &mut array))?;
+                check_status!(sys::napi_create_array_with_length(
+                    env,
+                    items.len(),
+                    &mut array
+                ))?;
                 for (i, item) in items.iter().enumerate() {
                     let item = tree_value(env, item)?;
                     check_status!(sys::napi_set_element(env, array, i as u32, item))?;

@@ -154,7 +154,11 @@ pub struct Config {
 
 impl Config {
     pub fn from_value(value: &ConfigValue) -> Result<Self, Error> {
-        if !section(value, &KeyPath::config(), &["repeat", "loudFailure", "loops"])? {
+        if !section(
+            value,
+            &KeyPath::config(),
+            &["repeat", "loudFailure", "loops"],
+        )? {
             return Ok(Self::default());
         }
         Ok(Self {
@@ -189,7 +193,8 @@ impl RepeatConfig {
         if !section(value, &at, KNOWN)? {
             return Ok(config);
         }
-        if let Some(thresholds) = optional_numbers(value.get("thresholds"), &at.key("thresholds"))? {
+        if let Some(thresholds) = optional_numbers(value.get("thresholds"), &at.key("thresholds"))?
+        {
             config.thresholds = validate_thresholds(&thresholds)?;
         }
         if let Some(include) = optional_strings(value.get("include"), &at.key("include"))? {
@@ -381,11 +386,8 @@ impl LoopsConfig {
                     .iter()
                     .filter(|(_, v)| *v != ConfigValue::Undefined)
                     .map(|(tool, keys)| {
-                        let keys = optional_strings(
-                            keys,
-                            &at("ignoreArguments").key(tool),
-                        )?
-                        .unwrap_or_default();
+                        let keys = optional_strings(keys, &at("ignoreArguments").key(tool))?
+                            .unwrap_or_default();
                         Ok((tool.clone(), keys))
                     })
                     .collect::<Result<_, ConfigError>>()?;
@@ -504,24 +506,18 @@ impl LoudFailureConfig {
                 config.rules = items
                     .iter()
                     .enumerate()
-                    .map(|(i, item)| {
-                        rule_from_value(item, &at.key("rules").index(i))
-                    })
+                    .map(|(i, item)| rule_from_value(item, &at.key("rules").index(i)))
                     .collect::<Result<_, _>>()?;
             }
             other => return Err(type_error(&at.key("rules"), "an array", other).into()),
         }
-        if let Some(tools) =
-            optional_strings(value.get("shellTools"), &at.key("shellTools"))?
-        {
+        if let Some(tools) = optional_strings(value.get("shellTools"), &at.key("shellTools"))? {
             config.shell_tools = tools;
         }
         match value.get("scanValue") {
             ConfigValue::Undefined => {}
             ConfigValue::Bool(b) => config.scan_value = *b,
-            other => {
-                return Err(type_error(&at.key("scanValue"), "a boolean", other).into())
-            }
+            other => return Err(type_error(&at.key("scanValue"), "a boolean", other).into()),
         }
         Ok(config)
     }
@@ -626,10 +622,7 @@ fn optional_numbers(value: &ConfigValue, at: &KeyPath) -> Result<Option<Vec<f64>
     }
 }
 
-fn optional_strings(
-    value: &ConfigValue,
-    at: &KeyPath,
-) -> Result<Option<Vec<String>>, ConfigError> {
+fn optional_strings(value: &ConfigValue, at: &KeyPath) -> Result<Option<Vec<String>>, ConfigError> {
     match value {
         ConfigValue::Undefined => Ok(None),
         ConfigValue::Array(items) => items
@@ -934,30 +927,53 @@ mod tests {
         let key = |k: &str| Key(k.to_owned());
         assert_eq!(
             check(r#"{"repeat":{"treshold":1}}"#),
-            ("TOOLGUARD_UNKNOWN_KEY", Some(vec![key("repeat"), key("treshold")]))
+            (
+                "TOOLGUARD_UNKNOWN_KEY",
+                Some(vec![key("repeat"), key("treshold")])
+            )
         );
         assert_eq!(
             check(r#"{"repeat":{"thresholds":[1]}}"#),
-            ("TOOLGUARD_OUT_OF_RANGE", Some(vec![key("repeat"), key("thresholds")]))
+            (
+                "TOOLGUARD_OUT_OF_RANGE",
+                Some(vec![key("repeat"), key("thresholds")])
+            )
         );
         assert_eq!(
             check(r#"{"loops":{"window":1}}"#),
-            ("TOOLGUARD_OUT_OF_RANGE", Some(vec![key("loops"), key("window")]))
+            (
+                "TOOLGUARD_OUT_OF_RANGE",
+                Some(vec![key("loops"), key("window")])
+            )
         );
         assert_eq!(
             check(r#"{"repeat":{"include":[1]}}"#),
-            ("TOOLGUARD_WRONG_TYPE", Some(vec![key("repeat"), key("include"), Index(0)]))
+            (
+                "TOOLGUARD_WRONG_TYPE",
+                Some(vec![key("repeat"), key("include"), Index(0)])
+            )
         );
         let rule = r#"{"id":"mine","pattern":"(","action":"error","message":"m"}"#;
-        let rules = format!(r#"{{"loudFailure":{{"rules":[{rule},{}]}}}}"#, rule.replace("mine", "b").replace("\"(\"", "\"x\"").replace("\"m\"}", "\"m\",\"flag\":1}"));
+        let rules = format!(
+            r#"{{"loudFailure":{{"rules":[{rule},{}]}}}}"#,
+            rule.replace("mine", "b")
+                .replace("\"(\"", "\"x\"")
+                .replace("\"m\"}", "\"m\",\"flag\":1}")
+        );
         assert_eq!(
             check(&rules),
-            ("TOOLGUARD_BAD_RULE", Some(vec![key("loudFailure"), key("rules"), Index(1)])),
+            (
+                "TOOLGUARD_BAD_RULE",
+                Some(vec![key("loudFailure"), key("rules"), Index(1)])
+            ),
             "a decoder error knows its index"
         );
         assert_eq!(
             check(&format!(r#"{{"loudFailure":{{"rules":[{rule}]}}}}"#)),
-            ("TOOLGUARD_BAD_RULE", Some(vec![key("loudFailure"), key("rules"), Index(0)])),
+            (
+                "TOOLGUARD_BAD_RULE",
+                Some(vec![key("loudFailure"), key("rules"), Index(0)])
+            ),
             "a pattern error is found by its id"
         );
     }

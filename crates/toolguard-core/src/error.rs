@@ -163,7 +163,13 @@ impl Error {
                 let index = rules.iter().position(|rule| {
                     matches!(rule.member("id"), Some(crate::config::ConfigValue::String(s)) if s == id)
                 })?;
-                Some(KeyPath::config().key("loudFailure").key("rules").index(index).steps)
+                Some(
+                    KeyPath::config()
+                        .key("loudFailure")
+                        .key("rules")
+                        .index(index)
+                        .steps,
+                )
             }
             Error::ChainCount | Error::State(_) => None,
         }

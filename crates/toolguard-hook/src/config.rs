@@ -99,7 +99,8 @@ impl Loaded {
             .member("loudFailure")
             .and_then(|l| l.member("shellTools"));
         if tools.is_none() {
-            config.loud_failure.shell_tools = HOOK_SHELL_TOOLS.iter().map(|t| t.to_string()).collect();
+            config.loud_failure.shell_tools =
+                HOOK_SHELL_TOOLS.iter().map(|t| t.to_string()).collect();
         }
         Ok(config)
     }
@@ -108,7 +109,8 @@ impl Loaded {
     /// as `new GuardEngine(config)` does: the one check `toolguard
     /// check-config`, `audit`, `mcp` and the addon's `loadConfigFile` run.
     pub fn check(&self) -> Result<(), FileError> {
-        let config = Config::with_loops_by_default(&self.value).map_err(|e| self.engine_error(e))?;
+        let config =
+            Config::with_loops_by_default(&self.value).map_err(|e| self.engine_error(e))?;
         Engine::new(&config).map_err(|e| self.engine_error(e))?;
         Ok(())
     }
@@ -142,12 +144,20 @@ pub fn read(path: Option<&str>) -> Result<Loaded, FileError> {
     let parsed = if is_json(path, &text) {
         parse_json(&text).map_err(|(line, reason)| {
             let at = line.map_or(String::new(), |l| format!(":{l}"));
-            fail("TOOLGUARD_CONFIG_SYNTAX", format!("{path}{at}: not valid JSON: {reason}"), line)
+            fail(
+                "TOOLGUARD_CONFIG_SYNTAX",
+                format!("{path}{at}: not valid JSON: {reason}"),
+                line,
+            )
         })?
     } else {
         parse_yaml(&text).map_err(|(line, reason)| {
             let at = line.map_or(String::new(), |l| format!(":{l}"));
-            fail("TOOLGUARD_CONFIG_SYNTAX", format!("{path}{at}: not valid YAML: {reason}"), line)
+            fail(
+                "TOOLGUARD_CONFIG_SYNTAX",
+                format!("{path}{at}: not valid YAML: {reason}"),
+                line,
+            )
         })?
     };
     let value = match parsed {
@@ -224,7 +234,9 @@ fn is_json(path: &str, text: &str) -> bool {
 fn depth(value: &ConfigValue) -> usize {
     match value {
         ConfigValue::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
-        ConfigValue::Object(members) => 1 + members.iter().map(|(_, v)| depth(v)).max().unwrap_or(0),
+        ConfigValue::Object(members) => {
+            1 + members.iter().map(|(_, v)| depth(v)).max().unwrap_or(0)
+        }
         _ => 0,
     }
 }
@@ -488,7 +500,8 @@ mod tests {
     use super::*;
 
     fn write(name: &str, text: &str) -> String {
-        let dir = std::env::temp_dir().join(format!("toolguard-hook-config-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("toolguard-hook-config-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join(name);
         std::fs::write(&file, text).unwrap();
@@ -512,10 +525,14 @@ mod tests {
 
     #[test]
     fn yaml_and_json_give_one_tree_in_file_order() {
-        let yaml = parse_yaml("repeat:\n  thresholds: [4, 2]\nloudFailure:\n  scanValue: true\n").unwrap();
-        let json = parse_json(r#"{"repeat":{"thresholds":[4,2]},"loudFailure":{"scanValue":true}}"#).unwrap();
+        let yaml =
+            parse_yaml("repeat:\n  thresholds: [4, 2]\nloudFailure:\n  scanValue: true\n").unwrap();
+        let json =
+            parse_json(r#"{"repeat":{"thresholds":[4,2]},"loudFailure":{"scanValue":true}}"#)
+                .unwrap();
         assert_eq!(yaml, json);
-        let ConfigValue::Object(members) = parse_json(r#"{"b": 1, "2": 0, "a": 2}"#).unwrap() else {
+        let ConfigValue::Object(members) = parse_json(r#"{"b": 1, "2": 0, "a": 2}"#).unwrap()
+        else {
             panic!()
         };
         let keys: Vec<&str> = members.iter().map(|(k, _)| k.as_str()).collect();
@@ -525,16 +542,26 @@ mod tests {
     #[test]
     fn errors_are_data_with_the_line_of_their_key() {
         let key = |k: &str| PathStep::Key(k.into());
-        let e = checked("k.json", "{\n  \"repeat\": {\n    \"thresholds\": [3],\n    \"treshold\": 2\n  }\n}");
+        let e = checked(
+            "k.json",
+            "{\n  \"repeat\": {\n    \"thresholds\": [3],\n    \"treshold\": 2\n  }\n}",
+        );
         assert_eq!((e.code, e.line), ("TOOLGUARD_UNKNOWN_KEY", Some(4)));
         assert_eq!(e.path, vec![key("repeat"), key("treshold")]);
         assert!(e.message.ends_with("k.json:4: toolguard: unknown key config.repeat.treshold (expected one of: thresholds, include, exclude, argumentsPreviewChars)"), "{}", e.message);
         let e = checked("k.yaml", "loudFailure:\n  rules:\n    - id: a\n      pattern: x\n      action: error\n      message: m\n    - id: b\n      pattern: '('\n      action: error\n      message: m\n");
         assert_eq!((e.code, e.line), ("TOOLGUARD_BAD_RULE", Some(7)));
-        assert_eq!(e.path, vec![key("loudFailure"), key("rules"), PathStep::Index(1)]);
+        assert_eq!(
+            e.path,
+            vec![key("loudFailure"), key("rules"), PathStep::Index(1)]
+        );
         let e = checked("s.json", "{\n\"repeat\": }");
         assert_eq!((e.code, e.line), ("TOOLGUARD_CONFIG_SYNTAX", Some(2)));
-        assert!(e.message.contains("s.json:2: not valid JSON: "), "{}", e.message);
+        assert!(
+            e.message.contains("s.json:2: not valid JSON: "),
+            "{}",
+            e.message
+        );
         let e = checked("s.yaml", "repeat:\n  thresholds: [3\n");
         assert_eq!(e.code, "TOOLGUARD_CONFIG_SYNTAX");
         let e = checked("l.yaml", "- a\n");
@@ -558,15 +585,29 @@ mod tests {
         let yaml = "# c\nrepeat:\n  thresholds: [3, 1]\nloudFailure:\n  rules:\n    - id: a\n    - id: b\n      pattern: 5\n";
         let at = |keys: &[PathStep]| line_of_path(yaml, keys);
         assert_eq!(at(&[name("repeat"), name("thresholds")]), Some(3));
-        assert_eq!(at(&[name("repeat"), name("missing")]), Some(2), "the last key found");
+        assert_eq!(
+            at(&[name("repeat"), name("missing")]),
+            Some(2),
+            "the last key found"
+        );
         assert_eq!(at(&[name("absent")]), Some(2), "the document's start");
         let rule = [name("loudFailure"), name("rules"), PathStep::Index(1)];
         assert_eq!(at(&rule), Some(7));
-        assert_eq!(at(&[rule.to_vec(), vec![name("pattern")]].concat()), Some(8));
-        assert_eq!(at(&[name("loudFailure"), name("rules"), PathStep::Index(9)]), None, "past the end");
+        assert_eq!(
+            at(&[rule.to_vec(), vec![name("pattern")]].concat()),
+            Some(8)
+        );
+        assert_eq!(
+            at(&[name("loudFailure"), name("rules"), PathStep::Index(9)]),
+            None,
+            "past the end"
+        );
         let json = "{\n\t\"repeat\": {\"thresholds\": [3],\n\t\t\"x\":1}\n}";
         assert_eq!(line_of_path(json, &[name("repeat"), name("x")]), Some(3));
         assert_eq!(line_of_path("", &[name("repeat")]), None);
-        assert_eq!(line_of_path("{\"a\": \"\\ud800\",\n\"b\": 1}", &[name("b")]), Some(2));
+        assert_eq!(
+            line_of_path("{\"a\": \"\\ud800\",\n\"b\": 1}", &[name("b")]),
+            Some(2)
+        );
     }
 }

@@ -256,8 +256,8 @@ fn run(
             Failure(format!("hook input is not JSON: {e}"))
         }
     })?;
-    let session =
-        text_field(&event, "session_id").ok_or_else(|| Failure("hook input has no session_id".into()))?;
+    let session = text_field(&event, "session_id")
+        .ok_or_else(|| Failure("hook input has no session_id".into()))?;
 
     let dir = state::state_dir(env);
     state::ensure_dir(&dir, env)?;
@@ -528,7 +528,11 @@ fn response_of(event: &Event, response: Option<Value>, host: Host) -> Option<Val
     let Some(Value::String(output)) = response else {
         return response;
     };
-    let exit_code = match (host, field(event, "transcript_path"), field(event, "tool_use_id")) {
+    let exit_code = match (
+        host,
+        field(event, "transcript_path"),
+        field(event, "tool_use_id"),
+    ) {
         (Host::Codex, Some(Value::String(path)), Some(id)) if !path.is_empty() => {
             codex_exit_code(&path, &id)
         }

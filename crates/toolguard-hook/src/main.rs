@@ -26,7 +26,8 @@ fn main() {
     let (config, timeout_ms) = match start(&args, &env) {
         // `--help` (the only answer with code 0 here) says which hook answered.
         Start::Answer(mut done) if done.code == 0 => {
-            done.stdout.extend_from_slice(b"(native executable toolguard-hook)\n");
+            done.stdout
+                .extend_from_slice(b"(native executable toolguard-hook)\n");
             finish(done)
         }
         Start::Answer(done) => finish(done),

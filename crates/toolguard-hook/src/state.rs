@@ -357,7 +357,9 @@ pub fn read_saved(file: &Path) -> Result<Saved, Failure> {
     else {
         return Ok(Saved::default());
     };
-    if members.get("v") != Some(&Value::from(1)) || members.get("kind") != Some(&Value::from("engine")) {
+    if members.get("v") != Some(&Value::from(1))
+        || members.get("kind") != Some(&Value::from("engine"))
+    {
         return Ok(Saved::default());
     }
     let bad = |what: &str| Failure(format!("toolguard: {} in {}", what, file.display()));
@@ -499,10 +501,25 @@ mod tests {
         let file = dir.join("s.json");
         let read = |text: &str| {
             fs::write(&file, text).unwrap();
-            read_saved(&file).map(|s| { let text = saved_text(&SavedChain { chain: Some((0xab, 3)), loops: None }, &s); (s.chain, text) }).map_err(|e| e.0)
+            read_saved(&file)
+                .map(|s| {
+                    let text = saved_text(
+                        &SavedChain {
+                            chain: Some((0xab, 3)),
+                            loops: None,
+                        },
+                        &s,
+                    );
+                    (s.chain, text)
+                })
+                .map_err(|e| e.0)
         };
         let engine = |chain: &str| format!(r#"{{"v":1,"kind":"engine"{chain}}}"#);
-        assert_eq!(read(r#"{"v":2}"#).unwrap().0, None, "another format is no state");
+        assert_eq!(
+            read(r#"{"v":2}"#).unwrap().0,
+            None,
+            "another format is no state"
+        );
         assert!(read(&engine("")).is_err(), "no chain");
         assert!(read(&engine(r#","chain":{"loops":5}"#)).is_err());
         assert!(read(&engine(r#","chain":{"digest":"ab","count":1}"#)).is_err());
@@ -510,7 +527,13 @@ mod tests {
             r#","chain":{"loops":"L1","digest":"000000000000000000000000000000ab","count":2,"x":1},"y":[]"#,
         ))
         .unwrap();
-        assert_eq!(chain, Some(SavedChain { chain: Some((0xab, 2)), loops: Some("L1".into()) }));
+        assert_eq!(
+            chain,
+            Some(SavedChain {
+                chain: Some((0xab, 2)),
+                loops: Some("L1".into())
+            })
+        );
         assert_eq!(
             text,
             r#"{"chain":{"count":3,"digest":"000000000000000000000000000000ab","x":1},"kind":"engine","v":1,"y":[]}"#
