@@ -74,6 +74,28 @@ export declare class GuardEngine {
 }
 
 /**
+ * Handle one hook event (the bytes read from stdin); `remainingMs` bounds
+ * the wait for the session lock.
+ */
+export declare function __hookAnswer(config: string | undefined | null, input: Uint8Array, env: Record<string, string>, remainingMs: number): HookAnswer
+
+/** `toolguard hook <argv>`: the command line and the deadline. */
+export declare function __hookStart(argv: Array<string>, env: Record<string, string>): HookStart
+
+/** The state folder the hook uses in this environment. */
+export declare function __hookStateDir(env: Record<string, string>): string
+
+/** The state file name of a chain (`<session>` or `<session>\0<agent>`). */
+export declare function __hookStateFileName(chainId: string): string
+
+/**
+ * Read a config file (JSON or YAML) and check it as `new GuardEngine()`
+ * would; the parsed config, in the file's key order. A bad file throws an
+ * `Error` with `code`, `path` (the bad key's path), `file` and `line`.
+ */
+export declare function __loadConfigFile(path: string): GuardConfig
+
+/**
  * The canonical form of a call's arguments, exactly as the official plugin
  * computes it from the raw argument text (`JSON.stringify(sortJsonValue(parseArguments(text)))`).
  *
@@ -120,21 +142,12 @@ export interface GuardVerdict {
   loop?: LoopVerdict
 }
 
-/**
- * Handle one hook event (the bytes read from stdin); `remainingMs` bounds
- * the wait for the session lock.
- */
-export declare function hookAnswer(config: string | undefined | null, input: Buffer, env: Record<string, string>, remainingMs: number): HookAnswer
-
 /** What one hook invocation prints and its exit code. */
 export interface HookAnswer {
   code: number
   stdout: string
   stderr: string
 }
-
-/** `toolguard hook <argv>`: the command line and the deadline. */
-export declare function hookStart(argv: Array<string>, env: Record<string, string>): HookStart
 
 /**
  * Before the event is read: an answer at once (`--help`, a bad command
@@ -152,19 +165,6 @@ export interface HookStart {
   /** What to print when the deadline passes. */
   timeoutAnswer: HookAnswer
 }
-
-/** The state folder the hook uses in this environment. */
-export declare function hookStateDir(env: Record<string, string>): string
-
-/** The state file name of a chain (`<session>` or `<session>\0<agent>`). */
-export declare function hookStateFileName(chainId: string): string
-
-/**
- * Read a config file (JSON or YAML) and check it as `new GuardEngine()`
- * would; the parsed config, in the file's key order. A bad file throws an
- * `Error` with `code`, `path` (the bad key's path), `file` and `line`.
- */
-export declare function loadConfigFile(path: string): GuardConfig
 
 /** `check` refused the call: it would continue a loop already reminded `loops.deny` times. */
 export interface LoopDenyVerdict {

@@ -2,7 +2,8 @@
 //! path of the CLI and the `toolguard/hooks` module call these, so Node and
 //! the native executable run the same event handling, config loading and
 //! state files. What stays in JavaScript (ts/adapters/hooks.mts) is reading
-//! a stream with a timer and writing the answer.
+//! a stream with a timer and writing the answer. Internal to the package
+//! (`__` names, not re-exported by main.js): the public API is the engine.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -53,7 +54,7 @@ fn env_fn(env: &HashMap<String, String>) -> impl Fn(&str) -> Option<String> + '_
 }
 
 /// `toolguard hook <argv>`: the command line and the deadline.
-#[napi(catch_unwind)]
+#[napi(js_name = "__hookStart", catch_unwind)]
 pub fn hook_start(argv: Vec<String>, env: HashMap<String, String>) -> Result<HookStart> {
     guarded(|| {
         let start = toolguard_hook::start(&argv, &env_fn(&env));
@@ -73,10 +74,10 @@ pub fn hook_start(argv: Vec<String>, env: HashMap<String, String>) -> Result<Hoo
 
 /// Handle one hook event (the bytes read from stdin); `remainingMs` bounds
 /// the wait for the session lock.
-#[napi(catch_unwind)]
+#[napi(js_name = "__hookAnswer", catch_unwind)]
 pub fn hook_answer(
     config: Option<String>,
-    input: Buffer,
+    input: Uint8Array,
     env: HashMap<String, String>,
     remaining_ms: f64,
 ) -> Result<HookAnswer> {
@@ -87,7 +88,7 @@ pub fn hook_answer(
 }
 
 /// The state folder the hook uses in this environment.
-#[napi(catch_unwind)]
+#[napi(js_name = "__hookStateDir", catch_unwind)]
 pub fn hook_state_dir(env: HashMap<String, String>) -> String {
     toolguard_hook::state::state_dir(&env_fn(&env))
         .to_string_lossy()
@@ -95,7 +96,7 @@ pub fn hook_state_dir(env: HashMap<String, String>) -> String {
 }
 
 /// The state file name of a chain (`<session>` or `<session>\0<agent>`).
-#[napi(catch_unwind)]
+#[napi(js_name = "__hookStateFileName", catch_unwind)]
 pub fn hook_state_file_name(chain_id: String) -> String {
     toolguard_hook::state::state_file_name(&chain_id)
 }
@@ -103,7 +104,7 @@ pub fn hook_state_file_name(chain_id: String) -> String {
 /// Read a config file (JSON or YAML) and check it as `new GuardEngine()`
 /// would; the parsed config, in the file's key order. A bad file throws an
 /// `Error` with `code`, `path` (the bad key's path), `file` and `line`.
-#[napi(catch_unwind, ts_return_type = "GuardConfig")]
+#[napi(js_name = "__loadConfigFile", catch_unwind, ts_return_type = "GuardConfig")]
 pub fn load_config_file(env: Env, path: String) -> Result<ConfigTree> {
     guarded(|| {
         let loaded = toolguard_hook::config::read(Some(&path)).map_err(|e| file_error(&env, e))?;

@@ -127,12 +127,12 @@ function envOf(env: NodeJS.ProcessEnv): Record<string, string> {
 
 /** The documented state directory for an environment (chosen by the hook library). */
 export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
-  return hookLibrary().hookStateDir(envOf(env));
+  return hookLibrary().__hookStateDir(envOf(env));
 }
 
 /** The state file name of a chain (`<session>` or `<session>\0<agent>`). */
 export function stateFileName(chainId: string): string {
-  return hookLibrary().hookStateFileName(chainId);
+  return hookLibrary().__hookStateFileName(chainId);
 }
 
 // ---------------------------------------------------------------------------
@@ -195,7 +195,7 @@ export async function runHook(
     return 1;
   }
   const vars = envOf(env);
-  const start = library.hookStart([...argv], vars);
+  const start = library.__hookStart([...argv], vars);
   const answer = (a: { code: number; stdout: string; stderr: string }) => {
     write(stdout, a.stdout);
     write(stderr, a.stderr);
@@ -220,7 +220,7 @@ export async function runHook(
       return 1;
     }
     // Past the deadline the answer is already given: nothing more is written.
-    return late ? 1 : answer(library.hookAnswer(start.config, input, vars, deadline - Date.now()));
+    return late ? 1 : answer(library.__hookAnswer(start.config, input, vars, deadline - Date.now()));
   })();
   try {
     return await Promise.race([work, expired]);

@@ -53,7 +53,7 @@ export function readConfig(path: string): LoadedConfig {
   const addon = native();
   if (addon) {
     try {
-      return { path, config: addon.loadConfigFile(path) };
+      return { path, config: addon.__loadConfigFile(path) };
     } catch (error) {
       throw ConfigError.from(error);
     }
