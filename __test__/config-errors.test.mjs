@@ -92,3 +92,42 @@ describe('a bad key in a config: the same message, code and path on every path',
     assertEngineError(() => toolguard({ engine: bad })({ on() {}, registerMessageRenderer() {} }), 'pi');
   });
 });
+
+describe('without the native binary (the pure-TypeScript fallback)', () => {
+  // Every native addon load blocked, as on a platform with no prebuilt binary.
+  const fallback = (body) => {
+    const script = `process.dlopen = () => { throw new Error('no binary for this platform') };
+      process.on('warning', () => {});
+      ${body}`;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    return JSON.parse(run.stdout);
+  };
+
+  it('JSON configs load and are checked by the reference engine; YAML ones are refused with the reason (one YAML parser, in Rust)', () => {
+    const json = join(scratch, 'ok.json');
+    writeFileSync(json, '{"repeat": {"thresholds": [2]}}');
+    const out = fallback(`
+      const { readConfig } = await import('./dist/ts/cli/config.mjs');
+      const ok = readConfig(${JSON.stringify(json)}).config;
+      let yaml;
+      try { readConfig(${JSON.stringify(file)}); } catch (e) { yaml = { message: e.message, code: e.code, file: e.file }; }
+      console.log(JSON.stringify({ ok, yaml }));`);
+    assert.deepEqual(out.ok, { repeat: { thresholds: [2] } });
+    assert.equal(out.yaml.code, 'TOOLGUARD_CONFIG_SYNTAX');
+    assert.equal(out.yaml.file, file);
+    assert.match(out.yaml.message, /YAML configs need the native binary/);
+  });
+
+  it('toolguard hook fails open with one line saying it needs the native binary', () => {
+    const out = fallback(`
+      const { runHook } = await import('./dist/ts/adapters/hooks.mjs');
+      const { Readable, PassThrough } = await import('node:stream');
+      const err = new PassThrough();
+      const code = await runHook([], Readable.from(['{}']), new PassThrough(), err, {});
+      err.end();
+      console.log(JSON.stringify({ code, stderr: (await err.toArray()).join('') }));`);
+    assert.equal(out.code, 1);
+    assert.match(out.stderr, /^toolguard hook: the hook needs the native binary, which could not be loaded on .* \(tool result passed through unchanged\)\n$/);
+  });
+});

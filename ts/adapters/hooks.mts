@@ -116,7 +116,7 @@ export function hookOutputFor(verdict: GuardVerdict | null, scanned?: string, ho
 /** The hook library, or an error saying why it is not there. */
 function hookLibrary() {
   const addon = native();
-  if (!addon) throw new Error(`toolguard hook needs the native binary, which could not be loaded on ${process.platform}-${process.arch} (${nativeFailure()})`);
+  if (!addon) throw new Error(`the hook needs the native binary, which could not be loaded on ${process.platform}-${process.arch} (${nativeFailure()})`);
   return addon;
 }
 
