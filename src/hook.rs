@@ -104,7 +104,11 @@ pub fn hook_state_file_name(chain_id: String) -> String {
 /// Read a config file (JSON or YAML) and check it as `new GuardEngine()`
 /// would; the parsed config, in the file's key order. A bad file throws an
 /// `Error` with `code`, `path` (the bad key's path), `file` and `line`.
-#[napi(js_name = "__loadConfigFile", catch_unwind, ts_return_type = "GuardConfig")]
+#[napi(
+    js_name = "__loadConfigFile",
+    catch_unwind,
+    ts_return_type = "GuardConfig"
+)]
 pub fn load_config_file(env: Env, path: String) -> Result<ConfigTree> {
     guarded(|| {
         let loaded = toolguard_hook::config::read(Some(&path)).map_err(|e| file_error(&env, e))?;
