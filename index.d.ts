@@ -173,15 +173,25 @@ export interface LoopVerdict {
   count: number
   /** Calls per round of a cycle; 1 otherwise. */
   period: number
-  /** The calls in the loop by ordinal (1-based since the last user prompt), oldest first (at most 12). */
+  /** The loop's latest calls by ordinal (1-based since the last user prompt), oldest first (at most 12). */
   calls: Array<number>
+  /**
+   * The loop's first call (ordinal): where this episode began, the same on
+   * every alarm of one loop however long it runs.
+   */
+  first: number
+  /** The loop's latest call (ordinal): this one. */
+  last: number
   /** What repeated, in words. */
   evidence: string
   /** The reminder shown to the model. */
   text: string
   /** `<tool>: <kind label> × <count>` (`bash: same error × 3`). */
   summary: string
-  /** Reminders this loop has had, this one included. */
+  /**
+   * Reminders this loop has had, this one included (it keeps growing
+   * for as long as the loop goes on).
+   */
   reminders: number
 }
 

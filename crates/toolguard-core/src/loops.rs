@@ -103,21 +103,40 @@ pub struct LoopAlarm {
     pub kind: LoopKind,
     /// The tool of the call the alarm is raised at.
     pub tool: String,
-    /// Repeat / same-error / re-read: calls in the loop; cycle: rounds begun.
+    /// Repeat / same-error / re-read: calls in the loop since it began, past
+    /// the window too; cycle: rounds begun.
     pub count: u64,
     /// Cycle: calls per round; 1 otherwise.
     pub period: u64,
-    /// The calls in the loop, by ordinal (1-based, counted since the last
-    /// user prompt), oldest first; at most [`EVIDENCE_CALLS`].
+    /// The loop's latest calls, by ordinal (the caller's, see [`CallMark`];
+    /// else 1-based since the last user prompt), oldest first; at most [`EVIDENCE_CALLS`].
     pub calls: Vec<u64>,
+    /// The loop's first call (ordinal): where the episode began, however
+    /// long ago; the same on every alarm of one episode.
+    pub first: u64,
+    /// The loop's latest call (ordinal): the call this alarm is raised at.
+    pub last: u64,
     /// What repeated, in words.
     pub evidence: String,
     /// The reminder shown to the model.
     pub text: String,
     /// `<tool>: <label> × <count>`.
     pub summary: String,
-    /// How many reminders this loop has had, this one included.
+    /// How many reminders this loop has had, this one included: it grows
+    /// for as long as the loop goes on, past the window too.
     pub reminders: u64,
+}
+
+/// Where a call stands in its log, when the caller knows (the audit does;
+/// a live host gives none): its ordinal, so alarm texts name the calls as
+/// the report numbers them, and when it was made, so a quiet poll can be
+/// judged by wall time too.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CallMark {
+    /// 1-based; must grow from call to call of one agent.
+    pub ordinal: Option<u64>,
+    /// When the call was made, ms since the Unix epoch.
+    pub time_ms: Option<u64>,
 }
 
 /// A call refused before it runs.
@@ -143,7 +162,7 @@ const MUTATION: u8 = 8;
 /// `result` is the normalised digest (else it is the raw one).
 const NORMALIZED: u8 = 16;
 
-/// One call as the window keeps it: digests and flags, 49 bytes.
+/// One call as the window keeps it: digests and flags, 57 bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Entry {
     call: u64,
@@ -155,6 +174,8 @@ struct Entry {
     sig: u64,
     tool: u64,
     ordinal: u64,
+    /// When the call was made (ms since the epoch); 0: unknown.
+    time: u64,
     flags: u8,
 }
 
@@ -190,15 +211,42 @@ impl Entry {
     }
 }
 
-/// The loop the agent is in, as far as escalation needs it.
+/// The loop episode the agent is in: one per loop however long it runs
+/// (the window only bounds what the detectors look back at; the episode's
+/// counts go on past it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Active {
     kind: LoopKind,
+    /// The count the alarm reports (a cycle: rounds begun).
     count: u64,
+    /// Calls in the episode so far.
+    calls: u64,
+    /// Calls per round (a cycle); 1 otherwise.
+    period: u64,
     reminders: u64,
     /// The call that would continue the loop.
     next_call: u64,
+    /// The episode's first and latest call (ordinals).
     first_ordinal: u64,
+    last_ordinal: u64,
+    /// The loop's results are failures: a successful edit does not end it
+    /// ("edits have not changed the failure").
+    failing: bool,
+}
+
+impl Active {
+    /// Whether `found`, raised at the newest call, goes on with this
+    /// episode: the same kind of loop over calls it already counted (a
+    /// repeat and a re-read also of the same call, a cycle of the same period).
+    fn continued_by(&self, found: &Found) -> bool {
+        self.kind == found.kind
+            && self.period == found.period
+            && found.first_ordinal() <= self.last_ordinal
+            && match found.kind {
+                LoopKind::Repeat | LoopKind::ReRead => self.next_call == found.next_call,
+                LoopKind::Cycle | LoopKind::SameError => true,
+            }
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -417,6 +465,18 @@ impl Loops {
         arguments_json: &str,
         outcome: &LoopOutcome,
     ) -> Option<LoopAlarm> {
+        self.observe_marked(agent, name, arguments_json, outcome, CallMark::default())
+    }
+
+    /// [`Loops::observe`] of a call whose place in its log is known.
+    pub fn observe_marked(
+        &mut self,
+        agent: &str,
+        name: &str,
+        arguments_json: &str,
+        outcome: &LoopOutcome,
+        mark: CallMark,
+    ) -> Option<LoopAlarm> {
         let tool = self.tool(name);
         if !tool.tracked {
             return None;
@@ -442,8 +502,11 @@ impl Loops {
             &mut self.line,
             &mut self.memo,
         );
-        state.ordinal = state.ordinal.saturating_add(1);
+        state.ordinal = mark
+            .ordinal
+            .unwrap_or_else(|| state.ordinal.saturating_add(1));
         entry.ordinal = state.ordinal;
+        entry.time = mark.time_ms.unwrap_or(0);
         if state.entries.len() == self.window {
             state.entries.pop_front();
         }
@@ -456,28 +519,54 @@ impl Loops {
             None
         };
         let Some(found) = found else {
-            state.active = None;
+            // A re-read loop has other calls in between: it stays open until
+            // the call comes back without an alarm, or an edit ends it
+            // (unless what keeps coming back is a failure). Every other loop
+            // ends at the first call that does not carry it on.
+            state.active = state.active.filter(|a| {
+                a.kind == LoopKind::ReRead
+                    && a.next_call != entry.call
+                    && (a.failing || entry.flags & MUTATION == 0)
+            });
             return None;
         };
-        let reminders = match state.active {
-            Some(a) if a.kind == found.kind && a.first_ordinal == found.first_ordinal() => {
-                a.reminders + 1
+        let active = match state.active {
+            Some(a) if a.continued_by(&found) => {
+                let new = found.calls.iter().filter(|&&o| o > a.last_ordinal).count() as u64;
+                let calls = a.calls + new;
+                Active {
+                    count: match found.kind {
+                        LoopKind::Cycle => calls.div_ceil(a.period),
+                        _ => a.count + new,
+                    },
+                    calls,
+                    reminders: a.reminders + 1,
+                    next_call: found.next_call,
+                    last_ordinal: entry.ordinal,
+                    failing: entry.failing(),
+                    ..a
+                }
             }
-            _ => 1,
+            _ => Active {
+                kind: found.kind,
+                count: found.count,
+                calls: found.calls.len() as u64,
+                period: found.period,
+                reminders: 1,
+                next_call: found.next_call,
+                first_ordinal: found.first_ordinal(),
+                last_ordinal: entry.ordinal,
+                failing: entry.failing(),
+            },
         };
-        state.active = Some(Active {
-            kind: found.kind,
-            count: found.count,
-            reminders,
-            next_call: found.next_call,
-            first_ordinal: found.first_ordinal(),
-        });
-        Some(self.alarm(name, found, reminders, outcome.text))
+        state.active = Some(active);
+        Some(self.alarm(name, found, &active, outcome.text))
     }
 
-    fn alarm(&self, tool: &str, found: Found, reminders: u64, text: &str) -> LoopAlarm {
-        let calls = list_calls(&found.calls);
-        let count = found.count;
+    fn alarm(&self, tool: &str, found: Found, episode: &Active, text: &str) -> LoopAlarm {
+        let calls = list_calls(episode.first_ordinal, &found.calls, episode.calls);
+        let count = episode.count;
+        let first = episode.first_ordinal;
         let (evidence, head) = match found.kind {
             LoopKind::Repeat => (
                 format!("calls {calls}: the same {tool} call, the same result each time"),
@@ -490,7 +579,7 @@ impl Loops {
                 ),
                 format!(
                     "the last {} calls (calls {calls}) repeat the same block of {} calls with the same results every round; this is round {count}.",
-                    found.calls.len(),
+                    episode.calls,
                     found.period
                 ),
             ),
@@ -503,13 +592,18 @@ impl Loops {
             }
             LoopKind::ReRead => (
                 format!("calls {calls}: the same {tool} call returned the same result, other calls in between"),
-                format!("{tool} was called with the same arguments {count} times within the last {} calls and returned the same result each time (calls {calls}).", self.window),
+                format!("{tool} was called with the same arguments {count} times since call #{first} and returned the same result each time (calls {calls})."),
             ),
         };
-        let text = format!(
-            "[toolguard] Loop detected: {head} {}",
-            advice(found.kind, found.transient)
-        );
+        let reminders = episode.reminders;
+        // A loop that goes on after its first reminder hears it again, and
+        // louder: the model is told how many it has already had.
+        let lead = if reminders > 1 {
+            format!("[toolguard] Loop detected (reminder {reminders} for this loop, which began at call #{first}):")
+        } else {
+            "[toolguard] Loop detected:".to_owned()
+        };
+        let text = format!("{lead} {head} {}", advice(found.kind, found.transient));
         let mut shown = found.calls;
         if shown.len() > EVIDENCE_CALLS {
             shown.drain(..shown.len() - EVIDENCE_CALLS);
@@ -520,6 +614,8 @@ impl Loops {
             count,
             period: found.period,
             calls: shown,
+            first,
+            last: episode.last_ordinal,
             evidence,
             text,
             summary: format!("{tool}: {} × {count}", found.kind.label()),
@@ -549,18 +645,23 @@ impl Loops {
     }
 
     /// The agent's window as a string (hex digests), for callers that carry
-    /// state across processes; `None` when it has none.
+    /// state across processes; `None` when it has none. Opaque to them: its
+    /// first field is the format's version ([`STATE_VERSION`]).
     pub fn state(&self, agent: &str) -> Option<String> {
         let s = self.agents.get(agent)?;
-        let mut out = format!("L1.{:x}.", s.ordinal);
+        let mut out = format!("{STATE_VERSION}.{:x}.", s.ordinal);
         match s.active {
             Some(a) => out.push_str(&format!(
-                "{}:{:x}:{:x}:{:016x}:{:x}",
+                "{}:{:x}:{:x}:{:x}:{:x}:{:016x}:{:x}:{:x}:{}",
                 a.kind.code(),
                 a.count,
+                a.calls,
+                a.period,
                 a.reminders,
                 a.next_call,
-                a.first_ordinal
+                a.first_ordinal,
+                a.last_ordinal,
+                u8::from(a.failing)
             )),
             None => out.push('-'),
         }
@@ -571,72 +672,100 @@ impl Loops {
         }
         for e in &s.entries {
             out.push_str(&format!(
-                ".{:016x}{:016x}{:016x}{:016x}{:016x}{:x}:{:x}",
-                e.call, e.result, e.raw, e.sig, e.tool, e.flags, e.ordinal
+                ".{:016x}{:016x}{:016x}{:016x}{:016x}{:x}:{:x}:{:x}",
+                e.call, e.result, e.raw, e.sig, e.tool, e.flags, e.ordinal, e.time
             ));
         }
         Some(out)
     }
 
-    /// Put back a window saved with [`Loops::state`] (the newest `window` calls of it).
+    /// Put back a window saved with [`Loops::state`] (the newest `window`
+    /// calls of it). A state of another version (an older toolguard's) or
+    /// of no known form at all starts the agent afresh: losing a window
+    /// costs a few calls of detection, refusing the state would cost the
+    /// call. Only a damaged state of this version is an error.
     pub fn restore(&mut self, agent: &str, state: &str) -> Result<(), String> {
-        let bad = || "toolguard: state.loops is not a saved loop state".to_owned();
-        let mut parts = state.split('.');
-        if parts.next() != Some("L1") {
-            return Err(bad());
+        if state.split('.').next() != Some(STATE_VERSION) {
+            self.agents.remove(agent);
+            return Ok(());
         }
-        let hex = |s: &str| u64::from_str_radix(s, 16).map_err(|_| bad());
-        let ordinal = hex(parts.next().ok_or_else(bad)?)?;
-        let active = match parts.next().ok_or_else(bad)? {
-            "-" => None,
-            a => {
-                let f: Vec<&str> = a.split(':').collect();
-                if f.len() != 5 {
-                    return Err(bad());
-                }
-                Some(Active {
-                    kind: LoopKind::from_code(f[0].parse().map_err(|_| bad())?).ok_or_else(bad)?,
-                    count: hex(f[1])?,
-                    reminders: hex(f[2])?,
-                    next_call: hex(f[3])?,
-                    first_ordinal: hex(f[4])?,
-                })
-            }
-        };
-        let denied = match parts.next().ok_or_else(bad)? {
-            "-" => None,
-            d => Some(hex(d)?),
-        };
-        let mut entries = VecDeque::new();
-        for e in parts {
-            if e.len() < 83 || !e.is_ascii() {
-                return Err(bad());
-            }
-            let (flags, ord) = e[80..].split_once(':').ok_or_else(bad)?;
-            entries.push_back(Entry {
-                call: hex(&e[0..16])?,
-                result: hex(&e[16..32])?,
-                raw: hex(&e[32..48])?,
-                sig: hex(&e[48..64])?,
-                tool: hex(&e[64..80])?,
-                flags: u8::from_str_radix(flags, 16).map_err(|_| bad())?,
-                ordinal: hex(ord)?,
-            });
-            if entries.len() > self.window {
-                entries.pop_front();
-            }
-        }
-        self.agents.insert(
-            agent.to_owned(),
-            AgentLoops {
-                entries,
-                ordinal,
-                active,
-                denied,
-            },
-        );
+        let restored = parse_state(state, self.window)
+            .ok_or_else(|| "toolguard: state.loops is not a saved loop state".to_owned())?;
+        self.agents.insert(agent.to_owned(), restored);
         Ok(())
     }
+}
+
+/// The version tag that starts a saved loop state ([`Loops::state`]); a
+/// change to what the state holds changes it.
+pub const STATE_VERSION: &str = "L2";
+
+/// A state of this version back into an agent's window (`None`: damaged).
+fn parse_state(state: &str, window: usize) -> Option<AgentLoops> {
+    let mut parts = state.split('.');
+    if parts.next() != Some(STATE_VERSION) {
+        return None;
+    }
+    let hex = |s: &str| u64::from_str_radix(s, 16).ok();
+    let ordinal = hex(parts.next()?)?;
+    let active = match parts.next()? {
+        "-" => None,
+        a => {
+            let f: Vec<&str> = a.split(':').collect();
+            if f.len() != 9 {
+                return None;
+            }
+            Some(Active {
+                kind: LoopKind::from_code(f[0].parse().ok()?)?,
+                count: hex(f[1])?,
+                calls: hex(f[2])?,
+                period: hex(f[3])?.max(1),
+                reminders: hex(f[4])?,
+                next_call: hex(f[5])?,
+                first_ordinal: hex(f[6])?,
+                last_ordinal: hex(f[7])?,
+                failing: match f[8] {
+                    "0" => false,
+                    "1" => true,
+                    _ => return None,
+                },
+            })
+        }
+    };
+    let denied = match parts.next()? {
+        "-" => None,
+        d => Some(hex(d)?),
+    };
+    let mut entries = VecDeque::new();
+    for e in parts {
+        if e.len() < 85 || !e.is_ascii() {
+            return None;
+        }
+        let mut tail = e[80..].split(':');
+        let (flags, ord, time) = (tail.next()?, tail.next()?, tail.next()?);
+        if tail.next().is_some() {
+            return None;
+        }
+        entries.push_back(Entry {
+            call: hex(&e[0..16])?,
+            result: hex(&e[16..32])?,
+            raw: hex(&e[32..48])?,
+            sig: hex(&e[48..64])?,
+            tool: hex(&e[64..80])?,
+            flags: u8::from_str_radix(flags, 16).ok()?,
+            ordinal: hex(ord)?,
+            time: hex(time)?,
+        });
+        if entries.len() > window {
+            entries.pop_front();
+        }
+    }
+    Some(AgentLoops {
+        entries,
+        ordinal,
+        active,
+        denied,
+    })
 }
 
 impl Limits {
@@ -821,6 +950,7 @@ fn entry(
         sig,
         tool: tool.digest,
         ordinal: 0,
+        time: 0,
         flags,
     }
 }
@@ -854,12 +984,16 @@ fn advice(kind: LoopKind, transient: bool) -> &'static str {
     }
 }
 
-/// `#3, #4, #5` (at most [`EVIDENCE_CALLS`], then `…`).
-fn list_calls(calls: &[u64]) -> String {
+/// `#3, #4, #5`: the episode's latest calls (at most [`EVIDENCE_CALLS`]),
+/// after its first call and `…` when the episode (`total` calls, begun at
+/// `first`) holds more than they show.
+fn list_calls(first: u64, calls: &[u64], total: u64) -> String {
     let skip = calls.len().saturating_sub(EVIDENCE_CALLS);
-    let mut out: Vec<String> = calls[skip..].iter().map(|c| format!("#{c}")).collect();
-    if skip > 0 {
+    let shown = &calls[skip..];
+    let mut out: Vec<String> = shown.iter().map(|c| format!("#{c}")).collect();
+    if total > shown.len() as u64 && shown.first() != Some(&first) {
         out.insert(0, "…".to_owned());
+        out.insert(0, format!("#{first}"));
     }
     out.join(", ")
 }
@@ -1713,8 +1847,10 @@ mod tests {
             },
         );
         assert_eq!(alarm.map(|a| (a.count, a.calls)), Some((3, vec![1, 2, 3])));
-        assert!(fresh.restore("b", "L1.zz").is_err());
-        assert!(fresh.restore("b", "nonsense").is_err());
+        assert!(
+            fresh.restore("b", "L2.zz").is_err(),
+            "a damaged state of this version"
+        );
         for i in 0..1000 {
             l.observe(
                 "a",
@@ -1727,6 +1863,213 @@ mod tests {
             );
         }
         assert_eq!(l.agents["a"].entries.len(), LoopsConfig::default().window);
+    }
+
+    #[test]
+    fn an_old_or_foreign_state_starts_afresh() {
+        let mut l = loops();
+        let out = LoopOutcome {
+            text: "x",
+            ..Default::default()
+        };
+        for _ in 0..2 {
+            l.observe("a", "bash", PYTEST, &out);
+        }
+        // A state of the previous format (v1: `L1.`, 5 active fields), one
+        // from nowhere, and an empty one: each leaves the agent with no
+        // window (and drops what it had), never an error.
+        let old = "L1.2.-.-.00000000000000010000000000000002000000000000000300000000000000040000000000000005:1";
+        for foreign in [old, "nonsense", "", "L9.1.-.-", "{\"window\":[1]}"] {
+            assert_eq!(l.restore("a", foreign), Ok(()), "{foreign:?}");
+            assert!(l.state("a").is_none(), "{foreign:?} left a window");
+        }
+        let r = run(&mut l, &[("bash", PYTEST, "x", false); 3]);
+        assert_eq!(r, [None, None, Some(("repeat", 3))], "counted from zero");
+    }
+
+    /// Feed `n` identical polls with the same result; the alarms.
+    fn long_repeat(l: &mut Loops, n: usize) -> Vec<LoopAlarm> {
+        let out = LoopOutcome {
+            text: "still waiting",
+            ..Default::default()
+        };
+        (0..n)
+            .filter_map(|_| l.observe("a", "bash", PYTEST, &out))
+            .collect()
+    }
+
+    #[test]
+    fn a_loop_longer_than_the_window_is_one_episode_to_the_end() {
+        let mut l = loops();
+        let alarms = long_repeat(&mut l, 300);
+        assert_eq!(alarms.len(), 298, "an alarm at every call from the 3rd");
+        let last = alarms.last().unwrap();
+        assert_eq!(
+            (last.count, last.first, last.last, last.reminders),
+            (300, 1, 300, 298),
+            "the real count, the first and last call, reminders never restart"
+        );
+        assert!(alarms.iter().all(|a| a.first == 1), "one episode");
+        assert!(
+            alarms
+                .windows(2)
+                .all(|w| w[1].reminders == w[0].reminders + 1 && w[1].count == w[0].count + 1),
+            "counts and reminders climb to the end"
+        );
+        assert!(
+            last.text.contains("300 times")
+                && last.text.contains("#1, …, #289")
+                && last.text.contains("#300")
+                && last.text.contains("reminder 298"),
+            "{}",
+            last.text
+        );
+        // A cycle past the window: rounds keep counting too.
+        let mut l = loops();
+        let mut calls = Vec::new();
+        for _ in 0..100 {
+            calls.push(("read_file", r#"{"path":"a.py"}"#, "x = 1", false));
+            calls.push(("bash", PYTEST, "1 failed\n[exit code: 1]", false));
+        }
+        let out: Vec<_> = calls
+            .iter()
+            .filter_map(|(t, a, o, f)| {
+                l.observe(
+                    "a",
+                    t,
+                    a,
+                    &LoopOutcome {
+                        text: o,
+                        is_error: *f,
+                        flagged: false,
+                    },
+                )
+            })
+            .collect();
+        let last = out.last().unwrap();
+        assert_eq!(
+            (last.kind, last.count, last.first),
+            (LoopKind::Cycle, 100, 1)
+        );
+        assert_eq!(last.reminders, out.len() as u64);
+    }
+
+    #[test]
+    fn deny_works_however_long_the_loop_runs() {
+        let config = LoopsConfig {
+            deny: Some(280),
+            ..Default::default()
+        };
+        let mut l = Loops::new(&config);
+        let out = LoopOutcome {
+            text: "still waiting",
+            ..Default::default()
+        };
+        let mut denied_at = None;
+        for i in 1..=300u64 {
+            if l.check("a", "bash", PYTEST).is_some() {
+                denied_at = Some(i);
+                break;
+            }
+            l.observe("a", "bash", PYTEST, &out);
+        }
+        assert_eq!(
+            denied_at,
+            Some(283),
+            "280 reminders (calls 3..=282): the 283rd call is refused"
+        );
+    }
+
+    #[test]
+    fn a_reread_loop_with_calls_in_between_is_one_episode() {
+        let mut l = loops();
+        let read = r#"{"path":"config.yaml"}"#;
+        let others: Vec<String> = (0..60)
+            .map(|i| format!(r#"{{"command":"grep -n k{i} app.py"}}"#))
+            .collect();
+        let mut alarms = Vec::new();
+        for o in &others {
+            for (t, a, r) in [
+                ("read_file", read, "port: 8080"),
+                ("bash", o.as_str(), "4:x"),
+            ] {
+                alarms.extend(l.observe(
+                    "a",
+                    t,
+                    a,
+                    &LoopOutcome {
+                        text: r,
+                        ..Default::default()
+                    },
+                ));
+            }
+        }
+        assert_eq!(alarms.len(), 58);
+        assert!(alarms
+            .iter()
+            .all(|a| a.first == 1 && a.kind == LoopKind::ReRead));
+        let last = alarms.last().unwrap();
+        assert_eq!((last.count, last.reminders), (60, 58));
+        assert!(
+            last.text.contains("60 times since call #1"),
+            "{}",
+            last.text
+        );
+        // An edit in between ends it: the next alarm is a new episode.
+        let mut l = loops();
+        let mut firsts = Vec::new();
+        for round in 0..2 {
+            for o in &others[..4] {
+                for (t, a, r) in [
+                    ("read_file", read, "port: 8080"),
+                    ("bash", o.as_str(), "4:x"),
+                ] {
+                    if let Some(a) = l.observe(
+                        "a",
+                        t,
+                        a,
+                        &LoopOutcome {
+                            text: r,
+                            ..Default::default()
+                        },
+                    ) {
+                        firsts.push((round, a.first, a.reminders));
+                    }
+                }
+            }
+            l.observe(
+                "a",
+                "edit_file",
+                r#"{"path":"config.yaml"}"#,
+                &LoopOutcome::default(),
+            );
+        }
+        assert_eq!(firsts, [(0, 1, 1), (0, 1, 2), (1, 10, 1), (1, 10, 2)]);
+    }
+
+    #[test]
+    fn caller_ordinals_name_the_calls() {
+        let mut l = loops();
+        let out = LoopOutcome {
+            text: "same",
+            ..Default::default()
+        };
+        let mut last = None;
+        for ordinal in [40, 47, 52] {
+            last = l.observe_marked(
+                "a",
+                "bash",
+                PYTEST,
+                &out,
+                CallMark {
+                    ordinal: Some(ordinal),
+                    time_ms: None,
+                },
+            );
+        }
+        let a = last.expect("three in a row");
+        assert_eq!((a.first, a.last, a.calls), (40, 52, vec![40, 47, 52]));
+        assert!(a.text.contains("#40, #47, #52"), "{}", a.text);
     }
 
     /// The searches over whole spans find what a search of each line finds
