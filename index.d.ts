@@ -150,6 +150,10 @@ export interface LoopsOptions {
   reRead?: number | false
   /** Thresholds × this for rate limits and 503s (default 2). */
   transientMultiplier?: number
+  /** Polls of a running job that show nothing new, in a row, before it is a loop (default 8). */
+  poll?: number | false
+  /** …over at least this many seconds where the calls have times (default 300; 0: the count alone). */
+  pollQuietSeconds?: number
   /** `check` refuses a call continuing a loop reminded this many times (`true`: 2; default false: never). */
   deny?: number | boolean
   /** Keep the result-blind DSH repeat reminder too (default false). */

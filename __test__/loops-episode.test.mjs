@@ -8,8 +8,8 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const { GuardEngine } = require('../index.js');
 
-const exec = { agentId: 'a', name: 'job_output', argumentsJson: '{"job_id":"j1"}' };
-const result = { content: [{ type: 'text', text: 'still waiting' }], isError: false };
+const exec = { agentId: 'a', name: 'bash', argumentsJson: '{"command":"pytest -q"}' };
+const result = { content: [{ type: 'text', text: '1 failed, 2 passed\n[exit code: 1]' }], isError: false };
 
 test('a 300-call loop: one episode, its real count, reminders climbing to the end', () => {
   const engine = new GuardEngine({ loops: {} });
@@ -22,7 +22,7 @@ test('a 300-call loop: one episode, its real count, reminders climbing to the en
   assert.ok(alarms.every((a) => a.first === 1), 'one episode, begun at call 1');
   const last = alarms.at(-1);
   assert.deepEqual([last.count, last.first, last.last, last.reminders], [300, 1, 300, 298]);
-  assert.equal(last.summary, 'job_output: repeat × 300');
+  assert.equal(last.summary, 'bash: repeat × 300');
   assert.match(last.text, /reminder 298 for this loop/);
   assert.match(last.text, /called 300 times in a row/);
 });

@@ -603,14 +603,16 @@ fn a_300_call_loop_is_one_finding_numbered_as_the_timeline() {
     );
     assert_eq!(report.loops.len(), 1, "{:#?}", report.loops.first());
     let l = &report.loops[0];
+    // Polls of a job that says nothing new: waiting, until the 8th (no
+    // times in this log: the count alone decides).
     assert_eq!(
         (l.kind, l.count, l.first_call, l.last_call, l.reminders),
-        ("repeat", 300, 6, 305, 298)
+        ("repeat", 300, 6, 305, 293)
     );
     assert_eq!(
         (l.site.line, l.last_log_line),
-        (9, 306),
-        "raised at the 3rd call"
+        (14, 306),
+        "raised at the 8th call"
     );
     let ordinal = |line: u64| {
         report
