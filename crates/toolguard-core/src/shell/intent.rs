@@ -453,6 +453,24 @@ mod tests {
     }
 
     #[test]
+    fn a_context_rule_behind_a_hidden_status_is_an_error() {
+        let panic =
+            "thread 'main' panicked at src/main.rs:2:5:\nboom\nnote: run with `RUST_BACKTRACE=1`\n";
+        assert_eq!(
+            action(&[], "cargo run", panic),
+            Some(FailureAction::Context)
+        );
+        assert_eq!(
+            action(&[], "cargo run 2>&1 | tail -5", panic),
+            Some(FailureAction::Error)
+        );
+        assert_eq!(
+            action(&[], "cargo run || true", panic),
+            Some(FailureAction::Error)
+        );
+    }
+
+    #[test]
     fn shell_tool_names_are_compared_without_case() {
         let engine = Engine::new(&Config::default()).unwrap();
         for name in [

@@ -227,7 +227,7 @@ pub struct CallModel {
     pub reporter: Option<usize>,
     /// Every way a non-quiet command's status was hidden, deduplicated.
     pub masks: Vec<Mask>,
-    /// An explicit probe: `|| echo`/`|| true` fallbacks, `python -c` with
+    /// An explicit probe: `|| echo …` fallbacks, `ls a || ls b`, `python -c` with
     /// `try:`/`except`, `test`/`[`: a negative answer is what was asked.
     pub probe: bool,
     /// Every command only reads, searches or prints: what the output shows
