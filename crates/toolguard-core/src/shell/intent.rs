@@ -243,11 +243,15 @@ pub fn adjust(
         .masks
         .iter()
         .any(|m| matches!(m, Mask::Pipeline | Mask::Fallback | Mask::Sequence));
+    // Content shown from files (`cat log`, `tail -n 50 log`, `grep -rn x .`):
+    // a displaying command that names no file (`git diff HEAD~1 f | grep`)
+    // prints its own errors, not a file's.
+    let shows_files = model.displays_only && !model.reads.is_empty();
     for m in &mut matches {
         let own_error = is_program_message(&m.excerpt, model);
-        if m.action == Action::Error && (meant || (model.displays_only && !own_error)) {
+        if m.action == Action::Error && (meant || (shows_files && !own_error)) {
             m.action = Action::Context;
-        } else if m.action == Action::Context && hidden && !meant && !model.displays_only {
+        } else if m.action == Action::Context && hidden && !meant && !shows_files {
             m.action = Action::Error;
         }
     }
@@ -378,6 +382,15 @@ mod tests {
                 "cat missing.log 2>&1 | head",
                 "cat: missing.log: No such file or directory"
             ),
+            Some(FailureAction::Error)
+        );
+    }
+
+    #[test]
+    fn a_display_that_names_no_file_keeps_its_own_errors() {
+        let out = "fatal: ambiguous argument 'src/x.py': unknown revision or path not in the working tree.\n";
+        assert_eq!(
+            action(&[], "git diff HEAD~1 src/x.py | grep -A5 main", out),
             Some(FailureAction::Error)
         );
     }
