@@ -344,6 +344,22 @@ fn dump_commands() {
         return;
     };
     let text = std::fs::read_to_string(path).unwrap_or_default();
+    // The model's cost per command line (a release build gives the real figure).
+    let started = std::time::Instant::now();
+    let rounds = 20;
+    for _ in 0..rounds {
+        for line in text.lines() {
+            std::hint::black_box(classify_call(
+                "bash",
+                &serde_json::json!({ "command": line }).to_string(),
+            ));
+        }
+    }
+    let lines = text.lines().count().max(1);
+    println!(
+        "# {:?} per call (classify_call, {lines} lines x {rounds})",
+        started.elapsed() / (lines * rounds) as u32
+    );
     for line in text.lines() {
         let m = parse(line);
         let masks: Vec<&str> = m.masks.iter().map(mask_str).collect();
