@@ -48,7 +48,7 @@ export function commandOf(name: string, argumentsJson: string): string | undefin
   try {
     value = JSON.parse(argumentsJson);
   } catch {
-    return argumentsJson.trim() === '' ? undefined : argumentsJson;
+    return undefined;
   }
   const argv = (a: unknown[]): string | undefined => {
     const words = a.filter((w): w is string => typeof w === 'string');
@@ -56,9 +56,7 @@ export function commandOf(name: string, argumentsJson: string): string | undefin
     if (words.length === 3 && /^(?:.*\/)?(?:bash|sh|zsh|dash)$/.test(words[0]) && words[1].startsWith('-') && words[1].includes('c')) return words[2];
     return words.join(' ');
   };
-  if (typeof value === 'string') return value;
-  if (Array.isArray(value)) return argv(value);
-  if (value !== null && typeof value === 'object') {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     for (const key of ['command', 'cmd', 'script', 'commandLine', 'command_line', 'code']) {
       const v = (value as Record<string, unknown>)[key];
       if (typeof v === 'string') return v;

@@ -636,10 +636,15 @@ fn flag_effect(prog: &super::programs::Program, a: &str) -> Option<Effect> {
     if a[1..].bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    a[1..]
-        .chars()
+    a.as_bytes()[1..]
+        .iter()
         .take_while(|c| c.is_ascii_alphabetic())
-        .find_map(|c| prog.flags.get(&format!("-{c}")).copied())
+        .find_map(|&c| {
+            let key = [b'-', c];
+            prog.flags
+                .get(std::str::from_utf8(&key).unwrap_or(""))
+                .copied()
+        })
 }
 
 fn sed_range(script: &str) -> Option<LineRange> {

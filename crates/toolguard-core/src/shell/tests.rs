@@ -225,6 +225,11 @@ fn never_panics_on_hostile_input() {
     assert!(m.truncated && m.commands.len() <= MAX_COMMANDS);
     let nested = "bash -c \"".repeat(50) + "ls";
     let _ = parse(&nested);
+    // Not shell (`a (b)`): the group is not a stage of the words before it.
+    assert!(parse("%(*").masks.is_empty());
+    // A bare string or malformed text is not a command.
+    assert_eq!(command_of(r#""ls | tail""#), None);
+    assert_eq!(command_of("{bad"), None);
     let unicode = "echo é€😀 | grep 'ü' > ñ";
     assert_eq!(parse(unicode).writes, vec!["ñ"]);
     // Cut inside a multi-byte character.
