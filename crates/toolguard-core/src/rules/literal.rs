@@ -75,6 +75,10 @@ pub(super) fn required_literals(hir: &Hir) -> Option<Vec<Vec<u8>>> {
 /// (after `\n` or `\r`, or at the text start) with one of them: then an
 /// occurrence elsewhere in a line cannot begin a match and needs no check.
 pub(super) fn required_literals_at(hir: &Hir) -> Option<(Vec<Vec<u8>>, bool)> {
+    usable_or_none(required_literals_unchecked(hir))
+}
+
+fn required_literals_unchecked(hir: &Hir) -> Option<(Set, bool)> {
     let i = info(hir);
     let set = i.required?;
     if set.len() > FEW {
@@ -83,6 +87,13 @@ pub(super) fn required_literals_at(hir: &Hir) -> Option<(Vec<Vec<u8>>, bool)> {
         }
     }
     Some((set, i.prefix && starts_line(hir)))
+}
+
+/// The one gate every set passes before the scanner trusts it: an empty set
+/// would claim the rule never matches, and an empty member occurs
+/// everywhere; either way the rule must run unfiltered instead.
+fn usable_or_none(found: Option<(Set, bool)>) -> Option<(Set, bool)> {
+    found.filter(|(set, _)| usable(set))
 }
 
 /// Every match begins where `^` (any flavour) holds.
@@ -110,10 +121,17 @@ fn cover(set: &Set) -> Option<Set> {
         .find(|c| c.len() < set.len())
 }
 
-/// Greedy cover by pieces of at least `min_weight` (sets have at most
-/// `MAX_SET` literals, so which literals a piece covers fits a bit mask).
+/// Which literals of a set a piece covers, one bit each.
+type Mask = u128;
+
+/// Greedy cover by pieces of at least `min_weight`; sets of more than
+/// `Mask::BITS` literals are left as they are. (With a `u32` mask and the
+/// test `len > 32`, a set of exactly 32 — `(?i)error` without `u` has
+/// 2^5 case variants — made `1 << 32` wrap to an empty "all covered" mask in
+/// release builds and the rule's literal set came out empty: the scanner
+/// then never ran the rule. Issue 25, the U+3000 differential mismatch.)
 fn cover_with(set: &Set, min_weight: usize) -> Option<Set> {
-    if set.len() > 32 {
+    if set.is_empty() || set.len() > Mask::BITS as usize {
         return None;
     }
     // From each start, the shortest substring of at least that weight:
@@ -136,7 +154,7 @@ fn cover_with(set: &Set, min_weight: usize) -> Option<Set> {
     }
     pairs.sort_unstable();
     let mut pieces: Vec<&[u8]> = Vec::new();
-    let mut masks: Vec<u32> = Vec::new();
+    let mut masks: Vec<Mask> = Vec::new();
     for (p, k) in pairs {
         if pieces.last() != Some(&p) {
             pieces.push(p);
@@ -144,7 +162,8 @@ fn cover_with(set: &Set, min_weight: usize) -> Option<Set> {
         }
         *masks.last_mut().unwrap() |= 1 << k;
     }
-    let mut uncovered: u32 = (1 << set.len()) - 1;
+    // Every literal's bit; `MAX >> (BITS - len)`, never a shift by the width.
+    let mut uncovered: Mask = Mask::MAX >> (Mask::BITS as usize - set.len());
     let mut chosen: Set = Vec::new();
     while uncovered != 0 {
         let (best, mask) = pieces
@@ -496,6 +515,83 @@ mod tests {
         assert_eq!(at(r"(?m)^ab|cd"), Some(false));
         // Minimizing {"ab", "xab"} to {"ab"} loses "starts with".
         assert_eq!(at(r"(?m)^(?:ab|xab)"), Some(false));
+    }
+
+    /// Every case variant of `word` (what `i` without `u` makes of it).
+    fn case_variants(word: &str) -> Set {
+        let mut out: Set = vec![vec![]];
+        for b in word.bytes() {
+            out = out
+                .iter()
+                .flat_map(|p| {
+                    let mut up = p.clone();
+                    up.push(b.to_ascii_uppercase());
+                    let mut low = p.clone();
+                    low.push(b.to_ascii_lowercase());
+                    [up, low]
+                })
+                .collect();
+        }
+        out
+    }
+
+    /// A cover keeps the set's promise: every literal contains one of its
+    /// pieces, and it is never empty. Sizes around the mask width: 32
+    /// (`error`'s case variants) overflowed the `u32` mask and gave an empty
+    /// cover, so the scanner never ran the rule (issue 25).
+    #[test]
+    fn cover_covers_every_literal_at_any_set_size() {
+        let mut sets: Vec<Set> = ["error", "failed", "warning", "no such", "exit st"]
+            .iter()
+            .map(|w| case_variants(w))
+            .collect();
+        for n in [1, 2, 5, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 300] {
+            sets.push(
+                (0..n)
+                    .map(|i| format!("lit{i:04}: error").into_bytes())
+                    .collect(),
+            );
+            sets.push((0..n).map(|i| format!("{i}x{i}").into_bytes()).collect());
+        }
+        for set in sets {
+            let Some(c) = cover(&set) else { continue };
+            assert!(usable(&c), "{} literals: unusable cover {c:?}", set.len());
+            for l in &set {
+                assert!(
+                    c.iter()
+                        .any(|p| l.windows(p.len()).any(|w| w == p.as_slice())),
+                    "{} literals: {:?} holds no piece of {c:?}",
+                    set.len(),
+                    String::from_utf8_lossy(l)
+                );
+            }
+        }
+    }
+
+    /// Whatever the pattern, the set handed to the scanner is usable: an
+    /// empty set (never matches) or an empty member (everywhere) never
+    /// leaves this module.
+    #[test]
+    fn required_sets_are_never_empty() {
+        assert_eq!(usable_or_none(Some((vec![], true))), None);
+        assert_eq!(
+            usable_or_none(Some((vec![b"a".to_vec(), vec![]], false))),
+            None
+        );
+        for p in [
+            r"(?i)error",
+            r"(?i)error:?[^\n]*\n[^\n]*",
+            r"(?i)warning|failed|fatal",
+            r"(?i)\bwarn(ing)?\b",
+            r"(?iu)skip|kelvin",
+            "\u{3000}+x",
+            r"[eE][rR][rR][oO][rR]",
+        ] {
+            let hir = regex_syntax::parse(p).unwrap();
+            if let Some((set, _)) = required_literals_at(&hir) {
+                assert!(usable(&set), "{p}: {set:?}");
+            }
+        }
     }
 
     #[test]

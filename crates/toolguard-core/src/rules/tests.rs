@@ -776,3 +776,49 @@ fn builtin_vetoes_against_fixtures() {
     }
     assert!(vetoed >= 10, "{vetoed}");
 }
+
+/// Lines padded with whitespace where Rust and JavaScript trims differ or
+/// agree (U+0085, U+FEFF, NBSP, U+3000 …), against the oracle, with the
+/// built-ins and case-insensitive user rules whose case variants fill a
+/// literal set: the shape of issue 25's U+3000 mismatch (`(?i)error`'s 32
+/// variants got an empty literal cover and the rule never ran; any padding
+/// that defeats its `^\S` veto showed it, U+3000 was where the shrinker
+/// stopped).
+#[test]
+fn padded_lines_agree_with_the_oracle() {
+    let user = |id: &str, pattern: &str, flags: &str| Rule {
+        flags: flags.into(),
+        ..rule(id, pattern, Action::Context, When::Always)
+    };
+    let set = RuleSet::compile(vec![
+        user("user-veto-s", "error:?[^\n]*\n[^\n]*", "i"),
+        user("user-ctx", r"\bwarn(ing)?\b", "i"),
+        user("user-fail", r"^\s*(?:failed|fatal|panic)\b", "im"),
+        user("user-kelvin", r"\d+ ?k\b|stra(?:ss|ß)e", "iu"),
+        user("user-wide", r"\u3000error\u3000|ＥＲＲＯＲ", "i"),
+    ])
+    .unwrap();
+    let mut texts = Vec::new();
+    for pad in ["", " ", "\t", "\u{85}", "\u{feff}", "\u{a0} ", "\u{3000}"] {
+        let mut add = |t: &str| {
+            let padded: Vec<String> = t.split('\n').map(|l| format!("{pad}{l}{pad}")).collect();
+            texts.push(padded.join("\n"));
+        };
+        for r in builtin_rules() {
+            for kind in ["pos", "neg"] {
+                add(&fixture(&format!("{}.{kind}.txt", r.id)));
+            }
+        }
+        for t in [
+            "panic: runtime error: index out of range\n\ngoroutine 1 [running]:",
+            "ERROR\nnext",
+            "Warning: low disk\nFATAL: gone",
+            "300 K\nStraße",
+            "x\u{3000}ERROR\u{3000}y\nＥＲＲＯＲ",
+        ] {
+            add(t);
+        }
+    }
+    let n = differential(&set, &texts);
+    assert!(n >= 7 * 2 * 3 * 100, "{n}");
+}
