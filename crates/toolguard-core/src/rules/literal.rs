@@ -10,13 +10,18 @@
 
 use regex_syntax::hir::{Class, Hir, HirKind};
 
-/// Largest set kept while combining (cross products, unions): bigger sets
-/// would crowd the shared literal searcher out of its fastest mode.
+/// Largest cross product kept (`(?i)` words, classes times classes): their
+/// members are short and alike, which the shared searcher likes least.
 const MAX_SET: usize = 16;
+/// Largest union kept (an alternation of texts: `c-library-error`'s ~130
+/// errno messages). Long, distinct literals cost the sampled search little
+/// (`prefilter.rs`), far less than a weak literal (`: `) that every line holds.
+const MAX_UNION: usize = 256;
 /// Longest literal kept while combining.
 const MAX_LEN: usize = 64;
-/// Characters a class may have and still count as a literal choice (`[Ee]`).
-const MAX_CLASS: usize = 4;
+/// Characters a class may have and still count as a literal choice (`[Ee]`,
+/// `\d`: `:\d+` requires `:0`…`:9`, far rarer than `:`).
+const MAX_CLASS: usize = 10;
 
 type Set = Vec<Vec<u8>>;
 
@@ -28,6 +33,9 @@ struct Info {
     required: Option<Set>,
     /// Every match even starts with one of `required`.
     prefix: bool,
+    /// Every match starts with one of these strings (the rest unknown):
+    /// `\d+` starts with a digit, so a literal before it can be extended.
+    starts: Option<Set>,
 }
 
 impl Info {
@@ -36,6 +44,7 @@ impl Info {
             exact: None,
             required: None,
             prefix: false,
+            starts: None,
         }
     }
     fn exact(set: Set) -> Info {
@@ -49,6 +58,7 @@ impl Info {
             exact: Some(set),
             required,
             prefix,
+            starts: None,
         }
     }
 }
@@ -253,6 +263,7 @@ fn info(hir: &Hir) -> Info {
                     exact: None,
                     required: (!piece.is_empty()).then(|| vec![piece.to_vec()]),
                     prefix: false,
+                    starts: None,
                 }
             } else {
                 Info::exact(vec![l.0.to_vec()])
@@ -275,9 +286,11 @@ fn info(hir: &Hir) -> Info {
                     _ => Info::unknown(),
                 },
                 (0, _) => Info::unknown(),
-                // At least one copy of the sub-expression is in every match.
+                // At least one copy of the sub-expression is in every match,
+                // and every match starts with one.
                 _ => Info {
                     exact: None,
+                    starts: sub.exact.or(sub.starts),
                     required: sub.required,
                     prefix: sub.prefix,
                 },
@@ -338,7 +351,15 @@ fn concat(hs: &[Hir]) -> Info {
             },
             None => {
                 let only_empty = run == [Vec::<u8>::new()];
-                candidates.push((std::mem::replace(&mut run, vec![vec![]]), at_start));
+                let before = std::mem::replace(&mut run, vec![vec![]]);
+                // The run followed by how the child starts (`:` then `\d+`
+                // gives `:0`…`:9`): still adjacent, still in every match.
+                // Both compete: the extension is rarer, but may be ten times
+                // as many literals (`error[E` beats `error[E0`…`error[E9`).
+                if let Some(extended) = child.starts.as_ref().and_then(|s| cross(&before, s)) {
+                    candidates.push((extended, at_start));
+                }
+                candidates.push((before, at_start));
                 if let Some(r) = child.required {
                     candidates.push((r, at_start && only_empty && child.prefix));
                 }
@@ -362,6 +383,7 @@ fn concat(hs: &[Hir]) -> Info {
         exact: None,
         prefix: best.as_ref().is_some_and(|b| b.1),
         required: best.map(|b| b.0),
+        starts: None,
     }
 }
 
@@ -373,7 +395,7 @@ fn alternation(hs: &[Hir]) -> Info {
             .iter()
             .flat_map(|i| i.exact.clone().unwrap())
             .collect();
-        if union.len() <= MAX_SET {
+        if union.len() <= MAX_UNION {
             return Info::exact(dedup(union));
         }
     }
@@ -390,7 +412,8 @@ fn alternation(hs: &[Hir]) -> Info {
     Info {
         exact: None,
         prefix: prefix && kept_all,
-        required: (union.len() <= MAX_SET).then_some(union),
+        required: (union.len() <= MAX_UNION).then_some(union),
+        starts: None,
     }
 }
 

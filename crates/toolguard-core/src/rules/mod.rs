@@ -377,6 +377,14 @@ impl RuleSet {
         self.scanner.literal_occurrences(text)
     }
 
+    /// Per rule of the table, whether the literal prefilter lets it run on
+    /// `text` at all: `false` must mean the rule has no match in `text`
+    /// (for the `prefilter` fuzz target and tests).
+    #[doc(hidden)]
+    pub fn prefilter_candidates(&self, text: &str) -> Vec<bool> {
+        self.scanner.candidates(text)
+    }
+
     /// Each matching rule once, at its first match, in table order.
     /// `when: success` rules are skipped when `text` already shows failure
     /// (`markers::shows_failure`).

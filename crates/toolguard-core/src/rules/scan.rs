@@ -133,6 +133,41 @@ impl Scanner {
         n
     }
 
+    /// Whether an occurrence of one of rule `i`'s literals at `s` can be
+    /// part of a match: anywhere, except for a rule whose every match
+    /// starts at a line start with one of its literals.
+    fn admits(&self, bytes: &[u8], s: usize, i: usize) -> bool {
+        !self.at_line_start[i] || s == 0 || matches!(bytes[s - 1], b'\n' | b'\r')
+    }
+
+    /// Per rule, whether the `Literal` strategy would run it anywhere on
+    /// `text` (rules without literals: always; `off` rules: never). The
+    /// prefilter's whole claim is that `false` here means the rule has no
+    /// match in `text`; the `prefilter` fuzz target checks it.
+    pub(super) fn candidates(&self, text: &str) -> Vec<bool> {
+        let mut out = vec![false; self.srcs.len()];
+        for &i in &self.ungated {
+            out[i] = true;
+        }
+        let Some(f) = self.literals() else {
+            for &i in &self.gated {
+                out[i] = true;
+            }
+            return out;
+        };
+        let bytes = text.as_bytes();
+        let mut occurrences = f.occurrences(bytes);
+        let mut batch = Vec::new();
+        while occurrences.next_batch(&mut batch) {
+            for &(s, k) in &batch {
+                for &i in &self.literal_list[k].1 {
+                    out[i] |= self.admits(bytes, s, i);
+                }
+            }
+        }
+        out
+    }
+
     pub(super) fn default_strategy(&self) -> Strategy {
         Strategy::Literal
     }
@@ -332,9 +367,8 @@ impl Scanner {
                     .map_or(text.len(), |k| first + len0 + k);
             }
             for &(s, k) in &batch {
-                let after_break = s == 0 || matches!(bytes[s - 1], b'\n' | b'\r');
                 for &i in &self.literal_list[k].1 {
-                    if self.at_line_start[i] && !after_break {
+                    if !self.admits(bytes, s, i) {
                         continue;
                     }
                     if state[i] != DONE && state[i] != line_start + 1 {
