@@ -36,6 +36,13 @@ const SET_CHUNK: usize = 256;
 const SET_SIZE_LIMIT: usize = 64 << 20;
 const SET_DFA_SIZE_LIMIT: usize = 8 << 20;
 
+/// A rule verified on this many lines, on average closer together than
+/// `HOT_SPACING` bytes, is searched over the rest of the text at once: a
+/// regex call per line costs a few hundred instructions, the lazy DFA a few
+/// per byte.
+const HOT_LINES: u32 = 64;
+const HOT_SPACING: usize = 128;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Strategy {
     Loop,
@@ -306,6 +313,11 @@ impl Scanner {
         }
         let mut hits = Vec::new();
         let mut queued: Vec<usize> = Vec::new();
+        // Lines verified per rule: a rule whose literals are on most lines
+        // (a user rule gated by `: `) costs a regex call per line; past
+        // `HOT_LINES`, denser than one per `HOT_SPACING` bytes, one search
+        // over the rest of the text settles it instead.
+        let mut checked_lines: Vec<u32> = vec![0; self.srcs.len()];
         let (mut line_start, mut line_end) = (0, 0);
         let bytes = text.as_bytes();
         let mut occurrences = lits.occurrences(bytes);
@@ -324,7 +336,10 @@ impl Scanner {
                     if state[i] == DONE {
                         continue;
                     }
-                    let found = if self.line_local[i] {
+                    checked_lines[i] += 1;
+                    let hot = checked_lines[i] >= HOT_LINES
+                        && (checked_lines[i] as usize) * HOT_SPACING > line_end;
+                    let found = if self.line_local[i] && !hot {
                         // Most queued lines do not match: the forward-only
                         // check costs about half of finding the start.
                         let re = self.regex(i);
@@ -342,6 +357,12 @@ impl Scanner {
                         } else {
                             None
                         }
+                    } else if self.line_local[i] {
+                        // Hot: earlier lines had no match, so the first match
+                        // from this line on is the rule's first.
+                        state[i] = DONE;
+                        pending -= 1;
+                        self.regex(i).search(&Input::new(text).range(line_start..))
                     } else {
                         // May span lines: one whole-text search settles it.
                         state[i] = DONE;
