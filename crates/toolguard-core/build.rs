@@ -37,9 +37,10 @@ fn main() {
     for row in &rows {
         let pattern = row.get("pattern").and_then(|v| v.as_str()).unwrap_or("");
         let flags = row.get("flags").and_then(|v| v.as_str()).unwrap_or("");
+        let unless = row.get("unless").and_then(|v| v.as_str());
         // A row this cannot analyse (switched off, or a bad pattern) is left
         // to the run-time check, which reports it as it would a user rule.
-        match analyse(pattern, flags) {
+        match analyse(pattern, flags, unless) {
             Some(a) => writeln!(out, "    Some({a}),").unwrap(),
             None => out.push_str("    None,\n"),
         }
@@ -50,10 +51,14 @@ fn main() {
 }
 
 /// One row as a Rust `Analysed` expression (`rules::builtin_table`).
-fn analyse(pattern: &str, flags: &str) -> Option<String> {
+fn analyse(pattern: &str, flags: &str, unless: Option<&str>) -> Option<String> {
     if pattern.is_empty() {
         return None;
     }
+    let unless_src = match unless {
+        Some(u) => Some(dialect::translate(u, flags).ok()?),
+        None => None,
+    };
     let src = dialect::translate(pattern, flags).ok()?;
     let hir = regex_syntax::ParserBuilder::new()
         .utf8(true)
@@ -68,7 +73,8 @@ fn analyse(pattern: &str, flags: &str) -> Option<String> {
         None => ("None".to_string(), false),
     };
     Some(format!(
-        "Analysed {{ pattern: {pattern:?}, flags: {flags:?}, src: {src:?}, literals: {literals}, \
+        "Analysed {{ pattern: {pattern:?}, flags: {flags:?}, unless: {unless:?}, src: {src:?}, \
+         unless_src: {unless_src:?}, literals: {literals}, \
          at_line_start: {at_line_start}, starts_line: {}, line_local: {} }}",
         literal::starts_line(&hir),
         !literal::may_match_newline(&hir),

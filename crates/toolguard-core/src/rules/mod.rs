@@ -122,7 +122,9 @@ mod builtin_table {
     pub(super) struct Analysed {
         pub(super) pattern: &'static str,
         pub(super) flags: &'static str,
+        pub(super) unless: Option<&'static str>,
         pub(super) src: &'static str,
+        pub(super) unless_src: Option<&'static str>,
         pub(super) literals: Option<&'static [&'static [u8]]>,
         pub(super) at_line_start: bool,
         pub(super) starts_line: bool,
@@ -136,15 +138,22 @@ mod builtin_table {
 /// build), else checked now like a user rule (its size by the test suite).
 fn check_builtin(i: usize, rule: &Rule) -> Result<scan::Checked, RuleError> {
     match builtin_table::ANALYSED.get(i) {
-        Some(Some(a)) if a.pattern == rule.pattern && a.flags == rule.flags => Ok(scan::Checked {
-            src: a.src.to_string(),
-            literals: a
-                .literals
-                .map(|set| set.iter().map(|l| l.to_vec()).collect()),
-            at_line_start: a.at_line_start,
-            starts_line: a.starts_line,
-            line_local: a.line_local,
-        }),
+        Some(Some(a))
+            if a.pattern == rule.pattern
+                && a.flags == rule.flags
+                && a.unless == rule.unless.as_deref() =>
+        {
+            Ok(scan::Checked {
+                src: a.src.to_string(),
+                unless_src: a.unless_src.map(str::to_string),
+                literals: a
+                    .literals
+                    .map(|set| set.iter().map(|l| l.to_vec()).collect()),
+                at_line_start: a.at_line_start,
+                starts_line: a.starts_line,
+                line_local: a.line_local,
+            })
+        }
         _ => check_rule_sized(rule, false),
     }
 }
@@ -169,7 +178,7 @@ fn builtin() -> &'static Builtin {
                 check_builtin(i, r).unwrap_or_else(|e| panic!("built-in rule is well-formed: {e}"))
             })
             .collect();
-        let vetoes = Arc::new(unless::Vetoes::new(&rules, &checked));
+        let vetoes = Arc::new(unless::Vetoes::new(&checked));
         let scanner = Arc::new(scan::Scanner::new(&rules, checked.clone()));
         Builtin {
             rules: rules.into(),
@@ -263,6 +272,7 @@ fn check_rule_sized(rule: &Rule, sized: bool) -> Result<scan::Checked, RuleError
         // A built-in switched off by id alone: nothing to compile or run.
         return Ok(scan::Checked {
             src: String::new(),
+            unless_src: None,
             literals: None,
             at_line_start: false,
             starts_line: false,
@@ -275,7 +285,7 @@ fn check_rule_sized(rule: &Rule, sized: bool) -> Result<scan::Checked, RuleError
     if rule.message.trim().is_empty() && rule.action != Action::Off {
         return Err(rule_error(&rule.id, "`message` must not be empty"));
     }
-    unless::check(rule, sized)?;
+    let unless_src = unless::check(rule, sized)?;
     let src =
         dialect::translate(&rule.pattern, &rule.flags).map_err(|e| rule_error(&rule.id, &e))?;
     let hir = regex_syntax::ParserBuilder::new()
@@ -302,6 +312,7 @@ fn check_rule_sized(rule: &Rule, sized: bool) -> Result<scan::Checked, RuleError
         None => (None, false),
     };
     Ok(scan::Checked {
+        unless_src,
         literals,
         at_line_start,
         starts_line: literal::starts_line(&hir),
@@ -384,7 +395,7 @@ impl RuleSet {
                 _ => checked.push(check_rule(r)?),
             }
         }
-        let vetoes = Arc::new(unless::Vetoes::new(&rules, &checked));
+        let vetoes = Arc::new(unless::Vetoes::new(&checked));
         let scanner = Arc::new(scan::Scanner::new(&rules, checked));
         Ok(RuleSet {
             rules: rules.into(),

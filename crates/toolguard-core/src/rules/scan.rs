@@ -55,6 +55,8 @@ pub enum Strategy {
 pub(super) struct Checked {
     /// Translated (Rust regex) source.
     pub(super) src: String,
+    /// Translated source of the rule's `unless` (`unless.rs`), if any.
+    pub(super) unless_src: Option<String>,
     pub(super) literals: Option<Vec<Vec<u8>>>,
     /// Every match starts at a line start with one of `literals`.
     pub(super) at_line_start: bool,

@@ -879,6 +879,7 @@ fn build_time_table_matches_the_load_time_check() {
         let built = check_builtin(i, r).unwrap();
         let now = check_rule(r).unwrap();
         assert_eq!(built.src, now.src, "{}", r.id);
+        assert_eq!(built.unless_src, now.unless_src, "{}", r.id);
         assert_eq!(built.literals, now.literals, "{}", r.id);
         assert_eq!(
             (built.at_line_start, built.starts_line, built.line_local),
