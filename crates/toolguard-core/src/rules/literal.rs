@@ -48,7 +48,10 @@ impl Info {
         }
     }
     fn exact(set: Set) -> Info {
-        let (required, prefix) = if usable(&set) {
+        // One string is its own minimal set (most nodes: every literal).
+        let (required, prefix) = if set.len() == 1 && usable(&set) {
+            (Some(set.clone()), true)
+        } else if usable(&set) {
             let (m, kept_all) = minimize_keeping(set.clone());
             (Some(m), kept_all)
         } else {
@@ -442,7 +445,8 @@ fn dedup(mut set: Set) -> Set {
 /// `minimize`, and whether it kept every distinct string (dropping one
 /// because it contains another breaks "every match starts with a member").
 fn minimize_keeping(set: Set) -> (Set, bool) {
-    let n = dedup(set.clone()).len();
+    let set = dedup(set);
+    let n = set.len();
     let m = minimize(set);
     let kept_all = m.len() == n;
     (m, kept_all)
