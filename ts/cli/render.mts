@@ -73,7 +73,7 @@ function rows(session: SessionJson, c: Style): Row[] {
     const [first, last] = [run[0]!, run[run.length - 1]!];
     out.push({
       logLine: first.logLine,
-      cells: [String(first.logLine), first.callId, first.tool, `loop × ${last.count}+`, last.command !== null ? `$ ${last.command}` : last.arguments],
+      cells: [String(first.logLine), first.callId ?? `#${first.ordinal}`, first.tool, `loop × ${last.count}+`, last.command !== null ? `$ ${last.command}` : last.arguments],
       paint: c.yellow,
     });
   }
@@ -89,7 +89,7 @@ function rows(session: SessionJson, c: Style): Row[] {
     }
     const row: Row = {
       logLine: l.logLine,
-      cells: [String(l.logLine), l.callId, l.tool, label, l.evidence],
+      cells: [String(l.logLine), l.callId ?? `#${l.ordinal}`, l.tool, label, l.evidence],
       paint: c.yellow,
       note: l.command !== null ? `$ ${l.command}` : undefined,
     };
@@ -102,7 +102,7 @@ function rows(session: SessionJson, c: Style): Row[] {
     const rules = fs.map((x) => (x.action === 'context' ? `${x.ruleId} (context)` : x.ruleId)).join(', ');
     out.push({
       logLine: f.logLine,
-      cells: [String(f.logLine), f.callId, f.tool, rules, `out:${f.line}  ${f.excerpt}`],
+      cells: [String(f.logLine), f.callId ?? `#${f.ordinal}`, f.tool, rules, `out:${f.line}  ${f.excerpt}`],
       paint: f.verdict === 'error' ? c.red : c.yellow,
       note: f.command !== null ? `$ ${f.command}` : undefined,
     });

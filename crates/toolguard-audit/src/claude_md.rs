@@ -47,34 +47,29 @@ pub(crate) fn audit(run: &mut Run, report: &mut SessionReport, text: &str) {
         } else {
             continue;
         };
-        // `### Role`, `> date`, a blank line, then the JSON array.
+        // `### Role`, `> date`, a blank line, then the content: a JSON array
+        // of blocks, or (a user's typed message) plain text.
         let mut parts = trimmed.splitn(3, '\n');
-        let (_, date, body) = (
-            parts.next(),
-            parts.next().unwrap_or(""),
-            parts.next().unwrap_or(""),
-        );
-        let at = start
-            + block[..skipped].matches('\n').count() as u64
-            + 2
-            + (body.len() - body.trim_start().len()) as u64
-            - body.trim_start().len().min(0) as u64;
+        let (date, body) = (parts.nth(1).unwrap_or(""), parts.next().unwrap_or(""));
+        let at = start + block[..skipped].matches('\n').count() as u64 + 3;
         let body = body.trim();
-        if !date.starts_with('>') || !body.starts_with('[') {
+        if !date.starts_with('>') {
             report.error(
-                Some(start),
-                format!(
-                    "### {role} turn without a \"> date\" line and a JSON array of content blocks"
-                ),
+                Some(at - 2),
+                format!("### {role} turn without its \"> date\" line"),
             );
             continue;
         }
-        let content: Value = match serde_json::from_str(body) {
-            Ok(content) => content,
-            Err(e) => {
-                report.error(Some(at), format!("malformed JSON in a {role} turn: {e}"));
-                continue;
+        let content = if body.starts_with('[') && body.ends_with(']') {
+            match serde_json::from_str(body) {
+                Ok(content) => content,
+                Err(e) => {
+                    report.error(Some(at), format!("malformed JSON in a {role} turn: {e}"));
+                    continue;
+                }
             }
+        } else {
+            Value::String(body.to_owned())
         };
         let mut event = json!({
             "type": role,

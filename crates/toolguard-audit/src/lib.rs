@@ -52,7 +52,8 @@ pub use report::{
     Timeline, TimelineCall,
 };
 pub use session::{
-    detect_text, detect_value, read_text, read_value, ReadCall, ReadEvent, ReadResult, ReadSession,
+    detect_path, detect_text, detect_value, read_text, read_value, ReadCall, ReadEvent, ReadResult,
+    ReadSession,
 };
 
 /// Stored errors per file; the rest are only counted (a binary file would

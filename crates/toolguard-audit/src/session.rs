@@ -8,6 +8,7 @@
 //! through the same two steps ([`read_value`], then `audit_session`).
 
 use std::io::{self, BufRead, BufReader, Cursor, Read};
+use std::path::Path;
 
 use serde_json::{Map, Value};
 
@@ -470,4 +471,33 @@ impl Run<'_> {
         }
         emit(report);
     }
+}
+
+/// The format of the session log at `path` by its content, as `--format
+/// auto` would read it (`None`: no known format). A directory search asks
+/// this of files whose names do not say (`*.json`, `*.md`, `*.log`): only
+/// the first `limit` bytes are read (a text capture or a JSON document
+/// longer than that is not recognized).
+pub fn detect_path(path: &Path, limit: usize) -> io::Result<Option<Format>> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(limit as u64)
+        .read_to_end(&mut bytes)?;
+    if bytes.contains(&0) {
+        return Ok(None);
+    }
+    Ok(match shape_of(Format::Auto, &bytes) {
+        Shape::Values => serde_json::from_slice::<Value>(&bytes)
+            .ok()
+            .and_then(|v| detect_value(&v)),
+        Shape::Text => detect_text(&String::from_utf8_lossy(&bytes)),
+        Shape::Lines => {
+            let first = bytes
+                .split(|b| *b == b'\n')
+                .find(|l| !l.iter().all(u8::is_ascii_whitespace));
+            first
+                .and_then(|l| serde_json::from_slice::<Value>(l).ok())
+                .and_then(|v| v.as_object().and_then(super::detect))
+        }
+    })
 }
