@@ -11,14 +11,13 @@ use serde_json::{json, Value};
 
 use super::{claude, Run, SessionReport};
 
-/// Whether a text is such an export: the title, or a turn heading followed
-/// by its date line.
+/// Whether a text is such an export: it starts with the exporter's title,
+/// or with a turn heading (a page that only quotes one, a README, is not).
 pub(crate) fn looks_like(text: &str) -> bool {
-    text.trim_start().starts_with("# Claude Session Export")
-        || ["\n### User\n> ", "\n### Assistant\n> "]
-            .iter()
-            .any(|h| text.contains(h))
-            && text.contains("\n---\n")
+    let text = text.trim_start();
+    text.starts_with("# Claude Session Export")
+        || text.starts_with("### User\n> ")
+        || text.starts_with("### Assistant\n> ")
 }
 
 pub(crate) fn audit(run: &mut Run, report: &mut SessionReport, text: &str) {

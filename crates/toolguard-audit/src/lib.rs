@@ -34,6 +34,8 @@ mod tests;
 #[cfg(test)]
 mod tests_readers;
 #[cfg(test)]
+mod tests_trajectories;
+#[cfg(test)]
 mod tests_wild;
 
 use std::cell::Cell;
