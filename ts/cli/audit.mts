@@ -296,7 +296,10 @@ function isLogName(name: string, format: Format, path: string): boolean {
   if (/\.(?:jsonl|jsonl\.zst|jsonl\.zstd|ndjson|traj\.json|traj)$/.test(name)) return true;
   if (!/\.(?:json|md|log)$/.test(name) || !native) return false;
   const found = detectLogFormat(path);
-  return found !== null && (format === 'auto' || found === format);
+  // A page that quotes a log is not one: *.md only as a Markdown export,
+  // *.log only as a terminal capture.
+  const fits = name.endsWith('.md') ? found === 'claude-code-md' : name.endsWith('.log') ? found === 'codex-exec-log' || found === 'mini-swe-agent-log' : found !== null;
+  return fits && (format === 'auto' || found === format);
 }
 
 /** The path `-` stands for standard input (zstd is told by its magic, not a name). */
@@ -410,7 +413,7 @@ export function summarize(sessions: SessionJson[], failOn: FailOn): AuditDocumen
     const seen = new Set<string>();
     for (const f of s.failures) {
       rules[f.ruleId] = (rules[f.ruleId] ?? 0) + 1;
-      const key = `${f.agentId}\u0000${f.callId}`;
+      const key = `${f.agentId}\u0000${f.ordinal}`;
       if (!seen.has(key)) failedCalls++;
       seen.add(key);
     }
@@ -422,7 +425,8 @@ export function summarize(sessions: SessionJson[], failOn: FailOn): AuditDocumen
   const matched =
     failOn === 'any' ? reminders + loops + failures > 0 : failOn === 'loop' ? reminders + loops > 0 : failOn === 'failure' ? failures > 0 : false;
   return {
-    files: sessions.length,
+    // A file of many sessions (an evaluation output) counts once.
+    files: new Set(sessions.map((s) => s.file)).size,
     calls: sum((s) => s.calls),
     reminders,
     loops,
