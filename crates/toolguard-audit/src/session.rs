@@ -267,7 +267,7 @@ pub(crate) fn replay(run: &mut Run, report: &mut SessionReport, read: &ReadSessi
 /// Seconds since the epoch (a float, as Python's `time.time()` writes) as ms.
 pub(crate) fn epoch_seconds_ms(value: Option<&Value>) -> Option<u64> {
     let seconds = value?.as_f64()?;
-    (seconds.is_finite() && seconds >= 0.0).then(|| (seconds * 1000.0) as u64)
+    (seconds.is_finite() && seconds >= 0.0).then_some((seconds * 1000.0) as u64)
 }
 
 /// A naive or zoned ISO timestamp (`2025-10-30T03:50:30.915175`, taken as
@@ -454,6 +454,7 @@ impl Run<'_> {
         &mut self,
         file: &SessionReport,
         number: u64,
+        bytes: u64,
         value: &Value,
         emit: &mut dyn FnMut(SessionReport),
     ) {
@@ -461,6 +462,9 @@ impl Run<'_> {
         report.session = self.sessions;
         report.compressed = file.compressed;
         report.lines = 1;
+        report.decoded_bytes = bytes;
+        // A compressed file's bytes are not told per line.
+        report.bytes = if file.compressed { 0 } else { bytes };
         self.sessions += 1;
         match read_value(self.format, value) {
             Ok(read) => {

@@ -91,6 +91,12 @@ fn openhands_v1_output_has_a_report_per_line_pairs_by_id_and_notes_orphans() {
     assert_eq!(reports.len(), 2);
     let (a, b) = (&reports[0], &reports[1]);
     assert_eq!((a.session, b.session), (0, 1));
+    // The sessions' bytes add up to the file's (a summary counts it once).
+    let size = std::fs::metadata(fixture("openhands-v1/output.jsonl"))
+        .unwrap()
+        .len();
+    assert_eq!(a.bytes + b.bytes, size);
+    assert!(a.bytes > 0 && a.decoded_bytes == a.bytes);
     assert_eq!(a.session_id.as_deref(), Some("task-one"));
     assert_eq!(a.model.as_deref(), Some("litellm_proxy/mock-model"));
     assert_eq!(a.errors, vec![]);
