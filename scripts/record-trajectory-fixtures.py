@@ -1,8 +1,8 @@
 """Record mini-swe-agent fixtures with the real package against a scripted local model.
 
-Usage (a venv under /tmp; the versions below are the ones recorded with):
-    python3 -m venv /tmp/tg-venv && /tmp/tg-venv/bin/pip install mini-swe-agent==2.4.6
-    /tmp/tg-venv/bin/python scripts/record-trajectory-fixtures.py crates/toolguard-audit/tests/fixtures/mini-swe-agent
+Run through `node scripts/record-trajectory-fixtures.mjs`, which installs
+mini-swe-agent (the recorded version) in a venv under /tmp and calls this with
+the output folder.
 
 A local OpenAI-compatible server (this file) answers chat completions with a
 scripted list of bash tool calls (a repeated failing command, a traceback
