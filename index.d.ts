@@ -22,11 +22,13 @@ export declare class Auditor {
   constructor(configJson?: string | undefined | null, optionsJson?: string | undefined | null)
   /**
    * Audit one log file (DSH `session.jsonl` / `.zstd`, a Claude Code
-   * transcript, a Codex rollout, an OTLP/JSON trace file or a generic trace);
-   * returns the session report as JSON text. `onProgress(bytesRead, totalBytes)`
-   * is called every few MB and once at the end.
+   * transcript, a Codex rollout, an OTLP/JSON trace file, a generic trace,
+   * or a trajectory: mini-swe-agent, SWE-agent, OpenHands, and the text
+   * captures); returns the session reports as JSON Lines text, one line a
+   * session (most files hold one; an evaluation output one a line).
+   * `onProgress(bytesRead, totalBytes)` is called every few MB and once at the end.
    */
-  auditFile(path: string, format?: 'auto' | 'dsh' | 'trace' | 'claude-code' | 'codex' | 'otlp', onProgress?: (bytesRead: number, totalBytes: number) => void): string
+  auditFile(path: string, format?: 'auto' | 'dsh' | 'trace' | 'claude-code' | 'codex' | 'otlp' | 'mini-swe-agent' | 'swe-agent' | 'openhands-v1' | 'openhands-v0' | 'claude-code-md' | 'codex-exec-log' | 'mini-swe-agent-log', onProgress?: (bytesRead: number, totalBytes: number) => void): string
 }
 
 /** The guard engine: per-agent repeat chains and silent-failure rules. */
@@ -120,6 +122,14 @@ export interface ContentBlock {
   type: string
   text?: string
 }
+
+/**
+ * The format of the session log at `path`, by its content, as
+ * `--format auto` reads it; `null` when it is none known (or unreadable).
+ * For a directory search: files whose names do not say (`*.json`, `*.md`,
+ * `*.log`) are audited only when this names a format. Reads at most 64 MiB.
+ */
+export declare function detectLogFormat(path: string): string | null
 
 export interface FailureVerdict {
   action: 'error' | 'context'
