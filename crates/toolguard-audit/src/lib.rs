@@ -15,6 +15,8 @@ mod codex;
 mod dsh;
 mod lines;
 mod otlp;
+pub mod parallel;
+mod parquet;
 mod report;
 mod shell;
 mod trace;
@@ -266,6 +268,14 @@ impl Auditor {
 
     pub fn set_options(&mut self, options: AuditOptions) {
         self.options = options;
+    }
+
+    /// A fresh auditor with the same config and limits (one per worker
+    /// thread of [`parallel::audit_batch`]).
+    pub fn fork(&self) -> Result<Self, toolguard_core::Error> {
+        let mut auditor = Self::new(&self.config)?;
+        auditor.options = self.options.clone();
+        Ok(auditor)
     }
 
     fn slot(format: Format) -> Option<usize> {

@@ -137,6 +137,9 @@ pub struct SessionReport {
     pub session_id: Option<String>,
     pub parent_session: Option<String>,
     pub cwd: Option<String>,
+    /// The model that ran the session, where the log says (the dataset
+    /// summary groups runs by it).
+    pub model: Option<String>,
     /// Trace files: agent ids in order of first appearance.
     pub agents: Vec<String>,
     /// Tool calls audited (paired with a result or not).
@@ -171,6 +174,7 @@ impl SessionReport {
             session_id: None,
             parent_session: None,
             cwd: None,
+            model: None,
             agents: Vec::new(),
             calls: 0,
             unanswered: 0,

@@ -1,0 +1,259 @@
+//! Parquet datasets with one trajectory per row: the trajectory column (a
+//! string of JSONL/JSON text, or a nested list of messages or events) of
+//! each row becomes one session report, named `<file>#<row>` (0-based).
+//!
+//! Read with the Apache `parquet` crate's row API, projected on the few
+//! columns used (the trajectory, and an id and a model column when the
+//! dataset has them), so the other columns are never decoded.
+
+use std::fs::File;
+
+use ::parquet::file::reader::{FileReader, SerializedFileReader};
+use ::parquet::record::reader::RowIter;
+use ::parquet::record::Field;
+use ::parquet::schema::types::Type;
+use serde_json::Value;
+
+use crate::parallel::{Input, Shard};
+use crate::{Auditor, Format, SessionReport};
+
+/// The trajectory column's usual names, tried in this order when `--column`
+/// is not given.
+pub const COLUMNS: &[&str] = &[
+    "messages",
+    "history",
+    "trajectory",
+    "traj",
+    "events",
+    "conversation",
+    "conversations",
+];
+/// A string column naming the run (the session id when the trajectory has none).
+const ID_COLUMNS: &[&str] = &[
+    "instance_id",
+    "session_id",
+    "conversation_id",
+    "run_id",
+    "id",
+];
+/// A string column naming the model (the summary's per-model figures).
+const MODEL_COLUMNS: &[&str] = &["model", "model_name", "model_name_or_path"];
+
+/// One row's trajectory, ready for a worker.
+pub struct Row {
+    /// `<file>#<row>`.
+    pub name: String,
+    /// Bytes of the file this row is reckoned to have taken (for progress).
+    pub bytes_through: u64,
+    content: Content,
+    id: Option<String>,
+    model: Option<String>,
+}
+
+enum Content {
+    /// JSONL (or one JSON document) as text.
+    Text(String),
+    /// A nested column (a list of messages or events).
+    Value(Value),
+    /// The file or this row could not be read.
+    Error(String),
+}
+
+impl Row {
+    fn error(name: String, message: String) -> Self {
+        Self {
+            name,
+            bytes_through: 0,
+            content: Content::Error(message),
+            id: None,
+            model: None,
+        }
+    }
+
+    /// Audit this row's trajectory with `auditor`.
+    pub(crate) fn audit(self, auditor: &mut Auditor, format: Format) -> SessionReport {
+        let mut report = match self.content {
+            Content::Error(message) => {
+                let mut report = SessionReport::new(self.name, format);
+                report.error(None, message);
+                return report;
+            }
+            Content::Text(text) => {
+                let mut report =
+                    auditor.audit_reader(self.name, text.as_bytes(), format, &mut |_| {});
+                report.bytes = text.len() as u64;
+                report
+            }
+            Content::Value(value) => {
+                // A list of events (or messages): one JSON line each, as the
+                // line readers take them.
+                let mut text = Vec::new();
+                match &value {
+                    Value::Array(items) => {
+                        for item in items {
+                            // A Value always serializes.
+                            let _ = serde_json::to_writer(&mut text, item);
+                            text.push(b'\n');
+                        }
+                    }
+                    other => {
+                        let _ = serde_json::to_writer(&mut text, other);
+                        text.push(b'\n');
+                    }
+                }
+                let mut report = auditor.audit_reader(self.name, &text[..], format, &mut |_| {});
+                report.bytes = text.len() as u64;
+                report
+            }
+        };
+        if report.session_id.is_none() {
+            report.session_id = self.id;
+        }
+        if report.model.is_none() {
+            report.model = self.model;
+        }
+        report
+    }
+}
+
+/// The rows of one Parquet file in order (those in `shard`, by the key
+/// `<input key>#<row>`); a file that cannot be read gives one row carrying
+/// the error, so the report names it.
+pub fn rows<'a>(
+    input: &'a Input,
+    column: Option<&'a str>,
+    shard: Option<Shard>,
+) -> Box<dyn Iterator<Item = Row> + 'a> {
+    match open(input, column) {
+        Ok((reader, projection, names)) => {
+            let total = reader.metadata().file_metadata().num_rows().max(1) as u64;
+            let size = std::fs::metadata(&input.path).map(|m| m.len()).unwrap_or(0);
+            let iter = match RowIter::from_file_into(Box::new(reader)).project(Some(projection)) {
+                Ok(iter) => iter,
+                Err(e) => {
+                    return Box::new(std::iter::once(Row::error(
+                        input.name.clone(),
+                        format!("cannot read the Parquet file: {e}"),
+                    )))
+                }
+            };
+            let mut failed = false;
+            Box::new(
+                iter.enumerate()
+                    .map_while(move |(n, row)| {
+                        if failed {
+                            return None;
+                        }
+                        let name = format!("{}#{n}", input.name);
+                        let row = match row {
+                            Ok(row) => row,
+                            Err(e) => {
+                                failed = true;
+                                return Some(Some(Row::error(
+                                    name,
+                                    format!("cannot read row {n} of the Parquet file: {e}"),
+                                )));
+                            }
+                        };
+                        if shard.is_some_and(|s| !s.holds(&format!("{}#{n}", input.key))) {
+                            return Some(None);
+                        }
+                        let mut out = from_row(name, &row, &names);
+                        out.bytes_through = size.saturating_mul(n as u64 + 1) / total;
+                        Some(Some(out))
+                    })
+                    .flatten(),
+            )
+        }
+        Err(message) => Box::new(std::iter::once(Row::error(input.name.clone(), message))),
+    }
+}
+
+/// Column names picked in a file: the trajectory's, and the optional id and model.
+struct Names {
+    trajectory: String,
+    id: Option<String>,
+    model: Option<String>,
+}
+
+fn open(
+    input: &Input,
+    column: Option<&str>,
+) -> Result<(SerializedFileReader<File>, Type, Names), String> {
+    let file = File::open(&input.path).map_err(|e| format!("cannot open: {e}"))?;
+    let reader =
+        SerializedFileReader::new(file).map_err(|e| format!("not a readable Parquet file: {e}"))?;
+    let schema = reader.metadata().file_metadata().schema();
+    let fields = schema.get_fields();
+    let find = |name: &str| fields.iter().find(|f| f.name() == name);
+    let trajectory = match column {
+        Some(name) => find(name).ok_or_else(|| {
+            format!(
+                "no column {name:?} in this Parquet file (its columns: {})",
+                column_list(fields)
+            )
+        })?,
+        None => COLUMNS.iter().find_map(|n| find(n)).ok_or_else(|| {
+            format!(
+                "no trajectory column in this Parquet file (looked for {}; its columns: {}); --column names it",
+                COLUMNS.join(", "),
+                column_list(fields)
+            )
+        })?,
+    };
+    // Only a plain string column can name a run or a model.
+    let string_column = |names: &[&str]| {
+        names
+            .iter()
+            .find_map(|n| find(n).filter(|f| f.is_primitive() && f.name() != trajectory.name()))
+    };
+    let id = string_column(ID_COLUMNS);
+    let model = string_column(MODEL_COLUMNS);
+    let mut picked = vec![trajectory.clone()];
+    picked.extend(id.cloned());
+    picked.extend(model.cloned());
+    let projection = Type::group_type_builder(schema.name())
+        .with_fields(picked)
+        .build()
+        .map_err(|e| format!("cannot read the Parquet schema: {e}"))?;
+    let names = Names {
+        trajectory: trajectory.name().to_owned(),
+        id: id.map(|f| f.name().to_owned()),
+        model: model.map(|f| f.name().to_owned()),
+    };
+    Ok((reader, projection, names))
+}
+
+fn column_list(fields: &[std::sync::Arc<Type>]) -> String {
+    fields
+        .iter()
+        .map(|f| f.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn from_row(name: String, row: &::parquet::record::Row, names: &Names) -> Row {
+    let mut out = Row::error(name, String::new());
+    for (column, field) in row.get_column_iter() {
+        if *column == names.trajectory {
+            out.content = match field {
+                Field::Str(text) => Content::Text(text.clone()),
+                Field::Null => Content::Error(format!("column {column:?} is null in this row")),
+                Field::Bytes(bytes) => match std::str::from_utf8(bytes.data()) {
+                    Ok(text) => Content::Text(text.to_owned()),
+                    Err(_) => Content::Error(format!(
+                        "column {column:?} holds bytes that are not UTF-8 text"
+                    )),
+                },
+                other => Content::Value(other.to_json_value()),
+            };
+        } else if let Field::Str(text) = field {
+            if Some(column) == names.id.as_ref() {
+                out.id = Some(text.clone());
+            } else if Some(column) == names.model.as_ref() {
+                out.model = Some(text.clone());
+            }
+        }
+    }
+    out
+}
