@@ -632,7 +632,8 @@ function oneSession(session: SessionJson, failOn: FailOn): AuditDocument {
 
 /** The streamed report's closing summary, on stderr (stdout holds only sessions). */
 function summaryText(summary: AuditDocument['summary']): string {
-  const head = `toolguard audit: ${summary.files} sessions · ${summary.calls} tool calls · ${summary.loops + summary.reminders} loop findings · ${summary.failedCalls} silent failures · ${summary.errors} input errors\n`;
+  const n = (count: number, one: string) => `${count} ${one}${count === 1 ? '' : 's'}`;
+  const head = `toolguard audit: ${n(summary.files, 'session')} · ${n(summary.calls, 'tool call')} · ${n(summary.loops + summary.reminders, 'loop finding')} · ${n(summary.failedCalls, 'silent failure')} · ${n(summary.errors, 'input error')}\n`;
   return head + (summary.waste ? wasteLine(summary.waste) + '\n' : '') + (summary.dataset && summary.files > 1 ? datasetText(summary.dataset) : '');
 }
 
