@@ -8,6 +8,7 @@ committed files and never need Python.
 - trace-nested.parquet (zstd): `events` is a list of structs (one trace event
   each), the nested shape a datasets export has.
 - custom-column.parquet (snappy): the trajectory is in `steps` (needs --column).
+- lz4.parquet: a codec toolguard's build leaves out (the error names it).
 """
 
 import json
@@ -64,6 +65,7 @@ def main():
     pq.write_table(nested, os.path.join(HERE, "trace-nested.parquet"), compression="zstd", row_group_size=2)
     custom = pa.table({"steps": ["".join(json.dumps(e) + "\n" for e in run("loop"))]})
     pq.write_table(custom, os.path.join(HERE, "custom-column.parquet"), compression="snappy")
+    pq.write_table(text, os.path.join(HERE, "lz4.parquet"), compression="lz4")
 
 
 if __name__ == "__main__":

@@ -127,6 +127,13 @@ test('Parquet: --column names the trajectory column; without it the error lists 
   assert.match(wrong.sessions[0].errors[0].message, /no column "nope" in this Parquet file \(its columns: steps\)/);
 });
 
+test('Parquet: a codec the build leaves out is an input error naming it', () => {
+  const r = run([join(fixtures, 'lz4.parquet'), '--json']);
+  assert.equal(r.status, 2);
+  const [session] = JSON.parse(r.stdout).sessions;
+  assert.match(session.errors[0].message, /^column "messages" is compressed with LZ4_RAW, which toolguard does not read \(it reads uncompressed, snappy and zstd Parquet\)/);
+});
+
 test('--json carries the dataset summary: shares of runs stuck and failing silently, per agent, ranked runs', () => {
   const r = run([collection, '--json']);
   const { summary, sessions } = JSON.parse(r.stdout);

@@ -26,6 +26,8 @@ pub mod zstd;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_parallel;
+#[cfg(test)]
 mod tests_readers;
 
 use std::cell::Cell;

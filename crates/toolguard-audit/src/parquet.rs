@@ -8,6 +8,7 @@
 
 use std::fs::File;
 
+use ::parquet::basic::Compression;
 use ::parquet::file::reader::{FileReader, SerializedFileReader};
 use ::parquet::record::reader::RowIter;
 use ::parquet::record::Field;
@@ -212,6 +213,25 @@ fn open(
     let mut picked = vec![trajectory.clone()];
     picked.extend(id.cloned());
     picked.extend(model.cloned());
+    // A codec this build leaves out fails at the first page; say so up front.
+    for group in reader.metadata().row_groups() {
+        for chunk in group.columns() {
+            let top = chunk.column_path().parts().first().map(String::as_str);
+            if !picked.iter().any(|f| Some(f.name()) == top) {
+                continue;
+            }
+            let codec = chunk.compression();
+            if !matches!(
+                codec,
+                Compression::UNCOMPRESSED | Compression::SNAPPY | Compression::ZSTD(_)
+            ) {
+                return Err(format!(
+                    "column {:?} is compressed with {codec}, which toolguard does not read (it reads uncompressed, snappy and zstd Parquet); rewrite the file with one of those",
+                    chunk.column_path().string()
+                ));
+            }
+        }
+    }
     let projection = Type::group_type_builder(schema.name())
         .with_fields(picked)
         .build()
