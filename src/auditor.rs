@@ -48,12 +48,14 @@ impl Auditor {
     }
 
     /// Audit one log file (DSH `session.jsonl` / `.zstd`, a Claude Code
-    /// transcript, a Codex rollout, an OTLP/JSON trace file or a generic trace);
-    /// returns the session report as JSON text. `onProgress(bytesRead, totalBytes)`
-    /// is called every few MB and once at the end.
+    /// transcript, a Codex rollout, an OTLP/JSON trace file, a generic trace,
+    /// or a trajectory: mini-swe-agent, SWE-agent, OpenHands, and the text
+    /// captures); returns the session reports as JSON Lines text, one line a
+    /// session (most files hold one; an evaluation output one a line).
+    /// `onProgress(bytesRead, totalBytes)` is called every few MB and once at the end.
     #[napi(
         catch_unwind,
-        ts_args_type = "path: string, format?: 'auto' | 'dsh' | 'trace' | 'claude-code' | 'codex' | 'otlp', onProgress?: (bytesRead: number, totalBytes: number) => void"
+        ts_args_type = "path: string, format?: 'auto' | 'dsh' | 'trace' | 'claude-code' | 'codex' | 'otlp' | 'mini-swe-agent' | 'swe-agent' | 'openhands-v1' | 'openhands-v0' | 'claude-code-md' | 'codex-exec-log' | 'mini-swe-agent-log', onProgress?: (bytesRead: number, totalBytes: number) => void"
     )]
     pub fn audit_file(
         &mut self,
@@ -78,13 +80,18 @@ impl Auditor {
                 }
             }
         };
-        let report = self
-            .inner
-            .audit_path(Path::new(&path), format, &mut progress);
+        let mut text = String::new();
+        self.inner
+            .audit_path_each(Path::new(&path), format, &mut progress, &mut |report| {
+                if !text.is_empty() {
+                    text.push('\n');
+                }
+                text.push_str(&report.to_json());
+            });
         if let Some(e) = failed {
             return Err(e);
         }
-        Ok(report.to_json())
+        Ok(text)
     }
 
     /// Audit many files on every core (`threads`), Parquet files row by row;

@@ -21,10 +21,12 @@ export { UsageError };
 
 export const FAIL_ON = ['loop', 'failure', 'any', 'none'] as const;
 export type FailOn = (typeof FAIL_ON)[number];
-export const FORMATS = ['auto', 'dsh', 'trace', 'claude-code', 'codex', 'otlp'] as const;
+export const FORMATS = ['auto', 'dsh', 'trace', 'claude-code', 'codex', 'otlp', 'mini-swe-agent', 'swe-agent', 'openhands-v1', 'openhands-v0', 'claude-code-md', 'codex-exec-log', 'mini-swe-agent-log'] as const;
 type Format = (typeof FORMATS)[number];
 
 export interface SiteJson {
+  /** 1-based position of the call in its session, in file order (docs/trace-format.md). */
+  ordinal: number;
   callId: string;
   tool: string;
   agentId: string | null;
@@ -74,13 +76,15 @@ export interface FailureJson extends SiteJson {
 }
 export interface SessionJson {
   file: string;
+  /** 0-based index of the session in its file (one session a line: its position). */
+  session: number;
   format: Format;
   compressed: boolean;
   sessionId: string | null;
+  /** The model that drove the run, when the file says. */
+  model: string | null;
   parentSession: string | null;
   cwd: string | null;
-  /** The model that ran the session, where the log says. */
-  model: string | null;
   agents: string[];
   calls: number;
   unanswered: number;
@@ -93,6 +97,9 @@ export interface SessionJson {
   failures: FailureJson[];
   errors: { line: number | null; message: string }[];
   errorCount: number;
+  /** What a reader noticed that is not bad input (an observation without its action, no exit codes…). */
+  notes: { line: number | null; ordinal: number | null; message: string }[];
+  noteCount: number;
   /** The calls in order, for the HTML strips and the waste figures. */
   timeline: { calls: TimelineCallJson[]; omitted: number };
   /** Added by waste.mts. */

@@ -19,7 +19,9 @@ use parquet::schema::parser::parse_message_type;
 const ROWS_PER_GROUP: usize = 256;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let out = std::env::args().nth(1).ok_or("usage: parquet_copy OUT.parquet < manifest")?;
+    let out = std::env::args()
+        .nth(1)
+        .ok_or("usage: parquet_copy OUT.parquet < manifest")?;
     let schema = Arc::new(parse_message_type(
         "message runs { REQUIRED BYTE_ARRAY instance_id (UTF8); REQUIRED BYTE_ARRAY model_name (UTF8); REQUIRED BYTE_ARRAY messages (UTF8); }",
     )?);
@@ -36,7 +38,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let mut parts = line.splitn(3, '\t');
             let (Some(path), Some(id), Some(model)) = (parts.next(), parts.next(), parts.next())
             else {
-                return Err(format!("manifest line without three tab-separated fields: {line:?}").into());
+                return Err(
+                    format!("manifest line without three tab-separated fields: {line:?}").into(),
+                );
             };
             columns[0].push(ByteArray::from(id));
             columns[1].push(ByteArray::from(model));

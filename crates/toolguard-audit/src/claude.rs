@@ -204,7 +204,8 @@ fn tool_use(run: &mut Run, report: &mut SessionReport, number: u64, agent: &str,
         .get("input")
         .map_or_else(String::new, Value::to_string);
     let site = CallSite {
-        call_id: id.to_owned(),
+        ordinal: report.calls,
+        call_id: Some(id.to_owned()),
         name: name.to_owned(),
         agent_id: Some(agent.to_owned()),
         line: number,

@@ -158,8 +158,9 @@ enum Unit {
 
 struct Done {
     seq: u64,
-    /// `None`: a [`Unit::FileEnd`] marker (no report).
-    json: Option<String>,
+    /// The unit's sessions as JSON (most files hold one, an evaluation
+    /// output one a line; a [`Unit::FileEnd`] marker none).
+    json: Vec<String>,
     /// The input this unit finished, if it was its last.
     file_done: bool,
 }
@@ -266,38 +267,45 @@ pub fn audit_batch(
                 let done = match unit {
                     Unit::FileEnd => Done {
                         seq,
-                        json: None,
+                        json: Vec::new(),
                         file_done: true,
                     },
                     Unit::File(i) => {
                         let input = &inputs[i];
                         let mut last = 0u64;
-                        let report =
-                            guarded(&mut auditor, input.name.clone(), options.format, |a| {
-                                let mut tick = |done: u64, _total: u64| {
-                                    bytes_done
-                                        .fetch_add(done.saturating_sub(last), Ordering::Relaxed);
-                                    last = done;
-                                };
-                                let mut report =
-                                    a.audit_path(&input.path, options.format, &mut tick);
-                                report.file = input.name.clone();
-                                report
-                            });
+                        let json = guarded(&mut auditor, input.name.clone(), options.format, |a| {
+                            let mut tick = |done: u64, _total: u64| {
+                                bytes_done.fetch_add(done.saturating_sub(last), Ordering::Relaxed);
+                                last = done;
+                            };
+                            let mut json = Vec::new();
+                            a.audit_path_each(
+                                &input.path,
+                                options.format,
+                                &mut tick,
+                                &mut |mut r| {
+                                    r.file = input.name.clone();
+                                    json.push(r.to_json());
+                                },
+                            );
+                            json
+                        });
                         Done {
                             seq,
-                            json: Some(report.to_json()),
+                            json,
                             file_done: true,
                         }
                     }
                     Unit::Row(row) => {
                         let name = row.name.clone();
-                        let report = guarded(&mut auditor, name, options.format, |a| {
-                            row.audit(a, options.format)
+                        let json = guarded(&mut auditor, name, options.format, |a| {
+                            let mut json = Vec::new();
+                            row.audit(a, options.format, &mut |r| json.push(r.to_json()));
+                            json
                         });
                         Done {
                             seq,
-                            json: Some(report.to_json()),
+                            json,
                             file_done: false,
                         }
                     }
@@ -330,12 +338,15 @@ pub fn audit_batch(
             while let Some(done) = pending.remove(&next) {
                 next += 1;
                 progress.files_done += u64::from(done.file_done);
-                if let Some(json) = done.json {
+                for json in done.json {
                     progress.sessions += 1;
                     if on_event(Event::Report(json)).is_break() {
                         stopped = true;
                         break;
                     }
+                }
+                if stopped {
+                    break;
                 }
             }
             if next != before || stopped {
@@ -380,8 +391,8 @@ fn guarded(
     auditor: &mut Auditor,
     name: String,
     format: Format,
-    audit: impl FnOnce(&mut Auditor) -> SessionReport,
-) -> SessionReport {
+    audit: impl FnOnce(&mut Auditor) -> Vec<String>,
+) -> Vec<String> {
     match catch_unwind(AssertUnwindSafe(|| audit(auditor))) {
         Ok(report) => report,
         Err(panic) => {
@@ -398,7 +409,7 @@ fn guarded(
                 None,
                 format!("internal error while auditing this input (a toolguard bug, please report it): {what}"),
             );
-            report
+            vec![report.to_json()]
         }
     }
 }

@@ -16,7 +16,7 @@ use ::parquet::schema::types::Type;
 use serde_json::Value;
 
 use crate::parallel::{Input, Shard};
-use crate::{Auditor, Format, SessionReport};
+use crate::{detect_value, read_value, Auditor, Format, SessionReport};
 
 /// The trajectory column's usual names, tried in this order when `--column`
 /// is not given.
@@ -46,6 +46,10 @@ pub struct Row {
     pub name: String,
     /// Bytes of the file this row is reckoned to have taken (for progress).
     pub bytes_through: u64,
+    /// 0-based row index (the report's `session`).
+    row: u64,
+    /// The trajectory column's name.
+    column: String,
     content: Content,
     id: Option<String>,
     model: Option<String>,
@@ -65,56 +69,166 @@ impl Row {
         Self {
             name,
             bytes_through: 0,
+            row: 0,
+            column: String::new(),
             content: Content::Error(message),
             id: None,
             model: None,
         }
     }
 
-    /// Audit this row's trajectory with `auditor`.
-    pub(crate) fn audit(self, auditor: &mut Auditor, format: Format) -> SessionReport {
-        let mut report = match self.content {
+    /// Audit this row's trajectory with `auditor`, handing each session's
+    /// report to `emit` (a row holds one session, unless its text is a log
+    /// of several).
+    pub(crate) fn audit(
+        self,
+        auditor: &mut Auditor,
+        format: Format,
+        emit: &mut dyn FnMut(SessionReport),
+    ) {
+        let (name, id, model, session) = (self.name, self.id, self.model, self.row);
+        let mut finish = |mut report: SessionReport| {
+            report.session = session;
+            if report.session_id.is_none() {
+                report.session_id = id.clone();
+            }
+            if report.model.is_none() {
+                report.model = model.clone();
+            }
+            emit(report);
+        };
+        match self.content {
             Content::Error(message) => {
-                let mut report = SessionReport::new(self.name, format);
+                let mut report = SessionReport::new(name, format);
                 report.error(None, message);
-                return report;
+                finish(report);
             }
             Content::Text(text) => {
-                let mut report =
-                    auditor.audit_reader(self.name, text.as_bytes(), format, &mut |_| {});
-                report.bytes = text.len() as u64;
-                report
-            }
-            Content::Value(value) => {
-                // A list of events (or messages): one JSON line each, as the
-                // line readers take them.
-                let mut text = Vec::new();
-                match &value {
-                    Value::Array(items) => {
-                        for item in items {
-                            // A Value always serializes.
-                            let _ = serde_json::to_writer(&mut text, item);
-                            text.push(b'\n');
-                        }
-                    }
-                    other => {
-                        let _ = serde_json::to_writer(&mut text, other);
-                        text.push(b'\n');
+                // A whole JSON document in a string column is read as the
+                // nested value it encodes; anything else as a log's text.
+                let trimmed = text.trim_start();
+                if trimmed.starts_with('[') || trimmed.starts_with('{') {
+                    if let Ok(value) = serde_json::from_str::<Value>(&text) {
+                        let bytes = text.len() as u64;
+                        return finish(audit_value(
+                            auditor,
+                            name,
+                            &self.column,
+                            value,
+                            bytes,
+                            format,
+                        ));
                     }
                 }
-                let mut report = auditor.audit_reader(self.name, &text[..], format, &mut |_| {});
-                report.bytes = text.len() as u64;
-                report
+                let bytes = text.len() as u64;
+                auditor.audit_reader_each(
+                    name,
+                    text.as_bytes(),
+                    format,
+                    &mut |_| {},
+                    &mut |mut r| {
+                        r.bytes = bytes;
+                        finish(r);
+                    },
+                );
             }
-        };
-        if report.session_id.is_none() {
-            report.session_id = self.id;
+            Content::Value(value) => {
+                let bytes = serde_json::to_string(&value).map_or(0, |t| t.len() as u64);
+                finish(audit_value(
+                    auditor,
+                    name,
+                    &self.column,
+                    value,
+                    bytes,
+                    format,
+                ));
+            }
         }
-        if report.model.is_none() {
-            report.model = self.model;
-        }
-        report
     }
+}
+
+/// The keys a trajectory document keeps its steps under, by format
+/// (mini-swe-agent `messages`, OpenHands `history`, SWE-agent `trajectory`),
+/// tried when the column's own name does not make the row one.
+const DOCUMENT_KEYS: &[&str] = &["messages", "history", "trajectory"];
+
+/// One row's nested trajectory: a session of a trajectory format when the
+/// readers know it (the row as the document `{column: value}`, or the value
+/// under a format's own key, or the value itself), else a list of log
+/// lines (DSH or trace events, one JSON line each).
+fn audit_value(
+    auditor: &mut Auditor,
+    name: String,
+    column: &str,
+    value: Value,
+    bytes: u64,
+    format: Format,
+) -> SessionReport {
+    let mut candidates = vec![serde_json::json!({ column: value.clone() })];
+    for key in DOCUMENT_KEYS.iter().filter(|k| **k != column) {
+        candidates.push(serde_json::json!({ *key: value.clone() }));
+    }
+    candidates.push(value.clone());
+    let mut first_error = None;
+    for candidate in &candidates {
+        let read = match format {
+            Format::Auto => {
+                detect_value(candidate).map(|found| (found, read_value(found, candidate)))
+            }
+            forced if forced.shape() == crate::Shape::Values => {
+                Some((forced, read_value(forced, candidate)))
+            }
+            _ => None,
+        };
+        match read {
+            Some((found, Ok(session))) => {
+                let mut report = auditor.audit_session(name, 0, found, &session);
+                report.bytes = bytes;
+                report.decoded_bytes = bytes;
+                return report;
+            }
+            Some((_, Err(message))) => {
+                first_error.get_or_insert(message);
+            }
+            None => {}
+        }
+    }
+    // A trajectory format was recognized (or forced) but its reader refused the row.
+    if let Some(message) = first_error {
+        let mut report = SessionReport::new(name, format);
+        report.error(None, message);
+        return report;
+    }
+    // Not a trajectory the readers know: log events, one a line.
+    let mut text = Vec::new();
+    match &value {
+        Value::Array(items) => {
+            for item in items {
+                // A Value always serializes.
+                let _ = serde_json::to_writer(&mut text, item);
+                text.push(b'\n');
+            }
+        }
+        other => {
+            let _ = serde_json::to_writer(&mut text, other);
+            text.push(b'\n');
+        }
+    }
+    let mut reports = auditor.audit_reader(name.clone(), &text[..], format, &mut |_| {});
+    let mut report = match reports.len() {
+        1 => reports.remove(0),
+        // Lines that are sessions of their own are not a row's shape.
+        _ => {
+            let mut report = SessionReport::new(name, format);
+            report.error(
+                None,
+                "the column's value holds several sessions; one row should be one".to_owned(),
+            );
+            report
+        }
+    };
+    report.bytes = bytes;
+    report
 }
 
 /// The rows of one Parquet file in order (those in `shard`, by the key
@@ -160,6 +274,7 @@ pub fn rows<'a>(
                             return Some(None);
                         }
                         let mut out = from_row(name, &row, &names);
+                        out.row = n as u64;
                         out.bytes_through = size.saturating_mul(n as u64 + 1) / total;
                         Some(Some(out))
                     })
@@ -254,6 +369,7 @@ fn column_list(fields: &[std::sync::Arc<Type>]) -> String {
 
 fn from_row(name: String, row: &::parquet::record::Row, names: &Names) -> Row {
     let mut out = Row::error(name, String::new());
+    out.column = names.trajectory.clone();
     for (column, field) in row.get_column_iter() {
         if *column == names.trajectory {
             out.content = match field {

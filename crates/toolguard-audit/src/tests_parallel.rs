@@ -76,7 +76,7 @@ fn reports_come_back_in_input_order_whatever_the_threads() {
     // The same as auditing each file alone.
     let mut alone = Auditor::new(&Config::default()).unwrap();
     let first = alone.audit_path(&inputs[5].path, Format::Auto, &mut |_, _| {});
-    let mut first: serde_json::Value = serde_json::from_str(&first.to_json()).unwrap();
+    let mut first: serde_json::Value = serde_json::from_str(&first[0].to_json()).unwrap();
     first["file"] = "run-005.jsonl".into();
     assert_eq!(
         serde_json::from_str::<serde_json::Value>(&one[5]).unwrap(),
