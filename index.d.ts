@@ -22,11 +22,13 @@ export declare class Auditor {
   constructor(configJson?: string | undefined | null, optionsJson?: string | undefined | null)
   /**
    * Audit one log file (DSH `session.jsonl` / `.zstd`, a Claude Code
-   * transcript, a Codex rollout, an OTLP/JSON trace file or a generic trace);
-   * returns the session report as JSON text. `onProgress(bytesRead, totalBytes)`
-   * is called every few MB and once at the end.
+   * transcript, a Codex rollout, an OTLP/JSON trace file, a generic trace,
+   * or a trajectory: mini-swe-agent, SWE-agent, OpenHands, and the text
+   * captures); returns the session reports as JSON Lines text, one line a
+   * session (most files hold one; an evaluation output one a line).
+   * `onProgress(bytesRead, totalBytes)` is called every few MB and once at the end.
    */
-  auditFile(path: string, format?: 'auto' | 'dsh' | 'trace' | 'claude-code' | 'codex' | 'otlp', onProgress?: (bytesRead: number, totalBytes: number) => void): string
+  auditFile(path: string, format?: 'auto' | 'dsh' | 'trace' | 'claude-code' | 'codex' | 'otlp' | 'mini-swe-agent' | 'swe-agent' | 'openhands-v1' | 'openhands-v0' | 'claude-code-md' | 'codex-exec-log' | 'mini-swe-agent-log', onProgress?: (bytesRead: number, totalBytes: number) => void): string
   /**
    * Audit many files on every core (`threads`), Parquet files row by row;
    * `onReport(json)` gets each session report, in input order, as it is

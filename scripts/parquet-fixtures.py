@@ -5,10 +5,15 @@ committed files and never need Python.
 
 - trace-text.parquet (snappy): `messages` is a string of generic-trace JSONL;
   `instance_id` and `model_name` name the run and the model.
-- trace-nested.parquet (zstd): `events` is a list of structs (one trace event
+- trace-nested.parquet (snappy): `events` is a list of structs (one trace event
   each), the nested shape a datasets export has.
 - custom-column.parquet (snappy): the trajectory is in `steps` (needs --column).
-- lz4.parquet: a codec toolguard's build leaves out (the error names it).
+- zstd.parquet: a codec toolguard's build leaves out (the error names it).
+- mini-swe-agent.parquet (snappy): `messages` is a nested list of chat
+  messages in mini-swe-agent's shape (crates/toolguard-audit/src/mini_swe.rs):
+  row 0 the tool-calling form, row 1 the text-action form; each run makes the
+  same failing call four times.
+- mini-swe-agent-json.parquet (uncompressed): the same runs, `messages` as JSON text.
 """
 
 import json
@@ -62,10 +67,58 @@ def main():
         "events": pa.array([run(k) for k in KINDS], type=pa.list_(event)),
     })
     # Two row groups, so reading crosses one.
-    pq.write_table(nested, os.path.join(HERE, "trace-nested.parquet"), compression="zstd", row_group_size=2)
+    pq.write_table(nested, os.path.join(HERE, "trace-nested.parquet"), compression="snappy", row_group_size=2)
     custom = pa.table({"steps": ["".join(json.dumps(e) + "\n" for e in run("loop"))]})
     pq.write_table(custom, os.path.join(HERE, "custom-column.parquet"), compression="snappy")
-    pq.write_table(text, os.path.join(HERE, "lz4.parquet"), compression="lz4")
+    pq.write_table(text, os.path.join(HERE, "zstd.parquet"), compression="zstd")
+    runs = [mini_tool_calling(), mini_text_actions()]
+    message = pa.struct([
+        ("role", pa.string()),
+        ("content", pa.string()),
+        ("tool_call_id", pa.string()),
+        ("tool_calls", pa.list_(pa.struct([
+            ("id", pa.string()),
+            ("type", pa.string()),
+            ("function", pa.struct([("name", pa.string()), ("arguments", pa.string())])),
+        ]))),
+    ])
+    mini = pa.table({
+        "instance_id": ["repo__issue-1", "repo__issue-2"],
+        "model_name": ["model-a", "model-b"],
+        "messages": pa.array(runs, type=pa.list_(message)),
+    })
+    pq.write_table(mini, os.path.join(HERE, "mini-swe-agent.parquet"), compression="snappy")
+    as_json = pa.table({
+        "instance_id": ["repo__issue-1", "repo__issue-2"],
+        "messages": [json.dumps(r) for r in runs],
+    })
+    pq.write_table(as_json, os.path.join(HERE, "mini-swe-agent-json.parquet"), compression="none")
+
+
+PYTEST_FAIL = "<returncode>1</returncode>\n<output>\nFAILED tests/test_x.py::test_a - assert 1 == 2\n1 failed in 0.1s\n</output>"
+
+
+def mini_tool_calling():
+    messages = [
+        {"role": "system", "content": "You are a helpful assistant."},
+        {"role": "user", "content": "Fix the failing test."},
+    ]
+    for i in range(4):
+        messages.append({"role": "assistant", "content": "Run the tests.", "tool_calls": [
+            {"id": f"call_{i}", "type": "function", "function": {"name": "bash", "arguments": json.dumps({"command": "pytest -q"})}}]})
+        messages.append({"role": "tool", "tool_call_id": f"call_{i}", "content": PYTEST_FAIL})
+    return messages
+
+
+def mini_text_actions():
+    messages = [
+        {"role": "system", "content": "You are a helpful assistant."},
+        {"role": "user", "content": "Fix the failing test."},
+    ]
+    for _ in range(4):
+        messages.append({"role": "assistant", "content": "THOUGHT: run the tests.\n\n```bash\npytest -q\n```"})
+        messages.append({"role": "user", "content": PYTEST_FAIL})
+    return messages
 
 
 if __name__ == "__main__":

@@ -106,7 +106,7 @@ test('Parquet: one session a row, named FILE#ROW, with the id and model columns;
     ],
   );
   assert.ok(rows.every((s) => s.errorCount === 0), JSON.stringify(rows.map((s) => s.errors)));
-  // The nested copy (a list of structs, zstd, two row groups) finds the same.
+  // The nested copy (a list of structs, two row groups) finds the same.
   const nested = lines(run([join(fixtures, 'trace-nested.parquet'), '--report', 'jsonl']).stdout);
   const findings = (s) => [s.calls, s.loops.map((l) => [l.callId, l.kind]), s.failures.map((f) => [f.callId, f.ruleId])];
   assert.deepEqual(nested.map(findings), rows.map(findings));
@@ -128,10 +128,27 @@ test('Parquet: --column names the trajectory column; without it the error lists 
 });
 
 test('Parquet: a codec the build leaves out is an input error naming it', () => {
-  const r = run([join(fixtures, 'lz4.parquet'), '--json']);
+  const r = run([join(fixtures, 'zstd.parquet'), '--json']);
   assert.equal(r.status, 2);
   const [session] = JSON.parse(r.stdout).sessions;
-  assert.match(session.errors[0].message, /^column "messages" is compressed with LZ4_RAW, which toolguard does not read \(it reads uncompressed, snappy and zstd Parquet\)/);
+  assert.match(session.errors[0].message, /^column "instance_id" is compressed with zstd, which toolguard does not read \(it reads uncompressed and snappy Parquet, the pyarrow default\); rewrite the file with one of those$/);
+});
+
+test('Parquet: mini-swe-agent messages, nested or as JSON text, go through the trajectory readers', () => {
+  const r = run([join(fixtures, 'mini-swe-agent.parquet'), join(fixtures, 'mini-swe-agent-json.parquet'), '--report', 'jsonl']);
+  assert.equal(r.status, 1, r.stderr);
+  const sessions = lines(r.stdout);
+  assert.deepEqual(
+    sessions.map((s) => [s.file.replace(/^.*\//, ''), s.session, s.format, s.sessionId, s.model, s.calls, s.errorCount]),
+    [
+      ['mini-swe-agent.parquet#0', 0, 'mini-swe-agent', 'repo__issue-1', 'model-a', 4, 0],
+      ['mini-swe-agent.parquet#1', 1, 'mini-swe-agent', 'repo__issue-2', 'model-b', 4, 0],
+      ['mini-swe-agent-json.parquet#0', 0, 'mini-swe-agent', 'repo__issue-1', null, 4, 0],
+      ['mini-swe-agent-json.parquet#1', 1, 'mini-swe-agent', 'repo__issue-2', null, 4, 0],
+    ],
+  );
+  // The same failing call four times: a stuck episode in every run.
+  assert.ok(sessions.every((s) => s.loops.length > 0));
 });
 
 test('--json carries the dataset summary: shares of runs stuck and failing silently, per agent, ranked runs', () => {

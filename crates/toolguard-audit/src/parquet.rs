@@ -336,12 +336,16 @@ fn open(
                 continue;
             }
             let codec = chunk.compression();
-            if !matches!(
-                codec,
-                Compression::UNCOMPRESSED | Compression::SNAPPY | Compression::ZSTD(_)
-            ) {
+            if !matches!(codec, Compression::UNCOMPRESSED | Compression::SNAPPY) {
+                let name = match codec {
+                    Compression::ZSTD(_) => "zstd".to_owned(),
+                    Compression::GZIP(_) => "gzip".to_owned(),
+                    Compression::BROTLI(_) => "brotli".to_owned(),
+                    Compression::LZ4 | Compression::LZ4_RAW => "lz4".to_owned(),
+                    other => other.to_string().to_lowercase(),
+                };
                 return Err(format!(
-                    "column {:?} is compressed with {codec}, which toolguard does not read (it reads uncompressed, snappy and zstd Parquet); rewrite the file with one of those",
+                    "column {:?} is compressed with {name}, which toolguard does not read (it reads uncompressed and snappy Parquet, the pyarrow default); rewrite the file with one of those",
                     chunk.column_path().string()
                 ));
             }
