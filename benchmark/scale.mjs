@@ -60,25 +60,28 @@ function measure(target, jobs) {
   const command = [process.execPath, path.join(root, 'bin/toolguard.mjs'), 'audit', target, '--report', 'jsonl', '--jobs', String(jobs)];
   const started = performance.now();
   const child = gnuTime
-    ? spawnSync('/usr/bin/time', ['-f', 'TIME %e %M', ...command], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 << 20 })
+    ? spawnSync('/usr/bin/time', ['-f', 'TIME %e %M %U %S', ...command], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 << 20 })
     : spawnSync(command[0], command.slice(1), { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 << 20 });
   const wall = (performance.now() - started) / 1000;
   if (child.status !== 0 && child.status !== 1) throw new Error(`audit exited ${child.status}: ${child.stderr.slice(-2000)}`);
   const sessions = Number(/toolguard audit: (\d+) sessions?/.exec(child.stderr)?.[1] ?? NaN);
-  const timed = /TIME ([\d.]+) (\d+)/.exec(child.stderr);
-  return { wall_s: wall, rss_mb: timed ? Number(timed[2]) / 1024 : null, sessions };
+  const timed = /TIME ([\d.]+) (\d+) ([\d.]+) ([\d.]+)/.exec(child.stderr);
+  // CPU seconds (user + system): on a busy machine the wall time is shared
+  // with others; the CPU time says whether the second thread cost extra work.
+  return { wall_s: wall, rss_mb: timed ? Number(timed[2]) / 1024 : null, cpu_s: timed ? Number(timed[3]) + Number(timed[4]) : null, sessions };
 }
 
 function best(target, jobs) {
   let out;
   for (let i = 0; i < repeats; i++) {
     const m = measure(target, jobs);
-    log(`  ${path.basename(target)} --jobs ${jobs}: ${m.wall_s.toFixed(1)} s, peak RSS ${m.rss_mb?.toFixed(0) ?? 'n/a'} MB, ${m.sessions} sessions`);
+    log(`  ${path.basename(target)} --jobs ${jobs}: ${m.wall_s.toFixed(1)} s wall, ${m.cpu_s?.toFixed(1) ?? 'n/a'} s CPU, peak RSS ${m.rss_mb?.toFixed(0) ?? 'n/a'} MB, ${m.sessions} sessions, load ${os.loadavg()[0].toFixed(1)}`);
     if (out === undefined || m.wall_s < out.wall_s) out = { ...m, rss_mb: Math.max(m.rss_mb ?? 0, out?.rss_mb ?? 0) || null };
   }
   return { ...out, mb_s: bytes / 1e6 / out.wall_s };
 }
 
+const loadAtStart = os.loadavg().map((x) => Number(x.toFixed(2)));
 const copy = parquetCopy();
 // Interleaved, so a change in the machine's load hits every subject alike.
 const one = best(dir, 1);
@@ -89,7 +92,8 @@ const result = {
   runs: shape.runs,
   bytes,
   cpus: os.cpus().length,
-  loadavg_at_start: os.loadavg().map((x) => Number(x.toFixed(2))),
+  loadavg_at_start: loadAtStart,
+  loadavg_at_end: os.loadavg().map((x) => Number(x.toFixed(2))),
   command: `node benchmark/scale.mjs${mode === 'full' ? '' : ` --${mode}`} (or npm run bench -- --only=scale)`,
   jsonl_1_thread: one,
   jsonl_2_threads: two,

@@ -16,6 +16,9 @@ use toolguard_core::config::{Config, ConfigValue};
 
 use crate::errors::{core_error, invalid};
 
+/// `onProgress(filesDone, filesTotal, bytesDone, bytesTotal, sessions)` of `auditFiles`.
+type BatchProgress<'scope> = Function<'scope, FnArgs<(f64, f64, f64, f64, f64)>, ()>;
+
 /// Replays recorded sessions through the guard engine.
 #[napi]
 pub struct Auditor {
@@ -108,12 +111,13 @@ impl Auditor {
     )]
     pub fn audit_files(
         &mut self,
+        env: Env,
         paths: Vec<String>,
         names: Vec<String>,
         keys: Vec<String>,
         options_json: String,
         on_report: Function<String, ()>,
-        on_progress: Option<Function<FnArgs<(f64, f64, f64, f64, f64)>, ()>>,
+        on_progress: Option<BatchProgress<'_>>,
     ) -> Result<()> {
         if names.len() != paths.len() || keys.len() != paths.len() {
             return Err(invalid(
@@ -134,7 +138,10 @@ impl Auditor {
             .collect();
         let mut failed: Option<Error> = None;
         let mut on_event = |event: Event| {
-            let called = match event {
+            // Each callback in a handle scope of its own: without it every
+            // report string stays alive until the whole batch returns, and
+            // memory grows with the number of sessions.
+            let called = env.run_in_scope(|| match event {
                 Event::Report(json) => on_report.call(json),
                 Event::Progress(p) => match &on_progress {
                     Some(callback) => callback.call(
@@ -149,7 +156,7 @@ impl Auditor {
                     ),
                     None => Ok(()),
                 },
-            };
+            });
             match called {
                 Ok(()) => ControlFlow::Continue(()),
                 Err(e) => {
