@@ -610,7 +610,8 @@ function runAudit(argv: string[]): number {
   else if (options.report === 'junit') process.stdout.write(renderJunit(document));
   else {
     process.stdout.write(renderHuman(document, style(colorOn(process.stdout, options.color)), process.stdout.isTTY ? process.stdout.columns : undefined));
-    if (count > 1) process.stdout.write(datasetText(summary.dataset));
+    // A collection's figures; for a few logs (a session and its subagents) they would say nothing new.
+    if (count >= DATASET_MIN_RUNS) process.stdout.write(datasetText(summary.dataset));
   }
   // (No sessions at all is no failure: --since left nothing newer to read.)
   if (count > 0 && unreadCount === count) {
@@ -619,6 +620,9 @@ function runAudit(argv: string[]): number {
   }
   return summary.exitCode;
 }
+
+/** Runs from which the table report ends with the dataset summary (docs/audit-at-scale.md). */
+const DATASET_MIN_RUNS = 10;
 
 /** `--html DIR/`: a trailing separator, or a folder that exists. */
 function isFolderTarget(target: string): boolean {
