@@ -58,8 +58,9 @@ pub struct Row {
 enum Content {
     /// JSONL (or one JSON document) as text.
     Text(String),
-    /// A nested column (a list of messages or events).
-    Value(Value),
+    /// A nested column (a list of messages or events), converted to JSON
+    /// on the worker thread.
+    Nested(Field),
     /// The file or this row could not be read.
     Error(String),
 }
@@ -132,7 +133,8 @@ impl Row {
                     },
                 );
             }
-            Content::Value(value) => {
+            Content::Nested(field) => {
+                let value = field.to_json_value();
                 let bytes = serde_json::to_string(&value).map_or(0, |t| t.len() as u64);
                 finish(audit_value(
                     auditor,
@@ -273,7 +275,7 @@ pub fn rows<'a>(
                         if shard.is_some_and(|s| !s.holds(&format!("{}#{n}", input.key))) {
                             return Some(None);
                         }
-                        let mut out = from_row(name, &row, &names);
+                        let mut out = from_row(name, row, &names);
                         out.row = n as u64;
                         out.bytes_through = size.saturating_mul(n as u64 + 1) / total;
                         Some(Some(out))
@@ -371,27 +373,29 @@ fn column_list(fields: &[std::sync::Arc<Type>]) -> String {
         .join(", ")
 }
 
-fn from_row(name: String, row: &::parquet::record::Row, names: &Names) -> Row {
+/// The row's fields, moved (a trajectory can be megabytes: no copy), the
+/// nested ones left as parquet fields for the worker thread to convert.
+fn from_row(name: String, row: ::parquet::record::Row, names: &Names) -> Row {
     let mut out = Row::error(name, String::new());
     out.column = names.trajectory.clone();
-    for (column, field) in row.get_column_iter() {
-        if *column == names.trajectory {
+    for (column, field) in row.into_columns() {
+        if column == names.trajectory {
             out.content = match field {
-                Field::Str(text) => Content::Text(text.clone()),
+                Field::Str(text) => Content::Text(text),
                 Field::Null => Content::Error(format!("column {column:?} is null in this row")),
-                Field::Bytes(bytes) => match std::str::from_utf8(bytes.data()) {
-                    Ok(text) => Content::Text(text.to_owned()),
+                Field::Bytes(bytes) => match String::from_utf8(bytes.data().to_vec()) {
+                    Ok(text) => Content::Text(text),
                     Err(_) => Content::Error(format!(
                         "column {column:?} holds bytes that are not UTF-8 text"
                     )),
                 },
-                other => Content::Value(other.to_json_value()),
+                other => Content::Nested(other),
             };
         } else if let Field::Str(text) = field {
-            if Some(column) == names.id.as_ref() {
-                out.id = Some(text.clone());
-            } else if Some(column) == names.model.as_ref() {
-                out.model = Some(text.clone());
+            if Some(&column) == names.id.as_ref() {
+                out.id = Some(text);
+            } else if Some(&column) == names.model.as_ref() {
+                out.model = Some(text);
             }
         }
     }
