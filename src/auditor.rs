@@ -109,6 +109,8 @@ impl Auditor {
         catch_unwind,
         ts_args_type = "paths: string[], names: string[], keys: string[], optionsJson: string, onReport: (json: string) => void, onProgress?: (filesDone: number, filesTotal: number, bytesDone: number, bytesTotal: number, sessions: number) => void"
     )]
+    // The JavaScript call's positional parameters, plus the env napi-rs injects.
+    #[allow(clippy::too_many_arguments)]
     pub fn audit_files(
         &mut self,
         env: Env,
