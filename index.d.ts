@@ -112,6 +112,14 @@ export interface ContentBlock {
   text?: string
 }
 
+/**
+ * The format of the session log at `path`, by its content, as
+ * `--format auto` reads it; `null` when it is none known (or unreadable).
+ * For a directory search: files whose names do not say (`*.json`, `*.md`,
+ * `*.log`) are audited only when this names a format. Reads at most 64 MiB.
+ */
+export declare function detectLogFormat(path: string): string | null
+
 export interface FailureVerdict {
   action: 'error' | 'context'
   summary: string

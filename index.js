@@ -838,5 +838,6 @@ module.exports = nativeBinding
 module.exports.Auditor = nativeBinding.Auditor
 module.exports.GuardEngine = nativeBinding.GuardEngine
 module.exports.canonicalize = nativeBinding.canonicalize
+module.exports.detectLogFormat = nativeBinding.detectLogFormat
 module.exports.observeCall = nativeBinding.observeCall
 module.exports.observeCallValue = nativeBinding.observeCallValue

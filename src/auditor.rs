@@ -11,7 +11,7 @@ use napi_derive::napi;
 use std::ops::ControlFlow;
 
 use toolguard_audit::parallel::{audit_batch, BatchOptions, Event, Input};
-use toolguard_audit::{AuditOptions, Auditor as Inner, Format};
+use toolguard_audit::{detect_path, AuditOptions, Auditor as Inner, Format};
 use toolguard_core::config::{Config, ConfigValue};
 
 use crate::errors::{core_error, invalid};
@@ -173,4 +173,16 @@ impl Auditor {
             None => Ok(()),
         }
     }
+}
+
+/// The format of the session log at `path`, by its content, as
+/// `--format auto` reads it; `null` when it is none known (or unreadable).
+/// For a directory search: files whose names do not say (`*.json`, `*.md`,
+/// `*.log`) are audited only when this names a format. Reads at most 64 MiB.
+#[napi(catch_unwind)]
+pub fn detect_log_format(path: String) -> Option<String> {
+    detect_path(Path::new(&path), 64 << 20)
+        .ok()
+        .flatten()
+        .map(|f| f.as_str().to_owned())
 }

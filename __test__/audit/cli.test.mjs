@@ -179,7 +179,7 @@ test('loop detectors by default: alarms at the call where raised, every further 
     s.loops.map((l) => [l.callId, l.tool, l.kind, l.count, l.reminders]),
     [['call_06', 'bash', 'repeat', 3, 1], ['call_07', 'bash', 'repeat', 4, 2], ['call_08', 'bash', 'repeat', 5, 3]],
   );
-  assert.deepEqual(Object.keys(s.loops[0]), ['callId', 'tool', 'agentId', 'logLine', 'seq', 'turn', 'kind', 'count', 'period', 'calls', 'summary', 'evidence', 'text', 'reminders', 'command', 'waste']);
+  assert.deepEqual(Object.keys(s.loops[0]), ['ordinal', 'callId', 'tool', 'agentId', 'logLine', 'seq', 'turn', 'kind', 'count', 'period', 'calls', 'summary', 'evidence', 'text', 'reminders', 'command', 'waste']);
   assert.deepEqual(s.loops[0].calls, [4, 5, 6]);
   assert.equal(s.loops[0].summary, 'bash: repeat × 3');
   assert.match(s.loops[0].text, /^\[toolguard\] Loop detected: bash was called 3 times in a row/);

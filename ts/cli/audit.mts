@@ -7,7 +7,7 @@ import { closeSync, lstatSync, mkdtempSync, openSync, readdirSync, readFileSync,
 import { homedir, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Auditor, native } from 'toolguard';
+import { Auditor, detectLogFormat, native } from 'toolguard';
 
 import { oneOf, parseCommandLine, UsageError } from './args.mjs';
 import { checkWithEngine, ConfigError, readConfig } from './config.mjs';
@@ -27,7 +27,8 @@ type Format = (typeof FORMATS)[number];
 export interface SiteJson {
   /** 1-based position of the call in its session, in file order (docs/trace-format.md). */
   ordinal: number;
-  callId: string;
+  /** The format's own id of the call; null when it has none. */
+  callId: string | null;
   tool: string;
   agentId: string | null;
   logLine: number;
@@ -197,6 +198,12 @@ Inputs (the format is picked per file from its first line)
   (with --format dsh: only session.jsonl and session.jsonl.zstd).
   Generic traces: one JSON object a line, see docs/trace-format.md
   (${join(packageRoot, 'docs', 'trace-format.md')}).
+  Trajectories (docs/audit-formats.md): mini-swe-agent *.traj.json, SWE-agent
+  *.traj, OpenHands V1 and V0 (a conversation, or an evaluation output with
+  one a line), and captures: Claude Code sessions exported to Markdown, the
+  text output of \`codex exec\`, mini-swe-agent's terminal log. Directories
+  are searched for *.traj.json and *.traj too, and for *.json, *.md and
+  *.log files whose content is one of these.
   -: read one log from standard input.
 
 Options
@@ -206,7 +213,9 @@ Options
                     in input order; the dataset summary goes to stderr), sarif
                     (code scanning) or junit (JUnit XML)
   --json            the same as --report json
-  --format F        auto (default: per file), dsh, trace, claude-code, codex, otlp
+  --format F        auto (default: per file), dsh, trace, claude-code, codex, otlp,
+                    mini-swe-agent, swe-agent, openhands-v1, openhands-v0,
+                    claude-code-md, codex-exec-log, mini-swe-agent-log
   --since WHEN      only what happened since WHEN: a date or time (2025-10-01,
                     2025-10-01T12:00Z) or an age (30m, 12h, 7d)
   --max-line-bytes N  a longer line is reported and skipped (default 256MiB;
@@ -309,10 +318,21 @@ function nativeAuditor(): typeof Auditor {
 }
 
 
-/** Which files a directory search picks up: DSH transcripts, or any JSON Lines file. */
-function isLogName(name: string, format: Format): boolean {
+/**
+ * Which files a directory search picks up: DSH transcripts, or any JSON
+ * Lines file or trajectory; a file whose name does not say (`*.json`,
+ * `*.md`, `*.log`: also READMEs, manifests, results) only when its content
+ * is a known log (decided in Rust, as `--format auto` reads it).
+ */
+function isLogName(name: string, format: Format, path: string): boolean {
   if (format === 'dsh') return name === 'session.jsonl' || name === 'session.jsonl.zstd';
-  return /\.(?:jsonl|jsonl\.zst|jsonl\.zstd|ndjson|parquet)$/.test(name);
+  if (/\.(?:jsonl|jsonl\.zst|jsonl\.zstd|ndjson|traj\.json|traj|parquet)$/.test(name)) return true;
+  if (!/\.(?:json|md|log)$/.test(name) || !native) return false;
+  const found = detectLogFormat(path);
+  // A page that quotes a log is not one: *.md only as a Markdown export,
+  // *.log only as a terminal capture.
+  const fits = name.endsWith('.md') ? found === 'claude-code-md' : name.endsWith('.log') ? found === 'codex-exec-log' || found === 'mini-swe-agent-log' : found !== null;
+  return fits && (format === 'auto' || found === format);
 }
 
 /** The path `-` stands for standard input (zstd is told by its magic, not a name). */
@@ -352,7 +372,7 @@ export function findInputs(paths: string[], format: Format): FoundInput[] {
     for (const entry of entries) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if ((entry.isFile() || entry.isSymbolicLink()) && isLogName(entry.name, format)) out.push({ path, key: slashes(relative(root, path)) });
+      else if ((entry.isFile() || entry.isSymbolicLink()) && isLogName(entry.name, format, path)) out.push({ path, key: slashes(relative(root, path)) });
     }
   };
   for (const path of paths) {
@@ -373,7 +393,7 @@ export function findInputs(paths: string[], format: Format): FoundInput[] {
       const before = out.length;
       root = path;
       walk(path);
-      if (out.length === before) throw new UsageError(`no session logs found under ${path} (looked for ${format === 'dsh' ? 'session.jsonl and session.jsonl.zstd' : '*.jsonl, *.jsonl.zst(d), *.ndjson and *.parquet'})`);
+      if (out.length === before) throw new UsageError(`no session logs found under ${path} (looked for ${format === 'dsh' ? 'session.jsonl and session.jsonl.zstd' : '*.jsonl, *.jsonl.zst(d), *.ndjson, *.traj(.json), *.parquet, and *.json, *.md, *.log holding a known log'})`);
     } else out.push({ path, key: slashes(path) });
   }
   return out;
@@ -458,16 +478,19 @@ export function summarize(sessions: SessionJson[], failOn: FailOn): AuditDocumen
 /** The document's summary, folded one session at a time (a streamed audit keeps only this). */
 export class Totals {
   private rules: Record<string, number> = {};
+  private lastFile: string | undefined;
   private n = { files: 0, calls: 0, reminders: 0, loops: 0, failures: 0, failedCalls: 0, errors: 0, bytes: 0, decodedBytes: 0 };
   add(s: SessionJson) {
     const seen = new Set<string>();
     for (const f of s.failures) {
       this.rules[f.ruleId] = (this.rules[f.ruleId] ?? 0) + 1;
-      const key = `${f.agentId}\u0000${f.callId}`;
+      const key = `${f.agentId}\u0000${f.ordinal}`;
       if (!seen.has(key)) this.n.failedCalls++;
       seen.add(key);
     }
-    this.n.files++;
+    // A file of many sessions (an evaluation output) counts once; its sessions come together.
+    if (s.file !== this.lastFile) this.n.files++;
+    this.lastFile = s.file;
     this.n.calls += s.calls;
     this.n.reminders += s.reminders.length;
     this.n.loops += s.loops.length;
@@ -604,7 +627,7 @@ function runAudit(argv: string[]): number {
   // The HTML report; returns an exit code when it took stdout (or failed).
   const done = options.html === undefined || folder !== undefined ? undefined : writeHtmlReport(document, options.html);
   if (done !== undefined) return done;
-  if (options.report === 'jsonl') process.stderr.write(summaryText(summary));
+  if (options.report === 'jsonl') process.stderr.write(summaryText(summary, count));
   else if (options.report === 'json') process.stdout.write(JSON.stringify(document, null, 2) + '\n');
   else if (options.report === 'sarif') process.stdout.write(renderSarif(document, packageVersion()));
   else if (options.report === 'junit') process.stdout.write(renderJunit(document));
@@ -642,10 +665,10 @@ function oneSession(session: SessionJson, failOn: FailOn): AuditDocument {
 }
 
 /** The streamed report's closing summary, on stderr (stdout holds only sessions). */
-function summaryText(summary: AuditDocument['summary']): string {
+function summaryText(summary: AuditDocument['summary'], sessions: number): string {
   const n = (count: number, one: string) => `${count} ${one}${count === 1 ? '' : 's'}`;
-  const head = `toolguard audit: ${n(summary.files, 'session')} · ${n(summary.calls, 'tool call')} · ${n(summary.loops + summary.reminders, 'loop finding')} · ${n(summary.failedCalls, 'silent failure')} · ${n(summary.errors, 'input error')}\n`;
-  return head + (summary.waste ? wasteLine(summary.waste) + '\n' : '') + (summary.dataset && summary.files > 1 ? datasetText(summary.dataset) : '');
+  const head = `toolguard audit: ${n(sessions, 'session')} (${n(summary.files, 'file')}) · ${n(summary.calls, 'tool call')} · ${n(summary.loops + summary.reminders, 'loop finding')} · ${n(summary.failedCalls, 'silent failure')} · ${n(summary.errors, 'input error')}\n`;
+  return head + (summary.waste ? wasteLine(summary.waste) + '\n' : '') + (summary.dataset && sessions > 1 ? datasetText(summary.dataset) : '');
 }
 
 /** All of `text` to `fd`, synchronously: a pipe that is full blocks the audit (bounded memory) instead of queueing lines. */

@@ -11,14 +11,13 @@ use serde_json::{json, Value};
 
 use super::{claude, Run, SessionReport};
 
-/// Whether a text is such an export: the title, or a turn heading followed
-/// by its date line.
+/// Whether a text is such an export: it starts with the exporter's title,
+/// or with a turn heading (a page that only quotes one, a README, is not).
 pub(crate) fn looks_like(text: &str) -> bool {
-    text.trim_start().starts_with("# Claude Session Export")
-        || ["\n### User\n> ", "\n### Assistant\n> "]
-            .iter()
-            .any(|h| text.contains(h))
-            && text.contains("\n---\n")
+    let text = text.trim_start();
+    text.starts_with("# Claude Session Export")
+        || text.starts_with("### User\n> ")
+        || text.starts_with("### Assistant\n> ")
 }
 
 pub(crate) fn audit(run: &mut Run, report: &mut SessionReport, text: &str) {
@@ -47,34 +46,29 @@ pub(crate) fn audit(run: &mut Run, report: &mut SessionReport, text: &str) {
         } else {
             continue;
         };
-        // `### Role`, `> date`, a blank line, then the JSON array.
+        // `### Role`, `> date`, a blank line, then the content: a JSON array
+        // of blocks, or (a user's typed message) plain text.
         let mut parts = trimmed.splitn(3, '\n');
-        let (_, date, body) = (
-            parts.next(),
-            parts.next().unwrap_or(""),
-            parts.next().unwrap_or(""),
-        );
-        let at = start
-            + block[..skipped].matches('\n').count() as u64
-            + 2
-            + (body.len() - body.trim_start().len()) as u64
-            - body.trim_start().len().min(0) as u64;
+        let (date, body) = (parts.nth(1).unwrap_or(""), parts.next().unwrap_or(""));
+        let at = start + block[..skipped].matches('\n').count() as u64 + 3;
         let body = body.trim();
-        if !date.starts_with('>') || !body.starts_with('[') {
+        if !date.starts_with('>') {
             report.error(
-                Some(start),
-                format!(
-                    "### {role} turn without a \"> date\" line and a JSON array of content blocks"
-                ),
+                Some(at - 2),
+                format!("### {role} turn without its \"> date\" line"),
             );
             continue;
         }
-        let content: Value = match serde_json::from_str(body) {
-            Ok(content) => content,
-            Err(e) => {
-                report.error(Some(at), format!("malformed JSON in a {role} turn: {e}"));
-                continue;
+        let content = if body.starts_with('[') && body.ends_with(']') {
+            match serde_json::from_str(body) {
+                Ok(content) => content,
+                Err(e) => {
+                    report.error(Some(at), format!("malformed JSON in a {role} turn: {e}"));
+                    continue;
+                }
             }
+        } else {
+            Value::String(body.to_owned())
         };
         let mut event = json!({
             "type": role,

@@ -38,6 +38,8 @@ mod tests_parallel;
 #[cfg(test)]
 mod tests_readers;
 #[cfg(test)]
+mod tests_trajectories;
+#[cfg(test)]
 mod tests_wild;
 
 use std::cell::Cell;
@@ -56,7 +58,8 @@ pub use report::{
     Timeline, TimelineCall,
 };
 pub use session::{
-    detect_text, detect_value, read_text, read_value, ReadCall, ReadEvent, ReadResult, ReadSession,
+    detect_path, detect_text, detect_value, read_text, read_value, ReadCall, ReadEvent, ReadResult,
+    ReadSession,
 };
 
 /// Stored errors per file; the rest are only counted (a binary file would
@@ -443,15 +446,18 @@ impl Auditor {
                 progress(done, total);
             }
         };
-        // The file's bytes are told on its last report (the sessions share them).
+        // Sessions a line carry their line's bytes; the last report gets the
+        // rest of the file, so the reports' bytes add up to the file's.
         let mut held: Option<SessionReport> = None;
+        let mut told = 0u64;
         self.audit_reader_each(name, reader, format, &mut tick, &mut |report| {
             if let Some(done) = held.replace(report) {
+                told += done.bytes;
                 emit(done);
             }
         });
         if let Some(mut report) = held {
-            report.bytes = counted.get();
+            report.bytes = counted.get().saturating_sub(told);
             emit(report);
         }
         progress(counted.get(), total);
@@ -541,8 +547,9 @@ impl Auditor {
                     number += 1;
                     report.decoded_bytes += bytes;
                     if let Some(value) = run.line(&mut report, number, &line, complete) {
-                        // One session on this line: its own report.
-                        run.session_line(&report, number, &value, emit);
+                        // One session on this line: its own report, its own bytes.
+                        report.decoded_bytes -= bytes;
+                        run.session_line(&report, number, bytes, &value, emit);
                     }
                     tick(number);
                 }

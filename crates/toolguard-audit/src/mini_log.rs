@@ -1,7 +1,7 @@
 //! mini-swe-agent's terminal output, as Terminal-Bench's tmux capture keeps
 //! it (`sessions/agent.log`). After the ANSI escapes are stripped:
 //!
-//! ```text
+//! ````text
 //! mini-swe-agent (step 1, $0.01):
 //! THOUGHT: …
 //!
@@ -14,7 +14,7 @@
 //! <output>
 //! …
 //! </output>
-//! ```
+//! ````
 //!
 //! A step's action is its one fenced bash block; its observation is the
 //! `User:` message after it, with `<returncode>` (a step whose `User:` has

@@ -179,7 +179,7 @@ fn result(kind: &str, event: &Value) -> ReadResult {
         },
         _ => {
             let observation = event.get("observation").unwrap_or(&Value::Null);
-            let mut text = observation_text(observation);
+            let mut text = strip_bracketed_paste(&observation_text(observation));
             let code = observation
                 .pointer("/metadata/exit_code")
                 .and_then(Value::as_i64)
@@ -205,7 +205,7 @@ fn result(kind: &str, event: &Value) -> ReadResult {
                 add_exit_marker(&mut text, code);
             }
             ReadResult {
-                text: strip_bracketed_paste(&text),
+                text,
                 is_error: error,
             }
         }

@@ -8,6 +8,7 @@
 //! through the same two steps ([`read_value`], then `audit_session`).
 
 use std::io::{self, BufRead, BufReader, Cursor, Read};
+use std::path::Path;
 
 use serde_json::{Map, Value};
 
@@ -266,7 +267,7 @@ pub(crate) fn replay(run: &mut Run, report: &mut SessionReport, read: &ReadSessi
 /// Seconds since the epoch (a float, as Python's `time.time()` writes) as ms.
 pub(crate) fn epoch_seconds_ms(value: Option<&Value>) -> Option<u64> {
     let seconds = value?.as_f64()?;
-    (seconds.is_finite() && seconds >= 0.0).then(|| (seconds * 1000.0) as u64)
+    (seconds.is_finite() && seconds >= 0.0).then_some((seconds * 1000.0) as u64)
 }
 
 /// A naive or zoned ISO timestamp (`2025-10-30T03:50:30.915175`, taken as
@@ -453,6 +454,7 @@ impl Run<'_> {
         &mut self,
         file: &SessionReport,
         number: u64,
+        bytes: u64,
         value: &Value,
         emit: &mut dyn FnMut(SessionReport),
     ) {
@@ -460,6 +462,9 @@ impl Run<'_> {
         report.session = self.sessions;
         report.compressed = file.compressed;
         report.lines = 1;
+        report.decoded_bytes = bytes;
+        // A compressed file's bytes are not told per line.
+        report.bytes = if file.compressed { 0 } else { bytes };
         self.sessions += 1;
         match read_value(self.format, value) {
             Ok(read) => {
@@ -470,4 +475,33 @@ impl Run<'_> {
         }
         emit(report);
     }
+}
+
+/// The format of the session log at `path` by its content, as `--format
+/// auto` would read it (`None`: no known format). A directory search asks
+/// this of files whose names do not say (`*.json`, `*.md`, `*.log`): only
+/// the first `limit` bytes are read (a text capture or a JSON document
+/// longer than that is not recognized).
+pub fn detect_path(path: &Path, limit: usize) -> io::Result<Option<Format>> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(limit as u64)
+        .read_to_end(&mut bytes)?;
+    if bytes.contains(&0) {
+        return Ok(None);
+    }
+    Ok(match shape_of(Format::Auto, &bytes) {
+        Shape::Values => serde_json::from_slice::<Value>(&bytes)
+            .ok()
+            .and_then(|v| detect_value(&v)),
+        Shape::Text => detect_text(&String::from_utf8_lossy(&bytes)),
+        Shape::Lines => {
+            let first = bytes
+                .split(|b| *b == b'\n')
+                .find(|l| !l.iter().all(u8::is_ascii_whitespace));
+            first
+                .and_then(|l| serde_json::from_slice::<Value>(l).ok())
+                .and_then(|v| v.as_object().and_then(super::detect))
+        }
+    })
 }
