@@ -28,6 +28,7 @@ export interface GroupFigures {
 export interface RankedRun {
   /** Position of the session in the audit's order (its page in an HTML folder). */
   index: number;
+  /** The file, and ` #N` for the N-th (0-based) session of a file of several. */
   file: string;
   sessionId: string | null;
   model: string | null;
@@ -110,7 +111,9 @@ export class DatasetSummary {
     this.tokens = add(this.tokens, sessionTokens(s));
     const run: RankedRun = {
       index,
-      file: s.file,
+      // A file of several sessions (an evaluation output) names each by its index.
+      // (A Parquet row's file already ends with #ROW.)
+      file: (s.session ?? 0) > 0 && !s.file.endsWith(`#${s.session}`) ? `${s.file} #${s.session}` : s.file,
       sessionId: s.sessionId,
       model: s.model,
       agent: s.format,
