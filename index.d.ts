@@ -29,6 +29,17 @@ export declare class Auditor {
    * `onProgress(bytesRead, totalBytes)` is called every few MB and once at the end.
    */
   auditFile(path: string, format?: 'auto' | 'dsh' | 'trace' | 'claude-code' | 'codex' | 'otlp' | 'mini-swe-agent' | 'swe-agent' | 'openhands-v1' | 'openhands-v0' | 'claude-code-md' | 'codex-exec-log' | 'mini-swe-agent-log', onProgress?: (bytesRead: number, totalBytes: number) => void): string
+  /**
+   * Audit many files on every core (`threads`), Parquet files row by row;
+   * `onReport(json)` gets each session report, in input order, as it is
+   * ready; `onProgress(filesDone, filesTotal, bytesDone, bytesTotal,
+   * sessions)` every 100 ms or so. `names[i]` is the `file` the report
+   * shows, `keys[i]` what `--shard` hashes (the path relative to its root).
+   * `optionsJson`: `{format?, threads?, shard?: "i/n", column?}`; a bad one
+   * throws an `InvalidArg` error before any file is read. An exception
+   * thrown by a callback stops the batch and is rethrown.
+   */
+  auditFiles(paths: string[], names: string[], keys: string[], optionsJson: string, onReport: (json: string) => void, onProgress?: (filesDone: number, filesTotal: number, bytesDone: number, bytesTotal: number, sessions: number) => void): void
 }
 
 /** The guard engine: per-agent repeat chains and silent-failure rules. */

@@ -4,7 +4,7 @@
 //   --json    print exactly one JSON document on stdout (progress goes to stderr)
 //   --quick   shorter budgets (a whole run stays under a minute on 2 cores)
 //   --smoke   tiny sizes and budgets: checks the pipeline end to end, measures nothing useful
-//   --only=dsh,engine,agents,loops,memory,audit,hook,table,html   run only these groups
+//   --only=dsh,engine,agents,loops,memory,audit,hook,table,html,scale   run only these groups
 //   --out=FILE    also write the JSON document to FILE (npm prints its own
 //                 "> toolguard@… bench" banner on stdout unless run with -s,
 //                 so `npm run bench -- --json --out=docs/bench.json` is the
@@ -145,6 +145,24 @@ if (runs('audit') && existsSync(auditScript)) {
     }
   } else {
     doc.audit = { error: `audit.mjs exited ${child.status}` };
+  }
+}
+
+// `toolguard audit` at dataset scale (benchmark/scale.mjs): 10,000 generated
+// runs, 2 threads vs 1, peak RSS of --report jsonl, a Parquet copy. Minutes
+// in full mode (2 GB audited three times), so it runs only when asked for
+// (`--only=scale`) or in --smoke (tiny; checks the pipeline).
+if ((only?.has('scale') ?? false) || (only === undefined && mode === 'smoke')) {
+  log('scale: benchmark/scale.mjs');
+  const child = spawnSync(process.execPath, [path.join(here, 'scale.mjs'), '--json', ...(mode === 'full' ? [] : [`--${mode}`])], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 16 << 20,
+  });
+  try {
+    doc.scale = child.status === 0 ? JSON.parse(child.stdout) : { error: `scale.mjs exited ${child.status}` };
+  } catch (error) {
+    doc.scale = { error: `scale.mjs printed no JSON: ${error.message}` };
   }
 }
 

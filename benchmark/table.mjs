@@ -154,6 +154,14 @@ export function markdownReport(doc) {
     lines.push(`**Audit reader throughput**: ${doc.audit.throughput_mb_s.toFixed(0)} MB/s`);
     lines.push('');
   }
+  if (doc.scale && typeof doc.scale.speedup_2_vs_1 === 'number') {
+    const c = doc.scale;
+    const parquet = typeof c.parquet_vs_jsonl === 'number' ? `Parquet copy ${c.parquet_vs_jsonl.toFixed(2)}× the JSONL speed` : `Parquet: ${c.parquet_2_threads?.skipped ?? 'n/a'}`;
+    lines.push(
+      `**Audit at dataset scale** (${c.runs.toLocaleString('en-US')} runs, ${(c.bytes / 1e9).toFixed(2)} GB, ${c.mode}): 2 threads ${c.speedup_2_vs_1.toFixed(2)}× 1 thread (${c.jsonl_1_thread.mb_s.toFixed(0)} → ${c.jsonl_2_threads.mb_s.toFixed(0)} MB/s), peak RSS with \`--report jsonl\` ${c.peak_rss_mb_jsonl === null ? 'n/a' : `${c.peak_rss_mb_jsonl.toFixed(0)} MB`}, ${parquet}`,
+    );
+    lines.push('');
+  }
   if (doc.hook && Array.isArray(doc.hook.rows)) {
     lines.push(`**Hook cost per call** (${doc.hook.runs} full \`PostToolUse\` runs each, fresh process, wall ms)`);
     lines.push('');

@@ -8,10 +8,16 @@ use std::path::Path;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
+use std::ops::ControlFlow;
+
+use toolguard_audit::parallel::{audit_batch, BatchOptions, Event, Input};
 use toolguard_audit::{detect_path, AuditOptions, Auditor as Inner, Format};
 use toolguard_core::config::{Config, ConfigValue};
 
 use crate::errors::{config_error, invalid};
+
+/// `onProgress(filesDone, filesTotal, bytesDone, bytesTotal, sessions)` of `auditFiles`.
+type BatchProgress<'scope> = Function<'scope, FnArgs<(f64, f64, f64, f64, f64)>, ()>;
 
 /// Replays recorded sessions through the guard engine.
 #[napi]
@@ -95,6 +101,83 @@ impl Auditor {
             return Err(e);
         }
         Ok(text)
+    }
+
+    /// Audit many files on every core (`threads`), Parquet files row by row;
+    /// `onReport(json)` gets each session report, in input order, as it is
+    /// ready; `onProgress(filesDone, filesTotal, bytesDone, bytesTotal,
+    /// sessions)` every 100 ms or so. `names[i]` is the `file` the report
+    /// shows, `keys[i]` what `--shard` hashes (the path relative to its root).
+    /// `optionsJson`: `{format?, threads?, shard?: "i/n", column?}`; a bad one
+    /// throws an `InvalidArg` error before any file is read. An exception
+    /// thrown by a callback stops the batch and is rethrown.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "paths: string[], names: string[], keys: string[], optionsJson: string, onReport: (json: string) => void, onProgress?: (filesDone: number, filesTotal: number, bytesDone: number, bytesTotal: number, sessions: number) => void"
+    )]
+    // The JavaScript call's positional parameters, plus the env napi-rs injects.
+    #[allow(clippy::too_many_arguments)]
+    pub fn audit_files(
+        &mut self,
+        env: Env,
+        paths: Vec<String>,
+        names: Vec<String>,
+        keys: Vec<String>,
+        options_json: String,
+        on_report: Function<String, ()>,
+        on_progress: Option<BatchProgress<'_>>,
+    ) -> Result<()> {
+        if names.len() != paths.len() || keys.len() != paths.len() {
+            return Err(invalid(
+                "toolguard: paths, names and keys must have one entry each",
+            ));
+        }
+        let options = BatchOptions::from_json(&options_json)
+            .map_err(|e| invalid(format!("toolguard: {e}")))?;
+        let inputs: Vec<Input> = paths
+            .into_iter()
+            .zip(names)
+            .zip(keys)
+            .map(|((path, name), key)| Input {
+                path: path.into(),
+                name,
+                key,
+            })
+            .collect();
+        let mut failed: Option<Error> = None;
+        let mut on_event = |event: Event| {
+            // Each callback in a handle scope of its own: without it every
+            // report string stays alive until the whole batch returns, and
+            // memory grows with the number of sessions.
+            let called = env.run_in_scope(|| match event {
+                Event::Report(json) => on_report.call(json),
+                Event::Progress(p) => match &on_progress {
+                    Some(callback) => callback.call(
+                        (
+                            p.files_done as f64,
+                            p.files_total as f64,
+                            p.bytes_done as f64,
+                            p.bytes_total as f64,
+                            p.sessions as f64,
+                        )
+                            .into(),
+                    ),
+                    None => Ok(()),
+                },
+            });
+            match called {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(e) => {
+                    failed = Some(e);
+                    ControlFlow::Break(())
+                }
+            }
+        };
+        audit_batch(&self.inner, &inputs, &options, &mut on_event).map_err(core_error)?;
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 }
 

@@ -127,7 +127,8 @@ function strip(
   );
 }
 
-export function renderHtml(doc: AuditDocument, generated = new Date()): string {
+/** `back`: the link to the index page, for a run's page of an HTML folder report (dataset.mts). */
+export function renderHtml(doc: AuditDocument, generated = new Date(), page: { back?: string } = {}): string {
   const sessions = doc.sessions as TimedSession[];
   const findings: FindingData[] = [];
   const sections: string[] = [];
@@ -289,7 +290,7 @@ export function renderHtml(doc: AuditDocument, generated = new Date()): string {
 <title>toolguard audit — ${plural(sessions.length, 'session')}</title>
 <style>${CSS}</style></head>
 <body>
-<header><h1>toolguard audit</h1><p class="meta">${plural(sessions.length, 'session log')} · generated ${esc(generated.toISOString().slice(0, 19).replace('T', ' '))} UTC</p></header>
+<header>${page.back !== undefined ? `<p class="meta"><a href="${esc(page.back)}">← all runs</a></p>` : ''}<h1>toolguard audit</h1><p class="meta">${plural(sessions.length, 'session log')} · generated ${esc(generated.toISOString().slice(0, 19).replace('T', ' '))} UTC</p></header>
 <main>
 <section id="overview" aria-label="overview">
 <dl class="stats">

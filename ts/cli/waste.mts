@@ -261,13 +261,21 @@ export function sessionWaste(session: TimedSession): WasteSummary {
   return { ...totals([...loops, ...failures], calls), loop, failure };
 }
 
+/** No waste: where a sum over sessions starts. */
+export const NO_WASTE: WasteSummary = { ...EMPTY, loop: EMPTY, failure: EMPTY };
+
+/** `all` plus one session's waste (a streamed audit folds them one at a time). */
+export function foldWaste(all: WasteSummary, w: WasteSummary): WasteSummary {
+  return { ...addTotals(all, w), loop: addTotals(all.loop, w.loop), failure: addTotals(all.failure, w.failure) };
+}
+
 /** Price every session's findings; sets `waste` on findings, sessions and the summary. */
 export function addWaste(document: AuditDocument): WasteSummary {
-  let all: WasteSummary = { ...EMPTY, loop: EMPTY, failure: EMPTY };
+  let all = NO_WASTE;
   for (const session of document.sessions as TimedSession[]) {
     const w = sessionWaste(session);
     session.waste = w;
-    all = { ...addTotals(all, w), loop: addTotals(all.loop, w.loop), failure: addTotals(all.failure, w.failure) };
+    all = foldWaste(all, w);
   }
   (document.summary as AuditDocument['summary'] & { waste?: WasteSummary }).waste = all;
   return all;

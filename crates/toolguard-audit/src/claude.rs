@@ -104,6 +104,13 @@ pub(super) fn line(
         );
         return;
     };
+    if report.model.is_none() && kind == Some("assistant") {
+        report.model = message
+            .get("model")
+            .and_then(Value::as_str)
+            .filter(|m| !m.starts_with('<')) // `<synthetic>`: a client-made message
+            .map(str::to_owned);
+    }
     let agent = agent_of(event, report);
     match (kind, message.get("content")) {
         (Some("assistant"), Some(Value::Array(blocks))) => {

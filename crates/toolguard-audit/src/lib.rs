@@ -21,6 +21,8 @@ mod mini_swe;
 mod openhands_v0;
 mod openhands_v1;
 mod otlp;
+pub mod parallel;
+mod parquet;
 mod report;
 mod session;
 mod shell;
@@ -31,6 +33,8 @@ pub mod zstd;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_parallel;
 #[cfg(test)]
 mod tests_readers;
 #[cfg(test)]
@@ -334,6 +338,14 @@ impl Auditor {
 
     pub fn set_options(&mut self, options: AuditOptions) {
         self.options = options;
+    }
+
+    /// A fresh auditor with the same config and limits (one per worker
+    /// thread of [`parallel::audit_batch`]).
+    pub fn fork(&self) -> Result<Self, toolguard_core::Error> {
+        let mut auditor = Self::new(&self.config)?;
+        auditor.options = self.options.clone();
+        Ok(auditor)
     }
 
     /// Each format with shell tools of its own gets an engine of its own
