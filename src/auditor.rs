@@ -14,7 +14,7 @@ use toolguard_audit::parallel::{audit_batch, BatchOptions, Event, Input};
 use toolguard_audit::{detect_path, AuditOptions, Auditor as Inner, Format};
 use toolguard_core::config::{Config, ConfigValue};
 
-use crate::errors::{config_error, invalid};
+use crate::errors::{config_error, core_error, invalid};
 
 /// `onProgress(filesDone, filesTotal, bytesDone, bytesTotal, sessions)` of `auditFiles`.
 type BatchProgress<'scope> = Function<'scope, FnArgs<(f64, f64, f64, f64, f64)>, ()>;
