@@ -74,6 +74,28 @@ export declare class GuardEngine {
 }
 
 /**
+ * Handle one hook event (the bytes read from stdin); `remainingMs` bounds
+ * the wait for the session lock.
+ */
+export declare function __hookAnswer(config: string | undefined | null, input: Uint8Array, env: Record<string, string>, remainingMs: number): HookAnswer
+
+/** `toolguard hook <argv>`: the command line and the deadline. */
+export declare function __hookStart(argv: Array<string>, env: Record<string, string>): HookStart
+
+/** The state folder the hook uses in this environment. */
+export declare function __hookStateDir(env: Record<string, string>): string
+
+/** The state file name of a chain (`<session>` or `<session>\0<agent>`). */
+export declare function __hookStateFileName(chainId: string): string
+
+/**
+ * Read a config file (JSON or YAML) and check it as `new GuardEngine()`
+ * would; the parsed config, in the file's key order. A bad file throws an
+ * `Error` with `code`, `path` (the bad key's path), `file` and `line`.
+ */
+export declare function __loadConfigFile(path: string): GuardConfig
+
+/**
  * The canonical form of a call's arguments, exactly as the official plugin
  * computes it from the raw argument text (`JSON.stringify(sortJsonValue(parseArguments(text)))`).
  *
@@ -120,9 +142,33 @@ export interface GuardVerdict {
   loop?: LoopVerdict
 }
 
+/** What one hook invocation prints and its exit code. */
+export interface HookAnswer {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+/**
+ * Before the event is read: an answer at once (`--help`, a bad command
+ * line), or how to read it.
+ */
+export interface HookStart {
+  /** Set when the invocation is already answered (stdin must not be read). */
+  answer?: HookAnswer
+  /** The config file to read (`--config`, else `$TOOLGUARD_CONFIG`). */
+  config?: string
+  /** The deadline for reading the event and the session lock. */
+  timeoutMs: number
+  /** Input longer than this is refused: read no more than one byte past it. */
+  maxInputBytes: number
+  /** What to print when the deadline passes. */
+  timeoutAnswer: HookAnswer
+}
+
 /** `check` refused the call: it would continue a loop already reminded `loops.deny` times. */
 export interface LoopDenyVerdict {
-  kind: 'repeat' | 'cycle' | 'same-error' | 're-read'
+  kind: 'repeat' | 'cycle' | 'same-error' | 're-read' | 'redo'
   count: number
   reminders: number
   /** Shown to the model instead of the call's result. */
@@ -150,6 +196,10 @@ export interface LoopsOptions {
   reRead?: number | false
   /** Thresholds × this for rate limits and 503s (default 2). */
   transientMultiplier?: number
+  /** Polls of a running job that show nothing new, in a row, before it is a loop (default 8). */
+  poll?: number | false
+  /** …over at least this many seconds where the calls have times (default 300; 0: the count alone). */
+  pollQuietSeconds?: number
   /** `check` refuses a call continuing a loop reminded this many times (`true`: 2; default false: never). */
   deny?: number | boolean
   /** Keep the result-blind DSH repeat reminder too (default false). */
@@ -166,22 +216,32 @@ export interface LoopsOptions {
 
 /** A loop detector's alarm (`loops` on): raised again at every call the loop goes on. */
 export interface LoopVerdict {
-  kind: 'repeat' | 'cycle' | 'same-error' | 're-read'
+  kind: 'repeat' | 'cycle' | 'same-error' | 're-read' | 'redo'
   /** The tool of this call. */
   tool: string
   /** Calls in the loop (a cycle: rounds begun). */
   count: number
   /** Calls per round of a cycle; 1 otherwise. */
   period: number
-  /** The calls in the loop by ordinal (1-based since the last user prompt), oldest first (at most 12). */
+  /** The loop's latest calls by ordinal (1-based since the last user prompt), oldest first (at most 12). */
   calls: Array<number>
+  /**
+   * The loop's first call (ordinal): where this episode began, the same on
+   * every alarm of one loop however long it runs.
+   */
+  first: number
+  /** The loop's latest call (ordinal): this one. */
+  last: number
   /** What repeated, in words. */
   evidence: string
   /** The reminder shown to the model. */
   text: string
   /** `<tool>: <kind label> × <count>` (`bash: same error × 3`). */
   summary: string
-  /** Reminders this loop has had, this one included. */
+  /**
+   * Reminders this loop has had, this one included (it keeps growing
+   * for as long as the loop goes on).
+   */
   reminders: number
 }
 

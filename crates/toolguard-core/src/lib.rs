@@ -13,6 +13,7 @@ pub mod config;
 pub mod digest;
 pub mod engine;
 pub mod error;
+mod loop_texts;
 pub mod loops;
 pub mod markers;
 pub mod normalize;
@@ -20,4 +21,4 @@ pub mod rules;
 pub mod shell;
 pub mod transcode;
 
-pub use error::{ConfigError, Error, RuleError};
+pub use error::{ConfigError, Error, KeyPath, PathStep, RuleError};
