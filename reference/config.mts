@@ -6,6 +6,7 @@
  * accepted as absent only for the config and its two sections, as natively.
  */
 import { invalid, kindOf } from './errors.mjs';
+import { resolveLoops, type ResolvedLoops } from './loops.mjs';
 import { validateThresholds } from './repeat.mjs';
 import type { RuleAction, RuleWhen } from './types.mjs';
 
@@ -22,6 +23,8 @@ export interface ResolvedConfig {
     shellTools: string[];
     scanValue: boolean;
   };
+  /** The loop detectors' settings; `undefined`: off. */
+  loops: ResolvedLoops | undefined;
 }
 
 /** A user rule after the shape check, defaults applied (`flags` `''`, `when` `'success'`). */
@@ -177,18 +180,15 @@ function resolveLoudFailure(value: unknown): ResolvedConfig['loudFailure'] {
   return config;
 }
 
-/** Check a `GuardConfig` and apply the defaults; throws an `Error` naming the field. */
+/** Check a `GuardConfig` and apply the defaults; throws an `Error` naming the field (sections in the native order). */
 export function resolveConfig(config: unknown): ResolvedConfig {
   checkDepth(config, 0);
-  if (config === undefined || config === null) return { repeat: resolveRepeat(undefined), loudFailure: resolveLoudFailure(undefined) };
+  if (config === undefined || config === null) {
+    return { repeat: resolveRepeat(undefined), loudFailure: resolveLoudFailure(undefined), loops: undefined };
+  }
   if (!isObject(config)) throw typeError('config', 'an object', config);
   rejectUnknownKeys(config, 'config', ['repeat', 'loudFailure', 'loops']);
-  // The loop detectors live only in the native engine: the reference (the
-  // fallback where no binary exists) accepts the key so a product's config
-  // loads, and keeps DSH's result-blind repeat reminder.
-  const loops = config.loops;
-  if (loops !== undefined && loops !== null && typeof loops !== 'boolean' && !isObject(loops)) {
-    throw typeError('config.loops', 'a boolean or an object', loops);
-  }
-  return { repeat: resolveRepeat(config.repeat), loudFailure: resolveLoudFailure(config.loudFailure) };
+  const repeat = resolveRepeat(config.repeat);
+  const loudFailure = resolveLoudFailure(config.loudFailure);
+  return { repeat, loudFailure, loops: resolveLoops(config.loops) };
 }

@@ -1,0 +1,383 @@
+// The loop detectors of the pure-TypeScript reference engine against the
+// native engine (issue 24 item 3, "the fallback tells the truth"):
+// - every session of corpus/loops/*.jsonl replayed through both, under a few
+//   configs (defaults, deny, the DSH repeat kept, thresholds changed), with
+//   `check` before each call as the hooks call it: the same verdict objects
+//   and refusals call by call;
+// - the scripted sequences of the loop tests (crates/toolguard-core/src/loops.rs
+//   tests, __test__/dsh/loops.test.mjs) as a table;
+// - random call sequences over a few tools, arguments and results (fast-check);
+// - the `loops` config errors, message for message.
+// The reference-only parts (its own texts, state round trip) run without the
+// addon; the differential parts skip, with the reason, when it is not built.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+import fc from 'fast-check';
+
+import { GuardEngine as Reference } from '../dist/reference/index.mjs';
+import { readSession } from '../scripts/eval/loops.eval.mjs';
+
+const require = createRequire(import.meta.url);
+const here = path.dirname(fileURLToPath(import.meta.url));
+const CORPUS = path.join(here, '..', 'corpus', 'loops');
+
+function loadNative() {
+  try {
+    const native = require('../index.js');
+    if (typeof native.GuardEngine !== 'function') return { skip: 'index.js has no GuardEngine export' };
+    return { native };
+  } catch (error) {
+    return { skip: `native addon not loadable: ${error.message.split('\n')[0]}` };
+  }
+}
+const { native, skip } = loadNative();
+
+/** A verdict as plain data (the addon's objects and the reference's compare alike). */
+const plain = (value) => (value === null || value === undefined ? null : JSON.parse(JSON.stringify(value)));
+
+/** Either engine's outcome of one step: its value, or its error's message and code. */
+function attempt(f) {
+  try {
+    return { value: plain(f()) };
+  } catch (error) {
+    return { error: error.message, code: error.code };
+  }
+}
+
+/** A corpus call as the eval's toolguard row hands it over: the output as text blocks, the exit code as the harness's marker block. */
+function resultOf(call) {
+  const content = [{ type: 'text', text: call.rawOutput }];
+  if (call.exitCode) content.push({ type: 'text', text: `[exit code: ${call.exitCode}]` });
+  return { content, isError: call.isError };
+}
+
+/**
+ * Drive two engines through the same steps; every step's outcome must be
+ * equal. Steps: `{ call: {name, argumentsJson|arguments, agentId?}, result, check? }`,
+ * `{ user: agentId }`, `{ forget: agentId }`, `{ async: true, call, result }`.
+ */
+async function same(config, steps, label) {
+  const ours = new Reference(config);
+  const theirs = new native.GuardEngine(config);
+  for (const [i, step] of steps.entries()) {
+    const at = `${label}, step ${i}`;
+    if (step.user !== undefined) {
+      ours.reset(step.user);
+      theirs.reset(step.user);
+      continue;
+    }
+    if (step.forget !== undefined) {
+      ours.forget(step.forget);
+      theirs.forget(step.forget);
+      continue;
+    }
+    if (step.check) assert.deepEqual(attempt(() => ours.check(step.call)), attempt(() => theirs.check(step.call)), `${at}: check`);
+    if (step.async) {
+      const [a, b] = await Promise.all([ours.observeAsync(step.call, step.result), theirs.observeAsync(step.call, step.result)]);
+      assert.deepEqual(plain(a), plain(b), `${at}: observeAsync`);
+    } else {
+      assert.deepEqual(attempt(() => ours.observe(step.call, step.result)), attempt(() => theirs.observe(step.call, step.result)), `${at}: observe`);
+    }
+    assert.equal(ours.agentCount, theirs.agentCount, `${at}: agentCount`);
+  }
+}
+
+const sessions = readdirSync(CORPUS)
+  .filter((f) => f.endsWith('.jsonl'))
+  .sort()
+  .map((f) => ({ name: path.basename(f, '.jsonl'), events: readSession(path.join(CORPUS, f)) }));
+
+/** A session's events as steps of agent `main`, checked before every call. */
+const sessionSteps = (session, { check = true } = {}) =>
+  session.events.map((event) =>
+    event.type === 'user'
+      ? { user: 'main' }
+      : { call: { agentId: 'main', name: event.call.tool, argumentsJson: event.call.argsJson }, result: resultOf(event.call), check },
+  );
+
+const CONFIGS = [
+  ['defaults', { loops: {} }],
+  ['deny after 1 reminder', { loops: { deny: 1 } }],
+  ['deny: true, the DSH repeat kept', { loops: { deny: true, resultBlindRepeat: true } }],
+  ['thresholds changed', { loops: { repeat: 4, cycle: 2, maxPeriod: 8, sameError: 2, reRead: false, window: 12, multipliers: { 'shell*': 1.5 } } }],
+  ['no description ignored, nothing mutating', { loops: { ignoreArguments: {}, mutatingTools: [], exempt: ['job_output'] } }],
+  ['scanned as shell tools', { loops: { transientMultiplier: 1 }, loudFailure: { shellTools: ['*'] } }],
+];
+
+describe('reference loop detectors: the loop corpus, native vs reference', { skip }, () => {
+  it(`has the corpus (${sessions.length} sessions)`, () => {
+    assert.ok(sessions.length >= 50, 'corpus/loops holds the labelled sessions');
+  });
+  for (const [label, config] of CONFIGS) {
+    it(`every session, call by call: ${label}`, async () => {
+      let alarms = 0;
+      for (const session of sessions) {
+        await same(config, sessionSteps(session), `${session.name} (${label})`);
+        const engine = new Reference(config);
+        for (const step of sessionSteps(session, { check: false })) {
+          if (step.user) engine.reset('main');
+          else if (engine.observe(step.call, step.result)?.loop) alarms += 1;
+        }
+      }
+      assert.ok(alarms > 0, 'the corpus raises alarms: the comparison compares something');
+    });
+  }
+  it('every session through observeAsync (no silent-failure flag for the window, as natively)', async () => {
+    for (const session of sessions) {
+      const steps = sessionSteps(session, { check: false }).map((s) => (s.call ? { ...s, async: true } : s));
+      await same({ loops: {}, loudFailure: { shellTools: ['*'] } }, steps, `${session.name} (async)`);
+    }
+  });
+  it('two agents interleaved, one reset midway, one forgotten', async () => {
+    const [a, b] = [sessions.find((s) => s.name.startsWith('cycle2-read')), sessions.find((s) => s.name.startsWith('repeat-grep'))];
+    const left = sessionSteps(a).map((s) => (s.call ? { ...s, call: { ...s.call, agentId: 'a' } } : { user: 'a' }));
+    const right = sessionSteps(b).map((s) => (s.call ? { ...s, call: { ...s.call, agentId: 'b' } } : { user: 'b' }));
+    const steps = [];
+    for (let i = 0; i < Math.max(left.length, right.length); i += 1) {
+      if (left[i]) steps.push(left[i]);
+      if (right[i]) steps.push(right[i]);
+      if (i === 5) steps.push({ user: 'b' });
+      if (i === 9) steps.push({ forget: 'a' });
+    }
+    await same({ loops: { deny: 2 } }, steps, 'interleaved');
+  });
+});
+
+/** `(tool, argumentsJson, output, isError)` sequences of the loop tests, fed as one agent's calls. */
+const PYTEST = '{"command":"pytest -q"}';
+const SCRIPTED = {
+  'repeat recurs at every step': Array(6).fill(['bash', PYTEST, '..F\n1 failed, 2 passed in 0.03s\n[exit code: 1]', false]),
+  'timings normalised from the second occurrence': [
+    ['bash', PYTEST, '1 failed in 0.03s', false],
+    ['bash', PYTEST, '1 failed in 0.31s', false],
+    ['bash', PYTEST, '1 failed in 1.2s', false],
+    ['bash', PYTEST, '1 failed in 0.5s', false],
+  ],
+  'polling with a changing result': Array.from({ length: 12 }, (_, i) => ['job_output', '{"job_id":"j1"}', `epoch ${i + 1}/20 loss 0.${89 - i}\n[status: running]`, false]),
+  're-test after each edit while failures shrink': [
+    ['bash', PYTEST, 'FAILED t::a\nFAILED t::b\nFAILED t::c\n3 failed\n[exit code: 1]', false],
+    ['edit_file', '{"path":"a.py","old_string":"x","new_string":"y"}', 'Edited a.py', false],
+    ['bash', PYTEST, 'FAILED t::b\nFAILED t::c\n2 failed\n[exit code: 1]', false],
+    ['edit_file', '{"path":"a.py","old_string":"y","new_string":"z"}', 'Edited a.py', false],
+    ['bash', PYTEST, 'FAILED t::c\n1 failed\n[exit code: 1]', false],
+    ['edit_file', '{"path":"a.py","old_string":"z","new_string":"w"}', 'Edited a.py', false],
+    ['bash', PYTEST, '3 passed', false],
+  ],
+  're-read after each edit': Array.from({ length: 8 }, (_, i) =>
+    i % 2 === 0 ? ['read_file', '{"path":"config.toml"}', i % 4 === 0 ? 'port = 1' : 'port = 2', false] : ['edit_file', '{"path":"config.toml"}', 'Edited', false],
+  ),
+  '429 then success': [
+    ...Array(3).fill(['bash', String.raw`{"command":"curl -s -w '\\nHTTP %{http_code}\\n' http://h/api"}`, '{"error": "rate_limited"}\n\nHTTP 429\n', false]),
+    ['bash', String.raw`{"command":"curl -s -w '\\nHTTP %{http_code}\\n' http://h/api"}`, '{"ok": true}\n\nHTTP 200\n', false],
+  ],
+  '429 past the transient thresholds': Array(8).fill(['bash', '{"command":"curl http://h/api"}', 'HTTP/1.1 429 Too Many Requests\nRetry-After: 1\n', false]),
+  'cycle of period 2 and 3': [
+    ...Array(3).fill([
+      ['edit_file', '{"path":"a.py","old_string":"x"}', 'old_string not found', true],
+      ['bash', PYTEST, '1 failed in 0.2s\n[exit code: 1]', false],
+    ]).flat(),
+    ...Array(3).fill([
+      ['read_file', '{"path":"a.py"}', 'x = 1', false],
+      ['edit_file', '{"path":"a.py","old_string":"q"}', 'old_string not found', true],
+      ['bash', PYTEST, '1 failed\n[exit code: 1]', false],
+    ]).flat(),
+  ],
+  'debugger stepping with prints in between': Array.from({ length: 16 }, (_, i) =>
+    i % 2 === 0 ? ['write_stdin', '{"session_id":1,"chars":"n\\n"}', `-> acc += x\n(Pdb) line ${10 + (i % 6)}`, false] : ['write_stdin', '{"session_id":1,"chars":"p acc\\n"}', `${i * 3}\n(Pdb)`, false],
+  ),
+  'same error with new arguments': [
+    ['bash', '{"command":"curl http://h/issues/101"}', 'HTTP/1.1 404 Not Found\nissue 101 not found', false],
+    ['bash', '{"command":"curl http://h/issues/102"}', 'HTTP/1.1 404 Not Found\nissue 102 not found', false],
+    ['bash', '{"command":"curl http://h/issues/103"}', 'HTTP/1.1 404 Not Found\nissue 103 not found', false],
+    ['bash', '{"command":"curl http://h/issues/104"}', 'HTTP/1.1 404 Not Found\nissue 104 not found', false],
+    ['bash', '{"command":"python3 -c \\"import ruamel\\""}', "Traceback (most recent call last):\n  File \"<string>\", line 1\nModuleNotFoundError: No module named 'ruamel'\n[exit code: 1]", false],
+    ['bash', '{"command":"python -c \\"import ruamel\\""}', "Traceback (most recent call last):\n  File \"<string>\", line 1\nModuleNotFoundError: No module named 'ruamel'\n[exit code: 1]", false],
+    ['bash', '{"command":"python3.11 -c \\"import ruamel\\""}', "Traceback (most recent call last):\n  File \"<string>\", line 1\nModuleNotFoundError: No module named 'ruamel'\n[exit code: 1]", false],
+  ],
+  'codex exit header and long outputs': [
+    ...Array(4).fill(['shell', '{"command":["bash","-lc","make"]}', `Exit code: 2\nWall time: 0.4 seconds\nOutput:\n${'cc -c x.c\n'.repeat(9000)}x.c:3: error: expected ';'\n`, false]),
+    ...Array(3).fill(['shell', '{"command":["bash","-lc","cat big.log"]}', `${'é line 1234 at 12:00:01\n'.repeat(4000)}done in 3.2s\n`, false]),
+  ],
+  'a description that changes every call (Claude Code Bash)': Array.from({ length: 5 }, (_, i) => ['Bash', JSON.stringify({ command: 'npm test', description: `run the tests (${i})` }), '2 failing\n[exit code: 1]', false]),
+  'ignored key with numbers serde re-writes': [
+    ['Bash', '{"command":"x","n":1e21,"description":"a","k":{"10":1,"9":2}}', 'same', false],
+    ['Bash', '{"command":"x","n":1e21,"k":{"10":1,"9":2}}', 'same', false],
+    ['Bash', '{"command":"x","n":1e21,"description":"b","k":{"10":1,"9":2}}', 'same', false],
+    ['Bash', '{"command":"x","n":1e21,"description":"c","k":{"10":1,"9":2}}', 'same', false],
+    ['Bash', '{"command":"y","n":0.000001,"f":-1.5e-7,"big":18446744073709551616,"description":"a"}', 'same', false],
+    ['Bash', '{"command":"y","n":0.000001,"f":-1.5e-7,"big":18446744073709551616}', 'same', false],
+    ['Bash', '{"command":"y","n":0.000001,"f":-1.5e-7,"big":18446744073709551616}', 'same', false],
+  ],
+  'noise normalised: ANSI, CR overdraw, progress, uuid, hex, pid, tmp paths': Array.from({ length: 4 }, (_, i) => [
+    'bash',
+    '{"command":"./run.sh"}',
+    `\x1b[3${i}mFAILED\x1b[0m job ${['0f8fad5b-d9cb-469f-a165-70867728950e', '7c9e6679-7425-40de-944b-e07fc1f90ae7'][i % 2]}\n` +
+      `commit ${['a1b2c3d', 'd4e5f60'][i % 2]} pid ${100 + i} at 2026-11-30T08:00:0${i}.037Z\r\n` +
+      `[${'#'.repeat(10 + i)}] ${i}0%\rdone\n/tmp/tmp${i}x9abc/out.txt written in ${i}.5 seconds\n[exit code: 1]`,
+    false,
+  ]),
+};
+
+describe('reference loop detectors: the loop tests\' scripted sequences, native vs reference', { skip }, () => {
+  for (const [name, calls] of Object.entries(SCRIPTED)) {
+    it(name, async () => {
+      for (const config of [{ loops: {} }, { loops: { deny: 1 } }]) {
+        const steps = calls.map(([tool, argumentsJson, text, isError]) => ({
+          call: { agentId: 'a', name: tool, argumentsJson },
+          result: { content: [{ type: 'text', text }], isError },
+          check: true,
+        }));
+        await same(config, steps, name);
+      }
+    });
+  }
+});
+
+describe('reference loop detectors: random call sequences, native vs reference', { skip }, () => {
+  const tool = fc.constantFrom('bash', 'read_file', 'edit_file', 'Bash', 'shell', 'kubectl_get');
+  const args = fc.constantFrom(
+    '{"command":"pytest -q"}',
+    '{"command":"pytest -q","description":"again"}',
+    '{"path":"a.py"}',
+    '{"path":"b.py"}',
+    '{"command":"curl http://h/items/7"}',
+    '',
+    '{bad json',
+  );
+  const text = fc.constantFrom(
+    '1 failed in 0.03s\n[exit code: 1]',
+    '1 failed in 0.31s\n[exit code: 1]',
+    '3 passed in 0.2s',
+    'x = 1',
+    'x = 2',
+    'Edited a.py',
+    'HTTP/1.1 404 Not Found\nitem 7 not found',
+    'HTTP/1.1 503 Service Unavailable',
+    'Exit code: 1\nWall time: 0.2 seconds\nOutput:\nerror: could not compile `x`',
+    'Traceback (most recent call last):\n  File "a.py", line 3\nValueError: bad value 12',
+    '',
+  );
+  const step = fc.oneof(
+    { weight: 12, arbitrary: fc.record({ agentId: fc.constantFrom('a', 'b'), tool, args, text, isError: fc.boolean(), value: fc.boolean() }) },
+    { weight: 1, arbitrary: fc.record({ user: fc.constantFrom('a', 'b') }) },
+  );
+  const config = fc.record(
+    {
+      repeat: fc.constantFrom(2, 3, false),
+      cycle: fc.constantFrom(2, 3, false),
+      maxPeriod: fc.integer({ min: 2, max: 8 }),
+      sameError: fc.constantFrom(2, 3),
+      softError: fc.constantFrom(2, 4, false),
+      reRead: fc.constantFrom(2, 3, false),
+      window: fc.integer({ min: 2, max: 12 }),
+      deny: fc.constantFrom(1, 2, false),
+      resultBlindRepeat: fc.boolean(),
+      multipliers: fc.constantFrom({}, { bash: 1.5 }, { '*': 0.5 }),
+    },
+    { requiredKeys: [] },
+  );
+  it('the same verdicts and refusals, call by call', async () => {
+    await fc.assert(
+      fc.asyncProperty(config, fc.array(step, { maxLength: 40 }), async (loops, seq) => {
+        const steps = seq.map((s) =>
+          s.user !== undefined
+            ? { user: s.user }
+            : {
+                call: { agentId: s.agentId, name: s.tool, argumentsJson: s.args },
+                // A result as text blocks, or (no text) as a value the detectors read as JSON.
+                result: s.value && s.text === '' ? { value: { rows: s.args.length } } : { content: [{ type: 'text', text: s.text }], isError: s.isError },
+                check: true,
+              },
+        );
+        await same({ loops, loudFailure: { shellTools: ['bash', 'shell'] } }, steps, JSON.stringify(loops));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('reference loop detectors: the loops config, native vs reference', { skip }, () => {
+  const BAD = [
+    'yes',
+    7,
+    [],
+    { reread: 3 },
+    { repeat: 1 },
+    { repeat: true },
+    { repeat: null },
+    { cycle: 2.5 },
+    { window: 1 },
+    { window: 257 },
+    { window: false },
+    { maxPeriod: 9 },
+    { transientMultiplier: 0 },
+    { sameError: 1e10 },
+    { softError: -0 },
+    { reRead: Number.NaN },
+    { deny: 0 },
+    { deny: 'always' },
+    { resultBlindRepeat: 'yes' },
+    { ignoreArguments: ['Bash'] },
+    { ignoreArguments: { Bash: 'description' } },
+    { ignoreArguments: { Bash: [1] } },
+    { exempt: 'x' },
+    { exempt: [null] },
+    { mutatingTools: {} },
+    { multipliers: [] },
+    { multipliers: { x: 0 } },
+    { multipliers: { x: 101 } },
+    { multipliers: { x: '2' } },
+    { multipliers: { x: Infinity } },
+    { window: 1, repeat: 1 },
+  ];
+  it('every bad value: the same message and code', () => {
+    for (const loops of BAD) {
+      const ours = attempt(() => new Reference({ loops }));
+      const theirs = attempt(() => new native.GuardEngine({ loops }));
+      assert.ok(theirs.error, `native refuses ${JSON.stringify(loops)}`);
+      assert.deepEqual(ours, theirs, String(JSON.stringify(loops)));
+    }
+  });
+  it('a loops error comes after a repeat error, as natively', () => {
+    const config = { repeat: { thresholds: [] }, loops: { window: 1 } };
+    assert.deepEqual(attempt(() => new Reference(config)), attempt(() => new native.GuardEngine(config)));
+  });
+  it('good values load alike, and false/null/true switch as natively', async () => {
+    for (const loops of [true, false, null, undefined, {}, { repeat: false, cycle: false, sameError: false, softError: false, reRead: false }, { deny: true }, { deny: false }, { window: 256, maxPeriod: 8, transientMultiplier: 100 }]) {
+      const steps = Array(5).fill({ call: { agentId: 'a', name: 'bash', argumentsJson: PYTEST }, result: 'same\n[exit code: 1]', check: true });
+      await same({ loops }, steps, String(JSON.stringify(loops)));
+    }
+  });
+  it('check validates its input as natively', () => {
+    for (const exec of [null, 'x', {}, { name: 1 }, { name: 'bash', agentId: 3, argumentsJson: '' }, { name: 'bash' }, { name: 'bash', arguments: {}, argumentsJson: '{}' }]) {
+      for (const loops of [undefined, {}]) {
+        assert.deepEqual(attempt(() => new Reference({ loops }).check(exec)), attempt(() => new native.GuardEngine({ loops }).check(exec)), JSON.stringify(exec));
+      }
+    }
+  });
+});
+
+describe('reference loop detectors: state', () => {
+  it('chainState carries the window: a restored engine goes on where the first stopped', () => {
+    const call = { agentId: 'a', name: 'bash', argumentsJson: PYTEST };
+    const first = new Reference({ loops: { deny: 1 } });
+    first.observe(call, '1 failed\n[exit code: 1]');
+    first.observe(call, '1 failed\n[exit code: 1]');
+    const state = first.chainState('a');
+    assert.equal(typeof state.loops, 'string');
+    assert.equal(state.digest, undefined, 'no DSH chain with loops on');
+    const second = new Reference({ loops: { deny: 1 } });
+    second.restoreChain('a', JSON.parse(JSON.stringify(state)));
+    const verdict = second.observe(call, '1 failed\n[exit code: 1]');
+    assert.equal(verdict.loop.summary, 'bash: repeat × 3');
+    assert.deepEqual(verdict.loop.calls, [1, 2, 3]);
+    assert.equal(second.chainState('a').loops, first.observe(call, '1 failed\n[exit code: 1]') && first.chainState('a').loops);
+    assert.equal(second.check(call).kind, 'repeat', 'the active loop came back too');
+    assert.throws(() => second.restoreChain('a', { loops: 'L2.0.-.-' }), { message: 'toolguard: state.loops is not a saved loop state' });
+  });
+});
