@@ -13,6 +13,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
+import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -222,6 +223,44 @@ const SCRIPTED = {
     false,
   ]),
 };
+
+describe('reference loop detectors: the package entry with the native binary hidden', { skip }, () => {
+  it('main.js falls back to the reference engine and gives the native alarms on every corpus session', () => {
+    const entry = path.join(here, '..', 'main.js');
+    const replay = (hidden) => {
+      // process.dlopen is how Node loads a .node file: make every attempt fail.
+      const script = `
+        ${hidden ? "process.dlopen = () => { throw new Error('no native binaries here'); };" : ''}
+        process.removeAllListeners('warning');
+        const toolguard = require(${JSON.stringify(entry)});
+        const { readSession } = await import(${JSON.stringify(path.join(here, '..', 'scripts', 'eval', 'loops.eval.mjs'))});
+        const fs = require('node:fs');
+        const out = { native: toolguard.native, alarms: {} };
+        for (const f of fs.readdirSync(${JSON.stringify(CORPUS)}).filter((f) => f.endsWith('.jsonl')).sort()) {
+          const engine = new toolguard.GuardEngine({ loops: {} });
+          const alarms = (out.alarms[f] = []);
+          for (const ev of readSession(${JSON.stringify(CORPUS)} + '/' + f)) {
+            if (ev.type === 'user') { engine.reset('main'); continue; }
+            const c = ev.call;
+            const content = [{ type: 'text', text: c.rawOutput }];
+            if (c.exitCode) content.push({ type: 'text', text: '[exit code: ' + c.exitCode + ']' });
+            const v = engine.observe({ agentId: 'main', name: c.tool, argumentsJson: c.argsJson }, { content, isError: c.isError });
+            if (v?.loop) alarms.push([c.index, v.loop.summary, v.loop.reminders, v.loop.text]);
+          }
+        }
+        console.log(JSON.stringify(out));
+      `;
+      const child = spawnSync(process.execPath, ['--input-type=module', '-e', `import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);\n${script}`], { encoding: 'utf8', maxBuffer: 64 << 20 });
+      assert.equal(child.status, 0, child.stderr);
+      return JSON.parse(child.stdout);
+    };
+    const [fallback, addon] = [replay(true), replay(false)];
+    assert.equal(fallback.native, false, 'the entry fell back');
+    assert.equal(addon.native, true, 'the entry loaded the addon');
+    assert.ok(Object.values(addon.alarms).flat().length > 100, 'the corpus raises alarms natively');
+    assert.deepEqual(fallback.alarms, addon.alarms);
+  });
+});
 
 describe('reference loop detectors: the loop tests\' scripted sequences, native vs reference', { skip }, () => {
   for (const [name, calls] of Object.entries(SCRIPTED)) {
