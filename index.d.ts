@@ -150,6 +150,10 @@ export interface LoopsOptions {
   reRead?: number | false
   /** Thresholds × this for rate limits and 503s (default 2). */
   transientMultiplier?: number
+  /** Polls of a running job that show nothing new, in a row, before it is a loop (default 8). */
+  poll?: number | false
+  /** …over at least this many seconds where the calls have times (default 300; 0: the count alone). */
+  pollQuietSeconds?: number
   /** `check` refuses a call continuing a loop reminded this many times (`true`: 2; default false: never). */
   deny?: number | boolean
   /** Keep the result-blind DSH repeat reminder too (default false). */
@@ -173,15 +177,25 @@ export interface LoopVerdict {
   count: number
   /** Calls per round of a cycle; 1 otherwise. */
   period: number
-  /** The calls in the loop by ordinal (1-based since the last user prompt), oldest first (at most 12). */
+  /** The loop's latest calls by ordinal (1-based since the last user prompt), oldest first (at most 12). */
   calls: Array<number>
+  /**
+   * The loop's first call (ordinal): where this episode began, the same on
+   * every alarm of one loop however long it runs.
+   */
+  first: number
+  /** The loop's latest call (ordinal): this one. */
+  last: number
   /** What repeated, in words. */
   evidence: string
   /** The reminder shown to the model. */
   text: string
   /** `<tool>: <kind label> × <count>` (`bash: same error × 3`). */
   summary: string
-  /** Reminders this loop has had, this one included. */
+  /**
+   * Reminders this loop has had, this one included (it keeps growing
+   * for as long as the loop goes on).
+   */
   reminders: number
 }
 

@@ -45,6 +45,10 @@ interface LoopLike {
   arguments?: string;
   text?: string;
   evidence?: string;
+  /** A loop episode's first and last call (timeline ordinals) and its reminders. */
+  firstCall?: number;
+  lastCall?: number;
+  reminders?: number;
   waste?: WasteJson | null;
 }
 interface FailureLike {
@@ -162,7 +166,8 @@ export function renderHtml(doc: AuditDocument, generated = new Date()): string {
     };
     for (const l of loopFindings(s)) {
       const c = site(l);
-      const title = l.summary ?? `${l.tool} × ${l.count ?? '?'}`;
+      const span = l.firstCall !== undefined && l.lastCall !== undefined ? `, calls #${l.firstCall}–#${l.lastCall}${(l.reminders ?? 1) > 1 ? `, ${l.reminders} reminders` : ''}` : '';
+      const title = (l.summary ?? `${l.tool} × ${l.count ?? '?'}`) + span;
       const index = findings.length;
       findings.push({
         kind: 'loop',

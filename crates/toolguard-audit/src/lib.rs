@@ -36,6 +36,7 @@ use std::sync::Arc;
 use toolguard_core::canonical::canonicalize_arguments;
 use toolguard_core::config::{Config, LoudFailureConfig};
 use toolguard_core::engine::{Call, Engine, Output, Scanner, Verdict};
+use toolguard_core::loops::CallMark;
 
 pub use report::{
     FailureFinding, InputError, LoopFinding, OutputContext, ReminderFinding, SessionReport,
@@ -534,7 +535,12 @@ impl<'a> Run<'a> {
             arguments_json: &site.arguments_json,
         };
         let before = self.chain_state(site);
-        let verdict = self.engine().observe(&call, Some(output));
+        // Loop alarms name calls by the timeline's ordinals (this call is next).
+        let mark = CallMark {
+            ordinal: Some(self.seen + 1),
+            time_ms: site.cost.time,
+        };
+        let verdict = self.engine().observe_marked(&call, Some(output), mark);
         self.timeline(report, site, before);
         if let Some(verdict) = verdict {
             self.record(report, site, verdict, Some(output));
@@ -623,18 +629,7 @@ impl<'a> Run<'a> {
             });
         }
         if let Some(alarm) = verdict.loop_alarm {
-            report.loops.push(LoopFinding {
-                site: site.clone(),
-                kind: alarm.kind.as_str(),
-                count: alarm.count,
-                period: alarm.period,
-                calls: alarm.calls,
-                summary: alarm.summary,
-                evidence: alarm.evidence,
-                text: alarm.text,
-                reminders: alarm.reminders,
-                command: command.clone(),
-            });
+            report.loop_alarm(site, alarm, command.clone());
         }
         if let Some(failure) = verdict.failure {
             // The notice the model would have got, without the output it wraps.

@@ -114,7 +114,7 @@ impl fmt::Display for ConfigError {
             ConfigError::OutOfRange { at, min, max, got } => write!(
                 f,
                 "toolguard: {at} must be an integer from {min} to {max}{} (got {got})",
-                if at.ends_with("window") || at.ends_with("maxPeriod") || at.ends_with("transientMultiplier") { "" } else { ", or false" }
+                if at.ends_with("window") || at.ends_with("maxPeriod") || at.ends_with("transientMultiplier") || at.ends_with("pollQuietSeconds") { "" } else { ", or false" }
             ),
             ConfigError::EmptyRuleId { at } => {
                 write!(f, "loud-failure: {at}: `id` must not be empty")
