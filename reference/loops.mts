@@ -16,6 +16,8 @@ import { canonicalizeValue, parseArguments } from './canonical.mjs';
 import { invalid, kindOf } from './errors.mjs';
 import { showsFailure } from './markers.mjs';
 import { digest, normalizeLine, resultDigest, utf8From, utf8Head } from './normalize.mjs';
+import { callEffect, isShellTool, type Effect } from './shell.mjs';
+import { foundNothing, isRejection, jobDone } from './loop-texts.mjs';
 import type { LoopDenyVerdict, LoopVerdict } from './types.mjs';
 import { trimLikeRust } from './whitespace.mjs';
 import { matchesAny, wildcardToRegExp } from './wildcard.mjs';
@@ -32,6 +34,8 @@ export interface ResolvedLoops {
   softError: number | undefined;
   reRead: number | undefined;
   transientMultiplier: number;
+  poll: number | undefined;
+  pollQuietSeconds: number;
   deny: number | undefined;
   resultBlindRepeat: boolean;
   ignoreArguments: Array<[string, string[]]>;
@@ -66,6 +70,8 @@ export const LOOPS_KEYS = [
   'softError',
   'reRead',
   'transientMultiplier',
+  'poll',
+  'pollQuietSeconds',
   'deny',
   'resultBlindRepeat',
   'ignoreArguments',
@@ -90,6 +96,8 @@ export function defaultLoops(): ResolvedLoops {
     softError: 4,
     reRead: 3,
     transientMultiplier: 2,
+    poll: 8,
+    pollQuietSeconds: 300,
     deny: undefined,
     resultBlindRepeat: false,
     ignoreArguments: [['Bash', ['description']]],
@@ -116,7 +124,8 @@ function wrongType(at: string, expected: string, got: unknown): Error {
 function integer(value: unknown, at: string, min: number, max: number): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
-  const orFalse = at.endsWith('window') || at.endsWith('maxPeriod') || at.endsWith('transientMultiplier') ? '' : ', or false';
+  const orFalse =
+    at.endsWith('window') || at.endsWith('maxPeriod') || at.endsWith('transientMultiplier') || at.endsWith('pollQuietSeconds') ? '' : ', or false';
   const got = typeof value === 'number' ? String(value) : kindOf(value);
   throw invalid(`toolguard: ${at} must be an integer from ${min} to ${max}${orFalse} (got ${got})`);
 }
@@ -146,13 +155,14 @@ export function resolveLoops(value: unknown): ResolvedLoops | undefined {
   }
   const at = (key: string) => `config.loops.${key}`;
   config.window = integer(value.window, at('window'), 2, MAX_LOOP_WINDOW) ?? config.window;
-  for (const key of ['repeat', 'cycle', 'sameError', 'softError', 'reRead'] as const) {
+  for (const key of ['repeat', 'cycle', 'sameError', 'softError', 'reRead', 'poll'] as const) {
     const v = value[key];
     if (v === undefined) continue;
     config[key] = v === false ? undefined : integer(v, at(key), 2, 1e9);
   }
   config.maxPeriod = integer(value.maxPeriod, at('maxPeriod'), 2, 8) ?? config.maxPeriod;
   config.transientMultiplier = integer(value.transientMultiplier, at('transientMultiplier'), 1, 100) ?? config.transientMultiplier;
+  config.pollQuietSeconds = integer(value.pollQuietSeconds, at('pollQuietSeconds'), 0, 86_400) ?? config.pollQuietSeconds;
   const deny = value.deny;
   if (deny === true) config.deny = 2;
   else if (deny !== undefined && deny !== false) config.deny = integer(deny, at('deny'), 1, 1e9);
@@ -189,6 +199,12 @@ const TRANSIENT = 4;
 const MUTATION = 8;
 /** `result` is the normalised digest (else it is the raw one). */
 const NORMALIZED = 16;
+/** A poll whose result says the job it watches has ended. */
+const DONE = 32;
+
+/** What a call does, by the shell model, as an entry keeps it (loops.rs `effect`). */
+const EFFECT_CODES: Record<Effect, number> = { read: 1, write: 2, run: 3, test: 4, wait: 5, search: 6, network: 7, navigate: 8, other: 9 };
+const E = { UNKNOWN: 0, READ: 1, WRITE: 2, RUN: 3, TEST: 4, WAIT: 5, SEARCH: 6, NETWORK: 7, NAVIGATE: 8, OTHER: 9 } as const;
 
 /** One call as the window keeps it. `sig` is `''` when the call has no error signature. */
 interface Entry {
@@ -198,25 +214,49 @@ interface Entry {
   sig: string;
   tool: string;
   ordinal: number;
+  /** When the call was made (ms since the epoch); 0: unknown (always, through this API). */
+  time: number;
   flags: number;
+  effect: number;
 }
 
 const failing = (e: Entry) => (e.flags & (FAILED | SOFT)) !== 0;
+/** Polls a job that has not said it ended: waiting, judged by the poll rule. */
+const polling = (e: Entry) => e.effect === E.WAIT && (e.flags & DONE) === 0;
 const sameResult = (a: Entry, b: Entry) => ((a.flags & b.flags & NORMALIZED) !== 0 ? a.result === b.result : a.raw === b.raw);
 const sameAs = (a: Entry, b: Entry) => a.call === b.call && sameResult(a, b);
 /** Same call, same outcome: the same result, or, for failures, the same error signature (calls in a row only). */
 const sameOutcomeInARow = (a: Entry, b: Entry) =>
   a.call === b.call && (sameResult(a, b) || (failing(a) && failing(b) && a.sig !== '' && a.sig === b.sig));
 
-/** The loop the agent is in, as far as escalation needs it. */
+/** What a loop's calls are, as far as the alarm's text must be true for them. */
+type About = 'calls' | 'polls' | 'ended-job' | 'reruns';
+const ABOUT_CODES: Record<About, string> = { calls: 'c', polls: 'p', 'ended-job': 'e', reruns: 'r' };
+
+/** The loop episode the agent is in: one per loop however long it runs. */
 interface Active {
   kind: LoopKind;
+  /** The count the alarm reports (a cycle: rounds begun). */
   count: number;
+  /** Calls in the episode so far. */
+  calls: number;
+  period: number;
   reminders: number;
   /** The call that would continue the loop. */
   nextCall: string;
   firstOrdinal: number;
+  lastOrdinal: number;
+  /** The loop's results are failures: a successful edit does not end it. */
+  failing: boolean;
+  about: About;
 }
+
+/** Whether `found`, raised at the newest call, goes on with this episode (loops.rs `Active::continued_by`). */
+const continuedBy = (a: Active, found: Found) =>
+  a.kind === found.kind &&
+  a.period === found.period &&
+  found.calls[0]! <= a.lastOrdinal &&
+  (found.kind === 'repeat' || found.kind === 're-read' ? a.nextCall === found.nextCall : true);
 
 interface AgentLoops {
   entries: Entry[];
@@ -240,6 +280,8 @@ interface ToolInfo {
   mutating: boolean;
   ignored: string[] | undefined;
   multiplier: number;
+  /** A shell tool: its output is its program's. */
+  shell: boolean;
 }
 
 interface Found {
@@ -250,21 +292,36 @@ interface Found {
   calls: number[];
   nextCall: string;
   transient: boolean;
+  about: About;
+  /** Wall time from the loop's oldest call in the window to its newest (ms), when known. */
+  spanMs: number | undefined;
 }
 
 const KIND_CODES: Record<LoopKind, number> = { repeat: 1, cycle: 2, 'same-error': 3, 're-read': 4 };
 const LABELS: Record<LoopKind, string> = { repeat: 'repeat', cycle: 'cycle', 'same-error': 'same error', 're-read': 're-read' };
 
+/** The version tag that starts a saved loop state (loops.rs `STATE_VERSION`). */
+export const STATE_VERSION = 'L2';
+
+/** The most calls the effect cache keeps before it starts over (loops.rs `EFFECT_CACHE`). */
+const EFFECT_CACHE = 4096;
+
+/** Milliseconds from `from` to `to`, when both are known. */
+const span = (from: number, to: number) => (from !== 0 && to !== 0 ? Math.max(0, to - from) : undefined);
+
 /** The compiled `loops` config plus every agent's window. */
 export class Loops {
   readonly #window: number;
   readonly #config: ResolvedLoops;
+  readonly #pollQuietMs: number;
   readonly #exempt: RegExp[];
   readonly #mutating: RegExp[];
   readonly #ignore: Array<[RegExp, string[]]>;
   readonly #multipliers: Array<[RegExp, number]>;
   readonly #agents = new Map<string, AgentLoops>();
   readonly #memo = new Map<string, string>();
+  /** What each call does, by call digest, as natively cached (a call's ignored keys do not change it). */
+  readonly #effects = new Map<string, number>();
 
   constructor(config: ResolvedLoops) {
     this.#config = {
@@ -272,15 +329,12 @@ export class Loops {
       maxPeriod: Math.min(Math.max(config.maxPeriod, 2), 8),
       transientMultiplier: Math.max(config.transientMultiplier, 1),
     };
+    this.#pollQuietMs = config.pollQuietSeconds * 1000;
     this.#window = Math.min(Math.max(config.window, 2), MAX_LOOP_WINDOW);
     this.#exempt = config.exempt.map(wildcardToRegExp);
     this.#mutating = config.mutatingTools.map(wildcardToRegExp);
     this.#ignore = config.ignoreArguments.map(([pattern, keys]) => [wildcardToRegExp(pattern), keys]);
     this.#multipliers = config.multipliers.map(([pattern, m]) => [wildcardToRegExp(pattern), m]);
-  }
-
-  get deny(): number | undefined {
-    return this.#config.deny;
   }
 
   #tool(name: string): ToolInfo {
@@ -291,6 +345,7 @@ export class Loops {
       mutating: matchesAny(this.#mutating, name),
       ignored: matching.length === 0 ? undefined : matching.flatMap(([, keys]) => keys),
       multiplier: multiplier === undefined ? 1 : multiplier[1],
+      shell: isShellTool(name),
     };
   }
 
@@ -305,6 +360,17 @@ export class Loops {
       }
     }
     return digest(`${name}\0${canonical}`);
+  }
+
+  /** What the call does by the shell model, cached by call digest (loops.rs `effect`). */
+  #effect(call: string, name: string, argumentsJson: string): number {
+    const known = this.#effects.get(call);
+    if (known !== undefined) return known;
+    const effect = callEffect(name, argumentsJson);
+    const code = effect === undefined ? E.UNKNOWN : EFFECT_CODES[effect];
+    if (this.#effects.size >= EFFECT_CACHE) this.#effects.clear();
+    this.#effects.set(call, code);
+    return code;
   }
 
   /** Would this call continue a loop already reminded `deny` times? (loops.rs `check`) */
@@ -325,7 +391,7 @@ export class Loops {
       reminders: active.reminders,
       reason:
         `[toolguard] Call refused: it would continue a ${LABELS[active.kind]} loop (since call #${active.firstOrdinal}) ` +
-        `that has already had ${active.reminders} reminder${active.reminders === 1 ? '' : 's'}. ${advice(active.kind, false)}`,
+        `that has already had ${active.reminders} reminder${active.reminders === 1 ? '' : 's'}. ${advice(active.kind, false, active.about)}`,
     };
   }
 
@@ -334,6 +400,7 @@ export class Loops {
     const tool = this.#tool(name);
     if (!tool.tracked) return undefined;
     const call = this.#callDigest(name, argumentsJson, tool.ignored);
+    const effect = this.#effect(call, name, argumentsJson);
     let state = this.#agents.get(agent);
     if (state === undefined) {
       state = { entries: [], ordinal: 0, active: undefined, denied: undefined };
@@ -343,44 +410,85 @@ export class Loops {
     state.denied = undefined;
     if (denied === call) return undefined;
     const recurs = state.entries.some((e) => e.call === call);
-    const e = this.#entry(name, tool, call, argumentsJson, outcome, recurs);
+    const entry = this.#entry(name, tool, call, effect, argumentsJson, outcome, recurs);
     state.ordinal += 1;
-    e.ordinal = state.ordinal;
+    entry.ordinal = state.ordinal;
     if (state.entries.length === this.#window) state.entries.shift();
-    state.entries.push(e);
+    state.entries.push(entry);
     // A call new to the window can only be in a same-error loop, and only when it failed.
-    const found = recurs || failing(e) ? this.#detect(state.entries, tool.multiplier) : undefined;
+    const found = recurs || failing(entry) ? this.#detect(state.entries, tool.multiplier) : undefined;
     if (found === undefined) {
-      state.active = undefined;
+      // A re-read loop has other calls in between: it stays open until the
+      // call comes back without an alarm, or an edit ends it (unless what
+      // keeps coming back is a failure). Every other loop ends here.
+      const a = state.active;
+      state.active =
+        a !== undefined && a.kind === 're-read' && a.nextCall !== entry.call && (a.failing || (entry.flags & MUTATION) === 0) ? a : undefined;
       return undefined;
     }
-    const first = found.calls[0]!;
-    const previous = state.active;
-    const reminders = previous !== undefined && previous.kind === found.kind && previous.firstOrdinal === first ? previous.reminders + 1 : 1;
-    state.active = { kind: found.kind, count: found.count, reminders, nextCall: found.nextCall, firstOrdinal: first };
-    return this.#alarm(name, found, reminders, outcome.text);
+    const a = state.active;
+    let active: Active;
+    if (a !== undefined && continuedBy(a, found)) {
+      const fresh = found.calls.filter((o) => o > a.lastOrdinal).length;
+      const calls = a.calls + fresh;
+      active = {
+        ...a,
+        count: found.kind === 'cycle' ? Math.ceil(calls / a.period) : a.count + fresh,
+        calls,
+        reminders: a.reminders + 1,
+        nextCall: found.nextCall,
+        lastOrdinal: entry.ordinal,
+        failing: failing(entry),
+        about: found.about,
+      };
+    } else {
+      active = {
+        kind: found.kind,
+        count: found.count,
+        calls: found.calls.length,
+        period: found.period,
+        reminders: 1,
+        nextCall: found.nextCall,
+        firstOrdinal: found.calls[0]!,
+        lastOrdinal: entry.ordinal,
+        failing: failing(entry),
+        about: found.about,
+      };
+    }
+    state.active = active;
+    return this.#alarm(name, found, active, outcome.text);
   }
 
-  #entry(name: string, tool: ToolInfo, call: string, argumentsJson: string, outcome: LoopOutcome, recurs: boolean): Entry {
+  #entry(name: string, tool: ToolInfo, call: string, effect: number, argumentsJson: string, outcome: LoopOutcome, recurs: boolean): Entry {
     const text = outcome.text;
     let flags = 0;
-    if (outcome.isError || outcome.flagged || showsFailure(text) || codexExitFailed(text)) flags |= FAILED;
+    let failed =
+      outcome.isError ||
+      outcome.flagged ||
+      showsFailure(text) ||
+      codexExitFailed(text) ||
+      // A tool that refused the call in words (an edit rejected).
+      isRejection(text, tool.shell);
+    // A search that found nothing answered the question: not a failure.
+    if (failed && !outcome.flagged && effect === E.SEARCH && foundNothing(text, isFrame)) failed = false;
+    if (failed) flags |= FAILED;
     else if (httpError(text) !== undefined) flags |= SOFT;
     let sig = '';
     if (flags !== 0) {
       const error = errorLine(text);
       if (error !== undefined) sig = signature(error, argumentsJson);
       if (transient(text)) flags |= TRANSIENT;
-    } else if (tool.mutating) {
+    } else if (tool.mutating || effect === E.WRITE) {
       flags |= MUTATION;
     }
+    if (effect === E.WAIT && jobDone(text)) flags |= DONE;
     const raw = digest(`${outcome.isError ? 'E' : 'S'}${text}`);
     let result = raw;
     if (recurs) {
       flags |= NORMALIZED;
       result = resultDigest(text, outcome.isError, this.#memo);
     }
-    return { call, result, raw, sig, tool: digest(name), ordinal: 0, flags };
+    return { call, result, raw, sig, tool: digest(name), ordinal: 0, time: 0, flags, effect };
   }
 
   #threshold(base: number | undefined, multiplier: number, transient: boolean): number | undefined {
@@ -390,6 +498,11 @@ export class Loops {
     return t;
   }
 
+  /** Whether polls that showed nothing new over `spanMs` waited long enough (unknown times: the count alone). */
+  #quietLong(spanMs: number | undefined): boolean {
+    return spanMs === undefined || spanMs >= this.#pollQuietMs;
+  }
+
   /** The loop the window's newest call is in, if any (loops.rs `Limits::detect`). */
   #detect(entries: Entry[], multiplier: number): Found | undefined {
     const n = entries.length;
@@ -397,15 +510,24 @@ export class Loops {
     const last = at(0);
     const transient = (last.flags & TRANSIENT) !== 0;
     const config = this.#config;
+    const ordinals = (len: number) => {
+      const calls = [];
+      for (let i = len - 1; i >= 0; i -= 1) calls.push(at(i).ordinal);
+      return calls;
+    };
 
     // Repeat: the trailing run of the same call with the same outcome, link by link.
     let run = 1;
     while (run < n && sameOutcomeInARow(at(run), at(run - 1))) run += 1;
-    const repeat = this.#threshold(config.repeat, multiplier, transient);
-    if (repeat !== undefined && run >= repeat) {
-      const calls = [];
-      for (let i = run - 1; i >= 0; i -= 1) calls.push(at(i).ordinal);
-      return { kind: 'repeat', count: run, period: 1, calls, nextCall: last.call, transient };
+    // A running job's polls that show nothing new are waiting: only long is a loop.
+    const isPolling = polling(last);
+    const t = this.#threshold(isPolling ? config.poll : config.repeat, multiplier, transient);
+    if (t !== undefined) {
+      const spanMs = span(at(run - 1).time, last.time);
+      if (run >= t && (!isPolling || this.#quietLong(spanMs))) {
+        const about: About = isPolling ? 'polls' : last.effect === E.WAIT ? 'ended-job' : 'calls';
+        return { kind: 'repeat', count: run, period: 1, calls: ordinals(run), nextCall: last.call, transient, about, spanMs };
+      }
     }
 
     // Cycle: the shortest period whose trailing periodic stretch has begun the `cycle`-th round.
@@ -423,10 +545,26 @@ export class Loops {
         let len = p;
         while (len < n && sameAs(at(len), at(len - p))) len += 1;
         const begun = Math.ceil(len / p);
-        if (len > p && begun >= rounds) {
-          const calls = [];
-          for (let i = len - 1; i >= 0; i -= 1) calls.push(at(i).ordinal);
-          return { kind: 'cycle', count: begun, period: p, calls, nextCall: at(p - 1).call, transient };
+        const block = Array.from({ length: p }, (_, i) => at(i));
+        // Going back in a browser returns to a page; it does not loop.
+        if (block.some((e) => e.effect === E.NAVIGATE)) continue;
+        // A block that polls and otherwise only looks is waiting, as above.
+        const blockPolls =
+          block.some(polling) && block.every((e) => e.effect === E.WAIT || e.effect === E.READ || e.effect === E.SEARCH || e.effect === E.OTHER);
+        const spanMs = span(at(len - 1).time, last.time);
+        const pollT = this.#threshold(config.poll, multiplier, transient);
+        const longEnough = !blockPolls || (pollT !== undefined && len >= pollT && this.#quietLong(spanMs));
+        if (len > p && begun >= rounds && longEnough) {
+          return {
+            kind: 'cycle',
+            count: begun,
+            period: p,
+            calls: ordinals(len),
+            nextCall: at(p - 1).call,
+            transient,
+            about: blockPolls ? 'polls' : 'calls',
+            spanMs,
+          };
         }
       }
     }
@@ -442,22 +580,29 @@ export class Loops {
       }
       const distinct = new Set(chain.map((e) => e.call)).size;
       const soft = chain.some((e) => (e.flags & SOFT) !== 0);
-      const t = this.#threshold(soft ? config.softError : config.sameError, multiplier, transient);
-      if (t !== undefined && distinct >= t) {
+      const limit = this.#threshold(soft ? config.softError : config.sameError, multiplier, transient);
+      if (limit !== undefined && distinct >= limit) {
         const calls = chain.map((e) => e.ordinal).reverse();
-        return { kind: 'same-error', count: distinct, period: 1, calls, nextCall: last.call, transient };
+        return { kind: 'same-error', count: distinct, period: 1, calls, nextCall: last.call, transient, about: 'calls', spanMs: undefined };
       }
     }
 
-    // Re-read: the same call and outcome within the window; stop at the call's
-    // last different result, and (for a success) at a successful edit.
-    const reRead = this.#threshold(config.reRead, multiplier, transient);
+    // Re-read: only for what reads; a run or test counts only while it fails the same way.
+    const reads =
+      last.effect === E.WRITE || last.effect === E.WAIT || last.effect === E.NAVIGATE
+        ? false
+        : last.effect === E.RUN || last.effect === E.TEST
+          ? failing(last)
+          : true;
+    const reRead = reads ? this.#threshold(config.reRead, multiplier, transient) : undefined;
     if (reRead !== undefined) {
       const calls = [last.ordinal];
       let newer = last;
       for (let i = 1; i < n; i += 1) {
         const e = at(i);
         if ((e.flags & MUTATION) !== 0 && !failing(last)) break;
+        // Looking again after waiting on a job is checking on it.
+        if (polling(e)) break;
         if (e.call !== last.call) continue;
         if (!sameResult(e, newer)) break;
         calls.push(e.ordinal);
@@ -465,46 +610,61 @@ export class Loops {
       }
       if (calls.length >= reRead) {
         calls.reverse();
-        return { kind: 're-read', count: calls.length, period: 1, calls, nextCall: last.call, transient };
+        const about: About = last.effect === E.RUN || last.effect === E.TEST ? 'reruns' : 'calls';
+        return { kind: 're-read', count: calls.length, period: 1, calls, nextCall: last.call, transient, about, spanMs: undefined };
       }
     }
     return undefined;
   }
 
-  #alarm(tool: string, found: Found, reminders: number, text: string): LoopVerdict {
-    const calls = listCalls(found.calls);
-    const count = found.count;
+  #alarm(tool: string, found: Found, episode: Active, text: string): LoopVerdict {
+    const calls = listCalls(episode.firstOrdinal, found.calls, episode.calls);
+    const count = episode.count;
+    const first = episode.firstOrdinal;
+    const over = found.spanMs !== undefined && found.spanMs >= 60_000 ? ` over ${minutes(found.spanMs)}` : '';
     let evidence: string;
     let head: string;
-    switch (found.kind) {
-      case 'repeat':
-        evidence = `calls ${calls}: the same ${tool} call, the same result each time`;
-        head = `${tool} was called ${count} times in a row with the same arguments and returned the same result each time (calls ${calls}).`;
-        break;
-      case 'cycle':
-        evidence = `calls ${calls}: a block of ${found.period} calls repeated with the same results, ${count} rounds`;
-        head = `the last ${found.calls.length} calls (calls ${calls}) repeat the same block of ${found.period} calls with the same results every round; this is round ${count}.`;
-        break;
-      case 'same-error': {
-        const error = errorLine(text);
-        const line = error === undefined ? '' : excerpt(error);
-        evidence = `calls ${calls}: ${tool} failed with the same error each time: ${line}`;
-        head = `${tool} failed ${count} times in a row with the same error, each time with other arguments (calls ${calls}): ${line}`;
-        break;
-      }
-      case 're-read':
-        evidence = `calls ${calls}: the same ${tool} call returned the same result, other calls in between`;
-        head = `${tool} was called with the same arguments ${count} times within the last ${this.#window} calls and returned the same result each time (calls ${calls}).`;
-        break;
+    if (found.kind === 'repeat' && found.about === 'polls') {
+      evidence = `calls ${calls}: the same ${tool} poll, nothing new each time${over}`;
+      head = `${tool} polled the same job ${count} times in a row and showed nothing new each time${over} (calls ${calls}).`;
+    } else if (found.kind === 'repeat' && found.about === 'ended-job') {
+      evidence = `calls ${calls}: the same ${tool} poll of a job that has ended, the same result each time`;
+      head = `${tool} polled a job that has already ended ${count} times in a row and got the same result each time (calls ${calls}).`;
+    } else if (found.kind === 'repeat') {
+      evidence = `calls ${calls}: the same ${tool} call, the same result each time`;
+      head = `${tool} was called ${count} times in a row with the same arguments and returned the same result each time (calls ${calls}).`;
+    } else if (found.kind === 'cycle' && found.about === 'polls') {
+      evidence = `calls ${calls}: a block of ${found.period} polls repeated with nothing new, ${count} rounds${over}`;
+      head = `the last ${episode.calls} calls (calls ${calls}) poll the same job in the same block of ${found.period} calls and show nothing new each round${over}; this is round ${count}.`;
+    } else if (found.kind === 'cycle') {
+      evidence = `calls ${calls}: a block of ${found.period} calls repeated with the same results, ${count} rounds`;
+      head = `the last ${episode.calls} calls (calls ${calls}) repeat the same block of ${found.period} calls with the same results every round; this is round ${count}.`;
+    } else if (found.kind === 'same-error') {
+      const error = errorLine(text);
+      const line = error === undefined ? '' : excerpt(error);
+      evidence = `calls ${calls}: ${tool} failed with the same error each time: ${line}`;
+      head = `${tool} failed ${count} times in a row with the same error, each time with other arguments (calls ${calls}): ${line}`;
+    } else if (found.about === 'reruns') {
+      evidence = `calls ${calls}: the same ${tool} run failed the same way each time, other calls in between`;
+      head = `${tool} ran the same command ${count} times since call #${first} and it failed the same way each time, whatever was done in between (calls ${calls}).`;
+    } else {
+      evidence = `calls ${calls}: the same ${tool} call returned the same result, other calls in between`;
+      head = `${tool} was called with the same arguments ${count} times since call #${first} and returned the same result each time (calls ${calls}).`;
     }
+    const reminders = episode.reminders;
+    // A loop that goes on after its first reminder hears it again, and louder.
+    const lead =
+      reminders > 1 ? `[toolguard] Loop detected (reminder ${reminders} for this loop, which began at call #${first}):` : '[toolguard] Loop detected:';
     return {
       kind: found.kind,
       tool,
       count,
       period: found.period,
       calls: found.calls.slice(-EVIDENCE_CALLS),
+      first,
+      last: episode.lastOrdinal,
       evidence,
-      text: `[toolguard] Loop detected: ${head} ${advice(found.kind, found.transient)}`,
+      text: `${lead} ${head} ${advice(found.kind, found.transient, found.about)}`,
       summary: `${tool}: ${LABELS[found.kind]} × ${count}`,
       reminders,
     };
@@ -520,72 +680,40 @@ export class Loops {
   }
 
   /**
-   * The agent's window as a string, in the native layout (`L1.` ordinal,
-   * active loop, denied call, then one `call result raw sig tool flags:ordinal`
-   * group a call) with this engine's digests; `undefined` when it has none.
+   * The agent's window as a string, in the native layout (version, ordinal,
+   * active episode, denied call, then one group a call) with this engine's
+   * digests; `undefined` when it has none.
    */
   state(agent: string): string | undefined {
     const s = this.#agents.get(agent);
     if (s === undefined) return undefined;
     const hex = (n: number) => n.toString(16);
     const a = s.active;
-    let out = `L1.${hex(s.ordinal)}.`;
-    out += a === undefined ? '-' : `${KIND_CODES[a.kind]}:${hex(a.count)}:${hex(a.reminders)}:${a.nextCall}:${hex(a.firstOrdinal)}`;
+    let out = `${STATE_VERSION}.${hex(s.ordinal)}.`;
+    out +=
+      a === undefined
+        ? '-'
+        : [KIND_CODES[a.kind], hex(a.count), hex(a.calls), hex(a.period), hex(a.reminders), a.nextCall, hex(a.firstOrdinal), hex(a.lastOrdinal), a.failing ? '1' : '0', ABOUT_CODES[a.about]].join(':');
     out += `.${s.denied ?? '-'}`;
     for (const e of s.entries) {
-      out += `.${e.call}${e.result}${e.raw}${e.sig === '' ? '0'.repeat(16) : e.sig}${e.tool}${hex(e.flags)}:${hex(e.ordinal)}`;
+      out += `.${e.call}${e.result}${e.raw}${e.sig === '' ? '0'.repeat(16) : e.sig}${e.tool}${hex(e.flags)}:${hex(e.ordinal)}:${hex(e.time)}:${hex(e.effect)}`;
     }
     return out;
   }
 
   /**
-   * Put back a window saved with {@link state} (the newest `window` calls of
-   * it). The tool digest is only compared for equality, so the restored
-   * entries keep it as their tool key.
+   * Put back a window saved with {@link state} (its newest `window` calls).
+   * A state of another version starts the agent afresh, as natively; only a
+   * damaged state of this version is an error.
    */
   restore(agent: string, state: string): void {
-    const bad = () => invalid('toolguard: state.loops is not a saved loop state');
-    const parts = state.split('.');
-    if (parts[0] !== 'L1' || parts.length < 4) throw bad();
-    const hex = (s: string | undefined): number => {
-      if (s === undefined || !/^[0-9a-fA-F]{1,16}$/.test(s)) throw bad();
-      return Number.parseInt(s, 16);
-    };
-    const digest16 = (s: string | undefined): string => {
-      if (s === undefined || !/^[0-9a-fA-F]{1,16}$/.test(s)) throw bad();
-      return s.toLowerCase().padStart(16, '0');
-    };
-    const ordinal = hex(parts[1]);
-    let active: Active | undefined;
-    if (parts[2] !== '-') {
-      const f = parts[2]!.split(':');
-      if (f.length !== 5) throw bad();
-      const kind = (Object.keys(KIND_CODES) as LoopKind[]).find((k) => /^\+?[0-9]+$/.test(f[0]!) && KIND_CODES[k] === Number(f[0]));
-      if (kind === undefined) throw bad();
-      active = { kind, count: hex(f[1]), reminders: hex(f[2]), nextCall: digest16(f[3]), firstOrdinal: hex(f[4]) };
+    if (state.split('.')[0] !== STATE_VERSION) {
+      this.#agents.delete(agent);
+      return;
     }
-    const denied = parts[3] === '-' ? undefined : digest16(parts[3]);
-    const entries: Entry[] = [];
-    for (const e of parts.slice(4)) {
-      if (e.length < 83 || !/^[\x00-\x7f]*$/.test(e)) throw bad();
-      const rest = e.slice(80);
-      const colon = rest.indexOf(':');
-      if (colon === -1) throw bad();
-      const flags = rest.slice(0, colon);
-      if (!/^[0-9a-fA-F]{1,2}$/.test(flags)) throw bad();
-      const sig = digest16(e.slice(48, 64));
-      entries.push({
-        call: digest16(e.slice(0, 16)),
-        result: digest16(e.slice(16, 32)),
-        raw: digest16(e.slice(32, 48)),
-        sig: sig === '0'.repeat(16) ? '' : sig,
-        tool: digest16(e.slice(64, 80)),
-        flags: Number.parseInt(flags, 16),
-        ordinal: hex(rest.slice(colon + 1)),
-      });
-      if (entries.length > this.#window) entries.shift();
-    }
-    this.#agents.set(agent, { entries, ordinal, active, denied });
+    const restored = parseState(state, this.#window);
+    if (restored === undefined) throw invalid('toolguard: state.loops is not a saved loop state');
+    this.#agents.set(agent, restored);
   }
 
   get size(): number {
@@ -593,9 +721,88 @@ export class Loops {
   }
 }
 
-function advice(kind: LoopKind, transient: boolean): string {
+/** Rust `u64::from_str_radix(s, 16)`: an optional `+`, then hex digits, at most 64 bits. */
+function hexOf(s: string | undefined): number | undefined {
+  if (s === undefined || !/^\+?[0-9a-fA-F]+$/.test(s)) return undefined;
+  const digits = s.replace(/^\+/, '').replace(/^0+(?=.)/, '');
+  return digits.length > 16 ? undefined : Number.parseInt(digits, 16);
+}
+
+function digestOf(s: string | undefined): string | undefined {
+  const n = s === undefined ? undefined : hexOf(s);
+  return n === undefined ? undefined : s!.replace(/^\+/, '').toLowerCase().replace(/^0+(?=.)/, '').padStart(16, '0').slice(-16);
+}
+
+/** A state of this version back into an agent's window (`undefined`: damaged). */
+function parseState(state: string, window: number): AgentLoops | undefined {
+  const parts = state.split('.');
+  if (parts.length < 4) return undefined;
+  const ordinal = hexOf(parts[1]);
+  if (ordinal === undefined) return undefined;
+  let active: Active | undefined;
+  if (parts[2] !== '-') {
+    const f = parts[2]!.split(':');
+    if (f.length !== 10 || !/^\+?[0-9]+$/.test(f[0]!)) return undefined;
+    const kind = (Object.keys(KIND_CODES) as LoopKind[]).find((k) => KIND_CODES[k] === Number(f[0]));
+    const about = (Object.keys(ABOUT_CODES) as About[]).find((k) => ABOUT_CODES[k] === f[9]);
+    const [count, calls, period, reminders, first, lastOrdinal] = [f[1], f[2], f[3], f[4], f[6], f[7]].map(hexOf);
+    const nextCall = digestOf(f[5]);
+    if (kind === undefined || about === undefined || (f[8] !== '0' && f[8] !== '1')) return undefined;
+    if ([count, calls, period, reminders, first, lastOrdinal, nextCall].includes(undefined)) return undefined;
+    active = {
+      kind,
+      count: count!,
+      calls: calls!,
+      period: Math.max(period!, 1),
+      reminders: reminders!,
+      nextCall: nextCall!,
+      firstOrdinal: first!,
+      lastOrdinal: lastOrdinal!,
+      failing: f[8] === '1',
+      about,
+    };
+  }
+  const denied = parts[3] === '-' ? undefined : digestOf(parts[3]);
+  if (parts[3] !== '-' && denied === undefined) return undefined;
+  const entries: Entry[] = [];
+  for (const e of parts.slice(4)) {
+    if (e.length < 87 || !/^[\x00-\x7f]*$/.test(e)) return undefined;
+    const tail = e.slice(80).split(':');
+    if (tail.length !== 4) return undefined;
+    const [call, result, raw, sig, tool] = [0, 16, 32, 48, 64].map((k) => digestOf(e.slice(k, k + 16)));
+    const [ordinal, time] = [hexOf(tail[1]), hexOf(tail[2])];
+    const flags = /^\+?[0-9a-fA-F]{1,2}$/.test(tail[0]!) ? Number.parseInt(tail[0]!.replace('+', ''), 16) : undefined;
+    const effect = /^\+?[0-9a-fA-F]{1,2}$/.test(tail[3]!) ? Number.parseInt(tail[3]!.replace('+', ''), 16) : undefined;
+    if ([call, result, raw, sig, tool, ordinal, time, flags, effect].includes(undefined)) return undefined;
+    entries.push({
+      call: call!,
+      result: result!,
+      raw: raw!,
+      sig: sig === '0'.repeat(16) ? '' : sig!,
+      tool: tool!,
+      ordinal: ordinal!,
+      time: time!,
+      flags: flags!,
+      effect: effect!,
+    });
+    if (entries.length > window) entries.shift();
+  }
+  return { entries, ordinal, active, denied };
+}
+
+function advice(kind: LoopKind, transient: boolean, about: About): string {
   if (transient) {
     return 'The service is rate-limiting or temporarily unavailable: wait before the next attempt (back off, and longer each time) or check its status instead of retrying at once.';
+  }
+  switch (about) {
+    case 'polls':
+      return 'The job may still be running and simply quiet: wait longer before the next check (back off, and longer each time), or look at it another way (its log file, its process, what it writes); if it has hung, stop it and say so.';
+    case 'ended-job':
+      return 'The job has ended, so polling it again will return the same thing: read its final output and exit status and act on them.';
+    case 'reruns':
+      return 'What changed in between has not changed the failure: find out why it fails (read the error, check your assumption) before running it again.';
+    case 'calls':
+      break;
   }
   switch (kind) {
     case 'repeat':
@@ -609,12 +816,19 @@ function advice(kind: LoopKind, transient: boolean): string {
   }
 }
 
-/** `#3, #4, #5` (at most `EVIDENCE_CALLS`, then `…` first). */
-function listCalls(calls: number[]): string {
-  const skip = Math.max(0, calls.length - EVIDENCE_CALLS);
-  const shown = calls.slice(skip).map((c) => `#${c}`);
-  if (skip > 0) shown.unshift('…');
-  return shown.join(', ');
+/** `12 min`, `2 h 5 min`. */
+function minutes(ms: number): string {
+  const m = Math.floor(ms / 60_000);
+  if (m < 60) return `${m} min`;
+  return m % 60 === 0 ? `${m / 60} h` : `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
+/** `#3, #4, #5`: the episode's latest calls, after its first call and `…` when the episode holds more than they show. */
+function listCalls(first: number, calls: number[], total: number): string {
+  const shown = calls.slice(Math.max(0, calls.length - EVIDENCE_CALLS));
+  const out = shown.map((c) => `#${c}`);
+  if (total > shown.length && shown[0] !== first) out.unshift(`#${first}`, '…');
+  return out.join(', ');
 }
 
 /** The line trimmed, cut after 160 characters (Unicode scalar values) with `…`. */
@@ -733,6 +947,17 @@ export function errorLine(text: string): string | undefined {
 
 function isBanner(t: string): boolean {
   return t.length >= 3 && /^[=_\-*]{3}/.test(t);
+}
+
+/** A line a harness wraps a result in (a header, an exit-status line), not the command's own output. */
+function isFrame(t: string): boolean {
+  return (
+    isHarnessHeader(t) ||
+    (t.startsWith('Exit code ') && /^[0-9-]*$/.test(t.slice('Exit code '.length))) ||
+    (t.startsWith('[Command finished with exit code ') && t.endsWith(']')) ||
+    (t.startsWith('<returncode>') && t.endsWith('</returncode>')) ||
+    (t.startsWith('[status: ') && t.endsWith(']'))
+  );
 }
 
 function isHarnessHeader(t: string): boolean {

@@ -89,6 +89,10 @@ export interface LoopsOptions {
   reRead?: number | false;
   /** Thresholds × this for rate limits and 503s (default 2). */
   transientMultiplier?: number;
+  /** Polls of a running job that show nothing new, in a row, before it is a loop (default 8). */
+  poll?: number | false;
+  /** …over at least this many seconds where the calls have times (default 300; 0: the count alone). */
+  pollQuietSeconds?: number;
   /** `check` refuses a call continuing a loop reminded this many times (`true`: 2; default false: never). */
   deny?: number | boolean;
   /** Keep the result-blind DSH repeat reminder too (default false). */
@@ -183,7 +187,12 @@ export interface LoopVerdict {
   tool: string;
   count: number;
   period: number;
+  /** The loop's latest calls by ordinal (1-based since the last user prompt), oldest first (at most 12). */
   calls: Array<number>;
+  /** The loop's first call (ordinal): where this episode began, the same on every alarm of one loop. */
+  first: number;
+  /** The loop's latest call (ordinal): this one. */
+  last: number;
   evidence: string;
   text: string;
   summary: string;

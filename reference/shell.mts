@@ -1,0 +1,814 @@
+/**
+ * The shell-command model of crates/toolguard-core/src/shell/, as far as the
+ * loop detectors read it: what a tool call does (its `Effect`), from the
+ * SAME data files — `rules/programs.json` (the program table) and
+ * `rules/shell-tools.json` (the default shell tools) — with the same
+ * tokenizer (lex.rs) written again here.
+ *
+ * Why a hand-written tokenizer and not an npm shell parser: the native
+ * engine's is hand-written (lex.rs says why: parser crates reject the
+ * half-valid input agents send), and the two must give the same words for
+ * the same line, unclosed quotes and cut heredocs included; the npm parsers
+ * (`shell-quote`, `bash-parser`, `mvdan-sh`) either expand or reject what
+ * lex.rs keeps as text, so none yields the same structure.
+ *
+ * What is left out, because no effect depends on it: read paths and line
+ * ranges, status masks, probes, working directories.
+ */
+import { createRequire } from 'node:module';
+
+import { utf8Head } from './normalize.mjs';
+
+export type Effect = 'read' | 'write' | 'run' | 'test' | 'wait' | 'search' | 'network' | 'navigate' | 'other';
+
+/** Bytes of a command line that are modelled (shell/mod.rs `MAX_INPUT`). */
+const MAX_INPUT = 16 * 1024;
+/** Simple commands kept per call. */
+const MAX_COMMANDS = 64;
+/** Nesting of `bash -c '…'` followed. */
+const MAX_DEPTH = 2;
+
+const EFFECTS = new Set<Effect>(['read', 'write', 'run', 'test', 'wait', 'search', 'network', 'navigate', 'other']);
+
+/** Which effect names a call made of several commands (mod.rs `Effect::rank`). */
+const RANK: Record<Effect, number> = { write: 8, test: 7, run: 6, wait: 5, network: 4, navigate: 3, search: 2, read: 1, other: 0 };
+
+function best(effects: Effect[]): Effect | undefined {
+  // Rust `max_by_key`: the last of equal maxima (equal effects are the same value).
+  let out: Effect | undefined;
+  for (const e of effects) if (out === undefined || RANK[e] >= RANK[out]) out = e;
+  return out;
+}
+
+type Operands = 'all' | 'after-first' | 'last' | 'none';
+
+interface Program {
+  effect: Effect;
+  writes: Operands;
+  valueOptions: string[];
+  patternOptions: string[];
+  writeOptions: string[];
+  flags: Map<string, Effect>;
+  subcommands: Map<string, Program>;
+  runsRest: string[];
+  runsScript: string[];
+  testTargets: string[];
+  interpreter: boolean;
+  shell: boolean;
+}
+
+interface Table {
+  programs: Map<string, Program>;
+  wrappers: Map<string, number>;
+  shellTools: string[];
+}
+
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function operands(s: unknown): Operands {
+  return s === 'operands' ? 'all' : s === 'after-first' || s === 'last' || s === 'none' ? s : 'none';
+}
+
+function program(v: Record<string, unknown>, parent?: Program): Program {
+  const effect = typeof v.effect === 'string' && EFFECTS.has(v.effect as Effect) ? (v.effect as Effect) : (parent?.effect ?? 'run');
+  const p: Program = {
+    effect,
+    writes: operands(v.writes),
+    valueOptions: 'valueOptions' in v ? strings(v.valueOptions) : [...(parent?.valueOptions ?? [])],
+    patternOptions: strings(v.patternOptions),
+    writeOptions: strings(v.writeOptions),
+    flags: new Map(
+      Object.entries(isRecord(v.flags) ? v.flags : {}).filter((e): e is [string, Effect] => typeof e[1] === 'string' && EFFECTS.has(e[1] as Effect)),
+    ),
+    subcommands: new Map(),
+    runsRest: strings(v.runsRest),
+    runsScript: strings(v.runsScript),
+    testTargets: strings(v.testTargets),
+    interpreter: v.interpreter === true,
+    shell: v.shell === true,
+  };
+  if (isRecord(v.subcommands)) {
+    const self = { ...p };
+    for (const [k, s] of Object.entries(v.subcommands)) if (isRecord(s)) p.subcommands.set(k, program(s, self));
+  }
+  return p;
+}
+
+/** Code point order: serde_json's map (a `BTreeMap`) lists keys so, and aliases resolve in that order. */
+const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+let table: Table | undefined;
+
+/** The program table, decoded once; a bad row is skipped, as natively. */
+function tableOf(): Table {
+  if (table !== undefined) return table;
+  const require = createRequire(import.meta.url);
+  const root = require('../../rules/programs.json') as Record<string, unknown>;
+  const tools = require('../../rules/shell-tools.json') as Record<string, unknown>;
+  const programs = new Map<string, Program>();
+  const aliases: Array<[string, string]> = [];
+  const rows = isRecord(root.programs) ? root.programs : {};
+  for (const name of Object.keys(rows).sort(byCodePoint)) {
+    const row = rows[name];
+    if (!isRecord(row)) continue;
+    if (typeof row.alias === 'string') aliases.push([name, row.alias]);
+    else programs.set(name, program(row));
+  }
+  for (const [name, target] of aliases) {
+    const p = programs.get(target);
+    if (p !== undefined) programs.set(name, p);
+  }
+  const wrappers = new Map<string, number>();
+  for (const [k, v] of Object.entries(isRecord(root.wrappers) ? root.wrappers : {})) {
+    wrappers.set(k, typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : 0);
+  }
+  table = { programs, wrappers, shellTools: strings(tools.shellTools).map(asciiLower) };
+  return table;
+}
+
+const asciiLower = (s: string) => s.replace(/[A-Z]+/g, (c) => c.toLowerCase());
+
+/** Whether `name` is a shell tool by the default list (ASCII case-insensitive). */
+export function isShellTool(name: string): boolean {
+  const lower = asciiLower(name);
+  return tableOf().shellTools.includes(lower);
+}
+
+// ---------------------------------------------------------------- lex.rs
+
+type Joiner = 'start' | 'seq' | 'and' | 'or' | 'after-background';
+
+interface Redirect {
+  fd: number;
+  output: boolean;
+  both: boolean;
+  target: string;
+}
+
+interface RawCommand {
+  words: string[];
+  assignments: string[];
+  redirects: Redirect[];
+  heredoc: string | undefined;
+}
+
+interface RawPipeline {
+  joiner: Joiner;
+  stages: RawCommand[];
+  background: boolean;
+}
+
+type Tok =
+  | { kind: 'word'; text: string }
+  | { kind: 'op'; op: string }
+  | { kind: 'redir'; redirect: Redirect }
+  | { kind: 'heredoc' }
+  | { kind: 'herestring' };
+
+const emptyCommand = (): RawCommand => ({ words: [], assignments: [], redirects: [], heredoc: undefined });
+
+function isAssignment(w: string): boolean {
+  const eq = w.indexOf('=');
+  if (eq <= 0) return false;
+  let name = w.slice(0, eq);
+  if (name.endsWith('+')) name = name.slice(0, -1);
+  return name !== '' && !/^[0-9]/.test(name) && /^[A-Za-z0-9_]+$/.test(name);
+}
+
+/** lex.rs `parse_line`: pipelines of simple commands, never failing. */
+function parseLine(s: string, limit: number): RawPipeline[] {
+  const toks = tokenize(s);
+  const out: RawPipeline[] = [];
+  let joiner: Joiner = 'start';
+  let cur: RawPipeline = { joiner, stages: [], background: false };
+  let cmd = emptyCommand();
+  let count = 0;
+  let pending: { redirect?: Redirect; hereString?: true } | undefined;
+  const endCmd = () => {
+    if (cmd.words.length > 0 || cmd.redirects.length > 0 || cmd.assignments.length > 0) {
+      if (count < limit) {
+        cur.stages.push(cmd);
+        count += 1;
+      }
+      cmd = emptyCommand();
+    }
+  };
+  let i = 0;
+  while (i < toks.length) {
+    const t = toks[i]!;
+    i += 1;
+    if (t.kind === 'word') {
+      const w = t.text;
+      if (pending !== undefined) {
+        if (pending.redirect !== undefined) cmd.redirects.push({ ...pending.redirect, target: w });
+        else cmd.heredoc = w;
+        pending = undefined;
+        continue;
+      }
+      if (cmd.words.length === 0) {
+        if (isAssignment(w)) {
+          cmd.assignments.push(w);
+          continue;
+        }
+        if (w === '{' || w === '}') continue;
+        if (w === '!' && cur.stages.length === 0) continue;
+        if (['if', 'then', 'else', 'elif', 'do', 'while', 'until', 'fi', 'done', 'esac', 'time'].includes(w)) continue;
+      }
+      cmd.words.push(w);
+    } else if (t.kind === 'redir') {
+      pending = { redirect: t.redirect };
+    } else if (t.kind === 'herestring') {
+      pending = { hereString: true };
+    } else if (t.kind === 'heredoc') {
+      if (toks[i]?.kind === 'word') i += 1;
+      const body = toks[i];
+      if (body?.kind === 'word') {
+        cmd.heredoc = body.text;
+        i += 1;
+      }
+    } else {
+      const op = t.op;
+      pending = undefined;
+      if (op === '|' || op === '|&' || op === '(') {
+        endCmd();
+        continue;
+      }
+      endCmd();
+      const next: Joiner = op === '&&' ? 'and' : op === '||' ? 'or' : op === '&' ? 'after-background' : 'seq';
+      if (cur.stages.length > 0) {
+        cur.background = op === '&';
+        out.push(cur);
+        joiner = next;
+      } else if (joiner === 'start' || next === 'and' || next === 'or') {
+        if (out.length > 0) {
+          joiner = next;
+          if (op === '&') out[out.length - 1]!.background = true;
+        }
+      } else if (op === '&') {
+        out[out.length - 1]!.background = true;
+        joiner = 'after-background';
+      }
+      cur = { joiner, stages: [], background: false };
+    }
+  }
+  if ((cmd.words.length > 0 || cmd.redirects.length > 0 || cmd.assignments.length > 0) && count < limit) cur.stages.push(cmd);
+  if (cur.stages.length > 0) out.push(cur);
+  return out;
+}
+
+/** lex.rs `tokenize`: heredoc bodies are read at the newline after their operator, emitted right after the delimiter word. */
+function tokenize(s: string): Tok[] {
+  const toks: Tok[] = [];
+  const pendingHeredocs: Array<[number, string, boolean]> = [];
+  let i = 0;
+  let atWordStart = true;
+  const n = s.length;
+  while (i < n) {
+    const c = s[i]!;
+    if (c === ' ' || c === '\t' || c === '\r') {
+      i += 1;
+      atWordStart = true;
+    } else if (c === '\\' && s[i + 1] === '\n') {
+      i += 2;
+    } else if (c === '\n') {
+      i += 1;
+      toks.push({ kind: 'op', op: '\n' });
+      for (const [at, delim, strip] of pendingHeredocs.splice(0)) {
+        const [body, next] = heredocBody(s, i, delim, strip);
+        i = next;
+        toks.splice(Math.min(at + 2, toks.length), 0, { kind: 'word', text: body });
+      }
+      atWordStart = true;
+    } else if (c === '#' && atWordStart) {
+      while (i < n && s[i] !== '\n') i += 1;
+    } else if (c === '|' || c === '&' || c === ';' || c === '(' || c === ')') {
+      const two = s[i + 1];
+      let op: string;
+      if (c === '|') op = two === '|' ? '||' : two === '&' ? '|&' : '|';
+      else if (c === '&') {
+        if (two === '>') {
+          const append = s[i + 2] === '>';
+          toks.push({ kind: 'redir', redirect: { fd: 1, output: true, both: true, target: '' } });
+          i += append ? 3 : 2;
+          atWordStart = true;
+          continue;
+        }
+        op = two === '&' ? '&&' : '&';
+      } else if (c === ';') op = two === ';' ? ';;' : ';';
+      else op = c;
+      toks.push({ kind: 'op', op });
+      i += op.length;
+      atWordStart = true;
+    } else if (c === '<' || c === '>') {
+      i = redirect(s, i, undefined, toks, pendingHeredocs);
+      atWordStart = true;
+    } else {
+      const start = i;
+      const [word, next] = readWord(s, i);
+      i = next;
+      if (i < n && (s[i] === '<' || s[i] === '>') && i > start && /^[0-9]+$/.test(s.slice(start, i))) {
+        const fd = Number(s.slice(start, i));
+        i = redirect(s, i, fd <= 0xffffffff ? fd : 1, toks, pendingHeredocs);
+      } else if (i === start) {
+        i += 1;
+      } else {
+        toks.push({ kind: 'word', text: word });
+      }
+      atWordStart = true;
+    }
+  }
+  for (const [at] of pendingHeredocs) toks.splice(Math.min(at + 2, toks.length), 0, { kind: 'word', text: '' });
+  return toks;
+}
+
+function redirect(s: string, start: number, fd: number | undefined, toks: Tok[], pending: Array<[number, string, boolean]>): number {
+  let i = start;
+  if (s[i] === '<') {
+    if (s[i + 1] === '<') {
+      if (s[i + 2] === '<') {
+        toks.push({ kind: 'herestring' });
+        return i + 3;
+      }
+      const strip = s[i + 2] === '-';
+      i += strip ? 3 : 2;
+      while (i < s.length && (s[i] === ' ' || s[i] === '\t')) i += 1;
+      const [delim, next] = readWord(s, i);
+      const at = toks.length;
+      toks.push({ kind: 'heredoc' });
+      toks.push({ kind: 'word', text: delim });
+      pending.push([at, delim, strip]);
+      return Math.max(next, i);
+    }
+    toks.push({ kind: 'redir', redirect: { fd: fd ?? 0, output: false, both: false, target: '' } });
+    if (s[i + 1] === '&') {
+      const [rest, next] = readWord(s, i + 2);
+      toks.push({ kind: 'word', text: `&${rest}` });
+      return Math.max(next, i + 2);
+    }
+    return i + 1;
+  }
+  const append = s[i + 1] === '>';
+  i += append ? 2 : 1;
+  if (s[i] === '|') i += 1;
+  toks.push({ kind: 'redir', redirect: { fd: fd ?? 1, output: true, both: false, target: '' } });
+  if (s[i] === '&') {
+    const [rest, next] = readWord(s, i + 1);
+    toks.push({ kind: 'word', text: `&${rest}` });
+    return Math.max(next, i + 1);
+  }
+  return i;
+}
+
+function heredocBody(s: string, i: number, delim: string, strip: boolean): [string, number] {
+  let at = i;
+  let body = '';
+  while (at < s.length) {
+    const nl = s.indexOf('\n', at);
+    const end = nl === -1 ? s.length : nl;
+    const line = s.slice(at, end);
+    const cmp = strip ? line.replace(/^\t+/, '') : line;
+    const next = Math.min(end + 1, s.length);
+    if (cmp.replace(/\r+$/, '') === delim) return [body, next];
+    body += `${line}\n`;
+    at = end === s.length ? s.length : next;
+  }
+  return [body, s.length];
+}
+
+/** lex.rs `read_word`: quotes removed, `$(…)`, `${…}` and backticks kept whole. */
+function readWord(s: string, start: number): [string, number] {
+  let i = start;
+  let w = '';
+  const n = s.length;
+  while (i < n) {
+    const c = s[i]!;
+    if (' \t\r\n|&;<>()'.includes(c)) {
+      if (c === '(' && w.endsWith('=')) {
+        const end = matching(s, i, '(', ')');
+        w += s.slice(i, end);
+        i = end;
+        continue;
+      }
+      break;
+    }
+    if (c === "'") {
+      const k = s.indexOf("'", i + 1);
+      const end = k === -1 ? n : k;
+      w += s.slice(i + 1, end);
+      i = end >= n ? n : end + 1;
+    } else if (c === '"') {
+      i += 1;
+      while (i < n && s[i] !== '"') {
+        if (s[i] === '\\' && i + 1 < n && '"\\$`\n'.includes(s[i + 1]!)) {
+          if (s[i + 1] !== '\n') w += s[i + 1];
+          i += 2;
+          continue;
+        }
+        if (s[i] === '$' && s[i + 1] === '(') {
+          const end = matching(s, i + 1, '(', ')');
+          w += s.slice(i, end);
+          i = end;
+          continue;
+        }
+        if (s[i] === '`') {
+          const k = s.indexOf('`', i + 1);
+          const end = k === -1 ? n : k + 1;
+          w += s.slice(i, end);
+          i = end;
+          continue;
+        }
+        w += s[i];
+        i += 1;
+      }
+      i = Math.min(i + 1, n);
+    } else if (c === '\\') {
+      if (i + 1 < n) {
+        const ch = s[i + 1]!;
+        const wide = ch >= '\ud800' && ch <= '\udbff' && i + 2 < n ? s.slice(i + 1, i + 3) : ch;
+        if (ch !== '\n') w += wide;
+        i += 1 + wide.length;
+      } else {
+        i += 1;
+      }
+    } else if (c === '$' && s[i + 1] === '(') {
+      const end = matching(s, i + 1, '(', ')');
+      w += s.slice(i, end);
+      i = end;
+    } else if (c === '$' && s[i + 1] === '{') {
+      const end = matching(s, i + 1, '{', '}');
+      w += s.slice(i, end);
+      i = end;
+    } else if (c === '$' && s[i + 1] === "'") {
+      const k = s.indexOf("'", i + 2);
+      const end = k === -1 ? n : k;
+      w += s.slice(i + 2, end);
+      i = Math.min(end + 1, n);
+    } else if (c === '`') {
+      const k = s.indexOf('`', i + 1);
+      const end = Math.min(k === -1 ? n : k + 1, n);
+      w += s.slice(i, end);
+      i = end;
+    } else {
+      w += c;
+      i += 1;
+    }
+  }
+  return [w, i];
+}
+
+/** The index after the bracket matching the one at `openAt` (nesting and quotes respected; the end when unclosed). */
+function matching(s: string, openAt: number, open: string, close: string): number {
+  let depth = 0;
+  let i = openAt;
+  while (i < s.length) {
+    const c = s[i];
+    if (c === open) depth += 1;
+    else if (c === close) {
+      depth = Math.max(0, depth - 1);
+      if (depth === 0) return i + 1;
+    } else if (c === "'") {
+      const k = s.indexOf("'", i + 1);
+      i = k === -1 ? s.length : k;
+    } else if (c === '\\') i += 1;
+    i += 1;
+  }
+  return s.length;
+}
+
+// ---------------------------------------------------------- programs.rs
+
+interface Command {
+  program: string;
+  effect: Effect;
+  writes: string[];
+  url: string | undefined;
+}
+
+const basename = (w: string) => {
+  const last = w.slice(w.lastIndexOf('/') + 1);
+  return last === '' ? w : last;
+};
+
+const isFile = (target: string) => target !== '' && target !== '/dev/null' && !target.startsWith('&') && !target.startsWith('/dev/std');
+
+/** programs.rs `model_line`: the commands of one line (at `bash -c` depth `depth`). */
+function modelLine(line: string, depth: number, commands: Command[]): void {
+  const room = Math.max(0, MAX_COMMANDS - commands.length);
+  for (const p of parseLine(line, room)) {
+    for (const raw of p.stages) {
+      const cmd = command(raw, depth, commands);
+      if (cmd !== undefined && commands.length < MAX_COMMANDS) commands.push(cmd);
+    }
+  }
+}
+
+const WRAPPER_VALUES: Record<string, string[]> = { sudo: ['-u', '-g'], timeout: ['-s', '-k', '--signal'], xargs: ['-I', '-n', '-P', '-d'], nice: ['-n'] };
+
+function command(raw: RawCommand, depth: number, commands: Command[]): Command | undefined {
+  const t = tableOf();
+  let words = raw.words;
+  for (let guard = 1; words.length > 0 && guard <= 8; guard += 1) {
+    const name = basename(words[0]!);
+    const skip = t.wrappers.get(name);
+    if (skip === undefined) break;
+    let rest = words.slice(1);
+    while (rest.length > 0) {
+      const w = rest[0]!;
+      if (w.startsWith('-')) rest = rest.slice(WRAPPER_VALUES[name]?.includes(w) ? Math.min(2, rest.length) : 1);
+      else if (name === 'env' && w.includes('=')) rest = rest.slice(1);
+      else break;
+    }
+    words = rest.slice(Math.min(skip, rest.length));
+  }
+  const cmd: Command = { program: '', effect: 'other', writes: [], url: undefined };
+  let stdoutToFile = false;
+  if (words.length > 0) {
+    cmd.program = basename(words[0]!);
+    classify(cmd, words.slice(1), raw, depth, commands);
+  } else if (!raw.redirects.some((r) => r.output && isFile(r.target))) {
+    return undefined;
+  } else {
+    cmd.effect = 'write';
+  }
+  for (const r of raw.redirects) {
+    if (r.output && isFile(r.target)) {
+      if (r.fd === 1 || r.both) stdoutToFile = true;
+      if (!cmd.writes.includes(r.target)) cmd.writes.push(r.target);
+    }
+  }
+  // A display redirected to a file is a copy: `cat > f << EOF`, `git diff > x.patch`.
+  if (stdoutToFile && (cmd.effect === 'read' || cmd.effect === 'search' || cmd.effect === 'other' || cmd.effect === 'network')) cmd.effect = 'write';
+  return cmd;
+}
+
+function lookup(name: string): Program | undefined {
+  const t = tableOf();
+  // `python3.11`, `pip3.12`: the versioned names of a known program.
+  return t.programs.get(name) ?? t.programs.get(name.replace(/[0-9.]+$/, ''));
+}
+
+function classify(cmd: Command, args: string[], raw: RawCommand, depth: number, commands: Command[]): void {
+  const name = cmd.program;
+  let prog = lookup(name);
+  if (prog === undefined) {
+    cmd.effect = name.includes('test') ? 'test' : 'run';
+    return;
+  }
+  let i = 0;
+  if (prog.subcommands.size > 0 || prog.runsRest.length > 0 || prog.runsScript.length > 0) {
+    while (i < args.length && args[i]!.startsWith('-')) i += prog.valueOptions.includes(args[i]!) ? 2 : 1;
+    const sub = args[i];
+    if (sub !== undefined) {
+      if (prog.runsRest.includes(sub)) {
+        const rest = args.slice(i + 1);
+        while (rest.length > 0 && rest[0]!.startsWith('-')) rest.shift();
+        if (rest.length > 0) {
+          const inner = command({ ...raw, words: rest }, depth, commands);
+          if (inner !== undefined) Object.assign(cmd, inner);
+          return;
+        }
+      }
+      if (prog.runsScript.includes(sub)) {
+        cmd.effect = (args[i + 1] ?? '').includes('test') ? 'test' : 'run';
+        return;
+      }
+      const s = prog.subcommands.get(sub);
+      if (s !== undefined) {
+        prog = s;
+        i += 1;
+      }
+    }
+  }
+  cmd.effect = prog.effect;
+  if (prog.testTargets.length > 0 && args.some((a) => prog.testTargets.includes(a))) cmd.effect = 'test';
+  if (prog.interpreter) {
+    interpreter(cmd, prog, raw, args, depth, commands);
+    return;
+  }
+  const ops: string[] = [];
+  let patternGiven = false;
+  let valueOf: string | undefined;
+  let optionsDone = false;
+  for (let j = i; j < args.length; j += 1) {
+    const a = args[j]!;
+    if (valueOf !== undefined) {
+      if (prog.writeOptions.includes(valueOf) && isFile(a) && a !== '-') cmd.writes.push(a);
+      valueOf = undefined;
+      continue;
+    }
+    if (!optionsDone && a === '--') {
+      optionsDone = true;
+      continue;
+    }
+    if (!optionsDone && a.startsWith('-') && a.length > 1) {
+      if (prog.patternOptions.includes(a)) patternGiven = true;
+      if (prog.valueOptions.includes(a)) valueOf = a;
+      const e = flagEffect(prog, a);
+      if (e !== undefined) cmd.effect = e;
+      continue;
+    }
+    if (name === 'curl' || name === 'wget' || name === 'http' || name === 'https') {
+      if (cmd.url === undefined && (a.includes('://') || a.startsWith('localhost') || a.startsWith('127.'))) cmd.url = a;
+      continue;
+    }
+    ops.push(a);
+  }
+  let writes: string[];
+  switch (prog.writes) {
+    case 'all':
+      writes = ops;
+      break;
+    case 'after-first':
+      writes = ops.slice(1);
+      break;
+    case 'last':
+      writes = ops.slice(-1);
+      break;
+    default:
+      writes = cmd.effect === 'write' && name === 'sed' ? ops.slice(patternGiven ? 0 : 1) : [];
+  }
+  // `git checkout v2 -- f`: only what follows `--` is a path.
+  const dashes = args.indexOf('--');
+  const afterDashes = dashes === -1 ? [] : args.slice(dashes + 1);
+  if (name === 'git' && prog.writes !== 'none' && afterDashes.length > 0) writes = afterDashes;
+  for (const w of writes) if (isFile(w) && !cmd.writes.includes(w)) cmd.writes.push(w);
+  // `curl -o f`, `wget -O f`: a download is a state change.
+  if (cmd.effect === 'network' && cmd.writes.length > 0) cmd.effect = 'write';
+  // `curl` of a health endpoint is a poll.
+  if (cmd.effect === 'network' && cmd.url !== undefined && isHealthUrl(cmd.url)) cmd.effect = 'wait';
+  // `cat` with no file and a heredoc: prints the heredoc (`cat <<EOF`).
+  if ((name === 'cat' || name === 'tee') && ops.length === 0 && raw.heredoc !== undefined && cmd.effect === 'read') cmd.effect = 'other';
+}
+
+function flagEffect(prog: Program, a: string): Effect | undefined {
+  const direct = prog.flags.get(a);
+  if (direct !== undefined) return direct;
+  if (a.startsWith('--')) {
+    const long = a.slice(2);
+    return prog.flags.get(`--${long.split('=')[0]}`);
+  }
+  // A cluster of short options (`-ni`, `-i.bak`, `-fn`): each letter.
+  if (/^[0-9]*$/.test(a.slice(1))) return undefined;
+  for (const c of a.slice(1).match(/^[A-Za-z]*/)![0]) {
+    const e = prog.flags.get(`-${c}`);
+    if (e !== undefined) return e;
+  }
+  return undefined;
+}
+
+function isHealthUrl(url: string): boolean {
+  const parts = url.split('://');
+  const rest = parts.length > 1 ? parts[1]! : url;
+  const slash = rest.indexOf('/');
+  const path = asciiLower(slash === -1 ? '' : rest.slice(slash + 1));
+  const segments = path.split(/[/?.]/);
+  return ['health', 'healthz', 'ready', 'readyz', 'livez', 'status', 'ping', 'alive'].some((k) => segments.includes(k));
+}
+
+/** `python x.py`, `python -m pytest`, `python -c code`, `bash -c '…'`, `node x.js`. */
+function interpreter(cmd: Command, prog: Program, raw: RawCommand, args: string[], depth: number, commands: Command[]): void {
+  let k = 0;
+  while (k < args.length) {
+    const a = args[k]!;
+    k += 1;
+    if (prog.shell && a.startsWith('-') && !a.startsWith('--') && a.includes('c')) {
+      // `bash -c '…'`: the inner line's commands stand for this one.
+      if (depth < MAX_DEPTH) {
+        const before = commands.length;
+        modelLine(args[k] ?? '', depth + 1, commands);
+        const inner = commands.splice(before);
+        const effect = best(inner.map((c) => c.effect));
+        if (effect !== undefined) cmd.effect = effect;
+        for (const c of inner) cmd.writes.push(...c.writes);
+      }
+      return;
+    }
+    if (a === '-c' || a === '-e' || a === '--eval' || a === '-p') {
+      cmd.effect = 'run';
+      return;
+    }
+    if (a === '-m') {
+      // `python -m pytest`: the module is the program.
+      const module = args[k] ?? '';
+      const inner = command({ ...raw, words: [module, ...args.slice(Math.min(k + 1, args.length))] }, depth, commands);
+      if (inner !== undefined) {
+        if (module === 'unittest' || module === 'nose' || module === 'nose2') inner.effect = 'test';
+        Object.assign(cmd, inner);
+      }
+      return;
+    }
+    if (a === '-') break;
+    if (a.startsWith('-')) continue;
+    cmd.effect = 'run';
+    const base = basename(a);
+    if (base.startsWith('runtests') || (base === 'manage.py' && args[k] === 'test')) cmd.effect = 'test';
+    return;
+  }
+  cmd.effect = 'run';
+}
+
+// -------------------------------------------------------------- tools.rs
+
+/** The effect of a non-shell tool by its name (lowercased, after an MCP prefix) and, for editors, its `command`. */
+function toolEffect(short: string, args: unknown): Effect | undefined {
+  const record = isRecord(args) ? args : {};
+  const subValue = typeof record.command === 'string' ? record.command : record.command === undefined && typeof record.action === 'string' ? record.action : '';
+  const sub = typeof subValue === 'string' ? subValue : '';
+  if (short.startsWith('browser_')) {
+    const op = short.slice('browser_'.length);
+    if (['navigate_back', 'go_back', 'back', 'navigate_forward', 'go_forward'].includes(op)) return 'navigate';
+    if (['snapshot', 'take_screenshot', 'screenshot', 'console_messages', 'network_requests', 'tab_list', 'get_text', 'get_html', 'read'].includes(op)) return 'read';
+    if (op === 'wait_for' || op === 'wait') return 'wait';
+    return 'write';
+  }
+  if (['str_replace_editor', 'str_replace_based_edit_tool', 'text_editor', 'file_editor', 'edit_tool'].includes(short)) {
+    return sub === 'view' ? 'read' : sub === '' ? undefined : 'write';
+  }
+  return TOOL_EFFECTS.get(short);
+}
+
+const TOOL_EFFECTS = new Map<string, Effect>([
+  ...[
+    'read', 'read_file', 'readfile', 'view', 'view_file', 'open_file', 'open', 'cat', 'get_file_contents', 'fs_read', 'read_text_file',
+    'read_multiple_files', 'notebookread', 'list_dir', 'list_directory', 'ls', 'list_files', 'directory_tree',
+  ].map((k): [string, Effect] => [k, 'read']),
+  ...[
+    'edit', 'multiedit', 'write', 'write_file', 'create', 'create_file', 'str_replace', 'edit_file', 'replace', 'insert', 'apply_patch',
+    'applypatch', 'notebookedit', 'delete_file', 'move_file', 'rename_file', 'append_file', 'search_replace', 'replace_in_file',
+    'write_to_file', 'undo_edit', 'edit_notebook', 'killbash', 'killshell', 'kill_shell', 'kill',
+  ].map((k): [string, Effect] => [k, 'write']),
+  ...[
+    'bashoutput', 'job_output', 'tail_output', 'read_output', 'check_output', 'get_output', 'taskoutput', 'task_output', 'await', 'wait',
+    'sleep', 'write_stdin', 'process_output',
+  ].map((k): [string, Effect] => [k, 'wait']),
+  ...[
+    'grep', 'glob', 'search', 'find', 'search_files', 'file_search', 'codebase_search', 'grep_search', 'find_files', 'search_code',
+    'find_file', 'search_file', 'search_dir',
+  ].map((k): [string, Effect] => [k, 'search']),
+  ...['webfetch', 'websearch', 'web_fetch', 'web_search', 'fetch', 'http_request', 'fetch_url'].map((k): [string, Effect] => [k, 'network']),
+]);
+
+// ---------------------------------------------------------------- mod.rs
+
+/** mod.rs `command_of`: the command line of a shell tool's arguments, or undefined. */
+function commandOf(argumentsJson: string): string | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(argumentsJson);
+  } catch {
+    // DSH counts malformed text as a raw string: it may be the command itself.
+    return argumentsJson.trim() === '' ? undefined : argumentsJson;
+  }
+  return commandOfValue(value);
+}
+
+function commandOfValue(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return argvCommand(value);
+  if (isRecord(value)) {
+    for (const key of ['command', 'cmd', 'script', 'commandLine', 'command_line', 'code']) {
+      const v = Object.hasOwn(value, key) ? value[key] : undefined;
+      if (typeof v === 'string') return v;
+      if (Array.isArray(v)) return argvCommand(v);
+    }
+  }
+  return undefined;
+}
+
+const NEEDS_QUOTES = /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000'"|&;<>()$`\\]/;
+
+function argvCommand(argv: unknown[]): string | undefined {
+  const words = argv.filter((w): w is string => typeof w === 'string');
+  if (words.length === 0) return undefined;
+  if (words.length === 3) {
+    const [shell, flag, cmd] = words as [string, string, string];
+    const base = shell.slice(shell.lastIndexOf('/') + 1);
+    if (['bash', 'sh', 'zsh', 'dash'].includes(base) && flag.startsWith('-') && flag.includes('c')) return cmd;
+  }
+  return words.map((w) => (w === '' || NEEDS_QUOTES.test(w) ? `'${w.replaceAll("'", String.raw`'\''`)}'` : w)).join(' ');
+}
+
+/**
+ * What a tool call does (mod.rs `classify_call(..).effect`): a shell tool's
+ * command line parsed, other tools by name; `undefined` when unknown.
+ */
+export function callEffect(toolName: string, argumentsJson: string): Effect | undefined {
+  if (isShellTool(toolName)) {
+    const line = commandOf(argumentsJson);
+    if (line !== undefined) {
+      const commands: Command[] = [];
+      modelLine(utf8Head(line, MAX_INPUT), 0, commands);
+      return best(commands.map((c) => c.effect));
+    }
+  }
+  const lower = asciiLower(toolName);
+  const short = lower.slice(lower.lastIndexOf('__') === -1 ? 0 : lower.lastIndexOf('__') + 2);
+  let args: unknown = null;
+  try {
+    args = JSON.parse(argumentsJson);
+  } catch {
+    args = null;
+  }
+  return toolEffect(short, args);
+}
