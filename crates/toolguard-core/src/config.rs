@@ -129,7 +129,8 @@ impl Default for LoudFailureConfig {
     fn default() -> Self {
         Self {
             rules: Vec::new(),
-            shell_tools: vec!["bash".into(), "pwsh".into(), "job_output".into()],
+            // The one default list (`rules/shell-tools.json`), compared without case.
+            shell_tools: crate::shell::default_shell_tools().to_vec(),
             scan_value: false,
         }
     }

@@ -21,9 +21,12 @@ use yaml_rust2::{Yaml, YamlLoader};
 use crate::js::Js;
 use crate::Failure;
 
-/// Shell tools of the hosts: Claude Code and Codex both name theirs `Bash`;
-/// the DSH names stay so one config serves both worlds (`HOOK_SHELL_TOOLS`).
-pub const HOOK_SHELL_TOOLS: &[&str] = &["Bash", "bash", "pwsh", "job_output"];
+/// Shell tools of the hosts (`HOOK_SHELL_TOOLS`): the core's one default
+/// list (`rules/shell-tools.json`, compared without case), so Claude Code's
+/// `Bash`, Codex's `exec_command` and the DSH names are all scanned.
+pub fn hook_shell_tools() -> &'static [String] {
+    toolguard_core::shell::default_shell_tools()
+}
 
 /// A config file as read (`LoadedConfig`: parsed, not yet decoded).
 pub struct Loaded {
@@ -64,7 +67,7 @@ impl Loaded {
     }
 
     /// The hook's engine config (`hookEngineConfig`): the file's config (or
-    /// none) with `loudFailure.shellTools` defaulting to [`HOOK_SHELL_TOOLS`]
+    /// none) with `loudFailure.shellTools` defaulting to [`hook_shell_tools`]
     /// and the loop detectors on unless `loops: false`, decoded.
     pub fn config(&self) -> Result<Config, Failure> {
         Config::with_loops_by_default(&hook_config(self.value.clone()))
@@ -183,9 +186,9 @@ fn hook_config(config: ConfigValue) -> ConfigValue {
         .any(|(k, v)| k == "shellTools" && *v != ConfigValue::Undefined)
     {
         loud.retain(|(k, _)| k != "shellTools");
-        let tools = HOOK_SHELL_TOOLS
+        let tools = hook_shell_tools()
             .iter()
-            .map(|t| ConfigValue::String((*t).into()))
+            .map(|t| ConfigValue::String(t.clone()))
             .collect();
         loud.push(("shellTools".into(), ConfigValue::Array(tools)));
     }
@@ -519,7 +522,7 @@ mod tests {
     #[test]
     fn default_shell_tools_are_added_unless_given() {
         let config = read(None).unwrap().config().unwrap();
-        assert_eq!(config.loud_failure.shell_tools, HOOK_SHELL_TOOLS);
+        assert_eq!(config.loud_failure.shell_tools, hook_shell_tools());
         assert!(config.loops.is_some(), "loops on by default");
         let given =
             hook_config(ConfigValue::from_json(r#"{"loudFailure":{"shellTools":["x"]}}"#).unwrap());

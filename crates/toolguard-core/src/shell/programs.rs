@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
+use super::intent::Need;
 use super::lex::{self, Joiner, RawCommand, RawPipeline};
 use super::{CallModel, Command, Effect, LineRange, Mask, PathRead, MAX_COMMANDS, MAX_DEPTH};
 
@@ -52,6 +53,10 @@ pub(super) struct Table {
     programs: HashMap<String, Program>,
     wrappers: HashMap<String, usize>,
     shell_tools: Vec<String>,
+    /// Lines that are never a failure (installer noise).
+    pub(super) noise: Vec<String>,
+    /// Rules that count only with a command, and when (`intent.rs`).
+    pub(super) command_rules: HashMap<String, Need>,
 }
 
 fn strings(v: Option<&Value>) -> Vec<String> {
@@ -160,7 +165,18 @@ pub(super) fn table() -> &'static Table {
             })
             .unwrap_or_default();
         let tools: Value = serde_json::from_str(SHELL_TOOLS).unwrap_or(Value::Null);
+        let command_rules = root
+            .get("commandRules")
+            .and_then(Value::as_object)
+            .map(|o| {
+                o.iter()
+                    .filter_map(|(id, v)| Some((id.clone(), need(v.as_str()?)?)))
+                    .collect()
+            })
+            .unwrap_or_default();
         Table {
+            noise: strings(root.get("noise")),
+            command_rules,
             programs,
             wrappers,
             shell_tools: strings(tools.get("shellTools"))
@@ -169,6 +185,18 @@ pub(super) fn table() -> &'static Table {
                 .collect(),
         }
     })
+}
+
+/// `program-ran` | `effect:<effect>` | `programs:a,b`.
+pub(super) fn need(s: &str) -> Option<Need> {
+    if s == "program-ran" {
+        return Some(Need::ProgramRan);
+    }
+    if let Some(e) = s.strip_prefix("effect:") {
+        return Effect::parse(e).map(Need::Effect);
+    }
+    s.strip_prefix("programs:")
+        .map(|p| Need::Programs(p.split(',').map(str::to_owned).collect()))
 }
 
 pub(super) fn shell_tools() -> &'static [String] {
