@@ -14,13 +14,14 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
 import fc from 'fast-check';
 
 import { GuardEngine as Reference } from '../dist/reference/index.mjs';
+import { callEffect } from '../dist/reference/shell.mjs';
 import { readSession } from '../scripts/eval/loops.eval.mjs';
 
 const require = createRequire(import.meta.url);
@@ -214,6 +215,65 @@ const SCRIPTED = {
     ['Bash', '{"command":"y","n":0.000001,"f":-1.5e-7,"big":18446744073709551616}', 'same', false],
     ['Bash', '{"command":"y","n":0.000001,"f":-1.5e-7,"big":18446744073709551616}', 'same', false],
   ],
+  'a loop longer than the window: one episode, reminders climbing, the first call kept': Array(70).fill(['bash', PYTEST, '1 failed, 2 passed\n[exit code: 1]', false]),
+  'a re-read loop with calls in between, longer than the window': Array.from({ length: 90 }, (_, i) =>
+    i % 3 === 0 ? ['read_file', '{"path":"settings.py"}', 'DEBUG = False\nHOST = "x"', false] : ['bash', JSON.stringify({ command: `grep -rn k${i} src/` }), `src/a.py:${i}: k${i}`, false],
+  ),
+  'restores, patches and clicks are never re-reads': [
+    ...['{"command":"cd /testbed && cp astroid/modutils.py.bak astroid/modutils.py"}', '{"command":"git checkout -- django/x.py"}', '{"command":"git diff > fix.patch"}'].flatMap((write) =>
+      Array.from({ length: 4 }, (_, i) => [
+        ['bash', write, '', false],
+        ['bash', `{"command":"python repro.py --case ${i}"}`, 'ok', false],
+      ]).flat(),
+    ),
+    ...Array.from({ length: 4 }, (_, i) => [
+      ['browser_click', '{"ref":"e12"}', 'clicked', false],
+      ['browser_navigate', `{"url":"http://shop/item/${i}"}`, 'page', false],
+    ]).flat(),
+    ...Array(4).fill([['browser_navigate', '{"url":"http://shop/list"}', 'list', false], ['browser_navigate_back', '{}', 'home', false]]).flat(),
+  ],
+  'polling a quiet running job, then an ended one': [
+    ...Array(9).fill(['BashOutput', '{"bash_id":"b1"}', '<status>running</status>\n<timestamp>x</timestamp>', false]),
+    ...Array(4).fill(['BashOutput', '{"bash_id":"b1"}', '<status>completed</status>\n<exit_code>0</exit_code>', false]),
+    ...Array(9).fill([['bash', '{"command":"sleep 30"}', '', false], ['bash', '{"command":"tail -5 /tmp/train.log"}', 'epoch 3', false]]).flat(),
+    ...Array(10).fill(['bash', '{"command":"curl -s http://localhost:8000/healthz"}', 'starting', false]),
+  ],
+  'searches that found nothing, and a grep that failed for real': [
+    ...['Exit code 1', '\n[Command finished with exit code 1]', 'No matches found'].flatMap((out) =>
+      ['alpha', 'beta', 'gamma', 'delta'].map((w) => ['Bash', `{"command":"grep -rn ${w} src/"}`, out, true]),
+    ),
+    ...['a', 'b', 'c'].map((f) => ['bash', `{"command":"grep x ${f}.txt"}`, `grep: cannot open ${f}.txt (No such file or directory)\n[exit code: 2]`, false]),
+  ],
+  'edits rejected in words': [
+    ...[0, 1, 2].map((i) => [
+      'str_replace_editor',
+      `{"command":"str_replace","path":"a.py","old_str":"x${i}","new_str":"y"}`,
+      `No replacement was performed, old_str \`x${i}\` did not appear verbatim in a.py.`,
+      false,
+    ]),
+    ...[0, 1, 2].map((i) => [
+      'bash',
+      JSON.stringify({ command: `edit 10:1${i}\n    return x\nend_of_edit` }),
+      'Your proposed edit has introduced new syntax error(s). Please read this error message carefully and then retry editing the file.\n\nERRORS:\n- E999 IndentationError: unexpected indent',
+      false,
+    ]),
+    ...[0, 1, 2].map((i) => ['Edit', `{"file_path":"a.py","old_string":"q${i}"}`, 'Error: String to replace not found in file.', false]),
+  ],
+  'shell lines the model parses: wrappers, bash -c, heredocs, redirects, subcommands': [
+    'sudo -u root timeout 60 env A=1 pytest -q',
+    "bash -lc 'cd /x && python -m pytest tests/ 2>&1 | tail -20'",
+    "cat > /tmp/x.py << 'EOF'\nimport os\nprint(1)\nEOF\npython /tmp/x.py",
+    'uv run --frozen pytest -x',
+    'npm run test:unit',
+    'git -C repo checkout -- a.py',
+    'sed -i.bak s/a/b/ f.txt',
+    'tail -f /var/log/app.log',
+    'curl -o out.bin https://x/y',
+    'make -j4 check',
+    'python3.11 -m unittest discover',
+    "echo 'unclosed",
+    'ls $(pwd) | grep -c "x y" ; wc -l < f.txt >> out.txt',
+  ].flatMap((command) => Array(4).fill(['bash', JSON.stringify({ command }), 'same output\n[exit code: 1]', false])),
   'noise normalised: ANSI, CR overdraw, progress, uuid, hex, pid, tmp paths': Array.from({ length: 4 }, (_, i) => [
     'bash',
     '{"command":"./run.sh"}',
@@ -278,13 +338,18 @@ describe('reference loop detectors: the loop tests\' scripted sequences, native 
 });
 
 describe('reference loop detectors: random call sequences, native vs reference', { skip }, () => {
-  const tool = fc.constantFrom('bash', 'read_file', 'edit_file', 'Bash', 'shell', 'kubectl_get');
+  const tool = fc.constantFrom('bash', 'read_file', 'edit_file', 'Bash', 'shell', 'kubectl_get', 'BashOutput', 'str_replace_editor', 'browser_navigate_back', 'grep');
   const args = fc.constantFrom(
     '{"command":"pytest -q"}',
     '{"command":"pytest -q","description":"again"}',
     '{"path":"a.py"}',
     '{"path":"b.py"}',
     '{"command":"curl http://h/items/7"}',
+    '{"command":"grep -rn needle src/"}',
+    '{"command":"sleep 5"}',
+    '{"command":"git checkout -- a.py"}',
+    '{"command":"str_replace","path":"a.py","old_str":"x"}',
+    '{"bash_id":"b1"}',
     '',
     '{bad json',
   );
@@ -299,6 +364,11 @@ describe('reference loop detectors: random call sequences, native vs reference',
     'HTTP/1.1 503 Service Unavailable',
     'Exit code: 1\nWall time: 0.2 seconds\nOutput:\nerror: could not compile `x`',
     'Traceback (most recent call last):\n  File "a.py", line 3\nValueError: bad value 12',
+    '<status>running</status>',
+    '<status>completed</status>\n<exit_code>1</exit_code>',
+    'No matches found',
+    'Exit code 1',
+    'No replacement was performed, old_str `x` did not appear verbatim in a.py.',
     '',
   );
   const step = fc.oneof(
@@ -317,6 +387,8 @@ describe('reference loop detectors: random call sequences, native vs reference',
       deny: fc.constantFrom(1, 2, false),
       resultBlindRepeat: fc.boolean(),
       multipliers: fc.constantFrom({}, { bash: 1.5 }, { '*': 0.5 }),
+      poll: fc.constantFrom(2, 3, 8, false),
+      pollQuietSeconds: fc.constantFrom(0, 300),
     },
     { requiredKeys: [] },
   );
@@ -342,6 +414,11 @@ describe('reference loop detectors: random call sequences, native vs reference',
 
 describe('reference loop detectors: the loops config, native vs reference', { skip }, () => {
   const BAD = [
+    { poll: 1 },
+    { poll: true },
+    { pollQuietSeconds: -1 },
+    { pollQuietSeconds: 86_401 },
+    { pollQuietSeconds: false },
     'yes',
     7,
     [],
@@ -401,6 +478,47 @@ describe('reference loop detectors: the loops config, native vs reference', { sk
   });
 });
 
+describe('reference shell model: effects', () => {
+  it('every case of crates/toolguard-core/src/shell/cases.tsv gets the native effect', () => {
+    const cases = readFileSync(path.join(here, '..', 'crates', 'toolguard-core', 'src', 'shell', 'cases.tsv'), 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '' && !line.startsWith('#'))
+      .map((line) => line.split('\t'));
+    assert.ok(cases.length > 50);
+    const wrong = cases
+      .map(([effect, , command]) => [effect, callEffect('bash', JSON.stringify({ command: command.replaceAll('\\n', '\n') })) ?? 'none', command])
+      .filter(([want, got]) => want !== got);
+    assert.deepEqual(wrong, []);
+  });
+  it('tools that are not shells, by name and arguments', () => {
+    const table = [
+      ['read_file', '{"path":"a"}', 'read'],
+      ['mcp__fs__Read_File', '{}', 'read'],
+      ['str_replace_editor', '{"command":"view","path":"a"}', 'read'],
+      ['str_replace_editor', '{"command":"str_replace"}', 'write'],
+      ['str_replace_editor', '{}', undefined],
+      ['str_replace_editor', '{"command":1,"action":"view"}', undefined],
+      ['text_editor', '{"action":"view"}', 'read'],
+      ['browser_navigate_back', '{}', 'navigate'],
+      ['browser_click', '{}', 'write'],
+      ['browser_wait_for', '{}', 'wait'],
+      ['BashOutput', '{"bash_id":"b"}', 'wait'],
+      ['job_output', '{"job_id":"j"}', 'wait'],
+      ['write_stdin', '{"session_id":1,"chars":""}', 'wait'],
+      ['Grep', '{}', 'search'],
+      ['WebFetch', '{}', 'network'],
+      ['Edit', '{}', 'write'],
+      ['something_else', '{}', undefined],
+      ['shell', '{"command":["bash","-lc","pytest -q"]}', 'test'],
+      ['shell', '{"command":["git","checkout","--","a b.py"]}', 'write'],
+      ['exec_command', '{"cmd":"sleep 10"}', 'wait'],
+      ['bash', 'not json at all', 'run'],
+      ['bash', '', undefined],
+    ];
+    for (const [tool, args, want] of table) assert.equal(callEffect(tool, args), want, `${tool} ${args}`);
+  });
+});
+
 describe('reference loop detectors: state', () => {
   it('chainState carries the window: a restored engine goes on where the first stopped', () => {
     const call = { agentId: 'a', name: 'bash', argumentsJson: PYTEST };
@@ -417,6 +535,9 @@ describe('reference loop detectors: state', () => {
     assert.deepEqual(verdict.loop.calls, [1, 2, 3]);
     assert.equal(second.chainState('a').loops, first.observe(call, '1 failed\n[exit code: 1]') && first.chainState('a').loops);
     assert.equal(second.check(call).kind, 'repeat', 'the active loop came back too');
-    assert.throws(() => second.restoreChain('a', { loops: 'L2.0.-.-' }), { message: 'toolguard: state.loops is not a saved loop state' });
+    assert.throws(() => second.restoreChain('a', { loops: 'L2.zz.-.-' }), { message: 'toolguard: state.loops is not a saved loop state' });
+    // A state of another version (an older toolguard's) starts the agent afresh, as natively.
+    second.restoreChain('a', { loops: 'L1.2.-.-' });
+    assert.equal(second.chainState('a'), null);
   });
 });

@@ -7,6 +7,7 @@
  */
 import { invalid, kindOf } from './errors.mjs';
 import { resolveLoops, type ResolvedLoops } from './loops.mjs';
+import { defaultShellTools } from './shell.mjs';
 import { validateThresholds } from './repeat.mjs';
 import type { RuleAction, RuleWhen } from './types.mjs';
 
@@ -162,7 +163,8 @@ function resolveRepeat(value: unknown): ResolvedConfig['repeat'] {
 }
 
 function resolveLoudFailure(value: unknown): ResolvedConfig['loudFailure'] {
-  const config = { rules: [] as ResolvedRule[], shellTools: ['bash', 'pwsh', 'job_output'], scanValue: false };
+  // The one default list (`rules/shell-tools.json`, as natively), compared without case.
+  const config = { rules: [] as ResolvedRule[], shellTools: defaultShellTools(), scanValue: false };
   if (value === undefined || value === null) return config;
   if (!isObject(value)) throw typeError('config.loudFailure', 'an object', value);
   rejectUnknownKeys(value, 'config.loudFailure', ['rules', 'shellTools', 'scanValue']);

@@ -135,7 +135,8 @@ export class GuardEngine implements GuardEngineLike {
     const { repeat, loudFailure, loops } = resolveConfig(config);
     this.#chains = new RepeatChains(repeat);
     this.#rules = buildRuleTable(loudFailure.rules);
-    this.#shellTools = loudFailure.shellTools.map(wildcardToRegExp);
+    // Tool names are compared without case (`Bash` is `bash`), as natively.
+    this.#shellTools = loudFailure.shellTools.map((pattern) => wildcardToRegExp(pattern.toLowerCase()));
     this.#scanValue = loudFailure.scanValue;
     this.#loops = loops === undefined ? undefined : new Loops(loops);
     this.#blindRepeat = loops === undefined || loops.resultBlindRepeat;
@@ -162,7 +163,7 @@ export class GuardEngine implements GuardEngineLike {
       agentId === undefined || !this.#blindRepeat
         ? undefined
         : this.#chains.observe(agentId, name, () => parseArguments(argumentsJson));
-    const scanned = matchesAny(this.#shellTools, name);
+    const scanned = matchesAny(this.#shellTools, name.toLowerCase());
     const loops = agentId === undefined ? undefined : this.#loops;
     // With loops on every tool's result is read (error results too).
     const output = scanned || loops !== undefined ? readResult(result, scanned && this.#scanValue, loops !== undefined) : undefined;

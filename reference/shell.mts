@@ -129,6 +129,11 @@ function tableOf(): Table {
 
 const asciiLower = (s: string) => s.replace(/[A-Z]+/g, (c) => c.toLowerCase());
 
+/** The default shell tools (`loudFailure.shellTools`), lowercase. */
+export function defaultShellTools(): string[] {
+  return [...tableOf().shellTools];
+}
+
 /** Whether `name` is a shell tool by the default list (ASCII case-insensitive). */
 export function isShellTool(name: string): boolean {
   const lower = asciiLower(name);
