@@ -8,7 +8,9 @@
 import { parseArguments } from './canonical.mjs';
 import { resolveConfig } from './config.mjs';
 import { invalid, kindOf } from './errors.mjs';
+import { adjust, scanContext, SessionWrites, type ActedHit, type ScanContext } from './intent.mjs';
 import { Loops } from './loops.mjs';
+import { classifyCall } from './shell.mjs';
 import { showsFailure } from './markers.mjs';
 import { RepeatChains } from './repeat.mjs';
 import { buildRuleTable, firstMatch, type CompiledRule } from './rules.mjs';
@@ -126,6 +128,8 @@ export class GuardEngine implements GuardEngineLike {
   readonly #rules: readonly CompiledRule[];
   readonly #shellTools: readonly RegExp[];
   readonly #scanValue: boolean;
+  /** Per agent, the paths it wrote (its own scripts: intent.mts). */
+  readonly #writes = new Map<string, SessionWrites>();
   /** The loop detectors; `undefined` with `loops` off. */
   readonly #loops: Loops | undefined;
   /** The result-blind DSH repeat chain runs (always with loops off). */
@@ -159,6 +163,7 @@ export class GuardEngine implements GuardEngineLike {
     const agentId = optionalString(exec.agentId, 'exec.agentId');
     const argumentsJson = argumentsJsonOf(exec);
 
+    if (agentId !== undefined) this.#noteWrites(agentId, name, argumentsJson);
     const reminder =
       agentId === undefined || !this.#blindRepeat
         ? undefined
@@ -167,7 +172,10 @@ export class GuardEngine implements GuardEngineLike {
     const loops = agentId === undefined ? undefined : this.#loops;
     // With loops on every tool's result is read (error results too).
     const output = scanned || loops !== undefined ? readResult(result, scanned && this.#scanValue, loops !== undefined) : undefined;
-    const failure = scanned ? this.#scan(name, output!) : undefined;
+    const failure =
+      scanned && output !== undefined && !output.isError
+        ? this.#scan(name, output, scanContext(name, argumentsJson, agentId === undefined ? undefined : this.#writes.get(agentId)))
+        : undefined;
     let loop;
     if (loops !== undefined) {
       // A result with no text block stands for its value's JSON; lone
@@ -197,17 +205,31 @@ export class GuardEngine implements GuardEngineLike {
     return Promise.resolve(this.#observe(exec, result, false));
   }
 
-  /** The user spoke: that agent's chain starts over. */
+  /** The user spoke: that agent's chain starts over (what it wrote stays its own, as natively). */
   reset(agentId: string): void {
     if (typeof agentId !== 'string') throw inputError('agentId', 'a string', agentId);
     this.#chains.drop(agentId);
     this.#loops?.remove(agentId);
   }
 
+  /** Remember the paths a call writes, per agent (engine.rs `note_writes`). */
+  #noteWrites(agentId: string, name: string, argumentsJson: string): void {
+    if (!SessionWrites.mayWrite(name, argumentsJson)) return;
+    const model = classifyCall(name, argumentsJson);
+    if (model.writes.length === 0) return;
+    let writes = this.#writes.get(agentId);
+    if (writes === undefined) {
+      writes = new SessionWrites();
+      this.#writes.set(agentId, writes);
+    }
+    writes.record(model);
+  }
+
   /** The agent is gone: free its state. */
   forget(agentId: string): void {
     if (typeof agentId !== 'string') throw inputError('agentId', 'a string', agentId);
     this.#chains.drop(agentId);
+    this.#writes.delete(agentId);
     this.#loops?.remove(agentId);
   }
 
@@ -274,7 +296,19 @@ export class GuardEngine implements GuardEngineLike {
     return this.#callHandle;
   }
 
-  #scan(tool: string, { isError, texts, valueJson: json }: Output): FailureVerdict | undefined {
+  /** Every rule's first match in `text`, with the rule's action (`when: 'success'` rules skipped when the output shows failure). */
+  #matches(text: string, failed: boolean): ActedHit[] {
+    const out: ActedHit[] = [];
+    for (const rule of this.#rules) {
+      if (failed && rule.when === 'success') continue;
+      const hit = firstMatch(rule, text);
+      if (hit !== undefined) out.push({ hit, action: rule.action });
+    }
+    return out;
+  }
+
+  /** Scan a result knowing the call's command (`ctx`, intent.mts); `undefined` scans as without one. */
+  #scan(tool: string, { isError, texts, valueJson: json }: Output, ctx: ScanContext | undefined): FailureVerdict | undefined {
     if (isError) return undefined;
     const valueJson = this.#scanValue ? json : undefined;
     const output = texts.join('\n');
@@ -282,15 +316,9 @@ export class GuardEngine implements GuardEngineLike {
     if (valueJson !== undefined) scanned = texts.length === 0 ? valueJson : `${output}\n${valueJson}`;
     // Markers trail the shell output; the appended value JSON must not hide them.
     const failed = showsFailure(output);
-    const matches: RuleHit[] = [];
-    let anyError = false;
-    for (const rule of this.#rules) {
-      if (failed && rule.when === 'success') continue;
-      const match = firstMatch(rule, scanned);
-      if (match === undefined) continue;
-      matches.push(match);
-      if (rule.action === 'error') anyError = true;
-    }
+    const acted = adjust(ctx, scanned, this.#matches(scanned, failed), (text) => this.#matches(text, failed));
+    const matches: RuleHit[] = acted.map((m) => m.hit);
+    const anyError = acted.some((m) => m.action === 'error');
     if (matches.length === 0) return undefined;
     const lines = matches.map(ruleLine).join('\n');
     const summary = `${tool}: ${matches.map((match) => match.id).join(', ')}`;

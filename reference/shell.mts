@@ -12,12 +12,15 @@
  * (`shell-quote`, `bash-parser`, `mvdan-sh`) either expand or reject what
  * lex.rs keeps as text, so none yields the same structure.
  *
- * What is left out, because no effect depends on it: read paths and line
- * ranges, status masks, probes, working directories.
+ * Both readers use it: the loop detectors (a call's effect) and the
+ * command-aware scan (`intent.mts`: what ran, which statuses were hidden,
+ * a probe, a display, the agent's own script). What neither reads is left
+ * out: read paths and line ranges, answer exit codes, inline code.
  */
 import { createRequire } from 'node:module';
 
 import { utf8Head } from './normalize.mjs';
+import { trimLikeRust } from './whitespace.mjs';
 
 export type Effect = 'read' | 'write' | 'run' | 'test' | 'wait' | 'search' | 'network' | 'navigate' | 'other';
 
@@ -44,6 +47,8 @@ type Operands = 'all' | 'after-first' | 'last' | 'none';
 
 interface Program {
   effect: Effect;
+  quiet: boolean;
+  probe: boolean;
   writes: Operands;
   valueOptions: string[];
   patternOptions: string[];
@@ -57,10 +62,27 @@ interface Program {
   shell: boolean;
 }
 
+/** When a rule of `commandRules` counts (intent.rs `Need`). */
+export type Need = { kind: 'effect'; effect: Effect } | { kind: 'program-ran' } | { kind: 'programs'; programs: string[] };
+
 interface Table {
   programs: Map<string, Program>;
   wrappers: Map<string, number>;
   shellTools: string[];
+  /** Lines that are never a failure (installer noise). */
+  noise: string[];
+  /** Rules that count only with a command, and when. */
+  commandRules: Map<string, Need>;
+}
+
+/** programs.rs `need`: `program-ran` | `effect:<effect>` | `programs:a,b`. */
+function need(s: string): Need | undefined {
+  if (s === 'program-ran') return { kind: 'program-ran' };
+  if (s.startsWith('effect:')) {
+    const e = s.slice('effect:'.length);
+    return EFFECTS.has(e as Effect) ? { kind: 'effect', effect: e as Effect } : undefined;
+  }
+  return s.startsWith('programs:') ? { kind: 'programs', programs: s.slice('programs:'.length).split(',') } : undefined;
 }
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
@@ -74,6 +96,8 @@ function program(v: Record<string, unknown>, parent?: Program): Program {
   const effect = typeof v.effect === 'string' && EFFECTS.has(v.effect as Effect) ? (v.effect as Effect) : (parent?.effect ?? 'run');
   const p: Program = {
     effect,
+    quiet: v.quiet === true,
+    probe: v.probe === true,
     writes: operands(v.writes),
     valueOptions: 'valueOptions' in v ? strings(v.valueOptions) : [...(parent?.valueOptions ?? [])],
     patternOptions: strings(v.patternOptions),
@@ -123,8 +147,18 @@ function tableOf(): Table {
   for (const [k, v] of Object.entries(isRecord(root.wrappers) ? root.wrappers : {})) {
     wrappers.set(k, typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : 0);
   }
-  table = { programs, wrappers, shellTools: strings(tools.shellTools).map(asciiLower) };
+  const commandRules = new Map<string, Need>();
+  for (const [id, v] of Object.entries(isRecord(root.commandRules) ? root.commandRules : {})) {
+    const n = typeof v === 'string' ? need(v) : undefined;
+    if (n !== undefined) commandRules.set(id, n);
+  }
+  table = { programs, wrappers, shellTools: strings(tools.shellTools).map(asciiLower), noise: strings(root.noise), commandRules };
   return table;
+}
+
+/** The program table's noise lines and command rules (intent.mts). */
+export function scanTable(): Pick<Table, 'noise' | 'commandRules'> {
+  return tableOf();
 }
 
 const asciiLower = (s: string) => s.replace(/[A-Z]+/g, (c) => c.toLowerCase());
@@ -483,11 +517,55 @@ function matching(s: string, openAt: number, open: string, close: string): numbe
 
 // ---------------------------------------------------------- programs.rs
 
-interface Command {
+export type Mask = 'pipeline' | 'fallback' | 'sequence' | 'background';
+
+/** One simple command, classified (mod.rs `Command`, the fields the readers use). */
+export interface Command {
   program: string;
   effect: Effect;
   writes: string[];
   url: string | undefined;
+  /** Prints or sets shell state only (echo, true, cd, sleep, test). */
+  quiet: boolean;
+  /** The script an interpreter runs. */
+  script: string | undefined;
+  /** The directory of the last `cd` before it in the line, if any. */
+  cwd: string | undefined;
+  pipeline: number;
+  stage: number;
+  joiner: Joiner;
+  masks: Mask[];
+}
+
+/** What one tool call did (mod.rs `CallModel`, the fields the readers use). */
+export interface CallModel {
+  isShell: boolean;
+  effect: Effect | undefined;
+  commands: Command[];
+  writes: string[];
+  masks: Mask[];
+  probe: boolean;
+  displaysOnly: boolean;
+}
+
+const newCommand = (): Command => ({
+  program: '',
+  effect: 'other',
+  writes: [],
+  url: undefined,
+  quiet: false,
+  script: undefined,
+  cwd: undefined,
+  pipeline: 0,
+  stage: 0,
+  joiner: 'start',
+  masks: [],
+});
+
+/** Model state threaded through the parse (mod.rs `CallModel` while it is built). */
+interface Building {
+  commands: Command[];
+  probe: boolean;
 }
 
 const basename = (w: string) => {
@@ -498,19 +576,68 @@ const basename = (w: string) => {
 const isFile = (target: string) => target !== '' && target !== '/dev/null' && !target.startsWith('&') && !target.startsWith('/dev/std');
 
 /** programs.rs `model_line`: the commands of one line (at `bash -c` depth `depth`). */
-function modelLine(line: string, depth: number, commands: Command[]): void {
-  const room = Math.max(0, MAX_COMMANDS - commands.length);
-  for (const p of parseLine(line, room)) {
-    for (const raw of p.stages) {
-      const cmd = command(raw, depth, commands);
-      if (cmd !== undefined && commands.length < MAX_COMMANDS) commands.push(cmd);
+function modelLine(line: string, depth: number, model: Building): void {
+  const room = Math.max(0, MAX_COMMANDS - model.commands.length);
+  const pipelines = parseLine(line, room);
+  const pipefail = line.includes('pipefail');
+  const errexit = pipelines.some((p) => {
+    const c = p.stages[0];
+    return c !== undefined && c.words[0] === 'set' && c.words.slice(1).some((w) => w.startsWith('-') && w.includes('e') && !w.startsWith('--'));
+  });
+  const last = model.commands[model.commands.length - 1];
+  const basePipeline = last === undefined ? 0 : last.pipeline + 1;
+  const firstNew = model.commands.length;
+  let cwd: string | undefined;
+  pipelines.forEach((p, pi) => {
+    const after = masksAfter(pipelines, pi, errexit);
+    const n = p.stages.length;
+    p.stages.forEach((raw, si) => {
+      if (raw.words[0] === 'cd' || raw.words[0] === 'pushd') cwd = raw.words[1];
+      const masks: Mask[] = [...after];
+      if (si + 1 < n && !pipefail) masks.unshift('pipeline');
+      if (p.background) masks.push('background');
+      const cmd = command(raw, depth, model);
+      if (cmd === undefined) return;
+      cmd.pipeline = basePipeline + pi;
+      cmd.stage = si;
+      cmd.joiner = p.joiner;
+      cmd.masks = masks;
+      cmd.cwd = cwd;
+      if (model.commands.length < MAX_COMMANDS) model.commands.push(cmd);
+    });
+  });
+  // Probes: a fallback that only prints or succeeds, or an alternative look tried on failure.
+  const mine = model.commands.slice(firstNew);
+  const looks = (e: Effect) => e === 'read' || e === 'search';
+  mine.forEach((c, k) => {
+    if (c.joiner === 'or' && c.stage === 0) {
+      let before: Command | undefined;
+      for (let j = k - 1; j >= 0; j -= 1) {
+        if (mine[j]!.pipeline < c.pipeline) {
+          before = mine[j];
+          break;
+        }
+      }
+      if (c.quiet || looks(c.effect) || (before !== undefined && (looks(before.effect) || before.quiet))) model.probe = true;
     }
+  });
+}
+
+/** How a failure of pipeline `pi` could be hidden by what follows it. */
+function masksAfter(pipelines: RawPipeline[], pi: number, errexit: boolean): Mask[] {
+  if (pipelines[pi]!.background) return [];
+  for (const p of pipelines.slice(pi + 1)) {
+    if (p.joiner === 'and') continue;
+    if (p.joiner === 'or') return ['fallback'];
+    if (!errexit) return ['sequence'];
+    return [];
   }
+  return [];
 }
 
 const WRAPPER_VALUES: Record<string, string[]> = { sudo: ['-u', '-g'], timeout: ['-s', '-k', '--signal'], xargs: ['-I', '-n', '-P', '-d'], nice: ['-n'] };
 
-function command(raw: RawCommand, depth: number, commands: Command[]): Command | undefined {
+function command(raw: RawCommand, depth: number, model: Building): Command | undefined {
   const t = tableOf();
   let words = raw.words;
   for (let guard = 1; words.length > 0 && guard <= 8; guard += 1) {
@@ -526,11 +653,11 @@ function command(raw: RawCommand, depth: number, commands: Command[]): Command |
     }
     words = rest.slice(Math.min(skip, rest.length));
   }
-  const cmd: Command = { program: '', effect: 'other', writes: [], url: undefined };
+  const cmd = newCommand();
   let stdoutToFile = false;
   if (words.length > 0) {
     cmd.program = basename(words[0]!);
-    classify(cmd, words.slice(1), raw, depth, commands);
+    classify(cmd, words.slice(1), raw, depth, model);
   } else if (!raw.redirects.some((r) => r.output && isFile(r.target))) {
     return undefined;
   } else {
@@ -543,7 +670,10 @@ function command(raw: RawCommand, depth: number, commands: Command[]): Command |
     }
   }
   // A display redirected to a file is a copy: `cat > f << EOF`, `git diff > x.patch`.
-  if (stdoutToFile && (cmd.effect === 'read' || cmd.effect === 'search' || cmd.effect === 'other' || cmd.effect === 'network')) cmd.effect = 'write';
+  if (stdoutToFile && (cmd.effect === 'read' || cmd.effect === 'search' || cmd.effect === 'other' || cmd.effect === 'network')) {
+    cmd.effect = 'write';
+    cmd.quiet = false;
+  }
   return cmd;
 }
 
@@ -553,11 +683,13 @@ function lookup(name: string): Program | undefined {
   return t.programs.get(name) ?? t.programs.get(name.replace(/[0-9.]+$/, ''));
 }
 
-function classify(cmd: Command, args: string[], raw: RawCommand, depth: number, commands: Command[]): void {
+function classify(cmd: Command, args: string[], raw: RawCommand, depth: number, model: Building): void {
   const name = cmd.program;
   let prog = lookup(name);
   if (prog === undefined) {
+    // Unknown: a script path (`./run.sh`) or a program the table lacks.
     cmd.effect = name.includes('test') ? 'test' : 'run';
+    if (name.includes('.') || raw.words[0]!.includes('/')) cmd.script = raw.words[0];
     return;
   }
   let i = 0;
@@ -569,7 +701,7 @@ function classify(cmd: Command, args: string[], raw: RawCommand, depth: number, 
         const rest = args.slice(i + 1);
         while (rest.length > 0 && rest[0]!.startsWith('-')) rest.shift();
         if (rest.length > 0) {
-          const inner = command({ ...raw, words: rest }, depth, commands);
+          const inner = command({ ...raw, words: rest }, depth, model);
           if (inner !== undefined) Object.assign(cmd, inner);
           return;
         }
@@ -586,9 +718,11 @@ function classify(cmd: Command, args: string[], raw: RawCommand, depth: number, 
     }
   }
   cmd.effect = prog.effect;
+  cmd.quiet = prog.quiet;
+  model.probe ||= prog.probe;
   if (prog.testTargets.length > 0 && args.some((a) => prog.testTargets.includes(a))) cmd.effect = 'test';
   if (prog.interpreter) {
-    interpreter(cmd, prog, raw, args, depth, commands);
+    interpreter(cmd, prog, raw, args, depth, model);
     return;
   }
   const ops: string[] = [];
@@ -643,7 +777,10 @@ function classify(cmd: Command, args: string[], raw: RawCommand, depth: number, 
   // `curl` of a health endpoint is a poll.
   if (cmd.effect === 'network' && cmd.url !== undefined && isHealthUrl(cmd.url)) cmd.effect = 'wait';
   // `cat` with no file and a heredoc: prints the heredoc (`cat <<EOF`).
-  if ((name === 'cat' || name === 'tee') && ops.length === 0 && raw.heredoc !== undefined && cmd.effect === 'read') cmd.effect = 'other';
+  if ((name === 'cat' || name === 'tee') && ops.length === 0 && raw.heredoc !== undefined && cmd.effect === 'read') {
+    cmd.effect = 'other';
+    cmd.quiet = true;
+  }
 }
 
 function flagEffect(prog: Program, a: string): Effect | undefined {
@@ -672,7 +809,7 @@ function isHealthUrl(url: string): boolean {
 }
 
 /** `python x.py`, `python -m pytest`, `python -c code`, `bash -c '…'`, `node x.js`. */
-function interpreter(cmd: Command, prog: Program, raw: RawCommand, args: string[], depth: number, commands: Command[]): void {
+function interpreter(cmd: Command, prog: Program, raw: RawCommand, args: string[], depth: number, model: Building): void {
   let k = 0;
   while (k < args.length) {
     const a = args[k]!;
@@ -680,23 +817,26 @@ function interpreter(cmd: Command, prog: Program, raw: RawCommand, args: string[
     if (prog.shell && a.startsWith('-') && !a.startsWith('--') && a.includes('c')) {
       // `bash -c '…'`: the inner line's commands stand for this one.
       if (depth < MAX_DEPTH) {
-        const before = commands.length;
-        modelLine(args[k] ?? '', depth + 1, commands);
-        const inner = commands.splice(before);
+        const before = model.commands.length;
+        modelLine(args[k] ?? '', depth + 1, model);
+        const inner = model.commands.splice(before);
         const effect = best(inner.map((c) => c.effect));
         if (effect !== undefined) cmd.effect = effect;
         for (const c of inner) cmd.writes.push(...c.writes);
+        const last = inner[inner.length - 1];
+        if (last !== undefined && cmd.script === undefined) cmd.script = last.script;
       }
       return;
     }
     if (a === '-c' || a === '-e' || a === '--eval' || a === '-p') {
       cmd.effect = 'run';
+      if (args[k] !== undefined && isProbeCode(args[k]!)) model.probe = true;
       return;
     }
     if (a === '-m') {
       // `python -m pytest`: the module is the program.
       const module = args[k] ?? '';
-      const inner = command({ ...raw, words: [module, ...args.slice(Math.min(k + 1, args.length))] }, depth, commands);
+      const inner = command({ ...raw, words: [module, ...args.slice(Math.min(k + 1, args.length))] }, depth, model);
       if (inner !== undefined) {
         if (module === 'unittest' || module === 'nose' || module === 'nose2') inner.effect = 'test';
         Object.assign(cmd, inner);
@@ -705,12 +845,21 @@ function interpreter(cmd: Command, prog: Program, raw: RawCommand, args: string[
     }
     if (a === '-') break;
     if (a.startsWith('-')) continue;
+    // The script, then its arguments.
+    cmd.script = a;
     cmd.effect = 'run';
     const base = basename(a);
     if (base.startsWith('runtests') || (base === 'manage.py' && args[k] === 'test')) cmd.effect = 'test';
     return;
   }
+  // `python` with its code on stdin (`python - <<EOF`).
   cmd.effect = 'run';
+  if (raw.heredoc !== undefined && isProbeCode(raw.heredoc)) model.probe = true;
+}
+
+/** Code that catches its own failure and prints it: `try: … except … print`. */
+function isProbeCode(code: string): boolean {
+  return (code.includes('try:') && code.includes('except')) || (code.includes('try {') && code.includes('catch'));
 }
 
 // -------------------------------------------------------------- tools.rs
@@ -763,7 +912,7 @@ function commandOf(argumentsJson: string): string | undefined {
     value = JSON.parse(argumentsJson);
   } catch {
     // DSH counts malformed text as a raw string: it may be the command itself.
-    return argumentsJson.trim() === '' ? undefined : argumentsJson;
+    return trimLikeRust(argumentsJson) === '' ? undefined : argumentsJson;
   }
   return commandOfValue(value);
 }
@@ -794,26 +943,95 @@ function argvCommand(argv: unknown[]): string | undefined {
   return words.map((w) => (w === '' || NEEDS_QUOTES.test(w) ? `'${w.replaceAll("'", String.raw`'\''`)}'` : w)).join(' ');
 }
 
-/**
- * What a tool call does (mod.rs `classify_call(..).effect`): a shell tool's
- * command line parsed, other tools by name; `undefined` when unknown.
- */
-export function callEffect(toolName: string, argumentsJson: string): Effect | undefined {
-  if (isShellTool(toolName)) {
-    const line = commandOf(argumentsJson);
-    if (line !== undefined) {
-      const commands: Command[] = [];
-      modelLine(utf8Head(line, MAX_INPUT), 0, commands);
-      return best(commands.map((c) => c.effect));
-    }
+const PATH_KEYS = ['path', 'file_path', 'filePath', 'file', 'filename', 'target_file', 'notebook_path', 'absolute_path', 'relative_path', 'uri'];
+
+/** Paths an `apply_patch` text touches (`*** Update File: p`, `+++ b/p`). */
+function patchPaths(text: string): string[] {
+  const out: string[] = [];
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  for (const raw of lines.slice(0, 10_000)) {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    const pre = ['*** Update File: ', '*** Add File: ', '*** Delete File: ', '*** Move to: ', '+++ b/', '+++ '].find((p) => line.startsWith(p));
+    if (pre === undefined) continue;
+    const p = trimLikeRust(line.slice(pre.length));
+    if (p !== '' && p !== '/dev/null' && !out.includes(p)) out.push(p);
   }
-  const lower = asciiLower(toolName);
-  const short = lower.slice(lower.lastIndexOf('__') === -1 ? 0 : lower.lastIndexOf('__') + 2);
+  return out;
+}
+
+/** tools.rs `classify_tool`: a non-shell tool call as one pseudo-command named after the tool. */
+function toolModel(name: string, argumentsJson: string): CallModel {
+  const lower = asciiLower(name);
+  const cut = lower.lastIndexOf('__');
+  const short = cut === -1 ? lower : lower.slice(cut + 2);
   let args: unknown = null;
   try {
     args = JSON.parse(argumentsJson);
   } catch {
     args = null;
   }
-  return toolEffect(short, args);
+  const effect = toolEffect(short, args);
+  if (effect === undefined) return finish({ commands: [], probe: false }, false);
+  const cmd = newCommand();
+  cmd.program = name;
+  cmd.effect = effect;
+  const record = isRecord(args) ? args : {};
+  const text = (k: string) => (Object.hasOwn(record, k) && typeof record[k] === 'string' ? (record[k] as string) : undefined);
+  const path = PATH_KEYS.map(text).find((v) => v !== undefined);
+  if (effect === 'write') {
+    if (path !== undefined) cmd.writes.push(path);
+    if (short === 'apply_patch' || short === 'applypatch') {
+      const patch = ['input', 'patch', 'diff', 'content'].map(text).find((v) => v !== undefined) ?? (typeof args === 'string' ? args : argumentsJson);
+      for (const p of patchPaths(patch)) if (!cmd.writes.includes(p)) cmd.writes.push(p);
+    }
+    for (const key of ['destination', 'new_path', 'target']) {
+      const p = text(key);
+      if (p !== undefined) cmd.writes.push(p);
+    }
+  } else if (effect === 'network') {
+    cmd.url = text('url');
+  }
+  return finish({ commands: [cmd], probe: false }, false);
+}
+
+/** mod.rs `CallModel::finish`: the call's effect, writes, masks and whether it only displays. */
+function finish(model: Building, isShell: boolean): CallModel {
+  const writes: string[] = [];
+  const masks: Mask[] = [];
+  for (const c of model.commands) {
+    for (const w of c.writes) if (!writes.includes(w)) writes.push(w);
+    if (!c.quiet) for (const m of c.masks) if (!masks.includes(m)) masks.push(m);
+  }
+  const looks = (e: Effect) => e === 'read' || e === 'search';
+  return {
+    isShell,
+    effect: best(model.commands.map((c) => c.effect)),
+    commands: model.commands,
+    writes,
+    masks,
+    probe: model.probe,
+    displaysOnly: model.commands.length > 0 && model.commands.every((c) => looks(c.effect) || c.effect === 'other') && model.commands.some((c) => looks(c.effect)),
+  };
+}
+
+/**
+ * The model of one tool call (mod.rs `classify_call`): a shell tool's
+ * command line parsed, other tools by name and arguments.
+ */
+export function classifyCall(toolName: string, argumentsJson: string): CallModel {
+  if (isShellTool(toolName)) {
+    const line = commandOf(argumentsJson);
+    if (line !== undefined) {
+      const model: Building = { commands: [], probe: false };
+      modelLine(utf8Head(line, MAX_INPUT), 0, model);
+      return finish(model, true);
+    }
+  }
+  return toolModel(toolName, argumentsJson);
+}
+
+/** What a tool call does (`classifyCall(..).effect`); `undefined` when unknown. */
+export function callEffect(toolName: string, argumentsJson: string): Effect | undefined {
+  return classifyCall(toolName, argumentsJson).effect;
 }
