@@ -845,6 +845,8 @@ describe('differential: native GuardEngine vs reference', () => {
       fc
         .constantFrom(
           'curl -s http://localhost:8000/api/items',
+          'curl -si http://localhost:8000/api/items/7',
+          'curl -s -X POST http://127.0.0.1:5000/jobs',
           'cat build.log | tail -20',
           'unzip release.zip; echo done',
           "python -c 'try:\n import x\nexcept Exception as e: print(e)'",
