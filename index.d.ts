@@ -122,7 +122,7 @@ export interface GuardVerdict {
 
 /** `check` refused the call: it would continue a loop already reminded `loops.deny` times. */
 export interface LoopDenyVerdict {
-  kind: 'repeat' | 'cycle' | 'same-error' | 're-read'
+  kind: 'repeat' | 'cycle' | 'same-error' | 're-read' | 'redo'
   count: number
   reminders: number
   /** Shown to the model instead of the call's result. */
@@ -170,7 +170,7 @@ export interface LoopsOptions {
 
 /** A loop detector's alarm (`loops` on): raised again at every call the loop goes on. */
 export interface LoopVerdict {
-  kind: 'repeat' | 'cycle' | 'same-error' | 're-read'
+  kind: 'repeat' | 'cycle' | 'same-error' | 're-read' | 'redo'
   /** The tool of this call. */
   tool: string
   /** Calls in the loop (a cycle: rounds begun). */

@@ -43,7 +43,7 @@ pub struct FailureVerdict {
 /// A loop detector's alarm (`loops` on): raised again at every call the loop goes on.
 #[napi(object)]
 pub struct LoopVerdict {
-    #[napi(ts_type = "'repeat' | 'cycle' | 'same-error' | 're-read'")]
+    #[napi(ts_type = "'repeat' | 'cycle' | 'same-error' | 're-read' | 'redo'")]
     pub kind: String,
     /// The tool of this call.
     pub tool: String,
@@ -72,7 +72,7 @@ pub struct LoopVerdict {
 /// `check` refused the call: it would continue a loop already reminded `loops.deny` times.
 #[napi(object)]
 pub struct LoopDenyVerdict {
-    #[napi(ts_type = "'repeat' | 'cycle' | 'same-error' | 're-read'")]
+    #[napi(ts_type = "'repeat' | 'cycle' | 'same-error' | 're-read' | 'redo'")]
     pub kind: String,
     pub count: f64,
     pub reminders: f64,

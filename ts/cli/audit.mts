@@ -45,7 +45,7 @@ export interface ReminderJson extends SiteJson {
  * `lastCall`; its alarms at every further call it went on are this one finding.
  */
 export interface LoopJson extends SiteJson {
-  kind: 'repeat' | 'cycle' | 'same-error' | 're-read';
+  kind: 'repeat' | 'cycle' | 'same-error' | 're-read' | 'redo';
   /** Calls in the loop (a cycle: rounds begun), at its last alarm. */
   count: number;
   period: number;

@@ -56,6 +56,9 @@ pub enum LoopKind {
     Cycle,
     SameError,
     ReRead,
+    /// The same state change again with the same result, with only looks
+    /// in between (a click that changes nothing, clicked again).
+    Redo,
 }
 
 impl LoopKind {
@@ -66,6 +69,7 @@ impl LoopKind {
             LoopKind::Cycle => "cycle",
             LoopKind::SameError => "same-error",
             LoopKind::ReRead => "re-read",
+            LoopKind::Redo => "redo",
         }
     }
 
@@ -76,6 +80,7 @@ impl LoopKind {
             LoopKind::Cycle => "cycle",
             LoopKind::SameError => "same error",
             LoopKind::ReRead => "re-read",
+            LoopKind::Redo => "redo",
         }
     }
 
@@ -85,6 +90,7 @@ impl LoopKind {
             LoopKind::Cycle => 2,
             LoopKind::SameError => 3,
             LoopKind::ReRead => 4,
+            LoopKind::Redo => 5,
         }
     }
 
@@ -94,6 +100,7 @@ impl LoopKind {
             2 => LoopKind::Cycle,
             3 => LoopKind::SameError,
             4 => LoopKind::ReRead,
+            5 => LoopKind::Redo,
             _ => return None,
         })
     }
@@ -165,6 +172,12 @@ const MUTATION: u8 = 8;
 const NORMALIZED: u8 = 16;
 /// A poll whose result says the job it watches has ended.
 const DONE: u8 = 32;
+/// A state change that names no file (a click, an install): what it
+/// changed shows only through other looks.
+const PATHLESS: u8 = 64;
+
+/// In [`Loops::effects`], beside the effect code: the call writes no path.
+const NO_PATH: u8 = 0x80;
 
 /// What a call does, by the shell model ([`shell::classify_call`]), as
 /// [`Entry::effect`] keeps it.
@@ -286,7 +299,9 @@ impl Active {
             && self.period == found.period
             && found.first_ordinal() <= self.last_ordinal
             && match found.kind {
-                LoopKind::Repeat | LoopKind::ReRead => self.next_call == found.next_call,
+                LoopKind::Repeat | LoopKind::ReRead | LoopKind::Redo => {
+                    self.next_call == found.next_call
+                }
                 LoopKind::Cycle | LoopKind::SameError => true,
             }
     }
@@ -479,7 +494,11 @@ impl Loops {
         if let Some(e) = self.effects.get(&call) {
             return *e;
         }
-        let e = effect_code(shell::classify_call(name, arguments_json).effect);
+        let model = shell::classify_call(name, arguments_json);
+        let mut e = effect_code(model.effect);
+        if e == effect::WRITE && model.writes.is_empty() {
+            e |= NO_PATH;
+        }
         if self.effects.len() >= EFFECT_CACHE {
             self.effects.clear();
         }
@@ -555,6 +574,7 @@ impl Loops {
         }
         let call = self.call_digest(name, arguments_json, tool.ignores);
         let effect = self.effect(call, name, arguments_json);
+        let (effect, pathless) = (effect & !NO_PATH, effect & NO_PATH != 0);
         if !self.agents.contains_key(agent) {
             self.agents.insert(agent.to_owned(), AgentLoops::default());
         }
@@ -570,6 +590,7 @@ impl Loops {
             &tool,
             call,
             effect,
+            pathless,
             arguments_json,
             outcome,
             recurs,
@@ -598,7 +619,7 @@ impl Loops {
             // (unless what keeps coming back is a failure). Every other loop
             // ends at the first call that does not carry it on.
             state.active = state.active.filter(|a| {
-                a.kind == LoopKind::ReRead
+                matches!(a.kind, LoopKind::ReRead | LoopKind::Redo)
                     && a.next_call != entry.call
                     && (a.failing || entry.flags & MUTATION == 0)
             });
@@ -690,6 +711,10 @@ impl Loops {
                     format!("{tool} failed {count} times in a row with the same error, each time with other arguments (calls {calls}): {line}"),
                 )
             }
+            (LoopKind::Redo, _) => (
+                format!("calls {calls}: the same {tool} change made again with the same result, only looks in between"),
+                format!("{tool} made the same change {count} times since call #{first} with the same result each time, with nothing but looking in between (calls {calls})."),
+            ),
             (LoopKind::ReRead, About::Reruns) => (
                 format!("calls {calls}: the same {tool} run failed the same way each time, other calls in between"),
                 format!("{tool} ran the same command {count} times since call #{first} and it failed the same way each time, whatever was done in between (calls {calls})."),
@@ -916,7 +941,15 @@ impl Limits {
         // A running job's polls that show nothing new are waiting: only
         // long (by count, and by wall time where the calls have it) is a loop.
         let polling = last.polling();
-        let base = if polling { self.poll } else { self.repeat };
+        // Going back in a browser says the same ("Navigated back") while it
+        // goes further back each time.
+        let base = if polling {
+            self.poll
+        } else if last.effect == effect::NAVIGATE {
+            None
+        } else {
+            self.repeat
+        };
         if let Some(t) = self.threshold(base, multiplier, transient) {
             let span_ms = span(at(run - 1).time, last.time);
             if run as u64 >= t && (!polling || self.quiet_long(span_ms)) {
@@ -1087,6 +1120,51 @@ impl Limits {
                 });
             }
         }
+
+        // Redo: the same state change that names no file (a click, an
+        // install) with the same result, nothing but looks (reads, searches,
+        // polls) in between: it changed nothing the agent then saw. A file
+        // written again is seen through its reads (a changed read shows
+        // progress), and a restore between attempts has the attempts (an
+        // edit, a run) in between: neither is one.
+        let redo = if last.effect == effect::WRITE && last.flags & PATHLESS != 0 {
+            self.threshold(self.re_read, multiplier, transient)
+        } else {
+            None
+        };
+        if let Some(t) = redo {
+            let mut calls = vec![last.ordinal];
+            let mut newer = last;
+            for i in 1..n {
+                let e = at(i);
+                if e.call == last.call {
+                    if !e.same_result(&newer) {
+                        break;
+                    }
+                    calls.push(e.ordinal);
+                    newer = e;
+                } else if matches!(
+                    e.effect,
+                    effect::WRITE | effect::RUN | effect::TEST | effect::NAVIGATE
+                ) || e.flags & MUTATION != 0
+                {
+                    break;
+                }
+            }
+            if calls.len() as u64 >= t {
+                calls.reverse();
+                return Some(Found {
+                    kind: LoopKind::Redo,
+                    count: calls.len() as u64,
+                    period: 1,
+                    calls,
+                    next_call: last.call,
+                    transient,
+                    about: About::Calls,
+                    span_ms: None,
+                });
+            }
+        }
         None
     }
 }
@@ -1097,6 +1175,7 @@ fn entry(
     tool: &ToolInfo,
     call: u64,
     effect: u8,
+    pathless: bool,
     arguments_json: &str,
     outcome: &LoopOutcome,
     recurs: bool,
@@ -1105,12 +1184,15 @@ fn entry(
 ) -> Entry {
     let text = outcome.text;
     let mut flags = 0;
-    let mut failed = outcome.is_error
-        || outcome.flagged
+    let hard = outcome.is_error
         || shows_failure(text)
         || codex_exit_failed(text)
         // A tool that refused the call in words (an edit rejected).
         || loop_texts::is_rejection(text, tool.shell);
+    // A failure seen only by a silent-failure rule in an output that shows
+    // an HTTP error status is that status: a soft failure (a 404 can be the
+    // answer wanted, as when checking that a deleted item is gone).
+    let mut failed = hard || (outcome.flagged && http_error(text).is_none());
     // A search that found nothing answered the question: not a failure.
     if failed
         && !outcome.flagged
@@ -1137,6 +1219,9 @@ fn entry(
     }
     if effect == effect::WAIT && loop_texts::job_done(text) {
         flags |= DONE;
+    }
+    if pathless {
+        flags |= PATHLESS;
     }
     let raw = xxh3_64(text.as_bytes()) ^ u64::from(outcome.is_error);
     let result = if recurs {
@@ -1227,6 +1312,7 @@ fn advice(kind: LoopKind, transient: bool, about: About) -> &'static str {
         LoopKind::Cycle => "Nothing changes between rounds. Stop the cycle: find out why the failing step keeps failing (read the error, check your assumption) and do something different.",
         LoopKind::SameError => "Changing the arguments does not reach the cause. Diagnose the error itself (read it, check what it names) before trying again.",
         LoopKind::ReRead => "The content has not changed since you last read it. Use what you already have instead of fetching it again.",
+        LoopKind::Redo => "Doing it again has not changed anything: check whether it took effect, and why not, before doing it again; try another way.",
     }
 }
 
@@ -2413,6 +2499,38 @@ mod tests {
     }
 
     #[test]
+    fn the_same_click_with_only_looks_between_is_a_redo_and_going_back_is_not_a_loop() {
+        // The page is looked at after each click; the look's text varies a
+        // little (element numbers), the click's result does not.
+        let mut l = loops();
+        let states: Vec<String> = (0..4)
+            .map(|i| {
+                format!(
+                    r#"{{"url":"http://x/files","elements":[{{"index":{}}}]}}"#,
+                    2000 + i * 87
+                )
+            })
+            .collect();
+        let mut calls = Vec::new();
+        for st in &states {
+            calls.push(("browser_click", r#"{"index":1233}"#, "Clicked element 1233"));
+            calls.push(("browser_snapshot", "{}", st.as_str()));
+        }
+        let r = timed(&mut l, &calls, 0);
+        let (kind, text) = r[4].clone().expect("the 3rd identical click");
+        assert_eq!(kind, "redo");
+        assert!(
+            text.contains("made the same change 3 times") && !text.contains("read it"),
+            "{text}"
+        );
+        // Going back four times in a row: each goes further back, though it
+        // says the same ("repeat × 3" before).
+        let mut l = loops();
+        let r = timed(&mut l, &[("browser_go_back", "{}", "Navigated back"); 4], 0);
+        assert!(r.iter().all(Option::is_none), "{r:?}");
+    }
+
+    #[test]
     fn polling_a_quiet_running_job_is_waiting_until_long() {
         let poll = (
             "BashOutput",
@@ -2543,6 +2661,33 @@ mod tests {
             .map(|e| ("bash", e.as_str(), out, false))
             .collect();
         assert_eq!(first_alarm(&run(&mut l, &calls)), Some((2, "same-error")));
+    }
+
+    #[test]
+    fn trap_a_404_flagged_by_a_rule_is_still_soft() {
+        // Checking that deleted items are gone: a rule flags each 404 body,
+        // but an HTTP status alone is a soft failure (softError: 4).
+        let mut l = loops();
+        let mut alarms = Vec::new();
+        for id in [3, 5, 8] {
+            let args = format!(
+                r#"{{"command":"curl -s -w 'HTTP %{{http_code}}' http://h/api/items/{id}"}}"#
+            );
+            let out = format!(
+                "{{\"error\": \"not_found\", \"message\": \"item {id} not found\"}}\n\nHTTP 404\n"
+            );
+            alarms.push(l.observe(
+                "a",
+                "Bash",
+                &args,
+                &LoopOutcome {
+                    text: &out,
+                    is_error: false,
+                    flagged: true,
+                },
+            ));
+        }
+        assert!(alarms.iter().all(Option::is_none), "{alarms:?}");
     }
 
     #[test]
