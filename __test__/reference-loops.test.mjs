@@ -274,6 +274,20 @@ const SCRIPTED = {
     "echo 'unclosed",
     'ls $(pwd) | grep -c "x y" ; wc -l < f.txt >> out.txt',
   ].flatMap((command) => Array(4).fill(['bash', JSON.stringify({ command }), 'same output\n[exit code: 1]', false])),
+  'the same click with only looks between is a redo; going back is no loop': [
+    ...[0, 1, 2, 3].flatMap((i) => [
+      ['browser_click', '{"index":1233}', 'Clicked element 1233', false],
+      ['browser_snapshot', '{}', `{"url":"http://x/files","elements":[{"index":${2000 + i * 87}}]}`, false],
+    ]),
+    ...Array(4).fill(['browser_go_back', '{}', 'Navigated back', false]),
+    ...Array(4).fill([['bash', '{"command":"pip install requests"}', 'Requirement already satisfied: requests', false], ['bash', '{"command":"python -c \\"import requests\\""}', 'ModuleNotFoundError', false]]).flat(),
+  ],
+  'a 404 flagged by a rule is still soft': [3, 5, 8, 13, 21].map((id) => [
+    'Bash',
+    `{"command":"curl -s -w 'HTTP %{http_code}' http://h/api/items/${id}"}`,
+    `{"error": "not_found", "message": "item ${id} not found"}\n\nHTTP 404\n`,
+    false,
+  ]),
   'noise normalised: ANSI, CR overdraw, progress, uuid, hex, pid, tmp paths': Array.from({ length: 4 }, (_, i) => [
     'bash',
     '{"command":"./run.sh"}',
@@ -338,7 +352,7 @@ describe('reference loop detectors: the loop tests\' scripted sequences, native 
 });
 
 describe('reference loop detectors: random call sequences, native vs reference', { skip }, () => {
-  const tool = fc.constantFrom('bash', 'read_file', 'edit_file', 'Bash', 'shell', 'kubectl_get', 'BashOutput', 'str_replace_editor', 'browser_navigate_back', 'grep');
+  const tool = fc.constantFrom('bash', 'read_file', 'edit_file', 'Bash', 'shell', 'kubectl_get', 'BashOutput', 'str_replace_editor', 'browser_navigate_back', 'grep', 'browser_click');
   const args = fc.constantFrom(
     '{"command":"pytest -q"}',
     '{"command":"pytest -q","description":"again"}',

@@ -16,7 +16,7 @@ import { canonicalizeValue, parseArguments } from './canonical.mjs';
 import { invalid, kindOf } from './errors.mjs';
 import { showsFailure } from './markers.mjs';
 import { digest, normalizeLine, resultDigest, utf8From, utf8Head } from './normalize.mjs';
-import { callEffect, isShellTool, type Effect } from './shell.mjs';
+import { classifyCall, isShellTool, type Effect } from './shell.mjs';
 import { foundNothing, isRejection, jobDone } from './loop-texts.mjs';
 import type { LoopDenyVerdict, LoopVerdict } from './types.mjs';
 import { trimLikeRust } from './whitespace.mjs';
@@ -201,6 +201,10 @@ const MUTATION = 8;
 const NORMALIZED = 16;
 /** A poll whose result says the job it watches has ended. */
 const DONE = 32;
+/** A state change that names no file (a click, an install): what it changed shows only through other looks. */
+const PATHLESS = 64;
+/** In the effect cache, beside the effect code: the call writes no path. */
+const NO_PATH = 0x80;
 
 /** What a call does, by the shell model, as an entry keeps it (loops.rs `effect`). */
 const EFFECT_CODES: Record<Effect, number> = { read: 1, write: 2, run: 3, test: 4, wait: 5, search: 6, network: 7, navigate: 8, other: 9 };
@@ -256,7 +260,7 @@ const continuedBy = (a: Active, found: Found) =>
   a.kind === found.kind &&
   a.period === found.period &&
   found.calls[0]! <= a.lastOrdinal &&
-  (found.kind === 'repeat' || found.kind === 're-read' ? a.nextCall === found.nextCall : true);
+  (found.kind === 'repeat' || found.kind === 're-read' || found.kind === 'redo' ? a.nextCall === found.nextCall : true);
 
 interface AgentLoops {
   entries: Entry[];
@@ -297,8 +301,8 @@ interface Found {
   spanMs: number | undefined;
 }
 
-const KIND_CODES: Record<LoopKind, number> = { repeat: 1, cycle: 2, 'same-error': 3, 're-read': 4 };
-const LABELS: Record<LoopKind, string> = { repeat: 'repeat', cycle: 'cycle', 'same-error': 'same error', 're-read': 're-read' };
+const KIND_CODES: Record<LoopKind, number> = { repeat: 1, cycle: 2, 'same-error': 3, 're-read': 4, redo: 5 };
+const LABELS: Record<LoopKind, string> = { repeat: 'repeat', cycle: 'cycle', 'same-error': 'same error', 're-read': 're-read', redo: 'redo' };
 
 /** The version tag that starts a saved loop state (loops.rs `STATE_VERSION`). */
 export const STATE_VERSION = 'L2';
@@ -366,8 +370,9 @@ export class Loops {
   #effect(call: string, name: string, argumentsJson: string): number {
     const known = this.#effects.get(call);
     if (known !== undefined) return known;
-    const effect = callEffect(name, argumentsJson);
-    const code = effect === undefined ? E.UNKNOWN : EFFECT_CODES[effect];
+    const model = classifyCall(name, argumentsJson);
+    let code = model.effect === undefined ? E.UNKNOWN : EFFECT_CODES[model.effect];
+    if (code === E.WRITE && model.writes.length === 0) code |= NO_PATH;
     if (this.#effects.size >= EFFECT_CACHE) this.#effects.clear();
     this.#effects.set(call, code);
     return code;
@@ -400,7 +405,8 @@ export class Loops {
     const tool = this.#tool(name);
     if (!tool.tracked) return undefined;
     const call = this.#callDigest(name, argumentsJson, tool.ignored);
-    const effect = this.#effect(call, name, argumentsJson);
+    const cached = this.#effect(call, name, argumentsJson);
+    const [effect, pathless] = [cached & ~NO_PATH, (cached & NO_PATH) !== 0];
     let state = this.#agents.get(agent);
     if (state === undefined) {
       state = { entries: [], ordinal: 0, active: undefined, denied: undefined };
@@ -410,7 +416,7 @@ export class Loops {
     state.denied = undefined;
     if (denied === call) return undefined;
     const recurs = state.entries.some((e) => e.call === call);
-    const entry = this.#entry(name, tool, call, effect, argumentsJson, outcome, recurs);
+    const entry = this.#entry(name, tool, call, effect, pathless, argumentsJson, outcome, recurs);
     state.ordinal += 1;
     entry.ordinal = state.ordinal;
     if (state.entries.length === this.#window) state.entries.shift();
@@ -423,7 +429,7 @@ export class Loops {
       // keeps coming back is a failure). Every other loop ends here.
       const a = state.active;
       state.active =
-        a !== undefined && a.kind === 're-read' && a.nextCall !== entry.call && (a.failing || (entry.flags & MUTATION) === 0) ? a : undefined;
+        a !== undefined && (a.kind === 're-read' || a.kind === 'redo') && a.nextCall !== entry.call && (a.failing || (entry.flags & MUTATION) === 0) ? a : undefined;
       return undefined;
     }
     const a = state.active;
@@ -459,16 +465,18 @@ export class Loops {
     return this.#alarm(name, found, active, outcome.text);
   }
 
-  #entry(name: string, tool: ToolInfo, call: string, effect: number, argumentsJson: string, outcome: LoopOutcome, recurs: boolean): Entry {
+  #entry(name: string, tool: ToolInfo, call: string, effect: number, pathless: boolean, argumentsJson: string, outcome: LoopOutcome, recurs: boolean): Entry {
     const text = outcome.text;
     let flags = 0;
-    let failed =
+    const hard =
       outcome.isError ||
-      outcome.flagged ||
       showsFailure(text) ||
       codexExitFailed(text) ||
       // A tool that refused the call in words (an edit rejected).
       isRejection(text, tool.shell);
+    // A failure seen only by a silent-failure rule in an output that shows an
+    // HTTP error status is that status: a soft failure.
+    let failed = hard || (outcome.flagged && httpError(text) === undefined);
     // A search that found nothing answered the question: not a failure.
     if (failed && !outcome.flagged && effect === E.SEARCH && foundNothing(text, isFrame)) failed = false;
     if (failed) flags |= FAILED;
@@ -482,6 +490,7 @@ export class Loops {
       flags |= MUTATION;
     }
     if (effect === E.WAIT && jobDone(text)) flags |= DONE;
+    if (pathless) flags |= PATHLESS;
     const raw = digest(`${outcome.isError ? 'E' : 'S'}${text}`);
     let result = raw;
     if (recurs) {
@@ -521,7 +530,8 @@ export class Loops {
     while (run < n && sameOutcomeInARow(at(run), at(run - 1))) run += 1;
     // A running job's polls that show nothing new are waiting: only long is a loop.
     const isPolling = polling(last);
-    const t = this.#threshold(isPolling ? config.poll : config.repeat, multiplier, transient);
+    // Going back in a browser says the same while it goes further back each time.
+    const t = this.#threshold(isPolling ? config.poll : last.effect === E.NAVIGATE ? undefined : config.repeat, multiplier, transient);
     if (t !== undefined) {
       const spanMs = span(at(run - 1).time, last.time);
       if (run >= t && (!isPolling || this.#quietLong(spanMs))) {
@@ -614,6 +624,28 @@ export class Loops {
         return { kind: 're-read', count: calls.length, period: 1, calls, nextCall: last.call, transient, about, spanMs: undefined };
       }
     }
+
+    // Redo: the same state change that names no file (a click, an install)
+    // with the same result, nothing but looks in between.
+    const redo = last.effect === E.WRITE && (last.flags & PATHLESS) !== 0 ? this.#threshold(config.reRead, multiplier, transient) : undefined;
+    if (redo !== undefined) {
+      const calls = [last.ordinal];
+      let newer = last;
+      for (let i = 1; i < n; i += 1) {
+        const e = at(i);
+        if (e.call === last.call) {
+          if (!sameResult(e, newer)) break;
+          calls.push(e.ordinal);
+          newer = e;
+        } else if (e.effect === E.WRITE || e.effect === E.RUN || e.effect === E.TEST || e.effect === E.NAVIGATE || (e.flags & MUTATION) !== 0) {
+          break;
+        }
+      }
+      if (calls.length >= redo) {
+        calls.reverse();
+        return { kind: 'redo', count: calls.length, period: 1, calls, nextCall: last.call, transient, about: 'calls', spanMs: undefined };
+      }
+    }
     return undefined;
   }
 
@@ -644,6 +676,9 @@ export class Loops {
       const line = error === undefined ? '' : excerpt(error);
       evidence = `calls ${calls}: ${tool} failed with the same error each time: ${line}`;
       head = `${tool} failed ${count} times in a row with the same error, each time with other arguments (calls ${calls}): ${line}`;
+    } else if (found.kind === 'redo') {
+      evidence = `calls ${calls}: the same ${tool} change made again with the same result, only looks in between`;
+      head = `${tool} made the same change ${count} times since call #${first} with the same result each time, with nothing but looking in between (calls ${calls}).`;
     } else if (found.about === 'reruns') {
       evidence = `calls ${calls}: the same ${tool} run failed the same way each time, other calls in between`;
       head = `${tool} ran the same command ${count} times since call #${first} and it failed the same way each time, whatever was done in between (calls ${calls}).`;
@@ -813,6 +848,8 @@ function advice(kind: LoopKind, transient: boolean, about: About): string {
       return 'Changing the arguments does not reach the cause. Diagnose the error itself (read it, check what it names) before trying again.';
     case 're-read':
       return 'The content has not changed since you last read it. Use what you already have instead of fetching it again.';
+    case 'redo':
+      return 'Doing it again has not changed anything: check whether it took effect, and why not, before doing it again; try another way.';
   }
 }
 

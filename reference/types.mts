@@ -183,7 +183,7 @@ export interface FailureVerdict {
 
 /** A loop detector's alarm (`loops` on): raised again at every call the loop goes on. */
 export interface LoopVerdict {
-  kind: 'repeat' | 'cycle' | 'same-error' | 're-read';
+  kind: 'repeat' | 'cycle' | 'same-error' | 're-read' | 'redo';
   tool: string;
   count: number;
   period: number;
@@ -201,7 +201,7 @@ export interface LoopVerdict {
 
 /** `check` refused the call: it would continue a loop already reminded `loops.deny` times. */
 export interface LoopDenyVerdict {
-  kind: 'repeat' | 'cycle' | 'same-error' | 're-read';
+  kind: 'repeat' | 'cycle' | 'same-error' | 're-read' | 'redo';
   count: number;
   reminders: number;
   /** Shown to the model instead of the call's result. */
