@@ -533,6 +533,13 @@ describe('reference shell model: effects', () => {
   });
 });
 
+describe('reference engine: its data files ship', () => {
+  it('the package files list every rules/*.json the reference reads (the same files as the native build embeds)', () => {
+    const { files } = require('../package.json');
+    for (const data of ['rules/builtin.json', 'rules/programs.json', 'rules/shell-tools.json', 'rules/loops.json']) assert.ok(files.includes(data), data);
+  });
+});
+
 describe('reference loop detectors: state', () => {
   it('chainState carries the window: a restored engine goes on where the first stopped', () => {
     const call = { agentId: 'a', name: 'bash', argumentsJson: PYTEST };
