@@ -34,7 +34,7 @@ pub struct ReminderFinding {
 pub struct LoopFinding {
     #[serde(flatten)]
     pub(crate) site: CallSite,
-    /// `repeat`, `cycle`, `same-error` or `re-read`.
+    /// `repeat`, `cycle`, `same-error`, `re-read` or `redo`.
     pub kind: &'static str,
     /// Calls in the loop (a cycle: rounds begun), at its last alarm.
     pub count: u64,

@@ -1321,7 +1321,7 @@ fn minutes(ms: u64) -> String {
     let m = ms / 60_000;
     if m < 60 {
         format!("{m} min")
-    } else if m % 60 == 0 {
+    } else if m.is_multiple_of(60) {
         format!("{} h", m / 60)
     } else {
         format!("{} h {} min", m / 60, m % 60)
