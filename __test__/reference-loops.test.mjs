@@ -426,6 +426,37 @@ describe('reference loop detectors: random call sequences, native vs reference',
   });
 });
 
+describe('reference shell model: random command lines, native vs reference', { skip }, () => {
+  // What a call does (its effect, whether it names a path) decides which
+  // detector may fire: a re-read needs a read, a redo a pathless write, a
+  // poll a wait. Each random line is run between distinct reads, with the
+  // same result, so a different effect shows as a different alarm.
+  const piece = fc.constantFrom(
+    'cat', 'sed', '-n', "'1,5p'", '-i', 'grep', '-rn', 'x', 'src/', 'tail', '-f', 'log.txt', 'curl', '-o', 'out.bin',
+    'http://localhost:8000/health', 'https://x/api', 'git', 'checkout', '--', 'a.py', 'status', 'diff', 'pip', 'install', 'requests',
+    'npm', 'run', 'test', 'make', 'check', 'python', 'python3.11', '-m', 'pytest', '-c', '"import x"', 'bash', '-lc', 'sudo', 'timeout',
+    '60', 'env', 'A=1', 'uv', 'sleep', '5', 'echo', 'done', 'ls', 'kubectl', 'get', 'pods', 'cp', 'a', 'b', 'tee', 'f.txt', './run.sh',
+    '|', '||', '&&', ';', '&', '>', '>>', '2>&1', '<', '<<EOF', '\nbody\nEOF\n', '$(pwd)', '"a b"', "'q", '(', ')', '{', '}', '#', '\\',
+  );
+  const line = fc.array(piece, { minLength: 1, maxLength: 9 }).map((words) => words.join(' '));
+  it('the same alarms for every pattern a command line can take part in', async () => {
+    await fc.assert(
+      fc.asyncProperty(line, fc.constantFrom('bash', 'shell', 'exec_command'), fc.boolean(), async (command, tool, failing) => {
+        const args = tool === 'exec_command' ? JSON.stringify({ cmd: command }) : JSON.stringify({ command });
+        const out = failing ? 'same text\n[exit code: 1]' : 'same text';
+        const steps = [];
+        for (let i = 0; i < 5; i += 1) {
+          steps.push({ call: { agentId: 'a', name: tool, argumentsJson: args }, result: out, check: true });
+          steps.push({ call: { agentId: 'a', name: 'read_file', argumentsJson: JSON.stringify({ path: `f${i}.py` }) }, result: `x = ${i}`, check: true });
+        }
+        for (let i = 0; i < 4; i += 1) steps.push({ call: { agentId: 'a', name: tool, argumentsJson: args }, result: out, check: true });
+        await same({ loops: { deny: 2, poll: 3 } }, steps, command);
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
+
 describe('reference loop detectors: the loops config, native vs reference', { skip }, () => {
   const BAD = [
     { poll: 1 },
