@@ -892,7 +892,7 @@ function rustLines(text: string): string[] {
 
 /** The lines looked at for an HTTP status: the first 20, and the whole lines of the last 400 bytes. */
 function edgeLines(text: string): string[] {
-  const head = rustLines(text).slice(0, 20);
+  const head = rustLines(edgeSpans(text)[0]).slice(0, 20);
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes <= 400) return head;
   const tail = utf8From(text, bytes - 400);

@@ -38,12 +38,19 @@ export function trimEndLikeRust(text: string): string {
 /** Bytes after which a line may need normalising: digits, ESC, `/`, `\r`, `%`. */
 const SPECIAL = /[0-9\x1b/\r%]/;
 
+const isHigh = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
+const isLow = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff;
+
 /**
  * The UTF-8 prefix of `text` of at most `bytes` bytes, cut down to a
- * character boundary (Rust `floor_char_boundary`).
+ * character boundary (Rust `floor_char_boundary`). Only the first `bytes`
+ * code units are encoded (each is at least one byte): a long output costs no
+ * more than its head.
  */
 export function utf8Head(text: string, bytes: number): string {
-  const buffer = Buffer.from(text, 'utf8');
+  let part = text.slice(0, bytes);
+  if (part.length > 0 && isHigh(part.charCodeAt(part.length - 1))) part = text.slice(0, bytes + 1);
+  const buffer = Buffer.from(part, 'utf8');
   let end = Math.min(bytes, buffer.length);
   while (end > 0 && end < buffer.length && (buffer[end]! & 0xc0) === 0x80) end -= 1;
   return buffer.toString('utf8', 0, end);
@@ -51,11 +58,16 @@ export function utf8Head(text: string, bytes: number): string {
 
 /**
  * The UTF-8 suffix of `text` from byte `from`, moved up to a character
- * boundary (Rust `ceil_char_boundary`, or `floor` when `down`).
+ * boundary (Rust `ceil_char_boundary`, or `floor` when `down`). Only the last
+ * code units that can hold those bytes are encoded.
  */
 export function utf8From(text: string, from: number, down = false): string {
-  const buffer = Buffer.from(text, 'utf8');
-  let start = Math.max(0, Math.min(from, buffer.length));
+  const total = Buffer.byteLength(text, 'utf8');
+  const wanted = Math.max(0, total - Math.max(0, from));
+  let at = Math.max(0, text.length - wanted);
+  if (at > 0 && isLow(text.charCodeAt(at)) && isHigh(text.charCodeAt(at - 1))) at -= 1;
+  const buffer = Buffer.from(text.slice(at), 'utf8');
+  let start = Math.min(buffer.length, Math.max(0, buffer.length - wanted));
   while (start > 0 && start < buffer.length && (buffer[start]! & 0xc0) === 0x80) start += down ? -1 : 1;
   return buffer.toString('utf8', start);
 }
