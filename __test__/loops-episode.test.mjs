@@ -59,3 +59,28 @@ test('a saved loop state of another version starts the agent afresh', () => {
   assert.equal(fresh.observe(exec, result)?.loop?.count, 3, 'the saved window is back');
   assert.throws(() => fresh.restoreChain('a', { loops: 'L2.zz' }), /state\.loops/);
 });
+
+test('toolguard audit: a 300-call loop is one finding and one table row, numbered as the timeline', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join, dirname } = await import('node:path');
+  const { fileURLToPath } = await import('node:url');
+  const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+  const dir = mkdtempSync(join(tmpdir(), 'toolguard-loop300-'));
+  const file = join(dir, 'long.jsonl');
+  const lines = [JSON.stringify({ tool: 'bash', arguments: { command: 'ls' }, output: 'a' })];
+  for (let i = 0; i < 300; i++) lines.push(JSON.stringify({ tool: 'bash', arguments: { command: 'pytest -q' }, output: '1 failed, 2 passed', exitCode: 1 }));
+  writeFileSync(file, lines.join('\n') + '\n');
+  const run = (args) => spawnSync(process.execPath, [join(root, 'bin/toolguard.mjs'), 'audit', '--fail-on', 'none', '--no-color', ...args, file], { encoding: 'utf8' });
+  const doc = JSON.parse(run(['--json']).stdout);
+  const [s] = doc.sessions;
+  assert.equal(s.loops.length, 1);
+  const [l] = s.loops;
+  assert.deepEqual([l.kind, l.count, l.firstCall, l.lastCall, l.reminders, l.logLine, l.lastLogLine], ['repeat', 300, 2, 301, 298, 4, 301]);
+  assert.equal(s.timeline.calls[l.firstCall - 1].logLine, 2, 'call numbers are the timeline ordinals');
+  assert.equal(doc.summary.loops, 1);
+  const table = run([]).stdout.split('\n').filter((line) => /repeat × \d+/.test(line));
+  assert.equal(table.length, 1, table.join('\n'));
+  assert.match(table[0], /repeat × 300 +calls #2–#301 · 298 reminders/);
+});
