@@ -426,6 +426,40 @@ describe('reference loop detectors: random call sequences, native vs reference',
   });
 });
 
+describe('reference loop detectors: random result texts, native vs reference', { skip }, () => {
+  // Texts built from the pieces the result readers look at (noise the
+  // normaliser takes out, error words, HTTP statuses, harness frames,
+  // tracebacks, multi-byte and whitespace characters, long lines), three per
+  // sequence so that results recur.
+  const pieces = [
+    'error: x', 'Error', 'FAILED', 'HTTP/1.1 404 Not Found', 'HTTP 503', 'rate limit', 'Too Many Requests', '\r', '\n', '\r\n', ' ', '\t',
+    '\u00a0', '\u0085', '\ufeff', 'é', '😀', '\x1b[31m', '\x1b[0m', '\x1bX', '12:00:01', '2026-11-30T08:00:01.037Z', '0.35s', '37 ms', 'pid 123',
+    'process 77', 'deadbeef1', '0x7ffe', '/tmp/tmpab12cd/out', '/var/tmp/x9y8z7ab/q', '[####=====] 45%', 'Traceback (most recent call last):',
+    '  File "a.py", line 1', 'ValueError: v 12', '^^^^', '=====', '[exit code: 1]', '[exit code: 0]', 'Exit code: 2', 'Wall time: 1s', 'Output:',
+    'No matches found', 'cannot open', 'not found', 'x'.repeat(300), 'ab'.repeat(2100), 'duration_ms: 0.25', 'took 3', 'elapsed 1.5',
+    '4fe0e0b2-6b8f-4c8f-9c0e-1b2c3d4e5f60', 'the "arg" here', 'item 7',
+  ];
+  const text = fc.array(fc.constantFrom(...pieces), { maxLength: 30 }).map((a) => a.join(''));
+  const step = fc.record({
+    args: fc.constantFrom('{"command":"curl http://h/item 7"}', '{"command":"curl http://h/item 8"}', '{"command":"pytest -q"}', '{"command":"cat x"}', '{"path":"a"}'),
+    tool: fc.constantFrom('bash', 'read_file', 'shell'),
+    pick: fc.nat({ max: 2 }),
+    isError: fc.boolean(),
+  });
+  it('the same verdicts, call by call', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(text, { minLength: 3, maxLength: 3 }), fc.array(step, { maxLength: 14 }), async (texts, seq) => {
+        const steps = seq.map((s) => ({
+          call: { agentId: 'z', name: s.tool, argumentsJson: s.args },
+          result: { content: [{ type: 'text', text: texts[s.pick] }], isError: s.isError },
+        }));
+        await same({ loops: { sameError: 2, softError: 2, reRead: 2, repeat: 2 } }, steps, 'random texts');
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
 describe('reference shell model: random command lines, native vs reference', { skip }, () => {
   // What a call does (its effect, whether it names a path) decides which
   // detector may fire: a re-read needs a read, a redo a pathless write, a
