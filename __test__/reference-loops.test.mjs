@@ -591,7 +591,7 @@ describe('reference shell model: effects', () => {
       ['shell', '{"command":["bash","-lc","pytest -q"]}', 'test'],
       ['shell', '{"command":["git","checkout","--","a b.py"]}', 'write'],
       ['exec_command', '{"cmd":"sleep 10"}', 'wait'],
-      ['bash', 'not json at all', 'run'],
+      ['bash', 'not json at all', undefined],
       ['bash', '', undefined],
     ];
     for (const [tool, args, want] of table) assert.equal(callEffect(tool, args), want, `${tool} ${args}`);

@@ -839,7 +839,9 @@ describe('differential: native GuardEngine vs reference', () => {
       fc.tuple(text, fc.constantFrom({ ok: true }, { status: 'failed', log: 'Segmentation fault' }, ['a', 1])).map(([t, value]) => ({ content: [{ type: 'text', text: t }], value })),
     );
     const args = fc.oneof(
-      fc.constantFrom('{}', '', '{"command":"ls -la src"}', '{ "command" : "ls -la src" }', '{bad', '[1,2]', '{"b":1,"a":2}', '{"a":2,"b":1}').map((json) => ({ argumentsJson: json })),
+      fc
+        .constantFrom('{}', '', '{"command":"ls -la src"}', '{ "command" : "ls -la src" }', '{"command":"make -C src"}', '{"command":"curl -s https://api.example.com/v1/x"}', '{bad', '[1,2]', '{"b":1,"a":2}', '{"a":2,"b":1}')
+        .map((json) => ({ argumentsJson: json })),
       // Commands the command-aware scan reads (shell/intent.rs): a download, a
       // display, a probe, a hidden status, a script written then run.
       fc
@@ -883,8 +885,16 @@ describe('differential: native GuardEngine vs reference', () => {
     // Each built-in's whole positive fixture once, as a bash output: a rule
     // that needs its match to end the output (a stack trace) rarely fires in
     // the random sequences below, which add markers and padding around texts.
+    const { commandRules } = JSON.parse(readFileSync(new URL('../rules/programs.json', import.meta.url), 'utf8'));
     for (const rule of BUILTINS) {
-      const exec = { name: 'bash', argumentsJson: '{}' };
+      // A rule that counts only with a command gets one it counts with.
+      const fixtureText = readFileSync(path.join(FIXTURES, `${rule.id}.pos.txt`), 'utf8');
+      const command = !Object.hasOwn(commandRules, rule.id)
+        ? undefined
+        : commandRules[rule.id] === 'program-ran'
+          ? `${fixtureText.trimStart().split(/[:\s]/)[0]} x`
+          : 'curl -s https://api.example.com/v1/x';
+      const exec = { name: 'bash', argumentsJson: command === undefined ? '{}' : JSON.stringify({ command }) };
       const result = { content: [{ type: 'text', text: readFileSync(path.join(FIXTURES, `${rule.id}.pos.txt`), 'utf8') }] };
       const expected = new GuardEngine().observe(exec, result);
       assert.deepEqual(normalize(new native.GuardEngine().observe(exec, result)), expected, `${rule.id}.pos.txt`);

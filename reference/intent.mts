@@ -30,11 +30,16 @@ export interface ActedHit {
   action: RuleAction;
 }
 
-/** The context of a call of tool `name`; `undefined` when it has no shell command. */
+/**
+ * The context of a call of tool `name`; `undefined` when it has no shell
+ * command. Only the agent's written paths whose file name occurs in the
+ * arguments are candidates for its own script (intent.rs `ScanContext::new`).
+ */
 export function scanContext(name: string, argumentsJson: string, writes: SessionWrites | undefined): ScanContext | undefined {
   const model = classifyCall(name, argumentsJson);
   if (!model.isShell) return undefined;
-  const ownScript = writes !== undefined && model.commands.some((c) => c.script !== undefined && writes.wrote(c.script, c.cwd));
+  const written = writes?.named(argumentsJson);
+  const ownScript = written !== undefined && model.commands.some((c) => c.script !== undefined && written.wrote(c.script, c.cwd));
   return { model, ownScript };
 }
 
@@ -50,6 +55,16 @@ export class SessionWrites {
     if (isShellTool(name)) return argumentsJson.includes('>') || argumentsJson.includes('tee ');
     const lower = name.replace(/[A-Z]+/g, (c) => c.toLowerCase());
     return ['edit', 'write', 'create', 'patch', 'str_replace', 'insert', 'replace'].some((k) => lower.includes(k));
+  }
+
+  /** The paths whose file name occurs in `argumentsJson` (the only ones a call can run). */
+  named(argumentsJson: string): SessionWrites {
+    const out = new SessionWrites();
+    for (const p of this.#paths) {
+      const file = p.slice(p.lastIndexOf('/') + 1);
+      if (file !== '' && argumentsJson.includes(file)) out.#paths.push(p);
+    }
+    return out;
   }
 
   /** Record what a call wrote. */
@@ -144,6 +159,7 @@ export function adjust(ctx: ScanContext | undefined, text: string, first: ActedH
       .join('\n');
     matches = rescan(cleaned);
   }
+  if (matches.length === 0) return matches;
   if (ctx === undefined) return matches.filter((m) => !table.commandRules.has(m.hit.id));
   const model = ctx.model;
   matches = matches.filter((m) => {
@@ -160,10 +176,12 @@ export function adjust(ctx: ScanContext | undefined, text: string, first: ActedH
   });
   const meant = ctx.ownScript || model.probe;
   const hidden = model.masks.some((m) => m === 'pipeline' || m === 'fallback' || m === 'sequence');
+  // Content shown from files: a displaying command that names no file prints its own errors.
+  const showsFiles = model.displaysOnly && model.reads.length > 0;
   return matches.map((m) => {
     const ownError = isProgramMessage(m.hit.excerpt, model);
-    if (m.action === 'error' && (meant || (model.displaysOnly && !ownError))) return { ...m, action: 'context' };
-    if (m.action === 'context' && hidden && !meant && !model.displaysOnly) return { ...m, action: 'error' };
+    if (m.action === 'error' && (meant || (showsFiles && !ownError))) return { ...m, action: 'context' };
+    if (m.action === 'context' && hidden && !meant && !showsFiles) return { ...m, action: 'error' };
     return m;
   });
 }

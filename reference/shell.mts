@@ -47,6 +47,8 @@ type Operands = 'all' | 'after-first' | 'last' | 'none';
 
 interface Program {
   effect: Effect;
+  /** Which operands are files read. */
+  paths: Operands;
   quiet: boolean;
   probe: boolean;
   writes: Operands;
@@ -96,6 +98,7 @@ function program(v: Record<string, unknown>, parent?: Program): Program {
   const effect = typeof v.effect === 'string' && EFFECTS.has(v.effect as Effect) ? (v.effect as Effect) : (parent?.effect ?? 'run');
   const p: Program = {
     effect,
+    paths: operands(v.paths),
     quiet: v.quiet === true,
     probe: v.probe === true,
     writes: operands(v.writes),
@@ -269,8 +272,18 @@ function parseLine(s: string, limit: number): RawPipeline[] {
     } else {
       const op = t.op;
       pending = undefined;
-      if (op === '|' || op === '|&' || op === '(') {
+      if (op === '|' || op === '|&') {
         endCmd();
+        continue;
+      }
+      if (op === '(') {
+        endCmd();
+        // `a (b)` is not shell; best effort: the group starts a new pipeline.
+        if (cur.stages.length > 0) {
+          out.push(cur);
+          cur = { joiner: 'seq', stages: [], background: false };
+          joiner = 'seq';
+        }
         continue;
       }
       endCmd();
@@ -523,6 +536,8 @@ export type Mask = 'pipeline' | 'fallback' | 'sequence' | 'background';
 export interface Command {
   program: string;
   effect: Effect;
+  /** Files it reads (paths as written; line ranges are not kept). */
+  reads: string[];
   writes: string[];
   url: string | undefined;
   /** Prints or sets shell state only (echo, true, cd, sleep, test). */
@@ -542,6 +557,7 @@ export interface CallModel {
   isShell: boolean;
   effect: Effect | undefined;
   commands: Command[];
+  reads: string[];
   writes: string[];
   masks: Mask[];
   probe: boolean;
@@ -551,6 +567,7 @@ export interface CallModel {
 const newCommand = (): Command => ({
   program: '',
   effect: 'other',
+  reads: [],
   writes: [],
   url: undefined,
   quiet: false,
@@ -618,7 +635,9 @@ function modelLine(line: string, depth: number, model: Building): void {
           break;
         }
       }
-      if (c.quiet || looks(c.effect) || (before !== undefined && (looks(before.effect) || before.quiet))) model.probe = true;
+      // `|| true` / `|| :` only keep a chain going: not a question.
+      const says = c.program === 'echo' || c.program === 'printf';
+      if (says || looks(c.effect) || (before !== undefined && (looks(before.effect) || before.quiet))) model.probe = true;
     }
   });
 }
@@ -667,6 +686,8 @@ function command(raw: RawCommand, depth: number, model: Building): Command | und
     if (r.output && isFile(r.target)) {
       if (r.fd === 1 || r.both) stdoutToFile = true;
       if (!cmd.writes.includes(r.target)) cmd.writes.push(r.target);
+    } else if (!r.output && isFile(r.target) && cmd.effect === 'read') {
+      cmd.reads.push(r.target);
     }
   }
   // A display redirected to a file is a copy: `cat > f << EOF`, `git diff > x.patch`.
@@ -753,6 +774,21 @@ function classify(cmd: Command, args: string[], raw: RawCommand, depth: number, 
     }
     ops.push(a);
   }
+  let paths: string[];
+  switch (prog.paths) {
+    case 'all':
+      paths = ops;
+      break;
+    case 'after-first':
+      paths = patternGiven ? ops : ops.slice(1);
+      break;
+    case 'last':
+      paths = ops.slice(-1);
+      break;
+    default:
+      paths = [];
+  }
+  if (cmd.effect === 'read' || cmd.effect === 'search' || cmd.effect === 'wait') for (const p of paths) if (p !== '-') cmd.reads.push(p);
   let writes: string[];
   switch (prog.writes) {
     case 'all':
@@ -772,6 +808,8 @@ function classify(cmd: Command, args: string[], raw: RawCommand, depth: number, 
   const afterDashes = dashes === -1 ? [] : args.slice(dashes + 1);
   if (name === 'git' && prog.writes !== 'none' && afterDashes.length > 0) writes = afterDashes;
   for (const w of writes) if (isFile(w) && !cmd.writes.includes(w)) cmd.writes.push(w);
+  // `cp a b`: reads a.
+  if (name === 'cp') cmd.reads.push(...ops.slice(0, Math.max(0, ops.length - 1)));
   // `curl -o f`, `wget -O f`: a download is a state change.
   if (cmd.effect === 'network' && cmd.writes.length > 0) cmd.effect = 'write';
   // `curl` of a health endpoint is a poll.
@@ -822,7 +860,10 @@ function interpreter(cmd: Command, prog: Program, raw: RawCommand, args: string[
         const inner = model.commands.splice(before);
         const effect = best(inner.map((c) => c.effect));
         if (effect !== undefined) cmd.effect = effect;
-        for (const c of inner) cmd.writes.push(...c.writes);
+        for (const c of inner) {
+          cmd.reads.push(...c.reads);
+          cmd.writes.push(...c.writes);
+        }
         const last = inner[inner.length - 1];
         if (last !== undefined && cmd.script === undefined) cmd.script = last.script;
       }
@@ -905,21 +946,21 @@ const TOOL_EFFECTS = new Map<string, Effect>([
 
 // ---------------------------------------------------------------- mod.rs
 
-/** mod.rs `command_of`: the command line of a shell tool's arguments, or undefined. */
+/**
+ * mod.rs `command_of`: the command line of a shell tool's arguments — a
+ * named member only (a bare string or malformed text is not a command).
+ */
 function commandOf(argumentsJson: string): string | undefined {
   let value: unknown;
   try {
     value = JSON.parse(argumentsJson);
   } catch {
-    // DSH counts malformed text as a raw string: it may be the command itself.
-    return trimLikeRust(argumentsJson) === '' ? undefined : argumentsJson;
+    return undefined;
   }
   return commandOfValue(value);
 }
 
 function commandOfValue(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
-  if (Array.isArray(value)) return argvCommand(value);
   if (isRecord(value)) {
     for (const key of ['command', 'cmd', 'script', 'commandLine', 'command_line', 'code']) {
       const v = Object.hasOwn(value, key) ? value[key] : undefined;
@@ -979,7 +1020,10 @@ function toolModel(name: string, argumentsJson: string): CallModel {
   const record = isRecord(args) ? args : {};
   const text = (k: string) => (Object.hasOwn(record, k) && typeof record[k] === 'string' ? (record[k] as string) : undefined);
   const path = PATH_KEYS.map(text).find((v) => v !== undefined);
-  if (effect === 'write') {
+  if (effect === 'read') {
+    if (path !== undefined) cmd.reads.push(path);
+    else if (Array.isArray(record.paths)) for (const p of record.paths) if (typeof p === 'string') cmd.reads.push(p);
+  } else if (effect === 'write') {
     if (path !== undefined) cmd.writes.push(path);
     if (short === 'apply_patch' || short === 'applypatch') {
       const patch = ['input', 'patch', 'diff', 'content'].map(text).find((v) => v !== undefined) ?? (typeof args === 'string' ? args : argumentsJson);
@@ -997,9 +1041,11 @@ function toolModel(name: string, argumentsJson: string): CallModel {
 
 /** mod.rs `CallModel::finish`: the call's effect, writes, masks and whether it only displays. */
 function finish(model: Building, isShell: boolean): CallModel {
+  const reads: string[] = [];
   const writes: string[] = [];
   const masks: Mask[] = [];
   for (const c of model.commands) {
+    for (const r of c.reads) if (!reads.includes(r)) reads.push(r);
     for (const w of c.writes) if (!writes.includes(w)) writes.push(w);
     if (!c.quiet) for (const m of c.masks) if (!masks.includes(m)) masks.push(m);
   }
@@ -1008,6 +1054,7 @@ function finish(model: Building, isShell: boolean): CallModel {
     isShell,
     effect: best(model.commands.map((c) => c.effect)),
     commands: model.commands,
+    reads,
     writes,
     masks,
     probe: model.probe,

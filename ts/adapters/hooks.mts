@@ -51,10 +51,13 @@ import { parseCommandLine } from '../cli/args.mjs';
 import { checkWithEngine, readConfig } from '../cli/config.mjs';
 
 /**
- * Shell tools of the hosts: Claude Code and Codex both name theirs `Bash`;
- * the DSH names stay so one config serves both worlds.
+ * Shell tools of the hosts: the core's one default list
+ * (`rules/shell-tools.json`, compared without case), so Claude Code's `Bash`,
+ * Codex's `exec_command` and the DSH names are all scanned.
  */
-export const HOOK_SHELL_TOOLS: readonly string[] = ['Bash', 'bash', 'pwsh', 'job_output'];
+export const HOOK_SHELL_TOOLS: readonly string[] = (
+  createRequire(import.meta.url)('toolguard/rules/shell-tools.json') as { shellTools: string[] }
+).shellTools;
 
 /**
  * The engine config the hook uses: `config` with `shellTools` defaulting to

@@ -321,10 +321,10 @@ impl Engine {
     }
 
     /// What the scan of `call`'s result needs to know of it (for a scan
-    /// that runs off this thread); `None`: no command, scan as without.
+    /// that runs off this thread; modelled only if a rule matches).
     pub fn scan_context(&self, call: &Call) -> Option<ScanContext> {
         let writes = call.agent_id.and_then(|a| self.writes.get(a));
-        ScanContext::of(call.name, call.arguments_json, writes)
+        Some(ScanContext::new(call.name, call.arguments_json, writes))
     }
 
     /// Remember the paths `call` writes, per agent (bounded).

@@ -25,30 +25,56 @@ use std::collections::VecDeque;
 use super::{classify_call, CallModel, Effect, Mask};
 use crate::rules::{Action, RuleMatch};
 
-/// What the scan knows of the call that produced the output.
-#[derive(Debug, Clone, PartialEq)]
+/// What the scan knows of the call that produced the output. Built for
+/// every scanned call, modelled only when a rule matched (most outputs match
+/// nothing, and then the command changes nothing).
+#[derive(Debug)]
 pub struct ScanContext {
-    pub model: CallModel,
-    /// The call runs a script the agent wrote earlier in this session.
-    pub own_script: bool,
+    name: String,
+    arguments_json: String,
+    /// The agent's written paths whose file name occurs in the arguments
+    /// (the only ones the call can run).
+    written: SessionWrites,
+    model: std::sync::OnceLock<Option<(CallModel, bool)>>,
 }
 
 impl ScanContext {
-    /// The context of a call of tool `name`; `None` when it has no shell
-    /// command (then the result scans as without a command).
-    pub fn of(name: &str, arguments_json: &str, writes: Option<&SessionWrites>) -> Option<Self> {
-        let model = classify_call(name, arguments_json);
-        if !model.is_shell {
-            return None;
+    /// The context of a call of tool `name` by an agent that wrote `writes`.
+    pub fn new(name: &str, arguments_json: &str, writes: Option<&SessionWrites>) -> Self {
+        let mut written = SessionWrites::default();
+        for p in writes.into_iter().flat_map(|w| w.paths.iter()) {
+            let file = p.rsplit('/').next().unwrap_or(p);
+            if !file.is_empty() && arguments_json.contains(file) {
+                written.paths.push_back(p.clone());
+            }
         }
-        let own_script = writes.is_some_and(|w| {
-            model
-                .commands
-                .iter()
-                .filter_map(|c| Some((c.script.as_deref()?, c.cwd.as_deref())))
-                .any(|(s, cwd)| w.wrote(s, cwd))
-        });
-        Some(Self { model, own_script })
+        Self {
+            name: name.to_owned(),
+            arguments_json: arguments_json.to_owned(),
+            written,
+            model: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The call's model and whether it runs a script the agent wrote;
+    /// `None` when it has no shell command (then the result scans as
+    /// without a command).
+    pub fn model(&self) -> Option<(&CallModel, bool)> {
+        self.model
+            .get_or_init(|| {
+                let model = classify_call(&self.name, &self.arguments_json);
+                if !model.is_shell {
+                    return None;
+                }
+                let own_script = model
+                    .commands
+                    .iter()
+                    .filter_map(|c| Some((c.script.as_deref()?, c.cwd.as_deref())))
+                    .any(|(s, cwd)| self.written.wrote(s, cwd));
+                Some((model, own_script))
+            })
+            .as_ref()
+            .map(|(m, own)| (m, *own))
     }
 }
 
@@ -228,26 +254,32 @@ pub fn adjust(
             .join("\n");
         matches = rescan(&cleaned);
     }
-    let Some(ctx) = ctx else {
+    if matches.is_empty() {
+        return matches;
+    }
+    let Some((model, own_script)) = ctx.and_then(ScanContext::model) else {
         // Without a command, the rules that need one do not count.
         matches.retain(|m| !table.command_rules.contains_key(m.id.as_str()));
         return matches;
     };
-    let model = &ctx.model;
     matches.retain(|m| match table.command_rules.get(m.id.as_str()) {
         None => true,
         Some(need) => need.holds(model, &m.excerpt),
     });
-    let meant = ctx.own_script || model.probe;
+    let meant = own_script || model.probe;
     let hidden = model
         .masks
         .iter()
         .any(|m| matches!(m, Mask::Pipeline | Mask::Fallback | Mask::Sequence));
+    // Content shown from files (`cat log`, `tail -n 50 log`, `grep -rn x .`):
+    // a displaying command that names no file (`git diff HEAD~1 f | grep`)
+    // prints its own errors, not a file's.
+    let shows_files = model.displays_only && !model.reads.is_empty();
     for m in &mut matches {
         let own_error = is_program_message(&m.excerpt, model);
-        if m.action == Action::Error && (meant || (model.displays_only && !own_error)) {
+        if m.action == Action::Error && (meant || (shows_files && !own_error)) {
             m.action = Action::Context;
-        } else if m.action == Action::Context && hidden && !meant && !model.displays_only {
+        } else if m.action == Action::Context && hidden && !meant && !shows_files {
             m.action = Action::Error;
         }
     }
@@ -383,6 +415,15 @@ mod tests {
     }
 
     #[test]
+    fn a_display_that_names_no_file_keeps_its_own_errors() {
+        let out = "fatal: ambiguous argument 'src/x.py': unknown revision or path not in the working tree.\n";
+        assert_eq!(
+            action(&[], "git diff HEAD~1 src/x.py | grep -A5 main", out),
+            Some(FailureAction::Error)
+        );
+    }
+
+    #[test]
     fn a_try_except_probe_is_context() {
         let probe = "python -c \"import os\ntry:\n    os.stat('cfg.yaml')\nexcept OSError as e:\n    print('Error:', e)\"";
         let out = "Error: [Errno 2] No such file or directory: 'cfg.yaml'\n";
@@ -448,6 +489,24 @@ mod tests {
         let bad = format!("{out}dpkg: error processing package nginx (--configure):\n");
         assert_eq!(
             action(&[], "apt-get install -y nginx", &bad),
+            Some(FailureAction::Error)
+        );
+    }
+
+    #[test]
+    fn a_context_rule_behind_a_hidden_status_is_an_error() {
+        let panic =
+            "thread 'main' panicked at src/main.rs:2:5:\nboom\nnote: run with `RUST_BACKTRACE=1`\n";
+        assert_eq!(
+            action(&[], "cargo run", panic),
+            Some(FailureAction::Context)
+        );
+        assert_eq!(
+            action(&[], "cargo run 2>&1 | tail -5", panic),
+            Some(FailureAction::Error)
+        );
+        assert_eq!(
+            action(&[], "cargo run || true", panic),
             Some(FailureAction::Error)
         );
     }

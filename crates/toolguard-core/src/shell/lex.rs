@@ -169,6 +169,21 @@ pub fn parse_line(s: &str, limit_commands: usize) -> (Vec<RawPipeline>, bool) {
                     "|" | "|&" => end_cmd(&mut cur, &mut cmd),
                     "(" => {
                         end_cmd(&mut cur, &mut cmd);
+                        // `a (b)` is not shell; best effort: the group starts a
+                        // new pipeline, not a stage of the words before it.
+                        if !cur.stages.is_empty() {
+                            out.push(std::mem::replace(
+                                &mut cur,
+                                RawPipeline {
+                                    joiner: Joiner::Seq,
+                                    stages: Vec::new(),
+                                    background: false,
+                                    depth,
+                                    negated: false,
+                                },
+                            ));
+                            joiner = Joiner::Seq;
+                        }
                         depth += 1;
                     }
                     _ => {
@@ -529,9 +544,39 @@ pub(super) fn read_word(s: &str, mut i: usize) -> (String, usize) {
                 i = end.min(s.len());
             }
             _ => {
-                let ch = s[i..].chars().next().unwrap_or(' ');
-                w.push(ch);
-                i += ch.len_utf8();
+                // A run of plain bytes at once (every special byte is ASCII,
+                // so the run ends on a character boundary).
+                let run = b[i..]
+                    .iter()
+                    .position(|&c| {
+                        matches!(
+                            c,
+                            b' ' | b'\t'
+                                | b'\r'
+                                | b'\n'
+                                | b'|'
+                                | b'&'
+                                | b';'
+                                | b'<'
+                                | b'>'
+                                | b'('
+                                | b')'
+                                | b'\''
+                                | b'"'
+                                | b'\\'
+                                | b'$'
+                                | b'`'
+                        )
+                    })
+                    .map_or(b.len(), |k| i + k);
+                if run == i {
+                    // A lone `$` (not `$(`, `${`, `$'`): plain text.
+                    w.push(b[i] as char);
+                    i += 1;
+                } else {
+                    w.push_str(&s[i..run]);
+                    i = run;
+                }
             }
         }
     }

@@ -227,7 +227,7 @@ pub struct CallModel {
     pub reporter: Option<usize>,
     /// Every way a non-quiet command's status was hidden, deduplicated.
     pub masks: Vec<Mask>,
-    /// An explicit probe: `|| echo`/`|| true` fallbacks, `python -c` with
+    /// An explicit probe: `|| echo …` fallbacks, `ls a || ls b`, `python -c` with
     /// `try:`/`except`, `test`/`[`: a negative answer is what was asked.
     pub probe: bool,
     /// Every command only reads, searches or prints: what the output shows
@@ -303,21 +303,18 @@ impl CallModel {
     }
 }
 
-/// The command line of a shell tool's arguments: `command` (a string, or
-/// an argv array such as Codex's `["bash", "-lc", "…"]`), `cmd`, `script`,
-/// `commandLine`; a bare JSON string; `None` when there is none.
+/// The command line of a shell tool's arguments: the member `command` (a
+/// string, or an argv array such as Codex's `["bash", "-lc", "…"]`), `cmd`,
+/// `script`, `commandLine`, `command_line` or `code`; `None` when there is
+/// none (a bare string or malformed text is not taken for a command: every
+/// shell tool names its argument).
 pub fn command_of(arguments_json: &str) -> Option<String> {
-    let value: Value = match serde_json::from_str(arguments_json) {
-        Ok(v) => v,
-        // DSH counts malformed text as a raw string: it may be the command itself.
-        Err(_) => return Some(arguments_json.to_owned()).filter(|s| !s.trim().is_empty()),
-    };
+    let value: Value = serde_json::from_str(arguments_json).ok()?;
     command_of_value(&value)
 }
 
 fn command_of_value(value: &Value) -> Option<String> {
     match value {
-        Value::String(s) => Some(s.clone()),
         Value::Object(o) => {
             for key in [
                 "command",
@@ -335,7 +332,6 @@ fn command_of_value(value: &Value) -> Option<String> {
             }
             None
         }
-        Value::Array(argv) => argv_command(argv),
         _ => None,
     }
 }

@@ -260,14 +260,16 @@ pub(super) fn model_line(line: &str, depth: u32, model: &mut CallModel) {
     if depth == 0 {
         model.reporter = model.commands.len().checked_sub(1);
     }
-    // Probes: a fallback that only prints or succeeds (`|| echo …`, `|| true`),
+    // Probes: a fallback that says the answer (`|| echo missing`),
     // or an alternative look tried on failure (`ls a || ls b`, `test -f x || …`).
     let mine = &model.commands[first_new..];
     for (k, c) in mine.iter().enumerate() {
         if c.joiner == Joiner::Or && c.stage == 0 {
             let before = mine[..k].iter().rev().find(|b| b.pipeline < c.pipeline);
             let looks = |e: Effect| matches!(e, Effect::Read | Effect::Search);
-            if c.quiet || looks(c.effect) || before.is_some_and(|b| looks(b.effect) || b.quiet) {
+            // `|| true` / `|| :` only keep a chain going: not a question.
+            let says = matches!(c.program.as_str(), "echo" | "printf");
+            if says || looks(c.effect) || before.is_some_and(|b| looks(b.effect) || b.quiet) {
                 model.probe = true;
             }
         }
@@ -634,10 +636,15 @@ fn flag_effect(prog: &super::programs::Program, a: &str) -> Option<Effect> {
     if a[1..].bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    a[1..]
-        .chars()
+    a.as_bytes()[1..]
+        .iter()
         .take_while(|c| c.is_ascii_alphabetic())
-        .find_map(|c| prog.flags.get(&format!("-{c}")).copied())
+        .find_map(|&c| {
+            let key = [b'-', c];
+            prog.flags
+                .get(std::str::from_utf8(&key).unwrap_or(""))
+                .copied()
+        })
 }
 
 fn sed_range(script: &str) -> Option<LineRange> {

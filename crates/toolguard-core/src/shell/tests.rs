@@ -225,6 +225,11 @@ fn never_panics_on_hostile_input() {
     assert!(m.truncated && m.commands.len() <= MAX_COMMANDS);
     let nested = "bash -c \"".repeat(50) + "ls";
     let _ = parse(&nested);
+    // Not shell (`a (b)`): the group is not a stage of the words before it.
+    assert!(!parse("%(*").masks.contains(&Mask::Pipeline));
+    // A bare string or malformed text is not a command.
+    assert_eq!(command_of(r#""ls | tail""#), None);
+    assert_eq!(command_of("{bad"), None);
     let unicode = "echo é€😀 | grep 'ü' > ñ";
     assert_eq!(parse(unicode).writes, vec!["ñ"]);
     // Cut inside a multi-byte character.
@@ -344,6 +349,22 @@ fn dump_commands() {
         return;
     };
     let text = std::fs::read_to_string(path).unwrap_or_default();
+    // The model's cost per command line (a release build gives the real figure).
+    let started = std::time::Instant::now();
+    let rounds = 20;
+    for _ in 0..rounds {
+        for line in text.lines() {
+            std::hint::black_box(classify_call(
+                "bash",
+                &serde_json::json!({ "command": line }).to_string(),
+            ));
+        }
+    }
+    let lines = text.lines().count().max(1);
+    println!(
+        "# {:?} per call (classify_call, {lines} lines x {rounds})",
+        started.elapsed() / (lines * rounds) as u32
+    );
     for line in text.lines() {
         let m = parse(line);
         let masks: Vec<&str> = m.masks.iter().map(mask_str).collect();
