@@ -491,6 +491,25 @@ describe('reference shell model: random command lines, native vs reference', { s
   });
 });
 
+describe('reference loop detectors: observeCall is the chain half only, as natively', { skip }, () => {
+  it('observeCall and observeCallValue leave the loop window alone; observe after them sees the same window', async () => {
+    const mod = await import('../dist/reference/index.mjs');
+    for (const loops of [{}, { resultBlindRepeat: true }]) {
+      const ours = new Reference({ loops });
+      const theirs = new native.GuardEngine({ loops });
+      const exec = { agentId: 'a', name: 'bash', argumentsJson: PYTEST };
+      const steps = [];
+      for (let i = 0; i < 4; i += 1) {
+        steps.push([mod.observeCall(ours.callHandle, 'a', 'bash', PYTEST), native.observeCall(theirs.callHandle, 'a', 'bash', PYTEST)]);
+        steps.push([mod.observeCallValue(ours.callHandle, 'a', 'bash', { command: 'pytest -q' }), native.observeCallValue(theirs.callHandle, 'a', 'bash', { command: 'pytest -q' })]);
+        steps.push([ours.observe(exec, '1 failed\n[exit code: 1]'), theirs.observe(exec, '1 failed\n[exit code: 1]')]);
+        steps.push([ours.chainState('a')?.loops !== undefined, theirs.chainState('a')?.loops !== undefined]);
+      }
+      for (const [i, [a, b]] of steps.entries()) assert.deepEqual(plain(a), plain(b), `${JSON.stringify(loops)} step ${i}`);
+    }
+  });
+});
+
 describe('reference loop detectors: the loops config, native vs reference', { skip }, () => {
   const BAD = [
     { poll: 1 },

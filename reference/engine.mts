@@ -121,6 +121,9 @@ function ruleLine(match: RuleHit): string {
 /** Engines reachable from `observeCall` by handle; a handle is never reused. */
 const callEngines: WeakRef<GuardEngine>[] = [];
 
+/** Each engine's chain-only step (engine.rs `advance`), for `observeCall`. */
+const advancers = new WeakMap<GuardEngine, (agentId: string, name: string, argumentsJson: string) => ReminderVerdict | undefined>();
+
 /** The reference engine; see `GuardEngineLike` for the contract. */
 export class GuardEngine implements GuardEngineLike {
   readonly #callHandle = callEngines.push(new WeakRef(this)) - 1;
@@ -144,6 +147,13 @@ export class GuardEngine implements GuardEngineLike {
     this.#scanValue = loudFailure.scanValue;
     this.#loops = loops === undefined ? undefined : new Loops(loops);
     this.#blindRepeat = loops === undefined || loops.resultBlindRepeat;
+    advancers.set(this, (agentId, name, argumentsJson) => this.#advance(agentId, name, argumentsJson));
+  }
+
+  /** The chain half of a call (engine.rs `advance`): the paths it writes noted, the result-blind repeat reminder. */
+  #advance(agentId: string, name: string, argumentsJson: string): ReminderVerdict | undefined {
+    this.#noteWrites(agentId, name, argumentsJson);
+    return this.#blindRepeat ? this.#chains.observe(agentId, name, () => parseArguments(argumentsJson)) : undefined;
   }
 
   /**
@@ -163,11 +173,7 @@ export class GuardEngine implements GuardEngineLike {
     const agentId = optionalString(exec.agentId, 'exec.agentId');
     const argumentsJson = argumentsJsonOf(exec);
 
-    if (agentId !== undefined) this.#noteWrites(agentId, name, argumentsJson);
-    const reminder =
-      agentId === undefined || !this.#blindRepeat
-        ? undefined
-        : this.#chains.observe(agentId, name, () => parseArguments(argumentsJson));
+    const reminder = agentId === undefined ? undefined : this.#advance(agentId, name, argumentsJson);
     const scanned = matchesAny(this.#shellTools, name.toLowerCase());
     const loops = agentId === undefined ? undefined : this.#loops;
     // With loops on every tool's result is read (error results too).
@@ -341,8 +347,12 @@ export class GuardEngine implements GuardEngineLike {
 export function observeCall(handle: number, agentId: string, name: string, argumentsJson: string): ReminderVerdict | null {
   const engine = callEngines[handle]?.deref();
   if (engine === undefined) throw invalid(`toolguard: no live engine has handle ${handle}`);
+  if (typeof agentId !== 'string') throw inputError('agentId', 'a string', agentId);
+  if (typeof name !== 'string') throw inputError('name', 'a string', name);
   if (typeof argumentsJson !== 'string') throw inputError('argumentsJson', 'a string', argumentsJson);
-  return engine.observe({ agentId, name, argumentsJson })?.reminder ?? null;
+  // The chain only, as natively (fast_path.rs `observe_call` calls `advance`):
+  // no result, so the loop detectors do not see this call.
+  return advancers.get(engine)!(agentId, name, argumentsJson) ?? null;
 }
 
 /**
