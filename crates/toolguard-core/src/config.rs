@@ -888,6 +888,18 @@ mod tests {
             ),
             (Some(3), Some(3), Some(3), Some(4), Some(3))
         );
+        assert_eq!((on.poll, on.poll_quiet_seconds), (Some(8), 300));
+        let c = loops(obj(&[
+            ("poll", Value::Bool(false)),
+            ("pollQuietSeconds", Value::Number(0.0)),
+        ]))
+        .unwrap()
+        .unwrap();
+        assert_eq!((c.poll, c.poll_quiet_seconds), (None, 0));
+        assert_eq!(
+            loops(obj(&[("pollQuietSeconds", Value::Number(-1.0))])).unwrap_err(),
+            "toolguard: config.loops.pollQuietSeconds must be an integer from 0 to 86400 (got -1)"
+        );
         assert_eq!(
             on.ignore_arguments,
             vec![("Bash".to_owned(), vec!["description".to_owned()])]

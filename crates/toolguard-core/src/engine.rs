@@ -93,12 +93,7 @@ impl Scanner {
     pub fn with_rules(rules: RuleSet, config: &LoudFailureConfig) -> Self {
         Self {
             rules,
-            // Tool names are compared without case (`Bash` is `bash`).
-            shell_tools: config
-                .shell_tools
-                .iter()
-                .map(|p| Wildcard::new(&p.to_lowercase()))
-                .collect(),
+            shell_tools: shell_tool_patterns(&config.shell_tools),
             scan_value: config.scan_value,
         }
     }
@@ -106,11 +101,7 @@ impl Scanner {
     /// Whether results of this tool are scanned for silent failures. Callers
     /// use it to skip reading a result they would only throw away.
     pub fn scans(&self, name: &str) -> bool {
-        if name.chars().any(char::is_uppercase) {
-            any_match(&self.shell_tools, &name.to_lowercase())
-        } else {
-            any_match(&self.shell_tools, name)
-        }
+        scans_with(&self.shell_tools, name)
     }
 
     /// Whether results should carry the value JSON (the `scanValue` option).
@@ -155,6 +146,24 @@ impl Scanner {
         // Only `when: always` rules can match output that already shows failure;
         // the header must not then claim the command exited 0.
         Some(failure_verdict(name, &original, already_failed, matches))
+    }
+}
+
+/// `loudFailure.shellTools` as matchers. Tool names are compared without
+/// case (`Bash` is `bash`): the one place that decides it.
+pub fn shell_tool_patterns(tools: &[String]) -> Vec<Wildcard> {
+    tools
+        .iter()
+        .map(|p| Wildcard::new(&p.to_lowercase()))
+        .collect()
+}
+
+/// Whether tool `name` is scanned by patterns from [`shell_tool_patterns`].
+pub fn scans_with(patterns: &[Wildcard], name: &str) -> bool {
+    if name.chars().any(char::is_uppercase) {
+        any_match(patterns, &name.to_lowercase())
+    } else {
+        any_match(patterns, name)
     }
 }
 

@@ -10,7 +10,6 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use regex::Regex;
-use toolguard_core::chain::Wildcard;
 use toolguard_core::config::{js_number, Config, ConfigValue, CONFIG_DEPTH_LIMIT};
 use toolguard_core::engine::{Engine, Scanner};
 use toolguard_core::rules::RuleSet;
@@ -125,9 +124,10 @@ pub fn engine(loaded: &Loaded, scanned_tool: Option<&str>) -> Result<Engine, Fai
     let config = loaded.config()?;
     let loud = &config.loud_failure;
     let scanned = scanned_tool.is_some_and(|tool| {
-        loud.shell_tools
-            .iter()
-            .any(|p| Wildcard::new(p).matches(tool))
+        toolguard_core::engine::scans_with(
+            &toolguard_core::engine::shell_tool_patterns(&loud.shell_tools),
+            tool,
+        )
     });
     if scanned || !loud.rules.is_empty() {
         return Engine::new(&config).map_err(|e| loaded.engine_error(e));
