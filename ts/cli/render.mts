@@ -168,7 +168,7 @@ export function renderHuman(doc: AuditDocument, c: Style, columns?: number): str
   const waste = (s as typeof s & { waste?: WasteSummary }).waste;
   if (waste !== undefined) lines.push(wasteLine(waste));
   if (s.reminders + s.loops + s.failures > 0) {
-    lines.push(c.dim('LINE: the tool call in the log · loop × N+: at least N identical calls in a row (the highest reminder due) · cycle/repeat/same error/re-read × N: one loop, at the call where it was raised, with the count it reached and its calls (#: the timeline\'s call numbers) · out:N: the line of the tool output'));
+    lines.push(c.dim('LINE: the tool call in the log · loop × N+: at least N identical calls in a row (the highest reminder due) · cycle/repeat/same error/re-read/redo × N: one loop, at the call where it was raised, with the count it reached and its calls (#: the timeline\'s call numbers) · out:N: the line of the tool output'));
   }
   return lines.join('\n') + '\n';
 }
