@@ -77,7 +77,8 @@ describe('toolguard/langchain in a real createAgent loop', () => {
       description: 'run',
       schema: z.object({ cmd: z.string() }),
     });
-    const agent = agentWith([...calls('run', { cmd: 'cargo test | cat' }, 1), []], [blocks], {
+    // Unpiped: behind `| cat` the hidden status would make the panic an error.
+    const agent = agentWith([...calls('run', { cmd: 'cargo test' }, 1), []], [blocks], {
       engine: { loudFailure: { shellTools: ['run'] } },
       agentId: () => 'fixed',
     });

@@ -91,7 +91,7 @@ impl SessionWrites {
     /// modelling it): an edit tool, or a shell command with a redirect or `tee`.
     pub fn may_write(name: &str, arguments_json: &str) -> bool {
         if super::is_shell_tool(name) {
-            arguments_json.contains('>') || arguments_json.contains("tee ")
+            writes_a_file(arguments_json) || arguments_json.contains("tee ")
         } else {
             let lower = name.to_ascii_lowercase();
             [
@@ -150,6 +150,20 @@ impl SessionWrites {
     pub fn is_empty(&self) -> bool {
         self.paths.is_empty()
     }
+}
+
+/// A `>` redirect to a file in the text: not a dup (`2>&1`, `>&2`) or
+/// `/dev/null` (most agent commands have one of those, and modelling every
+/// such call would cost more than the rest of the engine's work on it).
+fn writes_a_file(text: &str) -> bool {
+    let b = text.as_bytes();
+    memchr::memchr_iter(b'>', b).any(|i| {
+        let rest = &b[i + 1..];
+        let rest = rest.strip_prefix(b">").unwrap_or(rest);
+        let start = rest.iter().position(|&c| c != b' ').unwrap_or(rest.len());
+        let rest = &rest[start..];
+        !(rest.starts_with(b"&") || rest.starts_with(b"/dev/null") || rest.is_empty())
+    })
 }
 
 fn normalize(p: &str) -> String {
@@ -509,6 +523,15 @@ mod tests {
             action(&[], "cargo run || true", panic),
             Some(FailureAction::Error)
         );
+    }
+
+    #[test]
+    fn only_a_redirect_to_a_file_is_modelled_for_writes() {
+        assert!(super::writes_a_file("cat > f.py << EOF"));
+        assert!(super::writes_a_file("echo x >>notes.txt"));
+        assert!(!super::writes_a_file("python x.py 2>&1 | tail"));
+        assert!(!super::writes_a_file("grep -r x . 2>/dev/null"));
+        assert!(!super::writes_a_file("echo done >&2"));
     }
 
     #[test]
