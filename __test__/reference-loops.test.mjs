@@ -510,6 +510,37 @@ describe('reference loop detectors: observeCall is the chain half only, as nativ
   });
 });
 
+describe('reference command-aware scan: the agent\'s own scripts, native vs reference', { skip }, () => {
+  it('a script written (by a redirect, an editor, a copy) then run: the same verdicts', async () => {
+    const traceback = 'Traceback (most recent call last):\n  File "/testbed/repro.py", line 3, in <module>\n    f()\nValueError: bad value\n';
+    const writes = [
+      "cat > /testbed/repro.py << 'EOF'\nf()\nEOF",
+      'cp /testbed/base.py /testbed/repro.py 2>&1',
+      'cp /testbed/base.py /testbed/repro.py 2>/dev/null',
+      'echo x >> repro.py',
+      'python gen.py > repro.py 2>&1',
+    ];
+    for (const write of writes) {
+      for (const run of ['cd /testbed && python repro.py', 'python /testbed/repro.py', 'python other.py']) {
+        const steps = [
+          { call: { agentId: 'a', name: 'bash', argumentsJson: JSON.stringify({ command: write }) }, result: '' },
+          { call: { agentId: 'a', name: 'bash', argumentsJson: JSON.stringify({ command: run }) }, result: traceback },
+        ];
+        await same({ loops: {} }, steps, `${write} / ${run}`);
+      }
+    }
+    const viaEditor = [
+      { call: { agentId: 'a', name: 'str_replace_editor', argumentsJson: '{"command":"create","path":"/testbed/repro_issue.py","file_text":"x"}' }, result: 'File created' },
+      { call: { agentId: 'a', name: 'bash', argumentsJson: '{"command":"cd /testbed && python repro_issue.py"}' }, result: traceback },
+      { user: 'a' },
+      { call: { agentId: 'a', name: 'bash', argumentsJson: '{"command":"python /testbed/repro_issue.py"}' }, result: traceback },
+      { forget: 'a' },
+      { call: { agentId: 'a', name: 'bash', argumentsJson: '{"command":"python /testbed/repro_issue.py"}' }, result: traceback },
+    ];
+    await same({}, viaEditor, 'editor');
+  });
+});
+
 describe('reference loop detectors: the loops config, native vs reference', { skip }, () => {
   const BAD = [
     { poll: 1 },

@@ -45,6 +45,17 @@ export function scanContext(name: string, argumentsJson: string, writes: Session
 
 const normalize = (p: string) => (p.startsWith('./') ? p.slice(2) : p);
 
+/** A `>` redirect to a file in the text: not a dup (`2>&1`, `>&2`) or `/dev/null` (intent.rs `writes_a_file`). */
+function writesAFile(text: string): boolean {
+  for (let i = text.indexOf('>'); i !== -1; i = text.indexOf('>', i + 1)) {
+    let rest = text.slice(i + 1);
+    if (rest.startsWith('>')) rest = rest.slice(1);
+    rest = rest.replace(/^ +/, '');
+    if (!(rest.startsWith('&') || rest.startsWith('/dev/null') || rest === '')) return true;
+  }
+  return false;
+}
+
 /** The paths an agent wrote in this session (newest last), at most `CAP`. */
 export class SessionWrites {
   static readonly CAP = 64;
@@ -52,7 +63,7 @@ export class SessionWrites {
 
   /** Whether a call may write (a cheap test before modelling it): an edit tool, or a shell command with a redirect or `tee`. */
   static mayWrite(name: string, argumentsJson: string): boolean {
-    if (isShellTool(name)) return argumentsJson.includes('>') || argumentsJson.includes('tee ');
+    if (isShellTool(name)) return writesAFile(argumentsJson) || argumentsJson.includes('tee ');
     const lower = name.replace(/[A-Z]+/g, (c) => c.toLowerCase());
     return ['edit', 'write', 'create', 'patch', 'str_replace', 'insert', 'replace'].some((k) => lower.includes(k));
   }
