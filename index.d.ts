@@ -22,11 +22,13 @@ export declare class Auditor {
   constructor(configJson?: string | undefined | null, optionsJson?: string | undefined | null)
   /**
    * Audit one log file (DSH `session.jsonl` / `.zstd`, a Claude Code
-   * transcript, a Codex rollout, an OTLP/JSON trace file or a generic trace);
-   * returns the session report as JSON text. `onProgress(bytesRead, totalBytes)`
-   * is called every few MB and once at the end.
+   * transcript, a Codex rollout, an OTLP/JSON trace file, a generic trace,
+   * or a trajectory: mini-swe-agent, SWE-agent, OpenHands, and the text
+   * captures); returns the session reports as JSON Lines text, one line a
+   * session (most files hold one; an evaluation output one a line).
+   * `onProgress(bytesRead, totalBytes)` is called every few MB and once at the end.
    */
-  auditFile(path: string, format?: 'auto' | 'dsh' | 'trace' | 'claude-code' | 'codex' | 'otlp', onProgress?: (bytesRead: number, totalBytes: number) => void): string
+  auditFile(path: string, format?: 'auto' | 'dsh' | 'trace' | 'claude-code' | 'codex' | 'otlp' | 'mini-swe-agent' | 'swe-agent' | 'openhands-v1' | 'openhands-v0' | 'claude-code-md' | 'codex-exec-log' | 'mini-swe-agent-log', onProgress?: (bytesRead: number, totalBytes: number) => void): string
 }
 
 /** The guard engine: per-agent repeat chains and silent-failure rules. */
@@ -74,6 +76,28 @@ export declare class GuardEngine {
 }
 
 /**
+ * Handle one hook event (the bytes read from stdin); `remainingMs` bounds
+ * the wait for the session lock.
+ */
+export declare function __hookAnswer(config: string | undefined | null, input: Uint8Array, env: Record<string, string>, remainingMs: number): HookAnswer
+
+/** `toolguard hook <argv>`: the command line and the deadline. */
+export declare function __hookStart(argv: Array<string>, env: Record<string, string>): HookStart
+
+/** The state folder the hook uses in this environment. */
+export declare function __hookStateDir(env: Record<string, string>): string
+
+/** The state file name of a chain (`<session>` or `<session>\0<agent>`). */
+export declare function __hookStateFileName(chainId: string): string
+
+/**
+ * Read a config file (JSON or YAML) and check it as `new GuardEngine()`
+ * would; the parsed config, in the file's key order. A bad file throws an
+ * `Error` with `code`, `path` (the bad key's path), `file` and `line`.
+ */
+export declare function __loadConfigFile(path: string): GuardConfig
+
+/**
  * The canonical form of a call's arguments, exactly as the official plugin
  * computes it from the raw argument text (`JSON.stringify(sortJsonValue(parseArguments(text)))`).
  *
@@ -99,6 +123,14 @@ export interface ContentBlock {
   text?: string
 }
 
+/**
+ * The format of the session log at `path`, by its content, as
+ * `--format auto` reads it; `null` when it is none known (or unreadable).
+ * For a directory search: files whose names do not say (`*.json`, `*.md`,
+ * `*.log`) are audited only when this names a format. Reads at most 64 MiB.
+ */
+export declare function detectLogFormat(path: string): string | null
+
 export interface FailureVerdict {
   action: 'error' | 'context'
   summary: string
@@ -118,6 +150,30 @@ export interface GuardVerdict {
   reminder?: ReminderVerdict
   failure?: FailureVerdict
   loop?: LoopVerdict
+}
+
+/** What one hook invocation prints and its exit code. */
+export interface HookAnswer {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+/**
+ * Before the event is read: an answer at once (`--help`, a bad command
+ * line), or how to read it.
+ */
+export interface HookStart {
+  /** Set when the invocation is already answered (stdin must not be read). */
+  answer?: HookAnswer
+  /** The config file to read (`--config`, else `$TOOLGUARD_CONFIG`). */
+  config?: string
+  /** The deadline for reading the event and the session lock. */
+  timeoutMs: number
+  /** Input longer than this is refused: read no more than one byte past it. */
+  maxInputBytes: number
+  /** What to print when the deadline passes. */
+  timeoutAnswer: HookAnswer
 }
 
 /** `check` refused the call: it would continue a loop already reminded `loops.deny` times. */

@@ -8,10 +8,10 @@ use std::path::Path;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use toolguard_audit::{AuditOptions, Auditor as Inner, Format};
+use toolguard_audit::{detect_path, AuditOptions, Auditor as Inner, Format};
 use toolguard_core::config::{Config, ConfigValue};
 
-use crate::errors::{core_error, invalid};
+use crate::errors::{config_error, invalid};
 
 /// Replays recorded sessions through the guard engine.
 #[napi]
@@ -28,14 +28,20 @@ impl Auditor {
     /// line is reported and skipped, default 256 MiB; lines stamped before
     /// `sinceMs` are skipped).
     #[napi(constructor, catch_unwind)]
-    pub fn new(config_json: Option<String>, options_json: Option<String>) -> Result<Self> {
+    pub fn new(
+        env: Env,
+        config_json: Option<String>,
+        options_json: Option<String>,
+    ) -> Result<Self> {
         // The audit runs the loop detectors unless the config says `loops: false`.
         let value = match config_json {
-            Some(text) => ConfigValue::from_json(&text).map_err(|e| core_error(e.into()))?,
+            Some(text) => ConfigValue::from_json(&text)
+                .map_err(|e| config_error(&env, e.into(), &ConfigValue::Undefined))?,
             None => ConfigValue::Undefined,
         };
-        let config = Config::with_loops_by_default(&value).map_err(core_error)?;
-        let mut inner = Inner::new(&config).map_err(core_error)?;
+        let config =
+            Config::with_loops_by_default(&value).map_err(|e| config_error(&env, e, &value))?;
+        let mut inner = Inner::new(&config).map_err(|e| config_error(&env, e, &value))?;
         if let Some(text) = options_json {
             inner.set_options(
                 AuditOptions::from_json(&text).map_err(|e| invalid(format!("toolguard: {e}")))?,
@@ -45,12 +51,14 @@ impl Auditor {
     }
 
     /// Audit one log file (DSH `session.jsonl` / `.zstd`, a Claude Code
-    /// transcript, a Codex rollout, an OTLP/JSON trace file or a generic trace);
-    /// returns the session report as JSON text. `onProgress(bytesRead, totalBytes)`
-    /// is called every few MB and once at the end.
+    /// transcript, a Codex rollout, an OTLP/JSON trace file, a generic trace,
+    /// or a trajectory: mini-swe-agent, SWE-agent, OpenHands, and the text
+    /// captures); returns the session reports as JSON Lines text, one line a
+    /// session (most files hold one; an evaluation output one a line).
+    /// `onProgress(bytesRead, totalBytes)` is called every few MB and once at the end.
     #[napi(
         catch_unwind,
-        ts_args_type = "path: string, format?: 'auto' | 'dsh' | 'trace' | 'claude-code' | 'codex' | 'otlp', onProgress?: (bytesRead: number, totalBytes: number) => void"
+        ts_args_type = "path: string, format?: 'auto' | 'dsh' | 'trace' | 'claude-code' | 'codex' | 'otlp' | 'mini-swe-agent' | 'swe-agent' | 'openhands-v1' | 'openhands-v0' | 'claude-code-md' | 'codex-exec-log' | 'mini-swe-agent-log', onProgress?: (bytesRead: number, totalBytes: number) => void"
     )]
     pub fn audit_file(
         &mut self,
@@ -75,12 +83,29 @@ impl Auditor {
                 }
             }
         };
-        let report = self
-            .inner
-            .audit_path(Path::new(&path), format, &mut progress);
+        let mut text = String::new();
+        self.inner
+            .audit_path_each(Path::new(&path), format, &mut progress, &mut |report| {
+                if !text.is_empty() {
+                    text.push('\n');
+                }
+                text.push_str(&report.to_json());
+            });
         if let Some(e) = failed {
             return Err(e);
         }
-        Ok(report.to_json())
+        Ok(text)
     }
+}
+
+/// The format of the session log at `path`, by its content, as
+/// `--format auto` reads it; `null` when it is none known (or unreadable).
+/// For a directory search: files whose names do not say (`*.json`, `*.md`,
+/// `*.log`) are audited only when this names a format. Reads at most 64 MiB.
+#[napi(catch_unwind)]
+pub fn detect_log_format(path: String) -> Option<String> {
+    detect_path(Path::new(&path), 64 << 20)
+        .ok()
+        .flatten()
+        .map(|f| f.as_str().to_owned())
 }

@@ -180,7 +180,7 @@ test('loop detectors by default: one finding and one table row per loop, raised 
     s.loops.map((l) => [l.callId, l.tool, l.kind, l.count, l.reminders, l.firstCall, l.lastCall]),
     [['call_06', 'bash', 'repeat', 5, 3, 4, 8]],
   );
-  assert.deepEqual(Object.keys(s.loops[0]), ['callId', 'tool', 'agentId', 'logLine', 'seq', 'turn', 'kind', 'count', 'period', 'firstCall', 'lastCall', 'lastLogLine', 'calls', 'summary', 'evidence', 'text', 'reminders', 'command', 'waste']);
+  assert.deepEqual(Object.keys(s.loops[0]), ['ordinal', 'callId', 'tool', 'agentId', 'logLine', 'seq', 'turn', 'kind', 'count', 'period', 'firstCall', 'lastCall', 'lastLogLine', 'calls', 'summary', 'evidence', 'text', 'reminders', 'command', 'waste']);
   assert.deepEqual(s.loops[0].calls, [4, 5, 6, 7, 8]);
   assert.equal(s.loops[0].summary, 'bash: repeat × 5');
   assert.match(s.loops[0].text, /^\[toolguard\] Loop detected: bash was called 3 times in a row/);
@@ -240,7 +240,7 @@ test('bad config and bad usage exit 2 with a message naming the problem', () => 
   const cases = [
     [['audit', '--config', bad, trace], /repeat-tool-reminder: invalid threshold 1 — every threshold must be an integer >= 2/],
     [['audit', '--config', unknown, trace], /unknown key config\.repeats/],
-    [['audit', '--config', tabs, trace], /tabs\.yaml:2: not valid YAML: Tabs are not allowed as indentation/],
+    [['audit', '--config', tabs, trace], /tabs\.yaml:2: not valid YAML: tabs disallowed/],
     [['audit', '--config', unknown, trace], /unknown\.yaml:1: toolguard: unknown key config\.repeats/],
     [['audit', '--config', join(dir, 'missing.json'), trace], /cannot read config/],
     [['audit', '--config'], /--config needs a value/],

@@ -7,7 +7,7 @@ import { closeSync, lstatSync, mkdtempSync, openSync, readdirSync, readFileSync,
 import { homedir, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Auditor, native } from 'toolguard';
+import { Auditor, detectLogFormat, native } from 'toolguard';
 
 import { oneOf, parseCommandLine, UsageError } from './args.mjs';
 import { checkWithEngine, ConfigError, readConfig } from './config.mjs';
@@ -20,11 +20,14 @@ export { UsageError };
 
 export const FAIL_ON = ['loop', 'failure', 'any', 'none'] as const;
 export type FailOn = (typeof FAIL_ON)[number];
-export const FORMATS = ['auto', 'dsh', 'trace', 'claude-code', 'codex', 'otlp'] as const;
+export const FORMATS = ['auto', 'dsh', 'trace', 'claude-code', 'codex', 'otlp', 'mini-swe-agent', 'swe-agent', 'openhands-v1', 'openhands-v0', 'claude-code-md', 'codex-exec-log', 'mini-swe-agent-log'] as const;
 type Format = (typeof FORMATS)[number];
 
 export interface SiteJson {
-  callId: string;
+  /** 1-based position of the call in its session, in file order (docs/trace-format.md). */
+  ordinal: number;
+  /** The format's own id of the call; null when it has none. */
+  callId: string | null;
   tool: string;
   agentId: string | null;
   logLine: number;
@@ -84,9 +87,13 @@ export interface FailureJson extends SiteJson {
 }
 export interface SessionJson {
   file: string;
+  /** 0-based index of the session in its file (one session a line: its position). */
+  session: number;
   format: Format;
   compressed: boolean;
   sessionId: string | null;
+  /** The model that drove the run, when the file says. */
+  model: string | null;
   parentSession: string | null;
   cwd: string | null;
   agents: string[];
@@ -101,6 +108,9 @@ export interface SessionJson {
   failures: FailureJson[];
   errors: { line: number | null; message: string }[];
   errorCount: number;
+  /** What a reader noticed that is not bad input (an observation without its action, no exit codes…). */
+  notes: { line: number | null; ordinal: number | null; message: string }[];
+  noteCount: number;
   /** The calls in order, for the HTML strips and the waste figures. */
   timeline: { calls: TimelineCallJson[]; omitted: number };
   /** Added by waste.mts. */
@@ -184,6 +194,12 @@ Inputs (the format is picked per file from its first line)
   (with --format dsh: only session.jsonl and session.jsonl.zstd).
   Generic traces: one JSON object a line, see docs/trace-format.md
   (${join(packageRoot, 'docs', 'trace-format.md')}).
+  Trajectories (docs/audit-formats.md): mini-swe-agent *.traj.json, SWE-agent
+  *.traj, OpenHands V1 and V0 (a conversation, or an evaluation output with
+  one a line), and captures: Claude Code sessions exported to Markdown, the
+  text output of \`codex exec\`, mini-swe-agent's terminal log. Directories
+  are searched for *.traj.json and *.traj too, and for *.json, *.md and
+  *.log files whose content is one of these.
   -: read one log from standard input.
 
 Options
@@ -191,7 +207,9 @@ Options
                     (the same config as the DSH plugins, GuardEngine and the hook)
   --report R        table (default), json, sarif (code scanning) or junit (JUnit XML)
   --json            the same as --report json
-  --format F        auto (default: per file), dsh, trace, claude-code, codex, otlp
+  --format F        auto (default: per file), dsh, trace, claude-code, codex, otlp,
+                    mini-swe-agent, swe-agent, openhands-v1, openhands-v0,
+                    claude-code-md, codex-exec-log, mini-swe-agent-log
   --since WHEN      only what happened since WHEN: a date or time (2025-10-01,
                     2025-10-01T12:00Z) or an age (30m, 12h, 7d)
   --max-line-bytes N  a longer line is reported and skipped (default 256MiB;
@@ -278,10 +296,21 @@ function nativeAuditor(): typeof Auditor {
 }
 
 
-/** Which files a directory search picks up: DSH transcripts, or any JSON Lines file. */
-function isLogName(name: string, format: Format): boolean {
+/**
+ * Which files a directory search picks up: DSH transcripts, or any JSON
+ * Lines file or trajectory; a file whose name does not say (`*.json`,
+ * `*.md`, `*.log`: also READMEs, manifests, results) only when its content
+ * is a known log (decided in Rust, as `--format auto` reads it).
+ */
+function isLogName(name: string, format: Format, path: string): boolean {
   if (format === 'dsh') return name === 'session.jsonl' || name === 'session.jsonl.zstd';
-  return /\.(?:jsonl|jsonl\.zst|jsonl\.zstd|ndjson)$/.test(name);
+  if (/\.(?:jsonl|jsonl\.zst|jsonl\.zstd|ndjson|traj\.json|traj)$/.test(name)) return true;
+  if (!/\.(?:json|md|log)$/.test(name) || !native) return false;
+  const found = detectLogFormat(path);
+  // A page that quotes a log is not one: *.md only as a Markdown export,
+  // *.log only as a terminal capture.
+  const fits = name.endsWith('.md') ? found === 'claude-code-md' : name.endsWith('.log') ? found === 'codex-exec-log' || found === 'mini-swe-agent-log' : found !== null;
+  return fits && (format === 'auto' || found === format);
 }
 
 /** The path `-` stands for standard input (zstd is told by its magic, not a name). */
@@ -308,7 +337,7 @@ export function findLogs(paths: string[], format: Format): string[] {
     for (const entry of entries) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if ((entry.isFile() || entry.isSymbolicLink()) && isLogName(entry.name, format)) out.push(path);
+      else if ((entry.isFile() || entry.isSymbolicLink()) && isLogName(entry.name, format, path)) out.push(path);
     }
   };
   for (const path of paths) {
@@ -328,7 +357,7 @@ export function findLogs(paths: string[], format: Format): string[] {
     if (isDir) {
       const before = out.length;
       walk(path);
-      if (out.length === before) throw new UsageError(`no session logs found under ${path} (looked for ${format === 'dsh' ? 'session.jsonl and session.jsonl.zstd' : '*.jsonl, *.jsonl.zst(d) and *.ndjson'})`);
+      if (out.length === before) throw new UsageError(`no session logs found under ${path} (looked for ${format === 'dsh' ? 'session.jsonl and session.jsonl.zstd' : '*.jsonl, *.jsonl.zst(d), *.ndjson, *.traj(.json), and *.json, *.md, *.log holding a known log'})`);
     } else out.push(path);
   }
   return out;
@@ -395,7 +424,7 @@ export function summarize(sessions: SessionJson[], failOn: FailOn): AuditDocumen
     const seen = new Set<string>();
     for (const f of s.failures) {
       rules[f.ruleId] = (rules[f.ruleId] ?? 0) + 1;
-      const key = `${f.agentId}\u0000${f.callId}`;
+      const key = `${f.agentId}\u0000${f.ordinal}`;
       if (!seen.has(key)) failedCalls++;
       seen.add(key);
     }
@@ -407,7 +436,8 @@ export function summarize(sessions: SessionJson[], failOn: FailOn): AuditDocumen
   const matched =
     failOn === 'any' ? reminders + loops + failures > 0 : failOn === 'loop' ? reminders + loops > 0 : failOn === 'failure' ? failures > 0 : false;
   return {
-    files: sessions.length,
+    // A file of many sessions (an evaluation output) counts once.
+    files: new Set(sessions.map((s) => s.file)).size,
     calls: sum((s) => s.calls),
     reminders,
     loops,
@@ -482,14 +512,17 @@ function runAudit(argv: string[]): number {
     const shown = display(file);
     const onProgress = progress && ((done: number) => progress.update(before + done, shown));
     const copy = file === STDIN ? stdinToFile() : undefined;
-    let report: SessionJson;
+    let reports: SessionJson[];
     try {
-      report = JSON.parse(auditor.auditFile(copy?.path ?? file, options.format, onProgress)) as SessionJson;
+      // One JSON line a session (an evaluation output holds many).
+      reports = auditor.auditFile(copy?.path ?? file, options.format, onProgress).split('\n').map((line) => JSON.parse(line) as SessionJson);
     } finally {
       copy?.done();
     }
-    report.file = shown;
-    sessions.push(report);
+    for (const report of reports) {
+      report.file = shown;
+      sessions.push(report);
+    }
     before += sizes[i]!;
   }
   progress?.clear();

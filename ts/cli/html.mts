@@ -18,7 +18,7 @@ interface FindingData {
   session: number;
   title: string;
   tool: string;
-  callId: string;
+  callId: string | null;
   agentId: string | null;
   logLine: number;
   ordinal: number | null;
@@ -34,7 +34,8 @@ interface FindingData {
 }
 
 interface LoopLike {
-  callId: string;
+  ordinal: number;
+  callId: string | null;
   tool: string;
   agentId: string | null;
   logLine: number;
@@ -52,7 +53,8 @@ interface LoopLike {
   waste?: WasteJson | null;
 }
 interface FailureLike {
-  callId: string;
+  ordinal: number;
+  callId: string | null;
   tool: string;
   agentId: string | null;
   logLine: number;
@@ -138,8 +140,8 @@ export function renderHtml(doc: AuditDocument, generated = new Date()): string {
   sessions.forEach((s, si) => {
     const calls = s.timeline?.calls ?? [];
     const at = new Map<string, TimelineCallJson>();
-    for (const c of calls) at.set(`${c.agentId}\u0000${c.callId}\u0000${c.logLine}`, c);
-    const site = (f: { agentId: string | null; callId: string; logLine: number }) => at.get(`${f.agentId}\u0000${f.callId}\u0000${f.logLine}`);
+    for (const c of calls) at.set(`${c.agentId}\u0000${c.ordinal}`, c);
+    const site = (f: { agentId: string | null; ordinal: number }) => at.get(`${f.agentId}\u0000${f.ordinal}`);
     const agents: (string | null)[] = [];
     for (const c of calls) if (!agents.includes(c.agentId)) agents.push(c.agentId);
     const tools = [...new Set(calls.map((c) => c.tool))].sort();
@@ -158,7 +160,7 @@ export function renderHtml(doc: AuditDocument, generated = new Date()): string {
       marksByAgent.set(agent, list);
       if (waste && !seenEpisode.has(waste.episode)) {
         seenEpisode.add(waste.episode);
-        const last = calls.find((x) => x.agentId === agent && x.callId === waste.to && x.ordinal >= c.ordinal);
+        const last = calls.find((x) => x.agentId === agent && x.ordinal === waste.toOrdinal);
         const bands = bandsByAgent.get(agent) ?? [];
         bands.push({ from: c.ordinal, to: last?.ordinal ?? c.ordinal, kind });
         bandsByAgent.set(agent, bands);
@@ -188,7 +190,7 @@ export function renderHtml(doc: AuditDocument, generated = new Date()): string {
         text: l.text ?? '',
         waste: l.waste ?? null,
       });
-      addMark(l.agentId, l.tool, 'loop', c, index, `loop ${title}, call ${c?.ordinal ?? '?'} (${l.callId})`, l.waste);
+      addMark(l.agentId, l.tool, 'loop', c, index, `loop ${title}, call ${c?.ordinal ?? '?'} (${l.callId ?? "no id"})`, l.waste);
     }
     for (const f of s.failures as FailureLike[]) {
       const c = site(f);
@@ -212,7 +214,7 @@ export function renderHtml(doc: AuditDocument, generated = new Date()): string {
         text: f.text ?? f.message,
         waste: f.waste ?? null,
       });
-      addMark(f.agentId, f.tool, 'failure', c, index, `silent failure ${f.ruleId}, call ${c?.ordinal ?? '?'} (${f.callId})`, f.waste);
+      addMark(f.agentId, f.tool, 'failure', c, index, `silent failure ${f.ruleId}, call ${c?.ordinal ?? '?'} (${f.callId ?? "no id"})`, f.waste);
     }
     const span = Math.max(1, calls.length > 0 ? calls[calls.length - 1].ordinal : 1);
     const strips = agents
@@ -409,7 +411,7 @@ const SCRIPT = `
     detail.append(el('h2', f.title, f.kind === 'loop' ? 't-loop' : 't-failure'));
     const dl = el('dl');
     const row = (k, v) => { if (v === null || v === undefined || v === '') return; dl.append(el('dt', k), el('dd', String(v))); };
-    row('tool', f.tool); row('call', f.callId + (f.ordinal !== null ? ' (call ' + f.ordinal + ' of the session)' : ''));
+    row('tool', f.tool); row('call', (f.callId ?? 'no id') + (f.ordinal !== null ? ' (call ' + f.ordinal + ' of the session)' : ''));
     row('agent', f.agentId); row('log line', f.logLine);
     row('time', f.time !== null ? new Date(f.time).toISOString().replace('T', ' ').slice(0, 23) + ' UTC' : null);
     row('rule', f.ruleId); row('why', f.message);

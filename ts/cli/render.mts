@@ -73,7 +73,7 @@ function rows(session: SessionJson, c: Style): Row[] {
     const [first, last] = [run[0]!, run[run.length - 1]!];
     out.push({
       logLine: first.logLine,
-      cells: [String(first.logLine), first.callId, first.tool, `loop × ${last.count}+`, last.command !== null ? `$ ${last.command}` : last.arguments],
+      cells: [String(first.logLine), first.callId ?? `#${first.ordinal}`, first.tool, `loop × ${last.count}+`, last.command !== null ? `$ ${last.command}` : last.arguments],
       paint: c.yellow,
     });
   }
@@ -85,7 +85,7 @@ function rows(session: SessionJson, c: Style): Row[] {
     const reminders = l.reminders > 1 ? `${l.reminders} reminders · ` : '';
     out.push({
       logLine: l.logLine,
-      cells: [String(l.logLine), l.callId, l.tool, label, `${span}${reminders}${l.evidence}`],
+      cells: [String(l.logLine), l.callId ?? `#${l.ordinal}`, l.tool, label, `${span}${reminders}${l.evidence}`],
       paint: c.yellow,
       note: l.command !== null ? `$ ${l.command}` : undefined,
     });
@@ -96,7 +96,7 @@ function rows(session: SessionJson, c: Style): Row[] {
     const rules = fs.map((x) => (x.action === 'context' ? `${x.ruleId} (context)` : x.ruleId)).join(', ');
     out.push({
       logLine: f.logLine,
-      cells: [String(f.logLine), f.callId, f.tool, rules, `out:${f.line}  ${f.excerpt}`],
+      cells: [String(f.logLine), f.callId ?? `#${f.ordinal}`, f.tool, rules, `out:${f.line}  ${f.excerpt}`],
       paint: f.verdict === 'error' ? c.red : c.yellow,
       note: f.command !== null ? `$ ${f.command}` : undefined,
     });
@@ -110,8 +110,12 @@ function rows(session: SessionJson, c: Style): Row[] {
 
 function sessionTitle(s: SessionJson): string {
   const parts: string[] = [];
+  // A trajectory names its format (and its place in a file of many sessions).
+  const trajectory = !['auto', 'dsh', 'trace', 'claude-code', 'codex', 'otlp'].includes(s.format);
+  if (trajectory) parts.push(`${s.format}${s.session > 0 ? `, session ${s.session} of the file` : ''}`);
   if (s.sessionId !== null) parts.push(`session ${s.sessionId}${s.parentSession !== null ? ` (subagent of ${s.parentSession})` : ''}`);
-  else if (s.agents.length > 0) parts.push(`trace, ${plural(s.agents.length, 'agent')}: ${s.agents.join(', ')}`);
+  else if (s.agents.length > 0 && !trajectory) parts.push(`trace, ${plural(s.agents.length, 'agent')}: ${s.agents.join(', ')}`);
+  if (s.model !== null) parts.push(`model ${s.model}`);
   if (s.cwd !== null) parts.push(`cwd ${s.cwd}`);
   parts.push(plural(s.calls, 'call'));
   if (s.unanswered > 0) parts.push(`${s.unanswered} without result`);
@@ -148,6 +152,13 @@ export function renderHuman(doc: AuditDocument, c: Style, columns?: number): str
     }
     if (session.errorCount > session.errors.length) {
       lines.push('  ' + c.magenta(`! … and ${session.errorCount - session.errors.length} more input errors`));
+    }
+    // Reader notes (an action without its observation, no exit codes): dim, not errors.
+    for (const n of session.notes ?? []) {
+      lines.push('  ' + c.dim(`· ${n.line === null ? '' : `line ${n.line}: `}${oneLine(n.message)}`));
+    }
+    if ((session.noteCount ?? 0) > (session.notes ?? []).length) {
+      lines.push('  ' + c.dim(`· … and ${session.noteCount - session.notes.length} more notes`));
     }
     lines.push('');
   }

@@ -22,7 +22,7 @@ export const unread = (s: SessionJson): boolean => s.bytes === 0 || (s.calls ===
 export function failingCalls(session: SessionJson): FailureJson[][] {
   const byCall = new Map<string, FailureJson[]>();
   for (const f of session.failures) {
-    const key = `${f.agentId}\u0000${f.callId}\u0000${f.logLine}`;
+    const key = `${f.agentId}\u0000${f.ordinal}`;
     byCall.set(key, [...(byCall.get(key) ?? []), f]);
   }
   return [...byCall.values()];

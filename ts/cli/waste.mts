@@ -8,7 +8,7 @@ import type { AuditDocument, FailureJson, ReminderJson, SessionJson } from './au
 /** One call of a session's timeline (crates/toolguard-audit `TimelineCall`). */
 export interface TimelineCallJson {
   ordinal: number;
-  callId: string;
+  callId: string | null;
   tool: string;
   agentId: string | null;
   logLine: number;
@@ -21,7 +21,8 @@ export interface TimelineCallJson {
 
 /** A loop-detector finding (`loops`, when the engine reports them): one loop episode, raised at its site. */
 export interface LoopJson {
-  callId: string;
+  ordinal: number;
+  callId: string | null;
   tool: string;
   agentId: string | null;
   logLine: number;
@@ -39,11 +40,15 @@ export interface WasteJson {
   /** 1-based within the session; findings of one episode share it. */
   episode: number;
   kind: 'loop' | 'failure';
-  /** The first flaggable call, and the last call before the agent moved on. */
-  from: string;
-  to: string;
-  /** The call the agent moved on with; null: the log ended first. */
+  /** The first flaggable call, and the last call before the agent moved on (call ids; null: the format has none). */
+  from: string | null;
+  to: string | null;
+  /** The call the agent moved on with; null: the log ended first (or it has no id). */
   movedOnAt: string | null;
+  /** The same calls by ordinal in the session (every format has one). */
+  fromOrdinal: number;
+  toOrdinal: number;
+  movedOnAtOrdinal: number | null;
   calls: number;
   /** null: the log has no timestamps for these calls. */
   wallMs: number | null;
@@ -68,14 +73,14 @@ export interface WasteSummary extends WasteTotals {
   failure: WasteTotals;
 }
 
-type Finding = { callId: string; agentId: string | null; logLine: number; waste?: WasteJson | null };
+type Finding = { ordinal: number; callId: string | null; agentId: string | null; logLine: number; waste?: WasteJson | null };
 export type TimedSession = SessionJson & {
   timeline?: { calls: TimelineCallJson[]; omitted: number };
   loops?: (LoopJson & { waste?: WasteJson | null })[];
   waste?: WasteSummary;
 };
 
-const siteKey = (f: { agentId: string | null; callId: string; logLine: number }) => `${f.agentId}\u0000${f.callId}\u0000${f.logLine}`;
+const siteKey = (f: { agentId: string | null; ordinal: number }) => `${f.agentId}\u0000${f.ordinal}`;
 
 interface Episode {
   waste: WasteJson;
@@ -131,6 +136,9 @@ function episodeFrom(
     from: first.callId,
     to: end.callId,
     movedOnAt: movedOn === null ? null : calls[movedOn].callId,
+    fromOrdinal: first.ordinal,
+    toOrdinal: end.ordinal,
+    movedOnAtOrdinal: movedOn === null ? null : calls[movedOn].ordinal,
     calls: members.length,
     wallMs,
     tokens,

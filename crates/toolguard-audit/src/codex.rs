@@ -188,7 +188,8 @@ fn call(
     let agent = agent(run, report);
     run.note_agent(report, &agent);
     let site = CallSite {
-        call_id: call_id.to_owned(),
+        ordinal: report.calls,
+        call_id: Some(call_id.to_owned()),
         name,
         agent_id: Some(agent),
         line: number,

@@ -97,15 +97,27 @@ pub struct InputError {
     pub message: String,
 }
 
+/// What a reader noticed but is not bad input: an observation without its
+/// action or the reverse, a format that records no exit codes. `ordinal`:
+/// the call it is about, when there is one.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Note {
+    pub line: Option<u64>,
+    pub ordinal: Option<u64>,
+    pub message: String,
+}
+
 /// One call the guard saw, as the session timeline lists it: enough to draw
 /// it and to price a loop (no arguments, no output). Findings point at it by
 /// `agentId`, `callId` and `logLine`. Absent keys: the log does not say.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TimelineCall {
-    /// 1-based, in the order the guard saw the calls (result order).
+    /// 1-based position of the call in its session, in file (call) order:
+    /// with `file` and `session`, the call's name (docs/trace-format.md).
     pub ordinal: u64,
-    pub call_id: String,
+    /// The format's own id of the call; null when it has none.
+    pub call_id: Option<String>,
     pub tool: String,
     pub agent_id: Option<String>,
     pub log_line: u64,
@@ -139,10 +151,15 @@ pub struct Timeline {
 #[serde(rename_all = "camelCase")]
 pub struct SessionReport {
     pub file: String,
+    /// 0-based index of the session within the file (files holding one
+    /// session per line: the line's position among them; else 0).
+    pub session: u64,
     #[serde(serialize_with = "format_name")]
     pub format: Format,
     pub compressed: bool,
     pub session_id: Option<String>,
+    /// The model that drove the run, when the file says.
+    pub model: Option<String>,
     pub parent_session: Option<String>,
     pub cwd: Option<String>,
     /// Trace files: agent ids in order of first appearance.
@@ -165,6 +182,10 @@ pub struct SessionReport {
     pub errors: Vec<InputError>,
     /// All errors, including those past [`MAX_ERRORS`].
     pub error_count: u64,
+    /// Reader notes (not errors), at most [`MAX_ERRORS`].
+    pub notes: Vec<Note>,
+    /// All notes, including those past [`MAX_ERRORS`].
+    pub note_count: u64,
     /// The calls in order, for the HTML report and the waste figures;
     /// the first [`crate::MAX_TIMELINE_CALLS`] of them.
     pub timeline: Timeline,
@@ -174,9 +195,11 @@ impl SessionReport {
     pub fn new(file: String, format: Format) -> Self {
         Self {
             file,
+            session: 0,
             format,
             compressed: false,
             session_id: None,
+            model: None,
             parent_session: None,
             cwd: None,
             agents: Vec::new(),
@@ -191,6 +214,8 @@ impl SessionReport {
             failures: Vec::new(),
             errors: Vec::new(),
             error_count: 0,
+            notes: Vec::new(),
+            note_count: 0,
             timeline: Timeline::default(),
         }
     }
@@ -248,6 +273,17 @@ impl SessionReport {
             reminders: alarm.reminders,
             command,
         });
+    }
+
+    pub fn note(&mut self, line: Option<u64>, ordinal: Option<u64>, message: String) {
+        self.note_count += 1;
+        if self.notes.len() < MAX_ERRORS {
+            self.notes.push(Note {
+                line,
+                ordinal,
+                message,
+            });
+        }
     }
 
     /// The report as JSON text, keys in declared order.

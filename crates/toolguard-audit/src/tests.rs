@@ -2,7 +2,13 @@ use super::*;
 
 fn audit(text: &[u8], format: Format) -> SessionReport {
     let mut auditor = Auditor::new(&Config::default()).unwrap();
-    auditor.audit_reader("t.jsonl".into(), text, format, &mut |_| {})
+    one(auditor.audit_reader("t.jsonl".into(), text, format, &mut |_| {}))
+}
+
+/// The one report of a one-session input.
+pub(crate) fn one(mut reports: Vec<SessionReport>) -> SessionReport {
+    assert_eq!(reports.len(), 1, "one session expected");
+    reports.remove(0)
 }
 
 const HEADER: &str =
@@ -60,7 +66,7 @@ fn dsh_loop_reminders_at_thresholds_with_call_ids() {
     let got: Vec<(&str, u64)> = report
         .reminders
         .iter()
-        .map(|r| (r.site.call_id.as_str(), r.count))
+        .map(|r| (r.site.call_id.as_deref().unwrap_or(""), r.count))
         .collect();
     assert_eq!(got, vec![("c2", 3), ("c4", 5)]);
     assert_eq!(report.reminders[0].summary, "bash × 3");
@@ -99,7 +105,11 @@ fn silent_failure_found_and_error_results_never_scanned() {
     assert_eq!(report.failures.len(), 1);
     let f = &report.failures[0];
     assert_eq!(
-        (f.site.call_id.as_str(), f.rule_id.as_str(), f.line),
+        (
+            f.site.call_id.as_deref().unwrap_or(""),
+            f.rule_id.as_str(),
+            f.line
+        ),
         ("c0", "python-traceback", 1)
     );
     assert_eq!(f.excerpt, "Traceback (most recent call last):");
@@ -214,7 +224,7 @@ fn trace_format_agents_exit_codes_and_resets() {
         .map(|r| {
             (
                 r.site.agent_id.as_deref().unwrap(),
-                r.site.call_id.as_str(),
+                r.site.call_id.as_deref().unwrap_or(""),
                 r.count,
             )
         })
@@ -223,7 +233,7 @@ fn trace_format_agents_exit_codes_and_resets() {
     let failures: Vec<(&str, &str)> = report
         .failures
         .iter()
-        .map(|f| (f.site.call_id.as_str(), f.rule_id.as_str()))
+        .map(|f| (f.site.call_id.as_deref().unwrap_or(""), f.rule_id.as_str()))
         .collect();
     assert_eq!(failures, vec![("line 9", "pytest-failed")]);
     assert_eq!(report.errors.len(), 1);
@@ -252,11 +262,16 @@ fn zstd_frames_plain_and_truncated() {
         (
             r.reminders
                 .iter()
-                .map(|x| (x.site.call_id.clone(), x.count))
+                .map(|x| (x.site.call_id.clone().unwrap_or_default(), x.count))
                 .collect::<Vec<_>>(),
             r.failures
                 .iter()
-                .map(|x| (x.site.call_id.clone(), x.rule_id.clone()))
+                .map(|x| {
+                    (
+                        x.site.call_id.clone().unwrap_or_default(),
+                        x.rule_id.clone(),
+                    )
+                })
                 .collect::<Vec<_>>(),
         )
     };
@@ -419,7 +434,7 @@ fn dsh_timeline_has_times_step_usage_and_repeat_runs() {
         .map(|c| {
             (
                 c.ordinal,
-                c.call_id.as_str(),
+                c.call_id.as_deref().unwrap_or(""),
                 c.time,
                 c.end_time,
                 c.input_tokens,
@@ -449,7 +464,7 @@ fn dsh_timeline_has_times_step_usage_and_repeat_runs() {
     assert_eq!(report.timeline.calls[0].log_line, 3);
     assert_eq!(report.timeline.calls[0].agent_id.as_deref(), Some("s1"));
     let text = report.to_json();
-    assert!(text.contains(r#""errorCount":0,"timeline":{"calls":["#));
+    assert!(text.contains(r#""errorCount":0,"notes":[],"noteCount":0,"timeline":{"calls":["#));
     assert!(text.ends_with(r#""omitted":0}}"#));
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(
@@ -472,7 +487,7 @@ fn untracked_tools_have_no_repeat_and_bad_usage_is_reported() {
         result(5, "c", "x", false),
         assistant(6, 1, 2, serde_json::json!({"inputTokens":"many"})),
     ];
-    let report = auditor.audit_reader("t".into(), &log(&lines)[..], Format::Dsh, &mut |_| {});
+    let report = one(auditor.audit_reader("t".into(), &log(&lines)[..], Format::Dsh, &mut |_| {}));
     let repeats: Vec<_> = report.timeline.calls.iter().map(|c| c.repeat).collect();
     // Untracked calls are transparent to the chain: `bash {}` runs on at 2.
     assert_eq!(repeats, vec![Some(1), None, Some(2)]);
@@ -595,12 +610,14 @@ fn a_300_call_loop_is_one_finding_numbered_as_the_timeline() {
         );
     }
     lines.push(r#"{"tool":"bash","arguments":{"command":"ls"},"output":"x"}"#.to_owned());
-    let report = auditor.audit_reader(
+    let mut reports = auditor.audit_reader(
         "t.jsonl".into(),
         lines.join("\n").as_bytes(),
         Format::Trace,
         &mut |_| {},
     );
+    assert_eq!(reports.len(), 1);
+    let report = reports.remove(0);
     assert_eq!(report.loops.len(), 1, "{:#?}", report.loops.first());
     let l = &report.loops[0];
     // Polls of a job that says nothing new: waiting, until the 8th (no

@@ -21,4 +21,4 @@ pub mod rules;
 pub mod shell;
 pub mod transcode;
 
-pub use error::{ConfigError, Error, RuleError};
+pub use error::{ConfigError, Error, KeyPath, PathStep, RuleError};
