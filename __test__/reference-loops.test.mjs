@@ -47,7 +47,7 @@ function attempt(f) {
   try {
     return { value: plain(f()) };
   } catch (error) {
-    return { error: error.message, code: error.code };
+    return { error: error.message, code: error.code, path: error.path };
   }
 }
 
@@ -586,6 +586,30 @@ describe('reference loop detectors: the loops config, native vs reference', { sk
       const theirs = attempt(() => new native.GuardEngine({ loops }));
       assert.ok(theirs.error, `native refuses ${JSON.stringify(loops)}`);
       assert.deepEqual(ours, theirs, String(JSON.stringify(loops)));
+    }
+  });
+  it('every config error carries the native message, code and path (structured errors)', () => {
+    const deep = {};
+    let at = deep;
+    for (let i = 0; i < 40; i += 1) at = at.x = {};
+    for (const config of [
+      { repeat: { thresholds: [] } },
+      { repeat: { thresholds: [2, 2] } },
+      { repeat: { argumentsPreviewChars: 0 } },
+      { repeat: { include: [1] } },
+      { repeatt: {} },
+      { loudFailure: { rules: [{ id: 'x', pattern: 'a', flags: 'g', action: 'error', message: 'm' }] } },
+      { loudFailure: { rules: [{ id: 'ok', pattern: 'a', action: 'error', message: 'm' }, { id: 'y', pattern: 'b', action: 'nope', message: 'm' }] } },
+      { loudFailure: { rules: [{ id: '', pattern: 'a', action: 'error', message: 'm' }] } },
+      { loudFailure: { rules: [{ id: 'z', pattern: 'a', action: 'error', message: 'm', extra: 1 }] } },
+      { loudFailure: { shellTools: 'bash' } },
+      { loops: { ignoreArguments: { 'a.b': [3] } } },
+      { loops: { multipliers: { 'k.x': -1 } } },
+      deep,
+    ]) {
+      const theirs = attempt(() => new native.GuardEngine(config));
+      assert.ok(theirs.error, JSON.stringify(config).slice(0, 80));
+      assert.deepEqual(attempt(() => new Reference(config)), theirs, JSON.stringify(config).slice(0, 80));
     }
   });
   it('a loops error comes after a repeat error, as natively', () => {

@@ -13,7 +13,7 @@
  * kind of engine.
  */
 import { canonicalizeValue, parseArguments } from './canonical.mjs';
-import { invalid, kindOf } from './errors.mjs';
+import { configError, invalid, kindOf, pathOf, type ConfigPath } from './errors.mjs';
 import { showsFailure } from './markers.mjs';
 import { digest, normalizeLine, resultDigest, utf8From, utf8Head } from './normalize.mjs';
 import { classifyCall, isShellTool, type Effect } from './shell.mjs';
@@ -116,8 +116,8 @@ function entriesOf(value: Record<string, unknown>): Array<[string, unknown]> {
 
 const isObject = (value: unknown): value is Record<string, unknown> => kindOf(value) === 'object';
 
-function wrongType(at: string, expected: string, got: unknown): Error {
-  return invalid(`toolguard: ${at} must be ${expected} (got ${kindOf(got)})`);
+function wrongType(at: string, expected: string, got: unknown, path: ConfigPath = pathOf(at)): Error {
+  return configError(`toolguard: ${at} must be ${expected} (got ${kindOf(got)})`, 'TOOLGUARD_WRONG_TYPE', path);
 }
 
 /** config.rs `integer`: an optional integer in `[min, max]`; the message offers `false` where a detector can be off. */
@@ -127,14 +127,14 @@ function integer(value: unknown, at: string, min: number, max: number): number |
   const orFalse =
     at.endsWith('window') || at.endsWith('maxPeriod') || at.endsWith('transientMultiplier') || at.endsWith('pollQuietSeconds') ? '' : ', or false';
   const got = typeof value === 'number' ? String(value) : kindOf(value);
-  throw invalid(`toolguard: ${at} must be an integer from ${min} to ${max}${orFalse} (got ${got})`);
+  throw configError(`toolguard: ${at} must be an integer from ${min} to ${max}${orFalse} (got ${got})`, 'TOOLGUARD_OUT_OF_RANGE', at);
 }
 
-function optionalStrings(value: unknown, at: string): string[] | undefined {
+function optionalStrings(value: unknown, at: string, path: ConfigPath = pathOf(at)): string[] | undefined {
   if (value === undefined) return undefined;
-  if (!Array.isArray(value)) throw wrongType(at, 'an array of strings', value);
+  if (!Array.isArray(value)) throw wrongType(at, 'an array of strings', value, path);
   value.forEach((item, index) => {
-    if (typeof item !== 'string') throw wrongType(`${at}[${index}]`, 'a string', item);
+    if (typeof item !== 'string') throw wrongType(`${at}[${index}]`, 'a string', item, [...path, index]);
   });
   return [...(value as string[])];
 }
@@ -151,7 +151,7 @@ export function resolveLoops(value: unknown): ResolvedLoops | undefined {
   if (!isObject(value)) throw wrongType('config.loops', 'an object', value);
   const unknown = entriesOf(value).find(([key, v]) => !LOOPS_KEYS.includes(key) && v !== undefined);
   if (unknown !== undefined) {
-    throw invalid(`toolguard: unknown key config.loops.${unknown[0]} (expected one of: ${LOOPS_KEYS.join(', ')})`);
+    throw configError(`toolguard: unknown key config.loops.${unknown[0]} (expected one of: ${LOOPS_KEYS.join(', ')})`, 'TOOLGUARD_UNKNOWN_KEY', ['loops', unknown[0]]);
   }
   const at = (key: string) => `config.loops.${key}`;
   config.window = integer(value.window, at('window'), 2, MAX_LOOP_WINDOW) ?? config.window;
@@ -176,7 +176,7 @@ export function resolveLoops(value: unknown): ResolvedLoops | undefined {
     if (!isObject(ignore)) throw wrongType(at('ignoreArguments'), 'an object of tool: [keys]', ignore);
     config.ignoreArguments = entriesOf(ignore)
       .filter(([, keys]) => keys !== undefined)
-      .map(([tool, keys]) => [tool, optionalStrings(keys, `config.loops.ignoreArguments.${tool}`) ?? []]);
+      .map(([tool, keys]) => [tool, optionalStrings(keys, `config.loops.ignoreArguments.${tool}`, ['loops', 'ignoreArguments', tool]) ?? []]);
   }
   config.exempt = optionalStrings(value.exempt, at('exempt')) ?? config.exempt;
   config.mutatingTools = optionalStrings(value.mutatingTools, at('mutatingTools')) ?? config.mutatingTools;
@@ -187,7 +187,7 @@ export function resolveLoops(value: unknown): ResolvedLoops | undefined {
       .filter(([, m]) => m !== undefined)
       .map(([tool, m]) => {
         if (typeof m === 'number' && Number.isFinite(m) && m > 0 && m <= 100) return [tool, m];
-        throw wrongType(`config.loops.multipliers.${tool}`, 'a number in (0, 100]', m);
+        throw wrongType(`config.loops.multipliers.${tool}`, 'a number in (0, 100]', m, ['loops', 'multipliers', tool]);
       });
   }
   return config;
