@@ -1,7 +1,13 @@
 'use strict'
 // The package entry point: the native engine, or — when the native binary
-// cannot be loaded on this platform — the pure-TypeScript reference engine
-// (same API and verdicts, slower), announced by one warning.
+// cannot be loaded on this platform — the pure-TypeScript reference engine,
+// announced by one warning. "Same API and verdicts" there means: the same
+// `GuardEngine` methods and verdict objects — repeat reminders,
+// silent-failure verdicts, loop alarms (`loops`) and `check` refusals — call
+// by call, as the differential tests hold them (__test__/reference.test.mjs,
+// __test__/reference-loops.test.mjs: the loop corpus and random sequences);
+// reference/index.mts lists what differs (rule regex dialect, engine-specific
+// saved-state digests, no Auditor).
 //
 // Exports are assigned one by one (not `module.exports = binding`) so that
 // ESM `import { GuardEngine } from 'toolguard'` can see their names; the

@@ -683,26 +683,30 @@ describe('reference: built-in rules on their fixtures', () => {
   const engine = new GuardEngine();
   const variantsFile = path.join(FIXTURES, 'variants.json');
   const variants = existsSync(variantsFile) ? JSON.parse(readFileSync(variantsFile, 'utf8')) : {};
-  // Rules that count only with a command (`commandRules` in rules/programs.json)
-  // get one that satisfies them: the line's own program, or a network call.
-  const { commandRules } = JSON.parse(readFileSync(new URL('../rules/programs.json', import.meta.url), 'utf8'));
-  const commandFor = (id, text) =>
-    commandRules[id] === 'program-ran' ? `${text.trimStart().split(/[:\s]/)[0].split('/').pop()} x` : commandRules[id] ? 'curl -s https://api.example.com/v1/x' : undefined;
-  const reported = (text, id) => {
-    const command = commandFor(id, text);
-    return engine.observe(call('bash', command === undefined ? {} : { command }), out(text))?.failure?.rules.map((r) => r.id) ?? [];
+  // Rules that count only with a command (rules/programs.json `commandRules`)
+  // are scanned after a command that satisfies them: a download for the HTTP
+  // rules, the programs the text's `prog: message` lines name for program-message.
+  const commandRules = require('../rules/programs.json').commandRules ?? {};
+  const commandFor = (id, text) => {
+    const need = commandRules[id];
+    if (need === undefined) return {};
+    if (need.startsWith('effect:network')) return { command: 'curl -s http://localhost:8000/api' };
+    const programs = text.split('\n').map((l) => /^\s*([^\s:]+):/.exec(l)?.[1]).filter((p) => p !== undefined && !p.startsWith('('));
+    return { command: programs.length === 0 ? 'true' : programs.join(' ; ') };
   };
+  const reportedBy = (id) => (text) => engine.observe(call('bash', commandFor(id, text)), out(text))?.failure?.rules.map((r) => r.id) ?? [];
   for (const rule of BUILTINS) {
     for (const kind of ['pos', 'neg']) {
       const file = path.join(FIXTURES, `${rule.id}.${kind}.txt`);
       it(`${rule.id} ${kind === 'pos' ? 'fires on' : 'stays silent on'} ${path.basename(file)}`, { skip: !existsSync(file) && 'fixture missing' }, () => {
-        const ids = reported(readFileSync(file, 'utf8'), rule.id);
+        const ids = reportedBy(rule.id)(readFileSync(file, 'utf8'));
         assert.equal(ids.includes(rule.id), kind === 'pos', `reported: ${ids.join(', ') || 'nothing'}`);
       });
     }
     it(`${rule.id} agrees with its variant lines`, { skip: !variants[rule.id] && 'no variant lines' }, () => {
-      for (const line of variants[rule.id].match) assert.ok(reported(line, rule.id).includes(rule.id), `should fire on ${JSON.stringify(line)}`);
-      for (const line of variants[rule.id].nomatch) assert.ok(!reported(line, rule.id).includes(rule.id), `should not fire on ${JSON.stringify(line)}`);
+      const reported = reportedBy(rule.id);
+      for (const line of variants[rule.id].match) assert.ok(reported(line).includes(rule.id), `should fire on ${JSON.stringify(line)}`);
+      for (const line of variants[rule.id].nomatch) assert.ok(!reported(line).includes(rule.id), `should not fire on ${JSON.stringify(line)}`);
     });
   }
 });
@@ -835,8 +839,26 @@ describe('differential: native GuardEngine vs reference', () => {
       fc.tuple(text, fc.constantFrom({ ok: true }, { status: 'failed', log: 'Segmentation fault' }, ['a', 1])).map(([t, value]) => ({ content: [{ type: 'text', text: t }], value })),
     );
     const args = fc.oneof(
-      fc.constantFrom('{}', '', '{"command":"make -C src"}', '{ "command" : "make -C src" }', '{"command":"curl -s https://api.example.com/v1/x"}', '{bad', '[1,2]', '{"b":1,"a":2}', '{"a":2,"b":1}').map((json) => ({ argumentsJson: json })),
-      fc.constantFrom({}, { command: 'make -C src' }, { a: 2, b: 1 }, { path: 'x'.repeat(40) }).map((value) => ({ arguments: value })),
+      fc
+        .constantFrom('{}', '', '{"command":"ls -la src"}', '{ "command" : "ls -la src" }', '{"command":"make -C src"}', '{"command":"curl -s https://api.example.com/v1/x"}', '{bad', '[1,2]', '{"b":1,"a":2}', '{"a":2,"b":1}')
+        .map((json) => ({ argumentsJson: json })),
+      // Commands the command-aware scan reads (shell/intent.rs): a download, a
+      // display, a probe, a hidden status, a script written then run.
+      fc
+        .constantFrom(
+          'curl -s http://localhost:8000/api/items',
+          'curl -si http://localhost:8000/api/items/7',
+          'curl -s -X POST http://127.0.0.1:5000/jobs',
+          'cat build.log | tail -20',
+          'unzip release.zip; echo done',
+          "python -c 'try:\n import x\nexcept Exception as e: print(e)'",
+          'cat > repro.py << EOF\nimport x\nEOF\npython repro.py',
+          'python repro.py',
+          'make test || true',
+          'grep -rn error logs/',
+        )
+        .map((command) => ({ argumentsJson: JSON.stringify({ command }) })),
+      fc.constantFrom({}, { command: 'ls -la src' }, { a: 2, b: 1 }, { path: 'x'.repeat(40) }).map((value) => ({ arguments: value })),
       fc.json({ maxDepth: 2 }).map((json) => ({ argumentsJson: json })),
     );
     const step = fc.oneof(

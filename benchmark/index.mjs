@@ -48,7 +48,7 @@ const log = (message) => process.stderr.write(`[bench ${new Date().toISOString()
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 // Imported after the console is redirected.
-const { dshScenarios, engineScenarios, agentScenarios, loopScenarios, ENGINE_SIZES } = await import('./scenarios.mjs');
+const { dshScenarios, engineScenarios, engineLoopScenarios, agentScenarios, loopScenarios, ENGINE_SIZES } = await import('./scenarios.mjs');
 const { markdownReport } = await import('./table.mjs');
 const { useClock } = await import('./harness.mjs');
 useClock(clock);
@@ -96,7 +96,11 @@ if (runs('engine')) {
   doc.throughput_mb_s = throughput.find((t) => t.subject === 'toolguard')?.mb_s ?? null;
 }
 if (runs('agents')) doc.scenarios.push(...(await agentScenarios(plan, log, AGENTS)));
-if (runs('loops')) doc.scenarios.push(...(await loopScenarios(plan, log)));
+if (runs('loops')) {
+  doc.scenarios.push(...(await loopScenarios(plan, log)));
+  // Native vs the reference engine with the loop detectors on (rows of the engine table).
+  doc.scenarios.push(...(await engineLoopScenarios(plan, log)));
+}
 
 if (runs('memory')) {
   const jobs = [];

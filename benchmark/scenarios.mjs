@@ -188,6 +188,44 @@ export async function loopScenarios(plan, log) {
   return out;
 }
 
+/**
+ * The loop detectors in the full engine, native vs the reference engine
+ * (the fallback where no binary loads), both with `loops: {}`: the 64-call
+ * patterns of {@link LOOP_CASES}, in which nothing loops, and a stuck agent
+ * (the same failing test run again and again: an alarm at every call). Both
+ * engines must give the same verdicts on the pattern before they are timed.
+ * Rows go to the `engine` group (native vs reference), named `loops on: …`.
+ */
+export async function engineLoopScenarios(plan, log) {
+  const out = [];
+  const stuck = () => ({
+    name: 'bash',
+    arguments: { command: 'pytest -q tests' },
+    result: { isError: false, value: null, content: [{ type: 'text', text: 'FAILED tests/test_m.py::test_a - assert 2 == 1\n1 failed, 40 passed in 0.31s\n[exit code: 1]' }] },
+  });
+  const cases = [...LOOP_CASES, ['stuck: the same failing tests every call (an alarm each time)', stuck]];
+  for (const [name, make] of cases) {
+    const calls = Array.from({ length: 64 }, (_, i) => make(i));
+    const execs = calls.map((c) => ({ agentId: 'agent-1', name: c.name, argumentsJson: JSON.stringify(c.arguments) }));
+    const engines = [
+      { subject: 'toolguard', engine: new NativeEngine({ loops: {} }) },
+      { subject: 'reference', engine: new ReferenceEngine({ loops: {} }) },
+    ];
+    const verdicts = engines.map(({ engine }) => calls.map((c, i) => JSON.stringify(engine.observe(execs[i], c.result))));
+    assert.deepEqual(verdicts[1], verdicts[0], `loops on, ${name}: native and reference verdicts differ`);
+    log(`engine: loops on, ${name}`);
+    const results = await compare(
+      engines.map(({ subject, engine }) => ({
+        subject,
+        op: (i) => engine.observe(execs[i % 64], calls[i % 64].result),
+      })),
+      plan,
+    );
+    for (const r of results) out.push({ group: 'engine', name: `loops on: ${name}`, ...r });
+  }
+  return out;
+}
+
 /** Shell commands the engine scenarios rotate through (distinct: no chain reaches a reminder). */
 const COMMANDS = ['make -j2', 'cargo build --release', 'npm run build', 'ninja -C build', 'make test', 'go build ./...', 'pytest -q'].map(
   (command) => JSON.stringify({ command, timeout: 600000 }),

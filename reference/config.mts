@@ -5,8 +5,9 @@
  * name the rule id. `undefined` means "use the default" everywhere; `null` is
  * accepted as absent only for the config and its two sections, as natively.
  */
+import { configError, invalid, kindOf, pathOf, type ConfigPath } from './errors.mjs';
+import { resolveLoops, type ResolvedLoops } from './loops.mjs';
 import { defaultShellTools } from './shell.mjs';
-import { invalid, kindOf } from './errors.mjs';
 import { validateThresholds } from './repeat.mjs';
 import type { RuleAction, RuleWhen } from './types.mjs';
 
@@ -23,6 +24,8 @@ export interface ResolvedConfig {
     shellTools: string[];
     scanValue: boolean;
   };
+  /** The loop detectors' settings; `undefined`: off. */
+  loops: ResolvedLoops | undefined;
 }
 
 /** A user rule after the shape check, defaults applied (`flags` `''`, `when` `'success'`). */
@@ -44,7 +47,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 function typeError(at: string, expected: string, got: unknown): Error {
-  return invalid(`toolguard: ${at} must be ${expected} (got ${kindOf(got)})`);
+  return configError(`toolguard: ${at} must be ${expected} (got ${kindOf(got)})`, 'TOOLGUARD_WRONG_TYPE', at);
 }
 
 /** A misspelt key would otherwise be ignored silently and the default used. */
@@ -63,6 +66,7 @@ function enumerableKeys(value: object): string[] {
 const CONFIG_DEPTH_LIMIT = 32;
 
 function checkDepth(value: unknown, depth: number): void {
+  // The binding's own walk refuses it, before the core: a plain input error, as natively.
   if (depth > CONFIG_DEPTH_LIMIT) throw invalid('toolguard: config is nested too deeply');
   if (Array.isArray(value)) value.forEach((item) => checkDepth(item, depth + 1));
   else if (isObject(value)) for (const key of enumerableKeys(value)) checkDepth(value[key], depth + 1);
@@ -70,7 +74,7 @@ function checkDepth(value: unknown, depth: number): void {
 
 function rejectUnknownKeys(value: Record<string, unknown>, at: string, known: readonly string[]): void {
   const key = unknownKey(value, known);
-  if (key !== undefined) throw invalid(`toolguard: unknown key ${at}.${key} (expected one of: ${known.join(', ')})`);
+  if (key !== undefined) throw configError(`toolguard: unknown key ${at}.${key} (expected one of: ${known.join(', ')})`, 'TOOLGUARD_UNKNOWN_KEY', [...pathOf(at), key]);
 }
 
 function optionalList<T>(value: unknown, at: string, item: 'number' | 'string'): T[] | undefined {
@@ -107,31 +111,33 @@ function ruleFromValue(value: unknown, index: number): ResolvedRule {
   if (!isObject(value)) throw typeError(at, 'a rule object', value);
   const id = value.id;
   if (typeof id !== 'string') throw typeError(`${at}.id`, 'a string', id);
-  if (id === '') throw invalid(`loud-failure: ${at}: \`id\` must not be empty`);
+  if (id === '') throw configError(`loud-failure: ${at}: \`id\` must not be empty`, 'TOOLGUARD_BAD_RULE', at);
   const field = (key: string) => `loud-failure: rule ${id}: \`${key}\``;
+  // A rule's own errors name it by id; their path is the rule's (config.rs `rule_from_value`).
+  const problem = (message: string) => configError(message, 'TOOLGUARD_BAD_RULE', at);
   const unknown = unknownKey(value, RULE_KEYS);
   if (unknown !== undefined) {
-    throw invalid(`loud-failure: rule ${id}: unknown key \`${unknown}\` (expected one of: ${RULE_KEYS.join(', ')})`);
+    throw problem(`loud-failure: rule ${id}: unknown key \`${unknown}\` (expected one of: ${RULE_KEYS.join(', ')})`);
   }
   const string = (key: string, fallback?: string): string => {
     const got = value[key];
     if (typeof got === 'string') return got;
     if (got === undefined && fallback !== undefined) return fallback;
-    throw invalid(`${field(key)} must be a string (got ${kindOf(got)})`);
+    throw problem(`${field(key)} must be a string (got ${kindOf(got)})`);
   };
   // A rule switched off needs only its id (config.rs `rule_from_value`).
   const optional = value.action === 'off' ? '' : undefined;
   const pattern = string('pattern', optional);
-  if (pattern === '' && optional === undefined) throw invalid(`${field('pattern')} must not be empty`);
+  if (pattern === '' && optional === undefined) throw problem(`${field('pattern')} must not be empty`);
   const flags = string('flags', '');
   const message = string('message', optional);
   const action = string('action');
   if (action !== 'error' && action !== 'context' && action !== 'off') {
-    throw invalid(`${field('action')} must be 'error', 'context' or 'off' (got ${rustDebugString(action)})`);
+    throw problem(`${field('action')} must be 'error', 'context' or 'off' (got ${rustDebugString(action)})`);
   }
   const when = string('when', 'success');
   if (when !== 'success' && when !== 'always') {
-    throw invalid(`${field('when')} must be 'success' or 'always' (got ${rustDebugString(when)})`);
+    throw problem(`${field('when')} must be 'success' or 'always' (got ${rustDebugString(when)})`);
   }
   string('reason', '');
   const unless = value.unless === undefined ? undefined : string('unless');
@@ -152,7 +158,7 @@ function resolveRepeat(value: unknown): ResolvedConfig['repeat'] {
     if (typeof preview !== 'number') throw typeError('config.repeat.argumentsPreviewChars', 'a number', preview);
     // Same order and text as the official plugin: thresholds are checked first.
     if (!Number.isInteger(preview) || preview < 1) {
-      throw invalid(`repeat-tool-reminder: invalid argumentsPreviewChars ${preview} — must be an integer >= 1`);
+      throw configError(`repeat-tool-reminder: invalid argumentsPreviewChars ${preview} — must be an integer >= 1`, 'TOOLGUARD_OUT_OF_RANGE', ['repeat', 'argumentsPreviewChars']);
     }
     config.argumentsPreviewChars = preview;
   }
@@ -160,6 +166,7 @@ function resolveRepeat(value: unknown): ResolvedConfig['repeat'] {
 }
 
 function resolveLoudFailure(value: unknown): ResolvedConfig['loudFailure'] {
+  // The one default list (`rules/shell-tools.json`, as natively), compared without case.
   const config = { rules: [] as ResolvedRule[], shellTools: defaultShellTools(), scanValue: false };
   if (value === undefined || value === null) return config;
   if (!isObject(value)) throw typeError('config.loudFailure', 'an object', value);
@@ -178,18 +185,15 @@ function resolveLoudFailure(value: unknown): ResolvedConfig['loudFailure'] {
   return config;
 }
 
-/** Check a `GuardConfig` and apply the defaults; throws an `Error` naming the field. */
+/** Check a `GuardConfig` and apply the defaults; throws an `Error` naming the field (sections in the native order). */
 export function resolveConfig(config: unknown): ResolvedConfig {
   checkDepth(config, 0);
-  if (config === undefined || config === null) return { repeat: resolveRepeat(undefined), loudFailure: resolveLoudFailure(undefined) };
+  if (config === undefined || config === null) {
+    return { repeat: resolveRepeat(undefined), loudFailure: resolveLoudFailure(undefined), loops: undefined };
+  }
   if (!isObject(config)) throw typeError('config', 'an object', config);
   rejectUnknownKeys(config, 'config', ['repeat', 'loudFailure', 'loops']);
-  // The loop detectors live only in the native engine: the reference (the
-  // fallback where no binary exists) accepts the key so a product's config
-  // loads, and keeps DSH's result-blind repeat reminder.
-  const loops = config.loops;
-  if (loops !== undefined && loops !== null && typeof loops !== 'boolean' && !isObject(loops)) {
-    throw typeError('config.loops', 'a boolean or an object', loops);
-  }
-  return { repeat: resolveRepeat(config.repeat), loudFailure: resolveLoudFailure(config.loudFailure) };
+  const repeat = resolveRepeat(config.repeat);
+  const loudFailure = resolveLoudFailure(config.loudFailure);
+  return { repeat, loudFailure, loops: resolveLoops(config.loops) };
 }

@@ -1,17 +1,31 @@
 /**
- * The pure-TypeScript reference `GuardEngine`: the same API and verdicts as
- * the native engine, written plainly. It is the baseline for benchmarks, the
- * oracle for differential tests, and the fallback where the native binary
- * cannot load.
+ * The pure-TypeScript reference `GuardEngine`: the native engine's API and
+ * verdicts (repeat chains, silent-failure rules, loop detectors), written
+ * plainly. It is the baseline for benchmarks, the oracle for differential
+ * tests, and the fallback where the native binary cannot load. Where the two
+ * are held equal, and where they knowingly differ: reference/index.mts.
  */
 import { parseArguments } from './canonical.mjs';
 import { resolveConfig } from './config.mjs';
 import { invalid, kindOf } from './errors.mjs';
+import { adjust, scanContext, SessionWrites, type ActedHit, type ScanContext } from './intent.mjs';
+import { Loops } from './loops.mjs';
+import { classifyCall } from './shell.mjs';
 import { showsFailure } from './markers.mjs';
 import { RepeatChains } from './repeat.mjs';
 import { buildRuleTable, firstMatch, type CompiledRule } from './rules.mjs';
-import type { ChainState, FailureVerdict, GuardConfig, GuardEngineLike, ReminderVerdict, RuleHit, ToolExecution, ToolResult, GuardVerdict } from './types.mjs';
-import { commandOf, isNoise, ruleCounts, withoutNoise } from './shell.mjs';
+import type {
+  ChainState,
+  FailureVerdict,
+  GuardConfig,
+  GuardEngineLike,
+  GuardVerdict,
+  LoopDenyVerdict,
+  ReminderVerdict,
+  RuleHit,
+  ToolExecution,
+  ToolResult,
+} from './types.mjs';
 import { matchesAny, wildcardToRegExp } from './wildcard.mjs';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -62,8 +76,12 @@ interface Output {
   valueJson: string | undefined;
 }
 
-/** Read a result (a string is `{ text }`); error results are not read further, since they are never scanned. */
-function readResult(result: unknown, scanValue: boolean): Output {
+/**
+ * Read a result (a string is `{ text }`). Error results are read further only
+ * for the loop detectors (`errorTexts`), since they are never scanned; for
+ * them, too, a successful result with no text stands for its value's JSON.
+ */
+function readResult(result: unknown, scanValue: boolean, errorTexts: boolean): Output {
   const output: Output = { isError: false, texts: [], valueJson: undefined };
   if (result === undefined || result === null) return output; // napi reads a null optional argument as absent
   if (typeof result === 'string') {
@@ -74,7 +92,7 @@ function readResult(result: unknown, scanValue: boolean): Output {
   const isError = result.isError;
   if (isError !== undefined && typeof isError !== 'boolean') throw inputError('result.isError', 'a boolean', isError);
   output.isError = isError === true;
-  if (output.isError) return output;
+  if (output.isError && !errorTexts) return output;
   const text = optionalString(result.text, 'result.text');
   if (text !== undefined) output.texts.push(text);
   const content = result.content;
@@ -86,8 +104,14 @@ function readResult(result: unknown, scanValue: boolean): Output {
       if (blockText !== undefined) output.texts.push(blockText);
     });
   }
-  if (scanValue && result.value !== undefined) output.valueJson = jsonOf(result.value, 'result.value');
+  const wantValue = scanValue || (errorTexts && output.texts.length === 0);
+  if (wantValue && !output.isError && result.value !== undefined) output.valueJson = jsonOf(result.value, 'result.value');
   return output;
+}
+
+/** Lone surrogates as U+FFFD (`String.prototype.toWellFormed`, Node >= 20; ES2024, past the compile target). */
+function wellFormed(text: string): string {
+  return (text as string & { toWellFormed(): string }).toWellFormed();
 }
 
 function ruleLine(match: RuleHit): string {
@@ -97,6 +121,9 @@ function ruleLine(match: RuleHit): string {
 /** Engines reachable from `observeCall` by handle; a handle is never reused. */
 const callEngines: WeakRef<GuardEngine>[] = [];
 
+/** Each engine's chain-only step (engine.rs `advance`), for `observeCall`. */
+const advancers = new WeakMap<GuardEngine, (agentId: string, name: string, argumentsJson: string) => ReminderVerdict | undefined>();
+
 /** The reference engine; see `GuardEngineLike` for the contract. */
 export class GuardEngine implements GuardEngineLike {
   readonly #callHandle = callEngines.push(new WeakRef(this)) - 1;
@@ -104,14 +131,29 @@ export class GuardEngine implements GuardEngineLike {
   readonly #rules: readonly CompiledRule[];
   readonly #shellTools: readonly RegExp[];
   readonly #scanValue: boolean;
+  /** Per agent, the paths it wrote (its own scripts: intent.mts). */
+  readonly #writes = new Map<string, SessionWrites>();
+  /** The loop detectors; `undefined` with `loops` off. */
+  readonly #loops: Loops | undefined;
+  /** The result-blind DSH repeat chain runs (always with loops off). */
+  readonly #blindRepeat: boolean;
 
   constructor(config?: GuardConfig | null) {
-    const { repeat, loudFailure } = resolveConfig(config);
+    const { repeat, loudFailure, loops } = resolveConfig(config);
     this.#chains = new RepeatChains(repeat);
     this.#rules = buildRuleTable(loudFailure.rules);
     // Tool names are compared without case (`Bash` is `bash`), as natively.
-    this.#shellTools = loudFailure.shellTools.map((tool) => wildcardToRegExp(tool.toLowerCase()));
+    this.#shellTools = loudFailure.shellTools.map((pattern) => wildcardToRegExp(pattern.toLowerCase()));
     this.#scanValue = loudFailure.scanValue;
+    this.#loops = loops === undefined ? undefined : new Loops(loops);
+    this.#blindRepeat = loops === undefined || loops.resultBlindRepeat;
+    advancers.set(this, (agentId, name, argumentsJson) => this.#advance(agentId, name, argumentsJson));
+  }
+
+  /** The chain half of a call (engine.rs `advance`): the paths it writes noted, the result-blind repeat reminder. */
+  #advance(agentId: string, name: string, argumentsJson: string): ReminderVerdict | undefined {
+    this.#noteWrites(agentId, name, argumentsJson);
+    return this.#blindRepeat ? this.#chains.observe(agentId, name, () => parseArguments(argumentsJson)) : undefined;
   }
 
   /**
@@ -120,21 +162,42 @@ export class GuardEngine implements GuardEngineLike {
    * result is read only when its tool is scanned.
    */
   observe(exec: ToolExecution, result?: ToolResult | string): GuardVerdict | null {
+    return this.#observe(exec, result, true);
+  }
+
+  /** `flagging`: a silent-failure error verdict counts as a failure for the loop detectors (not in `observeAsync`, as natively). */
+  #observe(exec: ToolExecution, result: ToolResult | string | undefined, flagging: boolean): GuardVerdict | null {
     if (!isRecord(exec)) throw inputError('exec', 'an object', exec);
     const name = exec.name;
     if (typeof name !== 'string') throw inputError('exec.name', 'a string', name);
     const agentId = optionalString(exec.agentId, 'exec.agentId');
     const argumentsJson = argumentsJsonOf(exec);
 
-    const reminder =
-      agentId === undefined ? undefined : this.#chains.observe(agentId, name, () => parseArguments(argumentsJson));
-    const failure = matchesAny(this.#shellTools, name.toLowerCase())
-      ? this.#scan(name, readResult(result, this.#scanValue), commandOf(name, argumentsJson))
-      : undefined;
-    if (reminder === undefined && failure === undefined) return null;
+    const reminder = agentId === undefined ? undefined : this.#advance(agentId, name, argumentsJson);
+    const scanned = matchesAny(this.#shellTools, name.toLowerCase());
+    const loops = agentId === undefined ? undefined : this.#loops;
+    // With loops on every tool's result is read (error results too).
+    const output = scanned || loops !== undefined ? readResult(result, scanned && this.#scanValue, loops !== undefined) : undefined;
+    const failure =
+      scanned && output !== undefined && !output.isError
+        ? this.#scan(name, output, scanContext(name, argumentsJson, agentId === undefined ? undefined : this.#writes.get(agentId)))
+        : undefined;
+    let loop;
+    if (loops !== undefined) {
+      // A result with no text block stands for its value's JSON; lone
+      // surrogates read as U+FFFD, as the native engine reads a JS string.
+      const text = output!.texts.length === 0 && output!.valueJson !== undefined ? output!.valueJson : output!.texts.join('\n');
+      loop = loops.observe(agentId!, name, argumentsJson, {
+        text: wellFormed(text),
+        isError: output!.isError,
+        flagged: flagging && failure?.action === 'error',
+      });
+    }
+    if (reminder === undefined && failure === undefined && loop === undefined) return null;
     const verdict: GuardVerdict = {};
     if (reminder !== undefined) verdict.reminder = reminder;
     if (failure !== undefined) verdict.failure = failure;
+    if (loop !== undefined) verdict.loop = loop;
     return verdict;
   }
 
@@ -145,49 +208,93 @@ export class GuardEngine implements GuardEngineLike {
    * natively; the promise resolves to what `observe` returned.
    */
   observeAsync(exec: ToolExecution, result?: ToolResult | string): Promise<GuardVerdict | null> {
-    return Promise.resolve(this.observe(exec, result));
+    return Promise.resolve(this.#observe(exec, result, false));
   }
 
-  /** The user spoke: that agent's chain starts over. */
+  /** The user spoke: that agent's chain starts over (what it wrote stays its own, as natively). */
   reset(agentId: string): void {
     if (typeof agentId !== 'string') throw inputError('agentId', 'a string', agentId);
     this.#chains.drop(agentId);
+    this.#loops?.remove(agentId);
+  }
+
+  /** Remember the paths a call writes, per agent (engine.rs `note_writes`). */
+  #noteWrites(agentId: string, name: string, argumentsJson: string): void {
+    if (!SessionWrites.mayWrite(name, argumentsJson)) return;
+    const model = classifyCall(name, argumentsJson);
+    if (model.writes.length === 0) return;
+    let writes = this.#writes.get(agentId);
+    if (writes === undefined) {
+      writes = new SessionWrites();
+      this.#writes.set(agentId, writes);
+    }
+    writes.record(model);
   }
 
   /** The agent is gone: free its state. */
   forget(agentId: string): void {
     if (typeof agentId !== 'string') throw inputError('agentId', 'a string', agentId);
     this.#chains.drop(agentId);
-  }
-
-  /** The agent's chain as `{ digest, count }`, or null (digests are engine-specific). */
-  chainState(agentId: string): ChainState | null {
-    if (typeof agentId !== 'string') throw inputError('agentId', 'a string', agentId);
-    return this.#chains.state(agentId);
+    this.#writes.delete(agentId);
+    this.#loops?.remove(agentId);
   }
 
   /**
-   * Before a call runs: the native engine may refuse a call that continues
-   * a loop (`loops.deny`); the reference has no loop detectors and never does.
+   * The agent's saved state: `{ digest, count }` of the repeat chain and,
+   * with `loops` on, `loops` (the loop window); null when it has none.
+   * Digests are engine-specific: a state goes back into the same kind of engine.
    */
-  check(_exec: unknown): null {
-    return null;
+  chainState(agentId: string): ChainState | null {
+    if (typeof agentId !== 'string') throw inputError('agentId', 'a string', agentId);
+    const chain = this.#chains.state(agentId);
+    const loops = this.#loops?.state(agentId);
+    if (chain === null && loops === undefined) return null;
+    const state: ChainState = {};
+    if (chain !== null) Object.assign(state, chain);
+    if (loops !== undefined) state.loops = loops;
+    return state;
   }
 
-  /** Put back a chain saved with `chainState` by a reference engine (a native loop-only state has no chain: nothing to restore). */
+  /**
+   * Before a call runs: `null` to let it run, or a refusal when it would
+   * continue a loop already reminded `loops.deny` times (never with
+   * `loops.deny` unset). A refusal resets no counter.
+   */
+  check(exec: ToolExecution): LoopDenyVerdict | null {
+    if (!isRecord(exec)) throw inputError('exec', 'an object', exec);
+    const name = exec.name;
+    if (typeof name !== 'string') throw inputError('exec.name', 'a string', name);
+    const agentId = optionalString(exec.agentId, 'exec.agentId');
+    const argumentsJson = argumentsJsonOf(exec);
+    if (this.#loops === undefined || agentId === undefined) return null;
+    return this.#loops.check(agentId, name, argumentsJson) ?? null;
+  }
+
+  /**
+   * Put back a state saved with `chainState` by a reference engine; a loop
+   * state given to an engine with `loops` off is ignored.
+   */
   restoreChain(agentId: string, state: ChainState): void {
     if (typeof agentId !== 'string') throw inputError('agentId', 'a string', agentId);
-    if (state !== null && typeof state === 'object' && state.digest === undefined && state.count === undefined) return;
-    if (typeof state?.digest !== 'string' || !/^[0-9a-f]{32}$/i.test(state.digest)) {
-      throw invalid('toolguard: state.digest must be 32 hexadecimal digits');
+    if (state === null || typeof state !== 'object') throw invalid('toolguard: state.digest must be 32 hexadecimal digits');
+    if (state.digest !== undefined || state.count !== undefined) {
+      if (typeof state.digest !== 'string' || !/^[0-9a-f]{32}$/i.test(state.digest)) {
+        throw invalid('toolguard: state.digest must be 32 hexadecimal digits');
+      }
+      if (typeof state.count !== 'number' || !Number.isInteger(state.count) || state.count < 1) throw invalid('toolguard: state.count must be an integer >= 1');
+      this.#chains.restore(agentId, state.digest.toLowerCase(), state.count);
     }
-    if (typeof state.count !== 'number' || !Number.isInteger(state.count) || state.count < 1) throw invalid('toolguard: state.count must be an integer >= 1');
-    this.#chains.restore(agentId, state.digest.toLowerCase(), state.count);
+    if (state.loops !== undefined) {
+      if (typeof state.loops !== 'string') throw inputError('state.loops', 'a string', state.loops);
+      this.#loops?.restore(agentId, state.loops);
+    }
   }
 
-  /** Number of agents with live chain state (for leak checks and metrics). */
+  /** Number of agents with live chain or loop state (for leak checks and metrics). */
   get agentCount(): number {
-    return this.#chains.size;
+    let onlyLoops = 0;
+    for (const agent of this.#loops?.agentIds() ?? []) if (this.#chains.state(agent) === null) onlyLoops += 1;
+    return this.#chains.size + onlyLoops;
   }
 
   /** This engine's handle for {@link observeCall} (valid while the engine lives). */
@@ -195,28 +302,29 @@ export class GuardEngine implements GuardEngineLike {
     return this.#callHandle;
   }
 
-  #scan(tool: string, { isError, texts, valueJson }: Output, command: string | undefined): FailureVerdict | undefined {
+  /** Every rule's first match in `text`, with the rule's action (`when: 'success'` rules skipped when the output shows failure). */
+  #matches(text: string, failed: boolean): ActedHit[] {
+    const out: ActedHit[] = [];
+    for (const rule of this.#rules) {
+      if (failed && rule.when === 'success') continue;
+      const hit = firstMatch(rule, text);
+      if (hit !== undefined) out.push({ hit, action: rule.action });
+    }
+    return out;
+  }
+
+  /** Scan a result knowing the call's command (`ctx`, intent.mts); `undefined` scans as without one. */
+  #scan(tool: string, { isError, texts, valueJson: json }: Output, ctx: ScanContext | undefined): FailureVerdict | undefined {
     if (isError) return undefined;
+    const valueJson = this.#scanValue ? json : undefined;
     const output = texts.join('\n');
     let scanned = output;
     if (valueJson !== undefined) scanned = texts.length === 0 ? valueJson : `${output}\n${valueJson}`;
     // Markers trail the shell output; the appended value JSON must not hide them.
     const failed = showsFailure(output);
-    const scan = (text: string): [RuleHit, CompiledRule][] => {
-      const found: [RuleHit, CompiledRule][] = [];
-      for (const rule of this.#rules) {
-        if (failed && rule.when === 'success') continue;
-        const match = firstMatch(rule, text);
-        if (match !== undefined) found.push([match, rule]);
-      }
-      return found;
-    };
-    let found = scan(scanned);
-    // Installer noise: the same scan without those lines (shell::intent::adjust).
-    if (found.some(([match]) => isNoise(match.excerpt))) found = scan(withoutNoise(scanned));
-    found = found.filter(([match]) => ruleCounts(match.id, match.excerpt, command));
-    const matches = found.map(([match]) => match);
-    const anyError = found.some(([, rule]) => rule.action === 'error');
+    const acted = adjust(ctx, scanned, this.#matches(scanned, failed), (text) => this.#matches(text, failed));
+    const matches: RuleHit[] = acted.map((m) => m.hit);
+    const anyError = acted.some((m) => m.action === 'error');
     if (matches.length === 0) return undefined;
     const lines = matches.map(ruleLine).join('\n');
     const summary = `${tool}: ${matches.map((match) => match.id).join(', ')}`;
@@ -239,8 +347,12 @@ export class GuardEngine implements GuardEngineLike {
 export function observeCall(handle: number, agentId: string, name: string, argumentsJson: string): ReminderVerdict | null {
   const engine = callEngines[handle]?.deref();
   if (engine === undefined) throw invalid(`toolguard: no live engine has handle ${handle}`);
+  if (typeof agentId !== 'string') throw inputError('agentId', 'a string', agentId);
+  if (typeof name !== 'string') throw inputError('name', 'a string', name);
   if (typeof argumentsJson !== 'string') throw inputError('argumentsJson', 'a string', argumentsJson);
-  return engine.observe({ agentId, name, argumentsJson })?.reminder ?? null;
+  // The chain only, as natively (fast_path.rs `observe_call` calls `advance`):
+  // no result, so the loop detectors do not see this call.
+  return advancers.get(engine)!(agentId, name, argumentsJson) ?? null;
 }
 
 /**

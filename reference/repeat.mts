@@ -5,7 +5,7 @@
  * key string itself, as the official plugin does.
  */
 import { canonicalizeValue } from './canonical.mjs';
-import { invalid } from './errors.mjs';
+import { configError, invalid } from './errors.mjs';
 import type { ReminderVerdict } from './types.mjs';
 import { matchesAny, wildcardToRegExp } from './wildcard.mjs';
 
@@ -26,14 +26,15 @@ export function previewArguments(canonical: string, cap: number): string {
 
 /** The official validation, texts included; returns the thresholds sorted ascending. */
 export function validateThresholds(values: readonly number[]): number[] {
-  if (values.length === 0) throw invalid('repeat-tool-reminder: `thresholds` must not be empty');
+  const bad = (message: string) => configError(message, 'TOOLGUARD_OUT_OF_RANGE', ['repeat', 'thresholds']);
+  if (values.length === 0) throw bad('repeat-tool-reminder: `thresholds` must not be empty');
   for (const value of values) {
     if (!Number.isInteger(value) || value < 2) {
-      throw invalid(`repeat-tool-reminder: invalid threshold ${value} — every threshold must be an integer >= 2`);
+      throw bad(`repeat-tool-reminder: invalid threshold ${value} — every threshold must be an integer >= 2`);
     }
   }
   if (new Set(values).size !== values.length) {
-    throw invalid('repeat-tool-reminder: `thresholds` must not contain duplicates');
+    throw bad('repeat-tool-reminder: `thresholds` must not contain duplicates');
   }
   return [...values].sort((a, b) => a - b);
 }

@@ -13,7 +13,7 @@
 import { createRequire } from 'node:module';
 
 import type { ResolvedRule } from './config.mjs';
-import { invalid } from './errors.mjs';
+import { configError, invalid } from './errors.mjs';
 import type { BuiltinRule, RuleAction, RuleHit, RuleWhen } from './types.mjs';
 import { trimLikeRust } from './whitespace.mjs';
 
@@ -48,8 +48,12 @@ function loadBuiltinRules(): readonly BuiltinRule[] {
   return builtinTable;
 }
 
+/** The user rules being compiled: a rule's error is located by its id among them, as natively (error.rs `Error::path`). */
+let compiling: readonly ResolvedRule[] = [];
+
 function ruleError(id: string, reason: string): Error {
-  return invalid(`loud-failure: rule ${id}: ${reason}`);
+  const index = compiling.findIndex((rule) => rule.id === id);
+  return configError(`loud-failure: rule ${id}: ${reason}`, 'TOOLGUARD_BAD_RULE', index === -1 ? [] : ['loudFailure', 'rules', index]);
 }
 
 /** The native dialect's flag check (crates/toolguard-core/src/rules/dialect.rs `parse_flags`), reasons word for word. */
@@ -104,6 +108,15 @@ export function compileRule(rule: ResolvedRule): CompiledRule {
  * whatever the actions), then are dropped, since they never run.
  */
 export function buildRuleTable(userRules: readonly ResolvedRule[]): CompiledRule[] {
+  compiling = userRules;
+  try {
+    return buildRules(userRules);
+  } finally {
+    compiling = [];
+  }
+}
+
+function buildRules(userRules: readonly ResolvedRule[]): CompiledRule[] {
   const merged: ResolvedRule[] = loadBuiltinRules().map(({ id, pattern, flags, action, when, message, unless }) => ({
     id,
     pattern,

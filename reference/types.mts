@@ -68,10 +68,51 @@ export interface LoudFailureOptions {
   scanValue?: boolean;
 }
 
+/**
+ * Options of the result-aware loop detectors (README "Loop detection").
+ * A threshold is an integer >= 2, or `false` to switch that detector off.
+ */
+export interface LoopsOptions {
+  /** Calls kept per agent, as digests (default 30, at most 256). */
+  window?: number;
+  /** The same call with the same outcome this many times in a row (default 3). */
+  repeat?: number | false;
+  /** Rounds begun of a repeated block of calls (default 3). */
+  cycle?: number | false;
+  /** Longest block a cycle may have, 2 to 8 (default 4). */
+  maxPeriod?: number;
+  /** Consecutive failures of one tool with the same error, new arguments each time (default 3). */
+  sameError?: number | false;
+  /** The same, when the failure shows only as an HTTP 4xx/5xx status (default 4). */
+  softError?: number | false;
+  /** The same call and result within the window, other calls in between (default 3). */
+  reRead?: number | false;
+  /** Thresholds × this for rate limits and 503s (default 2). */
+  transientMultiplier?: number;
+  /** Polls of a running job that show nothing new, in a row, before it is a loop (default 8). */
+  poll?: number | false;
+  /** …over at least this many seconds where the calls have times (default 300; 0: the count alone). */
+  pollQuietSeconds?: number;
+  /** `check` refuses a call continuing a loop reminded this many times (`true`: 2; default false: never). */
+  deny?: number | boolean;
+  /** Keep the result-blind DSH repeat reminder too (default false). */
+  resultBlindRepeat?: boolean;
+  /** Argument keys left out of the comparison, per tool pattern (default `{ Bash: ['description'] }`). */
+  ignoreArguments?: Record<string, string[]>;
+  /** Tools that never take part (`*` wildcards). */
+  exempt?: string[];
+  /** Threshold multipliers per tool pattern (`{ 'kubectl*': 2 }`). */
+  multipliers?: Record<string, number>;
+  /** Tools whose success edits files (a re-read after one is a check, not a loop). */
+  mutatingTools?: string[];
+}
+
 /** `new GuardEngine(config)`; every field is optional. */
 export interface GuardConfig {
   repeat?: RepeatOptions;
   loudFailure?: LoudFailureOptions;
+  /** Loop detectors over calls and their results; off unless given (`true` or options). */
+  loops?: boolean | LoopsOptions;
 }
 
 /** The tool call being observed. Exactly one of `arguments` / `argumentsJson` is required. */
@@ -140,16 +181,17 @@ export interface FailureVerdict {
   rules: RuleHit[];
 }
 
-/** What the guard has to say about one call; `observe` returns `null` instead of an empty verdict. */
-/** A loop detector's alarm (native engine with `loops` only; the reference has no loop detectors). */
+/** A loop detector's alarm (`loops` on): raised again at every call the loop goes on. */
 export interface LoopVerdict {
   kind: 'repeat' | 'cycle' | 'same-error' | 're-read' | 'redo';
   tool: string;
   count: number;
   period: number;
+  /** The loop's latest calls by ordinal (1-based since the last user prompt), oldest first (at most 12). */
   calls: Array<number>;
-  /** The loop episode's first call and its latest (this one). */
+  /** The loop's first call (ordinal): where this episode began, the same on every alarm of one loop. */
   first: number;
+  /** The loop's latest call (ordinal): this one. */
   last: number;
   evidence: string;
   text: string;
@@ -157,6 +199,16 @@ export interface LoopVerdict {
   reminders: number;
 }
 
+/** `check` refused the call: it would continue a loop already reminded `loops.deny` times. */
+export interface LoopDenyVerdict {
+  kind: 'repeat' | 'cycle' | 'same-error' | 're-read' | 'redo';
+  count: number;
+  reminders: number;
+  /** Shown to the model instead of the call's result. */
+  reason: string;
+}
+
+/** What the guard has to say about one call; `observe` returns `null` instead of an empty verdict. */
 export interface GuardVerdict {
   reminder?: ReminderVerdict;
   loop?: LoopVerdict;
@@ -167,7 +219,7 @@ export interface GuardVerdict {
 export interface ChainState {
   digest?: string;
   count?: number;
-  /** The native loop detectors' window (opaque); the reference writes none. */
+  /** The loop detectors' window (opaque, engine-specific digests). */
   loops?: string;
 }
 

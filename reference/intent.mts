@@ -1,0 +1,198 @@
+/**
+ * Command-aware scanning, as crates/toolguard-core/src/shell/intent.rs does
+ * it: what the silent-failure scan learns from the call's command.
+ *
+ * - A rule match in output the command only displayed (a `cat` of a log, a
+ *   grep), in a probe (`|| echo`, `python -c "try: … except"`), or in the run
+ *   of a script the agent wrote earlier in this session is at most `context`;
+ *   a displaying program's own `prog: message` line is still its error.
+ * - `prog: message` lines of a program that ran are that program's errors:
+ *   the `program-message` rule counts only then, and only with a command.
+ * - Rules of `commandRules` (rules/programs.json) count only when the
+ *   command ran a program of their kind.
+ * - Installer noise lines (`noise`) are not failures: the scan is re-run
+ *   without them.
+ * - A `context` rule is `error` when the command hid the real status.
+ */
+import type { RuleAction, RuleHit } from './types.mjs';
+import { classifyCall, isShellTool, scanTable, type CallModel } from './shell.mjs';
+
+/** What the scan knows of the call that produced the output. */
+export interface ScanContext {
+  model: CallModel;
+  /** The call runs a script the agent wrote earlier in this session. */
+  ownScript: boolean;
+}
+
+/** A rule's first match with the action it has in the verdict. */
+export interface ActedHit {
+  hit: RuleHit;
+  action: RuleAction;
+}
+
+/**
+ * The context of a call of tool `name`; `undefined` when it has no shell
+ * command. Only the agent's written paths whose file name occurs in the
+ * arguments are candidates for its own script (intent.rs `ScanContext::new`).
+ */
+export function scanContext(name: string, argumentsJson: string, writes: SessionWrites | undefined): ScanContext | undefined {
+  const model = classifyCall(name, argumentsJson);
+  if (!model.isShell) return undefined;
+  const written = writes?.named(argumentsJson);
+  const ownScript = written !== undefined && model.commands.some((c) => c.script !== undefined && written.wrote(c.script, c.cwd));
+  return { model, ownScript };
+}
+
+const normalize = (p: string) => (p.startsWith('./') ? p.slice(2) : p);
+
+/** A `>` redirect to a file in the text: not a dup (`2>&1`, `>&2`) or `/dev/null` (intent.rs `writes_a_file`). */
+function writesAFile(text: string): boolean {
+  for (let i = text.indexOf('>'); i !== -1; i = text.indexOf('>', i + 1)) {
+    let rest = text.slice(i + 1);
+    if (rest.startsWith('>')) rest = rest.slice(1);
+    rest = rest.replace(/^ +/, '');
+    if (!(rest.startsWith('&') || rest.startsWith('/dev/null') || rest === '')) return true;
+  }
+  return false;
+}
+
+/** The paths an agent wrote in this session (newest last), at most `CAP`. */
+export class SessionWrites {
+  static readonly CAP = 64;
+  readonly #paths: string[] = [];
+
+  /** Whether a call may write (a cheap test before modelling it): an edit tool, or a shell command with a redirect or `tee`. */
+  static mayWrite(name: string, argumentsJson: string): boolean {
+    if (isShellTool(name)) return writesAFile(argumentsJson) || argumentsJson.includes('tee ');
+    const lower = name.replace(/[A-Z]+/g, (c) => c.toLowerCase());
+    return ['edit', 'write', 'create', 'patch', 'str_replace', 'insert', 'replace'].some((k) => lower.includes(k));
+  }
+
+  /** The paths whose file name occurs in `argumentsJson` (the only ones a call can run). */
+  named(argumentsJson: string): SessionWrites {
+    const out = new SessionWrites();
+    for (const p of this.#paths) {
+      const file = p.slice(p.lastIndexOf('/') + 1);
+      if (file !== '' && argumentsJson.includes(file)) out.#paths.push(p);
+    }
+    return out;
+  }
+
+  /** Record what a call wrote. */
+  record(model: CallModel): void {
+    if (model.effect !== 'write' && model.writes.length === 0) return;
+    for (const written of model.writes) {
+      const w = normalize(written);
+      const at = this.#paths.indexOf(w);
+      if (at !== -1) this.#paths.splice(at, 1);
+      if (this.#paths.length === SessionWrites.CAP) this.#paths.shift();
+      this.#paths.push(w);
+    }
+  }
+
+  /** Whether `path` (run in `cwd`) is a file the agent wrote (the same path, or one ends with the other at a `/`). */
+  wrote(script: string, cwd: string | undefined): boolean {
+    const path = normalize(script);
+    const full = cwd !== undefined && !path.startsWith('/') ? `${cwd.replace(/\/+$/, '')}/${path}` : path;
+    const same = (a: string, b: string) => a === b || (a.length > b.length && a.endsWith(b) && a[a.length - b.length - 1] === '/');
+    return this.#paths.some((p) => same(p, full) || same(p, path) || same(path, p));
+  }
+}
+
+const ERROR_WORDS = [
+  'no such file or directory',
+  'cannot ',
+  "can't ",
+  'could not ',
+  "couldn't ",
+  'unable to ',
+  'failed',
+  'not found',
+  'permission denied',
+  'not a directory',
+  'is a directory',
+  'invalid ',
+  'unrecognized ',
+  'illegal ',
+  'unknown option',
+  'missing ',
+  'error',
+  'fatal',
+  'refused',
+  'timed out',
+  'bad ',
+  'event not found',
+  'not recognized',
+  'does not exist',
+];
+
+/** The error lexicon of a `prog: message` line (ASCII case-insensitive). */
+function isErrorMessage(msg: string): boolean {
+  const m = msg.replace(/[A-Z]+/g, (c) => c.toLowerCase());
+  if (m.startsWith('warning') || m.startsWith('note') || m.startsWith('info')) return false;
+  return ERROR_WORDS.some((k) => m.includes(k));
+}
+
+/** Rust `split_once(": ")`. */
+function splitOnce(s: string, sep: string): [string, string] | undefined {
+  const at = s.indexOf(sep);
+  return at === -1 ? undefined : [s.slice(0, at), s.slice(at + sep.length)];
+}
+
+const SHELLS = new Set(['(eval)', 'bash', 'sh', 'zsh', 'dash', '/bin/sh', '/bin/bash', '/bin/zsh']);
+
+/** Whether `line` is a `prog: message` line of a program that ran (or of the shell itself), with an error message. */
+export function isProgramMessage(input: string, model: CallModel): boolean {
+  const line = input.replace(/^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/, '');
+  const split = splitOnce(line, ': ');
+  if (split === undefined) return false;
+  const head = split[0].split(':')[0]!;
+  let rest = split[1];
+  if (rest.startsWith('line ')) {
+    const r = rest.slice('line '.length);
+    rest = splitOnce(r, ': ')?.[1] ?? r;
+  }
+  const numbered = splitOnce(rest, ': ');
+  if (numbered !== undefined && /^[0-9]+$/.test(numbered[0])) rest = numbered[1];
+  const base = head.slice(head.lastIndexOf('/') + 1);
+  const ran = SHELLS.has(head) || model.commands.some((c) => !c.quiet && c.program !== '' && c.program === base);
+  return ran && isErrorMessage(rest);
+}
+
+/** Adjusts the rule matches of one output by the call's context; `rescan` scans another text (the output with noise lines blanked). */
+export function adjust(ctx: ScanContext | undefined, text: string, first: ActedHit[], rescan: (text: string) => ActedHit[]): ActedHit[] {
+  const table = scanTable();
+  let matches = first;
+  if (matches.some((m) => table.noise.some((n) => m.hit.excerpt.startsWith(n)))) {
+    const cleaned = text
+      .split('\n')
+      .map((l) => (table.noise.some((n) => l.replace(/^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/, '').startsWith(n)) ? '' : l))
+      .join('\n');
+    matches = rescan(cleaned);
+  }
+  if (matches.length === 0) return matches;
+  if (ctx === undefined) return matches.filter((m) => !table.commandRules.has(m.hit.id));
+  const model = ctx.model;
+  matches = matches.filter((m) => {
+    const need = table.commandRules.get(m.hit.id);
+    if (need === undefined) return true;
+    switch (need.kind) {
+      case 'effect':
+        return model.commands.some((c) => c.effect === need.effect || (need.effect === 'network' && c.url !== undefined));
+      case 'program-ran':
+        return isProgramMessage(m.hit.excerpt, model);
+      case 'programs':
+        return model.commands.some((c) => need.programs.includes(c.program));
+    }
+  });
+  const meant = ctx.ownScript || model.probe;
+  const hidden = model.masks.some((m) => m === 'pipeline' || m === 'fallback' || m === 'sequence');
+  // Content shown from files: a displaying command that names no file prints its own errors.
+  const showsFiles = model.displaysOnly && model.reads.length > 0;
+  return matches.map((m) => {
+    const ownError = isProgramMessage(m.hit.excerpt, model);
+    if (m.action === 'error' && (meant || (showsFiles && !ownError))) return { ...m, action: 'context' };
+    if (m.action === 'context' && hidden && !meant && !showsFiles) return { ...m, action: 'error' };
+    return m;
+  });
+}
