@@ -66,16 +66,16 @@ test('check-config: JSON and YAML (flow style, JSON in .yaml, no extension) are 
   assert.deepEqual(
     run.stdout.trim().split('\n').map((l) => l.slice(scratch.length + 1)),
     [
-      'flow.yaml: ok (repeat thresholds [3, 5, 8] · 0 user rules · shell tools Bash, bash)',
-      'json-in.yaml: ok (repeat thresholds [2, 4] · 0 user rules)',
-      'guard.json: ok (repeat thresholds [3, 5, 8] · 1 user rule)',
-      'guardrc: ok (repeat thresholds [3, 5, 8] · exclude todo_write · 0 user rules)',
-      'empty.yaml: ok (repeat thresholds [3, 5, 8] · 0 user rules)',
+      'flow.yaml: ok (repeat thresholds [3, 5, 8] · 0 user rules · shell tools Bash, bash · loop detectors on (defaults))',
+      'json-in.yaml: ok (repeat thresholds [2, 4] · 0 user rules · loop detectors on (defaults))',
+      'guard.json: ok (repeat thresholds [3, 5, 8] · 1 user rule · loop detectors on (defaults))',
+      'guardrc: ok (repeat thresholds [3, 5, 8] · exclude todo_write · 0 user rules · loop detectors on (defaults))',
+      'empty.yaml: ok (repeat thresholds [3, 5, 8] · 0 user rules · loop detectors on (defaults))',
     ],
   );
 });
 
-test('check-config: an invalid config exits 1 with file, line and what is wrong', () => {
+test('check-config: an invalid config exits 2 with file, line and what is wrong', () => {
   const cases = [
     [file('typo.yaml', 'repeat:\n  thresholds: [3]\n  treshold: 5\n'), /typo\.yaml:3: toolguard: unknown key config\.repeat\.treshold \(expected one of: /],
     [file('top.json', '{\n  "repeats": {}\n}\n'), /top\.json:2: toolguard: unknown key config\.repeats/],
@@ -91,7 +91,7 @@ test('check-config: an invalid config exits 1 with file, line and what is wrong'
   ];
   for (const [path, message] of cases) {
     const run = cli(['check-config', path]);
-    assert.equal(run.code, 1, `${path}: ${run.stdout}${run.stderr}`);
+    assert.equal(run.code, 2, `${path}: ${run.stdout}${run.stderr}`);
     assert.match(run.stderr, message);
   }
   assert.equal(cli(['check-config']).code, 2);

@@ -336,6 +336,7 @@ export function writeHtmlReport(doc: AuditDocument, target: string): number | un
     process.stderr.write(`toolguard audit: cannot write the HTML report to ${target}: ${(e as Error).message}\n`);
     return 2;
   }
+  process.stderr.write(`toolguard audit: wrote the HTML report to ${target}\n`);
   return undefined;
 }
 
