@@ -110,7 +110,10 @@ test('no Rust on PATH: the root and linux-x64-gnu tarballs install and every ent
   const prepublishEnv = { ...env };
   delete prepublishEnv.GITHUB_REPOSITORY;
   execFileSync(process.execPath, [napi, 'pre-publish', '-t', 'npm', '--skip-optional-publish'], { cwd: stage, env: prepublishEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  // As release.yml does before publishing: the package is built, no `prepare`.
+  npm(['pkg', 'delete', 'scripts.prepare'], stage);
   const published = JSON.parse(readFileSync(join(stage, 'package.json'), 'utf8'));
+  assert.equal(published.scripts.prepare, undefined);
   assert.deepEqual(published.optionalDependencies, { 'toolguard-linux-x64-gnu': manifest.version });
 
   const rootTarball = join(dir, JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', dir], stage))[0].filename);
@@ -127,7 +130,8 @@ test('no Rust on PATH: the root and linux-x64-gnu tarballs install and every ent
   const project = join(dir, 'project');
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'user-project', private: true, type: 'module' }));
-  npmInstall([rootTarball, platformTarball, ...HARNESS], project);
+  const warnings = npmInstall([rootTarball, platformTarball, ...HARNESS], project);
+  assert.doesNotMatch(warnings, /install-scripts.*toolguard/, warnings);
   const installed = join(project, 'node_modules');
   assert.deepEqual(readdirSync(join(installed, 'toolguard')).filter((f) => f.endsWith('.node')), []);
 
