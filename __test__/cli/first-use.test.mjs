@@ -91,3 +91,13 @@ test("docs/trace-format.md's example is audited as the page says: its `command n
   const doc = JSON.parse(run.stdout);
   assert.ok(doc.sessions[0].failures.some((f) => f.ruleId === 'command-not-found'), JSON.stringify(doc.sessions[0].failures));
 });
+
+test('a plain text log is one clear error, not one parser error per line', () => {
+  const log = file('build.log', Array.from({ length: 5000 }, (_, i) => `[${i}] compiling module ${i}`).join('\n') + '\n');
+  const run = cli(['audit', '--json', log]);
+  assert.equal(run.code, 2, run.stderr);
+  const [session] = JSON.parse(run.stdout).sessions;
+  assert.equal(session.errorCount ?? session.errors.length, 1, JSON.stringify(session.errors.slice(0, 3)));
+  assert.match(session.errors[0].message, /^not a JSON-lines session log \(line 1 is not JSON\)/);
+  assert.doesNotMatch(session.errors[0].message, /expected|column/);
+});

@@ -18,7 +18,6 @@ mod otlp;
 mod report;
 mod shell;
 mod trace;
-pub mod validate;
 pub mod zstd;
 
 #[cfg(test)]
@@ -383,6 +382,9 @@ impl Auditor {
                     report.decoded_bytes += bytes;
                     run.line(&mut report, number, &line, complete);
                     tick(number);
+                    if run.foreign {
+                        break;
+                    }
                 }
                 Ok(lines::Line::TooLong { bytes }) => {
                     number += 1;
@@ -407,12 +409,20 @@ impl Auditor {
     }
 }
 
+/// Whether a line's first non-blank byte opens a JSON object.
+fn starts_object(bytes: &[u8]) -> bool {
+    bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+}
+
 /// State of one file's audit.
 struct Run<'a> {
     auditor: &'a mut Auditor,
     format: Format,
     /// The first line no format recognized (reported once, in Auto mode).
     unrecognized: bool,
+    /// The file's first line is not JSON (a plain text log): reported once,
+    /// and the rest of the file is not read.
+    foreign: bool,
     dsh: dsh::DshState,
     claude: claude::ClaudeState,
     codex: codex::CodexState,
@@ -431,6 +441,7 @@ impl<'a> Run<'a> {
             auditor,
             format,
             unrecognized: false,
+            foreign: false,
             dsh: dsh::DshState::default(),
             claude: claude::ClaudeState::default(),
             codex: codex::CodexState::default(),
@@ -487,6 +498,20 @@ impl<'a> Run<'a> {
                         "truncated last line (no newline at the end; the writer was cut off): {e}"
                     ),
                 );
+                return;
+            }
+            // No format recognized yet and the first line is not even the start
+            // of a JSON object: not a session log at all (a build log, a text
+            // file). One error says so, instead of one parser error per line;
+            // a log whose first object is merely corrupt is read on.
+            Err(_)
+                if self.format == Format::Auto
+                    && !self.unrecognized
+                    && report.errors.is_empty()
+                    && !starts_object(bytes) =>
+            {
+                self.foreign = true;
+                report.error(Some(number), format!("not a JSON-lines session log (line {number} is not JSON), skipped: a session log has one JSON object a line (dsh, trace, claude-code, codex, otlp)"));
                 return;
             }
             Err(e) => {
