@@ -119,3 +119,15 @@ test('one word for one count: the summary, the table and the HTML report call th
   for (const n of perSession.filter((n) => n > 0)) assert.match(html, new RegExp(`>${n} loop alarms?<`));
   assert.doesNotMatch(html, /loop findings?/);
 });
+
+test('docs/adapters.md: the Agent SDK adapter\'s events are the ones it registers, and the options include loops', async () => {
+  const page = readFileSync(join(root, 'docs/adapters.md'), 'utf8');
+  const start = page.indexOf('## Claude Agent SDK');
+  const section = page.slice(start, page.indexOf('\n## ', start + 1));
+  const { toolguardHooks } = await import('../../dist/ts/adapters/claude-agent-sdk.mjs');
+  const events = Object.keys(toolguardHooks());
+  for (const event of events) assert.match(section, new RegExp(`\`${event}\``), event);
+  assert.doesNotMatch(section, /arrives\s+with the loop detectors/);
+  if (!events.includes('PreToolUse')) assert.match(section, /`PreToolUse` is not registered: this adapter does not refuse calls, so\s+`loops.deny` has no effect here/);
+  assert.match(page, /engine configuration \(`\{ repeat, loudFailure, loops \}`/);
+});

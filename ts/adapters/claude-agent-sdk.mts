@@ -94,10 +94,9 @@ export function toolguardHooks(options: AdapterOptions = {}): ToolguardHooks {
   };
 
   return {
-    // PreToolUse: the place for denying a call before it runs
-    // (`hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason }`).
-    // It arrives with the loop detectors, which decide before a call; today's
-    // engine judges a call only with its result.
+    // No PreToolUse: this adapter refuses no call, so `loops.deny` has no
+    // effect here (docs/adapters.md says so); the `toolguard hook` command
+    // answers PreToolUse with `engine.check`.
     PostToolUse: [{ hooks: [postToolUse] }],
     PostToolUseFailure: [{ hooks: [postToolUseFailure] }],
     UserPromptSubmit: [{ hooks: [userPromptSubmit] }],
