@@ -5,25 +5,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { root, scratchCli } from '../support/cli.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const bin = join(root, 'bin/toolguard.mjs');
-const scratch = mkdtempSync(join(tmpdir(), 'toolguard-cli-'));
-
-function cli(args, options = {}) {
-  const run = spawnSync(process.execPath, [bin, ...args], { cwd: scratch, encoding: 'utf8', ...options });
-  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
-}
-
-function file(name, text) {
-  const path = join(scratch, name);
-  writeFileSync(path, text);
-  return path;
-}
+const { scratch, cli, file } = scratchCli('toolguard-cli-');
 
 test('--help lists every command, each with its own --help', () => {
   const help = cli(['--help']);

@@ -4,26 +4,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { root, scratchCli } from '../support/cli.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const bin = join(root, 'bin/toolguard.mjs');
-const scratch = mkdtempSync(join(tmpdir(), 'toolguard-first-use-'));
+const { scratch, cli, file, bin } = scratchCli('toolguard-first-use-');
 const TRACEBACK = 'Traceback (most recent call last):\n  File "x.py", line 1, in <module>\nValueError: boom\n';
-
-function cli(args, { input, node = [], env = {} } = {}) {
-  const run = spawnSync(process.execPath, [...node, bin, ...args], { cwd: scratch, encoding: 'utf8', input, env: { ...process.env, ...env } });
-  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
-}
-
-function file(name, text) {
-  const path = join(scratch, name);
-  writeFileSync(path, text);
-  return path;
-}
 
 test('scan checks its input whatever the config names as shell tools (no false all-clear)', () => {
   const config = file('mcp-tools.json', JSON.stringify({ loudFailure: { shellTools: ['run_command'] } }));
