@@ -45,6 +45,7 @@ test("the README's install section, followed literally, gives a working engine, 
     'npm run pack:local',
     `npm install /path/to/toolguard/${tarballName}`,
     'npx toolguard audit',
+    'npx toolguard hook --native-path',
     'npm install @modelcontextprotocol/sdk@^1.32.2',
   ], 'the README install block is what this test runs');
   for (const tool of ['cargo', 'rustc']) assert.equal(spawnSync(tool, ['--version'], { env }).error?.code, 'ENOENT', `${tool} must not be on the test PATH`);
@@ -88,7 +89,7 @@ test("the README's install section, followed literally, gives a working engine, 
 
   // The hook: the Node hook, and the native executable `--native-path` names (inside the installed package).
   const bin = join(project, 'node_modules/.bin/toolguard');
-  const where = run(bin, ['hook', '--native-path']);
+  const where = run('npx', ['toolguard', 'hook', '--native-path']);
   assert.equal(where.code, 0, where.stderr);
   const native = where.stdout.trim();
   assert.equal(native, join(project, 'node_modules/toolguard/toolguard-hook'));
