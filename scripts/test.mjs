@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // The one test command (`npm test`): builds the addon and the TypeScript
 // layer (on Linux x64 also the portable glibc-2.17 binary the install tests
-// pack: built once here, not in each suite run), then runs the Rust unit
-// tests, the JavaScript suite on Node 20 and the same suite on Node 22
+// pack: built once here, not in each suite run), then runs every Rust test
+// target (`--tests`: unit tests and tests/*.rs; `--lib` skipped the latter),
+// the JavaScript suite on Node 20 and the same suite on Node 22
 // (scripts/node22.mjs finds or installs it for this platform; where none can
 // be had the pass is skipped with a line saying why), and closes with one
 // `N passed, N failed` line for CI.
@@ -70,7 +71,7 @@ if (!args.has('--no-build')) {
   }
 }
 
-count('cargo test', await run('cargo', ['test', '--workspace', '--lib', '--release', '--', '--test-threads=2']), cargoCounts);
+count('cargo test', await run('cargo', ['test', '--workspace', '--tests', '--release', '--', '--test-threads=2']), cargoCounts);
 
 // The first pass runs on the machine's Node: under `npm test` that is the one
 // running npm (npm_node_execpath), whatever node_modules/.bin puts on PATH.

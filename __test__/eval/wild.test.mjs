@@ -1,0 +1,136 @@
+// The real-session evaluation (scripts/eval/wild.eval.mjs): its scorer is
+// right on tiny synthetic cases, its readers name calls as IDS.md says, the
+// committed labels are well-formed and carry no session content beyond a short
+// command line, and the eval skips cleanly (exit 0, says so) without ../shared.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { loadLabels } from '../../scripts/eval/wild.eval.mjs';
+import { readWildFile } from '../../scripts/eval/wild/calls.mjs';
+import { callFailed, changesState, falseText, scoreLoops, scoreSilent, sessionKey } from '../../scripts/eval/wild/score.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+
+test('scoreLoops: caught, missed, a benign stretch alarmed, other alarms grouped into episodes, uncovered sessions left out', () => {
+  const labels = {
+    stuck: [
+      { file: 'a', session: 0, first: 5, last: 9, kind: 'poll-no-change' },
+      { file: 'a', session: 0, first: 30, last: 32, kind: 'edit-rejected' },
+      { file: 'b', session: 1, first: 1, last: 4, kind: 'same-call-same-result' },
+    ],
+    benign: [{ file: 'a', session: 0, first: 12, last: 15, kind: 'restore' }],
+  };
+  const a = sessionKey('a', 0);
+  const alarms = [
+    { key: a, ordinal: 7 }, { key: a, ordinal: 8 }, // inside the first stuck episode
+    { key: a, ordinal: 13 }, // inside the benign stretch
+    { key: a, ordinal: 40 }, { key: a, ordinal: 45 }, // one other episode (5 apart)
+    { key: a, ordinal: 70 }, // another (25 after)
+    { key: sessionKey('b', 1), ordinal: 2 }, // in a session this system does not cover
+  ];
+  const r = scoreLoops(labels, alarms, new Set([a]));
+  assert.equal(r.episodes, 2);
+  assert.equal(r.caught, 1);
+  assert.deepEqual(r.missed.map((e) => e.first), [30]);
+  assert.equal(r.trapsAlarmed.length, 1);
+  assert.deepEqual(r.otherEpisodes.map((e) => [e.first, e.last, e.alarms.length]), [[40, 45, 2], [70, 70, 1]]);
+  assert.equal(r.falseEpisodes, 3);
+});
+
+test('scoreSilent: recall and precision over the labelled outputs, per class, flags outside the labels apart', () => {
+  const labels = { labels: [
+    { file: 'a', session: 0, ordinal: 1, label: 'failure', class: 'http-error' },
+    { file: 'a', session: 0, ordinal: 2, label: 'failure', class: 'hidden-traceback' },
+    { file: 'a', session: 0, ordinal: 3, label: 'benign', class: 'repro' },
+    { file: 'a', session: 0, ordinal: 4, label: 'benign', class: 'content' },
+    { file: 'z', session: 0, ordinal: 1, label: 'failure', class: 'http-error' },
+  ] };
+  const a = sessionKey('a', 0);
+  const r = scoreSilent(labels, [{ key: a, ordinal: 2 }, { key: a, ordinal: 3 }, { key: a, ordinal: 9 }], new Set([a]));
+  assert.equal(r.failures, 2);
+  assert.equal(r.hits, 1);
+  assert.equal(r.recall, 0.5);
+  assert.equal(r.falseAlarms, 1);
+  assert.equal(r.precision, 0.5);
+  assert.equal(r.unlabelled, 1);
+  assert.deepEqual(r.byClass['failure/http-error'], { label: 'failure', class: 'http-error', n: 1, flagged: 0 });
+  assert.deepEqual(r.byClass['benign/repro'], { label: 'benign', class: 'repro', n: 1, flagged: 1 });
+  assert.equal(scoreSilent(labels, [], new Set()).recall, null);
+});
+
+test('falseText: a re-read text on a write, a same-result text on a changed result, a same-error text without a failure', () => {
+  const calls = [
+    { ordinal: 1, tool: 'bash', command: 'cat a.py', output: 'x', exitCode: 0 },
+    { ordinal: 2, tool: 'bash', command: 'git diff > fix.patch', output: '', exitCode: 0 },
+    { ordinal: 3, tool: 'BashOutput', args: { bash_id: '1' }, command: null, output: 'step 1', exitCode: null },
+    { ordinal: 4, tool: 'BashOutput', args: { bash_id: '1' }, command: null, output: 'step 1\nstep 2', exitCode: null },
+    { ordinal: 5, tool: 'BashOutput', args: { bash_id: '1' }, command: null, output: 'step 1\nstep 2', exitCode: null },
+    { ordinal: 6, tool: 'bash', command: 'grep -n foo x.py', output: '', exitCode: 1 },
+    { ordinal: 7, tool: 'bash', command: 'pytest', output: 'E   assert 1 == 2', exitCode: 1 },
+    { ordinal: 8, tool: 'browser_click', args: { index: 3 }, command: null, output: 'Clicked element 3', exitCode: null },
+  ];
+  assert.match(falseText({ ordinal: 2, kind: 're-read' }, calls), /changes state/);
+  assert.equal(falseText({ ordinal: 1, kind: 're-read' }, calls), null);
+  assert.match(falseText({ ordinal: 8, kind: 're-read' }, calls), /changes state/);
+  assert.match(falseText({ ordinal: 4, kind: 'repeat' }, calls), /changed/);
+  assert.equal(falseText({ ordinal: 5, kind: 'repeat' }, calls), null);
+  assert.match(falseText({ ordinal: 6, kind: 'same-error' }, calls), /did not fail/);
+  assert.equal(falseText({ ordinal: 7, kind: 'same-error' }, calls), null);
+  assert.equal(changesState({ tool: 'bash', command: 'cp f.orig f' }), true);
+  assert.equal(changesState({ tool: 'bash', command: 'ls > /dev/null' }), false);
+  assert.equal(changesState({ tool: 'str_replace_editor', args: { command: 'view' } }), false);
+  assert.equal(callFailed({ tool: 'edit', command: 'edit 1:2', output: 'Your proposed edit has introduced new syntax error(s).', exitCode: null }), true);
+});
+
+test('readers: a Codex text log names a multi-line command and takes its status from the later status line', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wild-reader-'));
+  mkdirSync(join(dir, 'c'));
+  writeFileSync(join(dir, 'c/agent.log'), [
+    '[2025-08-24T08:02:01] exec bash -lc \'printf "4',
+    '0 0',
+    '" | python3 solution.py\' in /app',
+    '[2025-08-24T08:02:01] bash -lc \'printf "4',
+    '0 0',
+    '" | python3 solution.py\' succeeded in 785ms:',
+    '6',
+    '[2025-08-24T08:02:02] tokens used: 10',
+    '[2025-08-24T08:02:03] exec update_plan in /app',
+    '[2025-08-24T08:02:03] update_plan exited -1 in 0ms:',
+    'No such file or directory (os error 2)',
+    '',
+  ].join('\n'));
+  const [calls] = readWildFile({ file: 'c/agent.log', kind: 'codex-exec-text-log' }, dir);
+  assert.deepEqual(calls.map((c) => [c.ordinal, c.exitCode, c.output]), [[1, 0, '6'], [2, -1, 'No such file or directory (os error 2)']]);
+  assert.match(calls[0].command, /^bash -lc 'printf "4\n0 0\n" \| python3 solution.py'$/);
+});
+
+test('labels: well-formed, named as IDS.md says, no session content beyond a one-line command', () => {
+  const { loops, silent } = loadLabels();
+  assert.ok(loops.stuck.length >= 20 && loops.benign.length >= 20);
+  for (const r of [...loops.stuck, ...loops.benign]) {
+    assert.equal(typeof r.file, 'string');
+    assert.ok(Number.isInteger(r.session) && Number.isInteger(r.first) && Number.isInteger(r.last) && r.first >= 1 && r.first <= r.last, JSON.stringify(r));
+    assert.ok(r.kind && r.note && r.note.length < 400);
+  }
+  const seen = new Set();
+  for (const l of silent.labels) {
+    assert.ok(['failure', 'benign'].includes(l.label), l.label);
+    assert.ok(Number.isInteger(l.session) && Number.isInteger(l.ordinal) && l.ordinal >= 1);
+    assert.ok(l.class && l.note);
+    assert.ok(!l.command.includes('\n') && l.command.length <= 120, l.command);
+    const id = `${l.file}#${l.session}@${l.ordinal}`;
+    assert.ok(!seen.has(id), `labelled twice: ${id}`);
+    seen.add(id);
+  }
+});
+
+test('the eval skips cleanly, exit 0 and a message, when the real sessions are absent', () => {
+  const r = spawnSync(process.execPath, [join(root, 'scripts/eval/wild.eval.mjs')], { encoding: 'utf8', env: { ...process.env, TOOLGUARD_WILD: join(tmpdir(), 'no-such-wild-dir') } });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /absent .*skipped/);
+});

@@ -1,0 +1,153 @@
+#!/usr/bin/env node
+// Detector quality on REAL agent sessions: ../shared/wild/ (relative to the
+// repo root; TOOLGUARD_WILD overrides), scored against the labels committed in
+// corpus/wild-labels/ (loops.json: stuck episodes and benign repetition;
+// silent.json: exit-0 error-looking shell outputs labelled failure/benign).
+// The sessions are read at run time and never copied into the repo; without
+// them this eval says so and exits 0 (a fresh clone has no ../shared).
+//
+//   npm run eval                        (every scripts/eval/*.eval.mjs)
+//   node scripts/eval/wild.eval.mjs     (this one)
+//     --verbose   list misses, false-alarm episodes and false alarm texts
+//     --json      the figures as JSON
+//     --write     refresh the tables between the wild-eval markers in docs/evaluation.md
+//
+// Systems: every re-stated peer of scripts/eval/baselines/ and toolguard's
+// engine, fed the calls scripts/eval/wild/calls.mjs reads from each format;
+// and `toolguard audit --json` on the files themselves (a format it has no
+// reader for yet is listed, and its sessions are left out of that row).
+// Also prints the third held-out silent-failure set's figures when its
+// recording is present (../heldout3/corpus, or TOOLGUARD_HELDOUT3).
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { manifest, readWild, wildPresent, WILD } from './wild/calls.mjs';
+import { falseText, scoreLoops, scoreSilent, sessionKey } from './wild/score.mjs';
+import { PEERS, runAudit, runEngine, runPeer, WILD_SHELL_TOOLS } from './wild/systems.mjs';
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), '../..');
+export const LABELS_DIR = join(repo, 'corpus/wild-labels');
+export const HELDOUT3 = process.env.TOOLGUARD_HELDOUT3 ?? join(repo, '../heldout3/corpus');
+
+export function loadLabels(dir = LABELS_DIR) {
+  return {
+    loops: JSON.parse(readFileSync(join(dir, 'loops.json'), 'utf8')),
+    silent: JSON.parse(readFileSync(join(dir, 'silent.json'), 'utf8')),
+  };
+}
+
+const ratio = (x) => (x === null || x === undefined ? '–' : x.toFixed(2));
+const md = ([head, ...body]) => [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i ? ' ---: ' : ' --- ')).join('|')}|`, ...body.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+
+export async function evaluateWild({ wildDir = WILD, labels = loadLabels() } = {}) {
+  const sessions = readWild(wildDir);
+  const calls = new Map(sessions.map((s) => [sessionKey(s.file, s.session), s.calls]));
+  const runs = [];
+  for (const peer of PEERS) runs.push(await runPeer(peer, sessions));
+  const engine = runEngine(sessions);
+  runs.push(engine);
+  const audit = runAudit(sessions, wildDir, manifest(wildDir));
+  runs.push(audit);
+  const shellEngine = runEngine(sessions, {
+    config: { loops: {}, loudFailure: { shellTools: WILD_SHELL_TOOLS } },
+    name: 'toolguard engine + wild shell names',
+    note: `the engine with loudFailure.shellTools = ${WILD_SHELL_TOOLS.join(', ')} (silent failures only)`,
+  });
+  const loops = runs.map((r) => {
+    const s = scoreLoops(labels.loops, r.alarms, r.covered);
+    const judged = r.name.startsWith('toolguard');
+    const falseTexts = judged ? r.alarms.filter((a) => r.covered.has(a.key)).map((a) => ({ ...a, why: falseText(a, calls.get(a.key)) })).filter((a) => a.why) : null;
+    return { name: r.name, note: r.note, sessions: r.covered.size, alarms: r.alarms.filter((a) => r.covered.has(a.key)).length, ...s, falseTexts };
+  });
+  const silent = [engine, shellEngine, audit].map((r) => ({ name: r.name, note: r.note, sessions: r.covered.size, ...scoreSilent(labels.silent, r.flags, r.covered) }));
+  let heldout3 = null;
+  if (existsSync(HELDOUT3)) {
+    const { loadCorpus, evaluate, summary } = await import('./silent.eval.mjs');
+    heldout3 = { dir: HELDOUT3, ...summary(evaluate(loadCorpus(HELDOUT3))) };
+  }
+  return { sessions: sessions.length, calls: sessions.reduce((n, s) => n + s.calls.length, 0), loops, silent, unread: audit.unread, partial: audit.partial, heldout3, labels };
+}
+
+export function formatWild(r) {
+  const st = r.labels.loops.stuck.length;
+  const bn = r.labels.loops.benign.length;
+  const out = [];
+  out.push(`Real sessions (../shared/wild): ${r.sessions} sessions, ${r.calls} tool calls; labels: ${st} stuck episodes, ${bn} benign repetition stretches, ${r.labels.silent.labels.length} exit-0 error-looking shell outputs (${r.labels.silent.labels.filter((l) => l.label === 'failure').length} failures).`);
+  out.push('');
+  out.push('Loops. caught: stuck episodes with an alarm inside; false-alarm episodes: benign stretches alarmed + clusters of alarms outside every labelled stretch (alarms ≤ 10 calls apart); false texts: toolguard alarms whose text is untrue for their call (re-read of a write, same result for a changed result, same error without a failure).');
+  out.push('');
+  out.push(md([
+    ['system', 'sessions read', 'stuck episodes caught', 'false-alarm episodes', '(benign stretches alarmed + other)', 'alarms', 'alarm texts false'],
+    ...r.loops.map((l) => [l.name, String(l.sessions), `${l.caught} of ${l.episodes}`, String(l.falseEpisodes), `${l.trapsAlarmed.length} + ${l.otherEpisodes.length}`, String(l.alarms), l.falseTexts ? String(l.falseTexts.length) : '–']),
+  ]));
+  out.push('');
+  out.push('Silent failures (a verdict of either action on a labelled output; precision over the labelled outputs; "other flags": verdicts on calls outside the labelled candidates).');
+  out.push('');
+  out.push(md([
+    ['system', 'sessions read', 'failures caught', 'recall', 'benign flagged', 'precision', 'other flags'],
+    ...r.silent.map((s) => [s.name, String(s.sessions), `${s.hits} of ${s.failures}`, ratio(s.recall), `${s.falseAlarms} of ${s.benign}`, ratio(s.precision), String(s.unlabelled)]),
+  ]));
+  out.push('');
+  const classes = [...new Set(r.silent.flatMap((s) => Object.keys(s.byClass)))].sort();
+  out.push('Per class (flagged of labelled, in the sessions each system reads):');
+  out.push('');
+  out.push(md([
+    ['label/class', ...r.silent.map((s) => s.name)],
+    ...classes.map((k) => [k, ...r.silent.map((s) => (s.byClass[k] ? `${s.byClass[k].flagged} of ${s.byClass[k].n}` : '–'))]),
+  ]));
+  out.push('');
+  const formats = [...new Set(r.unread.map((e) => e.kind))];
+  out.push(`toolguard audit: no reader yet for ${r.unread.length} files (${formats.join('; ') || 'none'}); their sessions are left out of its rows.${r.partial.length ? ` Read in part: ${r.partial.join(', ')}.` : ''}`);
+  if (r.heldout3) {
+    const h = r.heldout3;
+    out.push('');
+    out.push(`Held-out set #3 (${h.dir}): ${h.outputs} outputs of ${h.families} tools, ${h.silent} silent failures, ${h.benign} benign; recall ${h.recall.toFixed(3)}, precision ${h.precision.toFixed(3)}.`);
+  } else out.push('', 'Held-out set #3: no recording found (../heldout3/corpus or TOOLGUARD_HELDOUT3); scripts/silent-corpus/heldout3-cases.mjs says how to record it.');
+  return out.join('\n');
+}
+
+function verbose(r) {
+  const out = [];
+  for (const l of r.loops) {
+    out.push('', `## ${l.name}`);
+    out.push(`missed: ${l.missed.map((e) => `${e.file.split('/').pop()}#${e.session} ${e.first}-${e.last} (${e.kind})`).join('; ') || 'none'}`);
+    out.push(`benign stretches alarmed: ${l.trapsAlarmed.map((e) => `${e.file.split('/').pop()}#${e.session} ${e.first}-${e.last} (${e.kind})`).join('; ') || 'none'}`);
+    out.push(`other false-alarm episodes: ${l.otherEpisodes.map((e) => `${e.key.split('/').pop()} ${e.first}-${e.last} ×${e.alarms.length}`).join('; ') || 'none'}`);
+    if (l.falseTexts) out.push(`false texts: ${l.falseTexts.map((a) => `${a.key.split('/').pop()} #${a.ordinal} ${a.kind}: ${a.why}`).join('; ') || 'none'}`);
+  }
+  for (const s of r.silent) {
+    out.push('', `## ${s.name} (silent)`);
+    out.push(`missed: ${s.misses.map((l) => `${l.file.split('/').pop()}#${l.session} #${l.ordinal} ${l.class}`).join('; ') || 'none'}`);
+    out.push(`benign flagged: ${s.wrong.map((l) => `${l.file.split('/').pop()}#${l.session} #${l.ordinal} ${l.class}`).join('; ') || 'none'}`);
+  }
+  return out.join('\n');
+}
+
+export const DOC_BEGIN = '<!-- wild-eval:begin -->';
+export const DOC_END = '<!-- wild-eval:end -->';
+
+export default async function main(argv = []) {
+  if (!wildPresent()) {
+    return `wild: ${WILD} is absent (a fresh clone has no ../shared; TOOLGUARD_WILD points elsewhere): real-session evaluation skipped`;
+  }
+  const r = await evaluateWild();
+  if (argv.includes('--json')) {
+    const { labels, ...rest } = r;
+    return JSON.stringify(rest, (k, v) => (v instanceof Set ? [...v] : v), 2);
+  }
+  const text = formatWild(r);
+  if (argv.includes('--write')) {
+    const file = join(repo, 'docs/evaluation.md');
+    const doc = readFileSync(file, 'utf8');
+    const a = doc.indexOf(DOC_BEGIN);
+    const b = doc.indexOf(DOC_END);
+    if (a < 0 || b < a) throw new Error(`docs/evaluation.md: no ${DOC_BEGIN} … ${DOC_END} block`);
+    writeFileSync(file, `${doc.slice(0, a + DOC_BEGIN.length)}\n${text}\n${doc.slice(b)}`);
+  }
+  return `## real sessions (../shared/wild)\n\n${text}${argv.includes('--verbose') ? `\n${verbose(r)}` : ''}`;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  console.log(await main(process.argv.slice(2)));
+}

@@ -1,0 +1,341 @@
+// Reads the real sessions of ../shared/wild/ (never copied into the repo) into
+// one call list per session, named as /work/helpers/IDS.md says:
+// {file, session, ordinal, callId}. Used by the labelling helpers
+// (candidates.mjs, loops-candidates.mjs) and by scripts/eval/wild.eval.mjs to
+// feed the re-stated peers; counts are checked against manifest.json's `calls`.
+//
+// A call: { file, session, ordinal, callId, tool, args, command, output,
+//           exitCode, isError, ts, userBefore }
+//   command: the shell command line when the call ran one, else null;
+//   exitCode: the status the log recorded (null when the format has none);
+//   isError: the harness's own error flag; ts: epoch ms when the log has one;
+//   userBefore: a user prompt came since the previous call (Claude Code, OpenHands V1).
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), '../../..');
+/** ../shared/wild relative to the repo root (a fresh clone has none). */
+export const WILD = process.env.TOOLGUARD_WILD ?? join(repo, '../shared/wild');
+export const wildPresent = (dir = WILD) => existsSync(join(dir, 'manifest.json'));
+
+const ANSI = /\x1b\[[0-9;?]*[a-zA-Z]|\x1b[()][0-9A-B]|\r/g;
+const SHELL = new Set(['bash', 'execute_bash', 'shell', 'exec_command', 'run']);
+const tsOf = (s) => { const t = Date.parse(s); return Number.isFinite(t) ? t : null; };
+
+function parseArgs(a) {
+  if (a && typeof a === 'object') return a;
+  try { return JSON.parse(a); } catch { return { raw: String(a ?? '') }; }
+}
+
+const textOf = (content) => {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return content == null ? '' : JSON.stringify(content);
+  return content.map((b) => (b?.type === 'text' ? b.text : b?.type === 'image' ? '[image]' : typeof b === 'string' ? b : '')).join('\n');
+};
+
+// ---------- Claude Code: JSONL and the Markdown export share message shapes ----------
+function claudeMessages(messages) {
+  const calls = [];
+  const byId = new Map();
+  let prompted = false; // a user prompt came since the last call (detectors that reset on one need it)
+  for (const { role, content, ts } of messages) {
+    if (role === 'user' && (typeof content === 'string' || (Array.isArray(content) && content.some((b) => b?.type === 'text') && !content.some((b) => b?.type === 'tool_result')))) prompted = true;
+    if (!Array.isArray(content)) continue;
+    for (const b of content) {
+      if (role === 'assistant' && b?.type === 'tool_use') {
+        if (byId.has(b.id)) continue; // a streamed message repeats its blocks
+        const args = b.input ?? {};
+        const c = { callId: b.id, tool: b.name, args, command: b.name === 'Bash' ? String(args.command ?? '') : null, output: '', exitCode: null, isError: false, ts, resultTs: null, userBefore: prompted };
+        prompted = false;
+        byId.set(b.id, c);
+        calls.push(c);
+      } else if (b?.type === 'tool_result' && byId.has(b.tool_use_id)) {
+        const c = byId.get(b.tool_use_id);
+        c.output = textOf(b.content);
+        c.isError = b.is_error === true;
+        c.resultTs = ts;
+      }
+    }
+  }
+  return calls;
+}
+
+function claudeJsonl(text) {
+  const messages = [];
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    let o;
+    try { o = JSON.parse(line); } catch { continue; }
+    const m = o.message;
+    if (!m || !o.type || (o.type !== 'assistant' && o.type !== 'user')) continue;
+    messages.push({ role: m.role ?? o.type, content: m.content, ts: tsOf(o.timestamp) });
+  }
+  return [claudeMessages(messages)];
+}
+
+function claudeMarkdown(text) {
+  const messages = [];
+  for (const block of text.split(/\n---\n/)) {
+    const m = /^\s*### (User|Assistant)\n> ([^\n]*)\n\n(\[.*\])\s*$/s.exec(block);
+    if (!m) continue;
+    let content;
+    try { content = JSON.parse(m[3]); } catch { continue; }
+    messages.push({ role: m[1].toLowerCase(), content, ts: tsOf(m[2]) });
+  }
+  return [claudeMessages(messages)];
+}
+
+// ---------- mini-swe-agent v2 trajectories ----------
+function miniSweV2(text) {
+  const o = JSON.parse(text);
+  const calls = [];
+  const byId = new Map();
+  for (const m of o.messages ?? []) {
+    if (m.role === 'assistant') {
+      for (const tc of m.tool_calls ?? []) {
+        const args = parseArgs(tc.function?.arguments);
+        const c = { callId: tc.id, tool: tc.function?.name ?? 'bash', args, command: String(args.command ?? args.raw ?? ''), output: '', exitCode: null, isError: false, ts: m.extra?.timestamp ? m.extra.timestamp * 1000 : null };
+        byId.set(tc.id, c);
+        calls.push(c);
+      }
+    } else if (m.role === 'tool' && byId.has(m.tool_call_id)) {
+      const c = byId.get(m.tool_call_id);
+      c.output = textOf(m.content);
+      const rc = m.extra?.returncode ?? /<returncode>(-?\d+)<\/returncode>/.exec(c.output)?.[1];
+      c.exitCode = rc == null || rc === '' ? null : Number(rc);
+      c.resultTs = m.extra?.timestamp ? m.extra.timestamp * 1000 : null;
+    }
+  }
+  return [calls];
+}
+
+// ---------- classic SWE-agent ----------
+function sweClassic(text) {
+  const o = JSON.parse(text);
+  return [(o.trajectory ?? []).map((s) => {
+    const action = String(s.action ?? '').replace(/\n$/, '');
+    return { callId: null, tool: action.split(/\s/)[0] || 'action', args: { command: action }, command: action, output: String(s.observation ?? ''), exitCode: null, isError: false, ts: null };
+  })];
+}
+
+// ---------- OpenHands V1 SDK events (one session per line) ----------
+function ohV1(text) {
+  const sessions = [];
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    const o = JSON.parse(line);
+    const calls = [];
+    const byId = new Map();
+    let prompted = false;
+    for (const e of o.history ?? []) {
+      if (e.kind === 'MessageEvent' && e.source === 'user') prompted = true;
+      if (e.kind === 'ActionEvent') {
+        const args = parseArgs(e.tool_call?.arguments ?? e.action ?? {});
+        const cmd = e.action?.kind === 'ExecuteBashAction' ? String(e.action.command ?? '') : null;
+        const c = { callId: e.tool_call_id ?? e.id, tool: e.tool_name, args, command: cmd, output: '', exitCode: null, isError: false, ts: tsOf(e.timestamp), id: e.id, userBefore: prompted };
+        prompted = false;
+        byId.set(e.id, c);
+        if (e.tool_call_id) byId.set(e.tool_call_id, c);
+        calls.push(c);
+      } else if (e.kind === 'ObservationEvent' || e.kind === 'AgentErrorEvent' || e.kind === 'UserRejectObservation') {
+        const c = byId.get(e.action_id) ?? byId.get(e.tool_call_id);
+        if (!c) continue;
+        const ob = e.observation ?? {};
+        c.output = String(ob.output ?? textOf(ob.content) ?? e.error ?? '').replace(ANSI, '');
+        if (e.kind === 'AgentErrorEvent') { c.output = String(e.error ?? ''); c.isError = true; }
+        const rc = ob.metadata?.exit_code ?? ob.exit_code;
+        c.exitCode = Number.isInteger(rc) && rc !== -1 ? rc : null;
+        c.isError = c.isError || ob.error === true;
+        c.resultTs = tsOf(e.timestamp);
+      }
+    }
+    sessions.push(calls);
+  }
+  return sessions;
+}
+
+// ---------- OpenHands V0 resolver output (one run per line) ----------
+const V0_SKIP = new Set(['message', 'finish', 'system', 'recall', 'think', 'null']);
+function ohV0Resolver(text) {
+  const sessions = [];
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    const o = JSON.parse(line);
+    const calls = [];
+    let last = null;
+    for (const e of o.history ?? []) {
+      if (e.action && !V0_SKIP.has(e.action)) {
+        const args = { ...e };
+        delete args.thought;
+        last = { callId: null, tool: e.action, args, command: e.action === 'run' ? String(e.command ?? '') : null, output: '', exitCode: null, isError: false, ts: null };
+        calls.push(last);
+      } else if (e.observation && last) {
+        last.output = String(e.content ?? '');
+        last.exitCode = Number.isInteger(e.exit_code) && e.exit_code !== -1 ? e.exit_code : null;
+        last.isError = e.observation === 'error';
+        last = null;
+      }
+    }
+    sessions.push(calls);
+  }
+  return sessions;
+}
+
+// ---------- OpenHands V0 event stream ----------
+function ohV0Stream(text) {
+  const events = JSON.parse(text);
+  const calls = [];
+  const byId = new Map();
+  for (const e of events) {
+    if (e.action && e.source === 'agent' && !V0_SKIP.has(e.action)) {
+      const c = { callId: e.tool_call_metadata?.tool_call_id ?? null, tool: e.tool_call_metadata?.function_name ?? e.action, args: e.args ?? {}, command: e.action === 'run' ? String(e.args?.command ?? '') : null, output: '', exitCode: null, isError: false, ts: tsOf(e.timestamp) };
+      byId.set(e.id, c);
+      calls.push(c);
+    } else if (e.observation && byId.has(e.cause)) {
+      const c = byId.get(e.cause);
+      c.output = String(e.content ?? '');
+      const rc = e.extras?.metadata?.exit_code;
+      c.exitCode = Number.isInteger(rc) && rc !== -1 ? rc : null;
+      c.isError = e.observation === 'error';
+      c.resultTs = tsOf(e.timestamp);
+    }
+  }
+  return [calls];
+}
+
+// ---------- mini-swe-agent terminal log (tmux capture) ----------
+function miniSweTerminal(text) {
+  const t = text.replace(ANSI, '');
+  const calls = [];
+  const re = /<returncode>(-?\d+)<\/returncode>/g;
+  let m;
+  let prev = 0;
+  while ((m = re.exec(t))) {
+    const before = t.slice(prev, m.index);
+    const fences = [...before.matchAll(/```(?:bash|sh)?\n([\s\S]*?)\n```/g)];
+    const command = fences.length ? fences[fences.length - 1][1] : '';
+    const rest = t.slice(re.lastIndex);
+    const om = /^\s*<output>\n?([\s\S]*?)<\/output>/.exec(rest) ?? /^\s*<output>\n?([\s\S]*?)\n─/.exec(rest);
+    const output = om ? om[1] : '';
+    calls.push({ callId: null, tool: 'bash', args: { command }, command, output, exitCode: Number(m[1]), isError: false, ts: null });
+    prev = re.lastIndex + (om ? om[0].length : 0);
+    re.lastIndex = prev;
+  }
+  return [calls];
+}
+
+// ---------- Codex `exec` text log ----------
+function codexText(text) {
+  const lines = text.replace(ANSI, '').split('\n');
+  const TS = /^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\] /;
+  const calls = [];
+  let cur = null; // the call whose start we saw and whose end we wait for
+  let collecting = null; // the call whose output lines follow
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i];
+    const ts = TS.exec(l);
+    if (ts) {
+      collecting = null;
+      const body = l.slice(ts[0].length);
+      if (body.startsWith('exec ')) {
+        // the command may span lines up to " in <cwd>"
+        let cmd = body.slice(5);
+        let j = i;
+        while (!/ in \/\S*$/.test(cmd) && j + 1 < lines.length && !TS.test(lines[j + 1])) cmd += '\n' + lines[++j];
+        cmd = cmd.replace(/ in \/\S*$/, '');
+        // every `exec` ran through the shell, update_plan included (it exits -1: no such program)
+        cur = { callId: null, tool: 'exec_command', args: { command: cmd }, command: cmd, output: '', exitCode: null, isError: false, ts: tsOf(ts[1] + 'Z') };
+        calls.push(cur);
+        i = j;
+        continue;
+      }
+      if (body.startsWith('apply_patch auto_approved')) {
+        let patch = '';
+        let j = i;
+        while (j + 1 < lines.length && !TS.test(lines[j + 1])) patch += lines[++j] + '\n';
+        cur = { callId: null, tool: 'apply_patch', args: { patch }, command: null, output: '', exitCode: null, isError: false, ts: tsOf(ts[1] + 'Z') };
+        calls.push(cur);
+        i = j;
+        continue;
+      }
+      const end = / (succeeded|exited (-?\d+)) in \d+ms:$/.exec(body);
+      if (end && cur) {
+        cur.exitCode = end[1] === 'succeeded' ? 0 : Number(end[2]);
+        cur.resultTs = tsOf(ts[1] + 'Z');
+        collecting = cur;
+        cur = null;
+        continue;
+      }
+      if (!end && cur) {
+        // a multi-line command echoed again: its status line is a later, untimestamped line
+        let j = i;
+        while (j + 1 < lines.length && !TS.test(lines[j + 1])) {
+          const e = / (succeeded|exited (-?\d+)) in \d+ms:$/.exec(lines[++j]);
+          if (!e) continue;
+          cur.exitCode = e[1] === 'succeeded' ? 0 : Number(e[2]);
+          cur.resultTs = tsOf(ts[1] + 'Z');
+          collecting = cur;
+          cur = null;
+          i = j;
+          break;
+        }
+      }
+      continue;
+    }
+    if (collecting) collecting.output += (collecting.output ? '\n' : '') + l;
+  }
+  for (const c of calls) c.output = c.output.replace(/\n+$/, '');
+  return [calls];
+}
+
+const READERS = [
+  ['claude-code-jsonl', claudeJsonl],
+  ['claude-code-session-export-md', claudeMarkdown],
+  ['mini-swe-agent-traj-v2', miniSweV2],
+  ['swe-agent-traj', sweClassic],
+  ['openhands-v1-sdk-events', ohV1],
+  ['openhands-v0-resolver-output', ohV0Resolver],
+  ['openhands-v0-event-stream', ohV0Stream],
+  ['mini-swe-agent terminal log', miniSweTerminal],
+  ['codex-exec-text-log', codexText],
+];
+
+/** The manifest's entries: { file, format (short), calls, … }. */
+export function manifest(dir = WILD) {
+  return JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')).map((e) => {
+    const r = READERS.find(([name]) => e.format.startsWith(name));
+    return { ...e, kind: r ? r[0] : e.format };
+  });
+}
+
+/** One wild file → its sessions, each a list of named calls. */
+export function readWildFile(entry, dir = WILD) {
+  const r = READERS.find(([name]) => name === entry.kind);
+  if (!r) throw new Error(`wild: no reader for format ${entry.format} (${entry.file})`);
+  const sessions = r[1](readFileSync(join(dir, entry.file), 'utf8'));
+  return sessions.map((calls, session) => calls.map((c, i) => ({ file: entry.file, session, ordinal: i + 1, ...c })));
+}
+
+/** Every session of every wild file: [{ file, session, kind, calls }]. */
+export function readWild(dir = WILD) {
+  const out = [];
+  for (const e of manifest(dir)) {
+    readWildFile(e, dir).forEach((calls, session) => out.push({ file: e.file, session, kind: e.kind, calls }));
+  }
+  return out;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (!wildPresent()) { console.log(`wild: ${WILD} is absent; nothing to read`); process.exit(0); }
+  let bad = 0;
+  for (const e of manifest()) {
+    const sessions = readWildFile(e);
+    const n = sessions.reduce((a, s) => a + s.length, 0);
+    const sh = sessions.reduce((a, s) => a + s.filter((c) => c.command !== null).length, 0);
+    const ok = n === e.calls;
+    if (!ok) bad++;
+    if (!ok || process.argv.includes('-v')) console.log(`${ok ? 'ok ' : 'BAD'} ${e.file}: ${n} calls (manifest ${e.calls}), shell ${sh} (manifest ${e.bash})`);
+  }
+  console.log(bad ? `${bad} files disagree with the manifest` : 'every file agrees with the manifest');
+}
