@@ -74,6 +74,28 @@ export declare class GuardEngine {
 }
 
 /**
+ * Handle one hook event (the bytes read from stdin); `remainingMs` bounds
+ * the wait for the session lock.
+ */
+export declare function __hookAnswer(config: string | undefined | null, input: Uint8Array, env: Record<string, string>, remainingMs: number): HookAnswer
+
+/** `toolguard hook <argv>`: the command line and the deadline. */
+export declare function __hookStart(argv: Array<string>, env: Record<string, string>): HookStart
+
+/** The state folder the hook uses in this environment. */
+export declare function __hookStateDir(env: Record<string, string>): string
+
+/** The state file name of a chain (`<session>` or `<session>\0<agent>`). */
+export declare function __hookStateFileName(chainId: string): string
+
+/**
+ * Read a config file (JSON or YAML) and check it as `new GuardEngine()`
+ * would; the parsed config, in the file's key order. A bad file throws an
+ * `Error` with `code`, `path` (the bad key's path), `file` and `line`.
+ */
+export declare function __loadConfigFile(path: string): GuardConfig
+
+/**
  * The canonical form of a call's arguments, exactly as the official plugin
  * computes it from the raw argument text (`JSON.stringify(sortJsonValue(parseArguments(text)))`).
  *
@@ -118,6 +140,30 @@ export interface GuardVerdict {
   reminder?: ReminderVerdict
   failure?: FailureVerdict
   loop?: LoopVerdict
+}
+
+/** What one hook invocation prints and its exit code. */
+export interface HookAnswer {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+/**
+ * Before the event is read: an answer at once (`--help`, a bad command
+ * line), or how to read it.
+ */
+export interface HookStart {
+  /** Set when the invocation is already answered (stdin must not be read). */
+  answer?: HookAnswer
+  /** The config file to read (`--config`, else `$TOOLGUARD_CONFIG`). */
+  config?: string
+  /** The deadline for reading the event and the session lock. */
+  timeoutMs: number
+  /** Input longer than this is refused: read no more than one byte past it. */
+  maxInputBytes: number
+  /** What to print when the deadline passes. */
+  timeoutAnswer: HookAnswer
 }
 
 /** `check` refused the call: it would continue a loop already reminded `loops.deny` times. */

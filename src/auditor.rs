@@ -11,7 +11,7 @@ use napi_derive::napi;
 use toolguard_audit::{AuditOptions, Auditor as Inner, Format};
 use toolguard_core::config::{Config, ConfigValue};
 
-use crate::errors::{core_error, invalid};
+use crate::errors::{config_error, invalid};
 
 /// Replays recorded sessions through the guard engine.
 #[napi]
@@ -28,14 +28,20 @@ impl Auditor {
     /// line is reported and skipped, default 256 MiB; lines stamped before
     /// `sinceMs` are skipped).
     #[napi(constructor, catch_unwind)]
-    pub fn new(config_json: Option<String>, options_json: Option<String>) -> Result<Self> {
+    pub fn new(
+        env: Env,
+        config_json: Option<String>,
+        options_json: Option<String>,
+    ) -> Result<Self> {
         // The audit runs the loop detectors unless the config says `loops: false`.
         let value = match config_json {
-            Some(text) => ConfigValue::from_json(&text).map_err(|e| core_error(e.into()))?,
+            Some(text) => ConfigValue::from_json(&text)
+                .map_err(|e| config_error(&env, e.into(), &ConfigValue::Undefined))?,
             None => ConfigValue::Undefined,
         };
-        let config = Config::with_loops_by_default(&value).map_err(core_error)?;
-        let mut inner = Inner::new(&config).map_err(core_error)?;
+        let config =
+            Config::with_loops_by_default(&value).map_err(|e| config_error(&env, e, &value))?;
+        let mut inner = Inner::new(&config).map_err(|e| config_error(&env, e, &value))?;
         if let Some(text) = options_json {
             inner.set_options(
                 AuditOptions::from_json(&text).map_err(|e| invalid(format!("toolguard: {e}")))?,

@@ -1,14 +1,63 @@
 //! Errors at the edge: the core's typed [`toolguard_core::Error`] becomes a
-//! JavaScript `Error` here, in one place, and no panic crosses N-API.
+//! JavaScript `Error` here, in one place, and no panic crosses N-API. A
+//! config error is data: the `Error` carries `code` (a stable name) and
+//! `path` (the bad key's path, as lightningcss attaches `loc` and `data`),
+//! and a config file's also `file` and `line`, so no caller reads the message.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use napi::bindgen_prelude::*;
+use toolguard_core::config::ConfigValue;
+use toolguard_core::PathStep;
 
-/// The one mapping of a core error to JavaScript: an `Error` whose message
-/// is the core's `Display` (the texts the tests pin).
+/// A core error without a config to locate it in (a saved state): an
+/// `Error` whose message is the core's `Display` (the texts the tests pin).
 pub fn core_error(e: toolguard_core::Error) -> Error {
     invalid(e.to_string())
+}
+
+/// The one mapping of a config error to JavaScript: the core's message,
+/// `code`, and `path` (steps below the config; `[]` for the config as a whole).
+pub fn config_error(env: &Env, e: toolguard_core::Error, config: &ConfigValue) -> Error {
+    let path = e.path(config).unwrap_or_default();
+    data_error(env, e.to_string(), e.code(), &path, None)
+}
+
+/// A config file's error (toolguard-hook's loader): its message names the
+/// file and line; `file` and `line` are properties too.
+pub fn file_error(env: &Env, e: toolguard_hook::config::FileError) -> Error {
+    let at = (e.file.as_str(), e.line);
+    data_error(env, e.message, e.code, &e.path, Some(at))
+}
+
+fn data_error(
+    env: &Env,
+    message: String,
+    code: &str,
+    path: &[PathStep],
+    file: Option<(&str, Option<usize>)>,
+) -> Error {
+    let build = || -> Result<Error> {
+        let mut error = env.create_error(Error::new(Status::InvalidArg, message.clone()))?;
+        error.set("code", code)?;
+        let steps: Vec<Either<&str, u32>> = path
+            .iter()
+            .map(|step| match step {
+                PathStep::Key(k) => Either::A(k.as_str()),
+                PathStep::Index(i) => Either::B(*i as u32),
+            })
+            .collect();
+        error.set("path", steps)?;
+        if let Some((file, line)) = file {
+            error.set("file", file)?;
+            if let Some(line) = line {
+                error.set("line", line as u32)?;
+            }
+        }
+        Ok(Error::from(error.to_unknown()))
+    };
+    // Could not build the object (the env is tearing down): the message alone.
+    build().unwrap_or_else(|_| invalid(message.clone()))
 }
 
 /// A JavaScript `Error` for bad input found by the binding itself.

@@ -14,7 +14,7 @@ use toolguard_core::config::{Config, ConfigValue};
 use toolguard_core::engine::{join_lines, Call, Engine, FailureAction, Output, Scanner, Verdict};
 use toolguard_core::loops::{LoopAlarm, LoopOutcome};
 
-use crate::errors::{core_error, guarded, invalid, test_panic_point, PanicPoint};
+use crate::errors::{config_error, core_error, guarded, invalid, test_panic_point, PanicPoint};
 use crate::fast_path::registry;
 use crate::js_input::{
     agent_id_argument, arguments_json, expect_object, read_result, string_property,
@@ -62,13 +62,14 @@ impl Drop for GuardEngine {
 impl GuardEngine {
     /// Compile a config. Throws an `Error` naming the bad key or rule id.
     #[napi(constructor, catch_unwind, ts_args_type = "config?: GuardConfig")]
-    pub fn new(config: Option<Unknown>) -> Result<Self> {
+    pub fn new(env: Env, config: Option<Unknown>) -> Result<Self> {
         let value = match config {
             Some(config) => to_config_value(&config, 0)?,
             None => ConfigValue::Undefined,
         };
-        let config = Config::from_value(&value).map_err(core_error)?;
-        let engine = Rc::new(RefCell::new(Engine::new(&config).map_err(core_error)?));
+        let config = Config::from_value(&value).map_err(|e| config_error(&env, e, &value))?;
+        let engine = Engine::new(&config).map_err(|e| config_error(&env, e, &value))?;
+        let engine = Rc::new(RefCell::new(engine));
         let call_handle = registry::register(&engine);
         Ok(Self {
             engine,

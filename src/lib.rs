@@ -8,12 +8,14 @@
 //! - `options`: the config's TypeScript shapes and JS → config tree;
 //! - `verdict`: verdicts as JavaScript objects;
 //! - `auditor`: the `Auditor` class behind `toolguard audit`;
+//! - `hook`: the hook library (crates/toolguard-hook) and config files for Node;
 //! - `errors`: core errors → JavaScript errors, panics caught.
 
 pub mod auditor;
 pub mod errors;
 pub mod fast_path;
 pub mod guard_engine;
+pub mod hook;
 pub mod js_input;
 pub mod options;
 pub mod verdict;

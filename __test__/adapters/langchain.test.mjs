@@ -88,4 +88,18 @@ describe('toolguard/langchain in a real createAgent loop', () => {
     assert.equal(message.content[0].text, panic);
     assert.match(message.content.at(-1).text, /^\[loud-failure\] run output may show a silent failure:\n- rust-panic \(line 1\)/);
   });
+
+  it('a tool that throws: the call still advances the detectors and a due loop alarm joins the rethrown error', async () => {
+    const { wrapToolCall } = toolguardMiddleware();
+    const request = { toolCall: { name: 'bash', args: { command: 'pytest' }, id: 'c' }, runtime: { configurable: { thread_id: 't-throw' } }, state: { messages: [] } };
+    const failing = async () => {
+      throw new TypeError('pytest: 1 failed');
+    };
+    const thrown = [];
+    for (let i = 0; i < 3; i++) thrown.push(await wrapToolCall(request, failing).catch((e) => e));
+    assert.deepEqual(thrown.slice(0, 2).map((e) => e.message), ['pytest: 1 failed', 'pytest: 1 failed']);
+    assert.equal(thrown[2].name, 'TypeError');
+    assert.match(thrown[2].message, /^pytest: 1 failed\n\n\[toolguard\] Loop detected: bash was called 3 times in a row/);
+    assert.equal(thrown[2].cause.message, 'pytest: 1 failed');
+  });
 });

@@ -1,10 +1,11 @@
-// The native hook executable (crates/toolguard-hook, built by `npm run
-// build:hook` beside the .node addon) against the Node hook
-// (ts/adapters/hooks.mts): the same events give the same stdout, exit code
-// and state files, with the loop detectors (the default) and with DSH's
-// repeat reminder (`loops: false`); the two take turns on one session as if
-// it were one hook; bad configs and hostile environments fail open with one
-// clear line.
+// The two shells of the hook library (crates/toolguard-hook): the native
+// executable (built by `npm run build:hook` beside the .node addon) and the
+// Node `toolguard hook` path (ts/adapters/hooks.mts through the addon). They
+// run the same Rust code, so this is a smoke test of what each shell adds —
+// reading stdin, the deadline, the exit code, the command line, finding the
+// executable — over a corpus of hook events that must give byte-identical
+// stdout, stderr, exit codes and state files. What the hook decides is
+// tested in hooks.test.mjs and in the library's own tests.
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -124,7 +125,7 @@ describe('native hook executable', () => {
     assert.ok(statSync(native).mode & 0o100, 'executable');
   });
 
-  it('replays the recorded Claude Code and Codex sessions like the Node hook', async () => {
+  it('replays the recorded Claude Code and Codex sessions the same in both shells', async () => {
     const claude = readFileSync(join(fixtures, 'claude-code-2.1.332.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     const outs = await assertParity(claude);
     assert.equal(outs.map((o) => (o.stdout ? JSON.parse(o.stdout).decision ?? 'context' : '.')).join(' '), '. . . context block .');
@@ -185,19 +186,13 @@ describe('native hook executable', () => {
     ]);
   });
 
-  it('odd identities and arguments: strings, numbers, none, lone surrogates, long ids, a preview cut inside a character', async () => {
+  it('odd identities and arguments: strings, numbers, none, lone surrogates, long ids', async () => {
     const events = [
       { ...bash('p-odd', ''), tool_input: 'ls -la' },
-      { ...bash('p-odd', ''), tool_input: 'ls -la' },
-      { ...bash('p-odd', ''), tool_input: '{"command":"ls -la"}' },
       { ...bash('p-odd', ''), tool_input: null },
-      { ...bash('p-odd', ''), tool_input: undefined },
       { ...bash('p-odd', ''), tool_input: 12.50 },
-      { ...bash('p-odd', ''), tool_input: [1, { b: 2, a: 1e21 }] },
-      { ...bash('p-odd', ''), tool_name: undefined },
       { ...bash('p-odd', ''), tool_name: 7 },
       { ...bash('p-odd', 'x'), agent_id: 5 },
-      { ...bash('p-odd', 'x'), agent_id: '' },
       bash('s'.repeat(300), 'x'),
       { ...bash('p-odd', 'x'), agent_id: 'a'.repeat(200) },
       bash('sessión ☃ 😀', 'x'),
@@ -205,13 +200,15 @@ describe('native hook executable', () => {
     await assertParity(events);
     // Raw JSON text: JSON.stringify cannot write a lone surrogate escape from a test value.
     const lone = (command) => JSON.stringify(bash('p-lone', 'PLACEHOLDER')).replace('PLACEHOLDER', command);
-    await assertParity([lone('a\\ud83d'), lone('a\\ud83d'), lone('a\\ud83d'), lone('a\\ude00b'), lone('a\\ud83d')]);
-    // The detailed reminder previews 500 UTF-16 units of the arguments: cut between the halves of 😀.
-    const long = { ...bash('p-cut', ''), tool_input: { q: `${'a'.repeat(493)}😀tail` } };
-    const outs = await assertParity(Array.from({ length: 5 }, () => long));
-    assert.match(outs[4].stdout, /\\ud83d… \(\+\d+ more chars\)/, 'half a surrogate pair, escaped as JSON.stringify does');
-    const surrogateOutput = JSON.stringify(bash('p-lone-out', 'x', 'OUTPUT')).replace('OUTPUT', `caf\\ud800\\n${traceback.replaceAll('\n', '\\n').replaceAll('"', '\\"')}`);
-    await assertParity([surrogateOutput]);
+    await assertParity([lone('a\\ud83d'), lone('a\\ud83d'), lone('a\\ud83d'), lone('a\\ude00b')]);
+  });
+
+  it('PostToolUseFailure: five identical failing calls draw a loop alarm for the failure event', async () => {
+    const failed = (session) => ({ session_id: session, hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', tool_input: { command: 'pytest -x', description: 'run tests' }, tool_use_id: 'toolu_f', error: 'Exit code 1\nFAILED test_x.py::test_a' });
+    const outs = (await assertParity(Array.from({ length: 5 }, () => failed('p-fail')))).loops;
+    const said = outs.map((o) => (o.stdout ? JSON.parse(o.stdout).hookSpecificOutput : undefined));
+    assert.deepEqual(said.map((h) => h?.hookEventName ?? '.'), ['.', '.', 'PostToolUseFailure', 'PostToolUseFailure', 'PostToolUseFailure']);
+    assert.match(said[2].additionalContext, /^\[toolguard\] Loop detected: Bash was called 3 times in a row/);
   });
 
   it('user configs: JSON, thresholds, shell tools, include, scanValue; the YAML form gives the same answers', async () => {
@@ -237,38 +234,20 @@ describe('native hook executable', () => {
     assert.deepEqual(fromYaml.out.map((o) => o.stdout), outs.map((o) => o.stdout));
   });
 
-  it("keeps state members it does not know (a newer hook's), and reads state the Node hook wrote", async () => {
+  it('keeps state members it does not know (a newer hook\'s)', async () => {
     const dir = freshDir();
     const call = bash('p-keep', 'make');
-    const blind = { env: { TOOLGUARD_CONFIG: loopsOff } };
-    await session([call], () => 'node', { dir, ...blind });
+    await session([call], () => 'node', { dir });
     const [file] = Object.keys(stateOf(dir));
     const saved = JSON.parse(readFileSync(join(dir, file), 'utf8'));
-    writeFileSync(join(dir, file), JSON.stringify({ ...saved, loops: { window: [1, 2] }, chain: { ...saved.chain, extra: 'x' } }));
-    const { out } = await session([call, call], (i) => (i ? 'node' : 'native'), { dir, ...blind });
-    assert.ok(out[1].stdout.includes('You are repeating'), 'third call across three processes and two hooks');
+    writeFileSync(join(dir, file), JSON.stringify({ ...saved, window: [1, 2], chain: { ...saved.chain, extra: 'x' } }));
+    const { out } = await session([call, call], (i) => (i ? 'node' : 'native'), { dir });
+    assert.match(out[1].stdout, /\[toolguard\] Loop detected: Bash was called 3 times/, 'third call, three processes, two shells');
     const kept = JSON.parse(readFileSync(join(dir, file), 'utf8'));
-    assert.equal(kept.chain.count, 3);
-    // The native hook wrote the second state and kept the unknown members; the Node hook (third) does not yet.
-    await session([call], () => 'native', { dir, ...blind });
-    writeFileSync(join(dir, file), JSON.stringify({ ...JSON.parse(readFileSync(join(dir, file), 'utf8')), loops: { window: [1] } }));
-    await session([call], () => 'native', { dir, ...blind });
-    assert.deepEqual(JSON.parse(readFileSync(join(dir, file), 'utf8')).loops, { window: [1] });
-    assert.equal(JSON.parse(readFileSync(join(dir, file), 'utf8')).chain.count, 5);
-    // With the loop detectors: the window the Node hook saved goes on in the native hook, unknown members kept.
-    const loopDir = freshDir();
-    await session([call], () => 'node', { dir: loopDir });
-    const path = join(loopDir, file);
-    const first = JSON.parse(readFileSync(path, 'utf8'));
-    assert.deepEqual(Object.keys(first.chain), ['loops'], 'the loop window alone: no result-blind chain');
-    writeFileSync(path, JSON.stringify({ ...first, chain: { ...first.chain, extra: 'x' } }));
-    const looped = await session([call, call], () => 'native', { dir: loopDir });
-    assert.match(looped.out[1].stdout, /\[toolguard\] Loop detected: Bash was called 3 times/, 'third call, second hook');
-    const after = JSON.parse(readFileSync(path, 'utf8'));
-    assert.deepEqual(Object.keys(after.chain), ['loops', 'extra']);
+    assert.deepEqual([kept.window, kept.chain.extra], [[1, 2], 'x']);
   });
 
-  it('fails open like the Node hook on bad input; unknown events are silent', async () => {
+  it('fails open the same in both shells on bad input; unknown events are silent', async () => {
     for (const input of ['not json', '{}', '[1]', 'null', JSON.stringify({ hook_event_name: 'PostToolUse' }), JSON.stringify({ session_id: '', hook_event_name: 'PostToolUse' })]) {
       const [n, r] = await Promise.all(['node', 'native'].map((k) => hook(k, input, { env: { TOOLGUARD_STATE_DIR: freshDir() } })));
       assert.deepEqual([r.code, r.stdout], [1, ''], input);
@@ -281,7 +260,7 @@ describe('native hook executable', () => {
     assert.match(help.stdout, /^usage: toolguard hook/);
   });
 
-  it('reads its command line as the Node hook does (parseArgs: positionals allowed, the same errors)', async () => {
+  it('reads its command line the same in both shells (positionals allowed, the same errors)', async () => {
     const stop = { session_id: 's', hook_event_name: 'Stop' };
     const argvs = [['--bogus'], ['--bogus=1'], ['--config'], ['--config', '--help'], ['--help=1'], ['-hx'], ['--bogus', '--help'], ['-h', 'extra'], ['-hh'], ['extra'], ['--', '--bogus'], ['-'], ['--config=']];
     for (const args of argvs) {
@@ -304,8 +283,7 @@ describe('native hook executable', () => {
       return file;
     };
     const rule = (id, pattern) => `{"id": "${id}", "pattern": ${JSON.stringify(pattern)}, "action": "error", "message": "m"}`;
-    // `same`: the Node hook's line is the same, byte for byte (syntax errors
-    // differ in their parser's wording, not in the file and line).
+    // Both shells print the same line, byte for byte.
     const cases = [
       [write('t1.json', '{"repeat": {"thresholds": [1]}}'), /t1\.json:1: repeat-tool-reminder: invalid threshold 1 — every threshold must be an integer >= 2/, 'same'],
       [write('t2.json', '{\n  "repeat": {\n    "thresholds": [3,]\n}}'), /t2\.json:3: not valid JSON: /],
@@ -323,9 +301,9 @@ describe('native hook executable', () => {
       [write('t12.yaml', 'loudFailure:\n  rules:\n    - id: a\n      pattern: x\n      action: error\n      message: m\n    - id: b\n      pattern: 5\n'), /t12\.yaml:7: loud-failure: rule b: `pattern` must be a string/, 'same'],
       [write('t13', '  {"repeat": {"include": "Bash"}}'), /t13:1: toolguard: config\.repeat\.include must be an array of strings/, 'same'],
       [write('t14.json', '{"repeat": {"include": ["a\\ud800"], "x": 1}}'), /t14\.json:1: toolguard: unknown key config\.repeat\.x/, 'same'],
-      [write('t15.json', '{"2": 1, "1": 2}'), /t15\.json: toolguard: unknown key config\.1 /, 'same'],
+      [write('t15.json', '{"2": 1, "1": 2}'), /t15\.json:1: toolguard: unknown key config\.2 /, 'same'],
     ];
-    for (const [file, want, same] of cases) {
+    for (const [file, want] of cases) {
       const [r, n] = await Promise.all(['native', 'node'].map((k) => hook(k, call, { env, args: ['--config', file] })));
       assert.equal(r.code, 1, file);
       assert.equal(r.stdout, '');
@@ -334,8 +312,7 @@ describe('native hook executable', () => {
       assert.match(r.stderr, want);
       assert.match(r.stderr, /\(tool result passed through unchanged\)\n$/);
       assert.equal(n.code, 1, file);
-      if (same) assert.equal(r.stderr, n.stderr, file);
-      else assert.match(n.stderr, want, file);
+      assert.equal(r.stderr, n.stderr, file);
     }
     // A bad user rule fails every call, also of a tool that is never scanned
     // (the hook skips compiling the built-in rules only for such tools).
@@ -348,10 +325,12 @@ describe('native hook executable', () => {
     assert.deepEqual([empty.code, empty.stderr], [0, '']);
   });
 
-  it('has a deadline: stdin held open, a held lock, a state directory under /proc (issue 16 item 7)', async () => {
-    const held = await hook('native', '{"session_id":', { stdinOpen: true, env: { TOOLGUARD_HOOK_TIMEOUT_MS: '300' } });
-    assert.equal(held.code, 1);
-    assert.match(held.stderr, /^toolguard hook: gave up after 300 ms \(TOOLGUARD_HOOK_TIMEOUT_MS\)/);
+  it('has a deadline in both shells: stdin held open, a held lock, a state directory under /proc (issue 16 item 7)', async () => {
+    for (const kind of ['native', 'node']) {
+      const held = await hook(kind, '{"session_id":', { stdinOpen: true, env: { TOOLGUARD_HOOK_TIMEOUT_MS: '300' } });
+      assert.equal(held.code, 1, kind);
+      assert.equal(held.stderr, 'toolguard hook: gave up after 300 ms (TOOLGUARD_HOOK_TIMEOUT_MS) (tool result passed through unchanged)\n', kind);
+    }
     const dir = freshDir();
     const call = bash('p-lock', 'x');
     await hook('native', call, { env: { TOOLGUARD_STATE_DIR: dir } });
@@ -422,7 +401,7 @@ describe('native hook executable', () => {
     assert.ok(loop > 0 && notice > loop, context);
   });
 
-  it('PreToolUse with loops.deny refuses a call that continues a reminded loop, as the Node hook does', async () => {
+  it('PreToolUse with loops.deny refuses a call that continues a reminded loop, in both shells', async () => {
     const deny = join(scratch, 'deny.yaml');
     writeFileSync(deny, 'loops:\n  deny: 1\n');
     const pre = (session, command) => ({ session_id: session, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command, description: 'run it' }, tool_use_id: 'toolu_p' });

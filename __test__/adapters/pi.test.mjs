@@ -137,6 +137,20 @@ describe('toolguard/pi in a real pi session', () => {
     assert.deepEqual(custom.map((m) => [m.customType, m.details.summary]), [[PI_MESSAGE_TYPE, 'bash × 3']]);
   });
 
+  it('notices: "message" with the loop detectors (the default) steers the loop alarm in too', async () => {
+    const session = await piSession(toolguard({ notices: 'message' }));
+    const contexts = [];
+    const step = (command) => (context) => {
+      contexts.push(structuredClone(context.messages));
+      return fauxAssistantMessage(command ? fauxToolCall('bash', { command }) : fauxText('done'));
+    };
+    faux.setResponses([step('echo hi'), step('echo hi'), step('echo hi'), step()]);
+    await session.prompt('go');
+    const last = contexts.at(-1).slice(-2);
+    assert.equal(last[1].role, 'user');
+    assert.match(last[1].content[0].text, /^\[toolguard\] Loop detected: bash was called 3 times in a row/);
+  });
+
   it('patchFor: an error keeps image blocks and puts the reminder after the failure', () => {
     const image = { type: 'image', data: 'AAAA', mimeType: 'image/png' };
     const verdict = {

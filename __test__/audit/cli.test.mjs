@@ -233,7 +233,7 @@ test('bad config and bad usage exit 2 with a message naming the problem', () => 
   const cases = [
     [['audit', '--config', bad, trace], /repeat-tool-reminder: invalid threshold 1 — every threshold must be an integer >= 2/],
     [['audit', '--config', unknown, trace], /unknown key config\.repeats/],
-    [['audit', '--config', tabs, trace], /tabs\.yaml:2: not valid YAML: Tabs are not allowed as indentation/],
+    [['audit', '--config', tabs, trace], /tabs\.yaml:2: not valid YAML: tabs disallowed/],
     [['audit', '--config', unknown, trace], /unknown\.yaml:1: toolguard: unknown key config\.repeats/],
     [['audit', '--config', join(dir, 'missing.json'), trace], /cannot read config/],
     [['audit', '--config'], /--config needs a value/],

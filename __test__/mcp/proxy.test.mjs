@@ -462,6 +462,17 @@ describe('McpGuard on plain messages', () => {
     assert.equal(reminded(guard.fromServer(response(4, 'a'))), undefined);
   });
 
+  it('identical calls that fail with an error response draw a loop alarm in the error message', () => {
+    const guard = new McpGuard(new GuardEngine({ loops: {} }));
+    const said = [1, 2, 3].map((id) => {
+      guard.fromClient(request(id, 'a'));
+      return guard.fromServer({ jsonrpc: '2.0', id, error: { code: -32603, message: 'failed', data: { x: 1 } } }).error;
+    });
+    assert.deepEqual(said.slice(0, 2), [{ code: -32603, message: 'failed', data: { x: 1 } }, { code: -32603, message: 'failed', data: { x: 1 } }]);
+    assert.match(said[2].message, /^failed\n\n\[toolguard\] Loop detected: echo was called 3 times in a row/);
+    assert.deepEqual([said[2].code, said[2].data], [-32603, { x: 1 }]);
+  });
+
   it('an error response still counts; a cancelled call does not; server requests with a reused id are not guarded', () => {
     const guard = new McpGuard(new GuardEngine());
     guard.fromClient(request(1, 'a'));

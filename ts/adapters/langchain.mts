@@ -85,7 +85,15 @@ export function toolguardMiddleware(options: LangChainGuardOptions = {}) {
       try {
         result = await handler(request);
       } catch (error) {
-        observe(request, undefined); // the call still advances the chain
+        // The call still advances the detectors; a due alarm joins the error's
+        // message (what a caller that handles tool errors shows the model).
+        const verdict = observe(request, undefined);
+        const notices = verdict ? loopNotices(verdict) : [];
+        if (notices.length && error instanceof Error) {
+          const withAlarm = new Error(appendNotices(error.message, notices), { cause: error });
+          withAlarm.name = error.name;
+          throw withAlarm;
+        }
         throw error;
       }
       const message = ToolMessage.isInstance(result) ? result : undefined;

@@ -46,10 +46,10 @@ export function toolguard(options: PiGuardOptions = {}): ExtensionFactory {
     // Built at load: a bad config fails the extension instead of falling back.
     const engine = new GuardEngine(engineConfig(options.engine));
 
-    // Same order as appended notices: the reminder, then a context failure's notice.
+    // Same order as appended notices: the reminder, the loop alarm, then a context failure's notice.
     function send(verdict: GuardVerdict): void {
-      const { reminder, failure } = verdict;
-      const notes = [reminder, failure?.action === 'context' ? failure : undefined];
+      const { reminder, loop, failure } = verdict;
+      const notes = [reminder, loop, failure?.action === 'context' ? failure : undefined];
       for (const note of notes) {
         if (!note) continue;
         pi.sendMessage(

@@ -34,7 +34,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { GuardConfig, GuardEngine, GuardVerdict, LoopDenyVerdict, ToolResult } from 'toolguard';
-import { ASYNC_SCAN_THRESHOLD, argumentsJson, engineConfig, failOpen, foldIntoBlocks } from '../adapters/common.mjs';
+import { ASYNC_SCAN_THRESHOLD, appendNotices, argumentsJson, engineConfig, failOpen, foldIntoBlocks, loopNotices } from '../adapters/common.mjs';
 import { checkWithEngine, readConfig } from '../cli/config.mjs';
 
 /** The `_meta` key of the machine-readable verdict (an MCP `_meta` name: prefix `toolguard/`). */
@@ -218,8 +218,12 @@ export class McpGuard {
     try {
       const exec = { agentId: SESSION, name: call.name, argumentsJson: argumentsJson(call.arguments) };
       if (result === undefined) {
-        this.engine.observe(exec, { isError: true });
-        return message;
+        // A failed call advances the detectors; a due alarm joins the error's message,
+        // the only text of it the client shows the model.
+        const alarm = this.engine.observe(exec, { isError: true });
+        const notices = alarm ? loopNotices(alarm) : [];
+        if (notices.length === 0 || !('error' in message) || typeof message.error?.message !== 'string') return message;
+        return { ...message, error: { ...message.error, message: appendNotices(message.error.message, notices) } };
       }
       const output: ToolResult = { isError: result.isError === true, content: result.content as ToolResult['content'] };
       verdict =

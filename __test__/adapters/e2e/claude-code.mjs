@@ -1,5 +1,6 @@
 // End-to-end check of `toolguard hook` inside the real Claude Code CLI.
-// Not part of `npm test`. Point it at a Claude Code binary: the devDependency
+// `npm test` runs it (__test__/adapters/claude-code-e2e.test.mjs) with the
+// binary the devDependency ships. Point it at a Claude Code binary: the devDependency
 // @anthropic-ai/claude-agent-sdk ships one (0.3.333: Claude Code 2.1.333, in
 // $PWD/node_modules/@anthropic-ai/claude-agent-sdk-linux-x64/claude; PASS with it), or install a
 // given version anywhere:
@@ -9,9 +10,12 @@
 //
 // A local mock of the Anthropic Messages API scripts the model: three
 // identical Bash calls, one whose output is a Python traceback (exit 0), the
-// same with exit 3, then a final answer. Claude Code runs the commands and the hooks; the
-// script then reads the requests the model received and checks that the
-// loop alarm (3rd call) and the failure header (4th call) reached the model,
+// same with exit 3, five identical failing test runs (exit 1: Claude Code
+// sends those as PostToolUseFailure, never PostToolUse), then a final
+// answer. Claude Code runs the commands and the hooks; the script then reads
+// the requests the model received and checks that the loop alarm (3rd
+// call), the failure header (4th call) and a loop alarm on the failing test
+// runs (from the 3rd of them) reached the model,
 // and it saves the hook payloads Claude Code sent (for the fixture
 // `__test__/adapters/fixtures/claude-code-<version>.jsonl`). Exit 0 = pass.
 import { spawnSync } from 'node:child_process';
@@ -37,7 +41,9 @@ mkdirSync(cwd);
 const payloads = join(work, 'payloads.jsonl');
 
 const traceback = `printf 'Traceback (most recent call last):\\n  File "x.py", line 1\\nValueError: bad\\n'`;
-const script = ['echo hi', 'echo hi', 'echo hi', traceback, `${traceback}; exit 3`];
+// A pytest-like run that fails: the loop users report most, run again and again.
+const failingTests = `printf 'F\\n=== FAILURES ===\\nE   assert 1 == 2\\n1 failed in 0.01s\\n'; exit 1`;
+const script = ['echo hi', 'echo hi', 'echo hi', traceback, `${traceback}; exit 3`, ...Array(5).fill(failingTests)];
 const requests = [];
 
 const server = await listen((req, res, body) => {
@@ -68,6 +74,7 @@ writeFileSync(
     permissions: { allow: ['Bash'] },
     hooks: {
       PostToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: hook }] }],
+      PostToolUseFailure: [{ matcher: '*', hooks: [{ type: 'command', command: hook }] }],
       UserPromptSubmit: [{ hooks: [{ type: 'command', command: hook }] }],
       SessionEnd: [{ hooks: [{ type: 'command', command: hook }] }],
     },
@@ -89,17 +96,24 @@ const run = await runChild(claude, ['-p', 'go', '--settings', settings, '--model
 });
 server.close();
 
-const results = requests
+const turns = requests
   .filter((b) => (b.tools ?? []).some((t) => t.name === 'Bash'))
   .map((b) => b.messages.at(-1).content)
-  .filter((c) => Array.isArray(c) && c[0]?.type === 'tool_result')
-  .map((c) => (typeof c[0].content === 'string' ? c[0].content : JSON.stringify(c[0].content)));
-const said = replayPostToolUse(root, payloads, join(work, 'replay-state'));
+  .filter((c) => Array.isArray(c) && c[0]?.type === 'tool_result');
+const results = turns.map((c) => (typeof c[0].content === 'string' ? c[0].content : JSON.stringify(c[0].content)));
+// Everything the model got with each result (hook context may come as a block of its own).
+const received = turns.map((c) => JSON.stringify(c));
+const said = replayPostToolUse(root, payloads, join(work, 'replay-state'), ['PostToolUse', 'PostToolUseFailure']);
 const loopAlarm = said[2]?.hookSpecificOutput?.additionalContext ?? '';
+const events = readFileSync(payloads, 'utf8').trim().split('\n').map((l) => JSON.parse(l).hook_event_name);
+// The failure events: the exit-3 traceback, then the five test runs.
+const failureSaid = said.slice(4);
+const failureAlarm = failureSaid[3]?.hookSpecificOutput?.additionalContext ?? '';
 
 try {
   assert.equal(run.code, 0, run.out);
-  assert.equal(results.length, 5, `the model saw 5 tool results (got ${results.length})`);
+  assert.equal(results.length, script.length, `the model saw ${script.length} tool results (got ${results.length})`);
+  assert.deepEqual(events.filter((e) => e.startsWith('PostToolUse')), [...Array(4).fill('PostToolUse'), ...Array(6).fill('PostToolUseFailure')], 'a non-zero exit comes as PostToolUseFailure');
   assert.equal(said[1], null, 'the hook says nothing on the 2nd call');
   assert.match(loopAlarm, /^\[toolguard\] Loop detected: Bash was called 3 times in a row/, 'the hook raises a repeat alarm on the 3rd call');
   assert.ok(!results[1].includes('[toolguard]'), 'no alarm on the 2nd call');
@@ -107,9 +121,14 @@ try {
   assert.ok(results[3].includes('[loud-failure] Bash exited 0 but its output shows it failed:\n- python-traceback (line 1)'), 'the failure header reached the model');
   assert.ok(!results[3].includes('Original output:'), 'the output is not repeated in the reason');
   assert.ok(!results[4].includes('loud-failure'), 'a non-zero exit is left to Claude Code');
+  assert.deepEqual(failureSaid.slice(0, 3), [null, null, null], 'no alarm before the third identical failing run');
+  assert.equal(failureSaid[3]?.hookSpecificOutput?.hookEventName, 'PostToolUseFailure');
+  assert.match(failureAlarm, /^\[toolguard\] Loop detected: Bash was called 3 times in a row/, 'the hook raises a repeat alarm on the 3rd failing run');
+  assert.ok(!received[6].includes('[toolguard]'), 'no alarm with the 2nd failing run');
+  assert.ok(received[7].includes(JSON.stringify(failureAlarm).slice(1, -1)), 'the loop alarm on the failing runs reached the model');
 } catch (error) {
   console.error(`FAIL (Claude Code ${version}): ${error.message}\nwork dir: ${work}`);
   process.exit(1);
 }
 const fixture = readFileSync(payloads, 'utf8');
-console.log(`PASS: Claude Code ${version} — loop alarm and failure header reached the model; hook payloads in ${payloads} (${fixture.trim().split('\n').length} events)`);
+console.log(`PASS: Claude Code ${version} — loop alarms (also on failing runs, PostToolUseFailure) and failure header reached the model; hook payloads in ${payloads} (${fixture.trim().split('\n').length} events)`);

@@ -9,7 +9,7 @@
 //! validate it here. Repeat-chain errors use the official plugin's texts byte
 //! for byte; everything else names the config key or the rule id.
 
-use crate::error::{ConfigError, Error, RuleError};
+use crate::error::{ConfigError, Error, KeyPath, RuleError};
 use crate::rules::{Action, Rule, When};
 
 /// A JavaScript value as far as configuration cares.
@@ -31,6 +31,14 @@ pub enum ConfigValue {
 pub const CONFIG_DEPTH_LIMIT: usize = 32;
 
 impl ConfigValue {
+    /// `object[key]` (`None` for `undefined` or a non-object).
+    pub fn member(&self, key: &str) -> Option<&ConfigValue> {
+        match self.get(key) {
+            ConfigValue::Undefined => None,
+            v => Some(v),
+        }
+    }
+
     fn get(&self, key: &str) -> &ConfigValue {
         match self {
             ConfigValue::Object(entries) => entries
@@ -146,7 +154,11 @@ pub struct Config {
 
 impl Config {
     pub fn from_value(value: &ConfigValue) -> Result<Self, Error> {
-        if !section(value, "config", &["repeat", "loudFailure", "loops"])? {
+        if !section(
+            value,
+            &KeyPath::config(),
+            &["repeat", "loudFailure", "loops"],
+        )? {
             return Ok(Self::default());
         }
         Ok(Self {
@@ -177,18 +189,18 @@ impl RepeatConfig {
     pub fn from_value(value: &ConfigValue) -> Result<Self, ConfigError> {
         let mut config = Self::default();
         const KNOWN: &[&str] = &["thresholds", "include", "exclude", "argumentsPreviewChars"];
-        if !section(value, "config.repeat", KNOWN)? {
+        let at = KeyPath::config().key("repeat");
+        if !section(value, &at, KNOWN)? {
             return Ok(config);
         }
-        if let Some(thresholds) =
-            optional_numbers(value.get("thresholds"), "config.repeat.thresholds")?
+        if let Some(thresholds) = optional_numbers(value.get("thresholds"), &at.key("thresholds"))?
         {
             config.thresholds = validate_thresholds(&thresholds)?;
         }
-        if let Some(include) = optional_strings(value.get("include"), "config.repeat.include")? {
+        if let Some(include) = optional_strings(value.get("include"), &at.key("include"))? {
             config.include = include;
         }
-        if let Some(exclude) = optional_strings(value.get("exclude"), "config.repeat.exclude")? {
+        if let Some(exclude) = optional_strings(value.get("exclude"), &at.key("exclude"))? {
             config.exclude = exclude;
         }
         match value.get("argumentsPreviewChars") {
@@ -206,7 +218,7 @@ impl RepeatConfig {
             }
             other => {
                 return Err(type_error(
-                    "config.repeat.argumentsPreviewChars",
+                    &at.key("argumentsPreviewChars"),
                     "a number",
                     other,
                 ))
@@ -320,10 +332,11 @@ impl LoopsConfig {
             ConfigValue::Bool(true) => return Ok(Some(config)),
             _ => {}
         }
-        if !section(value, "config.loops", LOOPS_KEYS)? {
+        let loops = KeyPath::config().key("loops");
+        if !section(value, &loops, LOOPS_KEYS)? {
             return Ok(Some(config));
         }
-        let at = |k: &str| format!("config.loops.{k}");
+        let at = |k: &str| loops.key(k);
         if let Some(n) = integer(
             value.get("window"),
             &at("window"),
@@ -373,11 +386,8 @@ impl LoopsConfig {
                     .iter()
                     .filter(|(_, v)| *v != ConfigValue::Undefined)
                     .map(|(tool, keys)| {
-                        let keys = optional_strings(
-                            keys,
-                            &format!("config.loops.ignoreArguments.{tool}"),
-                        )?
-                        .unwrap_or_default();
+                        let keys = optional_strings(keys, &at("ignoreArguments").key(tool))?
+                            .unwrap_or_default();
                         Ok((tool.clone(), keys))
                     })
                     .collect::<Result<_, ConfigError>>()?;
@@ -407,7 +417,7 @@ impl LoopsConfig {
                             Ok((tool.clone(), *n))
                         }
                         other => Err(ConfigError::WrongType {
-                            at: format!("config.loops.multipliers.{tool}"),
+                            at: at("multipliers").key(tool),
                             expected: "a number in (0, 100]",
                             got: other.kind(),
                         }),
@@ -430,14 +440,19 @@ impl LoopsConfig {
 pub const MAX_LOOP_WINDOW: usize = 256;
 
 /// An optional integer in `[min, max]`; anything else names `at`.
-fn integer(value: &ConfigValue, at: &str, min: f64, max: f64) -> Result<Option<u64>, ConfigError> {
+fn integer(
+    value: &ConfigValue,
+    at: &KeyPath,
+    min: f64,
+    max: f64,
+) -> Result<Option<u64>, ConfigError> {
     match value {
         ConfigValue::Undefined => Ok(None),
         ConfigValue::Number(n) if n.is_finite() && n.fract() == 0.0 && *n >= min && *n <= max => {
             Ok(Some(*n as u64))
         }
         other => Err(ConfigError::OutOfRange {
-            at: at.to_owned(),
+            at: at.clone(),
             min: min as u64,
             max: max as u64,
             got: match other {
@@ -481,11 +496,8 @@ pub fn validate_thresholds(values: &[f64]) -> Result<Vec<u64>, ConfigError> {
 impl LoudFailureConfig {
     pub fn from_value(value: &ConfigValue) -> Result<Self, Error> {
         let mut config = Self::default();
-        if !section(
-            value,
-            "config.loudFailure",
-            &["rules", "shellTools", "scanValue"],
-        )? {
+        let at = KeyPath::config().key("loudFailure");
+        if !section(value, &at, &["rules", "shellTools", "scanValue"])? {
             return Ok(config);
         }
         match value.get("rules") {
@@ -494,24 +506,18 @@ impl LoudFailureConfig {
                 config.rules = items
                     .iter()
                     .enumerate()
-                    .map(|(i, item)| {
-                        rule_from_value(item, &format!("config.loudFailure.rules[{i}]"))
-                    })
+                    .map(|(i, item)| rule_from_value(item, &at.key("rules").index(i)))
                     .collect::<Result<_, _>>()?;
             }
-            other => return Err(type_error("config.loudFailure.rules", "an array", other).into()),
+            other => return Err(type_error(&at.key("rules"), "an array", other).into()),
         }
-        if let Some(tools) =
-            optional_strings(value.get("shellTools"), "config.loudFailure.shellTools")?
-        {
+        if let Some(tools) = optional_strings(value.get("shellTools"), &at.key("shellTools"))? {
             config.shell_tools = tools;
         }
         match value.get("scanValue") {
             ConfigValue::Undefined => {}
             ConfigValue::Bool(b) => config.scan_value = *b,
-            other => {
-                return Err(type_error("config.loudFailure.scanValue", "a boolean", other).into())
-            }
+            other => return Err(type_error(&at.key("scanValue"), "a boolean", other).into()),
         }
         Ok(config)
     }
@@ -529,16 +535,21 @@ pub const RULE_KEYS: &[&str] = &[
 /// Defaults: `flags` `""`, `when` `"success"`, `reason` `""`, no `unless`. A rule whose
 /// `action` is `"off"` needs only its `id` (it switches a built-in off); every
 /// other rule needs a non-empty `pattern` and a `message`.
-pub fn rule_from_value(value: &ConfigValue, at: &str) -> Result<Rule, Error> {
+pub fn rule_from_value(value: &ConfigValue, at: &KeyPath) -> Result<Rule, Error> {
     if !matches!(value, ConfigValue::Object(_)) {
         return Err(type_error(at, "a rule object", value).into());
     }
     let id = match value.get("id") {
         ConfigValue::String(s) if !s.is_empty() => s.clone(),
-        ConfigValue::String(_) => return Err(ConfigError::EmptyRuleId { at: at.to_owned() }.into()),
-        other => return Err(type_error(&format!("{at}.id"), "a string", other).into()),
+        ConfigValue::String(_) => return Err(ConfigError::EmptyRuleId { at: at.clone() }.into()),
+        other => return Err(type_error(&at.key("id"), "a string", other).into()),
     };
-    let problem = |reason: String| Error::from(RuleError::new(&id, reason));
+    let problem = |reason: String| {
+        Error::from(RuleError {
+            at: Some(at.clone()),
+            ..RuleError::new(&id, reason)
+        })
+    };
     if let Some(key) = unknown_key(value, RULE_KEYS) {
         return Err(problem(format!(
             "unknown key `{key}` (expected one of: {})",
@@ -595,7 +606,7 @@ pub fn rule_from_value(value: &ConfigValue, at: &str) -> Result<Rule, Error> {
     })
 }
 
-fn optional_numbers(value: &ConfigValue, at: &str) -> Result<Option<Vec<f64>>, ConfigError> {
+fn optional_numbers(value: &ConfigValue, at: &KeyPath) -> Result<Option<Vec<f64>>, ConfigError> {
     match value {
         ConfigValue::Undefined => Ok(None),
         ConfigValue::Array(items) => items
@@ -603,7 +614,7 @@ fn optional_numbers(value: &ConfigValue, at: &str) -> Result<Option<Vec<f64>>, C
             .enumerate()
             .map(|(i, item)| match item {
                 ConfigValue::Number(n) => Ok(*n),
-                other => Err(type_error(&format!("{at}[{i}]"), "a number", other)),
+                other => Err(type_error(&at.index(i), "a number", other)),
             })
             .collect::<Result<_, _>>()
             .map(Some),
@@ -611,7 +622,7 @@ fn optional_numbers(value: &ConfigValue, at: &str) -> Result<Option<Vec<f64>>, C
     }
 }
 
-fn optional_strings(value: &ConfigValue, at: &str) -> Result<Option<Vec<String>>, ConfigError> {
+fn optional_strings(value: &ConfigValue, at: &KeyPath) -> Result<Option<Vec<String>>, ConfigError> {
     match value {
         ConfigValue::Undefined => Ok(None),
         ConfigValue::Array(items) => items
@@ -619,7 +630,7 @@ fn optional_strings(value: &ConfigValue, at: &str) -> Result<Option<Vec<String>>
             .enumerate()
             .map(|(i, item)| match item {
                 ConfigValue::String(s) => Ok(s.clone()),
-                other => Err(type_error(&format!("{at}[{i}]"), "a string", other)),
+                other => Err(type_error(&at.index(i), "a string", other)),
             })
             .collect::<Result<_, _>>()
             .map(Some),
@@ -631,14 +642,14 @@ fn optional_strings(value: &ConfigValue, at: &str) -> Result<Option<Vec<String>>
 /// `true` for an object with only `known` keys, an error naming `at` otherwise.
 fn section(
     value: &ConfigValue,
-    at: &str,
+    at: &KeyPath,
     known: &'static [&'static str],
 ) -> Result<bool, ConfigError> {
     match value {
         ConfigValue::Undefined | ConfigValue::Null => Ok(false),
         ConfigValue::Object(_) => match unknown_key(value, known) {
             Some(key) => Err(ConfigError::UnknownKey {
-                at: at.to_owned(),
+                at: at.clone(),
                 key: key.to_owned(),
                 expected: known,
             }),
@@ -658,9 +669,9 @@ fn unknown_key<'v>(value: &'v ConfigValue, known: &[&str]) -> Option<&'v str> {
     }
 }
 
-fn type_error(at: &str, expected: &'static str, got: &ConfigValue) -> ConfigError {
+fn type_error(at: &KeyPath, expected: &'static str, got: &ConfigValue) -> ConfigError {
     ConfigError::WrongType {
-        at: at.to_owned(),
+        at: at.clone(),
         expected,
         got: got.kind(),
     }
@@ -900,6 +911,70 @@ mod tests {
         assert_eq!(
             loops(obj(&[("multipliers", obj(&[("x", Value::Number(0.0))]))])).unwrap_err(),
             "toolguard: config.loops.multipliers.x must be a number in (0, 100] (got number)"
+        );
+    }
+
+    #[test]
+    fn errors_carry_a_code_and_a_key_path() {
+        use crate::error::PathStep::{Index, Key};
+        let check = |json: &str| {
+            let value = ConfigValue::from_json(json).unwrap();
+            let e = Config::from_value(&value)
+                .and_then(|c| crate::engine::Engine::new(&c).map(|_| ()))
+                .unwrap_err();
+            (e.code(), e.path(&value))
+        };
+        let key = |k: &str| Key(k.to_owned());
+        assert_eq!(
+            check(r#"{"repeat":{"treshold":1}}"#),
+            (
+                "TOOLGUARD_UNKNOWN_KEY",
+                Some(vec![key("repeat"), key("treshold")])
+            )
+        );
+        assert_eq!(
+            check(r#"{"repeat":{"thresholds":[1]}}"#),
+            (
+                "TOOLGUARD_OUT_OF_RANGE",
+                Some(vec![key("repeat"), key("thresholds")])
+            )
+        );
+        assert_eq!(
+            check(r#"{"loops":{"window":1}}"#),
+            (
+                "TOOLGUARD_OUT_OF_RANGE",
+                Some(vec![key("loops"), key("window")])
+            )
+        );
+        assert_eq!(
+            check(r#"{"repeat":{"include":[1]}}"#),
+            (
+                "TOOLGUARD_WRONG_TYPE",
+                Some(vec![key("repeat"), key("include"), Index(0)])
+            )
+        );
+        let rule = r#"{"id":"mine","pattern":"(","action":"error","message":"m"}"#;
+        let rules = format!(
+            r#"{{"loudFailure":{{"rules":[{rule},{}]}}}}"#,
+            rule.replace("mine", "b")
+                .replace("\"(\"", "\"x\"")
+                .replace("\"m\"}", "\"m\",\"flag\":1}")
+        );
+        assert_eq!(
+            check(&rules),
+            (
+                "TOOLGUARD_BAD_RULE",
+                Some(vec![key("loudFailure"), key("rules"), Index(1)])
+            ),
+            "a decoder error knows its index"
+        );
+        assert_eq!(
+            check(&format!(r#"{{"loudFailure":{{"rules":[{rule}]}}}}"#)),
+            (
+                "TOOLGUARD_BAD_RULE",
+                Some(vec![key("loudFailure"), key("rules"), Index(0)])
+            ),
+            "a pattern error is found by its id"
         );
     }
 

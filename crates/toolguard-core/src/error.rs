@@ -18,6 +18,64 @@ pub enum Error {
     State(String),
 }
 
+/// One step of a key path: an object key or an array index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathStep {
+    Key(String),
+    Index(usize),
+}
+
+/// Where a value sits in a config: a root name (`config`, or the built-in
+/// table's file) and the steps from it. Printed as `config.loops.window` or
+/// `config.loudFailure.rules[2]`; the steps are what a JavaScript error's
+/// `path` property holds, so nothing needs to read the printed form back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyPath {
+    pub root: String,
+    pub steps: Vec<PathStep>,
+}
+
+impl KeyPath {
+    /// The top of a user config (`config`).
+    pub fn config() -> Self {
+        Self::root("config")
+    }
+
+    pub fn root(name: &str) -> Self {
+        Self {
+            root: name.to_owned(),
+            steps: Vec::new(),
+        }
+    }
+
+    /// This path, one object key further.
+    pub fn key(&self, key: &str) -> Self {
+        let mut next = self.clone();
+        next.steps.push(PathStep::Key(key.to_owned()));
+        next
+    }
+
+    /// This path, one array index further.
+    pub fn index(&self, i: usize) -> Self {
+        let mut next = self.clone();
+        next.steps.push(PathStep::Index(i));
+        next
+    }
+}
+
+impl fmt::Display for KeyPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.root)?;
+        for step in &self.steps {
+            match step {
+                PathStep::Key(k) => write!(f, ".{k}")?,
+                PathStep::Index(i) => write!(f, "[{i}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
 /// A config that cannot be used, named by its key.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ConfigError {
@@ -31,26 +89,26 @@ pub enum ConfigError {
     InvalidPreviewChars(f64),
     /// `at` holds a value of the wrong type.
     WrongType {
-        at: String,
+        at: KeyPath,
         expected: &'static str,
         got: &'static str,
     },
     /// A key the section does not know: a typo would otherwise fall back to
     /// the default silently.
     UnknownKey {
-        at: String,
+        at: KeyPath,
         key: String,
         expected: &'static [&'static str],
     },
     /// A number outside its allowed integer range (or not a number).
     OutOfRange {
-        at: String,
+        at: KeyPath,
         min: u64,
         max: u64,
         got: String,
     },
     /// A rule whose `id` is the empty string (named by its index).
-    EmptyRuleId { at: String },
+    EmptyRuleId { at: KeyPath },
     /// Deeper than any config could be; the reader is recursive.
     TooDeep,
     /// The config text is not JSON.
@@ -62,6 +120,9 @@ pub enum ConfigError {
 pub struct RuleError {
     pub id: String,
     pub reason: String,
+    /// Where the rule is, when the decoder knew (a pattern that does not
+    /// compile is found later, by id: see [`Error::path`]).
+    pub at: Option<KeyPath>,
 }
 
 impl RuleError {
@@ -69,6 +130,83 @@ impl RuleError {
         Self {
             id: id.to_owned(),
             reason: reason.into(),
+            at: None,
+        }
+    }
+}
+
+impl Error {
+    /// A stable name of what is wrong, for programs (a JavaScript error's
+    /// `code`); the message is for people and may change.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Config(e) => e.code(),
+            Error::Rule(_) => "TOOLGUARD_BAD_RULE",
+            Error::ChainCount | Error::State(_) => "TOOLGUARD_BAD_STATE",
+        }
+    }
+
+    /// The key path of the bad value inside `config` (the tree the error
+    /// came from), as steps below the root; `None` when the error is about
+    /// no one key (a saved state, a config nested too deeply). A rule whose
+    /// pattern does not compile is found by its id in
+    /// `config.loudFailure.rules`.
+    pub fn path(&self, config: &crate::config::ConfigValue) -> Option<Vec<PathStep>> {
+        match self {
+            Error::Config(e) => e.path(),
+            Error::Rule(RuleError { at: Some(at), .. }) => Some(at.steps.clone()),
+            Error::Rule(RuleError { id, .. }) => {
+                let rules = config.member("loudFailure")?.member("rules")?;
+                let crate::config::ConfigValue::Array(rules) = rules else {
+                    return None;
+                };
+                let index = rules.iter().position(|rule| {
+                    matches!(rule.member("id"), Some(crate::config::ConfigValue::String(s)) if s == id)
+                })?;
+                Some(
+                    KeyPath::config()
+                        .key("loudFailure")
+                        .key("rules")
+                        .index(index)
+                        .steps,
+                )
+            }
+            Error::ChainCount | Error::State(_) => None,
+        }
+    }
+}
+
+impl ConfigError {
+    /// See [`Error::code`].
+    pub fn code(&self) -> &'static str {
+        match self {
+            ConfigError::EmptyThresholds
+            | ConfigError::InvalidThreshold(_)
+            | ConfigError::DuplicateThresholds
+            | ConfigError::InvalidPreviewChars(_)
+            | ConfigError::OutOfRange { .. } => "TOOLGUARD_OUT_OF_RANGE",
+            ConfigError::WrongType { .. } => "TOOLGUARD_WRONG_TYPE",
+            ConfigError::UnknownKey { .. } => "TOOLGUARD_UNKNOWN_KEY",
+            ConfigError::EmptyRuleId { .. } => "TOOLGUARD_BAD_RULE",
+            ConfigError::TooDeep => "TOOLGUARD_TOO_DEEP",
+            ConfigError::Json(_) => "TOOLGUARD_BAD_JSON",
+        }
+    }
+
+    /// The key path of the bad value (steps below `config`); an unknown
+    /// key's path ends with that key.
+    pub fn path(&self) -> Option<Vec<PathStep>> {
+        let repeat = |key: &str| Some(KeyPath::config().key("repeat").key(key).steps);
+        match self {
+            ConfigError::EmptyThresholds
+            | ConfigError::InvalidThreshold(_)
+            | ConfigError::DuplicateThresholds => repeat("thresholds"),
+            ConfigError::InvalidPreviewChars(_) => repeat("argumentsPreviewChars"),
+            ConfigError::WrongType { at, .. }
+            | ConfigError::OutOfRange { at, .. }
+            | ConfigError::EmptyRuleId { at } => Some(at.steps.clone()),
+            ConfigError::UnknownKey { at, key, .. } => Some(at.key(key).steps),
+            ConfigError::TooDeep | ConfigError::Json(_) => None,
         }
     }
 }
@@ -114,7 +252,8 @@ impl fmt::Display for ConfigError {
             ConfigError::OutOfRange { at, min, max, got } => write!(
                 f,
                 "toolguard: {at} must be an integer from {min} to {max}{} (got {got})",
-                if at.ends_with("window") || at.ends_with("maxPeriod") || at.ends_with("transientMultiplier") { "" } else { ", or false" }
+                // Only the detector thresholds can be switched off.
+                if matches!(at.steps.last(), Some(PathStep::Key(k)) if ["window", "maxPeriod", "transientMultiplier"].contains(&k.as_str())) { "" } else { ", or false" }
             ),
             ConfigError::EmptyRuleId { at } => {
                 write!(f, "loud-failure: {at}: `id` must not be empty")

@@ -19,4 +19,4 @@ pub mod normalize;
 pub mod rules;
 pub mod transcode;
 
-pub use error::{ConfigError, Error, RuleError};
+pub use error::{ConfigError, Error, KeyPath, PathStep, RuleError};

@@ -1,80 +1,123 @@
-//! The hook's config file, read as the Node CLI reads it (ts/cli/config.mts):
-//! JSON for `.json`, YAML for `.yaml`/`.yml`, otherwise JSON when the text
-//! starts with `{`, else YAML (`configSyntax`). The tree goes to the core's
-//! one decoder (`Config::from_value`) after the hook's default `shellTools`
-//! is added. Errors name the file, and the line: of a syntax error, or of the
-//! key an engine error names (`checkWithEngine`: `keysOfEngineError`,
-//! `lineOfPath`).
+//! Config files, read once for every shell (the hook executable, the Node
+//! hook, the CLI through the addon): JSON for `.json`, YAML for
+//! `.yaml`/`.yml`, otherwise JSON when the text starts with `{`, else YAML.
+//! The tree goes to the core's one decoder (`Config::from_value`). An error
+//! is data ([`FileError`]): a code, the key path, the file and line, and the
+//! message built from them; the line of a bad key is found from the path
+//! the core's error carries, never from its text.
 
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
-use regex::Regex;
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use toolguard_core::chain::Wildcard;
 use toolguard_core::config::{js_number, Config, ConfigValue, CONFIG_DEPTH_LIMIT};
 use toolguard_core::engine::{Engine, Scanner};
 use toolguard_core::rules::RuleSet;
+use toolguard_core::PathStep;
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 use yaml_rust2::{Yaml, YamlLoader};
 
-use crate::js::Js;
 use crate::Failure;
 
 /// Shell tools of the hosts: Claude Code and Codex both name theirs `Bash`;
-/// the DSH names stay so one config serves both worlds (`HOOK_SHELL_TOOLS`).
+/// the DSH names stay so one config serves both worlds.
 pub const HOOK_SHELL_TOOLS: &[&str] = &["Bash", "bash", "pwsh", "job_output"];
 
-/// A config file as read (`LoadedConfig`: parsed, not yet decoded).
+/// A config file that cannot be read, parsed or used.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileError {
+    /// A stable name for programs: the core's (`TOOLGUARD_UNKNOWN_KEY`…) or
+    /// `TOOLGUARD_CONFIG_UNREADABLE` / `TOOLGUARD_CONFIG_SYNTAX`.
+    pub code: &'static str,
+    /// For people: `<file>[:<line>]: <reason>`.
+    pub message: String,
+    /// The key path of the bad value (empty: the file as a whole).
+    pub path: Vec<PathStep>,
+    pub file: String,
+    pub line: Option<usize>,
+}
+
+impl From<FileError> for Failure {
+    fn from(e: FileError) -> Self {
+        Failure(e.message)
+    }
+}
+
+/// A config file as read (parsed, not yet decoded).
 pub struct Loaded {
     /// `None`: no config file (the defaults).
     path: Option<String>,
     text: String,
-    /// The file's tree, before the hook's defaults: rule ids are looked up in it.
-    value: ConfigValue,
+    /// The file's tree, in the file's key order.
+    pub value: ConfigValue,
 }
 
 impl Loaded {
-    /// An engine error as `checkWithEngine` words it: the file, the line of
-    /// the key or rule it names (when found), the engine's message.
-    fn engine_error(&self, error: impl std::fmt::Display) -> Failure {
-        let message = error.to_string();
-        let Some(path) = &self.path else {
-            return Failure(message);
+    /// A core error, located: its code, its key path, the line of that key.
+    fn engine_error(&self, error: toolguard_core::Error) -> FileError {
+        let path = error.path(&self.value).unwrap_or_default();
+        let file = self.path.clone().unwrap_or_default();
+        let line = self
+            .path
+            .as_ref()
+            .and_then(|_| line_of_path(&self.text, &path));
+        let message = match (&self.path, line) {
+            (None, _) => error.to_string(),
+            (Some(file), Some(line)) => format!("{file}:{line}: {error}"),
+            (Some(file), None) => format!("{file}: {error}"),
         };
-        let line = keys_of_engine_error(&message, &self.value)
-            .and_then(|keys| line_of_path(&self.text, &keys));
-        Failure(match line {
-            Some(line) => format!("{path}:{line}: {message}"),
-            None => format!("{path}: {message}"),
-        })
+        FileError {
+            code: error.code(),
+            message,
+            path,
+            file,
+            line,
+        }
     }
 
-    /// `deniesLoops(hookEngineConfig(config))`: whether the config asks for
-    /// PreToolUse denials (`loops.deny` set and not `false`), read from the
-    /// tree before it is decoded, as the Node hook does.
+    /// Whether the config asks for PreToolUse denials (`loops.deny` set and
+    /// not `false`), read from the tree before it is decoded.
     pub fn denies_loops(&self) -> bool {
-        match member(&self.value, "loops") {
-            Some(loops @ ConfigValue::Object(_)) => !matches!(
-                member(loops, "deny"),
-                None | Some(ConfigValue::Undefined) | Some(ConfigValue::Bool(false))
-            ),
+        match self.value.member("loops") {
+            Some(loops @ ConfigValue::Object(_)) => {
+                !matches!(loops.member("deny"), None | Some(ConfigValue::Bool(false)))
+            }
             _ => false,
         }
     }
 
-    /// The hook's engine config (`hookEngineConfig`): the file's config (or
-    /// none) with `loudFailure.shellTools` defaulting to [`HOOK_SHELL_TOOLS`]
-    /// and the loop detectors on unless `loops: false`, decoded.
-    pub fn config(&self) -> Result<Config, Failure> {
-        Config::with_loops_by_default(&hook_config(self.value.clone()))
-            .map_err(|e| self.engine_error(e))
+    /// The hook's engine config: the file's config (or none) with
+    /// `loudFailure.shellTools` defaulting to [`HOOK_SHELL_TOOLS`] and the
+    /// loop detectors on unless `loops: false`, decoded.
+    pub fn hook_config(&self) -> Result<Config, FileError> {
+        let mut config =
+            Config::with_loops_by_default(&self.value).map_err(|e| self.engine_error(e))?;
+        let tools = self
+            .value
+            .member("loudFailure")
+            .and_then(|l| l.member("shellTools"));
+        if tools.is_none() {
+            config.loud_failure.shell_tools =
+                HOOK_SHELL_TOOLS.iter().map(|t| t.to_string()).collect();
+        }
+        Ok(config)
+    }
+
+    /// Decode the config and build an engine with it (user rules compiled),
+    /// as `new GuardEngine(config)` does: the one check `toolguard
+    /// check-config`, `audit`, `mcp` and the addon's `loadConfigFile` run.
+    pub fn check(&self) -> Result<(), FileError> {
+        let config =
+            Config::with_loops_by_default(&self.value).map_err(|e| self.engine_error(e))?;
+        Engine::new(&config).map_err(|e| self.engine_error(e))?;
+        Ok(())
     }
 }
 
-/// Read and parse the config file (`readConfig`); `None`: no file. Errors
-/// name the file, and the line of a syntax error.
-pub fn read(path: Option<&str>) -> Result<Loaded, Failure> {
+/// Read and parse the config file; `None`: no file (the defaults).
+pub fn read(path: Option<&str>) -> Result<Loaded, FileError> {
     let Some(path) = path else {
         return Ok(Loaded {
             path: None,
@@ -82,28 +125,64 @@ pub fn read(path: Option<&str>) -> Result<Loaded, Failure> {
             value: ConfigValue::Undefined,
         });
     };
-    let text = std::fs::read(path)
-        .map_err(|e| Failure(format!("cannot read config {path}: {e}")))
-        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())?;
-    let value = if is_json(path, &text) {
-        parse_json(path, &text)?
-    } else {
-        parse_yaml(path, &text)?
+    let fail = |code, message: String, line| FileError {
+        code,
+        message,
+        path: Vec::new(),
+        file: path.to_owned(),
+        line,
     };
-    let value = match value {
+    let text = std::fs::read(path)
+        .map_err(|e| {
+            fail(
+                "TOOLGUARD_CONFIG_UNREADABLE",
+                format!("cannot read config {path}: {e}"),
+                None,
+            )
+        })
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())?;
+    let parsed = if is_json(path, &text) {
+        parse_json(&text).map_err(|(line, reason)| {
+            let at = line.map_or(String::new(), |l| format!(":{l}"));
+            fail(
+                "TOOLGUARD_CONFIG_SYNTAX",
+                format!("{path}{at}: not valid JSON: {reason}"),
+                line,
+            )
+        })?
+    } else {
+        parse_yaml(&text).map_err(|(line, reason)| {
+            let at = line.map_or(String::new(), |l| format!(":{l}"));
+            fail(
+                "TOOLGUARD_CONFIG_SYNTAX",
+                format!("{path}{at}: not valid YAML: {reason}"),
+                line,
+            )
+        })?
+    };
+    let value = match parsed {
         ConfigValue::Null | ConfigValue::Undefined => ConfigValue::Undefined, // an empty (or all-comment) file
-        ConfigValue::Object(_) => value,
+        ConfigValue::Object(_) => parsed,
         other => {
             let got = if let ConfigValue::Array(_) = other {
                 "a list"
             } else {
                 other.kind()
             };
-            return Err(Failure(format!(
-                "{path}: a config is a mapping {{repeat?, loudFailure?}} (got {got})"
-            )));
+            return Err(fail(
+                "TOOLGUARD_WRONG_TYPE",
+                format!("{path}: a config is a mapping {{repeat?, loudFailure?}} (got {got})"),
+                None,
+            ));
         }
     };
+    if depth(&value) > CONFIG_DEPTH_LIMIT {
+        return Err(fail(
+            "TOOLGUARD_TOO_DEEP",
+            format!("{path}: {}", toolguard_core::ConfigError::TooDeep),
+            None,
+        ));
+    }
     Ok(Loaded {
         path: Some(path.to_owned()),
         text,
@@ -113,13 +192,12 @@ pub fn read(path: Option<&str>) -> Result<Loaded, Failure> {
 
 /// The engine for one event: `scanned_tool` is the tool whose output this
 /// call scans (PostToolUse), `None` for a call that scans nothing
-/// (PreToolUse). Compiling the built-in rule table is most of a hook
-/// process's own work; a call that scans nothing (Read, Edit, Grep… most
-/// calls, and every PreToolUse) never uses it, so with the built-in rules
-/// alone it is skipped. User rules are always compiled: a bad pattern must
-/// fail every call, as it does in the Node hook.
-pub fn engine(loaded: &Loaded, scanned_tool: Option<&str>) -> Result<Engine, Failure> {
-    let config = loaded.config()?;
+/// (PreToolUse, a failed call). Compiling the built-in rule table is most of
+/// a hook process's own work; a call that scans nothing (Read, Edit, Grep…
+/// most calls) never uses it, so with the built-in rules alone it is
+/// skipped. User rules are always compiled: a bad pattern must fail every call.
+pub fn engine(loaded: &Loaded, scanned_tool: Option<&str>) -> Result<Engine, FileError> {
+    let config = loaded.hook_config()?;
     let loud = &config.loud_failure;
     let scanned = scanned_tool.is_some_and(|tool| {
         loud.shell_tools
@@ -129,15 +207,15 @@ pub fn engine(loaded: &Loaded, scanned_tool: Option<&str>) -> Result<Engine, Fai
     if scanned || !loud.rules.is_empty() {
         return Engine::new(&config).map_err(|e| loaded.engine_error(e));
     }
-    let none = RuleSet::compile_table(Vec::new()).map_err(|e| loaded.engine_error(e))?;
+    let none = RuleSet::compile_table(Vec::new()).map_err(|e| loaded.engine_error(e.into()))?;
     let scanner = Scanner::with_rules(none, loud);
     let mut engine = Engine::with_scanner(&config.repeat, Arc::new(scanner));
     engine.set_loops(config.loops.as_ref());
     Ok(engine)
 }
 
-/// `configSyntax`: JSON by extension `.json`, YAML by `.yaml`/`.yml`;
-/// otherwise JSON when the text starts with `{` after JavaScript's `\s`.
+/// JSON by extension `.json`, YAML by `.yaml`/`.yml`; otherwise JSON when
+/// the text starts with `{` (after white space or a BOM).
 fn is_json(path: &str, text: &str) -> bool {
     match Path::new(path)
         .extension()
@@ -147,124 +225,94 @@ fn is_json(path: &str, text: &str) -> bool {
     {
         Some("json") => true,
         Some("yaml" | "yml") => false,
-        _ => text.trim_start_matches(js_space).starts_with('{'),
+        _ => text
+            .trim_start_matches(|c: char| c == '\u{FEFF}' || c.is_whitespace())
+            .starts_with('{'),
     }
 }
 
-/// JavaScript's `\s`: Unicode White_Space but U+0085, and U+FEFF (a BOM) too.
-fn js_space(c: char) -> bool {
-    c == '\u{FEFF}' || (c.is_whitespace() && c != '\u{85}')
-}
-
-/// `hookEngineConfig`: `{...config, loudFailure: {...config.loudFailure, shellTools ?? HOOK_SHELL_TOOLS}}`.
-fn hook_config(config: ConfigValue) -> ConfigValue {
-    let mut members = match config {
-        ConfigValue::Object(members) => members,
-        _ => Vec::new(),
-    };
-    let at = members.iter().rposition(|(k, _)| k == "loudFailure");
-    let mut loud = match at.map(|i| members[i].1.clone()) {
-        // Spreading an object copies it; spreading null, a number or a boolean copies nothing.
-        Some(ConfigValue::Object(entries)) => entries,
-        Some(ConfigValue::String(s)) => s
-            .chars()
-            .enumerate()
-            .map(|(i, c)| (i.to_string(), ConfigValue::String(c.into())))
-            .collect(),
-        Some(ConfigValue::Array(items)) => items
-            .into_iter()
-            .enumerate()
-            .map(|(i, v)| (i.to_string(), v))
-            .collect(),
-        _ => Vec::new(),
-    };
-    if !loud
-        .iter()
-        .any(|(k, v)| k == "shellTools" && *v != ConfigValue::Undefined)
-    {
-        loud.retain(|(k, _)| k != "shellTools");
-        let tools = HOOK_SHELL_TOOLS
-            .iter()
-            .map(|t| ConfigValue::String((*t).into()))
-            .collect();
-        loud.push(("shellTools".into(), ConfigValue::Array(tools)));
-    }
-    match at {
-        Some(i) => {
-            members.retain(|(k, _)| k != "loudFailure");
-            members.insert(
-                i.min(members.len()),
-                ("loudFailure".into(), ConfigValue::Object(loud)),
-            );
+fn depth(value: &ConfigValue) -> usize {
+    match value {
+        ConfigValue::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
+        ConfigValue::Object(members) => {
+            1 + members.iter().map(|(_, v)| depth(v)).max().unwrap_or(0)
         }
-        None => members.push(("loudFailure".into(), ConfigValue::Object(loud))),
+        _ => 0,
     }
-    ConfigValue::Object(members)
 }
 
-/// `JSON.parse` of the file: members in JavaScript's order (the engine
-/// reports the first unknown key in that order), lone surrogates kept as
-/// U+FFFD; a syntax error names its line.
-fn parse_json(path: &str, text: &str) -> Result<ConfigValue, Failure> {
-    let js = Js::parse(text).map_err(|e| {
-        // serde_json's message ends with " at line L column C": the line goes up front.
-        let message = e.to_string();
-        let reason = message
-            .rsplit_once(" at line ")
-            .map_or(&*message, |(r, _)| r);
-        match e.line() {
-            0 => Failure(format!("{path}: not valid JSON: {reason}")),
-            line => Failure(format!("{path}:{line}: not valid JSON: {reason}")),
+/// A JSON config in the file's key order (the decoder reports the first
+/// unknown key as written; a repeated key's later value wins, as the
+/// decoder reads it). A syntax error: its line and serde_json's message.
+fn parse_json(text: &str) -> Result<ConfigValue, (Option<usize>, String)> {
+    let text = crate::replace_lone_surrogates(text);
+    let mut de = serde_json::Deserializer::from_str(&text);
+    let parsed = Tree::deserialize(&mut de).and_then(|tree| de.end().map(|()| tree.0));
+    parsed.map_err(|e| ((e.line() > 0).then_some(e.line()), e.to_string()))
+}
+
+/// A JSON value as a config tree, members in file order.
+struct Tree(ConfigValue);
+
+impl<'de> Deserialize<'de> for Tree {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(TreeVisitor).map(Tree)
+    }
+}
+
+struct TreeVisitor;
+
+impl<'de> Visitor<'de> for TreeVisitor {
+    type Value = ConfigValue;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<ConfigValue, E> {
+        Ok(ConfigValue::Null)
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<ConfigValue, E> {
+        Ok(ConfigValue::Bool(b))
+    }
+    fn visit_i64<E>(self, n: i64) -> Result<ConfigValue, E> {
+        Ok(ConfigValue::Number(n as f64))
+    }
+    fn visit_u64<E>(self, n: u64) -> Result<ConfigValue, E> {
+        Ok(ConfigValue::Number(n as f64))
+    }
+    fn visit_f64<E>(self, n: f64) -> Result<ConfigValue, E> {
+        Ok(ConfigValue::Number(n))
+    }
+    fn visit_str<E>(self, s: &str) -> Result<ConfigValue, E> {
+        Ok(ConfigValue::String(s.to_owned()))
+    }
+    fn visit_string<E>(self, s: String) -> Result<ConfigValue, E> {
+        Ok(ConfigValue::String(s))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ConfigValue, A::Error> {
+        let mut items = Vec::new();
+        while let Some(Tree(item)) = seq.next_element()? {
+            items.push(item);
         }
-    })?;
-    from_js(&js, 0).map_err(|e| Failure(format!("{path}: {e}")))
-}
-
-fn from_js(value: &Js, depth: usize) -> Result<ConfigValue, toolguard_core::ConfigError> {
-    if depth > CONFIG_DEPTH_LIMIT {
-        return Err(toolguard_core::ConfigError::TooDeep);
+        Ok(ConfigValue::Array(items))
     }
-    Ok(match value {
-        Js::Null => ConfigValue::Null,
-        Js::Bool(b) => ConfigValue::Bool(*b),
-        Js::Num(n) => ConfigValue::Number(*n),
-        Js::Str(s) => ConfigValue::String(s.clone()),
-        Js::Arr(items) => ConfigValue::Array(
-            items
-                .iter()
-                .map(|v| from_js(v, depth + 1))
-                .collect::<Result<_, _>>()?,
-        ),
-        Js::Obj(members) => js_object(
-            members
-                .iter()
-                .map(|(k, v)| Ok((k.clone(), from_js(v, depth + 1)?)))
-                .collect::<Result<_, _>>()?,
-        ),
-    })
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ConfigValue, A::Error> {
+        let mut members = Vec::new();
+        while let Some((key, Tree(value))) = map.next_entry::<String, Tree>()? {
+            members.push((key, value));
+        }
+        Ok(ConfigValue::Object(members))
+    }
 }
 
-/// An object's members in JavaScript's property order: array-index keys
-/// first, ascending, then the others as inserted.
-fn js_object(mut members: Vec<(String, ConfigValue)>) -> ConfigValue {
-    members.sort_by_key(|(k, _)| crate::js::array_index(k).map_or((1, 0), |i| (0, i)));
-    ConfigValue::Object(members)
-}
-
-fn parse_yaml(path: &str, text: &str) -> Result<ConfigValue, Failure> {
-    let docs = YamlLoader::load_from_str(text).map_err(|e| {
-        let line = e.marker().line();
-        let reason = e.info().to_owned();
-        Failure(format!("{path}:{line}: not valid YAML: {reason}"))
-    })?;
+/// A YAML config; a syntax error: its line and the parser's reason.
+fn parse_yaml(text: &str) -> Result<ConfigValue, (Option<usize>, String)> {
+    let docs = YamlLoader::load_from_str(text)
+        .map_err(|e| (Some(e.marker().line()), e.info().to_owned()))?;
     match docs.as_slice() {
         [] => Ok(ConfigValue::Null),
-        [doc] => {
-            from_yaml(doc, 0).map_err(|reason| Failure(format!("{path}: not valid YAML: {reason}")))
-        }
-        _ => Err(Failure(format!(
-            "{path}: not valid YAML: the file holds several documents"
-        ))),
+        [doc] => from_yaml(doc, 0).map_err(|reason| (None, reason)),
+        _ => Err((None, "the file holds several documents".into())),
     }
 }
 
@@ -287,7 +335,7 @@ fn from_yaml(node: &Yaml, depth: usize) -> Result<ConfigValue, String> {
                 .map(|v| from_yaml(v, depth + 1))
                 .collect::<Result<_, _>>()?,
         ),
-        Yaml::Hash(map) => js_object(
+        Yaml::Hash(map) => ConfigValue::Object(
             map.iter()
                 .map(|(k, v)| Ok((yaml_key(k)?, from_yaml(v, depth + 1)?)))
                 .collect::<Result<_, String>>()?,
@@ -321,72 +369,7 @@ fn yaml_float(text: &str) -> Option<f64> {
 }
 
 // ---------------------------------------------------------------------------
-// The line an engine error points at
-
-/// One step of a config path: an object key, or an array index (a number in
-/// JavaScript, which may be too large to be one).
-#[derive(Debug, Clone, PartialEq)]
-enum Key {
-    Name(String),
-    Index(f64),
-}
-
-fn regex(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
-    cell.get_or_init(|| Regex::new(pattern).expect("a valid pattern"))
-}
-
-/// `keysOfEngineError`: where an engine error points inside the config —
-/// a `config.a.b[2]` path, a rule id, or a repeat option named by its text.
-fn keys_of_engine_error(message: &str, value: &ConfigValue) -> Option<Vec<Key>> {
-    static PATH: OnceLock<Regex> = OnceLock::new();
-    static STEP: OnceLock<Regex> = OnceLock::new();
-    static RULE: OnceLock<Regex> = OnceLock::new();
-    static REPEAT: OnceLock<Regex> = OnceLock::new();
-    // JavaScript's \w, \d and \b are ASCII; its `.` stops at any line terminator; its \s is `js_space`.
-    let path = regex(
-        &PATH,
-        r"(?-u:\b)config((?:\.[A-Za-z_$][0-9A-Za-z_$]*|\[[0-9]+\])+)",
-    );
-    if let Some(found) = path.captures(message) {
-        let step = regex(&STEP, r"\.([A-Za-z_$][0-9A-Za-z_$]*)|\[([0-9]+)\]");
-        let steps = step.captures_iter(&found[1]).map(|m| match m.get(1) {
-            Some(name) => Key::Name(name.as_str().to_owned()),
-            None => Key::Index(m[2].parse().unwrap_or(f64::INFINITY)),
-        });
-        return Some(steps.collect());
-    }
-    let rule = regex(
-        &RULE,
-        "(?-u:\\b)rule ([^\t\n\x0B\x0C\r \u{A0}\u{1680}\u{2000}-\u{200A}\u{2028}\u{2029}\u{202F}\u{205F}\u{3000}\u{FEFF}:]+):",
-    );
-    if let Some(id) = rule.captures(message) {
-        let rules = member(value, "loudFailure").and_then(|l| member(l, "rules"));
-        if let Some(ConfigValue::Array(rules)) = rules {
-            let same = |r: &ConfigValue| matches!(member(r, "id"), Some(ConfigValue::String(s)) if *s == id[1]);
-            if let Some(index) = rules.iter().position(same) {
-                let keys = ["loudFailure", "rules"].map(|k| Key::Name(k.into()));
-                return Some([keys.to_vec(), vec![Key::Index(index as f64)]].concat());
-            }
-        }
-    }
-    let repeat = regex(
-        &REPEAT,
-        "^repeat-tool-reminder: [^\n\r\u{2028}\u{2029}]*?(?-u:\\b)(thresholds|argumentsPreviewChars)(?-u:\\b)|^repeat-tool-reminder: invalid (threshold)",
-    );
-    let found = repeat.captures(message)?;
-    let option = found.get(1).map_or("thresholds", |m| m.as_str());
-    Some(vec![Key::Name("repeat".into()), Key::Name(option.into())])
-}
-
-/// `object[key]` of a config tree (`undefined` → `None`).
-fn member<'a>(value: &'a ConfigValue, key: &str) -> Option<&'a ConfigValue> {
-    match value {
-        ConfigValue::Object(members) => {
-            members.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v)
-        }
-        _ => None,
-    }
-}
+// The line of a key path
 
 /// A YAML node with the line it starts on (1-based), as far as `lineOfPath` needs it.
 #[derive(Debug)]
@@ -413,12 +396,12 @@ impl Node {
 /// leaves what was built (the `yaml` package also returns a document with
 /// errors); unfinished collections are closed at the end.
 #[derive(Default)]
-struct Tree {
+struct LineTree {
     open: Vec<Node>,
     root: Option<Node>,
 }
 
-impl Tree {
+impl LineTree {
     fn add(&mut self, node: Node) {
         match self.open.last_mut() {
             Some(Node::Seq(items, _)) => items.push(node),
@@ -448,7 +431,7 @@ impl Tree {
     }
 }
 
-impl MarkedEventReceiver for Tree {
+impl MarkedEventReceiver for LineTree {
     fn on_event(&mut self, event: Event, mark: Marker) {
         let line = mark.line();
         match event {
@@ -475,25 +458,25 @@ impl MarkedEventReceiver for Tree {
     }
 }
 
-/// `lineOfPath`: the 1-based line of the value at `keys` in a JSON or YAML
-/// text (JSON read as YAML's flow style): the line of the last key found
-/// (an object key's own line, an array item's), `None` when an index is
-/// past the end or the text has no document.
-fn line_of_path(text: &str, keys: &[Key]) -> Option<usize> {
-    let mut tree = Tree::default();
+/// The 1-based line of the value at `path` in a JSON or YAML text (JSON
+/// read as YAML's flow style, so one parser finds lines in both): the line
+/// of the last key found (an object key's own line, an array item's);
+/// `None` when an index is past the end or the text has no document.
+pub fn line_of_path(text: &str, path: &[PathStep]) -> Option<usize> {
+    let mut tree = LineTree::default();
     // Errors are fine: the document up to them is used. A lone surrogate
-    // escape (which JSON.parse took) would stop the scanner at the first line.
-    let text = crate::js::replace_lone_surrogates(text);
+    // escape would stop the scanner at the first line.
+    let text = crate::replace_lone_surrogates(text);
     let _ = Parser::new_from_str(&text).load(&mut tree, false);
     let root = tree.finish()?;
     let mut node = Some(&root);
     let mut line = Some(root.line());
-    for key in keys {
-        match (node, key) {
-            (Some(Node::Map(pairs, _)), key) => {
-                let name = match key {
-                    Key::Name(name) => name.clone(),
-                    Key::Index(i) => js_number(*i),
+    for step in path {
+        match (node, step) {
+            (Some(Node::Map(pairs, _)), step) => {
+                let name = match step {
+                    PathStep::Key(name) => name.clone(),
+                    PathStep::Index(i) => i.to_string(),
                 };
                 let found = pairs
                     .iter()
@@ -502,8 +485,8 @@ fn line_of_path(text: &str, keys: &[Key]) -> Option<usize> {
                 line = Some(k.line());
                 node = value.as_ref();
             }
-            (Some(Node::Seq(items, _)), Key::Index(i)) => {
-                node = (i.fract() == 0.0 && *i < items.len() as f64).then(|| &items[*i as usize]);
+            (Some(Node::Seq(items, _)), PathStep::Index(i)) => {
+                node = items.get(*i);
                 line = node.map(Node::line);
             }
             _ => break,
@@ -516,108 +499,91 @@ fn line_of_path(text: &str, keys: &[Key]) -> Option<usize> {
 mod tests {
     use super::*;
 
+    fn write(name: &str, text: &str) -> String {
+        let dir =
+            std::env::temp_dir().join(format!("toolguard-hook-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join(name);
+        std::fs::write(&file, text).unwrap();
+        file.to_string_lossy().into_owned()
+    }
+
+    fn checked(name: &str, text: &str) -> FileError {
+        let file = write(name, text);
+        read(Some(&file)).and_then(|l| l.check()).unwrap_err()
+    }
+
     #[test]
     fn default_shell_tools_are_added_unless_given() {
-        let config = read(None).unwrap().config().unwrap();
+        let config = read(None).unwrap().hook_config().unwrap();
         assert_eq!(config.loud_failure.shell_tools, HOOK_SHELL_TOOLS);
         assert!(config.loops.is_some(), "loops on by default");
-        let given =
-            hook_config(ConfigValue::from_json(r#"{"loudFailure":{"shellTools":["x"]}}"#).unwrap());
-        assert_eq!(
-            Config::from_value(&given).unwrap().loud_failure.shell_tools,
-            vec!["x"]
-        );
+        let file = write("tools.json", r#"{"loudFailure":{"shellTools":["x"]}}"#);
+        let given = read(Some(&file)).unwrap().hook_config().unwrap();
+        assert_eq!(given.loud_failure.shell_tools, vec!["x"]);
     }
 
     #[test]
-    fn yaml_and_json_give_one_tree() {
-        let yaml = parse_yaml(
-            "c.yaml",
-            "repeat:\n  thresholds: [4, 2]\nloudFailure:\n  scanValue: true\n",
-        )
-        .unwrap();
-        let json = parse_json(
-            "c.json",
-            r#"{"repeat":{"thresholds":[4,2]},"loudFailure":{"scanValue":true}}"#,
-        )
-        .unwrap();
-        // Key order may differ (the core's JSON reader sorts keys); the decoded config may not.
-        assert_eq!(
-            Config::from_value(&yaml).unwrap(),
-            Config::from_value(&json).unwrap()
-        );
-        let err = parse_yaml("c.yaml", "repeat:\n  thresholds: [1\n")
-            .unwrap_err()
-            .0;
-        assert!(err.starts_with("c.yaml:"), "{err}");
-        let err = parse_json("c.json", "{\n\"repeat\": }").unwrap_err().0;
-        assert!(err.starts_with("c.json:2: not valid JSON: "), "{err}");
+    fn yaml_and_json_give_one_tree_in_file_order() {
+        let yaml =
+            parse_yaml("repeat:\n  thresholds: [4, 2]\nloudFailure:\n  scanValue: true\n").unwrap();
+        let json =
+            parse_json(r#"{"repeat":{"thresholds":[4,2]},"loudFailure":{"scanValue":true}}"#)
+                .unwrap();
+        assert_eq!(yaml, json);
+        let ConfigValue::Object(members) = parse_json(r#"{"b": 1, "2": 0, "a": 2}"#).unwrap()
+        else {
+            panic!()
+        };
+        let keys: Vec<&str> = members.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["b", "2", "a"]);
     }
 
     #[test]
-    fn syntax_as_config_syntax() {
+    fn errors_are_data_with_the_line_of_their_key() {
+        let key = |k: &str| PathStep::Key(k.into());
+        let e = checked(
+            "k.json",
+            "{\n  \"repeat\": {\n    \"thresholds\": [3],\n    \"treshold\": 2\n  }\n}",
+        );
+        assert_eq!((e.code, e.line), ("TOOLGUARD_UNKNOWN_KEY", Some(4)));
+        assert_eq!(e.path, vec![key("repeat"), key("treshold")]);
+        assert!(e.message.ends_with("k.json:4: toolguard: unknown key config.repeat.treshold (expected one of: thresholds, include, exclude, argumentsPreviewChars)"), "{}", e.message);
+        let e = checked("k.yaml", "loudFailure:\n  rules:\n    - id: a\n      pattern: x\n      action: error\n      message: m\n    - id: b\n      pattern: '('\n      action: error\n      message: m\n");
+        assert_eq!((e.code, e.line), ("TOOLGUARD_BAD_RULE", Some(7)));
+        assert_eq!(
+            e.path,
+            vec![key("loudFailure"), key("rules"), PathStep::Index(1)]
+        );
+        let e = checked("s.json", "{\n\"repeat\": }");
+        assert_eq!((e.code, e.line), ("TOOLGUARD_CONFIG_SYNTAX", Some(2)));
+        assert!(
+            e.message.contains("s.json:2: not valid JSON: "),
+            "{}",
+            e.message
+        );
+        let e = checked("s.yaml", "repeat:\n  thresholds: [3\n");
+        assert_eq!(e.code, "TOOLGUARD_CONFIG_SYNTAX");
+        let e = checked("l.yaml", "- a\n");
+        assert_eq!(e.code, "TOOLGUARD_WRONG_TYPE");
+        let e = read(Some("/nonexistent/c.json")).err().unwrap();
+        assert_eq!(e.code, "TOOLGUARD_CONFIG_UNREADABLE");
+    }
+
+    #[test]
+    fn syntax_by_extension_then_content() {
         assert!(is_json("c.JSON", "a: 1"));
         assert!(!is_json("c.yml", "{}"));
         assert!(is_json("c", " \n\t{}"));
-        assert!(is_json("c", "\u{FEFF}{}"), "a BOM is \\s in JavaScript");
-        assert!(!is_json("c", "\u{85}{}"), "U+0085 is not");
+        assert!(is_json("c", "\u{FEFF}{}"));
         assert!(!is_json(".json", "a: 1"));
     }
 
     #[test]
-    fn json_members_in_javascript_order() {
-        let value = parse_json("c.json", r#"{"b": 1, "2": 0, "a": 2, "1": 0, "b": 3}"#).unwrap();
-        let ConfigValue::Object(members) = value else {
-            panic!()
-        };
-        let keys: Vec<&str> = members.iter().map(|(k, _)| k.as_str()).collect();
-        assert_eq!(keys, ["1", "2", "b", "a"]);
-        assert_eq!(members[2].1, ConfigValue::Number(3.0));
-    }
-
-    #[test]
-    fn engine_errors_point_at_keys() {
-        let name = |k: &str| Key::Name(k.into());
-        let value = parse_json(
-            "c.json",
-            r#"{"loudFailure":{"rules":[{"id":"a"},{"id":"mine"}]}}"#,
-        )
-        .unwrap();
-        let keys = |m: &str| keys_of_engine_error(m, &value);
-        assert_eq!(
-            keys("toolguard: unknown key config.repeat.treshold (expected one of: x)"),
-            Some(vec![name("repeat"), name("treshold")])
-        );
-        assert_eq!(
-            keys("toolguard: config.loudFailure.rules[1].pattern must be a string"),
-            Some(vec![
-                name("loudFailure"),
-                name("rules"),
-                Key::Index(1.0),
-                name("pattern")
-            ])
-        );
-        assert_eq!(
-            keys("loud-failure: rule mine: unterminated group"),
-            Some(vec![name("loudFailure"), name("rules"), Key::Index(1.0)])
-        );
-        assert_eq!(keys("loud-failure: rule other: x"), None);
-        assert_eq!(
-            keys("repeat-tool-reminder: invalid threshold 1 — every threshold must be an integer >= 2"),
-            Some(vec![name("repeat"), name("thresholds")])
-        );
-        assert_eq!(
-            keys("repeat-tool-reminder: invalid argumentsPreviewChars 0 — must be an integer >= 1"),
-            Some(vec![name("repeat"), name("argumentsPreviewChars")])
-        );
-        assert_eq!(keys("reconfig.x"), None, "config must start a word");
-    }
-
-    #[test]
     fn line_of_path_in_yaml_and_json() {
-        let name = |k: &str| Key::Name(k.into());
+        let name = |k: &str| PathStep::Key(k.into());
         let yaml = "# c\nrepeat:\n  thresholds: [3, 1]\nloudFailure:\n  rules:\n    - id: a\n    - id: b\n      pattern: 5\n";
-        let at = |keys: &[Key]| line_of_path(yaml, keys);
+        let at = |keys: &[PathStep]| line_of_path(yaml, keys);
         assert_eq!(at(&[name("repeat"), name("thresholds")]), Some(3));
         assert_eq!(
             at(&[name("repeat"), name("missing")]),
@@ -625,21 +591,20 @@ mod tests {
             "the last key found"
         );
         assert_eq!(at(&[name("absent")]), Some(2), "the document's start");
-        let rule = [name("loudFailure"), name("rules"), Key::Index(1.0)];
+        let rule = [name("loudFailure"), name("rules"), PathStep::Index(1)];
         assert_eq!(at(&rule), Some(7));
         assert_eq!(
             at(&[rule.to_vec(), vec![name("pattern")]].concat()),
             Some(8)
         );
         assert_eq!(
-            at(&[name("loudFailure"), name("rules"), Key::Index(9.0)]),
+            at(&[name("loudFailure"), name("rules"), PathStep::Index(9)]),
             None,
             "past the end"
         );
         let json = "{\n\t\"repeat\": {\"thresholds\": [3],\n\t\t\"x\":1}\n}";
         assert_eq!(line_of_path(json, &[name("repeat"), name("x")]), Some(3));
         assert_eq!(line_of_path("", &[name("repeat")]), None);
-        // A lone surrogate escape does not stop the lookup.
         assert_eq!(
             line_of_path("{\"a\": \"\\ud800\",\n\"b\": 1}", &[name("b")]),
             Some(2)

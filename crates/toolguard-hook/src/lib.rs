@@ -1,186 +1,152 @@
 #![deny(clippy::all)]
-//! `toolguard-hook`: the Claude Code / Codex per-call hook (`toolguard hook`)
-//! as a native executable — one process per hook event, no Node start-up.
+//! The Claude Code / Codex per-call hook (`toolguard hook`), once: event
+//! handling, config files (config.rs) and state files (state.rs). Two thin
+//! shells run it: the `toolguard-hook` executable (main.rs: stdin, a
+//! deadline watchdog, the exit code) and the N-API functions behind the Node
+//! `toolguard hook` path (src/hook.rs in the root crate). Both give the same
+//! bytes because they run this code.
 //!
-//! It behaves as ts/adapters/hooks.mts does, event for event: `PostToolUse`
-//! advances the session's loop window (the loop detectors, on unless the
-//! config says `loops: false`; then DSH's repeat chain) and scans the output
-//! (loop alarm, reminder or `context` notice →
+//! `PostToolUse` advances the session's loop window (the loop detectors, on
+//! unless the config says `loops: false`; then DSH's repeat chain) and scans
+//! the output (loop alarm, reminder or `context` notice →
 //! `hookSpecificOutput.additionalContext`, an `error` rule → `decision:
-//! "block"`), `PreToolUse` (with `loops.deny`) refuses a call that would
-//! continue a loop already reminded that many times, `UserPromptSubmit`
-//! starts the chain over, `SessionEnd` deletes it. It reads the same config
-//! files and the same state files (state.rs; the chain and loop window as the
-//! core serialises them), so Node and native hook processes can take turns on
-//! one session. Every failure is fail-open: one `toolguard hook: …` line on
-//! stderr, exit code 1 (a non-blocking error for both hosts), no decision;
-//! past the deadline (`TOOLGUARD_HOOK_TIMEOUT_MS`, default 5000) too.
-//! (A library with a one-line `main.rs`, so `cargo test --lib` runs its tests.)
+//! "block"`). `PostToolUseFailure` (Claude Code's event for a failed call, a
+//! non-zero exit among them) advances them as a failed call, as the Claude
+//! Agent SDK adapter does, and is not scanned. `PreToolUse` (with
+//! `loops.deny`) refuses a call that would continue a loop already reminded
+//! that many times, `UserPromptSubmit` starts the chain over, `SessionEnd`
+//! deletes it. Every failure is fail-open: one `toolguard hook: …` line on
+//! stderr, exit code 1 (a non-blocking error for both hosts), no decision.
 
-mod config;
-mod js;
-mod state;
+pub mod config;
+pub mod state;
 
 use std::collections::HashMap;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::Path;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::value::RawValue;
-use toolguard_core::canonical::arguments_text_from_utf16;
+use serde_json::Value;
 use toolguard_core::config::js_number;
 use toolguard_core::engine::{Call, Engine, FailureAction, Output, Verdict};
-
-use crate::js::Js;
 
 /// Why the hook could not do its job; the text of its one stderr line.
 #[derive(Debug)]
 pub struct Failure(pub String);
+
+/// What one hook invocation prints and its exit code.
+#[derive(Debug, Default, PartialEq)]
+pub struct Answer {
+    pub code: i32,
+    pub stdout: Vec<u8>,
+    pub stderr: String,
+}
+
+impl Answer {
+    fn failed(reason: &str) -> Self {
+        Answer {
+            code: 1,
+            stdout: Vec::new(),
+            stderr: fail_line(reason),
+        }
+    }
+}
 
 /// The one agent id inside a hook process: each process guards one chain.
 const AGENT: &str = "hook";
 /// Default of `TOOLGUARD_HOOK_TIMEOUT_MS`.
 const HOOK_TIMEOUT_MS: f64 = 5_000.0;
 /// A hook event larger than this is refused (fail-open) instead of read on.
-const MAX_INPUT: u64 = 256 << 20;
+pub const MAX_INPUT: u64 = 256 << 20;
 /// The last 1 MiB of a Codex transcript holds the just-finished call; read no more.
 const TRANSCRIPT_TAIL: u64 = 1 << 20;
 
-/// The Node hook's `HOOK_USAGE`, and which hook answered.
-const USAGE: &str = "usage: toolguard hook [--config <file.json|file.yaml>]
+/// `toolguard hook --help`.
+pub const USAGE: &str = "usage: toolguard hook [--config <file.json|file.yaml>]
 Reads one Claude Code / Codex hook event (JSON) on stdin. Register it for the
-PostToolUse, UserPromptSubmit and SessionEnd events (and PreToolUse to refuse
-calls that continue a loop, with \"loops\": {\"deny\": N}). The config file is a
-GuardConfig ({repeat?, loudFailure?, loops?}) in JSON or YAML; TOOLGUARD_CONFIG
-names it too. Check it first with: toolguard check-config FILE (the hook's errors go to
-stderr, which Claude Code does not show).
+PostToolUse, PostToolUseFailure, UserPromptSubmit and SessionEnd events (and
+PreToolUse to refuse calls that continue a loop, with \"loops\": {\"deny\": N}).
+The config file is a GuardConfig ({repeat?, loudFailure?, loops?}) in JSON or
+YAML; TOOLGUARD_CONFIG names it too. Check it first with: toolguard check-config
+FILE (the hook's errors go to stderr, which Claude Code does not show).
 State: $TOOLGUARD_STATE_DIR, else $XDG_STATE_HOME/toolguard, else <tmpdir>/toolguard-<uid>.
-Deadline: TOOLGUARD_HOOK_TIMEOUT_MS (default 5000) for the input and the session lock.
-(native executable toolguard-hook)";
+Deadline: TOOLGUARD_HOOK_TIMEOUT_MS (default 5000) for the input and the session lock.";
 
-/// Set once the hook has started its answer: the deadline then lets it finish.
-static ANSWERED: Mutex<bool> = Mutex::new(false);
+/// The environment as the hook reads it (the process's, or one a caller gives).
+pub type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
 
-fn fail_line(reason: &str) -> String {
+pub fn fail_line(reason: &str) -> String {
     format!("toolguard hook: {reason} (tool result passed through unchanged)\n")
 }
 
-/// The executable's `main`: exits the process with the hook's exit code.
-pub fn main() {
-    // A bug must not break the tool call either: fail open, one line, exit 1 (not Rust's 101).
-    std::panic::set_hook(Box::new(|info| {
-        if let Ok(mut held) = state::HELD_LOCK.try_lock() {
-            if let Some(lock) = held.take() {
-                let _ = std::fs::remove_file(lock);
-            }
-        }
-        let _ =
-            std::io::stderr().write_all(fail_line(&format!("internal error: {info}")).as_bytes());
-        std::process::exit(1);
-    }));
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let flags = match parse_flags(&args) {
+/// What to do before reading the event: answer at once (`--help`, a bad
+/// command line: stdin is never read), or read it within `timeout_ms`.
+#[derive(Debug, PartialEq)]
+pub enum Start {
+    Answer(Answer),
+    Read {
+        config: Option<String>,
+        timeout_ms: f64,
+    },
+}
+
+/// The command line and the deadline of one invocation.
+pub fn start(args: &[String], env: Env) -> Start {
+    let flags = match parse_flags(args) {
         Ok(flags) => flags,
         Err(Failure(reason)) => {
             let usage = USAGE.lines().next().unwrap_or_default();
-            let _ =
-                std::io::stderr().write_all(fail_line(&format!("{reason} ({usage})")).as_bytes());
-            std::process::exit(1);
+            return Start::Answer(Answer::failed(&format!("{reason} ({usage})")));
         }
     };
     if flags.help {
-        println!("{USAGE}");
-        return;
+        return Start::Answer(Answer {
+            code: 0,
+            stdout: format!("{USAGE}\n").into_bytes(),
+            stderr: String::new(),
+        });
     }
-    let env = |key: &str| std::env::var(key).ok();
-    let timeout = {
-        let ms = env("TOOLGUARD_HOOK_TIMEOUT_MS").map_or(HOOK_TIMEOUT_MS, |v| js_number_of(&v));
-        if ms.is_finite() && ms > 0.0 {
-            ms
-        } else {
-            HOOK_TIMEOUT_MS
-        }
+    let ms = env("TOOLGUARD_HOOK_TIMEOUT_MS").map_or(HOOK_TIMEOUT_MS, |v| number_of(&v));
+    let timeout_ms = if ms.is_finite() && ms > 0.0 {
+        ms
+    } else {
+        HOOK_TIMEOUT_MS
     };
-    let deadline = Instant::now() + Duration::from_secs_f64(timeout / 1000.0);
-    // Without a watchdog thread (none could be started) the hook still runs, unbounded as the Node hook is.
-    let _ = std::thread::Builder::new().spawn(move || watchdog(deadline, timeout));
-
-    let mut stdout = Vec::new();
-    let code = match run(flags.config, &env, deadline, &mut stdout) {
-        Ok(()) => 0,
-        Err(Failure(reason)) => {
-            let _answer = ANSWERED.lock().unwrap_or_else(|p| p.into_inner());
-            let _ = std::io::stderr().write_all(fail_line(&reason).as_bytes());
-            std::process::exit(1);
-        }
-    };
-    let mut answered = ANSWERED.lock().unwrap_or_else(|p| p.into_inner());
-    *answered = true;
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(&stdout).and_then(|_| out.flush());
-    std::process::exit(code);
+    // `--config`, else `$TOOLGUARD_CONFIG`; an empty path is none.
+    let config = flags
+        .config
+        .or_else(|| env("TOOLGUARD_CONFIG"))
+        .filter(|p| !p.is_empty());
+    Start::Read { config, timeout_ms }
 }
 
-/// Ends a hook that has not answered by the deadline (a host keeping stdin
-/// open, a lock held by a stuck process, a state directory that hangs):
-/// releases the session lock it holds and fails open.
-fn watchdog(deadline: Instant, timeout: f64) {
-    std::thread::sleep(deadline.saturating_duration_since(Instant::now()));
-    let answered = ANSWERED.lock().unwrap_or_else(|p| p.into_inner());
-    if *answered {
-        return;
-    }
-    if let Some(lock) = state::HELD_LOCK
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .take()
-    {
-        let _ = std::fs::remove_file(lock);
-    }
-    let reason = format!(
+/// The answer of a hook that has not finished by its deadline.
+pub fn timeout_answer(timeout_ms: f64) -> Answer {
+    Answer::failed(&format!(
         "gave up after {} ms (TOOLGUARD_HOOK_TIMEOUT_MS)",
-        js_number(timeout)
-    );
-    let _ = std::io::stderr().write_all(fail_line(&reason).as_bytes());
-    std::process::exit(1);
+        js_number(timeout_ms)
+    ))
 }
 
-/// `Number(text)` for an environment variable: JavaScript's string-to-number
-/// (trimmed; empty is 0; hex/octal/binary literals; anything else malformed is NaN).
-fn js_number_of(text: &str) -> f64 {
-    let t = text.trim_matches(|c: char| c.is_whitespace() || c == '\u{FEFF}');
-    if t.is_empty() {
-        return 0.0;
+/// Handle one event (`input`: the bytes read from stdin, at most
+/// [`MAX_INPUT`] + 1) with the session lock waited for until `deadline`.
+pub fn answer(config: Option<&str>, input: &[u8], env: Env, deadline: Instant) -> Answer {
+    let mut stdout = Vec::new();
+    match run(config, input, env, deadline, &mut stdout) {
+        Ok(()) => Answer {
+            code: 0,
+            stdout,
+            stderr: String::new(),
+        },
+        Err(Failure(reason)) => Answer::failed(&reason),
     }
-    for (prefix, radix) in [
-        ("0x", 16),
-        ("0X", 16),
-        ("0o", 8),
-        ("0O", 8),
-        ("0b", 2),
-        ("0B", 2),
-    ] {
-        if let Some(digits) = t.strip_prefix(prefix) {
-            return u128::from_str_radix(digits, radix).map_or(f64::NAN, |n| n as f64);
-        }
-    }
-    match t.trim_start_matches(['+', '-']) {
-        "Infinity" if t.len() - 8 <= 1 => {
-            if t.starts_with('-') {
-                f64::NEG_INFINITY
-            } else {
-                f64::INFINITY
-            }
-        }
-        _ if t
-            .bytes()
-            .all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b)) =>
-        {
-            t.parse().unwrap_or(f64::NAN)
-        }
-        _ => f64::NAN,
-    }
+}
+
+/// A number from an environment variable (trimmed; anything that is not a
+/// plain decimal number is NaN, which falls back to the default).
+fn number_of(text: &str) -> f64 {
+    text.trim().parse::<f64>().unwrap_or(f64::NAN)
 }
 
 /// The command line of `toolguard hook`.
@@ -252,30 +218,37 @@ fn parse_flags(args: &[String]) -> Result<Flags, Failure> {
 /// The members of the hook event, each as its raw JSON text.
 type Event = HashMap<String, Box<RawValue>>;
 
-fn field(event: &Event, key: &str) -> Option<Js> {
-    event.get(key).and_then(|raw| Js::parse(raw.get()).ok())
-}
-
-/// A string member as the UTF-16 units JavaScript holds (lone surrogates kept).
-fn string_units(event: &Event, key: &str) -> Option<Vec<u16>> {
+/// A member of the event as a JSON value (lone surrogate escapes, which
+/// serde_json refuses in a `Value`, read as U+FFFD).
+fn field(event: &Event, key: &str) -> Option<Value> {
     event
         .get(key)
-        .map(|raw| raw.get())
-        .filter(|t| t.starts_with('"'))
-        .and_then(js::json_string_units)
+        .and_then(|raw| serde_json::from_str(&replace_lone_surrogates(raw.get())).ok())
+}
+
+/// A member that is a non-empty string.
+fn text_field(event: &Event, key: &str) -> Option<String> {
+    match field(event, key) {
+        Some(Value::String(s)) if !s.is_empty() => Some(s),
+        _ => None,
+    }
 }
 
 fn run(
-    config: Option<String>,
-    env: &dyn Fn(&str) -> Option<String>,
+    config: Option<&str>,
+    input: &[u8],
+    env: Env,
     deadline: Instant,
     stdout: &mut Vec<u8>,
 ) -> Result<(), Failure> {
-    // `flags.config ?? env.TOOLGUARD_CONFIG`, then only a non-empty path is read.
-    let config = config
-        .or_else(|| env("TOOLGUARD_CONFIG"))
-        .filter(|p| !p.is_empty());
-    let text = read_stdin()?;
+    if input.len() as u64 > MAX_INPUT {
+        return Err(Failure(format!(
+            "hook input is larger than {} MiB",
+            MAX_INPUT >> 20
+        )));
+    }
+    // Invalid UTF-8 reads as U+FFFD.
+    let text = String::from_utf8_lossy(input);
     let event: Event = serde_json::from_str(&text).map_err(|e| {
         if serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok() {
             Failure("hook input has no session_id".into()) // JSON, but not an object
@@ -283,13 +256,12 @@ fn run(
             Failure(format!("hook input is not JSON: {e}"))
         }
     })?;
-    let session = string_units(&event, "session_id")
-        .filter(|s| !s.is_empty())
+    let session = text_field(&event, "session_id")
         .ok_or_else(|| Failure("hook input has no session_id".into()))?;
 
     let dir = state::state_dir(env);
     state::ensure_dir(&dir, env)?;
-    let ttl = env("TOOLGUARD_STATE_TTL_DAYS").map_or(7.0, |v| js_number_of(&v));
+    let ttl = env("TOOLGUARD_STATE_TTL_DAYS").map_or(7.0, |v| number_of(&v));
     state::sweep(
         &dir,
         if ttl.is_finite() && ttl > 0.0 {
@@ -298,30 +270,26 @@ fn run(
             7.0
         },
     )?;
-    let mut chain_id = session.clone();
-    let agent_id = field(&event, "agent_id").filter(Js::truthy);
-    if let Some(agent) = &agent_id {
-        chain_id.push(0);
-        match string_units(&event, "agent_id") {
-            Some(units) => chain_id.extend(units),
-            None => chain_id.extend(agent.to_js_string().encode_utf16()),
-        }
-    }
+    // A subagent's chain is its own: `<session>\0<agent>`.
+    let agent_id = text_field(&event, "agent_id");
+    let chain_id = match &agent_id {
+        Some(agent) => format!("{session}\0{agent}"),
+        None => session.clone(),
+    };
     let file = dir.join(state::state_file_name(&chain_id));
     let lock_deadline = deadline.min(Instant::now() + state::LOCK_WAIT);
 
-    match field(&event, "hook_event_name")
-        .as_ref()
-        .and_then(Js::as_str)
-    {
-        Some("PostToolUse") => {
-            let loaded = config::read(config.as_deref())?;
+    match text_field(&event, "hook_event_name").as_deref() {
+        Some(kind @ ("PostToolUse" | "PostToolUseFailure")) => {
+            let loaded = config::read(config)?;
             let name = tool_name(&event);
-            let engine = config::engine(&loaded, Some(&name))?;
-            post_tool_use(engine, &name, &event, &file, deadline, stdout)
+            let failed = kind == "PostToolUseFailure";
+            // A failed call is not scanned: no rule table for it.
+            let engine = config::engine(&loaded, (!failed).then_some(name.as_str()))?;
+            post_tool_use(engine, &name, &event, failed, &file, deadline, stdout)
         }
         Some("PreToolUse") => {
-            let loaded = config::read(config.as_deref())?;
+            let loaded = config::read(config)?;
             // Without loops.deny there is nothing to refuse: no engine, no state read.
             if !loaded.denies_loops() {
                 return Ok(());
@@ -338,7 +306,7 @@ fn run(
                     .map_err(|e| Failure(format!("{}: {e}", dir.display())))?;
                 for entry in entries {
                     let entry = entry.map_err(|e| Failure(format!("{}: {e}", dir.display())))?;
-                    // A name that is not UTF-8 is no name the hooks write.
+                    // A name that is not UTF-8 is no name the hook writes.
                     let name = entry.file_name();
                     let Some(name) = name.to_str() else { continue };
                     if state::is_subagent_file(name, &session) {
@@ -353,17 +321,17 @@ fn run(
     }
 }
 
-/// `String(input.tool_name ?? '')`.
+/// The tool's name: a string as is, none (or null) as `""`, anything else as its JSON text.
 fn tool_name(event: &Event) -> String {
     match field(event, "tool_name") {
-        None | Some(Js::Null) => String::new(),
-        Some(name) => name.to_js_string(),
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(name)) => name,
+        Some(other) => other.to_string(),
     }
 }
 
-/// Restore the saved chain and loop window into `engine` (`restoreChain`).
-fn restore(engine: &mut Engine, fields: &state::ChainFields) -> Result<(), Failure> {
-    let saved = state::saved_chain(fields)?;
+/// Restore the saved chain and loop window into `engine`.
+fn restore(engine: &mut Engine, saved: &state::SavedChain) -> Result<(), Failure> {
     if let Some((digest, count)) = saved.chain {
         engine
             .restore_chain(AGENT, digest, count)
@@ -377,8 +345,8 @@ fn restore(engine: &mut Engine, fields: &state::ChainFields) -> Result<(), Failu
     Ok(())
 }
 
-/// Save the engine's chain and loop window (`chainState`), when it has either:
-/// untracked calls (include/exclude, exempt tools) leave none and are transparent.
+/// Save the engine's chain and loop window, when it has either: untracked
+/// calls (include/exclude, exempt tools) leave none and are transparent.
 fn save(engine: &Engine, file: &Path, kept: &state::Saved) -> Result<(), Failure> {
     let now = state::SavedChain {
         chain: engine.chain_state(AGENT),
@@ -390,9 +358,9 @@ fn save(engine: &Engine, file: &Path, kept: &state::Saved) -> Result<(), Failure
     state::write_atomic(file, &state::saved_text(&now, kept))
 }
 
-/// PreToolUse (`checkCall`): refuse a call that would continue a loop already
-/// reminded `loops.deny` times. A denial is saved, so the denied call, if
-/// the host still reports it, resets nothing.
+/// PreToolUse: refuse a call that would continue a loop already reminded
+/// `loops.deny` times. A denial is saved, so the denied call, if the host
+/// still reports it, resets nothing.
 fn pre_tool_use(
     mut engine: Engine,
     event: &Event,
@@ -408,11 +376,11 @@ fn pre_tool_use(
         arguments_json: &arguments,
     };
     let refused = state::with_lock(file, lock_deadline, || {
-        let saved = state::read_saved(file);
-        let Some(fields) = &saved.chain else {
+        let saved = state::read_saved(file)?;
+        let Some(chain) = &saved.chain else {
             return Ok(None);
         };
-        restore(&mut engine, fields)?;
+        restore(&mut engine, chain)?;
         let Some(refused) = engine.check(&call) else {
             return Ok(None);
         };
@@ -420,35 +388,15 @@ fn pre_tool_use(
         Ok(Some(refused))
     })?;
     if let Some(refused) = refused {
-        stdout.extend_from_slice(
-            b"{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":",
-        );
-        let mut reason = String::new();
-        toolguard_core::canonical::push_js_string_literal(&refused.reason, &mut reason);
-        stdout.extend_from_slice(reason.as_bytes());
-        stdout.extend_from_slice(b"}}\n");
+        let answer = serde_json::json!({"hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": refused.reason,
+        }});
+        stdout.extend_from_slice(answer.to_string().as_bytes());
+        stdout.push(b'\n');
     }
     Ok(())
-}
-
-fn read_stdin() -> Result<String, Failure> {
-    let mut bytes = Vec::new();
-    std::io::stdin()
-        .lock()
-        .take(MAX_INPUT + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| Failure(format!("cannot read the hook input: {e}")))?;
-    if bytes.len() as u64 > MAX_INPUT {
-        return Err(Failure(format!(
-            "hook input is larger than {} MiB",
-            MAX_INPUT >> 20
-        )));
-    }
-    // As Node's readFileSync(fd, 'utf8'): invalid UTF-8 reads as U+FFFD.
-    Ok(match String::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    })
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -457,33 +405,43 @@ enum Host {
     Codex,
 }
 
+/// PostToolUse (`failed`: PostToolUseFailure): the chain, the scan, then the
+/// loop window, as the addon's `observe` does; a failed call is observed as
+/// the Claude Agent SDK adapter observes it (`{isError: true}`, nothing to scan).
 fn post_tool_use(
     mut engine: Engine,
     name: &str,
     event: &Event,
+    failed: bool,
     file: &Path,
     deadline: Instant,
     stdout: &mut Vec<u8>,
 ) -> Result<(), Failure> {
     // Codex sends a `turn_id`, Claude Code does not.
-    let host = if matches!(field(event, "turn_id"), Some(Js::Str(_))) {
+    let host = if matches!(field(event, "turn_id"), Some(Value::String(_))) {
         Host::Codex
     } else {
         Host::ClaudeCode
     };
-    let raw_response = field(event, "tool_response");
-    let is_error = matches!(&raw_response, Some(Js::Obj(o)) if o.iter().any(|(k, v)| (k == "isError" || k == "is_error") && *v == Js::Bool(true)));
+    let raw_response = if failed {
+        None
+    } else {
+        field(event, "tool_response")
+    };
+    let is_error = failed
+        || matches!(&raw_response, Some(Value::Object(o))
+            if ["isError", "is_error"].iter().any(|k| o.get(*k) == Some(&Value::Bool(true))));
     let response = response_of(event, raw_response, host);
     // Codex sends no exit code: a string response here means none was found in its transcript.
-    let exit_code_unknown = host == Host::Codex && matches!(response, Some(Js::Str(_)));
+    let exit_code_unknown = host == Host::Codex && matches!(response, Some(Value::String(_)));
     let text = response.as_ref().and_then(shell_text);
-    // The value's JSON (`resultOf`'s `value`, as the addon reads it): scanned
-    // with `scanValue`; for the loop detectors it stands in for the text of
-    // a result that has none, so two different values never compare equal.
+    // The value's JSON: scanned with `scanValue`; for the loop detectors it
+    // stands in for the text of a result that has none, so two different
+    // values never compare equal.
     let for_loops = engine.loops_on() && text.is_none();
     let value_json = match &response {
         Some(value) if !is_error && ((engine.scans_value() && engine.scans(name)) || for_loops) => {
-            Some(value.stringify())
+            Some(value.to_string())
         }
         _ => None,
     };
@@ -507,15 +465,13 @@ fn post_tool_use(
         arguments_json: &arguments,
     };
 
-    // As observeWithSavedChain: the lock wait is counted from here, within the deadline.
     let lock_deadline = deadline.min(Instant::now() + state::LOCK_WAIT);
     let mut verdict = state::with_lock(file, lock_deadline, || {
-        let saved = state::read_saved(file);
-        if let Some(fields) = &saved.chain {
-            restore(&mut engine, fields)?;
+        let saved = state::read_saved(file)?;
+        if let Some(chain) = &saved.chain {
+            restore(&mut engine, chain)?;
         }
-        // As the addon's `observe`: the chain, the scan, then the loop window,
-        // which also learns whether an `error` rule flagged the result.
+        // The loop window also learns whether an `error` rule flagged the result.
         let reminder = engine.advance(&call);
         let failure = engine.scan(name, &output);
         let flagged = failure
@@ -540,58 +496,57 @@ fn post_tool_use(
             }
         }
     }
-    if let Some(answer) = hook_output(verdict.as_ref(), text.as_deref(), host) {
+    let event_name = if failed {
+        "PostToolUseFailure"
+    } else {
+        "PostToolUse"
+    };
+    if let Some(answer) = hook_output(verdict.as_ref(), text.as_deref(), host, event_name) {
         stdout.extend_from_slice(answer.as_bytes());
         stdout.push(b'\n');
     }
     Ok(())
 }
 
-/// `argumentsJson(input.tool_input ?? {})`: a string as is, anything else as
-/// its JSON text (the canonical form reads raw text as `JSON.stringify`'s).
+/// The call's arguments as JSON text: a string as is (Codex may send one),
+/// none as `{}`, anything else as its exact JSON text.
 fn arguments_json(event: &Event) -> String {
     match event.get("tool_input").map(|raw| raw.get()) {
         None | Some("null") => "{}".into(),
-        Some(raw) if raw.starts_with('"') => match js::json_string_units(raw) {
-            Some(units) => match String::from_utf16(&units) {
-                Ok(text) => text,
-                // Lone surrogates: the text whose canonical form keeps them exact.
-                Err(_) => arguments_text_from_utf16(&units),
-            },
-            None => raw.to_owned(),
+        Some(raw) if raw.starts_with('"') => match field(event, "tool_input") {
+            Some(Value::String(text)) => text,
+            _ => raw.to_owned(),
         },
         Some(raw) => raw.to_owned(),
     }
 }
 
-/// The tool response as the engine should read it (`responseOf`). Codex
-/// (0.171.0) sends only the output text of a command; its exit code is in the
-/// transcript, written before the hook runs.
-fn response_of(event: &Event, response: Option<Js>, host: Host) -> Option<Js> {
-    let Some(Js::Str(output)) = response else {
+/// The tool response as the engine should read it. Codex (0.171.0) sends
+/// only the output text of a command; its exit code is in the transcript,
+/// written before the hook runs.
+fn response_of(event: &Event, response: Option<Value>, host: Host) -> Option<Value> {
+    let Some(Value::String(output)) = response else {
         return response;
     };
-    let transcript = field(event, "transcript_path").filter(Js::truthy);
-    let call_id = field(event, "tool_use_id").filter(Js::truthy);
-    if host != Host::Codex || transcript.is_none() || call_id.is_none() {
-        return Some(Js::Str(output));
-    }
-    let exit_code = match (transcript, call_id) {
-        (Some(Js::Str(path)), Some(id)) => codex_exit_code(&path, &id),
+    let exit_code = match (
+        host,
+        field(event, "transcript_path"),
+        field(event, "tool_use_id"),
+    ) {
+        (Host::Codex, Some(Value::String(path)), Some(id)) if !path.is_empty() => {
+            codex_exit_code(&path, &id)
+        }
         _ => None,
     };
     Some(match exit_code {
-        Some(code) => Js::Obj(vec![
-            ("output".into(), Js::Str(output)),
-            ("exit_code".into(), Js::Num(code)),
-        ]),
-        None => Js::Str(output),
+        Some(code) => serde_json::json!({ "output": output, "exit_code": code }),
+        None => Value::String(output),
     })
 }
 
 /// The exit code of call `call_id` from the `item_completed` event in the
 /// last MiB of a Codex transcript.
-fn codex_exit_code(path: &str, call_id: &Js) -> Option<f64> {
+fn codex_exit_code(path: &str, call_id: &Value) -> Option<f64> {
     use std::io::{Seek, SeekFrom};
     let mut file = std::fs::File::open(path).ok()?;
     let size = file.metadata().ok()?.len();
@@ -600,29 +555,19 @@ fn codex_exit_code(path: &str, call_id: &Js) -> Option<f64> {
     let mut bytes = Vec::with_capacity(length as usize);
     file.take(length).read_to_end(&mut bytes).ok()?;
     let text = String::from_utf8_lossy(&bytes);
-    let needle = call_id.stringify();
-    let same = |id: &Js| {
-        matches!(
-            (id, call_id),
-            (Js::Str(_), Js::Str(_)) | (Js::Num(_), Js::Num(_)) | (Js::Bool(_), Js::Bool(_))
-        ) && id == call_id
-    };
+    let needle = call_id.to_string();
     for line in text.split('\n').rev() {
         if !line.contains(&needle) || !line.contains("\"exit_code\"") {
             continue;
         }
         // The first line of the tail may be cut: unparsable lines are skipped.
-        let Ok(record) = Js::parse(line) else {
+        let Ok(record) = serde_json::from_str::<Value>(line) else {
             continue;
         };
-        let Some(payload) = record.get("payload") else {
-            continue;
-        };
-        let item = payload.get("item");
-        if payload.get("type").and_then(Js::as_str) == Some("item_completed")
-            && item.and_then(|i| i.get("id")).is_some_and(same)
-        {
-            if let Some(code) = item.and_then(|i| i.get("exit_code")).and_then(Js::as_num) {
+        let payload = &record["payload"];
+        let item = &payload["item"];
+        if payload["type"] == "item_completed" && item["id"] == *call_id {
+            if let Some(code) = item["exit_code"].as_f64() {
                 return Some(code);
             }
         }
@@ -630,27 +575,26 @@ fn codex_exit_code(path: &str, call_id: &Js) -> Option<f64> {
     None
 }
 
-/// The text of a shell tool's output as the engine expects it (`shellText`
-/// in ts/adapters/common.mts, the DSH shell result format).
-fn shell_text(output: &Js) -> Option<String> {
+/// The text of a shell tool's output as the engine expects it (the DSH shell
+/// result format; `shellText` in ts/adapters/common.mts for the in-process adapters).
+fn shell_text(output: &Value) -> Option<String> {
     use toolguard_core::markers::shell_streams;
     let members = match output {
-        Js::Str(s) => return Some(s.clone()),
-        Js::Obj(_) => output,
-        Js::Arr(_) => return None, // an array has none of the fields read here
+        Value::String(s) => return Some(s.clone()),
+        Value::Object(members) => members,
         _ => return None,
     };
-    let string = |key: &str| members.get(key).and_then(Js::as_str);
+    let string = |key: &str| members.get(key).and_then(Value::as_str);
     let (stdout, stderr) = (string("stdout"), string("stderr"));
     let mut text = if let Some(text) = shell_streams(stdout, stderr) {
         text
     } else if let Some(output) = string("output") {
         output.to_owned()
-    } else if let Some(Js::Arr(blocks)) = members.get("content") {
+    } else if let Some(Value::Array(blocks)) = members.get("content") {
         let texts: Vec<&str> = blocks
             .iter()
-            .filter(|b| b.get("type").and_then(Js::as_str) == Some("text"))
-            .filter_map(|b| b.get("text").and_then(Js::as_str))
+            .filter(|b| b["type"] == "text")
+            .filter_map(|b| b["text"].as_str())
             .collect();
         if texts.is_empty() {
             return None;
@@ -661,8 +605,8 @@ fn shell_text(output: &Js) -> Option<String> {
     };
     let code = members
         .get("exitCode")
-        .and_then(Js::as_num)
-        .or_else(|| members.get("exit_code").and_then(Js::as_num));
+        .and_then(Value::as_f64)
+        .or_else(|| members.get("exit_code").and_then(Value::as_f64));
     if let Some(code) = code.filter(|&c| c != 0.0) {
         if !text.ends_with('\n') {
             text.push('\n');
@@ -672,13 +616,18 @@ fn shell_text(output: &Js) -> Option<String> {
     Some(text)
 }
 
-/// The hook's answer to one verdict (`hookOutputFor`), as the JSON text
-/// `JSON.stringify` gives; `None`: print nothing. Claude Code shows the tool
-/// output right above the reason, so there the reason drops the failure
-/// text's copy of it; Codex replaces the output with the reason.
-fn hook_output(verdict: Option<&Verdict>, scanned: Option<&str>, host: Host) -> Option<String> {
+/// The hook's answer to one verdict as JSON text; `None`: print nothing.
+/// Claude Code shows the tool output right above the reason, so there the
+/// reason drops the failure text's copy of it; Codex replaces the output
+/// with the reason.
+fn hook_output(
+    verdict: Option<&Verdict>,
+    scanned: Option<&str>,
+    host: Host,
+    event_name: &str,
+) -> Option<String> {
     let verdict = verdict?;
-    let mut out = String::from("{");
+    let mut out = serde_json::Map::new();
     if let Some(failure) = verdict
         .failure
         .as_ref()
@@ -693,37 +642,80 @@ fn hook_output(verdict: Option<&Verdict>, scanned: Option<&str>, host: Host) -> 
             }
             _ => failure.text.as_str(),
         };
-        out.push_str("\"decision\":\"block\",\"reason\":");
-        toolguard_core::canonical::push_js_string_literal(reason, &mut out);
+        out.insert("decision".into(), "block".into());
+        out.insert("reason".into(), reason.into());
     }
-    // Reminder, loop alarm, then a `context` notice, as the DSH plugins order them (`noticesOf`).
-    let mut notices: Vec<Vec<u16>> = Vec::new();
+    // Reminder, loop alarm, then a `context` notice, as the DSH plugins order them.
+    let mut notices: Vec<String> = Vec::new();
     if let Some(reminder) = &verdict.reminder {
-        notices.push(reminder.text.clone());
+        notices.push(String::from_utf16_lossy(&reminder.text));
     }
     if let Some(alarm) = &verdict.loop_alarm {
-        notices.push(alarm.text.encode_utf16().collect());
+        notices.push(alarm.text.clone());
     }
     if let Some(failure) = verdict
         .failure
         .as_ref()
         .filter(|f| f.action == FailureAction::Context)
     {
-        notices.push(failure.text.encode_utf16().collect());
+        notices.push(failure.text.clone());
     }
     if !notices.is_empty() {
-        let separator: Vec<u16> = "\n\n".encode_utf16().collect();
-        let context = notices.join(separator.as_slice());
-        if out.len() > 1 {
-            out.push(',');
-        }
-        out.push_str(
-            "\"hookSpecificOutput\":{\"hookEventName\":\"PostToolUse\",\"additionalContext\":",
+        out.insert(
+            "hookSpecificOutput".into(),
+            serde_json::json!({ "hookEventName": event_name, "additionalContext": notices.join("\n\n") }),
         );
-        js::push_units_literal(&context, &mut out);
-        out.push('}');
     }
-    (out.len() > 1).then(|| out + "}")
+    (!out.is_empty()).then(|| Value::Object(out).to_string())
+}
+
+/// Lone `\uD800`–`\uDFFF` escapes in JSON text become `\uFFFD`: hosts may
+/// send them (a cut string), serde_json refuses them in a `Value`. Text
+/// without any is returned as is.
+pub fn replace_lone_surrogates(text: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = text.as_bytes();
+    if !bytes
+        .windows(3)
+        .any(|w| w[0] == b'\\' && w[1] == b'u' && (w[2] | 0x20) == b'd')
+    {
+        return text.into();
+    }
+    let hex4 = |at: usize| -> Option<u32> {
+        let digits = bytes.get(at..at + 4)?;
+        if !digits.iter().all(u8::is_ascii_hexdigit) {
+            return None;
+        }
+        u32::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        // Inside strings only a backslash starts an escape; outside, serde_json rejects it anyway.
+        match (bytes.get(i + 1), hex4(i + 2)) {
+            (Some(b'u'), Some(unit)) if (0xD800..0xE000).contains(&unit) => {
+                let paired = unit < 0xDC00
+                    && bytes.get(i + 6) == Some(&b'\\')
+                    && bytes.get(i + 7) == Some(&b'u')
+                    && matches!(hex4(i + 8), Some(low) if (0xDC00..0xE000).contains(&low));
+                if paired {
+                    i += 12;
+                } else {
+                    out.push_str(&text[last..i]);
+                    out.push_str("\\ufffd");
+                    i += 6;
+                    last = i;
+                }
+            }
+            _ => i += 2,
+        }
+    }
+    out.push_str(&text[last..]);
+    out.into()
 }
 
 #[cfg(test)]
@@ -731,19 +723,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn number_of_env_text_as_javascript() {
-        assert_eq!(js_number_of(""), 0.0);
-        assert_eq!(js_number_of(" 250 "), 250.0);
-        assert_eq!(js_number_of("0x10"), 16.0);
-        assert_eq!(js_number_of("1e3"), 1000.0);
-        assert!(js_number_of("inf").is_nan());
-        assert!(js_number_of("5ms").is_nan());
-        assert_eq!(js_number_of("-Infinity"), f64::NEG_INFINITY);
+    fn numbers_of_env_text() {
+        assert_eq!(number_of(" 250 "), 250.0);
+        assert_eq!(number_of("1e3"), 1000.0);
+        assert!(number_of("").is_nan());
+        assert!(number_of("5ms").is_nan());
+    }
+
+    #[test]
+    fn lone_surrogates_read_as_replacement() {
+        let parse = |t: &str| serde_json::from_str::<Value>(&replace_lone_surrogates(t)).unwrap();
+        assert_eq!(
+            parse(r#"["\ud83d", "\ud83d\ude00", "\\ud83d", "\udc00x"]"#),
+            serde_json::json!(["\u{FFFD}", "😀", "\\ud83d", "\u{FFFD}x"])
+        );
     }
 
     #[test]
     fn shell_text_formats() {
-        let t = |json: &str| shell_text(&Js::parse(json).unwrap());
+        let t = |json: &str| shell_text(&serde_json::from_str(json).unwrap());
         assert_eq!(
             t(r#"{"stdout":"a","stderr":"b","exit_code":2}"#).unwrap(),
             "a\n[stderr]\nb\n[exit code: 2]"

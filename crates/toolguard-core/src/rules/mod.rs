@@ -17,7 +17,7 @@ use regex::{Regex, RegexBuilder};
 use std::sync::{Arc, OnceLock};
 
 use crate::config::{rule_from_value, ConfigValue};
-use crate::error::RuleError;
+use crate::error::{KeyPath, RuleError};
 
 /// Compiled-program budget per rule. Generous for real rules (the whole
 /// built-in table is far below it) yet bounds what one careless pattern
@@ -156,7 +156,7 @@ fn decode_builtin() -> Vec<Rule> {
     rows.iter()
         .enumerate()
         .map(|(i, row)| {
-            rule_from_value(row, &format!("rules/builtin.json[{i}]"))
+            rule_from_value(row, &KeyPath::root("rules/builtin.json").index(i))
                 .unwrap_or_else(|e| panic!("built-in rule is well-formed: {e}"))
         })
         .collect()

@@ -174,7 +174,7 @@ fn off_by_id_alone_switches_a_builtin_off() {
     let id = builtin_rules()[0].id.clone();
     let off = rule_from_value(
         &ConfigValue::from_json(&format!(r#"{{"id":"{id}","action":"off"}}"#)).unwrap(),
-        "rules[0]",
+        &crate::error::KeyPath::root("rules").index(0),
     )
     .unwrap();
     let set = RuleSet::compile(vec![off.clone()]).unwrap();
@@ -197,7 +197,7 @@ fn empty_pattern_is_rejected() {
     let e = rule_from_value(
         &ConfigValue::from_json(r#"{"id":"x","pattern":"","action":"error","message":"m"}"#)
             .unwrap(),
-        "rules[0]",
+        &crate::error::KeyPath::root("rules").index(0),
     )
     .unwrap_err();
     assert_eq!(
