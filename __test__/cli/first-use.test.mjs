@@ -24,7 +24,7 @@ test('check-config shows the loop detectors and exits 2 on a bad config, as audi
   const none = cli(['check-config', file('none.yaml', 'repeat: { thresholds: [3] }\n')]);
   for (const run of [off, deny, none]) assert.equal(run.code, 0, run.stderr);
   assert.match(off.stdout, /loop detectors off/);
-  assert.match(deny.stdout, /loop detectors on, deny after 2 reminders/);
+  assert.match(deny.stdout, /loop detectors on, deny after 2 loop alarms/);
   assert.match(none.stdout, /loop detectors on \(defaults\)/);
   assert.notEqual(off.stdout.replace(/^\S+/, ''), deny.stdout.replace(/^\S+/, ''));
   const bad = file('bad.yaml', 'repeat:\n  treshold: 5\n');

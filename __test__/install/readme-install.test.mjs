@@ -117,7 +117,7 @@ test("the README's install section, followed literally, gives a working engine, 
   writeFileSync(join(project, 'typo.yaml'), 'loops: { deny: 2 }\nrepeat: { treshold: 3 }\n');
   const good = run('npx', ['toolguard', 'check-config', 'guard.yaml']);
   assert.equal(good.code, 0, good.stderr);
-  assert.match(good.stdout, /^guard\.yaml: ok \(.*loop detectors on, deny after 2 reminders/);
+  assert.match(good.stdout, /^guard\.yaml: ok \(.*loop detectors on, deny after 2 loop alarms/);
   const bad = run('npx', ['toolguard', 'check-config', 'typo.yaml']);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /typo\.yaml:2: toolguard: unknown key config\.repeat\.treshold/);

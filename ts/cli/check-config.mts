@@ -8,6 +8,7 @@ import { GuardEngine } from 'toolguard';
 import { hookEngineConfig } from '../adapters/hooks.mjs';
 import { parseCommandLine, UsageError } from './args.mjs';
 import { checkWithEngine, ConfigError, readConfig } from './config.mjs';
+import { counted, WORDS } from './words.mjs';
 
 export const CHECK_CONFIG_OPTIONS = { help: { type: 'boolean', short: 'h' } } as const;
 
@@ -28,7 +29,7 @@ function describeLoops(loops: ReturnType<typeof readConfig>['config']['loops']):
   const options = typeof loops === 'object' && loops !== null ? loops : {};
   const deny = options.deny === true ? 2 : options.deny || undefined;
   const others = Object.keys(options).filter((key) => key !== 'deny');
-  return `loop detectors on${deny ? `, deny after ${deny} reminder${deny === 1 ? '' : 's'}` : ''}${others.length ? ` (${others.join(', ')} set)` : deny ? '' : ' (defaults)'}`;
+  return `loop detectors on${deny ? `, deny after ${counted(deny, WORDS.alarm)}` : ''}${others.length ? ` (${others.join(', ')} set)` : deny ? '' : ' (defaults)'}`;
 }
 
 /** One line saying what a valid config sets. */
