@@ -168,7 +168,7 @@ export interface HookStart {
 
 /** `check` refused the call: it would continue a loop already reminded `loops.deny` times. */
 export interface LoopDenyVerdict {
-  kind: 'repeat' | 'cycle' | 'same-error' | 're-read'
+  kind: 'repeat' | 'cycle' | 'same-error' | 're-read' | 'redo'
   count: number
   reminders: number
   /** Shown to the model instead of the call's result. */
@@ -196,6 +196,10 @@ export interface LoopsOptions {
   reRead?: number | false
   /** Thresholds × this for rate limits and 503s (default 2). */
   transientMultiplier?: number
+  /** Polls of a running job that show nothing new, in a row, before it is a loop (default 8). */
+  poll?: number | false
+  /** …over at least this many seconds where the calls have times (default 300; 0: the count alone). */
+  pollQuietSeconds?: number
   /** `check` refuses a call continuing a loop reminded this many times (`true`: 2; default false: never). */
   deny?: number | boolean
   /** Keep the result-blind DSH repeat reminder too (default false). */
@@ -212,22 +216,32 @@ export interface LoopsOptions {
 
 /** A loop detector's alarm (`loops` on): raised again at every call the loop goes on. */
 export interface LoopVerdict {
-  kind: 'repeat' | 'cycle' | 'same-error' | 're-read'
+  kind: 'repeat' | 'cycle' | 'same-error' | 're-read' | 'redo'
   /** The tool of this call. */
   tool: string
   /** Calls in the loop (a cycle: rounds begun). */
   count: number
   /** Calls per round of a cycle; 1 otherwise. */
   period: number
-  /** The calls in the loop by ordinal (1-based since the last user prompt), oldest first (at most 12). */
+  /** The loop's latest calls by ordinal (1-based since the last user prompt), oldest first (at most 12). */
   calls: Array<number>
+  /**
+   * The loop's first call (ordinal): where this episode began, the same on
+   * every alarm of one loop however long it runs.
+   */
+  first: number
+  /** The loop's latest call (ordinal): this one. */
+  last: number
   /** What repeated, in words. */
   evidence: string
   /** The reminder shown to the model. */
   text: string
   /** `<tool>: <kind label> × <count>` (`bash: same error × 3`). */
   summary: string
-  /** Reminders this loop has had, this one included. */
+  /**
+   * Reminders this loop has had, this one included (it keeps growing
+   * for as long as the loop goes on).
+   */
   reminders: number
 }
 
@@ -235,7 +249,7 @@ export interface LoopVerdict {
 export interface LoudFailureOptions {
   /** Merged with the built-in rules by id. */
   rules?: Array<Rule>
-  /** Tools whose results are scanned (default `['bash', 'pwsh', 'job_output']`, `*` wildcards). */
+  /** Tools whose results are scanned, compared without case (default: `rules/shell-tools.json`, `*` wildcards). */
   shellTools?: Array<string>
   /** Also scan `JSON.stringify(value)` of a successful result (default false). */
   scanValue?: boolean

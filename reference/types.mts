@@ -62,7 +62,7 @@ export interface RepeatOptions {
 export interface LoudFailureOptions {
   /** User rules, merged with the built-in table by id. Default `[]`. */
   rules?: Rule[];
-  /** Tool-name wildcards whose results are scanned. Default `['bash', 'pwsh', 'job_output']`. */
+  /** Tool-name wildcards whose results are scanned, compared without case. Default: the list in `rules/shell-tools.json` (bash, Bash, shell, exec_command, execute_bash, run, pwsh, job_output, …). */
   shellTools?: string[];
   /** Also scan `JSON.stringify(value)` of a successful result. Default `false`. */
   scanValue?: boolean;
@@ -143,11 +143,14 @@ export interface FailureVerdict {
 /** What the guard has to say about one call; `observe` returns `null` instead of an empty verdict. */
 /** A loop detector's alarm (native engine with `loops` only; the reference has no loop detectors). */
 export interface LoopVerdict {
-  kind: 'repeat' | 'cycle' | 'same-error' | 're-read';
+  kind: 'repeat' | 'cycle' | 'same-error' | 're-read' | 'redo';
   tool: string;
   count: number;
   period: number;
   calls: Array<number>;
+  /** The loop episode's first call and its latest (this one). */
+  first: number;
+  last: number;
   evidence: string;
   text: string;
   summary: string;

@@ -53,7 +53,7 @@ pub struct Rule {
 pub struct LoudFailureOptions {
     /// Merged with the built-in rules by id.
     pub rules: Option<Vec<Rule>>,
-    /// Tools whose results are scanned (default `['bash', 'pwsh', 'job_output']`, `*` wildcards).
+    /// Tools whose results are scanned, compared without case (default: `rules/shell-tools.json`, `*` wildcards).
     pub shell_tools: Option<Vec<String>>,
     /// Also scan `JSON.stringify(value)` of a successful result (default false).
     pub scan_value: Option<bool>,
@@ -84,6 +84,11 @@ pub struct LoopsOptions {
     pub re_read: Option<()>,
     /// Thresholds × this for rate limits and 503s (default 2).
     pub transient_multiplier: Option<f64>,
+    /// Polls of a running job that show nothing new, in a row, before it is a loop (default 8).
+    #[napi(ts_type = "number | false")]
+    pub poll: Option<()>,
+    /// …over at least this many seconds where the calls have times (default 300; 0: the count alone).
+    pub poll_quiet_seconds: Option<f64>,
     /// `check` refuses a call continuing a loop reminded this many times (`true`: 2; default false: never).
     #[napi(ts_type = "number | boolean")]
     pub deny: Option<()>,

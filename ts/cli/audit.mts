@@ -40,16 +40,27 @@ export interface ReminderJson extends SiteJson {
   /** Added by waste.mts (null: past the timeline's bound). */
   waste?: WasteJson | null;
 }
-/** A loop detector's alarm at this call (`loops`, on by default). */
+/**
+ * One loop episode (`loops`, on by default): raised at this call, ended at
+ * `lastCall`; its alarms at every further call it went on are this one finding.
+ */
 export interface LoopJson extends SiteJson {
-  kind: 'repeat' | 'cycle' | 'same-error' | 're-read';
+  kind: 'repeat' | 'cycle' | 'same-error' | 're-read' | 'redo';
+  /** Calls in the loop (a cycle: rounds begun), at its last alarm. */
   count: number;
   period: number;
+  /** The loop's first and last call, by timeline ordinal. */
+  firstCall: number;
+  lastCall: number;
+  /** Log line of the last call. */
+  lastLogLine: number;
+  /** The loop's latest calls by timeline ordinal (at most 12). */
   calls: number[];
   summary: string;
   evidence: string;
+  /** The first reminder text the model would have been shown. */
   text: string;
-  /** Reminders this loop has had, this one included (1: the loop starts here). */
+  /** Reminders the loop had: one at every call it went on after it was raised. */
   reminders: number;
   command: string | null;
   /** Added by waste.mts (null: past the timeline's bound). */
@@ -101,7 +112,7 @@ export interface AuditDocument {
     files: number;
     calls: number;
     reminders: number;
-    /** Loop alarms (one per call a loop goes on). */
+    /** Loop episodes (one per loop, however long it ran). */
     loops: number;
     failures: number;
     /** Calls with at least one failure finding. */

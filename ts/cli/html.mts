@@ -46,6 +46,10 @@ interface LoopLike {
   arguments?: string;
   text?: string;
   evidence?: string;
+  /** A loop episode's first and last call (timeline ordinals) and its reminders. */
+  firstCall?: number;
+  lastCall?: number;
+  reminders?: number;
   waste?: WasteJson | null;
 }
 interface FailureLike {
@@ -163,7 +167,8 @@ export function renderHtml(doc: AuditDocument, generated = new Date()): string {
     };
     for (const l of loopFindings(s)) {
       const c = site(l);
-      const title = l.summary ?? `${l.tool} × ${l.count ?? '?'}`;
+      const span = l.firstCall !== undefined && l.lastCall !== undefined ? `, calls #${l.firstCall}–#${l.lastCall}${(l.reminders ?? 1) > 1 ? `, ${l.reminders} reminders` : ''}` : '';
+      const title = (l.summary ?? `${l.tool} × ${l.count ?? '?'}`) + span;
       const index = findings.length;
       findings.push({
         kind: 'loop',
@@ -225,7 +230,7 @@ export function renderHtml(doc: AuditDocument, generated = new Date()): string {
       esc(s.file),
       s.format,
       plural(s.calls, 'call'),
-      loopsN > 0 ? `<b class="t-loop">${plural(loopsN, WORDS.alarm)}</b>` : '',
+      loopsN > 0 ? `<b class="t-loop">${plural(loopsN, WORDS.loop)}</b>` : '',
       s.failures.length > 0 ? `<b class="t-failure">${plural(s.failures.length, 'silent-failure finding')}</b>` : '',
       w && w.episodes > 0 ? `waste ${wasteText(w)}` : '',
       s.timeline && s.timeline.omitted > 0 ? `${plural(s.timeline.omitted, 'call')} past the timeline bound not drawn` : '',
@@ -289,7 +294,7 @@ export function renderHtml(doc: AuditDocument, generated = new Date()): string {
 <dl class="stats">
 ${stat('sessions', String(sessions.length), 'stat-sessions')}
 ${stat('tool calls', String(sum.calls), 'stat-calls')}
-${stat(`${WORDS.alarm}s`, String(loopCount), 'stat-loops')}
+${stat(`${WORDS.loop}s`, String(loopCount), 'stat-loops')}
 ${stat('silent failures', `${sum.failedCalls} <small>calls, ${plural(sum.failures, 'rule match', 'rule matches')}</small>`, 'stat-failures')}
 ${stat('wasted calls', waste ? String(waste.calls) : 'n/a', 'stat-waste-calls')}
 ${stat('wasted time', waste ? formatDuration(waste.wallMs) : 'n/a', 'stat-waste-time')}
@@ -316,7 +321,7 @@ ${stat('input errors', String(sum.errors), 'stat-errors')}
 <div id="sessions">${body}</div>
 <aside id="detail" tabindex="-1" aria-live="polite" aria-label="finding detail"><p class="meta">Select a mark on a timeline (click, or Tab to it and press Enter) to see the call, its output and what the guard tells the model.</p></aside>
 </div>
-<p class="meta legend"><span class="key loop"></span> ${WORDS.alarm} <span class="key failure"></span> silent failure <span class="key band-loop"></span><span class="key band-failure"></span> episode until the agent moved on · lanes: tools · left to right: calls in order</p>
+<p class="meta legend"><span class="key loop"></span> ${WORDS.loop} <span class="key failure"></span> silent failure <span class="key band-loop"></span><span class="key band-failure"></span> episode until the agent moved on · lanes: tools · left to right: calls in order</p>
 </main>
 <script type="application/json" id="findings-data">${json}</script>
 <script>${SCRIPT}</script>

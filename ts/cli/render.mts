@@ -78,24 +78,18 @@ function rows(session: SessionJson, c: Style): Row[] {
       paint: c.yellow,
     });
   }
-  // One row per loop (its alarms recur at every call it goes on): at the
-  // call where it was raised, with the count it reached.
-  let open: { row: Row; kind: string } | undefined;
+  // One row per loop episode, however long it ran: at the call where it was
+  // raised, with the count it reached and its first and last call.
   for (const l of session.loops) {
     const label = `${l.kind === 'same-error' ? 'same error' : l.kind} × ${l.count}`;
-    if (l.reminders > 1 && open && open.kind === `${l.agentId}\u0000${l.kind}`) {
-      open.row.cells[3] = label;
-      open.row.cells[4] = `${plural(l.reminders, WORDS.alarm)} · ${l.evidence}`;
-      continue;
-    }
-    const row: Row = {
+    const span = l.firstCall !== undefined ? `calls #${l.firstCall}–#${l.lastCall} · ` : '';
+    const reminders = l.reminders > 1 ? `${plural(l.reminders, WORDS.alarm)} · ` : '';
+    out.push({
       logLine: l.logLine,
-      cells: [String(l.logLine), l.callId, l.tool, label, l.evidence],
+      cells: [String(l.logLine), l.callId, l.tool, label, `${span}${reminders}${l.evidence}`],
       paint: c.yellow,
       note: l.command !== null ? `$ ${l.command}` : undefined,
-    };
-    out.push(row);
-    open = { row, kind: `${l.agentId}\u0000${l.kind}` };
+    });
   }
   // One row per failing call: its rules, the first rule's line and excerpt.
   for (const fs of failingCalls(session)) {
@@ -167,7 +161,7 @@ export function renderHuman(doc: AuditDocument, c: Style, columns?: number): str
     plural(s.files, 'log'),
     plural(s.calls, 'tool call'),
     s.reminders > 0 ? c.yellow(plural(s.reminders, WORDS.reminder)) : plural(s.reminders, WORDS.reminder),
-    ...(s.loops > 0 ? [c.yellow(plural(s.loops, WORDS.alarm))] : []),
+    ...(s.loops > 0 ? [c.yellow(plural(s.loops, WORDS.loop))] : []),
     (s.failedCalls > 0 ? c.red : (x: string) => x)(`${plural(s.failedCalls, 'silent failure')}${rules ? ` (calls per rule: ${rules})` : ''}`),
     s.errors > 0 ? c.magenta(plural(s.errors, 'input error')) : plural(s.errors, 'input error'),
   ];
@@ -175,7 +169,7 @@ export function renderHuman(doc: AuditDocument, c: Style, columns?: number): str
   const waste = (s as typeof s & { waste?: WasteSummary }).waste;
   if (waste !== undefined) lines.push(wasteLine(waste));
   if (s.reminders + s.loops + s.failures > 0) {
-    lines.push(c.dim('LINE: the tool call in the log · loop × N+: at least N identical calls in a row (the highest repeat reminder due) · cycle/repeat/same error/re-read × N: a loop detector\'s alarm, at the call where it was raised, with the count it reached · out:N: the line of the tool output'));
+    lines.push(c.dim('LINE: the tool call in the log · loop × N+: at least N identical calls in a row (the highest repeat reminder due) · cycle/repeat/same error/re-read/redo × N: one loop, at the call where it was raised, with the count it reached and its calls (#: the timeline\'s call numbers) · out:N: the line of the tool output'));
   }
   return lines.join('\n') + '\n';
 }

@@ -19,7 +19,7 @@ export interface TimelineCallJson {
   repeat?: number;
 }
 
-/** A loop-detector finding (`loops`, when the engine reports them): raised at every call a loop goes on. */
+/** A loop-detector finding (`loops`, when the engine reports them): one loop episode, raised at its site. */
 export interface LoopJson {
   callId: string;
   tool: string;
@@ -27,6 +27,8 @@ export interface LoopJson {
   logLine: number;
   kind: string;
   count: number;
+  /** Timeline ordinal of the loop's last call (older reports: absent, one finding per alarmed call). */
+  lastCall?: number;
   summary?: string;
   text?: string;
   evidence?: string;
@@ -224,14 +226,21 @@ export function sessionWaste(session: TimedSession): WasteSummary {
   // Loop alarms with the detectors on; DSH's reminders with `loops: false`
   // (the report always has both lists; with the detectors on, reminders stay empty).
   if (Array.isArray(session.loops) && session.loops.length > 0) {
-    // Loop alarms fire at every call a loop goes on: the episode is the run
-    // of the agent's alarmed calls; its first unalarmed call moved on.
+    // A loop finding is one episode, from the call where it was raised to its
+    // last call (`lastCall`); the agent's next call moved on. (An older report
+    // has one finding per alarmed call: the run of alarmed calls.)
     const alarmed = new Set<number>();
+    const lastOf = new Map<number, number>();
     for (const l of session.loops) {
       const i = index.get(siteKey(l));
-      if (i !== undefined) alarmed.add(i);
+      if (i === undefined) continue;
+      alarmed.add(i);
+      if (l.lastCall !== undefined) lastOf.set(i, l.lastCall);
     }
-    claim(loops, session.loops, (start) => episodeFrom(calls, start, 'loop', (i) => alarmed.has(i), false, omitted));
+    claim(loops, session.loops, (start) => {
+      const last = lastOf.get(start);
+      return episodeFrom(calls, start, 'loop', (i) => (last !== undefined ? calls[i].ordinal <= last : alarmed.has(i)), false, omitted);
+    });
   } else {
     // Repeat reminders fire at thresholds only: the episode runs on while
     // the agent repeats the same call (the chain's run length grows).

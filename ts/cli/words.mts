@@ -7,7 +7,9 @@ export function counted(n: number, one: string, many = `${one}s`): string {
 }
 
 export const WORDS = {
-  /** One alarm a loop detector raised (`loops[]` of the report; a loop's `reminders` counts them). */
+  /** One loop the detectors found (an entry of `loops[]`, however long it ran). */
+  loop: 'loop',
+  /** One time the model was told about a loop (a loop's `reminders` counts them). */
   alarm: 'loop alarm',
   /** DSH's result-blind repeat reminder (`reminders[]`; only with `loops: false`). */
   reminder: 'repeat reminder',

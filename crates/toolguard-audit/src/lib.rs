@@ -35,6 +35,7 @@ use std::sync::Arc;
 use toolguard_core::canonical::canonicalize_arguments;
 use toolguard_core::config::{Config, LoudFailureConfig};
 use toolguard_core::engine::{Call, Engine, Output, Scanner, Verdict};
+use toolguard_core::loops::CallMark;
 
 pub use report::{
     FailureFinding, InputError, LoopFinding, OutputContext, ReminderFinding, SessionReport,
@@ -91,30 +92,6 @@ impl Format {
             Format::ClaudeCode => "claude-code",
             Format::Codex => "codex",
             Format::Otlp => "otlp",
-        }
-    }
-
-    /// The format's own shell tools, scanned by default (added to the
-    /// default `shellTools`; a config that sets `shellTools` is taken as is).
-    fn shell_tools(self) -> &'static [&'static str] {
-        match self {
-            Format::ClaudeCode => &["Bash"],
-            Format::Codex => &[
-                "shell",
-                "shell_command",
-                "exec_command",
-                "write_stdin",
-                codex::LOCAL_SHELL,
-            ],
-            // OTLP comes from any framework, Claude Code and Codex among them.
-            Format::Otlp => &[
-                "Bash",
-                "shell",
-                "shell_command",
-                "exec_command",
-                codex::LOCAL_SHELL,
-            ],
-            Format::Auto | Format::Dsh | Format::Trace => &[],
         }
     }
 }
@@ -282,11 +259,8 @@ impl Auditor {
         };
         let (config, base) = (&self.config, &self.base);
         self.extra[slot].get_or_insert_with(|| {
-            let mut loud: LoudFailureConfig = config.loud_failure.clone();
-            if loud.shell_tools == LoudFailureConfig::default().shell_tools {
-                loud.shell_tools
-                    .extend(format.shell_tools().iter().map(|s| (*s).to_owned()));
-            }
+            // Every format's shell tools are in the core's one default list.
+            let loud: LoudFailureConfig = config.loud_failure.clone();
             // The rules compiled once already (in `new`), so this cannot fail;
             // were it to, the base scanner still guards.
             let scanner = Scanner::new(&loud).map_or_else(|_| base.scanner(), Arc::new);
@@ -559,7 +533,12 @@ impl<'a> Run<'a> {
             arguments_json: &site.arguments_json,
         };
         let before = self.chain_state(site);
-        let verdict = self.engine().observe(&call, Some(output));
+        // Loop alarms name calls by the timeline's ordinals (this call is next).
+        let mark = CallMark {
+            ordinal: Some(self.seen + 1),
+            time_ms: site.cost.time,
+        };
+        let verdict = self.engine().observe_marked(&call, Some(output), mark);
         self.timeline(report, site, before);
         if let Some(verdict) = verdict {
             self.record(report, site, verdict, Some(output));
@@ -648,18 +627,7 @@ impl<'a> Run<'a> {
             });
         }
         if let Some(alarm) = verdict.loop_alarm {
-            report.loops.push(LoopFinding {
-                site: site.clone(),
-                kind: alarm.kind.as_str(),
-                count: alarm.count,
-                period: alarm.period,
-                calls: alarm.calls,
-                summary: alarm.summary,
-                evidence: alarm.evidence,
-                text: alarm.text,
-                reminders: alarm.reminders,
-                command: command.clone(),
-            });
+            report.loop_alarm(site, alarm, command.clone());
         }
         if let Some(failure) = verdict.failure {
             // The notice the model would have got, without the output it wraps.

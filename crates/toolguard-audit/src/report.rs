@@ -25,26 +25,34 @@ pub struct ReminderFinding {
     pub text: String,
 }
 
-/// A loop detector's alarm at this call (with `loops` on, the audit's default).
+/// One loop episode, from the call where the detectors first raised it
+/// (the site) to the last call it went on (with `loops` on, the audit's
+/// default). A loop alarms at every call it goes on; those alarms are this
+/// one finding, which ends with the loop's real count however long it ran.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LoopFinding {
     #[serde(flatten)]
     pub(crate) site: CallSite,
-    /// `repeat`, `cycle`, `same-error` or `re-read`.
+    /// `repeat`, `cycle`, `same-error`, `re-read` or `redo`.
     pub kind: &'static str,
-    /// Calls in the loop (a cycle: rounds begun).
+    /// Calls in the loop (a cycle: rounds begun), at its last alarm.
     pub count: u64,
     /// Calls per round of a cycle; 1 otherwise.
     pub period: u64,
-    /// The calls in the loop by ordinal within the agent (1-based since its last user prompt).
+    /// The loop's first call and its last one, by timeline ordinal.
+    pub first_call: u64,
+    pub last_call: u64,
+    /// Log line of the last call.
+    pub last_log_line: u64,
+    /// The loop's latest calls by timeline ordinal (at most 12), at its last alarm.
     pub calls: Vec<u64>,
-    /// `<tool>: <kind label> × <count>`.
+    /// `<tool>: <kind label> × <count>`, at its last alarm.
     pub summary: String,
     pub evidence: String,
-    /// The reminder text the model would have been shown.
+    /// The first reminder text the model would have been shown.
     pub text: String,
-    /// Reminders this loop has had, this one included (1: the loop starts here).
+    /// Reminders the loop had: one at every call it went on after it was raised.
     pub reminders: u64,
     pub command: Option<String>,
 }
@@ -198,6 +206,48 @@ impl SessionReport {
         if self.errors.len() < MAX_ERRORS {
             self.errors.push(InputError { line, message });
         }
+    }
+
+    /// A loop detector's alarm at `site`: a new finding when it raises a
+    /// loop, else the agent's finding of that episode takes its count.
+    pub(crate) fn loop_alarm(
+        &mut self,
+        site: &CallSite,
+        alarm: toolguard_core::loops::LoopAlarm,
+        command: Option<String>,
+    ) {
+        if alarm.reminders > 1 {
+            let episode = self.loops.iter_mut().rev().find(|l| {
+                l.site.agent_id == site.agent_id
+                    && l.kind == alarm.kind.as_str()
+                    && l.first_call == alarm.first
+            });
+            if let Some(l) = episode {
+                l.count = alarm.count;
+                l.last_call = alarm.last;
+                l.last_log_line = site.line;
+                l.calls = alarm.calls;
+                l.summary = alarm.summary;
+                l.evidence = alarm.evidence;
+                l.reminders = alarm.reminders;
+                return;
+            }
+        }
+        self.loops.push(LoopFinding {
+            site: site.clone(),
+            kind: alarm.kind.as_str(),
+            count: alarm.count,
+            period: alarm.period,
+            first_call: alarm.first,
+            last_call: alarm.last,
+            last_log_line: site.line,
+            calls: alarm.calls,
+            summary: alarm.summary,
+            evidence: alarm.evidence,
+            text: alarm.text,
+            reminders: alarm.reminders,
+            command,
+        });
     }
 
     /// The report as JSON text, keys in declared order.

@@ -575,3 +575,55 @@ fn assistant_message_with_a_lone_surrogate_escape_is_still_valid() {
     // Skipped text is not decoded, so the usage is still read.
     assert_eq!(report.timeline.calls[0].input_tokens, Some(5));
 }
+
+#[test]
+fn a_300_call_loop_is_one_finding_numbered_as_the_timeline() {
+    let config = Config {
+        loops: Some(toolguard_core::config::LoopsConfig::default()),
+        ..Config::default()
+    };
+    let mut auditor = Auditor::new(&config).unwrap();
+    // Five other calls and a user prompt first: the loop's calls are
+    // numbered as the timeline numbers them (6..=305), not from the prompt.
+    let mut lines: Vec<String> = (0..5)
+        .map(|i| format!(r#"{{"tool":"bash","arguments":{{"command":"ls {i}"}},"output":"x"}}"#))
+        .collect();
+    lines.push(r#"{"type":"user"}"#.to_owned());
+    for _ in 0..300 {
+        lines.push(
+            r#"{"tool":"job_output","arguments":{"id":"j1"}, "output":"running"}"#.to_owned(),
+        );
+    }
+    lines.push(r#"{"tool":"bash","arguments":{"command":"ls"},"output":"x"}"#.to_owned());
+    let report = auditor.audit_reader(
+        "t.jsonl".into(),
+        lines.join("\n").as_bytes(),
+        Format::Trace,
+        &mut |_| {},
+    );
+    assert_eq!(report.loops.len(), 1, "{:#?}", report.loops.first());
+    let l = &report.loops[0];
+    // Polls of a job that says nothing new: waiting, until the 8th (no
+    // times in this log: the count alone decides).
+    assert_eq!(
+        (l.kind, l.count, l.first_call, l.last_call, l.reminders),
+        ("repeat", 300, 6, 305, 293)
+    );
+    assert_eq!(
+        (l.site.line, l.last_log_line),
+        (14, 306),
+        "raised at the 8th call"
+    );
+    let ordinal = |line: u64| {
+        report
+            .timeline
+            .calls
+            .iter()
+            .find(|c| c.log_line == line)
+            .map(|c| c.ordinal)
+    };
+    assert_eq!((ordinal(7), ordinal(306)), (Some(6), Some(305)));
+    assert_eq!(l.summary, "job_output: repeat × 300");
+    assert!(l.text.contains("calls #6, #7, #8"), "{}", l.text);
+    assert!(l.evidence.contains("#6, …, #294"), "{}", l.evidence);
+}

@@ -137,7 +137,8 @@ impl Default for LoudFailureConfig {
     fn default() -> Self {
         Self {
             rules: Vec::new(),
-            shell_tools: vec!["bash".into(), "pwsh".into(), "job_output".into()],
+            // The one default list (`rules/shell-tools.json`), compared without case.
+            shell_tools: crate::shell::default_shell_tools().to_vec(),
             scan_value: false,
         }
     }
@@ -248,6 +249,12 @@ pub struct LoopsConfig {
     pub re_read: Option<u64>,
     /// Thresholds × this for rate limits and 503s. Default 2.
     pub transient_multiplier: u64,
+    /// Polls of a running job that show nothing new, in a row, before it is
+    /// a loop (a poll: what the shell model calls waiting). Default 8.
+    pub poll: Option<u64>,
+    /// …and, where the calls have times, over at least this many seconds
+    /// (0: the count alone). Default 300.
+    pub poll_quiet_seconds: u64,
     /// Refuse (`check`) a call continuing a loop reminded this many times; `None` (default): never.
     pub deny: Option<u64>,
     /// Keep the result-blind DSH repeat reminder beside the loop detectors. Default false.
@@ -290,6 +297,8 @@ impl Default for LoopsConfig {
             soft_error: Some(4),
             re_read: Some(3),
             transient_multiplier: 2,
+            poll: Some(8),
+            poll_quiet_seconds: 300,
             deny: None,
             result_blind_repeat: false,
             ignore_arguments: vec![("Bash".into(), vec!["description".into()])],
@@ -313,6 +322,8 @@ pub const LOOPS_KEYS: &[&str] = &[
     "softError",
     "reRead",
     "transientMultiplier",
+    "poll",
+    "pollQuietSeconds",
     "deny",
     "resultBlindRepeat",
     "ignoreArguments",
@@ -351,6 +362,7 @@ impl LoopsConfig {
             ("sameError", &mut config.same_error),
             ("softError", &mut config.soft_error),
             ("reRead", &mut config.re_read),
+            ("poll", &mut config.poll),
         ] {
             match value.get(key) {
                 ConfigValue::Undefined => {}
@@ -368,6 +380,14 @@ impl LoopsConfig {
             100.0,
         )? {
             config.transient_multiplier = n;
+        }
+        if let Some(n) = integer(
+            value.get("pollQuietSeconds"),
+            &at("pollQuietSeconds"),
+            0.0,
+            86_400.0,
+        )? {
+            config.poll_quiet_seconds = n;
         }
         match value.get("deny") {
             ConfigValue::Undefined | ConfigValue::Bool(false) => {}
@@ -702,10 +722,21 @@ mod tests {
         let c = Config::from_value(&Value::Undefined).unwrap();
         assert_eq!(c.repeat.thresholds, vec![3, 5, 8]);
         assert_eq!(c.repeat.arguments_preview_chars, 500);
-        assert_eq!(
-            c.loud_failure.shell_tools,
-            vec!["bash", "pwsh", "job_output"]
-        );
+        // The one default list (rules/shell-tools.json), Claude Code's and Codex's names among them.
+        for tool in [
+            "bash",
+            "pwsh",
+            "job_output",
+            "shell",
+            "exec_command",
+            "execute_bash",
+            "run",
+        ] {
+            assert!(
+                c.loud_failure.shell_tools.iter().any(|t| t == tool),
+                "{tool}"
+            );
+        }
         assert!(!c.loud_failure.scan_value);
     }
 
@@ -867,6 +898,18 @@ mod tests {
                 on.re_read
             ),
             (Some(3), Some(3), Some(3), Some(4), Some(3))
+        );
+        assert_eq!((on.poll, on.poll_quiet_seconds), (Some(8), 300));
+        let c = loops(obj(&[
+            ("poll", Value::Bool(false)),
+            ("pollQuietSeconds", Value::Number(0.0)),
+        ]))
+        .unwrap()
+        .unwrap();
+        assert_eq!((c.poll, c.poll_quiet_seconds), (None, 0));
+        assert_eq!(
+            loops(obj(&[("pollQuietSeconds", Value::Number(-1.0))])).unwrap_err(),
+            "toolguard: config.loops.pollQuietSeconds must be an integer from 0 to 86400 (got -1)"
         );
         assert_eq!(
             on.ignore_arguments,

@@ -13,10 +13,12 @@ pub mod config;
 pub mod digest;
 pub mod engine;
 pub mod error;
+mod loop_texts;
 pub mod loops;
 pub mod markers;
 pub mod normalize;
 pub mod rules;
+pub mod shell;
 pub mod transcode;
 
 pub use error::{ConfigError, Error, KeyPath, PathStep, RuleError};
