@@ -80,7 +80,7 @@ function typeErrors(files) {
 
 test("exec takes exactly one of arguments and argumentsJson; the README's engine API example type-checks", () => {
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## The engine API'));
+  const section = readme.slice(readme.indexOf('### The engine'));
   const example = /```ts\n([\s\S]*?)```/.exec(section)[1];
   assert.match(example, /GuardVerdict/, 'the verdict type is named');
   const calls = `import { GuardEngine } from 'toolguard';

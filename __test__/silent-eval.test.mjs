@@ -1,5 +1,5 @@
 // The silent-failure evaluation (scripts/eval/silent.eval.mjs) on the repo's
-// corpus (corpus/silent/): the README's table must be exactly what the eval
+// corpus (corpus/silent/): the table in docs/rules.md must be exactly what the eval
 // prints with the real engine today, so it cannot go stale; and the corpus
 // must keep the shape the README promises.
 import { test } from 'node:test';
@@ -15,8 +15,8 @@ import { evaluate, loadCorpus, readmeBlock, readmeBlockIn } from '../scripts/eva
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const corpus = loadCorpus();
 
-test('the README table is what the eval prints (refresh: node scripts/eval/silent.eval.mjs --write)', () => {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+test('the docs/rules.md table is what the eval prints (refresh: node scripts/eval/silent.eval.mjs --write)', () => {
+  const readme = readFileSync(join(root, 'docs/rules.md'), 'utf8');
   assert.equal(readmeBlockIn(readme), readmeBlock(evaluate(corpus)));
 });
 
@@ -63,7 +63,7 @@ test('--corpus DIR measures another corpus of the same format (a held-out set) a
     assert.match(run.stdout, /^false alarms by label: 0 of 1 benign, 0 of 0 shown-failure$/m);
     const write = spawnSync(process.execPath, [script, `--corpus=${dir}`, '--write'], { cwd: root, encoding: 'utf8' });
     assert.notEqual(write.status, 0);
-    assert.match(write.stderr, /--write refreshes the README from corpus\/silent only/);
+    assert.match(write.stderr, /--write refreshes docs\/rules.md from corpus\/silent only/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -67,6 +67,32 @@ if (process.argv[2] === 'hook' && process.argv[3] === '--native-path') {
     process.exit(await runHook(process.argv.slice(3), 0, 1, 2));
   }
 } else {
+  // `toolguard rules | head -1`: the reader went away; what is left to print is not wanted.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error) => {
+      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw error;
+    });
+  }
+  const argv = process.argv.slice(2);
+  if (asksForHelp(argv)) quietFallbackWarning();
   const { main } = await import('../dist/ts/cli/main.mjs');
-  process.exitCode = await main(process.argv.slice(2));
+  process.exitCode = await main(argv);
+}
+
+/** Help, usage or the version: the CLI prints text and runs no engine. */
+function asksForHelp(argv) {
+  return argv.length === 0 || ['-h', '--help', 'help', '-v', '--version'].some((flag) => argv.includes(flag));
+}
+
+/**
+ * Help needs no engine, so the entry's one TOOLGUARD_FALLBACK warning (no
+ * native binary here) would only be noise: every other warning still prints.
+ */
+function quietFallbackWarning() {
+  const printers = process.listeners('warning');
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => {
+    if (warning.code !== 'TOOLGUARD_FALLBACK') for (const print of printers) print(warning);
+  });
 }

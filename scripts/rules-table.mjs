@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Prints the README's built-in rule table from rules/builtin.json (the one
-// source of the table). __test__/readme.test.mjs fails when the README's copy
-// is stale; refresh it with: node scripts/rules-table.mjs --write
+// Prints the built-in rule table of docs/rules.md from rules/builtin.json (the
+// one source of the table). __test__/readme.test.mjs fails when the page's
+// copy is stale; refresh it with: node scripts/rules-table.mjs --write
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const root = new URL('..', import.meta.url);
@@ -13,19 +13,22 @@ export function rulesTable() {
   return ['| id | action | when | message (shown to the model) | why it is high precision |', '|---|---|---|---|---|', ...rows].join('\n');
 }
 
+/** The page that holds the table. */
+export const RULES_PAGE = 'docs/rules.md';
+
 const BEGIN = '<!-- rules-table:begin -->';
 const END = '<!-- rules-table:end -->';
 
 export function readmeWithTable(readme) {
   const start = readme.indexOf(BEGIN);
   const end = readme.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`README.md lacks the ${BEGIN} … ${END} markers`);
+  if (start < 0 || end < start) throw new Error(`docs/rules.md lacks the ${BEGIN} … ${END} markers`);
   return `${readme.slice(0, start + BEGIN.length)}\n${rulesTable()}\n${readme.slice(end)}`;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   if (process.argv.includes('--write')) {
-    const path = new URL('README.md', root);
+    const path = new URL(RULES_PAGE, root);
     writeFileSync(path, readmeWithTable(readFileSync(path, 'utf8')));
   } else {
     console.log(rulesTable());

@@ -94,6 +94,32 @@ describe('toolguard/claude-agent-sdk callbacks', () => {
     assert.ok(outputs[2].hookSpecificOutput.additionalContext.includes(alarms[2].text), JSON.stringify(outputs[2]));
   });
 
+  it('with loops.deny, PreToolUse refuses the call that would go on with an alarmed loop, as the hook command does', async () => {
+    const hooks = toolguardHooks({ engine: { loops: { deny: 1 } } });
+    const pre = (input) => hooks.PreToolUse[0].hooks[0]({ ...input, hook_event_name: 'PreToolUse' }, 't', signal);
+    const engine = new GuardEngine({ loops: { deny: 1 }, loudFailure: { shellTools: ['Bash'] } });
+    const exec = { agentId: 'a', name: 'Bash', arguments: { command: 'x' } };
+    const event = post('Bash', { stdout: 'same', stderr: '' }, { session_id: 'deny' });
+    let refusal = null;
+    let answer = {};
+    for (let i = 0; i < 6 && !refusal; i++) {
+      refusal = engine.check(exec);
+      answer = await pre(event);
+      if (refusal) break;
+      assert.deepEqual(answer, {}, `call ${i + 1} is allowed`);
+      engine.observe(exec, { text: 'same' });
+      await hooks.PostToolUse[0].hooks[0](event, 't', signal);
+    }
+    assert.ok(refusal, 'the engine refuses a call of the loop');
+    assert.deepEqual(answer, { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: refusal.reason } });
+    // Without loops.deny nothing is refused.
+    const open = toolguardHooks();
+    for (let i = 0; i < 5; i++) {
+      assert.deepEqual(await open.PreToolUse[0].hooks[0]({ ...event, hook_event_name: 'PreToolUse', session_id: 'open' }, 't', signal), {});
+      await open.PostToolUse[0].hooks[0]({ ...event, session_id: 'open' }, 't', signal);
+    }
+  });
+
   it('one chain per session and per subagent; SubagentStop and SessionEnd free them', async () => {
     const hooks = toolguardHooks({ engine: { loops: false } });
     const call = async (input) => hooks.PostToolUse[0].hooks[0](input, 't', signal);

@@ -5,25 +5,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { root, scratchCli } from '../support/cli.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const bin = join(root, 'bin/toolguard.mjs');
-const scratch = mkdtempSync(join(tmpdir(), 'toolguard-cli-'));
-
-function cli(args, options = {}) {
-  const run = spawnSync(process.execPath, [bin, ...args], { cwd: scratch, encoding: 'utf8', ...options });
-  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
-}
-
-function file(name, text) {
-  const path = join(scratch, name);
-  writeFileSync(path, text);
-  return path;
-}
+const { scratch, cli, file } = scratchCli('toolguard-cli-');
 
 test('--help lists every command, each with its own --help', () => {
   const help = cli(['--help']);
@@ -66,16 +52,16 @@ test('check-config: JSON and YAML (flow style, JSON in .yaml, no extension) are 
   assert.deepEqual(
     run.stdout.trim().split('\n').map((l) => l.slice(scratch.length + 1)),
     [
-      'flow.yaml: ok (repeat thresholds [3, 5, 8] · 0 user rules · shell tools Bash, bash)',
-      'json-in.yaml: ok (repeat thresholds [2, 4] · 0 user rules)',
-      'guard.json: ok (repeat thresholds [3, 5, 8] · 1 user rule)',
-      'guardrc: ok (repeat thresholds [3, 5, 8] · exclude todo_write · 0 user rules)',
-      'empty.yaml: ok (repeat thresholds [3, 5, 8] · 0 user rules)',
+      'flow.yaml: ok (repeat thresholds [3, 5, 8] · 0 user rules · shell tools Bash, bash · loop detectors on (defaults))',
+      'json-in.yaml: ok (repeat thresholds [2, 4] · 0 user rules · loop detectors on (defaults))',
+      'guard.json: ok (repeat thresholds [3, 5, 8] · 1 user rule · loop detectors on (defaults))',
+      'guardrc: ok (repeat thresholds [3, 5, 8] · exclude todo_write · 0 user rules · loop detectors on (defaults))',
+      'empty.yaml: ok (repeat thresholds [3, 5, 8] · 0 user rules · loop detectors on (defaults))',
     ],
   );
 });
 
-test('check-config: an invalid config exits 1 with file, line and what is wrong', () => {
+test('check-config: an invalid config exits 2 with file, line and what is wrong', () => {
   const cases = [
     [file('typo.yaml', 'repeat:\n  thresholds: [3]\n  treshold: 5\n'), /typo\.yaml:3: toolguard: unknown key config\.repeat\.treshold \(expected one of: /],
     [file('top.json', '{\n  "repeats": {}\n}\n'), /top\.json:2: toolguard: unknown key config\.repeats/],
@@ -91,7 +77,7 @@ test('check-config: an invalid config exits 1 with file, line and what is wrong'
   ];
   for (const [path, message] of cases) {
     const run = cli(['check-config', path]);
-    assert.equal(run.code, 1, `${path}: ${run.stdout}${run.stderr}`);
+    assert.equal(run.code, 2, `${path}: ${run.stdout}${run.stderr}`);
     assert.match(run.stderr, message);
   }
   assert.equal(cli(['check-config']).code, 2);

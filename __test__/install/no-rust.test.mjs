@@ -12,11 +12,10 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { listHook } from '../../scripts/platform-hook.mjs';
+import { env, npm, npmInstall, root, tracebackEvent } from '../support/install.mjs';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const binary = join(root, 'npm/linux-x64-gnu/toolguard.linux-x64-gnu.node');
 const hookExe = join(root, 'npm/linux-x64-gnu/toolguard-hook');
 const napi = join(root, 'node_modules/@napi-rs/cli/dist/cli.js');
@@ -25,23 +24,6 @@ const HARNESS = [
   '@deepseek-ai/schemastery@3.18.4',
   ...['llm', 'session', 'system-prompt', 'tools', 'agent', 'agent-loop'].map((p) => `@deepseek-ai/dsh-${p}@0.1.0-rc.8`),
 ];
-
-// PATH as a Rust-less machine has it: no folder holding cargo or rustc, and
-// nothing from this checkout (its node_modules/.bin); the Node running this
-// test comes first so the installed `toolguard` bin runs on it.
-const isExecutable = (dir, name) => existsSync(join(dir, name)) || existsSync(join(dir, `${name}.exe`));
-const PATH = [dirname(process.execPath), ...(process.env.PATH ?? '').split(delimiter)]
-  .filter((dir) => dir && !isExecutable(dir, 'cargo') && !isExecutable(dir, 'rustc') && !resolve(dir).startsWith(resolve(root)))
-  .filter((dir, i, all) => all.indexOf(dir) === i)
-  .join(delimiter);
-const env = { ...process.env, PATH, NO_COLOR: '', FORCE_COLOR: '' };
-delete env.CARGO_HOME;
-delete env.RUSTUP_HOME;
-delete env.NODE_PATH;
-
-function npm(args, cwd) {
-  return execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
 
 function tarballFiles(tarball) {
   return execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n').map((f) => f.replace(/^package\//, ''));
@@ -128,7 +110,10 @@ test('no Rust on PATH: the root and linux-x64-gnu tarballs install and every ent
   const prepublishEnv = { ...env };
   delete prepublishEnv.GITHUB_REPOSITORY;
   execFileSync(process.execPath, [napi, 'pre-publish', '-t', 'npm', '--skip-optional-publish'], { cwd: stage, env: prepublishEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  // As release.yml does before publishing: the package is built, no `prepare`.
+  npm(['pkg', 'delete', 'scripts.prepare'], stage);
   const published = JSON.parse(readFileSync(join(stage, 'package.json'), 'utf8'));
+  assert.equal(published.scripts.prepare, undefined);
   assert.deepEqual(published.optionalDependencies, { 'toolguard-linux-x64-gnu': manifest.version });
 
   const rootTarball = join(dir, JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', dir], stage))[0].filename);
@@ -145,14 +130,8 @@ test('no Rust on PATH: the root and linux-x64-gnu tarballs install and every ent
   const project = join(dir, 'project');
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'user-project', private: true, type: 'module' }));
-  // Offline first (npm ci left the pinned harness in the npm cache); a
-  // machine without it falls back to the registry.
-  const install = ['install', rootTarball, platformTarball, ...HARNESS];
-  try {
-    npm([...install, '--offline'], project);
-  } catch {
-    npm([...install, '--prefer-offline'], project);
-  }
+  const warnings = npmInstall([rootTarball, platformTarball, ...HARNESS], project);
+  assert.doesNotMatch(warnings, /install-scripts.*toolguard/, warnings);
   const installed = join(project, 'node_modules');
   assert.deepEqual(readdirSync(join(installed, 'toolguard')).filter((f) => f.endsWith('.node')), []);
 
@@ -193,14 +172,7 @@ test('no Rust on PATH: the root and linux-x64-gnu tarballs install and every ent
   assert.deepEqual([summary.files, summary.calls, summary.reminders, summary.loops, summary.failures], [2, 14, 0, 4, 3]);
 
   // `toolguard hook` as Claude Code runs it: a traceback behind exit 0 is blocked.
-  const event = {
-    session_id: 'install-test',
-    hook_event_name: 'PostToolUse',
-    cwd: project,
-    tool_name: 'Bash',
-    tool_input: { command: 'make docs 2>&1 | tail -n 3' },
-    tool_response: { stdout: 'Traceback (most recent call last):\n  File "docs.py", line 3, in <module>\nModuleNotFoundError: No module named \'yaml\'\n', stderr: '', interrupted: false, isImage: false },
-  };
+  const event = tracebackEvent(project);
   // By default the launcher hands the event to the platform package's executable.
   const installedHook = join(installed, 'toolguard-linux-x64-gnu/toolguard-hook');
   const where = spawnSync(bin, ['hook', '--native-path'], { cwd: project, env, encoding: 'utf8' });

@@ -34,18 +34,19 @@ describe('toolguard mcp as an mcpServers entry of Claude Code', () => {
     });
   });
 
-  it('the model reads the reminder at the 3rd identical call, and a scanned failure as an error with the header', () => {
+  it('the model reads the loop alarm at the 3rd identical call, and a scanned failure as an error with the header', () => {
     assert.equal(session.results.length, 4, `the model saw 4 tool results (got ${session.results.length})\n${session.stderr}`);
-    const engine = new GuardEngine({ loudFailure: { shellTools: ['echo'] } });
+    // The proxy runs the loop detectors by default, as every product does.
+    const engine = new GuardEngine({ loudFailure: { shellTools: ['echo'] }, loops: {} });
     const verdicts = ['hi', 'hi', 'hi', traceback].map((message) =>
       engine.observe({ agentId: 'a', name: 'echo', arguments: { message } }, { content: [{ type: 'text', text: `Echo: ${message}` }] }),
     );
     const [first, second, third, failed] = session.results;
     for (const r of [first, second]) {
       assert.match(r.text, /^Echo: hi/);
-      assert.ok(!r.text.includes('You are repeating'));
+      assert.ok(!r.text.includes(verdicts[2].loop.text));
     }
-    assert.ok(third.text.includes(verdicts[2].reminder.text), third.text);
+    assert.ok(third.text.includes(verdicts[2].loop.text), third.text);
     assert.equal(failed.isError, true, 'Claude Code passes isError on to the model');
     assert.ok(failed.text.startsWith(verdicts[3].failure.text), failed.text);
   });

@@ -150,8 +150,50 @@ describe('toolguard mcp: relaying', () => {
 });
 
 describe('toolguard mcp: guarding tools/call', () => {
-  it('appends the reminder at the thresholds, with the verdict in _meta', async () => {
+  it('runs the loop detectors by default: an alarm at every call the loop goes on, with the verdict in _meta', async () => {
     const { client } = await connect();
+    const call = { name: 'echo', arguments: { message: 'hi' } };
+    const expected = engineVerdicts({ loops: {} }, Array.from({ length: 5 }, () => ['echo', call.arguments, 'Echo: hi']));
+    const results = [];
+    for (let i = 0; i < 5; i++) results.push(await client.callTool(call));
+    for (const i of [0, 1]) assert.deepEqual(results[i], { content: [{ type: 'text', text: 'Echo: hi' }] }, `call ${i + 1} unchanged`);
+    for (const i of [2, 3, 4]) {
+      const loop = expected[i].loop;
+      assert.equal(expected[i].reminder, undefined, "no result-blind reminder: the detectors take DSH's place");
+      assert.equal(loop.kind, 'repeat');
+      assert.deepEqual(results[i].content, [
+        { type: 'text', text: 'Echo: hi' },
+        { type: 'text', text: loop.text },
+      ]);
+      const { kind, tool, count, period, calls, summary, reminders } = loop;
+      assert.deepEqual(results[i]._meta[VERDICT_META_KEY], { loop: { kind, tool, count, period, calls, summary, reminders } });
+    }
+  });
+
+  it('with loops.deny the call that would go on is refused before it reaches the server, and _meta says so', async () => {
+    const { client } = await connect({ config: { loops: { deny: 1 } } });
+    const call = { name: 'echo', arguments: { message: 'hi' } };
+    const engine = new GuardEngine({ loops: { deny: 1 } });
+    const exec = { agentId: 'a', name: 'echo', arguments: call.arguments };
+    const results = [];
+    let refusal = null;
+    for (let i = 0; i < 4 && !refusal; i++) {
+      refusal = engine.check(exec);
+      if (!refusal) engine.observe(exec, { content: [{ type: 'text', text: 'Echo: hi' }] });
+      results.push(await client.callTool(call));
+    }
+    assert.ok(refusal, 'the engine refuses the 4th call at the latest');
+    const denied = results.at(-1);
+    assert.deepEqual(denied, {
+      content: [{ type: 'text', text: refusal.reason }],
+      isError: true,
+      _meta: { [VERDICT_META_KEY]: { denied: { kind: refusal.kind, count: refusal.count, reminders: refusal.reminders, reason: refusal.reason } } },
+    });
+    assert.ok(results.at(-2)._meta[VERDICT_META_KEY].loop, 'the call before carried the alarm');
+  });
+
+  it("with loops: false, DSH's result-blind reminder at the thresholds, with the verdict in _meta", async () => {
+    const { client } = await connect({ config: { loops: false } });
     const call = { name: 'echo', arguments: { message: 'hi' } };
     const expected = engineVerdicts(undefined, Array.from({ length: 5 }, () => ['echo', call.arguments]));
     const results = [];
@@ -217,7 +259,8 @@ describe('toolguard mcp: guarding tools/call', () => {
     const plain = await direct.client.callTool(call);
     assert.ok(plain.structuredContent);
 
-    const { client } = await connect();
+    // DSH's result-blind reminder: the weather it returns may change from call to call.
+    const { client } = await connect({ config: { loops: false } });
     await client.listTools();
     const results = [];
     for (let i = 0; i < 3; i++) results.push(await client.callTool(call));
@@ -237,7 +280,7 @@ describe('toolguard mcp: guarding tools/call', () => {
 
   it('guards task-augmented calls when their result is fetched (tasks/result)', async () => {
     const rule = { id: 'report', pattern: '^# Research Report', flags: 'm', action: 'context', message: 'A report, not data.' };
-    const { client } = await connect({ config: { loudFailure: { shellTools: ['simulate-research-query'], rules: [rule] } } });
+    const { client } = await connect({ config: { loops: false, loudFailure: { shellTools: ['simulate-research-query'], rules: [rule] } } });
     let tools = [];
     for (let i = 0; i < 50 && !tools.includes('simulate-research-query'); i++) {
       tools = (await client.listTools()).tools.map((t) => t.name);
@@ -276,7 +319,7 @@ describe('toolguard mcp: guarding tools/call', () => {
         assert.deepEqual(await client.callTool({ name: 'echo', arguments: { message } }), { content: [{ type: 'text', text: `Echo: ${message}` }] }, panic);
       }
       // Other tools are still guarded by the same engine.
-      for (let i = 0; i < 3; i++) await client.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } }).then((r) => (i === 2 ? assert.ok(r._meta[VERDICT_META_KEY].reminder) : undefined));
+      for (let i = 0; i < 3; i++) await client.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } }).then((r) => (i === 2 ? assert.ok(r._meta[VERDICT_META_KEY].loop) : undefined));
       await client.close();
       assert.match(stderr(), /toolguard mcp: guard engine failed, passing the tool result through unchanged: .*TOOLGUARD_TEST_PANIC/);
     }
@@ -389,6 +432,23 @@ describe('McpGuard on plain messages', () => {
     assert.equal(reminded(guard.fromServer(response(1, 'a'))), undefined);
     assert.equal(reminded(guard.fromServer(response(2, 'a'))), undefined);
     assert.equal(reminded(guard.fromServer(response(3, 'a'))), 3);
+  });
+
+  it('answers a call the engine refuses (loops.deny) itself: the server never sees it', () => {
+    const guard = new McpGuard(new GuardEngine({ loops: { deny: 1 } }));
+    let answer;
+    let id = 0;
+    while (!answer && id < 10) {
+      answer = guard.fromClient(request(++id, 'a'));
+      if (!answer) guard.fromServer(response(id, 'a'));
+    }
+    assert.equal(answer.id, id);
+    assert.equal(answer.result.isError, true);
+    const { denied } = answer.result._meta[VERDICT_META_KEY];
+    assert.equal(denied.kind, 'repeat');
+    assert.equal(answer.result.content[0].text, denied.reason);
+    const late = response(id, 'a');
+    assert.equal(guard.fromServer(late), late, 'a refused call is not pending');
   });
 
   it('a new initialize starts the chain over', () => {

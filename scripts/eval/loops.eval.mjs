@@ -9,7 +9,7 @@
 //     --verbose          list each system's missed episodes and false alarms
 //     --config=<file>    the toolguard row's engine config (JSON), e.g. {"loops": {…}};
 //                        the `toolguard audit` row gets it as --config too
-//     --readme           rewrite the table between the loop-eval markers in README.md
+//     --write            rewrite the table between the loop-eval markers in docs/loops.md
 //
 // From a test: `import { evaluateLoops, goals } from '../../scripts/eval/loops.eval.mjs'`,
 // `const result = await evaluateLoops({ toolguardConfig: { … } })`, then
@@ -232,11 +232,11 @@ export function formatTable({ sessions, calls, results }) {
 export const README_BEGIN = '<!-- loop-eval:begin -->';
 export const README_END = '<!-- loop-eval:end -->';
 
-/** README.md with the block between the loop-eval markers replaced by `table`. */
+/** docs/loops.md with the block between the loop-eval markers replaced by `table`. */
 export function readmeWithTable(readme, table) {
   const a = readme.indexOf(README_BEGIN);
   const b = readme.indexOf(README_END);
-  if (a < 0 || b < a) throw new Error(`README.md: no ${README_BEGIN} … ${README_END} block`);
+  if (a < 0 || b < a) throw new Error(`docs/loops.md: no ${README_BEGIN} … ${README_END} block`);
   return `${readme.slice(0, a + README_BEGIN.length)}\nProduced by \`npm run eval\` (scripts/eval/loops.eval.mjs) on corpus/loops/.\n\n${table}\n${readme.slice(b)}`;
 }
 
@@ -244,8 +244,8 @@ export default async function main(argv = []) {
   const configArg = argv.find((a) => a.startsWith('--config='));
   const toolguardConfig = configArg ? JSON.parse(readFileSync(configArg.slice('--config='.length), 'utf8')) : undefined;
   const result = await evaluateLoops({ toolguardConfig, auditArgs: configArg ? ['--config', configArg.slice('--config='.length)] : [] });
-  if (argv.includes('--readme')) {
-    const file = join(repo, 'README.md');
+  if (argv.includes('--write')) {
+    const file = join(repo, 'docs/loops.md');
     writeFileSync(file, readmeWithTable(readFileSync(file, 'utf8'), formatTable(result)));
   }
   if (argv.includes('--json')) {

@@ -7,14 +7,14 @@
 //
 // --corpus DIR measures another corpus of the same format (e.g. a held-out set
 // recorded outside the repo with record-silent-corpus.mjs --cases --out);
-// --write refuses it, the README block is corpus/silent's.
+// --write refuses it, the docs/rules.md block is corpus/silent's.
 // --engine reference uses the pure-TS reference engine (same verdicts; it reads
 // rules/builtin.json at run time, so rule edits show without a native rebuild).
 // A verdict (error or context) on a silent-failure is a hit; on a benign
 // output or a failure the output already shows (non-zero exit marker) it is a
 // false alarm. Prints the README table (per family and overall), then every
-// miss and false alarm. --write refreshes the README block; the test
-// __test__/silent-eval.test.mjs fails when the README's copy is stale.
+// miss and false alarm. --write refreshes the block in docs/rules.md; the test
+// __test__/silent-eval.test.mjs fails when that copy is stale.
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
@@ -118,14 +118,14 @@ export function readmeBlock(results) {
 export function readmeWithBlock(readme, block) {
   const start = readme.indexOf(BEGIN);
   const end = readme.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`README.md lacks the ${BEGIN} … ${END} markers`);
+  if (start < 0 || end < start) throw new Error(`docs/rules.md lacks the ${BEGIN} … ${END} markers`);
   return `${readme.slice(0, start + BEGIN.length)}\n${block}\n${readme.slice(end)}`;
 }
 
 export function readmeBlockIn(readme) {
   const start = readme.indexOf(BEGIN);
   const end = readme.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`README.md lacks the ${BEGIN} … ${END} markers`);
+  if (start < 0 || end < start) throw new Error(`docs/rules.md lacks the ${BEGIN} … ${END} markers`);
   return readme.slice(start + BEGIN.length, end).trim();
 }
 
@@ -142,7 +142,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const di = args.indexOf('--corpus');
   const dir = di >= 0 ? args[di + 1] : args.find((a) => a.startsWith('--corpus='))?.slice(9);
   if (dir !== undefined && !dir) throw new Error('silent.eval: --corpus needs a directory');
-  if (dir && args.includes('--write')) throw new Error('silent.eval: --write refreshes the README from corpus/silent only; drop --corpus');
+  if (dir && args.includes('--write')) throw new Error('silent.eval: --write refreshes docs/rules.md from corpus/silent only; drop --corpus');
   const results = evaluate(loadCorpus(dir ? resolve(dir) : undefined), config, ei >= 0 ? args[ei + 1] : 'native');
   const block = readmeBlock(results);
   console.log(`## silent failures (${dir ?? 'corpus/silent'})\n`);
@@ -156,8 +156,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   console.log(`\nfalse alarms (${fas.length}):`);
   for (const r of fas) console.log(`  ${r.entry.id} [${r.entry.label}] ${r.action}: ${r.rules.join(', ')}  — ${r.entry.note}`);
   if (args.includes('--write')) {
-    const path = join(root, 'README.md');
+    const path = join(root, 'docs/rules.md');
     writeFileSync(path, readmeWithBlock(readFileSync(path, 'utf8'), block));
-    console.log('\nREADME.md table refreshed');
+    console.log('\ndocs/rules.md table refreshed');
   }
 }

@@ -12,6 +12,9 @@
  * - `PostToolUseFailure` (a tool that failed, e.g. a non-zero exit): the call
  *   still advances its chain — repeating a failing call is the loop to catch —
  *   and a due reminder goes to `additionalContext`; it is not scanned.
+ * - `PreToolUse` (with `loops.deny` in the config): a call that would go on
+ *   with a loop already alarmed that many times is refused
+ *   (`permissionDecision: "deny"` and the reason), as the hook command does.
  * - `UserPromptSubmit`: the user spoke, the session's chain starts over.
  * - `SubagentStop` / `SessionEnd`: that chain's state is freed.
  *
@@ -61,6 +64,19 @@ export function toolguardHooks(options: AdapterOptions = {}): ToolguardHooks {
     }
   };
 
+  // The engine decides (`check`); without `loops.deny` it refuses nothing.
+  const preToolUse: HookCallback = async (input) => {
+    if (input.hook_event_name !== 'PreToolUse') return none;
+    try {
+      const refused = engine.check({ agentId: chainOf(input), name: input.tool_name, argumentsJson: argumentsJson(input.tool_input ?? {}) });
+      if (!refused) return none;
+      return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: refused.reason } };
+    } catch (error) {
+      failOpen(ADAPTER, error);
+      return none;
+    }
+  };
+
   const postToolUseFailure: HookCallback = async (input) => {
     if (input.hook_event_name !== 'PostToolUseFailure') return none;
     try {
@@ -94,10 +110,7 @@ export function toolguardHooks(options: AdapterOptions = {}): ToolguardHooks {
   };
 
   return {
-    // PreToolUse: the place for denying a call before it runs
-    // (`hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason }`).
-    // It arrives with the loop detectors, which decide before a call; today's
-    // engine judges a call only with its result.
+    PreToolUse: [{ hooks: [preToolUse] }],
     PostToolUse: [{ hooks: [postToolUse] }],
     PostToolUseFailure: [{ hooks: [postToolUseFailure] }],
     UserPromptSubmit: [{ hooks: [userPromptSubmit] }],

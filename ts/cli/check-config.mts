@@ -8,18 +8,29 @@ import { GuardEngine } from 'toolguard';
 import { hookEngineConfig } from '../adapters/hooks.mjs';
 import { parseCommandLine, UsageError } from './args.mjs';
 import { checkWithEngine, ConfigError, readConfig } from './config.mjs';
+import { counted, WORDS } from './words.mjs';
 
 export const CHECK_CONFIG_OPTIONS = { help: { type: 'boolean', short: 'h' } } as const;
 
 export const CHECK_CONFIG_HELP = `Usage: toolguard check-config FILE...
 
-Loads each guard config (JSON or YAML: {repeat?, loudFailure?}) with the
+Loads each guard config (JSON or YAML: {repeat?, loudFailure?, loops?}) with the
 loader and the engine validation that \`toolguard audit --config\`,
 \`toolguard hook --config\` (TOOLGUARD_CONFIG) and GuardEngine use, and prints
 what it holds, or the error naming the file, line and key.
 
-Exit codes: 0 every config is valid; 1 one is not; 2 usage error.
+Exit codes: 0 every config is valid; 2 one is not, or a usage error (as for
+audit, scan and mcp).
 `;
+
+/** The loop detectors as the hook, the adapters and audit run them: on unless `loops: false`. */
+function describeLoops(loops: ReturnType<typeof readConfig>['config']['loops']): string {
+  if (loops === false) return "loop detectors off (DSH's result-blind repeat reminder instead)";
+  const options = typeof loops === 'object' && loops !== null ? loops : {};
+  const deny = options.deny === true ? 2 : options.deny || undefined;
+  const others = Object.keys(options).filter((key) => key !== 'deny');
+  return `loop detectors on${deny ? `, deny after ${counted(deny, WORDS.alarm)}` : ''}${others.length ? ` (${others.join(', ')} set)` : deny ? '' : ' (defaults)'}`;
+}
 
 /** One line saying what a valid config sets. */
 function describe(config: ReturnType<typeof readConfig>['config']): string {
@@ -32,6 +43,7 @@ function describe(config: ReturnType<typeof readConfig>['config']): string {
   const off = rules.filter((r) => r.action === 'off').length;
   parts.push(`${rules.length - off} user rule${rules.length - off === 1 ? '' : 's'}${off ? `, ${off} switched off` : ''}`);
   if (config.loudFailure?.shellTools) parts.push(`shell tools ${config.loudFailure.shellTools.join(', ')}`);
+  parts.push(describeLoops(config.loops));
   return parts.join(' · ');
 }
 
@@ -62,5 +74,5 @@ export function checkConfig(argv: string[]): number {
       bad++;
     }
   }
-  return bad ? 1 : 0;
+  return bad ? 2 : 0;
 }

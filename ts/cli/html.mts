@@ -7,10 +7,11 @@
 import { writeFileSync } from 'node:fs';
 
 import type { AuditDocument } from './audit.mjs';
+import { counted, WORDS } from './words.mjs';
 import { formatDuration, formatTokens, type TimedSession, type TimelineCallJson, type WasteJson, type WasteSummary } from './waste.mjs';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const plural = counted;
 
 /** One finding as the page's script needs it (embedded as JSON). */
 interface FindingData {
@@ -232,7 +233,7 @@ export function renderHtml(doc: AuditDocument, generated = new Date(), page: { b
       esc(s.file),
       s.format,
       plural(s.calls, 'call'),
-      loopsN > 0 ? `<b class="t-loop">${plural(loopsN, 'loop finding')}</b>` : '',
+      loopsN > 0 ? `<b class="t-loop">${plural(loopsN, WORDS.loop)}</b>` : '',
       s.failures.length > 0 ? `<b class="t-failure">${plural(s.failures.length, 'silent-failure finding')}</b>` : '',
       w && w.episodes > 0 ? `waste ${wasteText(w)}` : '',
       s.timeline && s.timeline.omitted > 0 ? `${plural(s.timeline.omitted, 'call')} past the timeline bound not drawn` : '',
@@ -296,7 +297,7 @@ export function renderHtml(doc: AuditDocument, generated = new Date(), page: { b
 <dl class="stats">
 ${stat('sessions', String(sessions.length), 'stat-sessions')}
 ${stat('tool calls', String(sum.calls), 'stat-calls')}
-${stat('loop findings', String(loopCount), 'stat-loops')}
+${stat(`${WORDS.loop}s`, String(loopCount), 'stat-loops')}
 ${stat('silent failures', `${sum.failedCalls} <small>calls, ${plural(sum.failures, 'rule match', 'rule matches')}</small>`, 'stat-failures')}
 ${stat('wasted calls', waste ? String(waste.calls) : 'n/a', 'stat-waste-calls')}
 ${stat('wasted time', waste ? formatDuration(waste.wallMs) : 'n/a', 'stat-waste-time')}
@@ -305,7 +306,7 @@ ${stat('input errors', String(sum.errors), 'stat-errors')}
 </dl>
 <div class="tables">
 <table id="by-rule"><caption>Findings by kind and rule</caption><thead><tr><th>kind</th><th>rule / loop kind</th><th class="n">findings</th></tr></thead><tbody>${[...loopRows, ...ruleRows].join('') || '<tr><td colspan="3">none</td></tr>'}</tbody></table>
-<table id="top-waste"><caption>Most waste first (by calls, then tokens)</caption><thead><tr><th>session</th><th class="n">loops</th><th class="n">failures</th><th class="n">calls</th><th class="n">time</th><th class="n">tokens</th></tr></thead><tbody>${ranked.join('') || '<tr><td colspan="6">no waste</td></tr>'}</tbody></table>
+<table id="top-waste"><caption>Most waste first (by calls, then tokens)</caption><thead><tr><th>session</th><th class="n">${WORDS.episode}s</th><th class="n">silent failures</th><th class="n">calls</th><th class="n">time</th><th class="n">tokens</th></tr></thead><tbody>${ranked.join('') || '<tr><td colspan="6">no waste</td></tr>'}</tbody></table>
 </div>
 <p class="note">Waste: for each stuck episode and silent failure, the calls, wall time and tokens from the first flaggable call until the agent moved on (its first call that does not carry the loop on, or is not a retry of the failing call); overlapping episodes count once. n/a: the log has no timestamps or token usage.</p>
 </section>
@@ -323,7 +324,7 @@ ${stat('input errors', String(sum.errors), 'stat-errors')}
 <div id="sessions">${body}</div>
 <aside id="detail" tabindex="-1" aria-live="polite" aria-label="finding detail"><p class="meta">Select a mark on a timeline (click, or Tab to it and press Enter) to see the call, its output and what the guard tells the model.</p></aside>
 </div>
-<p class="meta legend"><span class="key loop"></span> loop finding <span class="key failure"></span> silent failure <span class="key band-loop"></span><span class="key band-failure"></span> episode until the agent moved on · lanes: tools · left to right: calls in order</p>
+<p class="meta legend"><span class="key loop"></span> ${WORDS.loop} <span class="key failure"></span> silent failure <span class="key band-loop"></span><span class="key band-failure"></span> episode until the agent moved on · lanes: tools · left to right: calls in order</p>
 </main>
 <script type="application/json" id="findings-data">${json}</script>
 <script>${SCRIPT}</script>
@@ -344,6 +345,7 @@ export function writeHtmlReport(doc: AuditDocument, target: string): number | un
     process.stderr.write(`toolguard audit: cannot write the HTML report to ${target}: ${(e as Error).message}\n`);
     return 2;
   }
+  process.stderr.write(`toolguard audit: wrote the HTML report to ${target}\n`);
   return undefined;
 }
 

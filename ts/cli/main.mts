@@ -23,7 +23,7 @@ export interface Command {
 export const COMMANDS: Record<string, Command> = {
   audit: {
     args: '[FILES or DIRS or -...]',
-    summary: 'find loops and silent failures in recorded agent sessions (no FILES: the bundled sample)',
+    summary: 'find loops and silent failures in recorded agent sessions (no FILES: this machine\'s Claude Code/Codex histories, else the bundled sample)',
     run: audit,
     options: AUDIT_OPTIONS,
     choices: { report: REPORTS, format: FORMATS, 'fail-on': FAIL_ON },
@@ -37,7 +37,7 @@ export const COMMANDS: Record<string, Command> = {
   mcp: {
     args: '[--config FILE] -- <command> [args...]',
     summary: 'run an MCP stdio server behind the guard: tools/call results carry reminders and failures',
-    run: async (argv) => (await import('../mcp/proxy.mjs')).runMcp(argv),
+    run: runMcp,
   },
   rules: {
     args: '[--config FILE] [--json]',
@@ -64,6 +64,23 @@ export const COMMANDS: Record<string, Command> = {
     options: COMPLETION_OPTIONS,
   },
 };
+
+/** The package `toolguard mcp` needs: an optional peer dependency, so a `GuardEngine` user does not install it. */
+export const MCP_SDK = '@modelcontextprotocol/sdk';
+
+async function runMcp(argv: string[]): Promise<number> {
+  try {
+    import.meta.resolve(`${MCP_SDK}/server/stdio.js`);
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    process.stderr.write(
+      `toolguard mcp: the MCP proxy needs the package ${MCP_SDK}, an optional peer dependency of toolguard that is not installed.\n` +
+        `Install it beside toolguard: npm install ${MCP_SDK}@^1.32.2\n`,
+    );
+    return 2;
+  }
+  return (await import('../mcp/proxy.mjs')).runMcp(argv);
+}
 
 function spec(): CompletionSpec {
   return Object.entries(COMMANDS).map(([name, c]) => ({ name, summary: c.summary, options: Object.keys(c.options ?? {}), choices: c.choices ?? {} }));

@@ -3,6 +3,7 @@
 import type { AuditDocument, ReminderJson, SessionJson } from './audit.mjs';
 import { failingCalls } from './reports.mjs';
 import { wasteLine, type WasteSummary } from './waste.mjs';
+import { counted, WORDS } from './words.mjs';
 
 export interface Style {
   bold(s: string): string;
@@ -22,7 +23,7 @@ interface Row {
   note?: string;
 }
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const plural = counted;
 
 /** Cut to `max` characters (code points) with `…`. */
 function cut(text: string, max: number): string {
@@ -82,7 +83,7 @@ function rows(session: SessionJson, c: Style): Row[] {
   for (const l of session.loops) {
     const label = `${l.kind === 'same-error' ? 'same error' : l.kind} × ${l.count}`;
     const span = l.firstCall !== undefined ? `calls #${l.firstCall}–#${l.lastCall} · ` : '';
-    const reminders = l.reminders > 1 ? `${l.reminders} reminders · ` : '';
+    const reminders = l.reminders > 1 ? `${plural(l.reminders, WORDS.alarm)} · ` : '';
     out.push({
       logLine: l.logLine,
       cells: [String(l.logLine), l.callId ?? `#${l.ordinal}`, l.tool, label, `${span}${reminders}${l.evidence}`],
@@ -170,8 +171,8 @@ export function renderHuman(doc: AuditDocument, c: Style, columns?: number): str
   const parts = [
     plural(s.files, 'log'),
     plural(s.calls, 'tool call'),
-    s.reminders > 0 ? c.yellow(plural(s.reminders, 'loop reminder')) : plural(s.reminders, 'loop reminder'),
-    ...(s.loops > 0 ? [c.yellow(plural(s.loops, 'loop'))] : []),
+    s.reminders > 0 ? c.yellow(plural(s.reminders, WORDS.reminder)) : plural(s.reminders, WORDS.reminder),
+    ...(s.loops > 0 ? [c.yellow(plural(s.loops, WORDS.loop))] : []),
     (s.failedCalls > 0 ? c.red : (x: string) => x)(`${plural(s.failedCalls, 'silent failure')}${rules ? ` (calls per rule: ${rules})` : ''}`),
     s.errors > 0 ? c.magenta(plural(s.errors, 'input error')) : plural(s.errors, 'input error'),
   ];
@@ -179,7 +180,7 @@ export function renderHuman(doc: AuditDocument, c: Style, columns?: number): str
   const waste = (s as typeof s & { waste?: WasteSummary }).waste;
   if (waste !== undefined) lines.push(wasteLine(waste));
   if (s.reminders + s.loops + s.failures > 0) {
-    lines.push(c.dim('LINE: the tool call in the log · loop × N+: at least N identical calls in a row (the highest reminder due) · cycle/repeat/same error/re-read/redo × N: one loop, at the call where it was raised, with the count it reached and its calls (#: the timeline\'s call numbers) · out:N: the line of the tool output'));
+    lines.push(c.dim('LINE: the tool call in the log · loop × N+: at least N identical calls in a row (the highest repeat reminder due) · cycle/repeat/same error/re-read/redo × N: one loop, at the call where it was raised, with the count it reached and its calls (#: the timeline\'s call numbers) · out:N: the line of the tool output'));
   }
   return lines.join('\n') + '\n';
 }

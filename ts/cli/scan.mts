@@ -15,7 +15,8 @@ export const SCAN_HELP = `Usage: toolguard scan [FILE|-] [--config guard.json|ya
 
 Runs the active silent-failure rules (built-ins merged with the config) on one
 tool output — FILE, or stdin when FILE is - or absent — as the engine scans a
-bash result, and prints each matching rule with the line it matched.
+shell tool's result (whatever the config's loudFailure.shellTools names), and
+prints each matching rule with the line it matched.
 The output is read as the harness shows it: stdout, a [stderr] block, and the
 trailing markers ([exit code: N] …); when they show a failure, 'when: success'
 rules stay silent and are listed as silenced.
@@ -35,8 +36,21 @@ interface Hit {
 
 type Verdict = { failure?: { rules: { id: string; line: number; excerpt: string; message: string }[] } } | null;
 
+/** The tool the input is presented as: scan runs it through the engine as this tool's result. */
+const TOOL = 'bash';
+
 function observe(engine: GuardEngine, text: string): Verdict {
-  return engine.observe({ name: 'bash', argumentsJson: '{}' }, { content: [{ type: 'text', text }] }) as Verdict;
+  return engine.observe({ name: TOOL, argumentsJson: '{}' }, { content: [{ type: 'text', text }] }) as Verdict;
+}
+
+/**
+ * The config as scan runs it: its rules, with the one tool scan presents the
+ * input as for the only shell tool — a config whose `shellTools` leaves out
+ * `bash` (an MCP server's `run_command`) must not turn every scan into "no
+ * rule matched".
+ */
+function scanConfig(config: ReturnType<typeof configValue>, rules: unknown[] | undefined): object {
+  return { ...config, loudFailure: { ...config.loudFailure, ...(rules === undefined ? {} : { rules }), shellTools: [TOOL] } };
 }
 
 /**
@@ -76,8 +90,8 @@ export function scan(argv: string[]): number {
     const config = configValue(options.config);
     const table = activeTable(config.loudFailure?.rules ?? []);
     const action = new Map(table.map((r) => [r.id, r.action]));
-    const fired = observe(new GuardEngine(config as never), text)?.failure?.rules ?? [];
-    const all = observe(new GuardEngine({ ...config, loudFailure: { ...config.loudFailure, rules: alwaysTable(table) } } as never), text)?.failure?.rules ?? [];
+    const fired = observe(new GuardEngine(scanConfig(config, undefined) as never), text)?.failure?.rules ?? [];
+    const all = observe(new GuardEngine(scanConfig(config, alwaysTable(table)) as never), text)?.failure?.rules ?? [];
     const firedIds = new Set(fired.map((h) => h.id));
     hits = all.map((h) => ({ id: h.id, action: action.get(h.id) ?? 'error', line: h.line, excerpt: h.excerpt, message: h.message, silenced: !firedIds.has(h.id) }));
   } catch (e) {

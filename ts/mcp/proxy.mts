@@ -6,9 +6,13 @@
  * notifications, and the server's own requests to the client (sampling,
  * elicitation, roots) — except the responses to `tools/call`:
  *
- * - every call advances the session's repeat chain (one chain per MCP
- *   session, started over by each `initialize`); a task-augmented call
- *   when its result is fetched (`tasks/result`);
+ * - every call goes through the loop detectors (on unless the config says
+ *   `loops: false`, as in every product; then DSH's repeat chain) — one
+ *   window per MCP session, started over by each `initialize`; a
+ *   task-augmented call when its result is fetched (`tasks/result`); with
+ *   `loops.deny`, a call that would go on with a loop already reminded that
+ *   many times is answered by the proxy itself (`isError: true`, the reason)
+ *   and never reaches the server;
  * - results of tools named in `loudFailure.shellTools` are scanned;
  * - a reminder or `context` notice is appended as a text block; an `error`
  *   verdict turns the result into `isError: true` with the failure header
@@ -29,8 +33,8 @@ import { createRequire } from 'node:module';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { GuardConfig, GuardEngine, GuardVerdict, ToolResult } from 'toolguard';
-import { ASYNC_SCAN_THRESHOLD, appendNotices, argumentsJson, failOpen, foldIntoBlocks, loopNotices } from '../adapters/common.mjs';
+import type { GuardConfig, GuardEngine, GuardVerdict, LoopDenyVerdict, ToolResult } from 'toolguard';
+import { ASYNC_SCAN_THRESHOLD, appendNotices, argumentsJson, engineConfig, failOpen, foldIntoBlocks, loopNotices } from '../adapters/common.mjs';
 import { checkWithEngine, readConfig } from '../cli/config.mjs';
 
 /** The `_meta` key of the machine-readable verdict (an MCP `_meta` name: prefix `toolguard/`). */
@@ -39,6 +43,10 @@ export const VERDICT_META_KEY = 'toolguard/verdict';
 /** The verdict as `_meta` carries it: what was found, without the texts the content already shows. */
 export interface VerdictMeta {
   reminder?: { tool: string; count: number; summary: string };
+  /** A loop detector's alarm (the loop detectors run unless `loops: false`). */
+  loop?: { kind: string; tool: string; count: number; period: number; calls: number[]; summary: string; reminders: number };
+  /** The call was refused before it ran (`loops.deny`); the server never saw it. */
+  denied?: { kind: string; count: number; reminders: number; reason: string };
   failure?: {
     action: 'error' | 'context';
     summary: string;
@@ -51,6 +59,10 @@ export function verdictMeta(verdict: GuardVerdict): VerdictMeta {
   if (verdict.reminder) {
     const { tool, count, summary } = verdict.reminder;
     meta.reminder = { tool, count, summary };
+  }
+  if (verdict.loop) {
+    const { kind, tool, count, period, calls, summary, reminders } = verdict.loop;
+    meta.loop = { kind, tool, count, period, calls, summary, reminders };
   }
   if (verdict.failure) {
     const { action, summary, rules } = verdict.failure;
@@ -85,6 +97,12 @@ export function guardedResult(result: CallToolResultLike, verdict: GuardVerdict)
     ...folded,
     _meta: { ...result._meta, [VERDICT_META_KEY]: verdictMeta(verdict) },
   };
+}
+
+/** The answer to a `tools/call` the engine refused (`loops.deny`): an error result with the reason, the refusal in `_meta`. */
+export function deniedResult(refusal: LoopDenyVerdict): CallToolResultLike {
+  const { kind, count, reminders, reason } = refusal;
+  return { content: [{ type: 'text', text: reason }], isError: true, _meta: { [VERDICT_META_KEY]: { denied: { kind, count, reminders, reason } } } };
 }
 
 /** The chain of the one session a stdio proxy serves. */
@@ -141,13 +159,20 @@ export class McpGuard {
 
   constructor(private readonly engine: GuardEngine) {}
 
-  /** A message from the client, before it goes to the server. */
-  fromClient(message: JSONRPCMessage): void {
-    if (!('method' in message)) return; // the client's answer to a server request
+  /**
+   * A message from the client, before it goes to the server. Returns the
+   * answer the client gets instead when the call is refused (`loops.deny`):
+   * the message is then not passed on. Never throws.
+   */
+  fromClient(message: JSONRPCMessage): JSONRPCMessage | undefined {
+    if (!('method' in message)) return undefined; // the client's answer to a server request
     try {
       if ('id' in message && message.method === 'tools/call') {
         const params = (message.params ?? {}) as { name?: unknown; arguments?: unknown };
-        remember(this.pending, message.id, { name: String(params.name ?? ''), arguments: params.arguments ?? {} });
+        const call = { name: String(params.name ?? ''), arguments: params.arguments ?? {} };
+        const refusal = this.engine.check({ agentId: SESSION, name: call.name, argumentsJson: argumentsJson(call.arguments) });
+        if (refusal) return { jsonrpc: '2.0', id: message.id, result: deniedResult(refusal) } as JSONRPCMessage;
+        remember(this.pending, message.id, call);
       } else if ('id' in message && message.method === 'tasks/result') {
         const taskId = (message.params as { taskId?: unknown } | undefined)?.taskId;
         const call = typeof taskId === 'string' ? this.tasks.get(taskId) : undefined;
@@ -168,6 +193,7 @@ export class McpGuard {
     } catch (error) {
       failOpen('toolguard mcp', error);
     }
+    return undefined;
   }
 
   /**
@@ -232,9 +258,10 @@ export class McpUsageError extends Error {}
 
 export const MCP_USAGE = `usage: toolguard mcp [--config FILE] -- <command> [args...]
 Starts the MCP server <command> (stdio) and relays it to the MCP client on
-stdin/stdout, guarding tools/call: repeat reminders for the session, and the
-results of the tools named in loudFailure.shellTools scanned for silent
-failures. --config (or TOOLGUARD_CONFIG): the guard config, JSON or YAML,
+stdin/stdout, guarding tools/call: the loop detectors for the session (on
+unless the config says loops: false; loops.deny refuses a call that goes on
+with a loop), and the results of the tools named in loudFailure.shellTools
+scanned for silent failures. --config (or TOOLGUARD_CONFIG): the guard config, JSON or YAML,
 as for toolguard audit. Exit code: the server's (2: usage or config error,
 1: the server could not be started).
 `;
@@ -294,10 +321,11 @@ export async function runMcp(argv: readonly string[]): Promise<number> {
       return 0;
     }
     const addon = createRequire(import.meta.url)('toolguard') as Addon;
+    // The loop detectors run unless the config says `loops: false`, as in every product.
     engine =
       parsed.config === undefined
-        ? new addon.GuardEngine({})
-        : checkWithEngine(readConfig(parsed.config), (config) => new addon.GuardEngine(config));
+        ? new addon.GuardEngine(engineConfig())
+        : checkWithEngine(readConfig(parsed.config), (config) => new addon.GuardEngine(engineConfig(config)));
   } catch (error) {
     process.stderr.write(`toolguard mcp: ${error instanceof Error ? error.message : String(error)}\n\n${MCP_USAGE}`);
     return 2;
@@ -358,8 +386,9 @@ function relay(child: ChildProcess, guard: McpGuard): Promise<number> {
   });
 
   client.onmessage = (message) => {
-    guard.fromClient(message);
-    if (child.stdin!.writable) child.stdin!.write(serializeMessage(message));
+    const answer = guard.fromClient(message);
+    if (answer) toClient(answer);
+    else if (child.stdin!.writable) child.stdin!.write(serializeMessage(message));
   };
   client.onerror = (error) => {
     process.stderr.write(`toolguard mcp: client message skipped: ${error.message}\n`);

@@ -18,7 +18,6 @@ use std::collections::HashMap;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::validate::is_valid_json;
 use super::{CallCost, CallSite, Run, SessionReport, Usage};
 use toolguard_core::engine::{Engine, Output};
 
@@ -246,6 +245,18 @@ fn leading_time(after: &[u8]) -> Option<u64> {
     let rest = rest[digits..].strip_prefix(b",\"time\":")?;
     let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
     std::str::from_utf8(&rest[..digits]).ok()?.parse().ok()
+}
+
+/// Whether `bytes` is exactly one JSON value in UTF-8 (surrounding whitespace
+/// allowed), checked by serde_json without building it. Most lines of a DSH
+/// log (streamed chunks, step markers, results of tools that are not scanned)
+/// only need this; building a `Value` for them was most of the parse time. A
+/// lone surrogate escape, which `JSON.stringify` writes, is valid (the value
+/// is skipped, not decoded). Past serde_json's nesting limit (128) a line is
+/// not taken here and goes down the full path.
+fn is_valid_json(bytes: &[u8]) -> bool {
+    std::str::from_utf8(bytes)
+        .is_ok_and(|text| serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok())
 }
 
 /// A result of a tool that is not scanned: only the chain advances.
@@ -494,5 +505,42 @@ mod tests {
     #[test]
     fn known_types_sorted_for_binary_search() {
         assert!(super::KNOWN_EVENT_TYPES.windows(2).all(|w| w[0] < w[1]));
+    }
+}
+
+#[cfg(test)]
+mod validity {
+    use super::is_valid_json;
+
+    #[test]
+    fn a_json_syntax_check_as_serde_json_reads_it() {
+        let cases = [
+            r#"{}"#,
+            r#"[]"#,
+            r#" {"a": [1, -2.5e+3, 0, true, false, null, "x\"y\\z\u00e9"], "b": {}} "#,
+            r#"{"type":"step/start","seq":3,"time":1,"data":{"turn":1,"step":1}}"#,
+            r#""just a string""#,
+            r#"0"#,
+            r#"{"a":1,}"#,
+            r#"{"a" 1}"#,
+            r#"{"a":1"#,
+            r#"[1,]"#,
+            r#"01"#,
+            r#"{"a":tru}"#,
+            r#"{"a":"\x"}"#,
+            r#"{"a":"\u12G4"}"#,
+            "{\"a\":\"tab\there\"}",
+            r#"{} {}"#,
+            r#"{"a":1}}"#,
+            "",
+            r#"{1:2}"#,
+        ];
+        for case in cases {
+            let full = serde_json::from_str::<serde_json::Value>(case).is_ok();
+            assert_eq!(is_valid_json(case.as_bytes()), full, "{case}");
+        }
+        // Lone surrogate escapes: JSON.stringify writes them; the grammar allows them.
+        assert!(is_valid_json(br#"{"a":"\ud800"}"#));
+        assert!(!is_valid_json(b"{\"a\":\"\xff\"}"));
     }
 }

@@ -28,7 +28,6 @@ mod session;
 mod shell;
 mod swe_agent;
 mod trace;
-pub mod validate;
 pub mod zstd;
 
 #[cfg(test)]
@@ -522,6 +521,9 @@ impl Auditor {
                         run.session_line(&report, number, bytes, &value, emit);
                     }
                     tick(number);
+                    if run.foreign {
+                        break;
+                    }
                 }
                 Ok(lines::Line::TooLong { bytes }) => {
                     number += 1;
@@ -552,12 +554,20 @@ impl Auditor {
     }
 }
 
+/// Whether a line's first non-blank byte opens a JSON object.
+fn starts_object(bytes: &[u8]) -> bool {
+    bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+}
+
 /// State of one file's audit.
 struct Run<'a> {
     auditor: &'a mut Auditor,
     format: Format,
     /// The first line no format recognized (reported once, in Auto mode).
     unrecognized: bool,
+    /// The file's first line is not JSON (a plain text log): reported once,
+    /// and the rest of the file is not read.
+    foreign: bool,
     dsh: dsh::DshState,
     claude: claude::ClaudeState,
     codex: codex::CodexState,
@@ -576,6 +586,7 @@ impl<'a> Run<'a> {
             auditor,
             format,
             unrecognized: false,
+            foreign: false,
             dsh: dsh::DshState::default(),
             claude: claude::ClaudeState::default(),
             codex: codex::CodexState::default(),
@@ -641,6 +652,20 @@ impl<'a> Run<'a> {
                     ),
                 );
                 return None;
+            }
+            // No format recognized yet and the first line is not even the start
+            // of a JSON object: not a session log at all (a build log, a text
+            // file). One error says so, instead of one parser error per line;
+            // a log whose first object is merely corrupt is read on.
+            Err(_)
+                if self.format == Format::Auto
+                    && !self.unrecognized
+                    && report.errors.is_empty()
+                    && !starts_object(bytes) =>
+            {
+                self.foreign = true;
+                report.error(Some(number), format!("not a JSON-lines session log (line {number} is not JSON), skipped: a session log has one JSON object a line (dsh, trace, claude-code, codex, otlp)"));
+                return;
             }
             Err(e) => {
                 report.error(Some(number), format!("malformed JSON: {e}"));

@@ -341,6 +341,25 @@ fn binary_input_is_one_error() {
 }
 
 #[test]
+fn a_plain_text_log_is_one_error_and_a_corrupt_first_object_is_not() {
+    let text: String = (0..5_000)
+        .map(|i| format!("[{i}] compiling module {i}\n"))
+        .collect();
+    let report = audit(text.as_bytes());
+    assert_eq!(report.error_count, 1, "{:?}", report.errors);
+    assert_eq!(report.errors[0].line, Some(1));
+    assert!(report.errors[0]
+        .message
+        .starts_with("not a JSON-lines session log (line 1 is not JSON)"));
+    // A log whose first line is a cut object is still read on: one error for that line only.
+    let trace = "{\"agentId\":\"a\",\"tool\":\"ba\n{\"agentId\":\"a\",\"tool\":\"bash\",\"arguments\":{},\"output\":\"ok\"}\n";
+    let report = audit(trace.as_bytes());
+    assert_eq!(report.error_count, 1, "{:?}", report.errors);
+    assert!(report.errors[0].message.starts_with("malformed JSON"));
+    assert_eq!(report.calls, 1);
+}
+
+#[test]
 fn truncated_and_malformed_input_in_every_reader() {
     for (dir, suffix) in [
         ("claude-code", "-e4a8f21ff3d1.jsonl"),
