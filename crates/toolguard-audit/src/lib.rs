@@ -664,8 +664,8 @@ impl<'a> Run<'a> {
                     && !starts_object(bytes) =>
             {
                 self.foreign = true;
-                report.error(Some(number), format!("not a JSON-lines session log (line {number} is not JSON), skipped: a session log has one JSON object a line (dsh, trace, claude-code, codex, otlp)"));
-                return;
+                report.error(Some(number), format!("not a JSON-lines session log (line {number} is not JSON), skipped: toolguard audit reads the formats of docs/audit-formats.md"));
+                return None;
             }
             Err(e) => {
                 report.error(Some(number), format!("malformed JSON: {e}"));
