@@ -235,7 +235,7 @@ export interface LoopVerdict {
 export interface LoudFailureOptions {
   /** Merged with the built-in rules by id. */
   rules?: Array<Rule>
-  /** Tools whose results are scanned (default `['bash', 'pwsh', 'job_output']`, `*` wildcards). */
+  /** Tools whose results are scanned, compared without case (default: `rules/shell-tools.json`, `*` wildcards). */
   shellTools?: Array<string>
   /** Also scan `JSON.stringify(value)` of a successful result (default false). */
   scanValue?: boolean

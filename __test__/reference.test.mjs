@@ -683,18 +683,26 @@ describe('reference: built-in rules on their fixtures', () => {
   const engine = new GuardEngine();
   const variantsFile = path.join(FIXTURES, 'variants.json');
   const variants = existsSync(variantsFile) ? JSON.parse(readFileSync(variantsFile, 'utf8')) : {};
-  const reported = (text) => engine.observe(call('bash', {}), out(text))?.failure?.rules.map((r) => r.id) ?? [];
+  // Rules that count only with a command (`commandRules` in rules/programs.json)
+  // get one that satisfies them: the line's own program, or a network call.
+  const { commandRules } = JSON.parse(readFileSync(new URL('../rules/programs.json', import.meta.url), 'utf8'));
+  const commandFor = (id, text) =>
+    commandRules[id] === 'program-ran' ? `${text.trimStart().split(/[:\s]/)[0].split('/').pop()} x` : commandRules[id] ? 'curl -s https://api.example.com/v1/x' : undefined;
+  const reported = (text, id) => {
+    const command = commandFor(id, text);
+    return engine.observe(call('bash', command === undefined ? {} : { command }), out(text))?.failure?.rules.map((r) => r.id) ?? [];
+  };
   for (const rule of BUILTINS) {
     for (const kind of ['pos', 'neg']) {
       const file = path.join(FIXTURES, `${rule.id}.${kind}.txt`);
       it(`${rule.id} ${kind === 'pos' ? 'fires on' : 'stays silent on'} ${path.basename(file)}`, { skip: !existsSync(file) && 'fixture missing' }, () => {
-        const ids = reported(readFileSync(file, 'utf8'));
+        const ids = reported(readFileSync(file, 'utf8'), rule.id);
         assert.equal(ids.includes(rule.id), kind === 'pos', `reported: ${ids.join(', ') || 'nothing'}`);
       });
     }
     it(`${rule.id} agrees with its variant lines`, { skip: !variants[rule.id] && 'no variant lines' }, () => {
-      for (const line of variants[rule.id].match) assert.ok(reported(line).includes(rule.id), `should fire on ${JSON.stringify(line)}`);
-      for (const line of variants[rule.id].nomatch) assert.ok(!reported(line).includes(rule.id), `should not fire on ${JSON.stringify(line)}`);
+      for (const line of variants[rule.id].match) assert.ok(reported(line, rule.id).includes(rule.id), `should fire on ${JSON.stringify(line)}`);
+      for (const line of variants[rule.id].nomatch) assert.ok(!reported(line, rule.id).includes(rule.id), `should not fire on ${JSON.stringify(line)}`);
     });
   }
 });
@@ -827,8 +835,8 @@ describe('differential: native GuardEngine vs reference', () => {
       fc.tuple(text, fc.constantFrom({ ok: true }, { status: 'failed', log: 'Segmentation fault' }, ['a', 1])).map(([t, value]) => ({ content: [{ type: 'text', text: t }], value })),
     );
     const args = fc.oneof(
-      fc.constantFrom('{}', '', '{"command":"ls -la src"}', '{ "command" : "ls -la src" }', '{bad', '[1,2]', '{"b":1,"a":2}', '{"a":2,"b":1}').map((json) => ({ argumentsJson: json })),
-      fc.constantFrom({}, { command: 'ls -la src' }, { a: 2, b: 1 }, { path: 'x'.repeat(40) }).map((value) => ({ arguments: value })),
+      fc.constantFrom('{}', '', '{"command":"make -C src"}', '{ "command" : "make -C src" }', '{"command":"curl -s https://api.example.com/v1/x"}', '{bad', '[1,2]', '{"b":1,"a":2}', '{"a":2,"b":1}').map((json) => ({ argumentsJson: json })),
+      fc.constantFrom({}, { command: 'make -C src' }, { a: 2, b: 1 }, { path: 'x'.repeat(40) }).map((value) => ({ arguments: value })),
       fc.json({ maxDepth: 2 }).map((json) => ({ argumentsJson: json })),
     );
     const step = fc.oneof(
@@ -855,8 +863,16 @@ describe('differential: native GuardEngine vs reference', () => {
     // Each built-in's whole positive fixture once, as a bash output: a rule
     // that needs its match to end the output (a stack trace) rarely fires in
     // the random sequences below, which add markers and padding around texts.
+    const { commandRules } = JSON.parse(readFileSync(new URL('../rules/programs.json', import.meta.url), 'utf8'));
     for (const rule of BUILTINS) {
-      const exec = { name: 'bash', argumentsJson: '{}' };
+      // A rule that counts only with a command gets one it counts with.
+      const fixtureText = readFileSync(path.join(FIXTURES, `${rule.id}.pos.txt`), 'utf8');
+      const command = !Object.hasOwn(commandRules, rule.id)
+        ? undefined
+        : commandRules[rule.id] === 'program-ran'
+          ? `${fixtureText.trimStart().split(/[:\s]/)[0]} x`
+          : 'curl -s https://api.example.com/v1/x';
+      const exec = { name: 'bash', argumentsJson: command === undefined ? '{}' : JSON.stringify({ command }) };
       const result = { content: [{ type: 'text', text: readFileSync(path.join(FIXTURES, `${rule.id}.pos.txt`), 'utf8') }] };
       const expected = new GuardEngine().observe(exec, result);
       assert.deepEqual(normalize(new native.GuardEngine().observe(exec, result)), expected, `${rule.id}.pos.txt`);

@@ -5,6 +5,7 @@
  * name the rule id. `undefined` means "use the default" everywhere; `null` is
  * accepted as absent only for the config and its two sections, as natively.
  */
+import { defaultShellTools } from './shell.mjs';
 import { invalid, kindOf } from './errors.mjs';
 import { validateThresholds } from './repeat.mjs';
 import type { RuleAction, RuleWhen } from './types.mjs';
@@ -159,7 +160,7 @@ function resolveRepeat(value: unknown): ResolvedConfig['repeat'] {
 }
 
 function resolveLoudFailure(value: unknown): ResolvedConfig['loudFailure'] {
-  const config = { rules: [] as ResolvedRule[], shellTools: ['bash', 'pwsh', 'job_output'], scanValue: false };
+  const config = { rules: [] as ResolvedRule[], shellTools: defaultShellTools(), scanValue: false };
   if (value === undefined || value === null) return config;
   if (!isObject(value)) throw typeError('config.loudFailure', 'an object', value);
   rejectUnknownKeys(value, 'config.loudFailure', ['rules', 'shellTools', 'scanValue']);

@@ -11,6 +11,7 @@ import { showsFailure } from './markers.mjs';
 import { RepeatChains } from './repeat.mjs';
 import { buildRuleTable, firstMatch, type CompiledRule } from './rules.mjs';
 import type { ChainState, FailureVerdict, GuardConfig, GuardEngineLike, ReminderVerdict, RuleHit, ToolExecution, ToolResult, GuardVerdict } from './types.mjs';
+import { commandOf, isNoise, ruleCounts, withoutNoise } from './shell.mjs';
 import { matchesAny, wildcardToRegExp } from './wildcard.mjs';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -108,7 +109,8 @@ export class GuardEngine implements GuardEngineLike {
     const { repeat, loudFailure } = resolveConfig(config);
     this.#chains = new RepeatChains(repeat);
     this.#rules = buildRuleTable(loudFailure.rules);
-    this.#shellTools = loudFailure.shellTools.map(wildcardToRegExp);
+    // Tool names are compared without case (`Bash` is `bash`), as natively.
+    this.#shellTools = loudFailure.shellTools.map((tool) => wildcardToRegExp(tool.toLowerCase()));
     this.#scanValue = loudFailure.scanValue;
   }
 
@@ -126,8 +128,8 @@ export class GuardEngine implements GuardEngineLike {
 
     const reminder =
       agentId === undefined ? undefined : this.#chains.observe(agentId, name, () => parseArguments(argumentsJson));
-    const failure = matchesAny(this.#shellTools, name)
-      ? this.#scan(name, readResult(result, this.#scanValue))
+    const failure = matchesAny(this.#shellTools, name.toLowerCase())
+      ? this.#scan(name, readResult(result, this.#scanValue), commandOf(name, argumentsJson))
       : undefined;
     if (reminder === undefined && failure === undefined) return null;
     const verdict: GuardVerdict = {};
@@ -193,22 +195,28 @@ export class GuardEngine implements GuardEngineLike {
     return this.#callHandle;
   }
 
-  #scan(tool: string, { isError, texts, valueJson }: Output): FailureVerdict | undefined {
+  #scan(tool: string, { isError, texts, valueJson }: Output, command: string | undefined): FailureVerdict | undefined {
     if (isError) return undefined;
     const output = texts.join('\n');
     let scanned = output;
     if (valueJson !== undefined) scanned = texts.length === 0 ? valueJson : `${output}\n${valueJson}`;
     // Markers trail the shell output; the appended value JSON must not hide them.
     const failed = showsFailure(output);
-    const matches: RuleHit[] = [];
-    let anyError = false;
-    for (const rule of this.#rules) {
-      if (failed && rule.when === 'success') continue;
-      const match = firstMatch(rule, scanned);
-      if (match === undefined) continue;
-      matches.push(match);
-      if (rule.action === 'error') anyError = true;
-    }
+    const scan = (text: string): [RuleHit, CompiledRule][] => {
+      const found: [RuleHit, CompiledRule][] = [];
+      for (const rule of this.#rules) {
+        if (failed && rule.when === 'success') continue;
+        const match = firstMatch(rule, text);
+        if (match !== undefined) found.push([match, rule]);
+      }
+      return found;
+    };
+    let found = scan(scanned);
+    // Installer noise: the same scan without those lines (shell::intent::adjust).
+    if (found.some(([match]) => isNoise(match.excerpt))) found = scan(withoutNoise(scanned));
+    found = found.filter(([match]) => ruleCounts(match.id, match.excerpt, command));
+    const matches = found.map(([match]) => match);
+    const anyError = found.some(([, rule]) => rule.action === 'error');
     if (matches.length === 0) return undefined;
     const lines = matches.map(ruleLine).join('\n');
     const summary = `${tool}: ${matches.map((match) => match.id).join(', ')}`;

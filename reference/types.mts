@@ -62,7 +62,7 @@ export interface RepeatOptions {
 export interface LoudFailureOptions {
   /** User rules, merged with the built-in table by id. Default `[]`. */
   rules?: Rule[];
-  /** Tool-name wildcards whose results are scanned. Default `['bash', 'pwsh', 'job_output']`. */
+  /** Tool-name wildcards whose results are scanned, compared without case. Default: the list in `rules/shell-tools.json` (bash, Bash, shell, exec_command, execute_bash, run, pwsh, job_output, …). */
   shellTools?: string[];
   /** Also scan `JSON.stringify(value)` of a successful result. Default `false`. */
   scanValue?: boolean;

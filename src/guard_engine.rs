@@ -13,6 +13,7 @@ use toolguard_core::chain::Reminder;
 use toolguard_core::config::{Config, ConfigValue};
 use toolguard_core::engine::{join_lines, Call, Engine, FailureAction, Output, Scanner, Verdict};
 use toolguard_core::loops::{LoopAlarm, LoopOutcome};
+use toolguard_core::shell::intent::ScanContext;
 
 use crate::errors::{config_error, core_error, guarded, invalid, test_panic_point, PanicPoint};
 use crate::fast_path::registry;
@@ -309,6 +310,11 @@ impl GuardEngine {
         };
         let loops = loops && agent_id.is_some();
         let scanned = scanner.scans(&name);
+        // The command's model, for the scan wherever it runs.
+        let context = match result {
+            Some(_) if scanned => self.engine.borrow().scan_context(&call),
+            _ => None,
+        };
         // A plain-string result read for the loop detectors alone goes to
         // them now, from a reused buffer: nothing else needs its text (no
         // scan, so nothing can flag it either).
@@ -333,6 +339,7 @@ impl GuardEngine {
                         parts: None,
                         loop_input: None,
                         loop_alarm,
+                        context: None,
                     });
                 }
             }
@@ -365,6 +372,7 @@ impl GuardEngine {
             parts,
             loop_input,
             loop_alarm: None,
+            context,
         })
     }
 }
@@ -422,6 +430,8 @@ struct Pending {
     loop_input: Option<LoopInput>,
     /// Their alarm, when they already ran (`observeAsync`).
     loop_alarm: Option<LoopAlarm>,
+    /// The call's command, modelled (`None`: no command; scanned as without).
+    context: Option<ScanContext>,
 }
 
 impl Pending {
@@ -441,7 +451,8 @@ impl Pending {
                 texts: parts.texts.iter().map(String::as_str).collect(),
                 value_json: parts.value_json.as_deref(),
             };
-            self.scanner.scan(&self.name, &output)
+            self.scanner
+                .scan_in(&self.name, &output, self.context.as_ref())
         });
         Verdict {
             reminder: self.reminder.take(),

@@ -53,7 +53,7 @@ pub struct Rule {
 pub struct LoudFailureOptions {
     /// Merged with the built-in rules by id.
     pub rules: Option<Vec<Rule>>,
-    /// Tools whose results are scanned (default `['bash', 'pwsh', 'job_output']`, `*` wildcards).
+    /// Tools whose results are scanned, compared without case (default: `rules/shell-tools.json`, `*` wildcards).
     pub shell_tools: Option<Vec<String>>,
     /// Also scan `JSON.stringify(value)` of a successful result (default false).
     pub scan_value: Option<bool>,

@@ -200,8 +200,12 @@ test('generic trace: agents, user resets, exit codes, isError, unscanned tools',
   assert.equal(s.calls, 10);
   // planner: t2 then the user spoke, so t6..t8 count 1..3 (t7 without the reset).
   assert.deepEqual(s.reminders.map((r) => [r.agentId, r.callId, r.count]), [['coder', 't5', 3], ['planner', 't8', 3]]);
-  // t2 exited 1 (already visible), t9 is an error result, t10's tool is not a shell tool.
-  assert.deepEqual(failures(s), [['t1', 'tsc-error', 'error', 4, "src/index.ts(3,14): error TS2322: Type 'string' is not assignable to type 'number'."]]);
+  // t2 exited 1 (already visible), t9 is an error result; t10's tool `shell`
+  // (Codex's name) is a shell tool by the one default list.
+  assert.deepEqual(failures(s), [
+    ['t1', 'tsc-error', 'error', 4, "src/index.ts(3,14): error TS2322: Type 'string' is not assignable to type 'number'."],
+    ['t10', 'command-not-found', 'error', 1, './deploy.sh: line 12: kubectl: command not found'],
+  ]);
   assert.deepEqual(s.errors, []);
 });
 

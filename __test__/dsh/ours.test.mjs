@@ -3,6 +3,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
 import { boot, textTool } from './kit.mjs';
 import { loudFailureVariants, repeatVariants, selected } from './variants.mjs';
 
@@ -42,7 +43,9 @@ describe('config schemas', () => {
   test('loud-failure and combined defaults', async () => {
     const loud = await import('toolguard/dsh/loud-failure');
     const combined = await import('toolguard/dsh');
-    const loudDefaults = { rules: [], shellTools: ['bash', 'pwsh', 'job_output'], scanValue: false };
+    // The one default shell-tool list (rules/shell-tools.json), compared without case.
+    const { shellTools } = JSON.parse(readFileSync(new URL('../../rules/shell-tools.json', import.meta.url), 'utf8'));
+    const loudDefaults = { rules: [], shellTools, scanValue: false };
     assert.equal(loud.name, 'loud-failure');
     assert.deepEqual(loud.Config({}), loudDefaults);
     assert.equal(combined.name, 'toolguard');

@@ -97,8 +97,9 @@ function withNotices(base: ToolResultOutput, notices: readonly string[]): ToolRe
 /**
  * Guard every executable tool of `tools`. The returned record has the same
  * keys and tool objects with `execute` (and `toModelOutput`) wrapped; the
- * key is the tool name the engine sees (`bash`, `pwsh`, `job_output` are
- * scanned by default — set `engine.loudFailure.shellTools` for yours).
+ * key is the tool name the engine sees (the names of `rules/shell-tools.json`
+ * — `bash`, `shell`, `run`, `exec_command`, … — are scanned by default, without
+ * case; set `engine.loudFailure.shellTools` for yours).
  */
 export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, options: AiSdkGuardOptions = {}): TOOLS {
   const engine = new GuardEngine(engineConfig(options.engine));

@@ -37,7 +37,7 @@ export type ToolguardHooks = Partial<Record<HookEvent, HookCallbackMatcher[]>>;
 /**
  * Hook callbacks guarding every tool call of the sessions they are given to
  * (one engine, built from `options.engine` with `shellTools` defaulting to
- * Claude Code's `Bash`, as for `toolguard hook`; a bad config throws here).
+ * the core's list, `Bash` among them, as for `toolguard hook`; a bad config throws here).
  *
  * ```ts
  * for await (const message of query({ prompt, options: { hooks: toolguardHooks() } })) …

@@ -34,16 +34,20 @@
  * @module toolguard/hooks
  */
 import { fstatSync, readFileSync, writeSync, createReadStream } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { GuardConfig, GuardVerdict } from 'toolguard';
 import { engineConfig, errorOf, noticesOf } from './common.mjs';
 import { native, nativeFailure } from '../native.mjs';
 
 /**
- * Shell tools of the hosts: Claude Code and Codex both name theirs `Bash`;
- * the DSH names stay so one config serves both worlds. (The in-process
- * Claude Agent SDK adapter's default; the hook library has the same list.)
+ * Shell tools of the hosts: the core's one default list
+ * (`rules/shell-tools.json`, compared without case), so Claude Code's `Bash`,
+ * Codex's `exec_command` and the DSH names are all scanned. (The in-process
+ * Claude Agent SDK adapter's default; the hook library reads the same list.)
  */
-export const HOOK_SHELL_TOOLS: readonly string[] = ['Bash', 'bash', 'pwsh', 'job_output'];
+export const HOOK_SHELL_TOOLS: readonly string[] = (
+  createRequire(import.meta.url)('toolguard/rules/shell-tools.json') as { shellTools: string[] }
+).shellTools;
 
 /**
  * The engine config of the in-process Claude Agent SDK adapter, as the hook

@@ -4,7 +4,11 @@
  * row written for the official plugin loads unchanged.
  * @module toolguard/dsh/schema
  */
+import { createRequire } from 'node:module';
 import z from '@deepseek-ai/schemastery';
+
+/** The one default shell-tool list (rules/shell-tools.json), compared without case. */
+const SHELL_TOOLS: string[] = (createRequire(import.meta.url)('toolguard/rules/shell-tools.json') as { shellTools: string[] }).shellTools;
 
 /**
  * A config schema as cordis uses it (a schemastery schema is one). The
@@ -66,6 +70,6 @@ const Rule = z.object({
 
 export const LoudFailureConfig: ConfigSchema<LoudFailureConfig> = z.object({
   rules: z.array(Rule).default([]),
-  shellTools: z.array(z.string()).default(['bash', 'pwsh', 'job_output']),
+  shellTools: z.array(z.string()).default(SHELL_TOOLS),
   scanValue: z.boolean().default(false),
 });

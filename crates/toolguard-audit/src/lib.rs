@@ -94,30 +94,6 @@ impl Format {
             Format::Otlp => "otlp",
         }
     }
-
-    /// The format's own shell tools, scanned by default (added to the
-    /// default `shellTools`; a config that sets `shellTools` is taken as is).
-    fn shell_tools(self) -> &'static [&'static str] {
-        match self {
-            Format::ClaudeCode => &["Bash"],
-            Format::Codex => &[
-                "shell",
-                "shell_command",
-                "exec_command",
-                "write_stdin",
-                codex::LOCAL_SHELL,
-            ],
-            // OTLP comes from any framework, Claude Code and Codex among them.
-            Format::Otlp => &[
-                "Bash",
-                "shell",
-                "shell_command",
-                "exec_command",
-                codex::LOCAL_SHELL,
-            ],
-            Format::Auto | Format::Dsh | Format::Trace => &[],
-        }
-    }
 }
 
 /// Which reader a file needs, from its first JSON object line; `None`: no
@@ -283,11 +259,8 @@ impl Auditor {
         };
         let (config, base) = (&self.config, &self.base);
         self.extra[slot].get_or_insert_with(|| {
-            let mut loud: LoudFailureConfig = config.loud_failure.clone();
-            if loud.shell_tools == LoudFailureConfig::default().shell_tools {
-                loud.shell_tools
-                    .extend(format.shell_tools().iter().map(|s| (*s).to_owned()));
-            }
+            // Every format's shell tools are in the core's one default list.
+            let loud: LoudFailureConfig = config.loud_failure.clone();
             // The rules compiled once already (in `new`), so this cannot fail;
             // were it to, the base scanner still guards.
             let scanner = Scanner::new(&loud).map_or_else(|_| base.scanner(), Arc::new);

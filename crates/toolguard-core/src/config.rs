@@ -137,7 +137,8 @@ impl Default for LoudFailureConfig {
     fn default() -> Self {
         Self {
             rules: Vec::new(),
-            shell_tools: vec!["bash".into(), "pwsh".into(), "job_output".into()],
+            // The one default list (`rules/shell-tools.json`), compared without case.
+            shell_tools: crate::shell::default_shell_tools().to_vec(),
             scan_value: false,
         }
     }
@@ -702,10 +703,21 @@ mod tests {
         let c = Config::from_value(&Value::Undefined).unwrap();
         assert_eq!(c.repeat.thresholds, vec![3, 5, 8]);
         assert_eq!(c.repeat.arguments_preview_chars, 500);
-        assert_eq!(
-            c.loud_failure.shell_tools,
-            vec!["bash", "pwsh", "job_output"]
-        );
+        // The one default list (rules/shell-tools.json), Claude Code's and Codex's names among them.
+        for tool in [
+            "bash",
+            "pwsh",
+            "job_output",
+            "shell",
+            "exec_command",
+            "execute_bash",
+            "run",
+        ] {
+            assert!(
+                c.loud_failure.shell_tools.iter().any(|t| t == tool),
+                "{tool}"
+            );
+        }
         assert!(!c.loud_failure.scan_value);
     }
 

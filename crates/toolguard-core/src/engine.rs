@@ -11,6 +11,7 @@ use crate::error::{Error, RuleError};
 use crate::loops::{LoopAlarm, LoopDeny, LoopOutcome, Loops};
 use crate::markers::shows_failure;
 use crate::rules::{Action, RuleMatch, RuleSet};
+use crate::shell::intent::{self, ScanContext, SessionWrites};
 
 /// One tool call as the engine sees it.
 #[derive(Debug, Clone, Copy)]
@@ -92,11 +93,7 @@ impl Scanner {
     pub fn with_rules(rules: RuleSet, config: &LoudFailureConfig) -> Self {
         Self {
             rules,
-            shell_tools: config
-                .shell_tools
-                .iter()
-                .map(|p| Wildcard::new(p))
-                .collect(),
+            shell_tools: shell_tool_patterns(&config.shell_tools),
             scan_value: config.scan_value,
         }
     }
@@ -104,7 +101,7 @@ impl Scanner {
     /// Whether results of this tool are scanned for silent failures. Callers
     /// use it to skip reading a result they would only throw away.
     pub fn scans(&self, name: &str) -> bool {
-        any_match(&self.shell_tools, name)
+        scans_with(&self.shell_tools, name)
     }
 
     /// Whether results should carry the value JSON (the `scanValue` option).
@@ -114,6 +111,18 @@ impl Scanner {
 
     /// Scan one result of tool `name`; `None` when not scanned or nothing matched.
     pub fn scan(&self, name: &str, output: &Output) -> Option<Failure> {
+        self.scan_in(name, output, None)
+    }
+
+    /// [`Scanner::scan`] knowing the call's command ([`ScanContext`]): what
+    /// ran, which status was reported, why the agent ran it
+    /// (`shell::intent`). `None` scans as without a command.
+    pub fn scan_in(
+        &self,
+        name: &str,
+        output: &Output,
+        ctx: Option<&ScanContext>,
+    ) -> Option<Failure> {
         if output.is_error || !self.scans(name) {
             return None;
         }
@@ -128,12 +137,33 @@ impl Scanner {
         // must not hide them.
         let already_failed = shows_failure(&original);
         let matches = self.rules.scan_after(&scanned, already_failed);
+        let matches = intent::adjust(ctx, &scanned, matches, &|text| {
+            self.rules.scan_after(text, already_failed)
+        });
         if matches.is_empty() {
             return None;
         }
         // Only `when: always` rules can match output that already shows failure;
         // the header must not then claim the command exited 0.
         Some(failure_verdict(name, &original, already_failed, matches))
+    }
+}
+
+/// `loudFailure.shellTools` as matchers. Tool names are compared without
+/// case (`Bash` is `bash`): the one place that decides it.
+pub fn shell_tool_patterns(tools: &[String]) -> Vec<Wildcard> {
+    tools
+        .iter()
+        .map(|p| Wildcard::new(&p.to_lowercase()))
+        .collect()
+}
+
+/// Whether tool `name` is scanned by patterns from [`shell_tool_patterns`].
+pub fn scans_with(patterns: &[Wildcard], name: &str) -> bool {
+    if name.chars().any(char::is_uppercase) {
+        any_match(patterns, &name.to_lowercase())
+    } else {
+        any_match(patterns, name)
     }
 }
 
@@ -144,6 +174,8 @@ pub struct Engine {
     loops: Option<Loops>,
     /// The result-blind DSH repeat chain runs (always with loops off).
     blind_repeat: bool,
+    /// Per agent, the paths it wrote (its own scripts: `shell::intent`).
+    writes: std::collections::HashMap<String, SessionWrites>,
 }
 
 impl Engine {
@@ -176,6 +208,7 @@ impl Engine {
             scanner,
             loops: None,
             blind_repeat: true,
+            writes: std::collections::HashMap::new(),
         }
     }
 
@@ -198,7 +231,7 @@ impl Engine {
     /// the guard has to say about it, or `None`.
     pub fn observe(&mut self, call: &Call, output: Option<&Output>) -> Option<Verdict> {
         let reminder = self.advance(call);
-        let failure = output.and_then(|output| self.scan(call.name, output));
+        let failure = output.and_then(|output| self.scan_call(call, output));
         let flagged = failure
             .as_ref()
             .is_some_and(|f| f.action == FailureAction::Error);
@@ -214,6 +247,7 @@ impl Engine {
     /// Advance only the chain: the result-blind repeat guard alone (a no-op
     /// when the loop detectors replace it).
     pub fn advance(&mut self, call: &Call) -> Option<Reminder> {
+        self.note_writes(call);
         if !self.blind_repeat {
             return None;
         }
@@ -260,14 +294,60 @@ impl Engine {
         self.scanner.scan(name, output)
     }
 
+    /// Scan `call`'s result knowing its command and what the agent wrote
+    /// before ([`Scanner::scan_in`]).
+    pub fn scan_call(&self, call: &Call, output: &Output) -> Option<Failure> {
+        if output.is_error || !self.scans(call.name) {
+            return None;
+        }
+        let ctx = self.scan_context(call);
+        self.scanner.scan_in(call.name, output, ctx.as_ref())
+    }
+
+    /// What the scan of `call`'s result needs to know of it (for a scan
+    /// that runs off this thread; modelled only if a rule matches).
+    pub fn scan_context(&self, call: &Call) -> Option<ScanContext> {
+        let writes = call.agent_id.and_then(|a| self.writes.get(a));
+        Some(ScanContext::new(call.name, call.arguments_json, writes))
+    }
+
+    /// Remember the paths `call` writes, per agent (bounded).
+    fn note_writes(&mut self, call: &Call) {
+        let Some(agent) = call.agent_id else {
+            return;
+        };
+        if !SessionWrites::may_write(call.name, call.arguments_json) {
+            return;
+        }
+        let model = crate::shell::classify_call(call.name, call.arguments_json);
+        if model.writes.is_empty() {
+            return;
+        }
+        match self.writes.get_mut(agent) {
+            Some(w) => w.record(&model),
+            None => {
+                let mut w = SessionWrites::default();
+                w.record(&model);
+                self.writes.insert(agent.to_owned(), w);
+            }
+        }
+    }
+
     /// The user spoke: that agent's chain starts over.
     pub fn reset(&mut self, agent_id: &str) {
+        // What the agent wrote stays its own (a script written before the
+        // user spoke is still its reproduction script).
+        let writes = self.writes.remove(agent_id);
         self.forget(agent_id);
+        if let Some(w) = writes {
+            self.writes.insert(agent_id.to_owned(), w);
+        }
     }
 
     /// The agent is gone: free its state.
     pub fn forget(&mut self, agent_id: &str) {
         self.chains.remove(agent_id);
+        self.writes.remove(agent_id);
         if let Some(loops) = self.loops.as_mut() {
             loops.remove(agent_id);
         }

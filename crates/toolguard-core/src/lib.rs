@@ -17,6 +17,7 @@ pub mod loops;
 pub mod markers;
 pub mod normalize;
 pub mod rules;
+pub mod shell;
 pub mod transcode;
 
 pub use error::{ConfigError, Error, KeyPath, PathStep, RuleError};

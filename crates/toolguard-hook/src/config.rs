@@ -10,7 +10,6 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
-use toolguard_core::chain::Wildcard;
 use toolguard_core::config::{js_number, Config, ConfigValue, CONFIG_DEPTH_LIMIT};
 use toolguard_core::engine::{Engine, Scanner};
 use toolguard_core::rules::RuleSet;
@@ -21,9 +20,12 @@ use yaml_rust2::{Yaml, YamlLoader};
 
 use crate::Failure;
 
-/// Shell tools of the hosts: Claude Code and Codex both name theirs `Bash`;
-/// the DSH names stay so one config serves both worlds.
-pub const HOOK_SHELL_TOOLS: &[&str] = &["Bash", "bash", "pwsh", "job_output"];
+/// Shell tools of the hosts (`HOOK_SHELL_TOOLS`): the core's one default
+/// list (`rules/shell-tools.json`, compared without case), so Claude Code's
+/// `Bash`, Codex's `exec_command` and the DSH names are all scanned.
+pub fn hook_shell_tools() -> &'static [String] {
+    toolguard_core::shell::default_shell_tools()
+}
 
 /// A config file that cannot be read, parsed or used.
 #[derive(Debug, Clone, PartialEq)]
@@ -89,7 +91,7 @@ impl Loaded {
     }
 
     /// The hook's engine config: the file's config (or none) with
-    /// `loudFailure.shellTools` defaulting to [`HOOK_SHELL_TOOLS`] and the
+    /// `loudFailure.shellTools` defaulting to [`hook_shell_tools`] and the
     /// loop detectors on unless `loops: false`, decoded.
     pub fn hook_config(&self) -> Result<Config, FileError> {
         let mut config =
@@ -100,7 +102,7 @@ impl Loaded {
             .and_then(|l| l.member("shellTools"));
         if tools.is_none() {
             config.loud_failure.shell_tools =
-                HOOK_SHELL_TOOLS.iter().map(|t| t.to_string()).collect();
+                hook_shell_tools().to_vec();
         }
         Ok(config)
     }
@@ -200,9 +202,10 @@ pub fn engine(loaded: &Loaded, scanned_tool: Option<&str>) -> Result<Engine, Fil
     let config = loaded.hook_config()?;
     let loud = &config.loud_failure;
     let scanned = scanned_tool.is_some_and(|tool| {
-        loud.shell_tools
-            .iter()
-            .any(|p| Wildcard::new(p).matches(tool))
+        toolguard_core::engine::scans_with(
+            &toolguard_core::engine::shell_tool_patterns(&loud.shell_tools),
+            tool,
+        )
     });
     if scanned || !loud.rules.is_empty() {
         return Engine::new(&config).map_err(|e| loaded.engine_error(e));
@@ -516,7 +519,7 @@ mod tests {
     #[test]
     fn default_shell_tools_are_added_unless_given() {
         let config = read(None).unwrap().hook_config().unwrap();
-        assert_eq!(config.loud_failure.shell_tools, HOOK_SHELL_TOOLS);
+        assert_eq!(config.loud_failure.shell_tools, hook_shell_tools());
         assert!(config.loops.is_some(), "loops on by default");
         let file = write("tools.json", r#"{"loudFailure":{"shellTools":["x"]}}"#);
         let given = read(Some(&file)).unwrap().hook_config().unwrap();

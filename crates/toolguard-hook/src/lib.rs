@@ -473,7 +473,7 @@ fn post_tool_use(
         }
         // The loop window also learns whether an `error` rule flagged the result.
         let reminder = engine.advance(&call);
-        let failure = engine.scan(name, &output);
+        let failure = engine.scan_call(&call, &output);
         let flagged = failure
             .as_ref()
             .is_some_and(|f| f.action == FailureAction::Error);

@@ -1,0 +1,532 @@
+//! Command-aware scanning: what the scanner learns from the call's command
+//! (see docs/shell-model.md).
+//!
+//! - A rule match in output the command only *displayed* (`cat`/`tail`/
+//!   `less`/`head` of a log, `git show`, a grep), in a *probe*
+//!   (`python -c "try: … except … print"`, `|| echo`, `test -f`), or in the
+//!   run of a script the agent wrote earlier in this session (its
+//!   reproduction script) is at most `context`: the agent meant to see it.
+//!   A displaying program's own `prog: message` line is still its error.
+//! - `prog: message` lines of a program that ran (and the shell's own
+//!   `(eval):1: …`, `bash: line 3: …`) are that program's errors: the
+//!   `program-message` rule counts only then, and only with a command.
+//! - Rules of `commandRules` in `rules/programs.json` count only when the
+//!   command ran a program of their kind (HTTP error bodies need `curl`…).
+//! - Known installer noise lines (`invoke-rc.d: could not determine current
+//!   runlevel`) are not failures: the scan is re-run without them.
+//! - A `context` rule is `error` when the command hid the real status
+//!   (`| tail`, `|| true`, `; echo`, `&`).
+//!
+//! Per-session state ([`SessionWrites`]) is the paths the agent wrote,
+//! bounded ([`SessionWrites::CAP`]) like the loop window.
+
+use std::collections::VecDeque;
+
+use super::{classify_call, CallModel, Effect, Mask};
+use crate::rules::{Action, RuleMatch};
+
+/// What the scan knows of the call that produced the output. Built for
+/// every scanned call, modelled only when a rule matched (most outputs match
+/// nothing, and then the command changes nothing).
+#[derive(Debug)]
+pub struct ScanContext {
+    name: String,
+    arguments_json: String,
+    /// The agent's written paths whose file name occurs in the arguments
+    /// (the only ones the call can run).
+    written: SessionWrites,
+    model: std::sync::OnceLock<Option<(CallModel, bool)>>,
+}
+
+impl ScanContext {
+    /// The context of a call of tool `name` by an agent that wrote `writes`.
+    pub fn new(name: &str, arguments_json: &str, writes: Option<&SessionWrites>) -> Self {
+        let mut written = SessionWrites::default();
+        for p in writes.into_iter().flat_map(|w| w.paths.iter()) {
+            let file = p.rsplit('/').next().unwrap_or(p);
+            if !file.is_empty() && arguments_json.contains(file) {
+                written.paths.push_back(p.clone());
+            }
+        }
+        Self {
+            name: name.to_owned(),
+            arguments_json: arguments_json.to_owned(),
+            written,
+            model: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The call's model and whether it runs a script the agent wrote;
+    /// `None` when it has no shell command (then the result scans as
+    /// without a command).
+    pub fn model(&self) -> Option<(&CallModel, bool)> {
+        self.model
+            .get_or_init(|| {
+                let model = classify_call(&self.name, &self.arguments_json);
+                if !model.is_shell {
+                    return None;
+                }
+                let own_script = model
+                    .commands
+                    .iter()
+                    .filter_map(|c| Some((c.script.as_deref()?, c.cwd.as_deref())))
+                    .any(|(s, cwd)| self.written.wrote(s, cwd));
+                Some((model, own_script))
+            })
+            .as_ref()
+            .map(|(m, own)| (m, *own))
+    }
+}
+
+/// The paths an agent wrote in this session (newest last), at most `CAP`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SessionWrites {
+    paths: VecDeque<String>,
+}
+
+impl SessionWrites {
+    pub const CAP: usize = 64;
+
+    /// Whether a call of tool `name` may write (a cheap test before
+    /// modelling it): an edit tool, or a shell command with a redirect or `tee`.
+    pub fn may_write(name: &str, arguments_json: &str) -> bool {
+        if super::is_shell_tool(name) {
+            arguments_json.contains('>') || arguments_json.contains("tee ")
+        } else {
+            let lower = name.to_ascii_lowercase();
+            [
+                "edit",
+                "write",
+                "create",
+                "patch",
+                "str_replace",
+                "insert",
+                "replace",
+            ]
+            .iter()
+            .any(|k| lower.contains(k))
+        }
+    }
+
+    /// Record what a call wrote.
+    pub fn record(&mut self, model: &CallModel) {
+        if model.effect != Some(Effect::Write) && model.writes.is_empty() {
+            return;
+        }
+        for w in &model.writes {
+            let w = normalize(w);
+            if let Some(i) = self.paths.iter().position(|p| *p == w) {
+                self.paths.remove(i);
+            }
+            if self.paths.len() == Self::CAP {
+                self.paths.pop_front();
+            }
+            self.paths.push_back(w);
+        }
+    }
+
+    /// Whether `path` (run in `cwd`) is a file the agent wrote: the same
+    /// path, or one path ends with the other at a `/` (`/testbed/repro.py`
+    /// and `repro.py` run after `cd /testbed`).
+    pub fn wrote(&self, path: &str, cwd: Option<&str>) -> bool {
+        let path = normalize(path);
+        let full = match cwd {
+            Some(dir) if !path.starts_with('/') => {
+                format!("{}/{}", dir.trim_end_matches('/'), path)
+            }
+            _ => path.clone(),
+        };
+        self.paths.iter().any(|p| {
+            let same = |a: &str, b: &str| {
+                a == b
+                    || (a.len() > b.len()
+                        && a.ends_with(b)
+                        && a.as_bytes()[a.len() - b.len() - 1] == b'/')
+            };
+            same(p, &full) || same(p, &path) || same(&path, p)
+        })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.paths.is_empty()
+    }
+}
+
+fn normalize(p: &str) -> String {
+    p.strip_prefix("./").unwrap_or(p).to_owned()
+}
+
+/// The error lexicon of a `prog: message` line.
+fn is_error_message(msg: &str) -> bool {
+    let m = msg.to_ascii_lowercase();
+    if m.starts_with("warning") || m.starts_with("note") || m.starts_with("info") {
+        return false;
+    }
+    [
+        "no such file or directory",
+        "cannot ",
+        "can't ",
+        "could not ",
+        "couldn't ",
+        "unable to ",
+        "failed",
+        "not found",
+        "permission denied",
+        "not a directory",
+        "is a directory",
+        "invalid ",
+        "unrecognized ",
+        "illegal ",
+        "unknown option",
+        "missing ",
+        "error",
+        "fatal",
+        "refused",
+        "timed out",
+        "bad ",
+        "event not found",
+        "not recognized",
+        "does not exist",
+    ]
+    .iter()
+    .any(|k| m.contains(k))
+}
+
+/// Whether `line` is a `prog: message` line of a program that ran (or of
+/// the shell itself), with an error message.
+pub fn is_program_message(line: &str, model: &CallModel) -> bool {
+    let line = line.trim_start();
+    let Some((head, rest)) = line.split_once(": ") else {
+        return false;
+    };
+    // `(eval):1`, `bash: line 3`, `zsh:1`, `sh: 1`, `prog:12` (a line number).
+    let head = head.split(':').next().unwrap_or(head);
+    let rest = rest
+        .strip_prefix("line ")
+        .map_or(rest, |r| r.split_once(": ").map_or(r, |(_, m)| m));
+    let rest = match rest.split_once(": ") {
+        Some((n, m)) if n.bytes().all(|b| b.is_ascii_digit()) && !n.is_empty() => m,
+        _ => rest,
+    };
+    let shell = matches!(
+        head,
+        "(eval)" | "bash" | "sh" | "zsh" | "dash" | "/bin/sh" | "/bin/bash" | "/bin/zsh"
+    );
+    let base = head.rsplit('/').next().unwrap_or(head);
+    let ran = shell
+        || model
+            .commands
+            .iter()
+            .any(|c| !c.quiet && !c.program.is_empty() && c.program == base);
+    ran && is_error_message(rest)
+}
+
+/// Adjusts the rule matches of one output by the call's context (module doc).
+/// `rescan` scans another text (the output with noise lines blanked).
+pub fn adjust(
+    ctx: Option<&ScanContext>,
+    text: &str,
+    mut matches: Vec<RuleMatch>,
+    rescan: &dyn Fn(&str) -> Vec<RuleMatch>,
+) -> Vec<RuleMatch> {
+    let table = super::programs::table();
+    // Installer noise: the same scan without those lines (numbers kept).
+    if matches.iter().any(|m| {
+        table
+            .noise
+            .iter()
+            .any(|n| m.excerpt.starts_with(n.as_str()))
+    }) {
+        let cleaned: String = text
+            .split('\n')
+            .map(|l| {
+                if table
+                    .noise
+                    .iter()
+                    .any(|n| l.trim_start().starts_with(n.as_str()))
+                {
+                    ""
+                } else {
+                    l
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        matches = rescan(&cleaned);
+    }
+    if matches.is_empty() {
+        return matches;
+    }
+    let Some((model, own_script)) = ctx.and_then(ScanContext::model) else {
+        // Without a command, the rules that need one do not count.
+        matches.retain(|m| !table.command_rules.contains_key(m.id.as_str()));
+        return matches;
+    };
+    matches.retain(|m| match table.command_rules.get(m.id.as_str()) {
+        None => true,
+        Some(need) => need.holds(model, &m.excerpt),
+    });
+    let meant = own_script || model.probe;
+    let hidden = model
+        .masks
+        .iter()
+        .any(|m| matches!(m, Mask::Pipeline | Mask::Fallback | Mask::Sequence));
+    // Content shown from files (`cat log`, `tail -n 50 log`, `grep -rn x .`):
+    // a displaying command that names no file (`git diff HEAD~1 f | grep`)
+    // prints its own errors, not a file's.
+    let shows_files = model.displays_only && !model.reads.is_empty();
+    for m in &mut matches {
+        let own_error = is_program_message(&m.excerpt, model);
+        if m.action == Action::Error && (meant || (shows_files && !own_error)) {
+            m.action = Action::Context;
+        } else if m.action == Action::Context && hidden && !meant && !shows_files {
+            m.action = Action::Error;
+        }
+    }
+    matches
+}
+
+/// When a rule of `commandRules` counts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Need {
+    /// A program of the given effect ran (`network`: curl, wget, http…).
+    Effect(Effect),
+    /// The matched line is a `prog: message` of a program that ran.
+    ProgramRan,
+    /// One of these programs ran.
+    Programs(Vec<String>),
+}
+
+impl Need {
+    fn holds(&self, model: &CallModel, excerpt: &str) -> bool {
+        match self {
+            Need::Effect(e) => model
+                .commands
+                .iter()
+                .any(|c| c.effect == *e || (*e == Effect::Network && c.url.is_some())),
+            Need::ProgramRan => is_program_message(excerpt, model),
+            Need::Programs(p) => model.commands.iter().any(|c| p.contains(&c.program)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Config;
+    use crate::engine::{Call, Engine, FailureAction, Output};
+
+    /// The action of the verdict on `output` of a `bash` call running `command` (after `before`).
+    fn action(before: &[&str], command: &str, output: &str) -> Option<FailureAction> {
+        let mut engine = Engine::new(&Config::default()).unwrap();
+        let args = |c: &str| serde_json::json!({ "command": c }).to_string();
+        for b in before {
+            let a = args(b);
+            let call = Call {
+                agent_id: Some("a"),
+                name: "bash",
+                arguments_json: &a,
+            };
+            engine.observe(
+                &call,
+                Some(&Output {
+                    texts: vec![""],
+                    ..Output::default()
+                }),
+            );
+        }
+        let a = args(command);
+        let call = Call {
+            agent_id: Some("a"),
+            name: "bash",
+            arguments_json: &a,
+        };
+        let out = Output {
+            texts: vec![output],
+            ..Output::default()
+        };
+        engine.observe(&call, Some(&out))?.failure.map(|f| f.action)
+    }
+
+    const TRACEBACK: &str = "Traceback (most recent call last):\n  File \"/testbed/reproduce.py\", line 3, in <module>\n    f()\nValueError: bad value\n";
+
+    #[test]
+    fn the_agents_own_reproduction_script_is_context() {
+        let write = "cat > /testbed/reproduce.py << 'EOF'\nfrom m import f\nf()\nEOF";
+        assert_eq!(
+            action(&[write], "cd /testbed && python reproduce.py", TRACEBACK),
+            Some(FailureAction::Context)
+        );
+        // Written through an editor tool call.
+        let mut engine = Engine::new(&Config::default()).unwrap();
+        let create = r#"{"command":"create","path":"/testbed/repro_issue.py","file_text":"x"}"#;
+        engine.advance(&Call {
+            agent_id: Some("a"),
+            name: "str_replace_editor",
+            arguments_json: create,
+        });
+        let run = r#"{"command":"python /testbed/repro_issue.py"}"#;
+        let out = Output {
+            texts: vec![TRACEBACK],
+            ..Output::default()
+        };
+        let v = engine.observe(
+            &Call {
+                agent_id: Some("a"),
+                name: "bash",
+                arguments_json: run,
+            },
+            Some(&out),
+        );
+        assert_eq!(
+            v.and_then(|v| v.failure).map(|f| f.action),
+            Some(FailureAction::Context)
+        );
+        // A script the agent did not write: still an error.
+        assert_eq!(
+            action(&[], "cd /testbed && python reproduce.py", TRACEBACK),
+            Some(FailureAction::Error)
+        );
+        // Another agent's script is not this agent's.
+        assert_eq!(
+            action(&["echo x > other.py"], "python reproduce.py", TRACEBACK),
+            Some(FailureAction::Error)
+        );
+    }
+
+    #[test]
+    fn a_displayed_log_is_context() {
+        assert_eq!(
+            action(&[], "cat server.log", TRACEBACK),
+            Some(FailureAction::Context)
+        );
+        assert_eq!(
+            action(&[], "tail -n 50 /var/log/app.log", TRACEBACK),
+            Some(FailureAction::Context)
+        );
+        // The display program's own error is its failure.
+        assert_eq!(
+            action(
+                &[],
+                "cat missing.log 2>&1 | head",
+                "cat: missing.log: No such file or directory"
+            ),
+            Some(FailureAction::Error)
+        );
+    }
+
+    #[test]
+    fn a_display_that_names_no_file_keeps_its_own_errors() {
+        let out = "fatal: ambiguous argument 'src/x.py': unknown revision or path not in the working tree.\n";
+        assert_eq!(
+            action(&[], "git diff HEAD~1 src/x.py | grep -A5 main", out),
+            Some(FailureAction::Error)
+        );
+    }
+
+    #[test]
+    fn a_try_except_probe_is_context() {
+        let probe = "python -c \"import os\ntry:\n    os.stat('cfg.yaml')\nexcept OSError as e:\n    print('Error:', e)\"";
+        let out = "Error: [Errno 2] No such file or directory: 'cfg.yaml'\n";
+        assert_eq!(action(&[], probe, out), Some(FailureAction::Context));
+        assert_eq!(
+            action(&[], "python check.py", out),
+            Some(FailureAction::Error)
+        );
+    }
+
+    #[test]
+    fn a_missing_log_directory_behind_a_background_job_is_an_error() {
+        let cmd = "nohup python server.py > logs/x.log 2>&1 & echo Started";
+        let out = "(eval):1: no such file or directory: logs/x.log\nStarted\n";
+        assert_eq!(action(&[], cmd, out), Some(FailureAction::Error));
+    }
+
+    #[test]
+    fn unzip_cannot_find_is_the_programs_error() {
+        let out = "unzip:  cannot find or open build/release.zip, build/release.zip.zip or build/release.zip.ZIP.\n";
+        assert_eq!(
+            action(&[], "cd build && unzip release.zip; ls", out),
+            Some(FailureAction::Error)
+        );
+        // The same line in a log the agent displays is content: at most context.
+        assert_eq!(
+            action(&[], "cat deploy.log", out),
+            Some(FailureAction::Context)
+        );
+    }
+
+    #[test]
+    fn an_api_error_body_from_curl_is_an_error() {
+        let out = "{\"detail\":\"Not Found\"}";
+        assert_eq!(
+            action(&[], "curl -s http://localhost:8000/api/items/9", out),
+            Some(FailureAction::Error)
+        );
+        assert_eq!(
+            action(
+                &[],
+                "curl -s -X POST https://api.example.com/v1/login -d @body.json",
+                "{\"code\":-1,\"msg\":\"Auth failed\"}"
+            ),
+            Some(FailureAction::Error)
+        );
+        // Not from the network: the same JSON is content.
+        assert_eq!(action(&[], "cat fixtures/not_found.json", out), None);
+        // Without a command it scans as before (no such rule then).
+        let engine = Engine::new(&Config::default()).unwrap();
+        let output = Output {
+            texts: vec![out],
+            ..Output::default()
+        };
+        assert!(engine.scan("bash", &output).is_none());
+    }
+
+    #[test]
+    fn installer_noise_on_a_successful_install_is_not_a_failure() {
+        let out = "Setting up nginx (1.24.0-2) ...\ninvoke-rc.d: could not determine current runlevel\ninvoke-rc.d: policy-rc.d denied execution of start.\nProcessing triggers for man-db (2.12.0-4) ...\n";
+        assert_eq!(action(&[], "apt-get install -y nginx", out), None);
+        // A real error among the noise still counts.
+        let bad = format!("{out}dpkg: error processing package nginx (--configure):\n");
+        assert_eq!(
+            action(&[], "apt-get install -y nginx", &bad),
+            Some(FailureAction::Error)
+        );
+    }
+
+    #[test]
+    fn a_context_rule_behind_a_hidden_status_is_an_error() {
+        let panic =
+            "thread 'main' panicked at src/main.rs:2:5:\nboom\nnote: run with `RUST_BACKTRACE=1`\n";
+        assert_eq!(
+            action(&[], "cargo run", panic),
+            Some(FailureAction::Context)
+        );
+        assert_eq!(
+            action(&[], "cargo run 2>&1 | tail -5", panic),
+            Some(FailureAction::Error)
+        );
+        assert_eq!(
+            action(&[], "cargo run || true", panic),
+            Some(FailureAction::Error)
+        );
+    }
+
+    #[test]
+    fn shell_tool_names_are_compared_without_case() {
+        let engine = Engine::new(&Config::default()).unwrap();
+        for name in [
+            "Bash",
+            "bash",
+            "BASH",
+            "execute_bash",
+            "exec_command",
+            "shell",
+            "run",
+            "pwsh",
+            "job_output",
+        ] {
+            assert!(engine.scans(name), "{name}");
+        }
+        assert!(!engine.scans("Read"));
+    }
+}

@@ -1,0 +1,246 @@
+//! Tools that are not shells, classified by their names and arguments into
+//! the same effects: one pseudo-command named after the tool.
+
+use serde_json::Value;
+
+use super::{CallModel, Command, Effect, Joiner, LineRange, PathRead};
+
+const PATH_KEYS: &[&str] = &[
+    "path",
+    "file_path",
+    "filePath",
+    "file",
+    "filename",
+    "target_file",
+    "notebook_path",
+    "absolute_path",
+    "relative_path",
+    "uri",
+];
+
+fn path_of(args: &Value) -> Option<String> {
+    PATH_KEYS
+        .iter()
+        .find_map(|k| args.get(*k).and_then(Value::as_str))
+        .map(str::to_owned)
+}
+
+fn num(args: &Value, keys: &[&str]) -> Option<u64> {
+    keys.iter().find_map(|k| match args.get(*k)? {
+        Value::Number(n) => n.as_u64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    })
+}
+
+/// The range a read tool's arguments name: `view_range: [a, b]`,
+/// `offset`/`limit` (Claude Code's Read: 1-based offset), `start_line`/`end_line`.
+fn range_of(args: &Value) -> Option<LineRange> {
+    if let Some([a, b]) = args
+        .get("view_range")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+    {
+        let start = a.as_u64()?;
+        let end = b
+            .as_i64()
+            .map_or(u64::MAX, |e| if e < 0 { u64::MAX } else { e as u64 });
+        return Some(LineRange::Lines { start, end });
+    }
+    let start = num(args, &["start_line", "startLine", "line_start"]);
+    let end = num(args, &["end_line", "endLine", "line_end"]);
+    if let (Some(start), Some(end)) = (start, end) {
+        return Some(LineRange::Lines { start, end });
+    }
+    let offset = num(args, &["offset"]);
+    let limit = num(args, &["limit"]);
+    match (offset, limit) {
+        (Some(o), Some(l)) => Some(LineRange::Lines {
+            start: o.max(1),
+            end: o.max(1).saturating_add(l.saturating_sub(1)),
+        }),
+        (Some(o), None) => Some(LineRange::From(o.max(1))),
+        (None, Some(l)) => Some(LineRange::First(l)),
+        (None, None) => start.map(LineRange::From),
+    }
+}
+
+/// Paths an `apply_patch` text touches (`*** Update File: p`, `+++ b/p`).
+fn patch_paths(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.lines().take(10_000) {
+        let p = [
+            "*** Update File: ",
+            "*** Add File: ",
+            "*** Delete File: ",
+            "*** Move to: ",
+            "+++ b/",
+            "+++ ",
+        ]
+        .iter()
+        .find_map(|pre| line.strip_prefix(pre));
+        if let Some(p) = p
+            .map(str::trim)
+            .filter(|p| !p.is_empty() && *p != "/dev/null")
+        {
+            if !out.iter().any(|o| o == p) {
+                out.push(p.to_owned());
+            }
+        }
+    }
+    out
+}
+
+fn pseudo(name: &str, effect: Effect) -> Command {
+    Command {
+        program: name.to_owned(),
+        args: Vec::new(),
+        effect,
+        reads: Vec::new(),
+        writes: Vec::new(),
+        filter: false,
+        answer_exits: Vec::new(),
+        quiet: false,
+        pipeline: 0,
+        stage: 0,
+        last_stage: true,
+        joiner: Joiner::Start,
+        background: false,
+        masks: Vec::new(),
+        stderr_hidden: false,
+        stdout_to_file: false,
+        script: None,
+        inline_code: None,
+        url: None,
+        cwd: None,
+    }
+}
+
+/// The effect of a tool by its name (lowercased, after an MCP prefix
+/// `mcp__server__`) and, for editor tools, its `command` argument.
+fn effect_of(short: &str, args: &Value) -> Option<Effect> {
+    let sub = args
+        .get("command")
+        .or_else(|| args.get("action"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    if let Some(op) = short.strip_prefix("browser_") {
+        return Some(match op {
+            "navigate_back" | "go_back" | "back" | "navigate_forward" | "go_forward" => {
+                Effect::Navigate
+            }
+            "snapshot" | "take_screenshot" | "screenshot" | "console_messages"
+            | "network_requests" | "tab_list" | "get_text" | "get_html" | "read" => Effect::Read,
+            "wait_for" | "wait" => Effect::Wait,
+            _ => Effect::Write,
+        });
+    }
+    Some(match short {
+        "str_replace_editor"
+        | "str_replace_based_edit_tool"
+        | "text_editor"
+        | "file_editor"
+        | "edit_tool" => match sub {
+            "view" => Effect::Read,
+            "" => return None,
+            _ => Effect::Write,
+        },
+        "read"
+        | "read_file"
+        | "readfile"
+        | "view"
+        | "view_file"
+        | "open_file"
+        | "open"
+        | "cat"
+        | "get_file_contents"
+        | "fs_read"
+        | "read_text_file"
+        | "read_multiple_files"
+        | "notebookread"
+        | "list_dir"
+        | "list_directory"
+        | "ls"
+        | "list_files"
+        | "directory_tree" => Effect::Read,
+        "edit" | "multiedit" | "write" | "write_file" | "create" | "create_file"
+        | "str_replace" | "edit_file" | "replace" | "insert" | "apply_patch" | "applypatch"
+        | "notebookedit" | "delete_file" | "move_file" | "rename_file" | "append_file"
+        | "search_replace" | "replace_in_file" | "write_to_file" | "undo_edit"
+        | "edit_notebook" => Effect::Write,
+        "bashoutput" | "job_output" | "tail_output" | "read_output" | "check_output"
+        | "get_output" | "taskoutput" | "task_output" | "await" | "wait" | "sleep"
+        | "write_stdin" | "process_output" => Effect::Wait,
+        "grep" | "glob" | "search" | "find" | "search_files" | "file_search"
+        | "codebase_search" | "grep_search" | "find_files" | "search_code" | "find_file"
+        | "search_file" | "search_dir" => Effect::Search,
+        "webfetch" | "websearch" | "web_fetch" | "web_search" | "fetch" | "http_request"
+        | "fetch_url" => Effect::Network,
+        "killbash" | "killshell" | "kill_shell" | "kill" => Effect::Write,
+        _ => return None,
+    })
+}
+
+/// The model of a non-shell tool call.
+pub(super) fn classify_tool(name: &str, arguments_json: &str) -> CallModel {
+    let lower = name.to_ascii_lowercase();
+    let short = lower.rsplit("__").next().unwrap_or(&lower);
+    let args: Value = serde_json::from_str(arguments_json).unwrap_or(Value::Null);
+    let mut model = CallModel::default();
+    let Some(effect) = effect_of(short, &args) else {
+        return model;
+    };
+    let mut cmd = pseudo(name, effect);
+    let path = path_of(&args);
+    match effect {
+        Effect::Read => {
+            if let Some(p) = path {
+                cmd.reads.push(PathRead {
+                    path: p,
+                    range: range_of(&args),
+                });
+            } else if let Some(paths) = args.get("paths").and_then(Value::as_array) {
+                for p in paths.iter().filter_map(Value::as_str) {
+                    cmd.reads.push(PathRead {
+                        path: p.to_owned(),
+                        range: None,
+                    });
+                }
+            }
+        }
+        Effect::Write => {
+            if let Some(p) = path {
+                cmd.writes.push(p);
+            }
+            if matches!(short, "apply_patch" | "applypatch") {
+                let text = ["input", "patch", "diff", "content"]
+                    .iter()
+                    .find_map(|k| args.get(*k).and_then(Value::as_str))
+                    .or_else(|| args.as_str())
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| arguments_json.to_owned());
+                for p in patch_paths(&text) {
+                    if !cmd.writes.contains(&p) {
+                        cmd.writes.push(p);
+                    }
+                }
+            }
+            for key in ["destination", "new_path", "target"] {
+                if let Some(p) = args.get(key).and_then(Value::as_str) {
+                    cmd.writes.push(p.to_owned());
+                }
+            }
+        }
+        Effect::Search => {
+            cmd.answer_exits = vec![1];
+        }
+        Effect::Network => {
+            cmd.url = args.get("url").and_then(Value::as_str).map(str::to_owned);
+        }
+        _ => {}
+    }
+    model.commands.push(cmd);
+    model.reporter = Some(0);
+    model.finish();
+    model
+}
