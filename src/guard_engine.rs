@@ -450,6 +450,7 @@ impl Pending {
                 is_error: parts.is_error,
                 texts: parts.texts.iter().map(String::as_str).collect(),
                 value_json: parts.value_json.as_deref(),
+                exit_statuses: None,
             };
             self.scanner
                 .scan_in(&self.name, &output, self.context.as_ref())

@@ -11,6 +11,7 @@ use crate::error::{Error, RuleError};
 use crate::loops::{LoopAlarm, LoopDeny, LoopOutcome, Loops};
 use crate::markers::shows_failure;
 use crate::rules::{Action, RuleMatch, RuleSet};
+use crate::shell::exact::{self, ExitStatuses};
 use crate::shell::intent::{self, ScanContext, SessionWrites};
 
 /// One tool call as the engine sees it.
@@ -31,6 +32,9 @@ pub struct Output<'a> {
     pub texts: Vec<&'a str>,
     /// `JSON.stringify(value)` of a successful result's value, when given.
     pub value_json: Option<&'a str>,
+    /// Exact mode: each stage's exit status of the command's last pipeline,
+    /// as the rewritten command recorded them (`None`: unknown).
+    pub exit_statuses: Option<&'a ExitStatuses>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,9 +141,12 @@ impl Scanner {
         // must not hide them.
         let already_failed = shows_failure(&original);
         let matches = self.rules.scan_after(&scanned, already_failed);
-        let matches = intent::adjust(ctx, &scanned, matches, &|text| {
+        let mut matches = intent::adjust(ctx, &scanned, matches, &|text| {
             self.rules.scan_after(text, already_failed)
         });
+        if let Some(known) = exact_failure(ctx, output.exit_statuses) {
+            matches.insert(0, known);
+        }
         if matches.is_empty() {
             return None;
         }
@@ -148,6 +155,38 @@ impl Scanner {
         Some(failure_verdict(name, &original, already_failed, matches))
     }
 }
+
+/// Exact mode: a stage of the reported pipeline that exited non-zero with a
+/// status its program does not use for an answer failed, whatever the output
+/// says (`error`); in a probe or the agent's own script it stays `context`,
+/// as in command-aware scanning. Unknown statuses or a command the model
+/// cannot match them to add nothing.
+fn exact_failure(ctx: Option<&ScanContext>, statuses: Option<&ExitStatuses>) -> Option<RuleMatch> {
+    let (model, own_script) = ctx?.model()?;
+    let failed = exact::failed_stage(model, statuses?)?;
+    let meant = own_script || model.probe;
+    let command = model.command.as_deref().unwrap_or_default();
+    let mut excerpt: String = command.trim().chars().take(200).collect();
+    if command.trim().chars().count() > 200 {
+        excerpt.push('…');
+    }
+    Some(RuleMatch {
+        // Not a rule of the table: no index in it.
+        rule: usize::MAX,
+        id: EXIT_STATUS_ID.to_owned(),
+        message: failed.message(),
+        action: if meant {
+            Action::Context
+        } else {
+            Action::Error
+        },
+        line: 1,
+        excerpt,
+    })
+}
+
+/// The id an exact-mode verdict names (not a rule of the table).
+pub const EXIT_STATUS_ID: &str = "stage-exit-status";
 
 /// `loudFailure.shellTools` as matchers. Tool names are compared without
 /// case (`Bash` is `bash`): the one place that decides it.

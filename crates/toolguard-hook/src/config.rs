@@ -101,8 +101,7 @@ impl Loaded {
             .member("loudFailure")
             .and_then(|l| l.member("shellTools"));
         if tools.is_none() {
-            config.loud_failure.shell_tools =
-                hook_shell_tools().to_vec();
+            config.loud_failure.shell_tools = hook_shell_tools().to_vec();
         }
         Ok(config)
     }

@@ -569,4 +569,125 @@ mod tests {
         };
         assert_eq!(failed_stage(&model("a | b"), &other), None);
     }
+
+    /// The engine's verdict on a `bash` call of `command` (after `before`)
+    /// whose output says nothing of a failure, with `statuses`.
+    fn verdict(
+        before: &[&str],
+        command: &str,
+        statuses: Option<&ExitStatuses>,
+    ) -> Option<crate::engine::Failure> {
+        use crate::engine::{Call, Engine, Output};
+        let mut engine = Engine::new(&crate::config::Config::default()).unwrap();
+        let args = |c: &str| serde_json::json!({ "command": c }).to_string();
+        for b in before {
+            let a = args(b);
+            let call = Call {
+                agent_id: Some("a"),
+                name: "Bash",
+                arguments_json: &a,
+            };
+            engine.observe(
+                &call,
+                Some(&Output {
+                    texts: vec![""],
+                    ..Output::default()
+                }),
+            );
+        }
+        let a = args(command);
+        let call = Call {
+            agent_id: Some("a"),
+            name: "Bash",
+            arguments_json: &a,
+        };
+        let out = Output {
+            texts: vec!["done"],
+            exit_statuses: statuses,
+            ..Output::default()
+        };
+        engine.observe(&call, Some(&out))?.failure
+    }
+
+    #[test]
+    fn a_failed_stage_is_an_error_naming_it_whatever_the_output_says() {
+        use crate::engine::FailureAction;
+        let st = ExitStatuses {
+            status: 0,
+            stages: vec![3, 0],
+        };
+        let cmd = "python3 run_all.py 2>&1 | tail -1";
+        let f = verdict(&[], cmd, Some(&st)).expect("a verdict");
+        assert_eq!(f.action, FailureAction::Error);
+        assert!(
+            f.text.contains("python3 (stage 1 of 2) exited 3"),
+            "{}",
+            f.text
+        );
+        assert_eq!(f.rules[0].id, crate::engine::EXIT_STATUS_ID);
+        // Unknown statuses, or all passed: the output alone decides (nothing here).
+        assert_eq!(verdict(&[], cmd, None), None);
+        let passed = ExitStatuses {
+            status: 0,
+            stages: vec![0, 0],
+        };
+        assert_eq!(verdict(&[], cmd, Some(&passed)), None);
+        // grep's 1 is an answer.
+        assert_eq!(
+            verdict(
+                &[],
+                "grep -r TODO src | head -3",
+                Some(&ExitStatuses {
+                    status: 0,
+                    stages: vec![1, 0]
+                })
+            ),
+            None
+        );
+        // The agent's own script stays context.
+        let own = verdict(
+            &["cat > run_all.py <<'EOF'\nraise SystemExit(3)\nEOF"],
+            cmd,
+            Some(&st),
+        )
+        .unwrap();
+        assert_eq!(own.action, FailureAction::Context);
+    }
+
+    #[test]
+    fn loop_detectors_count_a_failed_stage_as_a_failed_call() {
+        use crate::engine::{Call, Engine, Output};
+        let config: crate::config::Config = crate::config::Config::with_loops_by_default(
+            &crate::config::ConfigValue::Object(Vec::new()),
+        )
+        .unwrap();
+        // The first loop alarm: a repeated call whose result changes is
+        // polling, unless the calls failed.
+        let run = |statuses: Option<&ExitStatuses>| {
+            let mut engine = Engine::new(&config).unwrap();
+            let a = serde_json::json!({ "command": "make 2>&1 | tail -1" }).to_string();
+            let call = Call {
+                agent_id: Some("a"),
+                name: "Bash",
+                arguments_json: &a,
+            };
+            (1..=8).find_map(|n| {
+                // A changing result: polling, unless the calls failed.
+                let text = format!("built {n} targets");
+                let out = Output {
+                    texts: vec![&text],
+                    exit_statuses: statuses,
+                    ..Output::default()
+                };
+                Some((n, engine.observe(&call, Some(&out))?.loop_alarm?.text))
+            })
+        };
+        let failed = ExitStatuses {
+            status: 0,
+            stages: vec![2, 0],
+        };
+        let (with, without) = (run(Some(&failed)), run(None));
+        assert!(with.is_some(), "repeated failing calls are a loop");
+        assert_eq!(without, None, "the same calls, unknown statuses: polling");
+    }
 }
