@@ -183,7 +183,12 @@ export function resolveConfig(config: unknown): ResolvedConfig {
   checkDepth(config, 0);
   if (config === undefined || config === null) return { repeat: resolveRepeat(undefined), loudFailure: resolveLoudFailure(undefined) };
   if (!isObject(config)) throw typeError('config', 'an object', config);
-  rejectUnknownKeys(config, 'config', ['repeat', 'loudFailure', 'loops']);
+  rejectUnknownKeys(config, 'config', ['repeat', 'loudFailure', 'loops', 'exactMode']);
+  // Exact mode is a rewrite the hosts do (docs/exact-mode.md): the key is
+  // checked so a config loads the same in both engines.
+  if (config.exactMode !== undefined && typeof config.exactMode !== 'boolean') {
+    throw typeError('config.exactMode', 'a boolean', config.exactMode);
+  }
   // The loop detectors live only in the native engine: the reference (the
   // fallback where no binary exists) accepts the key so a product's config
   // loads, and keeps DSH's result-blind repeat reminder.

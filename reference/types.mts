@@ -72,6 +72,8 @@ export interface LoudFailureOptions {
 export interface GuardConfig {
   repeat?: RepeatOptions;
   loudFailure?: LoudFailureOptions;
+  /** Exact mode (docs/exact-mode.md); the reference engine accepts the key and records nothing. */
+  exactMode?: boolean;
 }
 
 /** The tool call being observed. Exactly one of `arguments` / `argumentsJson` is required. */

@@ -108,6 +108,9 @@ pub struct GuardConfig {
     /// Loop detectors over calls and their results; off unless given (`true` or options).
     #[napi(ts_type = "boolean | LoopsOptions")]
     pub loops: Option<()>,
+    /// Exact mode (docs/exact-mode.md): hosts that can rewrite a shell call
+    /// before it runs record each pipeline stage's exit status. Off by default.
+    pub exact_mode: Option<bool>,
 }
 
 /// A tool call. Give exactly one of `arguments` and `argumentsJson`.
