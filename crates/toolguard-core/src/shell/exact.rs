@@ -43,9 +43,21 @@ pub fn rewrite(command: &str, side_file: &str) -> Option<String> {
     if sets_errexit(command) {
         return None;
     }
-    let sep = if command.ends_with('\n') { "" } else { "\n" };
-    Some(format!("{command}{sep}{}", recorder(side_file)))
+    // Always one newline, so [`strip`] gives back the command byte for byte.
+    Some(format!("{command}\n{}", recorder(side_file)))
 }
+
+/// The command as the agent wrote it, from a rewritten one (the host may
+/// report the rewritten input after the call); `None` when `command` was
+/// not rewritten.
+pub fn strip(command: &str) -> Option<&str> {
+    let at = command.rfind(RECORDER_START)?;
+    let line = &command[at + 1..];
+    (line.ends_with(RECORDER_END) && !line.contains('\n')).then(|| &command[..at])
+}
+
+const RECORDER_START: &str = "\n__tg_ps=\"${PIPESTATUS[*]-}${pipestatus[*]-}\" __tg_rc=$?; ";
+const RECORDER_END: &str = "; } 2>/dev/null; (exit $__tg_rc)";
 
 /// `set -e`, `set -eu`, `set -o errexit` anywhere (conservative: a word
 /// match, quoted or not).
@@ -450,6 +462,8 @@ mod tests {
                 let rewritten = rewrite(cmd, file.to_str().unwrap())
                     .unwrap_or_else(|| panic!("{cmd:?} not rewritten"));
                 assert_eq!(run(sh, cmd), run(sh, &rewritten), "{sh}: {cmd:?}");
+                assert_eq!(strip(&rewritten), Some(*cmd), "the agent's command back");
+                assert_eq!(strip(cmd), None);
                 let text = std::fs::read_to_string(&file).ok();
                 if cmd.starts_with("exit") {
                     assert_eq!(text, None, "exit leaves before the recorder");
