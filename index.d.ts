@@ -134,6 +134,11 @@ export interface GuardConfig {
   loudFailure?: LoudFailureOptions
   /** Loop detectors over calls and their results; off unless given (`true` or options). */
   loops?: boolean | LoopsOptions
+  /**
+   * Exact mode (docs/exact-mode.md): hosts that can rewrite a shell call
+   * before it runs record each pipeline stage's exit status. Off by default.
+   */
+  exactMode?: boolean
 }
 
 export interface GuardVerdict {
