@@ -174,6 +174,14 @@ export class GuardEngine implements GuardEngineLike {
     return null;
   }
 
+  /**
+   * Exact mode's rewrite is the native engine's (docs/exact-mode.md): the
+   * reference rewrites nothing, so calls run as written.
+   */
+  exactCall(_exec: unknown): null {
+    return null;
+  }
+
   /** Put back a chain saved with `chainState` by a reference engine (a native loop-only state has no chain: nothing to restore). */
   restoreChain(agentId: string, state: ChainState): void {
     if (typeof agentId !== 'string') throw inputError('agentId', 'a string', agentId);

@@ -86,6 +86,8 @@ export interface ToolExecution {
   arguments?: unknown;
   /** The arguments' JSON text: empty means `{}`, malformed text counts as that raw string (as in DSH). */
   argumentsJson?: string;
+  /** Exact mode: the side file `exactCall` named (the native engine reads and deletes it; the reference ignores it). */
+  exitStatusFile?: string;
 }
 
 /** A content block of a DSH tool result; only `{type: 'text', text}` blocks are scanned. */

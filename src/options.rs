@@ -124,6 +124,9 @@ pub struct ToolExecution {
     pub arguments: Option<()>,
     /// The arguments' JSON text (the fast path); malformed text counts as a raw string, as in DSH.
     pub arguments_json: Option<String>,
+    /// Exact mode: the side file of {@link GuardEngine.exactCall}, read and
+    /// deleted by `observe` (missing or garbled: the statuses are unknown).
+    pub exit_status_file: Option<String>,
 }
 
 #[napi(object)]

@@ -215,6 +215,8 @@ pub struct Engine {
     blind_repeat: bool,
     /// Per agent, the paths it wrote (its own scripts: `shell::intent`).
     writes: std::collections::HashMap<String, SessionWrites>,
+    /// `exactMode`: shell calls may be rewritten to record their statuses.
+    exact_mode: bool,
 }
 
 impl Engine {
@@ -225,7 +227,24 @@ impl Engine {
             Arc::new(Scanner::new(&config.loud_failure)?),
         );
         engine.set_loops(config.loops.as_ref());
+        engine.exact_mode = config.exact_mode;
         Ok(engine)
+    }
+
+    /// Whether the config turned exact mode on.
+    pub fn exact_mode(&self) -> bool {
+        self.exact_mode
+    }
+
+    /// Exact mode: `call`'s arguments JSON with its shell command rewritten
+    /// to record its stages' statuses to `side_file`
+    /// ([`exact::rewrite_arguments`]); `None` with `exactMode` off, for a
+    /// tool not scanned, or a command not rewritten.
+    pub fn exact_arguments(&self, call: &Call, side_file: &str) -> Option<String> {
+        if !self.exact_mode || !self.scans(call.name) {
+            return None;
+        }
+        exact::rewrite_arguments(call.arguments_json, side_file)
     }
 
     /// Switch the loop detectors on (with this config) or off.
@@ -248,6 +267,7 @@ impl Engine {
             loops: None,
             blind_repeat: true,
             writes: std::collections::HashMap::new(),
+            exact_mode: false,
         }
     }
 

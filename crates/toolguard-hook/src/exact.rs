@@ -13,9 +13,6 @@ use toolguard_core::shell::exact::{self, ExitStatuses};
 
 use crate::{field, text_field, Event};
 
-/// Side files are small: a larger one is not ours.
-const MAX_SIDE_FILE: u64 = 4096;
-
 /// The side file of one call: `ps-<tool_use_id>.tmp` in the state directory
 /// (the `.tmp` name is swept with the state files when a call never came
 /// back). `None` for an id that is not a plain token (Claude Code's are
@@ -63,13 +60,7 @@ pub fn updated_input(
 /// file deleted. Missing, too large or garbled: `None` (unknown, never
 /// "passed"); nothing here fails the call.
 pub fn take_statuses(dir: &Path, event: &Event) -> Option<ExitStatuses> {
-    let file = side_file(dir, event)?;
-    let meta = std::fs::symlink_metadata(&file).ok()?;
-    let text = (meta.is_file() && meta.len() <= MAX_SIDE_FILE)
-        .then(|| std::fs::read_to_string(&file).ok())
-        .flatten();
-    let _ = std::fs::remove_file(&file);
-    ExitStatuses::parse(&text?)
+    exact::take_side_file(&side_file(dir, event)?)
 }
 
 /// The call's arguments JSON with the recorder taken out of `command`, when

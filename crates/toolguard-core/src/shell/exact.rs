@@ -47,6 +47,31 @@ pub fn rewrite(command: &str, side_file: &str) -> Option<String> {
     Some(format!("{command}\n{}", recorder(side_file)))
 }
 
+/// A shell tool's arguments JSON with its `command` string rewritten
+/// ([`rewrite`]), other members kept; `None` when there is no such member
+/// or the command is not rewritten.
+pub fn rewrite_arguments(arguments_json: &str, side_file: &str) -> Option<String> {
+    let mut args: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(arguments_json).ok()?;
+    let rewritten = rewrite(args.get("command")?.as_str()?, side_file)?;
+    args.insert("command".into(), serde_json::Value::String(rewritten));
+    serde_json::to_string(&args).ok()
+}
+
+/// Side files are small: a larger one is not ours.
+const MAX_SIDE_FILE: u64 = 4096;
+
+/// Read and delete a side file. Missing, not a plain file, too large or
+/// garbled: `None` (unknown, never "passed"); never an error.
+pub fn take_side_file(path: &std::path::Path) -> Option<ExitStatuses> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    let text = (meta.is_file() && meta.len() <= MAX_SIDE_FILE)
+        .then(|| std::fs::read_to_string(path).ok())
+        .flatten();
+    let _ = std::fs::remove_file(path);
+    ExitStatuses::parse(&text?)
+}
+
 /// The command as the agent wrote it, from a rewritten one (the host may
 /// report the rewritten input after the call); `None` when `command` was
 /// not rewritten.
