@@ -67,6 +67,15 @@ export declare class GuardEngine {
    * no counter.
    */
   check(exec: ToolExecution): LoopDenyVerdict | null
+  /**
+   * Exact mode (docs/exact-mode.md), before a shell call runs: its
+   * arguments with the command rewritten to record each pipeline stage's
+   * exit status to a side file, and that file's path (give it back as
+   * `exec.exitStatusFile` to `observe` with the call's original
+   * arguments). `null`: run the call as written (`exactMode` off, not a
+   * shell tool, no `command`, or a command not rewritten).
+   */
+  exactCall(exec: ToolExecution): ExactCall | null
   /** Number of agents with live chain state (for leak checks and metrics). */
   get agentCount(): number
   /** This engine's handle for {@link observeCall} (valid while the engine lives). */
@@ -119,6 +128,14 @@ export interface ChainState {
 export interface ContentBlock {
   type: string
   text?: string
+}
+
+/** What {@link GuardEngine.exactCall} returns. */
+export interface ExactCall {
+  /** The arguments to run the tool with. */
+  argumentsJson: string
+  /** Where the rewritten command records its statuses. */
+  exitStatusFile: string
 }
 
 export interface FailureVerdict {
@@ -327,6 +344,11 @@ export interface ToolExecution {
   arguments?: unknown
   /** The arguments' JSON text (the fast path); malformed text counts as a raw string, as in DSH. */
   argumentsJson?: string
+  /**
+   * Exact mode: the side file of {@link GuardEngine.exactCall}, read and
+   * deleted by `observe` (missing or garbled: the statuses are unknown).
+   */
+  exitStatusFile?: string
 }
 
 /** A tool result. Only text blocks (or `text`) are scanned. */
