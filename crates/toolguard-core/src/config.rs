@@ -797,7 +797,7 @@ mod tests {
             Config::from_value(&obj(&[("repeats", obj(&[]))]))
                 .unwrap_err()
                 .to_string(),
-            "toolguard: unknown key config.repeats (expected one of: repeat, loudFailure, loops)"
+            "toolguard: unknown key config.repeats (expected one of: repeat, loudFailure, loops, exactMode)"
         );
         assert_eq!(
             Config::from_value(&Value::String("x".into()))
