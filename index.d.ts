@@ -22,11 +22,24 @@ export declare class Auditor {
   constructor(configJson?: string | undefined | null, optionsJson?: string | undefined | null)
   /**
    * Audit one log file (DSH `session.jsonl` / `.zstd`, a Claude Code
-   * transcript, a Codex rollout, an OTLP/JSON trace file or a generic trace);
-   * returns the session report as JSON text. `onProgress(bytesRead, totalBytes)`
-   * is called every few MB and once at the end.
+   * transcript, a Codex rollout, an OTLP/JSON trace file, a generic trace,
+   * or a trajectory: mini-swe-agent, SWE-agent, OpenHands, and the text
+   * captures); returns the session reports as JSON Lines text, one line a
+   * session (most files hold one; an evaluation output one a line).
+   * `onProgress(bytesRead, totalBytes)` is called every few MB and once at the end.
    */
-  auditFile(path: string, format?: 'auto' | 'dsh' | 'trace' | 'claude-code' | 'codex' | 'otlp', onProgress?: (bytesRead: number, totalBytes: number) => void): string
+  auditFile(path: string, format?: 'auto' | 'dsh' | 'trace' | 'claude-code' | 'codex' | 'otlp' | 'mini-swe-agent' | 'swe-agent' | 'openhands-v1' | 'openhands-v0' | 'claude-code-md' | 'codex-exec-log' | 'mini-swe-agent-log', onProgress?: (bytesRead: number, totalBytes: number) => void): string
+  /**
+   * Audit many files on every core (`threads`), Parquet files row by row;
+   * `onReport(json)` gets each session report, in input order, as it is
+   * ready; `onProgress(filesDone, filesTotal, bytesDone, bytesTotal,
+   * sessions)` every 100 ms or so. `names[i]` is the `file` the report
+   * shows, `keys[i]` what `--shard` hashes (the path relative to its root).
+   * `optionsJson`: `{format?, threads?, shard?: "i/n", column?}`; a bad one
+   * throws an `InvalidArg` error before any file is read. An exception
+   * thrown by a callback stops the batch and is rethrown.
+   */
+  auditFiles(paths: string[], names: string[], keys: string[], optionsJson: string, onReport: (json: string) => void, onProgress?: (filesDone: number, filesTotal: number, bytesDone: number, bytesTotal: number, sessions: number) => void): void
 }
 
 /** The guard engine: per-agent repeat chains and silent-failure rules. */
@@ -67,15 +80,6 @@ export declare class GuardEngine {
    * no counter.
    */
   check(exec: ToolExecution): LoopDenyVerdict | null
-  /**
-   * Exact mode (docs/exact-mode.md), before a shell call runs: its
-   * arguments with the command rewritten to record each pipeline stage's
-   * exit status to a side file, and that file's path (give it back as
-   * `exec.exitStatusFile` to `observe` with the call's original
-   * arguments). `null`: run the call as written (`exactMode` off, not a
-   * shell tool, no `command`, or a command not rewritten).
-   */
-  exactCall(exec: ToolExecution): ExactCall | null
   /** Number of agents with live chain state (for leak checks and metrics). */
   get agentCount(): number
   /** This engine's handle for {@link observeCall} (valid while the engine lives). */
@@ -130,13 +134,13 @@ export interface ContentBlock {
   text?: string
 }
 
-/** What {@link GuardEngine.exactCall} returns. */
-export interface ExactCall {
-  /** The arguments to run the tool with. */
-  argumentsJson: string
-  /** Where the rewritten command records its statuses. */
-  exitStatusFile: string
-}
+/**
+ * The format of the session log at `path`, by its content, as
+ * `--format auto` reads it; `null` when it is none known (or unreadable).
+ * For a directory search: files whose names do not say (`*.json`, `*.md`,
+ * `*.log`) are audited only when this names a format. Reads at most 64 MiB.
+ */
+export declare function detectLogFormat(path: string): string | null
 
 export interface FailureVerdict {
   action: 'error' | 'context'
@@ -151,11 +155,6 @@ export interface GuardConfig {
   loudFailure?: LoudFailureOptions
   /** Loop detectors over calls and their results; off unless given (`true` or options). */
   loops?: boolean | LoopsOptions
-  /**
-   * Exact mode (docs/exact-mode.md): hosts that can rewrite a shell call
-   * before it runs record each pipeline stage's exit status. Off by default.
-   */
-  exactMode?: boolean
 }
 
 export interface GuardVerdict {
@@ -190,7 +189,7 @@ export interface HookStart {
 
 /** `check` refused the call: it would continue a loop already reminded `loops.deny` times. */
 export interface LoopDenyVerdict {
-  kind: 'repeat' | 'cycle' | 'same-error' | 're-read'
+  kind: 'repeat' | 'cycle' | 'same-error' | 're-read' | 'redo'
   count: number
   reminders: number
   /** Shown to the model instead of the call's result. */
@@ -218,6 +217,10 @@ export interface LoopsOptions {
   reRead?: number | false
   /** Thresholds × this for rate limits and 503s (default 2). */
   transientMultiplier?: number
+  /** Polls of a running job that show nothing new, in a row, before it is a loop (default 8). */
+  poll?: number | false
+  /** …over at least this many seconds where the calls have times (default 300; 0: the count alone). */
+  pollQuietSeconds?: number
   /** `check` refuses a call continuing a loop reminded this many times (`true`: 2; default false: never). */
   deny?: number | boolean
   /** Keep the result-blind DSH repeat reminder too (default false). */
@@ -234,22 +237,32 @@ export interface LoopsOptions {
 
 /** A loop detector's alarm (`loops` on): raised again at every call the loop goes on. */
 export interface LoopVerdict {
-  kind: 'repeat' | 'cycle' | 'same-error' | 're-read'
+  kind: 'repeat' | 'cycle' | 'same-error' | 're-read' | 'redo'
   /** The tool of this call. */
   tool: string
   /** Calls in the loop (a cycle: rounds begun). */
   count: number
   /** Calls per round of a cycle; 1 otherwise. */
   period: number
-  /** The calls in the loop by ordinal (1-based since the last user prompt), oldest first (at most 12). */
+  /** The loop's latest calls by ordinal (1-based since the last user prompt), oldest first (at most 12). */
   calls: Array<number>
+  /**
+   * The loop's first call (ordinal): where this episode began, the same on
+   * every alarm of one loop however long it runs.
+   */
+  first: number
+  /** The loop's latest call (ordinal): this one. */
+  last: number
   /** What repeated, in words. */
   evidence: string
   /** The reminder shown to the model. */
   text: string
   /** `<tool>: <kind label> × <count>` (`bash: same error × 3`). */
   summary: string
-  /** Reminders this loop has had, this one included. */
+  /**
+   * Reminders this loop has had, this one included (it keeps growing
+   * for as long as the loop goes on).
+   */
   reminders: number
 }
 
@@ -344,11 +357,6 @@ export interface ToolExecution {
   arguments?: unknown
   /** The arguments' JSON text (the fast path); malformed text counts as a raw string, as in DSH. */
   argumentsJson?: string
-  /**
-   * Exact mode: the side file of {@link GuardEngine.exactCall}, read and
-   * deleted by `observe` (missing or garbled: the statuses are unknown).
-   */
-  exitStatusFile?: string
 }
 
 /** A tool result. Only text blocks (or `text`) are scanned. */

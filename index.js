@@ -843,5 +843,6 @@ module.exports.__hookStateDir = nativeBinding.__hookStateDir
 module.exports.__hookStateFileName = nativeBinding.__hookStateFileName
 module.exports.__loadConfigFile = nativeBinding.__loadConfigFile
 module.exports.canonicalize = nativeBinding.canonicalize
+module.exports.detectLogFormat = nativeBinding.detectLogFormat
 module.exports.observeCall = nativeBinding.observeCall
 module.exports.observeCallValue = nativeBinding.observeCallValue

@@ -41,6 +41,8 @@ export declare class GuardEngine extends Binding.GuardEngine {
  */
 export declare const Auditor: typeof Binding.Auditor
 export type Auditor = Binding.Auditor
+/** The log format of a file by its content (what `--format auto` reads it as), or null (none known, or no native binary). */
+export declare const detectLogFormat: typeof Binding.detectLogFormat
 
 /** Whether the native engine is in use (false: the pure-TypeScript reference fallback). */
 export declare const native: boolean

@@ -58,5 +58,7 @@ module.exports.Auditor = native
         )
       }
     }
+/** The log format of a file by its content (`--format auto`'s pick), or null; native only. */
+module.exports.detectLogFormat = native ? binding.detectLogFormat : () => null
 /** Whether the native engine is in use (false: the reference fallback). */
 module.exports.native = native

@@ -51,6 +51,10 @@ describe('benchmark runner (--json --smoke)', () => {
       assert.ok(m.agents > 0);
     }
     assert.ok(Number.isFinite(doc.throughput_mb_s) && doc.throughput_mb_s > 0);
+    // Dataset scale (benchmark/scale.mjs): the whole CLI over a tiny generated collection.
+    assert.equal(doc.scale.jsonl_1_thread.sessions, 40);
+    assert.equal(doc.scale.jsonl_2_threads.sessions, 40);
+    assert.ok(Number.isFinite(doc.scale.speedup_2_vs_1) && doc.scale.speedup_2_vs_1 > 0);
   });
 
   it('derives each ratio from the two medians', () => {

@@ -42,7 +42,7 @@ function runtimeExports(fallback) {
 
 test('main.js exports exactly the values main.d.ts declares, natively and in the fallback', () => {
   const declared = declaredValues();
-  assert.deepEqual(declared, ['Auditor', 'GuardEngine', 'canonicalize', 'native', 'observeCall', 'observeCallValue']);
+  assert.deepEqual(declared, ['Auditor', 'GuardEngine', 'canonicalize', 'detectLogFormat', 'native', 'observeCall', 'observeCallValue']);
   for (const fallback of [false, true]) {
     const got = runtimeExports(fallback);
     assert.deepEqual(got.names, declared, fallback ? 'fallback' : 'native');

@@ -1,6 +1,7 @@
 // Deterministic, realistic inputs for the benchmarks: build-log text of a
 // given size and tool-call arguments of the sizes the issue names. Seeded, so
 // every run (and every machine) measures the same bytes.
+import { readFileSync } from 'node:fs';
 
 /** mulberry32: small, fast, seedable; quality is irrelevant here. */
 export function rng(seed) {
@@ -259,3 +260,15 @@ export function silentFailure2k() {
   }
   return [...lines, 'bundle: wrote dist/app.min.js (212.4 kB) in 1.84 s', tail].join('\n');
 }
+
+/**
+ * The built-in table doubled by user rules: every built-in again under a new
+ * id (same pattern, flags, veto), so the table holds twice the rules and every
+ * verified line costs twice (the Rust scan bench's `doubled_user_rules`).
+ * The hook bench writes it to a config file.
+ */
+export const DOUBLED_CONFIG = Object.freeze({
+  loudFailure: {
+    rules: JSON.parse(readFileSync(new URL('../rules/builtin.json', import.meta.url), 'utf8')).map((r) => ({ ...r, id: `user-${r.id}` })),
+  },
+});

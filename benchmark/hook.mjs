@@ -13,11 +13,12 @@
 // usage: node benchmark/hook.mjs [--runs=100] [--json] [--quick|--smoke]
 // (`npm run bench` runs it as its `hook` group.)
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findNode22 } from '../scripts/node22.mjs';
+import { DOUBLED_CONFIG } from './fixtures.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -34,11 +35,17 @@ const version = (node) => spawnSync(node, ['--version'], { encoding: 'utf8' }).s
 /** The machine's Node (the one running npm), whatever node_modules/.bin put first on PATH. */
 const hostNode = process.env.npm_node_execpath || process.execPath;
 
+const dir = mkdtempSync(join(tmpdir(), 'toolguard-hook-bench-'));
+// The built-in table doubled by user rules (they compile at every hook start).
+const doubledConfig = join(dir, 'doubled.json');
+writeFileSync(doubledConfig, JSON.stringify(DOUBLED_CONFIG));
+
 const subjects = [];
 if (existsSync('/bin/true')) subjects.push({ name: 'floor (/bin/true)', cmd: '/bin/true', args: [] });
 if (existsSync(native)) {
   subjects.push({ name: 'native hook', cmd: native, args: [] });
   subjects.push({ name: 'native hook, a Read call (not scanned)', cmd: native, args: [], read: true });
+  subjects.push({ name: 'native hook, table doubled by user rules', cmd: native, args: ['--config', doubledConfig] });
   subjects.push({ name: `launcher → native (node ${version(hostNode)})`, cmd: hostNode, args: [bin, 'hook'], env: { TOOLGUARD_NATIVE_HOOK: '' } });
 } else log(`hook bench: ${native} is missing (npm run build:hook); native rows skipped`);
 if (!node22) log('hook bench: no Node 22 (scripts/node22.mjs); its row is skipped');
@@ -46,7 +53,6 @@ for (const node of [...new Set([hostNode, ...(node22 ? [node22] : [])])]) {
   subjects.push({ name: `Node hook (node ${version(node)})`, cmd: node, args: [bin, 'hook'], env: { TOOLGUARD_NATIVE_HOOK: '0' } });
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'toolguard-hook-bench-'));
 // A realistic call: a Bash tool with a few lines of output, a different
 // command every third call, so chains grow, reset and remind like a session.
 const event = (i) =>

@@ -4,7 +4,7 @@
 //   --json    print exactly one JSON document on stdout (progress goes to stderr)
 //   --quick   shorter budgets (a whole run stays under a minute on 2 cores)
 //   --smoke   tiny sizes and budgets: checks the pipeline end to end, measures nothing useful
-//   --only=dsh,engine,agents,loops,memory,audit,hook,html   run only these groups
+//   --only=dsh,engine,agents,loops,memory,audit,hook,table,html,scale   run only these groups
 //   --out=FILE    also write the JSON document to FILE (npm prints its own
 //                 "> toolguard@… bench" banner on stdout unless run with -s,
 //                 so `npm run bench -- --json --out=docs/bench.json` is the
@@ -84,6 +84,7 @@ const doc = {
   throughput: [],
   audit: null,
   hook: null,
+  tableLoad: null,
   html: null,
 };
 
@@ -147,6 +148,24 @@ if (runs('audit') && existsSync(auditScript)) {
   }
 }
 
+// `toolguard audit` at dataset scale (benchmark/scale.mjs): 10,000 generated
+// runs, 2 threads vs 1, peak RSS of --report jsonl, a Parquet copy. Minutes
+// in full mode (2 GB audited three times), so it runs only when asked for
+// (`--only=scale`) or in --smoke (tiny; checks the pipeline).
+if ((only?.has('scale') ?? false) || (only === undefined && mode === 'smoke')) {
+  log('scale: benchmark/scale.mjs');
+  const child = spawnSync(process.execPath, [path.join(here, 'scale.mjs'), '--json', ...(mode === 'full' ? [] : [`--${mode}`])], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 16 << 20,
+  });
+  try {
+    doc.scale = child.status === 0 ? JSON.parse(child.stdout) : { error: `scale.mjs exited ${child.status}` };
+  } catch (error) {
+    doc.scale = { error: `scale.mjs printed no JSON: ${error.message}` };
+  }
+}
+
 // Cost of one hook call as a fresh process (benchmark/hook.mjs): native
 // executable, Node hooks and the /bin/true floor; median and p95 wall time.
 if (runs('hook')) {
@@ -160,6 +179,21 @@ if (runs('hook')) {
     doc.hook = child.status === 0 ? JSON.parse(child.stdout) : { error: `hook.mjs exited ${child.status}` };
   } catch (error) {
     doc.hook = { error: `hook.mjs printed no JSON: ${error.message}` };
+  }
+}
+
+// The rule table's load in a fresh process (benchmark/table-load.mjs):
+// built-ins and the table doubled by user rules, native and reference.
+if (runs('table')) {
+  log('table: benchmark/table-load.mjs');
+  const child = spawnSync(process.execPath, [path.join(here, 'table-load.mjs'), '--json', ...(mode === 'full' ? [] : [`--${mode}`])], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    doc.tableLoad = child.status === 0 ? JSON.parse(child.stdout) : { error: `table-load.mjs exited ${child.status}` };
+  } catch (error) {
+    doc.tableLoad = { error: `table-load.mjs printed no JSON: ${error.message}` };
   }
 }
 

@@ -10,7 +10,7 @@ import * as combined from 'toolguard/dsh';
 import { GuardEngine as ReferenceEngine } from 'toolguard/reference';
 
 import { compare } from './harness.mjs';
-import { argumentClasses, buildLog, callPattern, silentFailure2k, sizeLabel, FAILURE_LINE } from './fixtures.mjs';
+import { argumentClasses, buildLog, callPattern, silentFailure2k, sizeLabel, FAILURE_LINE, DOUBLED_CONFIG } from './fixtures.mjs';
 
 const require = createRequire(import.meta.url);
 const toolguard = require('toolguard');
@@ -194,7 +194,7 @@ const COMMANDS = ['make -j2', 'cargo build --release', 'npm run build', 'ninja -
 );
 
 /** Expected verdict shape, so a silently broken subject cannot look fast. */
-function checkVerdict(verdict, failLast, lineCount, subject) {
+function checkVerdict(verdict, failLast, lineCount, subject, doubled = false) {
   if (!failLast) {
     assert.equal(verdict, null, `${subject}: expected no verdict on the benign log`);
     return;
@@ -202,7 +202,7 @@ function checkVerdict(verdict, failLast, lineCount, subject) {
   assert.ok(verdict?.failure, `${subject}: expected a failure verdict`);
   assert.deepEqual(
     verdict.failure.rules.map((r) => [r.id, r.line, r.excerpt]),
-    [['make-error', lineCount, FAILURE_LINE]],
+    (doubled ? ['make-error', 'user-make-error'] : ['make-error']).map((id) => [id, lineCount, FAILURE_LINE]),
     `${subject}: wrong rule hits`,
   );
 }
@@ -217,20 +217,25 @@ export const ENGINE_SIZES = [200, 10 << 10, 100 << 10, 1 << 20, 10 << 20];
 export async function engineScenarios(plan, log, sizes = ENGINE_SIZES) {
   const out = [];
   const throughput = [];
-  for (const bytes of sizes) {
+  const largest = sizes[sizes.length - 1];
+  // The built-in table at every size; the table doubled by user rules at the largest.
+  const cases = [...sizes.map((bytes) => ({ bytes, doubled: false })), { bytes: largest, doubled: true }];
+  for (const { bytes, doubled } of cases) {
     for (const failLast of [false, true]) {
       const text = buildLog(bytes, { failLast });
       const realBytes = Buffer.byteLength(text);
       const lineCount = text.split('\n').length;
       const result = { isError: false, content: [{ type: 'text', text }] };
+      const config = doubled ? DOUBLED_CONFIG : undefined;
       const engines = [
-        { subject: 'toolguard', engine: new NativeEngine() },
-        { subject: 'reference', engine: new ReferenceEngine() },
+        { subject: 'toolguard', engine: new NativeEngine(config) },
+        { subject: 'reference', engine: new ReferenceEngine(config) },
       ];
       for (const { subject, engine } of engines) {
-        checkVerdict(engine.observe({ agentId: 'agent-1', name: 'bash', argumentsJson: COMMANDS[0] }, result), failLast, lineCount, subject);
+        checkVerdict(engine.observe({ agentId: 'agent-1', name: 'bash', argumentsJson: COMMANDS[0] }, result), failLast, lineCount, subject, doubled);
       }
-      const name = `shell output ${sizeLabel(bytes)}, ${failLast ? 'match in last line' : 'no match'}`;
+      const table = doubled ? `, table doubled by user rules (${DOUBLED_CONFIG.loudFailure.rules.length * 2} rules)` : '';
+      const name = `shell output ${sizeLabel(bytes)}, ${failLast ? 'match in last line' : 'no match'}${table}`;
       log(`engine: ${name}`);
       const results = await compare(
         engines.map(({ subject, engine }) => ({
@@ -241,8 +246,9 @@ export async function engineScenarios(plan, log, sizes = ENGINE_SIZES) {
       );
       for (const r of results) {
         out.push({ group: 'engine', name, ...r, bytes: realBytes });
-        if (!failLast && bytes === sizes[sizes.length - 1]) {
-          throughput.push({ name: `built-in rules, ${sizeLabel(bytes)} build log, full observe()`, subject: r.subject, bytes: realBytes, mb_s: realBytes / 1e6 / (r.ns_per_op / 1e9) });
+        if (!failLast && bytes === largest) {
+          const rules = doubled ? 'table doubled by user rules' : 'built-in rules';
+          throughput.push({ name: `${rules}, ${sizeLabel(bytes)} build log, full observe()`, subject: r.subject, bytes: realBytes, mb_s: realBytes / 1e6 / (r.ns_per_op / 1e9) });
         }
       }
     }
@@ -252,25 +258,29 @@ export async function engineScenarios(plan, log, sizes = ENGINE_SIZES) {
   // without a rule for it reports none; both still scan the whole text).
   const text = silentFailure2k();
   const result = { isError: false, content: [{ type: 'text', text }] };
-  const engines = [
-    { subject: 'toolguard', engine: new NativeEngine() },
-    { subject: 'reference', engine: new ReferenceEngine() },
-  ];
-  const hits = engines.map(({ engine }) => {
-    const v = engine.observe({ agentId: 'agent-1', name: 'bash', argumentsJson: COMMANDS[0] }, result);
-    return v?.failure?.rules.map((h) => [h.id, h.line]) ?? null;
-  });
-  assert.deepEqual(hits[0], hits[1], 'native and reference disagree on the 2 KB silent failure');
-  const name = `shell output ${sizeLabel(Buffer.byteLength(text))}, typical silent failure`;
-  log(`engine: ${name}`);
-  const results = await compare(
-    engines.map(({ subject, engine }) => ({
-      subject,
-      op: (i) => engine.observe({ agentId: 'agent-1', name: 'bash', argumentsJson: COMMANDS[i % COMMANDS.length] }, result),
-    })),
-    plan,
-  );
-  for (const r of results) out.push({ group: 'engine', name, ...r, bytes: Buffer.byteLength(text) });
+  for (const doubled of [false, true]) {
+    const config = doubled ? DOUBLED_CONFIG : undefined;
+    const engines = [
+      { subject: 'toolguard', engine: new NativeEngine(config) },
+      { subject: 'reference', engine: new ReferenceEngine(config) },
+    ];
+    const hits = engines.map(({ engine }) => {
+      const v = engine.observe({ agentId: 'agent-1', name: 'bash', argumentsJson: COMMANDS[0] }, result);
+      return v?.failure?.rules.map((h) => [h.id, h.line]) ?? null;
+    });
+    assert.deepEqual(hits[0], hits[1], 'native and reference disagree on the 2 KB silent failure');
+    const table = doubled ? `, table doubled by user rules (${DOUBLED_CONFIG.loudFailure.rules.length * 2} rules)` : '';
+    const name = `shell output ${sizeLabel(Buffer.byteLength(text))}, typical silent failure${table}`;
+    log(`engine: ${name}`);
+    const results = await compare(
+      engines.map(({ subject, engine }) => ({
+        subject,
+        op: (i) => engine.observe({ agentId: 'agent-1', name: 'bash', argumentsJson: COMMANDS[i % COMMANDS.length] }, result),
+      })),
+      plan,
+    );
+    for (const r of results) out.push({ group: 'engine', name, ...r, bytes: Buffer.byteLength(text) });
+  }
   return { scenarios: out, throughput };
 }
 

@@ -53,16 +53,37 @@ export function targets(doc) {
   check('native ≥5× at 100 KB', ratio('engine', (n) => n.includes(' 100 KB,')), (r) => r.speedup >= 5);
   check('native ≥10× at 10 MB', ratio('engine', (n) => n.includes(' 10 MB,')), (r) => r.speedup >= 10);
   check('native never below 1.0×', [...ratio('engine', () => true), ...ratio('agents', () => true)], (r) => r.speedup >= 1.0);
-  // speedup = loops-off / loops-on: on costs at most 1.2× off when it is >= 1/1.2.
-  check('combined plugin, loops on ≤1.2× loops off', ratio('loops', () => true), (r) => r.speedup >= 1 / 1.2);
-  if (doc.throughput_mb_s !== null && doc.throughput_mb_s !== undefined) {
-    out.push({ target: 'scan ≥1 GB/s (built-in rules, build log)', value: `${doc.throughput_mb_s.toFixed(0)} MB/s`, met: doc.throughput_mb_s >= 1000 });
+  // speedup = loops-off / loops-on: on costs at most 1.2× off when it is >= 1/1.2
+  // (a call new to the window); the recurring re-test, whose result the
+  // detectors must hash, at most 2× (issue 25).
+  const retest = (n) => n.startsWith('edit, then the same failing tests');
+  check('combined plugin, loops on ≤1.2× loops off (new calls)', ratio('loops', (n) => !retest(n)), (r) => r.speedup >= 1 / 1.2);
+  check('combined plugin, loops on ≤2× loops off (recurring re-test)', ratio('loops', retest), (r) => r.speedup >= 1 / 2);
+  check('native ≥20× at 10 MB, match in last line', ratio('engine', (n) => n.startsWith('shell output 10 MB, match in last line')), (r) => r.speedup >= 20);
+  const mbs = (prefix) => doc.throughput.find((t) => t.subject === 'toolguard' && t.name.startsWith(prefix))?.mb_s;
+  for (const [prefix, label, min] of [
+    ['built-in rules', 'scan ≥1 GB/s (built-in rules, 10 MB build log, full observe; 1.5 GB/s on a quiet machine)', 1000],
+    ['table doubled', 'scan ≥600 MB/s (table doubled by user rules, 10 MB build log, full observe)', 600],
+  ]) {
+    const v = mbs(prefix);
+    if (v !== undefined) out.push({ target: label, value: `${v.toFixed(0)} MB/s`, met: v >= min });
   }
   const hookRow = (prefix) => doc.hook?.rows?.find((r) => r.subject.startsWith(prefix));
-  const [floor, nativeHook] = [hookRow('floor'), hookRow('native hook')];
-  if (floor && nativeHook) {
-    const over = nativeHook.median_ms - floor.median_ms;
-    out.push({ target: 'native hook median within 10 ms of the process-start floor', value: `+${over.toFixed(1)} ms`, met: over <= 10 });
+  const floor = hookRow('floor');
+  for (const [name, label, max] of [
+    ['native hook', 'native hook, scanned call, median ≤ +3 ms over the process-start floor', 3],
+    ['native hook, a Read call', 'native hook, Read call, median ≤ +1 ms over the floor', 1],
+  ]) {
+    const row = doc.hook?.rows?.find((r) => r.subject === name || r.subject.startsWith(`${name} (`));
+    if (floor && row) {
+      const over = row.median_ms - floor.median_ms;
+      out.push({ target: label, value: `+${over.toFixed(1)} ms`, met: over <= max });
+    }
+  }
+  for (const r of doc.tableLoad?.rows ?? []) {
+    if (r.subject === 'toolguard' && r.table === 'built-in rules') {
+      out.push({ target: 'built-in table loads in < 1 ms (first engine of a process)', value: `${r.median_ms.toFixed(2)} ms`, met: r.median_ms < 1 });
+    }
   }
   if (doc.html && typeof doc.html.render_ms === 'number') {
     out.push({ target: `HTML report of ${doc.html.sessions} sessions renders < 2 s`, value: `${doc.html.render_ms} ms`, met: doc.html.render_ms < 2000 });
@@ -116,12 +137,29 @@ export function markdownReport(doc) {
     }
     lines.push('');
   }
-  if (doc.throughput.length > 0) {
-    lines.push(`**Scan throughput** (${doc.throughput[0].name}): ${doc.throughput.map((t) => `${t.subject} ${t.mb_s.toFixed(0)} MB/s`).join(', ')}`);
+  for (const name of [...new Set(doc.throughput.map((t) => t.name))]) {
+    const rows = doc.throughput.filter((t) => t.name === name);
+    lines.push(`**Scan throughput** (${name}): ${rows.map((t) => `${t.subject} ${t.mb_s.toFixed(0)} MB/s`).join(', ')}`);
+    lines.push('');
+  }
+  if (doc.tableLoad && Array.isArray(doc.tableLoad.rows)) {
+    lines.push(`**Rule table load** (first \`new GuardEngine()\` of a fresh process, median of ${doc.tableLoad.runs})`);
+    lines.push('');
+    lines.push('| table | subject | ms |');
+    lines.push('| --- | --- | ---: |');
+    for (const r of doc.tableLoad.rows) lines.push(`| ${r.table} | ${r.subject} | ${r.median_ms.toFixed(2)} |`);
     lines.push('');
   }
   if (doc.audit && typeof doc.audit.throughput_mb_s === 'number') {
     lines.push(`**Audit reader throughput**: ${doc.audit.throughput_mb_s.toFixed(0)} MB/s`);
+    lines.push('');
+  }
+  if (doc.scale && typeof doc.scale.speedup_2_vs_1 === 'number') {
+    const c = doc.scale;
+    const parquet = typeof c.parquet_vs_jsonl === 'number' ? `Parquet copy ${c.parquet_vs_jsonl.toFixed(2)}× the JSONL speed` : `Parquet: ${c.parquet_2_threads?.skipped ?? 'n/a'}`;
+    lines.push(
+      `**Audit at dataset scale** (${c.runs.toLocaleString('en-US')} runs, ${(c.bytes / 1e9).toFixed(2)} GB, ${c.mode}): 2 threads ${c.speedup_2_vs_1.toFixed(2)}× 1 thread (${c.jsonl_1_thread.mb_s.toFixed(0)} → ${c.jsonl_2_threads.mb_s.toFixed(0)} MB/s), peak RSS with \`--report jsonl\` ${c.peak_rss_mb_jsonl === null ? 'n/a' : `${c.peak_rss_mb_jsonl.toFixed(0)} MB`}, ${parquet}`,
+    );
     lines.push('');
   }
   if (doc.hook && Array.isArray(doc.hook.rows)) {

@@ -147,11 +147,14 @@ export interface FailureVerdict {
 /** What the guard has to say about one call; `observe` returns `null` instead of an empty verdict. */
 /** A loop detector's alarm (native engine with `loops` only; the reference has no loop detectors). */
 export interface LoopVerdict {
-  kind: 'repeat' | 'cycle' | 'same-error' | 're-read';
+  kind: 'repeat' | 'cycle' | 'same-error' | 're-read' | 'redo';
   tool: string;
   count: number;
   period: number;
   calls: Array<number>;
+  /** The loop episode's first call and its latest (this one). */
+  first: number;
+  last: number;
   evidence: string;
   text: string;
   summary: string;

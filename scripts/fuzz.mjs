@@ -4,7 +4,7 @@
 //
 //   node scripts/fuzz.mjs                      60 s per target
 //   node scripts/fuzz.mjs --seconds 600        10 minutes per target
-//   node scripts/fuzz.mjs --smoke              CI smoke: 25 s per target
+//   node scripts/fuzz.mjs --smoke              CI smoke: 20 s per target (6 targets: 2 minutes)
 //   node scripts/fuzz.mjs scan observe         only these targets
 //
 // Installs cargo-fuzz when it is missing. libFuzzer needs nightly-only rustc
@@ -34,6 +34,7 @@ const TARGETS = {
   canonical: { maxLen: 4096 },
   rule_compile: { maxLen: 512 },
   scan: { maxLen: 16384 },
+  prefilter: { maxLen: 2048 },
   observe: { maxLen: 8192 },
   transcode: { maxLen: 4096, sanitizer: 'address' },
 };
@@ -46,7 +47,7 @@ for (let i = 0; i < argv.length; i++) {
   const arg = argv[i];
   if (arg === '--seconds') seconds = Number(argv[++i]);
   else if (arg === '--timeout') timeout = Number(argv[++i]);
-  else if (arg === '--smoke') seconds = 25;
+  else if (arg === '--smoke') seconds = 20;
   else if (arg in TARGETS) chosen.push(arg);
   else {
     console.error(`unknown argument ${arg}; targets: ${Object.keys(TARGETS).join(', ')}`);

@@ -8,10 +8,16 @@ use std::path::Path;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use toolguard_audit::{AuditOptions, Auditor as Inner, Format};
+use std::ops::ControlFlow;
+
+use toolguard_audit::parallel::{audit_batch, BatchOptions, Event, Input};
+use toolguard_audit::{detect_path, AuditOptions, Auditor as Inner, Format};
 use toolguard_core::config::{Config, ConfigValue};
 
-use crate::errors::{config_error, invalid};
+use crate::errors::{config_error, core_error, invalid};
+
+/// `onProgress(filesDone, filesTotal, bytesDone, bytesTotal, sessions)` of `auditFiles`.
+type BatchProgress<'scope> = Function<'scope, FnArgs<(f64, f64, f64, f64, f64)>, ()>;
 
 /// Replays recorded sessions through the guard engine.
 #[napi]
@@ -51,12 +57,14 @@ impl Auditor {
     }
 
     /// Audit one log file (DSH `session.jsonl` / `.zstd`, a Claude Code
-    /// transcript, a Codex rollout, an OTLP/JSON trace file or a generic trace);
-    /// returns the session report as JSON text. `onProgress(bytesRead, totalBytes)`
-    /// is called every few MB and once at the end.
+    /// transcript, a Codex rollout, an OTLP/JSON trace file, a generic trace,
+    /// or a trajectory: mini-swe-agent, SWE-agent, OpenHands, and the text
+    /// captures); returns the session reports as JSON Lines text, one line a
+    /// session (most files hold one; an evaluation output one a line).
+    /// `onProgress(bytesRead, totalBytes)` is called every few MB and once at the end.
     #[napi(
         catch_unwind,
-        ts_args_type = "path: string, format?: 'auto' | 'dsh' | 'trace' | 'claude-code' | 'codex' | 'otlp', onProgress?: (bytesRead: number, totalBytes: number) => void"
+        ts_args_type = "path: string, format?: 'auto' | 'dsh' | 'trace' | 'claude-code' | 'codex' | 'otlp' | 'mini-swe-agent' | 'swe-agent' | 'openhands-v1' | 'openhands-v0' | 'claude-code-md' | 'codex-exec-log' | 'mini-swe-agent-log', onProgress?: (bytesRead: number, totalBytes: number) => void"
     )]
     pub fn audit_file(
         &mut self,
@@ -81,12 +89,106 @@ impl Auditor {
                 }
             }
         };
-        let report = self
-            .inner
-            .audit_path(Path::new(&path), format, &mut progress);
+        let mut text = String::new();
+        self.inner
+            .audit_path_each(Path::new(&path), format, &mut progress, &mut |report| {
+                if !text.is_empty() {
+                    text.push('\n');
+                }
+                text.push_str(&report.to_json());
+            });
         if let Some(e) = failed {
             return Err(e);
         }
-        Ok(report.to_json())
+        Ok(text)
     }
+
+    /// Audit many files on every core (`threads`), Parquet files row by row;
+    /// `onReport(json)` gets each session report, in input order, as it is
+    /// ready; `onProgress(filesDone, filesTotal, bytesDone, bytesTotal,
+    /// sessions)` every 100 ms or so. `names[i]` is the `file` the report
+    /// shows, `keys[i]` what `--shard` hashes (the path relative to its root).
+    /// `optionsJson`: `{format?, threads?, shard?: "i/n", column?}`; a bad one
+    /// throws an `InvalidArg` error before any file is read. An exception
+    /// thrown by a callback stops the batch and is rethrown.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "paths: string[], names: string[], keys: string[], optionsJson: string, onReport: (json: string) => void, onProgress?: (filesDone: number, filesTotal: number, bytesDone: number, bytesTotal: number, sessions: number) => void"
+    )]
+    // The JavaScript call's positional parameters, plus the env napi-rs injects.
+    #[allow(clippy::too_many_arguments)]
+    pub fn audit_files(
+        &mut self,
+        env: Env,
+        paths: Vec<String>,
+        names: Vec<String>,
+        keys: Vec<String>,
+        options_json: String,
+        on_report: Function<String, ()>,
+        on_progress: Option<BatchProgress<'_>>,
+    ) -> Result<()> {
+        if names.len() != paths.len() || keys.len() != paths.len() {
+            return Err(invalid(
+                "toolguard: paths, names and keys must have one entry each",
+            ));
+        }
+        let options = BatchOptions::from_json(&options_json)
+            .map_err(|e| invalid(format!("toolguard: {e}")))?;
+        let inputs: Vec<Input> = paths
+            .into_iter()
+            .zip(names)
+            .zip(keys)
+            .map(|((path, name), key)| Input {
+                path: path.into(),
+                name,
+                key,
+            })
+            .collect();
+        let mut failed: Option<Error> = None;
+        let mut on_event = |event: Event| {
+            // Each callback in a handle scope of its own: without it every
+            // report string stays alive until the whole batch returns, and
+            // memory grows with the number of sessions.
+            let called = env.run_in_scope(|| match event {
+                Event::Report(json) => on_report.call(json),
+                Event::Progress(p) => match &on_progress {
+                    Some(callback) => callback.call(
+                        (
+                            p.files_done as f64,
+                            p.files_total as f64,
+                            p.bytes_done as f64,
+                            p.bytes_total as f64,
+                            p.sessions as f64,
+                        )
+                            .into(),
+                    ),
+                    None => Ok(()),
+                },
+            });
+            match called {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(e) => {
+                    failed = Some(e);
+                    ControlFlow::Break(())
+                }
+            }
+        };
+        audit_batch(&self.inner, &inputs, &options, &mut on_event).map_err(core_error)?;
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The format of the session log at `path`, by its content, as
+/// `--format auto` reads it; `null` when it is none known (or unreadable).
+/// For a directory search: files whose names do not say (`*.json`, `*.md`,
+/// `*.log`) are audited only when this names a format. Reads at most 64 MiB.
+#[napi(catch_unwind)]
+pub fn detect_log_format(path: String) -> Option<String> {
+    detect_path(Path::new(&path), 64 << 20)
+        .ok()
+        .flatten()
+        .map(|f| f.as_str().to_owned())
 }

@@ -84,6 +84,11 @@ pub struct LoopsOptions {
     pub re_read: Option<()>,
     /// Thresholds × this for rate limits and 503s (default 2).
     pub transient_multiplier: Option<f64>,
+    /// Polls of a running job that show nothing new, in a row, before it is a loop (default 8).
+    #[napi(ts_type = "number | false")]
+    pub poll: Option<()>,
+    /// …over at least this many seconds where the calls have times (default 300; 0: the count alone).
+    pub poll_quiet_seconds: Option<f64>,
     /// `check` refuses a call continuing a loop reminded this many times (`true`: 2; default false: never).
     #[napi(ts_type = "number | boolean")]
     pub deny: Option<()>,

@@ -43,7 +43,7 @@ pub struct FailureVerdict {
 /// A loop detector's alarm (`loops` on): raised again at every call the loop goes on.
 #[napi(object)]
 pub struct LoopVerdict {
-    #[napi(ts_type = "'repeat' | 'cycle' | 'same-error' | 're-read'")]
+    #[napi(ts_type = "'repeat' | 'cycle' | 'same-error' | 're-read' | 'redo'")]
     pub kind: String,
     /// The tool of this call.
     pub tool: String,
@@ -51,22 +51,28 @@ pub struct LoopVerdict {
     pub count: f64,
     /// Calls per round of a cycle; 1 otherwise.
     pub period: f64,
-    /// The calls in the loop by ordinal (1-based since the last user prompt), oldest first (at most 12).
+    /// The loop's latest calls by ordinal (1-based since the last user prompt), oldest first (at most 12).
     pub calls: Vec<f64>,
+    /// The loop's first call (ordinal): where this episode began, the same on
+    /// every alarm of one loop however long it runs.
+    pub first: f64,
+    /// The loop's latest call (ordinal): this one.
+    pub last: f64,
     /// What repeated, in words.
     pub evidence: String,
     /// The reminder shown to the model.
     pub text: String,
     /// `<tool>: <kind label> × <count>` (`bash: same error × 3`).
     pub summary: String,
-    /// Reminders this loop has had, this one included.
+    /// Reminders this loop has had, this one included (it keeps growing
+    /// for as long as the loop goes on).
     pub reminders: f64,
 }
 
 /// `check` refused the call: it would continue a loop already reminded `loops.deny` times.
 #[napi(object)]
 pub struct LoopDenyVerdict {
-    #[napi(ts_type = "'repeat' | 'cycle' | 'same-error' | 're-read'")]
+    #[napi(ts_type = "'repeat' | 'cycle' | 'same-error' | 're-read' | 'redo'")]
     pub kind: String,
     pub count: f64,
     pub reminders: f64,
@@ -90,6 +96,8 @@ impl From<LoopAlarm> for LoopVerdict {
             count: a.count as f64,
             period: a.period as f64,
             calls: a.calls.into_iter().map(|c| c as f64).collect(),
+            first: a.first as f64,
+            last: a.last as f64,
             evidence: a.evidence,
             text: a.text,
             summary: a.summary,

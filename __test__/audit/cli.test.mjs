@@ -169,22 +169,25 @@ test('human output: aligned table, no colour when not a TTY, summary line', () =
   );
 });
 
-test('loop detectors by default: alarms at the call where raised, every further step, one table row per loop', () => {
+test('loop detectors by default: one finding and one table row per loop, raised at its 3rd call, with its real count', () => {
   const { code, doc } = auditJson([mainPlain]);
   assert.equal(code, 1);
   const [s] = doc.sessions;
   assert.deepEqual(s.reminders, [], 'the result-aware repeat replaces the result-blind one');
-  // pytest ×5 with the same failing output (call_04..call_08): an alarm at the 3rd and at every later one.
+  // pytest ×5 with the same failing output (call_04..call_08): raised at the
+  // 3rd, then alarmed at every later one; one finding with the count it reached.
   assert.deepEqual(
-    s.loops.map((l) => [l.callId, l.tool, l.kind, l.count, l.reminders]),
-    [['call_06', 'bash', 'repeat', 3, 1], ['call_07', 'bash', 'repeat', 4, 2], ['call_08', 'bash', 'repeat', 5, 3]],
+    s.loops.map((l) => [l.callId, l.tool, l.kind, l.count, l.reminders, l.firstCall, l.lastCall]),
+    [['call_06', 'bash', 'repeat', 5, 3, 4, 8]],
   );
-  assert.deepEqual(Object.keys(s.loops[0]), ['callId', 'tool', 'agentId', 'logLine', 'seq', 'turn', 'kind', 'count', 'period', 'calls', 'summary', 'evidence', 'text', 'reminders', 'command', 'waste']);
-  assert.deepEqual(s.loops[0].calls, [4, 5, 6]);
-  assert.equal(s.loops[0].summary, 'bash: repeat × 3');
+  assert.deepEqual(Object.keys(s.loops[0]), ['ordinal', 'callId', 'tool', 'agentId', 'logLine', 'seq', 'turn', 'kind', 'count', 'period', 'firstCall', 'lastCall', 'lastLogLine', 'calls', 'summary', 'evidence', 'text', 'reminders', 'command', 'waste']);
+  assert.deepEqual(s.loops[0].calls, [4, 5, 6, 7, 8]);
+  assert.equal(s.loops[0].summary, 'bash: repeat × 5');
   assert.match(s.loops[0].text, /^\[toolguard\] Loop detected: bash was called 3 times in a row/);
+  // The call numbers are the timeline's.
+  assert.deepEqual(s.loops[0].calls.map((o) => s.timeline.calls[o - 1].callId), ['call_04', 'call_05', 'call_06', 'call_07', 'call_08']);
   assert.deepEqual(failures(s), MAIN_FAILURES, 'silent failures unchanged');
-  assert.equal(doc.summary.loops, 3);
+  assert.equal(doc.summary.loops, 1);
   const human = cli(['audit', mainPlain]).stdout;
   assert.equal(human.split('\n').filter((l) => /^\s+\d+\s+call_/.test(l) && l.includes('repeat × 5')).length, 1, human);
   // --fail-on loop counts loop alarms.

@@ -20,7 +20,7 @@ test('the --json document Rust writes is exactly the AuditDocument type', () => 
   const dir = mkdtempSync(join(tmpdir(), 'toolguard-report-types-'));
   const malformed = join(dir, 'malformed.jsonl');
   writeFileSync(malformed, '{"tool":"bash","arguments":{"command":"ls"},"output":"x"}\n{not json\n');
-  const inputs = [join(root, 'samples/dsh'), join(root, '__test__/audit/fixtures'), malformed];
+  const inputs = [join(root, 'samples/dsh'), join(root, '__test__/audit/fixtures'), join(root, 'crates/toolguard-audit/tests/fixtures'), malformed];
   // Loop detectors on (the default: `loops`) and off (DSH's `reminders`).
   const dshExact = ['--config', join(root, '__test__/audit/dsh-exact.json')];
   const docs = [[], dshExact].map((config) => {

@@ -41,7 +41,7 @@ function session(calls, findings = {}, omitted = 0) {
 }
 const at = (s, callId) => {
   const c = s.timeline.calls.find((x) => x.callId === callId);
-  return { callId, agentId: c.agentId, logLine: c.logLine };
+  return { ordinal: c.ordinal, callId, agentId: c.agentId, logLine: c.logLine };
 };
 
 test('recorded sample: the pytest loop from its first reminder until the agent moved on, each failure on its own', () => {
@@ -82,7 +82,7 @@ test('untracked calls inside a loop count in it; after its last repeat they are 
   );
   s.reminders = [{ ...at(s, 'c3'), count: 3 }];
   sessionWaste(s);
-  assert.deepEqual(s.reminders[0].waste, { episode: 1, kind: 'loop', from: 'c3', to: 'c4', movedOnAt: 't2', calls: 3, wallMs: 90, tokens: 25 });
+  assert.deepEqual(s.reminders[0].waste, { episode: 1, kind: 'loop', from: 'c3', to: 'c4', movedOnAt: 't2', fromOrdinal: 3, toOrdinal: 5, movedOnAtOrdinal: 6, calls: 3, wallMs: 90, tokens: 25 });
 });
 
 test('other agents do not interrupt an episode; n/a without timestamps or usage', () => {
@@ -96,7 +96,7 @@ test('other agents do not interrupt an episode; n/a without timestamps or usage'
   ]);
   s.reminders = [{ ...at(s, 'a3'), count: 3 }];
   const w = sessionWaste(s);
-  assert.deepEqual(s.reminders[0].waste, { episode: 1, kind: 'loop', from: 'a3', to: 'a4', movedOnAt: 'a5', calls: 2, wallMs: null, tokens: null });
+  assert.deepEqual(s.reminders[0].waste, { episode: 1, kind: 'loop', from: 'a3', to: 'a4', movedOnAt: 'a5', fromOrdinal: 3, toOrdinal: 5, movedOnAtOrdinal: 6, calls: 2, wallMs: null, tokens: null });
   assert.equal(w.wallMs, null);
   assert.equal(w.episodesWithoutTime, 1);
   assert.match(wasteLine(w), /^Waste: 2 calls · n\/a · n\/a tokens in 1 stuck episode and 0 silent failures$/);

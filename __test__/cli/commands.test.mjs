@@ -121,7 +121,7 @@ test('completion: bash completes commands, options and option values; zsh and fi
   assert.deepEqual(complete('toolguard', 'a'), ['audit']);
   assert.deepEqual(complete('toolguard', 'c'), ['check-config', 'completion']);
   assert.deepEqual(complete('toolguard', 'audit', '--rep'), ['--report']);
-  assert.deepEqual(complete('toolguard', 'audit', '--report', ''), ['table', 'json', 'sarif', 'junit']);
+  assert.deepEqual(complete('toolguard', 'audit', '--report', ''), ['table', 'json', 'jsonl', 'sarif', 'junit']);
   assert.deepEqual(complete('toolguard', 'audit', '--fail-on', 'f'), ['failure']);
   assert.deepEqual(complete('toolguard', 'hook', '--'), ['--config', '--help']);
   const zsh = cli(['completion', 'zsh']).stdout;
@@ -129,6 +129,6 @@ test('completion: bash completes commands, options and option values; zsh and fi
   assert.match(zsh, /complete -o default -F _toolguard toolguard/);
   const fish = cli(['completion', 'fish']).stdout;
   for (const command of ['audit', 'hook', 'check-config', 'completion']) assert.match(fish, new RegExp(`-n __fish_use_subcommand -a '${command}'`));
-  assert.match(fish, /-n '__fish_seen_subcommand_from audit' -l 'report' -x -a 'table json sarif junit'/);
+  assert.match(fish, /-n '__fish_seen_subcommand_from audit' -l 'report' -x -a 'table json jsonl sarif junit'/);
   assert.equal(cli(['completion', 'tcsh']).code, 2);
 });

@@ -42,8 +42,7 @@ import { native, nativeFailure } from '../native.mjs';
 /**
  * Shell tools of the hosts: the core's one default list
  * (`rules/shell-tools.json`, compared without case), so Claude Code's `Bash`,
- * Codex's `exec_command` and the DSH names are all scanned. (The in-process
- * Claude Agent SDK adapter's default; the hook library reads the same list.)
+ * Codex's `exec_command` and the DSH names are all scanned.
  */
 export const HOOK_SHELL_TOOLS: readonly string[] = (
   createRequire(import.meta.url)('toolguard/rules/shell-tools.json') as { shellTools: string[] }

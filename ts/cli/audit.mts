@@ -5,26 +5,30 @@
 
 import { closeSync, lstatSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Auditor, native } from 'toolguard';
+import { Auditor, detectLogFormat, native } from 'toolguard';
 
 import { oneOf, parseCommandLine, UsageError } from './args.mjs';
 import { checkWithEngine, ConfigError, readConfig } from './config.mjs';
 import { renderHuman, type Style } from './render.mjs';
 import { renderJunit, renderSarif, unread } from './reports.mjs';
-import { writeHtmlReport } from './html.mjs';
-import { addWaste, type TimelineCallJson, type WasteJson, type WasteSummary } from './waste.mjs';
+import { renderHtml, writeHtmlReport } from './html.mjs';
+import { foldWaste, NO_WASTE, sessionWaste, wasteLine, type TimedSession, type TimelineCallJson, type WasteJson, type WasteSummary } from './waste.mjs';
+import { DatasetSummary, datasetText, HtmlFolder, type DatasetJson } from './dataset.mjs';
 
 export { UsageError };
 
 export const FAIL_ON = ['loop', 'failure', 'any', 'none'] as const;
 export type FailOn = (typeof FAIL_ON)[number];
-export const FORMATS = ['auto', 'dsh', 'trace', 'claude-code', 'codex', 'otlp'] as const;
+export const FORMATS = ['auto', 'dsh', 'trace', 'claude-code', 'codex', 'otlp', 'mini-swe-agent', 'swe-agent', 'openhands-v1', 'openhands-v0', 'claude-code-md', 'codex-exec-log', 'mini-swe-agent-log'] as const;
 type Format = (typeof FORMATS)[number];
 
 export interface SiteJson {
-  callId: string;
+  /** 1-based position of the call in its session, in file order (docs/trace-format.md). */
+  ordinal: number;
+  /** The format's own id of the call; null when it has none. */
+  callId: string | null;
   tool: string;
   agentId: string | null;
   logLine: number;
@@ -40,16 +44,27 @@ export interface ReminderJson extends SiteJson {
   /** Added by waste.mts (null: past the timeline's bound). */
   waste?: WasteJson | null;
 }
-/** A loop detector's alarm at this call (`loops`, on by default). */
+/**
+ * One loop episode (`loops`, on by default): raised at this call, ended at
+ * `lastCall`; its alarms at every further call it went on are this one finding.
+ */
 export interface LoopJson extends SiteJson {
-  kind: 'repeat' | 'cycle' | 'same-error' | 're-read';
+  kind: 'repeat' | 'cycle' | 'same-error' | 're-read' | 'redo';
+  /** Calls in the loop (a cycle: rounds begun), at its last alarm. */
   count: number;
   period: number;
+  /** The loop's first and last call, by timeline ordinal. */
+  firstCall: number;
+  lastCall: number;
+  /** Log line of the last call. */
+  lastLogLine: number;
+  /** The loop's latest calls by timeline ordinal (at most 12). */
   calls: number[];
   summary: string;
   evidence: string;
+  /** The first reminder text the model would have been shown. */
   text: string;
-  /** Reminders this loop has had, this one included (1: the loop starts here). */
+  /** Reminders the loop had: one at every call it went on after it was raised. */
   reminders: number;
   command: string | null;
   /** Added by waste.mts (null: past the timeline's bound). */
@@ -73,9 +88,13 @@ export interface FailureJson extends SiteJson {
 }
 export interface SessionJson {
   file: string;
+  /** 0-based index of the session in its file (one session a line: its position). */
+  session: number;
   format: Format;
   compressed: boolean;
   sessionId: string | null;
+  /** The model that drove the run, when the file says. */
+  model: string | null;
   parentSession: string | null;
   cwd: string | null;
   agents: string[];
@@ -90,6 +109,9 @@ export interface SessionJson {
   failures: FailureJson[];
   errors: { line: number | null; message: string }[];
   errorCount: number;
+  /** What a reader noticed that is not bad input (an observation without its action, no exit codes…). */
+  notes: { line: number | null; ordinal: number | null; message: string }[];
+  noteCount: number;
   /** The calls in order, for the HTML strips and the waste figures. */
   timeline: { calls: TimelineCallJson[]; omitted: number };
   /** Added by waste.mts. */
@@ -101,7 +123,7 @@ export interface AuditDocument {
     files: number;
     calls: number;
     reminders: number;
-    /** Loop alarms (one per call a loop goes on). */
+    /** Loop episodes (one per loop, however long it ran). */
     loops: number;
     failures: number;
     /** Calls with at least one failure finding. */
@@ -114,6 +136,8 @@ export interface AuditDocument {
     exitCode: 0 | 1;
     /** Added by waste.mts. */
     waste?: WasteSummary;
+    /** The dataset figures (dataset.mts): shares of runs stuck or failing silently, per model and agent, the ranking. */
+    dataset?: DatasetJson;
   };
 }
 
@@ -130,13 +154,16 @@ export const AUDIT_OPTIONS = {
   since: { type: 'string' },
   'max-line-bytes': { type: 'string' },
   html: { type: 'string' },
+  jobs: { type: 'string', short: 'j' },
+  shard: { type: 'string' },
+  column: { type: 'string' },
   color: { type: 'boolean' },
   'no-color': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 /** How the result is printed: a table for people, or a document for machines. */
-export const REPORTS = ['table', 'json', 'sarif', 'junit'] as const;
+export const REPORTS = ['table', 'json', 'jsonl', 'sarif', 'junit'] as const;
 export type Report = (typeof REPORTS)[number];
 
 interface Options {
@@ -150,8 +177,14 @@ interface Options {
   /** Skip files last written, and lines stamped, before this time (ms since the epoch). */
   sinceMs?: number;
   maxLineBytes?: number;
-  /** `--html FILE` (`-`: stdout). */
+  /** `--html FILE` (`-`: stdout), or `--html DIR/` (a folder: index and one page per run). */
   html?: string;
+  /** Worker threads (0: one per core). */
+  jobs: number;
+  /** `--shard i/n`, checked by the native side. */
+  shard?: string;
+  /** The Parquet column holding the trajectory. */
+  column?: string;
 }
 
 export const AUDIT_HELP = `Usage: toolguard audit [FILES or DIRS or -...] [options]
@@ -167,26 +200,46 @@ Inputs (the format is picked per file from its first line)
   their subagents ($CLAUDE_CONFIG_DIR/projects when set).
   Codex rollouts: ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl ($CODEX_HOME).
   OTLP/JSON traces: one export request a line (GenAI or OpenInference tool spans).
+  Parquet datasets (*.parquet): one trajectory a row, in the column named
+  messages, history, trajectory, traj, events or conversation(s) (--column
+  names another); each row is a session named FILE#ROW.
   DSH session logs: session.jsonl (compression: 'none') or session.jsonl.zstd
   (the default), under <root>/--<cwd-slug>--/<sessionId>/. Directories are
-  searched recursively for *.jsonl, *.jsonl.zst(d) and *.ndjson files
+  searched recursively for *.jsonl, *.jsonl.zst(d), *.ndjson and *.parquet files
   (with --format dsh: only session.jsonl and session.jsonl.zstd).
   Generic traces: one JSON object a line, see docs/trace-format.md
   (${join(packageRoot, 'docs', 'trace-format.md')}).
+  Trajectories (docs/audit-formats.md): mini-swe-agent *.traj.json, SWE-agent
+  *.traj, OpenHands V1 and V0 (a conversation, or an evaluation output with
+  one a line), and captures: Claude Code sessions exported to Markdown, the
+  text output of \`codex exec\`, mini-swe-agent's terminal log. Directories
+  are searched for *.traj.json and *.traj too, and for *.json, *.md and
+  *.log files whose content is one of these.
   -: read one log from standard input.
 
 Options
   --config FILE     guard config, JSON or YAML: {repeat?, loudFailure?, loops?}
                     (the same config as the DSH plugins, GuardEngine and the hook)
-  --report R        table (default), json, sarif (code scanning) or junit (JUnit XML)
+  --report R        table (default), json, jsonl (one session a line, streamed
+                    in input order; the dataset summary goes to stderr), sarif
+                    (code scanning) or junit (JUnit XML)
   --json            the same as --report json
-  --format F        auto (default: per file), dsh, trace, claude-code, codex, otlp
+  --format F        auto (default: per file), dsh, trace, claude-code, codex, otlp,
+                    mini-swe-agent, swe-agent, openhands-v1, openhands-v0,
+                    claude-code-md, codex-exec-log, mini-swe-agent-log
   --since WHEN      only what happened since WHEN: a date or time (2025-10-01,
                     2025-10-01T12:00Z) or an age (30m, 12h, 7d)
   --max-line-bytes N  a longer line is reported and skipped (default 256MiB;
                     K, M, G suffixes: powers of 1024)
   --html FILE       also write a self-contained HTML report (timelines, findings,
-                    waste) to FILE; '-' writes it to stdout instead of the table
+                    waste) to FILE; '-' writes it to stdout instead of the table;
+                    DIR/ (a trailing slash, or an existing folder): an index page
+                    ranking the runs by waste and one page per run (for thousands)
+  -j, --jobs N      audit N files at a time (default: one per core)
+  --shard I/N       audit only the I-th of N deterministic shares of the inputs
+                    (1 <= I <= N; by a hash of each path relative to the folder
+                    given), for job arrays: see docs/audit-at-scale.md
+  --column NAME     the Parquet column holding each row's trajectory
   --fail-on WHAT    exit 1 when findings match: loop, failure, any (default), none
   --no-color        no colours (also: NO_COLOR=1, FORCE_COLOR=0); --color forces them
   -h, --help        this help
@@ -213,6 +266,9 @@ function parseOptions(argv: string[]): Options {
     sinceMs: values.since === undefined ? undefined : parseSince(values.since),
     maxLineBytes: values['max-line-bytes'] === undefined ? undefined : parseBytes(values['max-line-bytes']),
     html: values.html,
+    jobs: values.jobs === undefined ? 0 : parseJobs(values.jobs),
+    shard: values.shard,
+    column: values.column,
   };
 }
 
@@ -223,6 +279,12 @@ export function parseSince(text: string, now = Date.now()): number {
   const ms = Date.parse(text);
   if (Number.isNaN(ms)) throw new UsageError(`--since must be a date (2025-10-01, 2025-10-01T12:00Z) or an age (30m, 12h, 7d) (got ${JSON.stringify(text)})`);
   return ms;
+}
+
+function parseJobs(text: string): number {
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(n >= 1 && n <= 1024)) throw new UsageError(`--jobs must be a number of threads from 1 to 1024 (got ${JSON.stringify(text)})`);
+  return n;
 }
 
 function parseBytes(text: string): number {
@@ -267,10 +329,21 @@ function nativeAuditor(): typeof Auditor {
 }
 
 
-/** Which files a directory search picks up: DSH transcripts, or any JSON Lines file. */
-function isLogName(name: string, format: Format): boolean {
+/**
+ * Which files a directory search picks up: DSH transcripts, or any JSON
+ * Lines file or trajectory; a file whose name does not say (`*.json`,
+ * `*.md`, `*.log`: also READMEs, manifests, results) only when its content
+ * is a known log (decided in Rust, as `--format auto` reads it).
+ */
+function isLogName(name: string, format: Format, path: string): boolean {
   if (format === 'dsh') return name === 'session.jsonl' || name === 'session.jsonl.zstd';
-  return /\.(?:jsonl|jsonl\.zst|jsonl\.zstd|ndjson)$/.test(name);
+  if (/\.(?:jsonl|jsonl\.zst|jsonl\.zstd|ndjson|traj\.json|traj|parquet)$/.test(name)) return true;
+  if (!/\.(?:json|md|log)$/.test(name) || !native) return false;
+  const found = detectLogFormat(path);
+  // A page that quotes a log is not one: *.md only as a Markdown export,
+  // *.log only as a terminal capture.
+  const fits = name.endsWith('.md') ? found === 'claude-code-md' : name.endsWith('.log') ? found === 'codex-exec-log' || found === 'mini-swe-agent-log' : found !== null;
+  return fits && (format === 'auto' || found === format);
 }
 
 /** The path `-` stands for standard input (zstd is told by its magic, not a name). */
@@ -284,26 +357,39 @@ export const STDIN = '-';
  * entry, so the report names it.
  */
 export function findLogs(paths: string[], format: Format): string[] {
-  const out: string[] = [];
+  return findInputs(paths, format).map((input) => input.path);
+}
+
+/** A file to audit, and the key `--shard` hashes: its path relative to the folder given (a file given by itself: the path as given), with `/` separators. */
+export interface FoundInput {
+  path: string;
+  key: string;
+}
+
+/** {@link findLogs} with each file's shard key. */
+export function findInputs(paths: string[], format: Format): FoundInput[] {
+  const out: FoundInput[] = [];
+  let root = '';
+  const slashes = (p: string) => p.split(sep).join('/');
   const walk = (dir: string) => {
     let entries;
     try {
       entries = readdirSync(dir, { withFileTypes: true });
     } catch {
-      out.push(dir);
+      out.push({ path: dir, key: slashes(relative(root, dir)) || slashes(dir) });
       return;
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if ((entry.isFile() || entry.isSymbolicLink()) && isLogName(entry.name, format)) out.push(path);
+      else if ((entry.isFile() || entry.isSymbolicLink()) && isLogName(entry.name, format, path)) out.push({ path, key: slashes(relative(root, path)) });
     }
   };
   for (const path of paths) {
     if (path === STDIN) {
-      if (out.includes(STDIN)) throw new UsageError('- (standard input) can be given once');
-      out.push(STDIN);
+      if (out.some((i) => i.path === STDIN)) throw new UsageError('- (standard input) can be given once');
+      out.push({ path: STDIN, key: STDIN });
       continue;
     }
     let isDir = false;
@@ -316,9 +402,10 @@ export function findLogs(paths: string[], format: Format): string[] {
     }
     if (isDir) {
       const before = out.length;
+      root = path;
       walk(path);
-      if (out.length === before) throw new UsageError(`no session logs found under ${path} (looked for ${format === 'dsh' ? 'session.jsonl and session.jsonl.zstd' : '*.jsonl, *.jsonl.zst(d) and *.ndjson'})`);
-    } else out.push(path);
+      if (out.length === before) throw new UsageError(`no session logs found under ${path} (looked for ${format === 'dsh' ? 'session.jsonl and session.jsonl.zstd' : '*.jsonl, *.jsonl.zst(d), *.ndjson, *.traj(.json), *.parquet, and *.json, *.md, *.log holding a known log'})`);
+    } else out.push({ path, key: slashes(path) });
   }
   return out;
 }
@@ -354,22 +441,20 @@ function fileSize(path: string): number {
   }
 }
 
-/** A one-line progress bar on stderr, redrawn at most 10 times a second. */
-class Progress {
-  private last = 0;
+/**
+ * A one-line progress bar on stderr (files, MB, ETA), redrawn at most 10
+ * times a second; only on a terminal (a pipe or a file gets none).
+ */
+export class Progress {
   private drawn = false;
-  constructor(private total: number, private stream: NodeJS.WriteStream) {}
-  update(done: number, file: string) {
-    const now = Date.now();
-    if (now - this.last < 100) return;
-    this.last = now;
-    const width = 24;
-    const ratio = this.total > 0 ? Math.min(1, done / this.total) : 0;
-    const filled = Math.round(ratio * width);
-    const mb = (n: number) => (n / 1e6).toFixed(n < 1e7 ? 1 : 0);
-    const room = Math.max(10, (this.stream.columns ?? 80) - width - 30);
-    const name = file.length > room ? '…' + file.slice(file.length - room + 1) : file;
-    this.stream.write(`\r\x1b[K[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${Math.floor(ratio * 100)}% ${mb(done)}/${mb(this.total)} MB ${name}`);
+  private last = 0;
+  private readonly start = Date.now();
+  constructor(private stream: NodeJS.WriteStream, private now = () => Date.now()) {}
+  update(filesDone: number, filesTotal: number, bytesDone: number, bytesTotal: number) {
+    const t = this.now();
+    if (t - this.last < 100) return;
+    this.last = t;
+    this.stream.write(`\r\x1b[K${progressLine(filesDone, filesTotal, bytesDone, bytesTotal, t - this.start)}`);
     this.drawn = true;
   }
   clear() {
@@ -377,38 +462,74 @@ class Progress {
   }
 }
 
+/** The bar's text: `[####....] 45% 123/456 files · 812/2000 MB · ETA 1 min 20 s`. */
+export function progressLine(filesDone: number, filesTotal: number, bytesDone: number, bytesTotal: number, elapsedMs: number): string {
+  const width = 24;
+  const ratio = bytesTotal > 0 ? Math.min(1, bytesDone / bytesTotal) : filesTotal > 0 ? filesDone / filesTotal : 0;
+  const filled = Math.round(ratio * width);
+  const mb = (n: number) => (n / 1e6).toFixed(n < 1e7 ? 1 : 0);
+  // The rate so far; none before a second has passed (too noisy to read).
+  const eta = ratio > 0 && ratio < 1 && elapsedMs >= 1000 ? ` · ETA ${formatEta((elapsedMs * (1 - ratio)) / ratio)}` : '';
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${Math.floor(ratio * 100)}% ${filesDone}/${filesTotal} files · ${mb(bytesDone)}/${mb(bytesTotal)} MB${eta}`;
+}
+
+function formatEta(ms: number): string {
+  const s = Math.ceil(ms / 1000);
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  return m < 60 ? `${m} min ${s % 60} s` : `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
 export function summarize(sessions: SessionJson[], failOn: FailOn): AuditDocument['summary'] {
-  const rules: Record<string, number> = {};
-  let failedCalls = 0;
-  for (const s of sessions) {
+  const totals = new Totals();
+  for (const s of sessions) totals.add(s);
+  return totals.summary(failOn);
+}
+
+/** The document's summary, folded one session at a time (a streamed audit keeps only this). */
+export class Totals {
+  private rules: Record<string, number> = {};
+  private lastFile: string | undefined;
+  private n = { files: 0, calls: 0, reminders: 0, loops: 0, failures: 0, failedCalls: 0, errors: 0, bytes: 0, decodedBytes: 0 };
+  add(s: SessionJson) {
     const seen = new Set<string>();
     for (const f of s.failures) {
-      rules[f.ruleId] = (rules[f.ruleId] ?? 0) + 1;
-      const key = `${f.agentId}\u0000${f.callId}`;
-      if (!seen.has(key)) failedCalls++;
+      this.rules[f.ruleId] = (this.rules[f.ruleId] ?? 0) + 1;
+      const key = `${f.agentId}\u0000${f.ordinal}`;
+      if (!seen.has(key)) this.n.failedCalls++;
       seen.add(key);
     }
+    // A file of many sessions (an evaluation output) counts once; its sessions come together.
+    if (s.file !== this.lastFile) this.n.files++;
+    this.lastFile = s.file;
+    this.n.calls += s.calls;
+    this.n.reminders += s.reminders.length;
+    this.n.loops += s.loops.length;
+    this.n.failures += s.failures.length;
+    this.n.errors += s.errorCount;
+    this.n.bytes += s.bytes;
+    this.n.decodedBytes += s.decodedBytes;
   }
-  const sum = (pick: (s: SessionJson) => number) => sessions.reduce((n, s) => n + pick(s), 0);
-  const reminders = sum((s) => s.reminders.length);
-  const loops = sum((s) => s.loops.length);
-  const failures = sum((s) => s.failures.length);
-  const matched =
-    failOn === 'any' ? reminders + loops + failures > 0 : failOn === 'loop' ? reminders + loops > 0 : failOn === 'failure' ? failures > 0 : false;
-  return {
-    files: sessions.length,
-    calls: sum((s) => s.calls),
-    reminders,
-    loops,
-    failures,
-    failedCalls,
-    errors: sum((s) => s.errorCount),
-    rules,
-    bytes: sum((s) => s.bytes),
-    decodedBytes: sum((s) => s.decodedBytes),
-    failOn,
-    exitCode: matched ? 1 : 0,
-  };
+  summary(failOn: FailOn): AuditDocument['summary'] {
+    const { reminders, loops, failures } = this.n;
+    const matched =
+      failOn === 'any' ? reminders + loops + failures > 0 : failOn === 'loop' ? reminders + loops > 0 : failOn === 'failure' ? failures > 0 : false;
+    const n = this.n;
+    return {
+      files: n.files,
+      calls: n.calls,
+      reminders,
+      loops,
+      failures,
+      failedCalls: n.failedCalls,
+      errors: n.errors,
+      rules: { ...this.rules },
+      bytes: n.bytes,
+      decodedBytes: n.decodedBytes,
+      failOn,
+      exitCode: matched ? 1 : 0,
+    };
+  }
 }
 
 /**
@@ -453,50 +574,126 @@ function runAudit(argv: string[]): number {
   // installed, never run) falls back to the sample instead of failing.
   const histories = options.paths.length === 0 ? defaultLocations().filter((dir) => hasLogs(dir, options.format)) : [];
   const usingSample = options.paths.length === 0 && histories.length === 0;
-  let files = findLogs(usingSample ? [SAMPLE_DIR] : histories.length ? histories : options.paths, options.format);
+  let inputs = findInputs(usingSample ? [SAMPLE_DIR] : histories.length ? histories : options.paths, options.format);
   // A file last written before --since holds nothing newer.
-  if (options.sinceMs !== undefined) files = files.filter((f) => f === STDIN || !(fileMtime(f) < options.sinceMs!));
+  if (options.sinceMs !== undefined) inputs = inputs.filter((i) => i.path === STDIN || !(fileMtime(i.path) < options.sinceMs!));
   if (histories.length) {
     process.stderr.write(`toolguard audit: no FILES given, auditing ${histories.map(display).join(' and ')}.\n`);
   } else if (usingSample) {
     process.stderr.write(`toolguard audit: no FILES given, auditing the sample sessions bundled with the package (${display(SAMPLE_DIR)}).\nGive a file or folder to audit your own: toolguard audit ~/.dsh/sessions\n`);
   }
-  const sizes = files.map(fileSize);
+  const sizes = inputs.map((i) => fileSize(i.path));
   const total = sizes.reduce((a, b) => a + b, 0);
-  // Small audits finish before a bar would be read; big ones get one on a terminal.
-  const progress = process.stderr.isTTY && total >= 16e6 ? new Progress(total, process.stderr) : undefined;
+  // Small audits finish before a bar would be read; big ones (by bytes or by
+  // files) get one, on a terminal only.
+  const progress = process.stderr.isTTY && (total >= 16e6 || inputs.length >= 200) ? new Progress(process.stderr) : undefined;
+  const stream = options.report === 'jsonl';
+  const htmlDir = options.html !== undefined && options.html !== '-' && isFolderTarget(options.html) ? options.html : undefined;
+  const folder = htmlDir === undefined ? undefined : new HtmlFolder(htmlDir, (session, back) => renderHtml(oneSession(session, options.failOn), new Date(), { back }));
+  // A stream keeps the top of the ranking only; other reports hold every session anyway.
+  const dataset = new DatasetSummary(stream ? 20 : 50);
+  const totals = new Totals();
   const sessions: SessionJson[] = [];
-  let before = 0;
-  for (const [i, file] of files.entries()) {
-    const shown = display(file);
-    const onProgress = progress && ((done: number) => progress.update(before + done, shown));
-    const copy = file === STDIN ? stdinToFile() : undefined;
-    let report: SessionJson;
+  let waste = NO_WASTE;
+  let count = 0;
+  let unreadCount = 0;
+  const unreadNames: string[] = [];
+  const copy = inputs.some((i) => i.path === STDIN) ? stdinToFile() : undefined;
+  try {
+    const paths = inputs.map((i) => (i.path === STDIN ? copy!.path : i.path));
+    const names = inputs.map((i) => display(i.path));
+    const batch = JSON.stringify({ format: options.format, threads: options.jobs, shard: options.shard, column: options.column });
+    const onReport = (json: string) => {
+      const session = JSON.parse(json) as TimedSession;
+      session.waste = sessionWaste(session);
+      waste = foldWaste(waste, session.waste);
+      totals.add(session);
+      dataset.add(session, count);
+      folder?.add(session, count);
+      count++;
+      if (unread(session)) {
+        unreadCount++;
+        if (unreadNames.length < 20) unreadNames.push(session.file);
+      }
+      if (stream) writeAll(1, JSON.stringify(session) + '\n');
+      else sessions.push(session);
+    };
+    const onProgress = progress && ((fd: number, ft: number, bd: number, bt: number) => progress.update(fd, ft, bd, bt));
     try {
-      report = JSON.parse(auditor.auditFile(copy?.path ?? file, options.format, onProgress)) as SessionJson;
-    } finally {
-      copy?.done();
+      auditor.auditFiles(paths, names, inputs.map((i) => i.key), batch, onReport, onProgress);
+    } catch (e) {
+      // Only the options can be refused before the audit starts (a bad --shard).
+      if ((e as { code?: string }).code === 'InvalidArg') throw new UsageError((e as Error).message.replace(/^toolguard: /, ''));
+      throw e;
     }
-    report.file = shown;
-    sessions.push(report);
-    before += sizes[i]!;
+  } finally {
+    copy?.done();
+    progress?.clear();
   }
-  progress?.clear();
-  const document: AuditDocument = { sessions, summary: summarize(sessions, options.failOn) };
-  addWaste(document);
+  const summary = totals.summary(options.failOn);
+  (summary as AuditDocument['summary']).waste = waste;
+  summary.dataset = dataset.result();
+  const document: AuditDocument = { sessions, summary };
+  folder?.finish();
   // The HTML report; returns an exit code when it took stdout (or failed).
-  const done = options.html === undefined ? undefined : writeHtmlReport(document, options.html);
+  const done = options.html === undefined || folder !== undefined ? undefined : writeHtmlReport(document, options.html);
   if (done !== undefined) return done;
-  if (options.report === 'json') process.stdout.write(JSON.stringify(document, null, 2) + '\n');
+  if (options.report === 'jsonl') process.stderr.write(summaryText(summary, count));
+  else if (options.report === 'json') process.stdout.write(JSON.stringify(document, null, 2) + '\n');
   else if (options.report === 'sarif') process.stdout.write(renderSarif(document, packageVersion()));
   else if (options.report === 'junit') process.stdout.write(renderJunit(document));
-  else process.stdout.write(renderHuman(document, style(colorOn(process.stdout, options.color)), process.stdout.isTTY ? process.stdout.columns : undefined));
+  else {
+    process.stdout.write(renderHuman(document, style(colorOn(process.stdout, options.color)), process.stdout.isTTY ? process.stdout.columns : undefined));
+    // A collection's figures; for a few logs (a session and its subagents) they would say nothing new.
+    if (count >= DATASET_MIN_RUNS) process.stdout.write(datasetText(summary.dataset));
+  }
   // (No sessions at all is no failure: --since left nothing newer to read.)
-  if (sessions.length > 0 && sessions.every(unread)) {
-    process.stderr.write(`toolguard audit: no input could be read (${sessions.map((s) => s.file).join(', ')}): nothing was audited\n`);
+  if (count > 0 && unreadCount === count) {
+    process.stderr.write(`toolguard audit: no input could be read (${unreadNames.join(', ')}${count > unreadNames.length ? ', …' : ''}): nothing was audited\n`);
     return 2;
   }
-  return document.summary.exitCode;
+  return summary.exitCode;
+}
+
+/** Runs from which the table report ends with the dataset summary (docs/audit-at-scale.md). */
+const DATASET_MIN_RUNS = 10;
+
+/** `--html DIR/`: a trailing separator, or a folder that exists. */
+function isFolderTarget(target: string): boolean {
+  if (target.endsWith('/') || target.endsWith(sep)) return true;
+  try {
+    return statSync(target).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** One session as a document of its own (a run's page in an HTML folder). */
+function oneSession(session: SessionJson, failOn: FailOn): AuditDocument {
+  const summary = summarize([session], failOn);
+  summary.waste = (session as TimedSession).waste;
+  return { sessions: [session], summary };
+}
+
+/** The streamed report's closing summary, on stderr (stdout holds only sessions). */
+function summaryText(summary: AuditDocument['summary'], sessions: number): string {
+  const n = (count: number, one: string) => `${count} ${one}${count === 1 ? '' : 's'}`;
+  const head = `toolguard audit: ${n(sessions, 'session')} (${n(summary.files, 'file')}) · ${n(summary.calls, 'tool call')} · ${n(summary.loops + summary.reminders, 'loop finding')} · ${n(summary.failedCalls, 'silent failure')} · ${n(summary.errors, 'input error')}\n`;
+  return head + (summary.waste ? wasteLine(summary.waste) + '\n' : '') + (summary.dataset && sessions > 1 ? datasetText(summary.dataset) : '');
+}
+
+/** All of `text` to `fd`, synchronously: a pipe that is full blocks the audit (bounded memory) instead of queueing lines. */
+function writeAll(fd: number, text: string) {
+  const buffer = Buffer.from(text);
+  let at = 0;
+  while (at < buffer.length) {
+    try {
+      at += writeSync(fd, buffer, at);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5); // a non-blocking pipe that is full
+    }
+  }
 }
 
 /**

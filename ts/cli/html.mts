@@ -18,7 +18,7 @@ interface FindingData {
   session: number;
   title: string;
   tool: string;
-  callId: string;
+  callId: string | null;
   agentId: string | null;
   logLine: number;
   ordinal: number | null;
@@ -34,7 +34,8 @@ interface FindingData {
 }
 
 interface LoopLike {
-  callId: string;
+  ordinal: number;
+  callId: string | null;
   tool: string;
   agentId: string | null;
   logLine: number;
@@ -45,10 +46,15 @@ interface LoopLike {
   arguments?: string;
   text?: string;
   evidence?: string;
+  /** A loop episode's first and last call (timeline ordinals) and its reminders. */
+  firstCall?: number;
+  lastCall?: number;
+  reminders?: number;
   waste?: WasteJson | null;
 }
 interface FailureLike {
-  callId: string;
+  ordinal: number;
+  callId: string | null;
   tool: string;
   agentId: string | null;
   logLine: number;
@@ -121,7 +127,8 @@ function strip(
   );
 }
 
-export function renderHtml(doc: AuditDocument, generated = new Date()): string {
+/** `back`: the link to the index page, for a run's page of an HTML folder report (dataset.mts). */
+export function renderHtml(doc: AuditDocument, generated = new Date(), page: { back?: string } = {}): string {
   const sessions = doc.sessions as TimedSession[];
   const findings: FindingData[] = [];
   const sections: string[] = [];
@@ -134,8 +141,8 @@ export function renderHtml(doc: AuditDocument, generated = new Date()): string {
   sessions.forEach((s, si) => {
     const calls = s.timeline?.calls ?? [];
     const at = new Map<string, TimelineCallJson>();
-    for (const c of calls) at.set(`${c.agentId}\u0000${c.callId}\u0000${c.logLine}`, c);
-    const site = (f: { agentId: string | null; callId: string; logLine: number }) => at.get(`${f.agentId}\u0000${f.callId}\u0000${f.logLine}`);
+    for (const c of calls) at.set(`${c.agentId}\u0000${c.ordinal}`, c);
+    const site = (f: { agentId: string | null; ordinal: number }) => at.get(`${f.agentId}\u0000${f.ordinal}`);
     const agents: (string | null)[] = [];
     for (const c of calls) if (!agents.includes(c.agentId)) agents.push(c.agentId);
     const tools = [...new Set(calls.map((c) => c.tool))].sort();
@@ -154,7 +161,7 @@ export function renderHtml(doc: AuditDocument, generated = new Date()): string {
       marksByAgent.set(agent, list);
       if (waste && !seenEpisode.has(waste.episode)) {
         seenEpisode.add(waste.episode);
-        const last = calls.find((x) => x.agentId === agent && x.callId === waste.to && x.ordinal >= c.ordinal);
+        const last = calls.find((x) => x.agentId === agent && x.ordinal === waste.toOrdinal);
         const bands = bandsByAgent.get(agent) ?? [];
         bands.push({ from: c.ordinal, to: last?.ordinal ?? c.ordinal, kind });
         bandsByAgent.set(agent, bands);
@@ -162,7 +169,8 @@ export function renderHtml(doc: AuditDocument, generated = new Date()): string {
     };
     for (const l of loopFindings(s)) {
       const c = site(l);
-      const title = l.summary ?? `${l.tool} × ${l.count ?? '?'}`;
+      const span = l.firstCall !== undefined && l.lastCall !== undefined ? `, calls #${l.firstCall}–#${l.lastCall}${(l.reminders ?? 1) > 1 ? `, ${l.reminders} reminders` : ''}` : '';
+      const title = (l.summary ?? `${l.tool} × ${l.count ?? '?'}`) + span;
       const index = findings.length;
       findings.push({
         kind: 'loop',
@@ -183,7 +191,7 @@ export function renderHtml(doc: AuditDocument, generated = new Date()): string {
         text: l.text ?? '',
         waste: l.waste ?? null,
       });
-      addMark(l.agentId, l.tool, 'loop', c, index, `loop ${title}, call ${c?.ordinal ?? '?'} (${l.callId})`, l.waste);
+      addMark(l.agentId, l.tool, 'loop', c, index, `loop ${title}, call ${c?.ordinal ?? '?'} (${l.callId ?? "no id"})`, l.waste);
     }
     for (const f of s.failures as FailureLike[]) {
       const c = site(f);
@@ -207,7 +215,7 @@ export function renderHtml(doc: AuditDocument, generated = new Date()): string {
         text: f.text ?? f.message,
         waste: f.waste ?? null,
       });
-      addMark(f.agentId, f.tool, 'failure', c, index, `silent failure ${f.ruleId}, call ${c?.ordinal ?? '?'} (${f.callId})`, f.waste);
+      addMark(f.agentId, f.tool, 'failure', c, index, `silent failure ${f.ruleId}, call ${c?.ordinal ?? '?'} (${f.callId ?? "no id"})`, f.waste);
     }
     const span = Math.max(1, calls.length > 0 ? calls[calls.length - 1].ordinal : 1);
     const strips = agents
@@ -282,7 +290,7 @@ export function renderHtml(doc: AuditDocument, generated = new Date()): string {
 <title>toolguard audit — ${plural(sessions.length, 'session')}</title>
 <style>${CSS}</style></head>
 <body>
-<header><h1>toolguard audit</h1><p class="meta">${plural(sessions.length, 'session log')} · generated ${esc(generated.toISOString().slice(0, 19).replace('T', ' '))} UTC</p></header>
+<header>${page.back !== undefined ? `<p class="meta"><a href="${esc(page.back)}">← all runs</a></p>` : ''}<h1>toolguard audit</h1><p class="meta">${plural(sessions.length, 'session log')} · generated ${esc(generated.toISOString().slice(0, 19).replace('T', ' '))} UTC</p></header>
 <main>
 <section id="overview" aria-label="overview">
 <dl class="stats">
@@ -404,7 +412,7 @@ const SCRIPT = `
     detail.append(el('h2', f.title, f.kind === 'loop' ? 't-loop' : 't-failure'));
     const dl = el('dl');
     const row = (k, v) => { if (v === null || v === undefined || v === '') return; dl.append(el('dt', k), el('dd', String(v))); };
-    row('tool', f.tool); row('call', f.callId + (f.ordinal !== null ? ' (call ' + f.ordinal + ' of the session)' : ''));
+    row('tool', f.tool); row('call', (f.callId ?? 'no id') + (f.ordinal !== null ? ' (call ' + f.ordinal + ' of the session)' : ''));
     row('agent', f.agentId); row('log line', f.logLine);
     row('time', f.time !== null ? new Date(f.time).toISOString().replace('T', ' ').slice(0, 23) + ' UTC' : null);
     row('rule', f.ruleId); row('why', f.message);

@@ -73,28 +73,22 @@ function rows(session: SessionJson, c: Style): Row[] {
     const [first, last] = [run[0]!, run[run.length - 1]!];
     out.push({
       logLine: first.logLine,
-      cells: [String(first.logLine), first.callId, first.tool, `loop × ${last.count}+`, last.command !== null ? `$ ${last.command}` : last.arguments],
+      cells: [String(first.logLine), first.callId ?? `#${first.ordinal}`, first.tool, `loop × ${last.count}+`, last.command !== null ? `$ ${last.command}` : last.arguments],
       paint: c.yellow,
     });
   }
-  // One row per loop (its alarms recur at every call it goes on): at the
-  // call where it was raised, with the count it reached.
-  let open: { row: Row; kind: string } | undefined;
+  // One row per loop episode, however long it ran: at the call where it was
+  // raised, with the count it reached and its first and last call.
   for (const l of session.loops) {
     const label = `${l.kind === 'same-error' ? 'same error' : l.kind} × ${l.count}`;
-    if (l.reminders > 1 && open && open.kind === `${l.agentId}\u0000${l.kind}`) {
-      open.row.cells[3] = label;
-      open.row.cells[4] = `${l.reminders} reminders · ${l.evidence}`;
-      continue;
-    }
-    const row: Row = {
+    const span = l.firstCall !== undefined ? `calls #${l.firstCall}–#${l.lastCall} · ` : '';
+    const reminders = l.reminders > 1 ? `${l.reminders} reminders · ` : '';
+    out.push({
       logLine: l.logLine,
-      cells: [String(l.logLine), l.callId, l.tool, label, l.evidence],
+      cells: [String(l.logLine), l.callId ?? `#${l.ordinal}`, l.tool, label, `${span}${reminders}${l.evidence}`],
       paint: c.yellow,
       note: l.command !== null ? `$ ${l.command}` : undefined,
-    };
-    out.push(row);
-    open = { row, kind: `${l.agentId}\u0000${l.kind}` };
+    });
   }
   // One row per failing call: its rules, the first rule's line and excerpt.
   for (const fs of failingCalls(session)) {
@@ -102,7 +96,7 @@ function rows(session: SessionJson, c: Style): Row[] {
     const rules = fs.map((x) => (x.action === 'context' ? `${x.ruleId} (context)` : x.ruleId)).join(', ');
     out.push({
       logLine: f.logLine,
-      cells: [String(f.logLine), f.callId, f.tool, rules, `out:${f.line}  ${f.excerpt}`],
+      cells: [String(f.logLine), f.callId ?? `#${f.ordinal}`, f.tool, rules, `out:${f.line}  ${f.excerpt}`],
       paint: f.verdict === 'error' ? c.red : c.yellow,
       note: f.command !== null ? `$ ${f.command}` : undefined,
     });
@@ -116,8 +110,12 @@ function rows(session: SessionJson, c: Style): Row[] {
 
 function sessionTitle(s: SessionJson): string {
   const parts: string[] = [];
+  // A trajectory names its format (and its place in a file of many sessions).
+  const trajectory = !['auto', 'dsh', 'trace', 'claude-code', 'codex', 'otlp'].includes(s.format);
+  if (trajectory) parts.push(`${s.format}${s.session > 0 ? `, session ${s.session} of the file` : ''}`);
   if (s.sessionId !== null) parts.push(`session ${s.sessionId}${s.parentSession !== null ? ` (subagent of ${s.parentSession})` : ''}`);
-  else if (s.agents.length > 0) parts.push(`trace, ${plural(s.agents.length, 'agent')}: ${s.agents.join(', ')}`);
+  else if (s.agents.length > 0 && !trajectory) parts.push(`trace, ${plural(s.agents.length, 'agent')}: ${s.agents.join(', ')}`);
+  if (s.model !== null) parts.push(`model ${s.model}`);
   if (s.cwd !== null) parts.push(`cwd ${s.cwd}`);
   parts.push(plural(s.calls, 'call'));
   if (s.unanswered > 0) parts.push(`${s.unanswered} without result`);
@@ -155,6 +153,13 @@ export function renderHuman(doc: AuditDocument, c: Style, columns?: number): str
     if (session.errorCount > session.errors.length) {
       lines.push('  ' + c.magenta(`! … and ${session.errorCount - session.errors.length} more input errors`));
     }
+    // Reader notes (an action without its observation, no exit codes): dim, not errors.
+    for (const n of session.notes ?? []) {
+      lines.push('  ' + c.dim(`· ${n.line === null ? '' : `line ${n.line}: `}${oneLine(n.message)}`));
+    }
+    if ((session.noteCount ?? 0) > (session.notes ?? []).length) {
+      lines.push('  ' + c.dim(`· … and ${session.noteCount - session.notes.length} more notes`));
+    }
     lines.push('');
   }
   const s = doc.summary;
@@ -166,7 +171,7 @@ export function renderHuman(doc: AuditDocument, c: Style, columns?: number): str
     plural(s.files, 'log'),
     plural(s.calls, 'tool call'),
     s.reminders > 0 ? c.yellow(plural(s.reminders, 'loop reminder')) : plural(s.reminders, 'loop reminder'),
-    ...(s.loops > 0 ? [c.yellow(plural(s.loops, 'loop alarm'))] : []),
+    ...(s.loops > 0 ? [c.yellow(plural(s.loops, 'loop'))] : []),
     (s.failedCalls > 0 ? c.red : (x: string) => x)(`${plural(s.failedCalls, 'silent failure')}${rules ? ` (calls per rule: ${rules})` : ''}`),
     s.errors > 0 ? c.magenta(plural(s.errors, 'input error')) : plural(s.errors, 'input error'),
   ];
@@ -174,7 +179,7 @@ export function renderHuman(doc: AuditDocument, c: Style, columns?: number): str
   const waste = (s as typeof s & { waste?: WasteSummary }).waste;
   if (waste !== undefined) lines.push(wasteLine(waste));
   if (s.reminders + s.loops + s.failures > 0) {
-    lines.push(c.dim('LINE: the tool call in the log · loop × N+: at least N identical calls in a row (the highest reminder due) · cycle/repeat/same error/re-read × N: a loop detector\'s alarm, at the call where it was raised, with the count it reached · out:N: the line of the tool output'));
+    lines.push(c.dim('LINE: the tool call in the log · loop × N+: at least N identical calls in a row (the highest reminder due) · cycle/repeat/same error/re-read/redo × N: one loop, at the call where it was raised, with the count it reached and its calls (#: the timeline\'s call numbers) · out:N: the line of the tool output'));
   }
   return lines.join('\n') + '\n';
 }

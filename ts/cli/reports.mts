@@ -12,8 +12,8 @@ import type { AuditDocument, FailureJson, LoopJson, ReminderJson, SessionJson } 
 const LOOP_RULE = 'loop';
 const LOOP_TEXT = 'The agent is stuck in a loop: the same call (or block of calls, or the same error) again and again (a loop reminder or alarm was due).';
 
-/** Each loop once, where it started (its first alarm); later alarms of it only raise its count. */
-const loopStarts = (s: SessionJson): LoopJson[] => (s.loops ?? []).filter((l) => l.reminders === 1);
+/** Each loop once, where it started: a finding is a whole episode. */
+const loopStarts = (s: SessionJson): LoopJson[] => s.loops ?? [];
 
 /** A log nothing could be read from: empty, or no call audited and at least one input error. */
 export const unread = (s: SessionJson): boolean => s.bytes === 0 || (s.calls === 0 && s.errorCount > 0);
@@ -22,7 +22,7 @@ export const unread = (s: SessionJson): boolean => s.bytes === 0 || (s.calls ===
 export function failingCalls(session: SessionJson): FailureJson[][] {
   const byCall = new Map<string, FailureJson[]>();
   for (const f of session.failures) {
-    const key = `${f.agentId}\u0000${f.callId}\u0000${f.logLine}`;
+    const key = `${f.agentId}\u0000${f.ordinal}`;
     byCall.set(key, [...(byCall.get(key) ?? []), f]);
   }
   return [...byCall.values()];

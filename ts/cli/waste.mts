@@ -8,7 +8,7 @@ import type { AuditDocument, FailureJson, ReminderJson, SessionJson } from './au
 /** One call of a session's timeline (crates/toolguard-audit `TimelineCall`). */
 export interface TimelineCallJson {
   ordinal: number;
-  callId: string;
+  callId: string | null;
   tool: string;
   agentId: string | null;
   logLine: number;
@@ -19,14 +19,17 @@ export interface TimelineCallJson {
   repeat?: number;
 }
 
-/** A loop-detector finding (`loops`, when the engine reports them): raised at every call a loop goes on. */
+/** A loop-detector finding (`loops`, when the engine reports them): one loop episode, raised at its site. */
 export interface LoopJson {
-  callId: string;
+  ordinal: number;
+  callId: string | null;
   tool: string;
   agentId: string | null;
   logLine: number;
   kind: string;
   count: number;
+  /** Timeline ordinal of the loop's last call (older reports: absent, one finding per alarmed call). */
+  lastCall?: number;
   summary?: string;
   text?: string;
   evidence?: string;
@@ -37,11 +40,15 @@ export interface WasteJson {
   /** 1-based within the session; findings of one episode share it. */
   episode: number;
   kind: 'loop' | 'failure';
-  /** The first flaggable call, and the last call before the agent moved on. */
-  from: string;
-  to: string;
-  /** The call the agent moved on with; null: the log ended first. */
+  /** The first flaggable call, and the last call before the agent moved on (call ids; null: the format has none). */
+  from: string | null;
+  to: string | null;
+  /** The call the agent moved on with; null: the log ended first (or it has no id). */
   movedOnAt: string | null;
+  /** The same calls by ordinal in the session (every format has one). */
+  fromOrdinal: number;
+  toOrdinal: number;
+  movedOnAtOrdinal: number | null;
   calls: number;
   /** null: the log has no timestamps for these calls. */
   wallMs: number | null;
@@ -66,14 +73,14 @@ export interface WasteSummary extends WasteTotals {
   failure: WasteTotals;
 }
 
-type Finding = { callId: string; agentId: string | null; logLine: number; waste?: WasteJson | null };
+type Finding = { ordinal: number; callId: string | null; agentId: string | null; logLine: number; waste?: WasteJson | null };
 export type TimedSession = SessionJson & {
   timeline?: { calls: TimelineCallJson[]; omitted: number };
   loops?: (LoopJson & { waste?: WasteJson | null })[];
   waste?: WasteSummary;
 };
 
-const siteKey = (f: { agentId: string | null; callId: string; logLine: number }) => `${f.agentId}\u0000${f.callId}\u0000${f.logLine}`;
+const siteKey = (f: { agentId: string | null; ordinal: number }) => `${f.agentId}\u0000${f.ordinal}`;
 
 interface Episode {
   waste: WasteJson;
@@ -129,6 +136,9 @@ function episodeFrom(
     from: first.callId,
     to: end.callId,
     movedOnAt: movedOn === null ? null : calls[movedOn].callId,
+    fromOrdinal: first.ordinal,
+    toOrdinal: end.ordinal,
+    movedOnAtOrdinal: movedOn === null ? null : calls[movedOn].ordinal,
     calls: members.length,
     wallMs,
     tokens,
@@ -224,14 +234,21 @@ export function sessionWaste(session: TimedSession): WasteSummary {
   // Loop alarms with the detectors on; DSH's reminders with `loops: false`
   // (the report always has both lists; with the detectors on, reminders stay empty).
   if (Array.isArray(session.loops) && session.loops.length > 0) {
-    // Loop alarms fire at every call a loop goes on: the episode is the run
-    // of the agent's alarmed calls; its first unalarmed call moved on.
+    // A loop finding is one episode, from the call where it was raised to its
+    // last call (`lastCall`); the agent's next call moved on. (An older report
+    // has one finding per alarmed call: the run of alarmed calls.)
     const alarmed = new Set<number>();
+    const lastOf = new Map<number, number>();
     for (const l of session.loops) {
       const i = index.get(siteKey(l));
-      if (i !== undefined) alarmed.add(i);
+      if (i === undefined) continue;
+      alarmed.add(i);
+      if (l.lastCall !== undefined) lastOf.set(i, l.lastCall);
     }
-    claim(loops, session.loops, (start) => episodeFrom(calls, start, 'loop', (i) => alarmed.has(i), false, omitted));
+    claim(loops, session.loops, (start) => {
+      const last = lastOf.get(start);
+      return episodeFrom(calls, start, 'loop', (i) => (last !== undefined ? calls[i].ordinal <= last : alarmed.has(i)), false, omitted);
+    });
   } else {
     // Repeat reminders fire at thresholds only: the episode runs on while
     // the agent repeats the same call (the chain's run length grows).
@@ -244,13 +261,21 @@ export function sessionWaste(session: TimedSession): WasteSummary {
   return { ...totals([...loops, ...failures], calls), loop, failure };
 }
 
+/** No waste: where a sum over sessions starts. */
+export const NO_WASTE: WasteSummary = { ...EMPTY, loop: EMPTY, failure: EMPTY };
+
+/** `all` plus one session's waste (a streamed audit folds them one at a time). */
+export function foldWaste(all: WasteSummary, w: WasteSummary): WasteSummary {
+  return { ...addTotals(all, w), loop: addTotals(all.loop, w.loop), failure: addTotals(all.failure, w.failure) };
+}
+
 /** Price every session's findings; sets `waste` on findings, sessions and the summary. */
 export function addWaste(document: AuditDocument): WasteSummary {
-  let all: WasteSummary = { ...EMPTY, loop: EMPTY, failure: EMPTY };
+  let all = NO_WASTE;
   for (const session of document.sessions as TimedSession[]) {
     const w = sessionWaste(session);
     session.waste = w;
-    all = { ...addTotals(all, w), loop: addTotals(all.loop, w.loop), failure: addTotals(all.failure, w.failure) };
+    all = foldWaste(all, w);
   }
   (document.summary as AuditDocument['summary'] & { waste?: WasteSummary }).waste = all;
   return all;

@@ -53,6 +53,20 @@ impl ClaudeState {
     /// After [`flush`]: what is still pending never got a result.
     pub(super) fn finish(&mut self, report: &mut SessionReport) {
         report.unanswered += self.pending.len() as u64;
+        let mut pending: Vec<&CallSite> = self.pending.values().collect();
+        pending.sort_by_key(|site| site.ordinal);
+        for site in pending {
+            report.note(
+                Some(site.line),
+                Some(site.ordinal),
+                format!(
+                    "call {} ({}, {}) has no result in the log",
+                    site.ordinal,
+                    site.name,
+                    site.call_id.as_deref().unwrap_or("")
+                ),
+            );
+        }
     }
 }
 
@@ -90,6 +104,13 @@ pub(super) fn line(
         );
         return;
     };
+    if report.model.is_none() && kind == Some("assistant") {
+        report.model = message
+            .get("model")
+            .and_then(Value::as_str)
+            .filter(|m| !m.starts_with('<')) // `<synthetic>`: a client-made message
+            .map(str::to_owned);
+    }
     let agent = agent_of(event, report);
     match (kind, message.get("content")) {
         (Some("assistant"), Some(Value::Array(blocks))) => {
@@ -197,7 +218,8 @@ fn tool_use(run: &mut Run, report: &mut SessionReport, number: u64, agent: &str,
         .get("input")
         .map_or_else(String::new, Value::to_string);
     let site = CallSite {
-        call_id: id.to_owned(),
+        ordinal: report.calls,
+        call_id: Some(id.to_owned()),
         name: name.to_owned(),
         agent_id: Some(agent.to_owned()),
         line: number,
@@ -257,8 +279,16 @@ fn tool_result(
         return;
     };
     // A result whose call is not in this file (before --since, or cut off by
-    // compaction) has nothing to pair with.
+    // compaction) has nothing to pair with: noted, unless it is a result
+    // written again or --since left its call out.
     let Some(site) = run.claude.pending.get_mut(id) else {
+        if !run.claude.answered.contains(id) && run.auditor.options.since_ms.is_none() {
+            report.note(
+                Some(number),
+                None,
+                format!("a tool_result for {id} with no tool_use before it"),
+            );
+        }
         return;
     };
     site.cost.end_time = run.claude.line_time;

@@ -82,6 +82,9 @@ pub(super) fn line(
     ) {
         return;
     }
+    if kind == "turn_context" && report.model.is_none() {
+        report.model = str_of(payload, "model").map(str::to_owned);
+    }
     let item = str_of(payload, "type").unwrap_or("");
     match (kind, item) {
         ("response_item", "function_call" | "custom_tool_call" | "local_shell_call") => {
@@ -188,7 +191,8 @@ fn call(
     let agent = agent(run, report);
     run.note_agent(report, &agent);
     let site = CallSite {
-        call_id: call_id.to_owned(),
+        ordinal: report.calls,
+        call_id: Some(call_id.to_owned()),
         name,
         agent_id: Some(agent),
         line: number,

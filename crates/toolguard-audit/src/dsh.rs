@@ -377,8 +377,9 @@ pub(super) fn line(
                 usage: run.dsh.take_usage(turn, u64_field(data, "step")),
             };
             let site = CallSite {
+                ordinal: report.calls,
                 agent_id: Some(run.dsh.agent(report)),
-                call_id: call_id.to_owned(),
+                call_id: Some(call_id.to_owned()),
                 name: name.to_owned(),
                 arguments_json: arguments.to_owned(),
                 line: number,

@@ -11,12 +11,22 @@
 //! Bad input never stops an audit: it becomes an [`InputError`] with its line.
 
 mod claude;
+mod claude_md;
 mod codex;
+mod codex_log;
 mod dsh;
 mod lines;
+mod mini_log;
+mod mini_swe;
+mod openhands_v0;
+mod openhands_v1;
 mod otlp;
+pub mod parallel;
+mod parquet;
 mod report;
+mod session;
 mod shell;
+mod swe_agent;
 mod trace;
 pub mod validate;
 pub mod zstd;
@@ -24,7 +34,13 @@ pub mod zstd;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_parallel;
+#[cfg(test)]
 mod tests_readers;
+#[cfg(test)]
+mod tests_trajectories;
+#[cfg(test)]
+mod tests_wild;
 
 use std::cell::Cell;
 use std::fs::File;
@@ -36,10 +52,15 @@ use std::sync::Arc;
 use toolguard_core::canonical::canonicalize_arguments;
 use toolguard_core::config::{Config, LoudFailureConfig};
 use toolguard_core::engine::{Call, Engine, Output, Scanner, Verdict};
+use toolguard_core::loops::CallMark;
 
 pub use report::{
-    FailureFinding, InputError, LoopFinding, OutputContext, ReminderFinding, SessionReport,
+    FailureFinding, InputError, LoopFinding, Note, OutputContext, ReminderFinding, SessionReport,
     Timeline, TimelineCall,
+};
+pub use session::{
+    detect_path, detect_text, detect_value, read_text, read_value, ReadCall, ReadEvent, ReadResult,
+    ReadSession,
 };
 
 /// Stored errors per file; the rest are only counted (a binary file would
@@ -65,23 +86,63 @@ pub enum Format {
     Codex,
     /// OTLP/JSON trace export requests, one a line (the collector's file exporter).
     Otlp,
+    /// mini-swe-agent trajectories (`*.traj.json`): tool-calling and text-action forms.
+    MiniSweAgent,
+    /// Classic SWE-agent trajectories (`*.traj`: `trajectory[]` of action/observation).
+    SweAgent,
+    /// OpenHands V1 SDK conversations (`history[]` of ActionEvent/ObservationEvent),
+    /// one a line in evaluation outputs.
+    OpenHandsV1,
+    /// OpenHands V0: resolver outputs (`history` of action/observation dicts,
+    /// one a line) and event streams (a JSON list of events with `cause`).
+    OpenHandsV0,
+    /// Claude Code sessions exported to Markdown (`### User|Assistant` + content blocks).
+    ClaudeCodeMd,
+    /// The human-readable output of `codex exec` (a terminal capture).
+    CodexExecLog,
+    /// mini-swe-agent's terminal output (a Terminal-Bench tmux capture).
+    MiniSweAgentLog,
 }
 
 impl Format {
     /// Every format name, in the order the CLI lists them.
-    pub const NAMES: &'static [&'static str] =
-        &["auto", "dsh", "trace", "claude-code", "codex", "otlp"];
+    pub const NAMES: &'static [&'static str] = &[
+        "auto",
+        "dsh",
+        "trace",
+        "claude-code",
+        "codex",
+        "otlp",
+        "mini-swe-agent",
+        "swe-agent",
+        "openhands-v1",
+        "openhands-v0",
+        "claude-code-md",
+        "codex-exec-log",
+        "mini-swe-agent-log",
+    ];
+
+    /// Every format but `Auto`, in [`Format::NAMES`] order.
+    const ALL: [Format; 12] = [
+        Format::Dsh,
+        Format::Trace,
+        Format::ClaudeCode,
+        Format::Codex,
+        Format::Otlp,
+        Format::MiniSweAgent,
+        Format::SweAgent,
+        Format::OpenHandsV1,
+        Format::OpenHandsV0,
+        Format::ClaudeCodeMd,
+        Format::CodexExecLog,
+        Format::MiniSweAgentLog,
+    ];
 
     pub fn parse(name: &str) -> Option<Self> {
-        match name {
-            "auto" => Some(Format::Auto),
-            "dsh" => Some(Format::Dsh),
-            "trace" => Some(Format::Trace),
-            "claude-code" => Some(Format::ClaudeCode),
-            "codex" => Some(Format::Codex),
-            "otlp" => Some(Format::Otlp),
-            _ => None,
+        if name == "auto" {
+            return Some(Format::Auto);
         }
+        Self::ALL.into_iter().find(|f| f.as_str() == name)
     }
 
     pub fn as_str(self) -> &'static str {
@@ -92,14 +153,45 @@ impl Format {
             Format::ClaudeCode => "claude-code",
             Format::Codex => "codex",
             Format::Otlp => "otlp",
+            Format::MiniSweAgent => "mini-swe-agent",
+            Format::SweAgent => "swe-agent",
+            Format::OpenHandsV1 => "openhands-v1",
+            Format::OpenHandsV0 => "openhands-v0",
+            Format::ClaudeCodeMd => "claude-code-md",
+            Format::CodexExecLog => "codex-exec-log",
+            Format::MiniSweAgentLog => "mini-swe-agent-log",
         }
     }
+
+    /// How a file of this format is read: line by line, one session per
+    /// JSON value (a whole document or a line), or as one text.
+    fn shape(self) -> Shape {
+        match self {
+            Format::MiniSweAgent | Format::SweAgent | Format::OpenHandsV1 | Format::OpenHandsV0 => {
+                Shape::Values
+            }
+            Format::ClaudeCodeMd | Format::CodexExecLog | Format::MiniSweAgentLog => Shape::Text,
+            _ => Shape::Lines,
+        }
+    }
+}
+
+/// See [`Format::shape`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Lines,
+    Values,
+    Text,
 }
 
 /// Which reader a file needs, from its first JSON object line; `None`: no
 /// known format has lines like it.
 fn detect(object: &serde_json::Map<String, serde_json::Value>) -> Option<Format> {
     use serde_json::Value;
+    // A whole session on one line (an evaluation output, a one-line trajectory).
+    if let Some(format) = session::detect_object(object) {
+        return Some(format);
+    }
     let kind = object.get("type").and_then(Value::as_str);
     if kind == Some("session") {
         return Some(Format::Dsh);
@@ -178,7 +270,10 @@ impl AuditOptions {
 #[derive(Debug, Clone, Default, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct CallSite {
-    pub call_id: String,
+    /// 1-based position of the call in its session (file order).
+    pub ordinal: u64,
+    /// The format's own id of the call; `None` (null) when it has none.
+    pub call_id: Option<String>,
     #[serde(rename = "tool")]
     pub name: String,
     pub agent_id: Option<String>,
@@ -222,9 +317,10 @@ pub struct Auditor {
     config: Config,
     /// The engine of DSH logs and generic traces (the configured shell tools).
     base: Engine,
-    /// Claude Code, Codex and OTLP engines: they also scan their formats'
-    /// own shell tools; made on first use.
-    extra: [Option<Engine>; 3],
+    /// The engines of formats with shell tools of their own (Claude Code,
+    /// Codex, OTLP, the trajectory formats): they also scan those; made on
+    /// first use, by [`Format::ALL`] index.
+    extra: [Option<Engine>; Format::ALL.len()],
     preview_chars: usize,
     options: AuditOptions,
 }
@@ -244,12 +340,20 @@ impl Auditor {
         self.options = options;
     }
 
+    /// A fresh auditor with the same config and limits (one per worker
+    /// thread of [`parallel::audit_batch`]).
+    pub fn fork(&self) -> Result<Self, toolguard_core::Error> {
+        let mut auditor = Self::new(&self.config)?;
+        auditor.options = self.options.clone();
+        Ok(auditor)
+    }
+
+    /// Each format with shell tools of its own gets an engine of its own
+    /// (DSH and traces share the base one).
     fn slot(format: Format) -> Option<usize> {
         match format {
-            Format::ClaudeCode => Some(0),
-            Format::Codex => Some(1),
-            Format::Otlp => Some(2),
             Format::Auto | Format::Dsh | Format::Trace => None,
+            _ => Format::ALL.iter().position(|f| *f == format),
         }
     }
 
@@ -271,16 +375,32 @@ impl Auditor {
     }
 
     /// Audit one file; problems opening or reading it land in the report.
+    /// One report per session: most files hold one, an evaluation output
+    /// (one session per line) holds many. See [`Auditor::audit_path_each`].
     pub fn audit_path(
         &mut self,
         path: &Path,
         format: Format,
         progress: &mut dyn FnMut(u64, u64),
-    ) -> SessionReport {
+    ) -> Vec<SessionReport> {
+        let mut reports = Vec::new();
+        self.audit_path_each(path, format, progress, &mut |r| reports.push(r));
+        reports
+    }
+
+    /// Audit one file, handing each session's report to `emit` as it is
+    /// done, in file order (at least one report per file).
+    pub fn audit_path_each(
+        &mut self,
+        path: &Path,
+        format: Format,
+        progress: &mut dyn FnMut(u64, u64),
+        emit: &mut dyn FnMut(SessionReport),
+    ) {
         let name = path.to_string_lossy().into_owned();
         let file = match File::open(path) {
             Ok(file) => file,
-            Err(e) => return SessionReport::unreadable(name, format, e),
+            Err(e) => return emit(SessionReport::unreadable(name, format, e)),
         };
         let total = file.metadata().map(|m| m.len()).unwrap_or(0);
         let counted = Rc::new(Cell::new(0u64));
@@ -296,27 +416,53 @@ impl Auditor {
                 progress(done, total);
             }
         };
-        let mut report = self.audit_reader(name, reader, format, &mut tick);
-        report.bytes = counted.get();
+        // Sessions a line carry their line's bytes; the last report gets the
+        // rest of the file, so the reports' bytes add up to the file's.
+        let mut held: Option<SessionReport> = None;
+        let mut told = 0u64;
+        self.audit_reader_each(name, reader, format, &mut tick, &mut |report| {
+            if let Some(done) = held.replace(report) {
+                told += done.bytes;
+                emit(done);
+            }
+        });
+        if let Some(mut report) = held {
+            report.bytes = counted.get().saturating_sub(told);
+            emit(report);
+        }
         progress(counted.get(), total);
-        report
     }
 
-    /// Audit a byte stream (plain or zstd JSONL). `tick` runs after each line.
+    /// Audit a byte stream (plain or zstd); one report per session.
     pub fn audit_reader<R: Read>(
         &mut self,
         name: String,
         reader: R,
         format: Format,
         tick: &mut dyn FnMut(u64),
-    ) -> SessionReport {
+    ) -> Vec<SessionReport> {
+        let mut reports = Vec::new();
+        self.audit_reader_each(name, reader, format, tick, &mut |r| reports.push(r));
+        reports
+    }
+
+    /// Audit a byte stream (plain or zstd), handing each session's report
+    /// to `emit` in file order. `tick` runs after each line.
+    pub fn audit_reader_each<R: Read>(
+        &mut self,
+        name: String,
+        reader: R,
+        format: Format,
+        tick: &mut dyn FnMut(u64),
+        emit: &mut dyn FnMut(SessionReport),
+    ) {
         let mut report = SessionReport::new(name, format);
         let mut buffered = BufReader::with_capacity(256 << 10, reader);
         let compressed = match buffered.fill_buf() {
             Ok(head) => head.starts_with(&zstd::MAGIC),
             Err(e) => {
                 report.error(None, format!("cannot read: {e}"));
-                return report;
+                return emit(report);
             }
         };
         report.compressed = compressed;
@@ -329,32 +475,52 @@ impl Auditor {
             Box::new(buffered)
         };
         // A NUL byte in the first block: a binary file, not a log (as git decides).
-        match lines.fill_buf() {
+        let shape = match lines.fill_buf() {
             Ok(head) if head.contains(&0) => {
                 report.error(
                     None,
                     "not a text log (binary data in the first bytes), skipped".to_owned(),
                 );
-                return report;
+                return emit(report);
             }
-            Ok(_) => {}
+            Ok(head) => session::shape_of(format, head),
             Err(e) => {
                 report.error(Some(1), format!("cannot read further: {e}"));
-                return report;
+                return emit(report);
             }
+        };
+        if shape != Shape::Lines {
+            // A whole document or text: read at once, bounded like a line.
+            return session::audit_whole(self, report, &mut *lines, format, shape, tick, emit);
         }
+        self.audit_lines(report, &mut *lines, format, tick, emit);
+    }
+
+    /// The line-by-line reading of a file (JSONL, plain or decoded zstd).
+    fn audit_lines(
+        &mut self,
+        mut report: SessionReport,
+        lines: &mut dyn BufRead,
+        format: Format,
+        tick: &mut dyn FnMut(u64),
+        emit: &mut dyn FnMut(SessionReport),
+    ) {
         let limit = self.options.max_line_bytes;
         let mut run = Run::new(self, format);
         let mut line = Vec::with_capacity(4096);
         let mut number = 0u64;
         loop {
             line.clear();
-            match lines::read_line(&mut *lines, &mut line, limit) {
+            match lines::read_line(lines, &mut line, limit) {
                 Ok(lines::Line::End) => break,
                 Ok(lines::Line::Read { bytes, complete }) => {
                     number += 1;
                     report.decoded_bytes += bytes;
-                    run.line(&mut report, number, &line, complete);
+                    if let Some(value) = run.line(&mut report, number, &line, complete) {
+                        // One session on this line: its own report, its own bytes.
+                        report.decoded_bytes -= bytes;
+                        run.session_line(&report, number, bytes, &value, emit);
+                    }
                     tick(number);
                 }
                 Ok(lines::Line::TooLong { bytes }) => {
@@ -375,8 +541,14 @@ impl Auditor {
             }
         }
         report.lines = number;
+        let sessions = run.sessions;
         run.finish(&mut report);
-        report
+        // A file of sessions a line has given their reports already; its
+        // own is added only to carry what went wrong around them.
+        if sessions == 0 || report.error_count > 0 {
+            report.session = sessions;
+            emit(report);
+        }
     }
 }
 
@@ -391,10 +563,10 @@ struct Run<'a> {
     codex: codex::CodexState,
     otlp: otlp::OtlpState,
     canonical: String,
-    /// Calls the guard has seen in this file (the timeline's ordinals).
-    seen: u64,
     /// Agents with chain state in the shared engine, freed at the end of the file.
     live: Vec<String>,
+    /// Sessions read from lines of their own so far (evaluation outputs).
+    sessions: u64,
 }
 
 impl<'a> Run<'a> {
@@ -409,8 +581,8 @@ impl<'a> Run<'a> {
             codex: codex::CodexState::default(),
             otlp: otlp::OtlpState::default(),
             canonical: String::new(),
-            seen: 0,
             live: Vec::new(),
+            sessions: 0,
         }
     }
 
@@ -440,16 +612,24 @@ impl<'a> Run<'a> {
         matches!((self.auditor.options.since_ms, ms), (Some(since), Some(ms)) if ms < since)
     }
 
-    fn line(&mut self, report: &mut SessionReport, number: u64, bytes: &[u8], complete: bool) {
+    /// Read one line; a line that is a whole session (a format of
+    /// [`Shape::Values`]) is handed back, for a report of its own.
+    fn line(
+        &mut self,
+        report: &mut SessionReport,
+        number: u64,
+        bytes: &[u8],
+        complete: bool,
+    ) -> Option<serde_json::Value> {
         if bytes.iter().all(u8::is_ascii_whitespace) {
-            return;
+            return None;
         }
         if self.format == Format::Dsh
             && complete
             && self.auditor.options.since_ms.is_none()
             && dsh::fast_line(self, report, bytes)
         {
-            return;
+            return None;
         }
         let value: serde_json::Value = match serde_json::from_slice(bytes) {
             Ok(value) => value,
@@ -460,16 +640,16 @@ impl<'a> Run<'a> {
                         "truncated last line (no newline at the end; the writer was cut off): {e}"
                     ),
                 );
-                return;
+                return None;
             }
             Err(e) => {
                 report.error(Some(number), format!("malformed JSON: {e}"));
-                return;
+                return None;
             }
         };
         let serde_json::Value::Object(object) = value else {
             report.error(Some(number), "not a JSON object".to_owned());
-            return;
+            return None;
         };
         if self.format == Format::Auto {
             match detect(&object) {
@@ -482,10 +662,10 @@ impl<'a> Run<'a> {
                         self.unrecognized = true;
                         report.error(
                             Some(number),
-                            "not a line of any known log format (dsh, trace, claude-code, codex, otlp), skipped; --format forces one".to_owned(),
+                            "not a line of any known log format (dsh, trace, claude-code, codex, otlp, or a session a line: mini-swe-agent, swe-agent, openhands-v1, openhands-v0), skipped; --format forces one".to_owned(),
                         );
                     }
-                    return;
+                    return None;
                 }
             }
         }
@@ -496,7 +676,21 @@ impl<'a> Run<'a> {
             Format::Codex => codex::line(self, report, number, &object),
             Format::Otlp => otlp::line(self, report, number, &object),
             Format::Dsh | Format::Auto => dsh::line(self, report, number, &object),
+            Format::MiniSweAgent | Format::SweAgent | Format::OpenHandsV1 | Format::OpenHandsV0 => {
+                return Some(serde_json::Value::Object(object))
+            }
+            // Text formats have no lines of JSON; the text reader took them.
+            Format::ClaudeCodeMd | Format::CodexExecLog | Format::MiniSweAgentLog => {
+                if !self.unrecognized {
+                    self.unrecognized = true;
+                    report.error(
+                        Some(number),
+                        format!("a JSON line in a {} text, skipped", self.format.as_str()),
+                    );
+                }
+            }
         }
+        None
     }
 
     /// The guard's verdict on one paired call, recorded as findings.
@@ -507,7 +701,12 @@ impl<'a> Run<'a> {
             arguments_json: &site.arguments_json,
         };
         let before = self.chain_state(site);
-        let verdict = self.engine().observe(&call, Some(output));
+        // Loop alarms name calls by the timeline's ordinals (the call's place in the file).
+        let mark = CallMark {
+            ordinal: Some(site.ordinal),
+            time_ms: site.cost.time,
+        };
+        let verdict = self.engine().observe_marked(&call, Some(output), mark);
         self.timeline(report, site, before);
         if let Some(verdict) = verdict {
             self.record(report, site, verdict, Some(output));
@@ -554,15 +753,24 @@ impl<'a> Run<'a> {
         site: &CallSite,
         before: Option<(u128, u64)>,
     ) {
-        self.seen += 1;
+        let after = self.chain_state(site);
+        let repeat = after.filter(|_| after != before).map(|(_, count)| count);
+        Self::list(report, site, repeat);
+    }
+
+    /// List a call the log never answered: the engine does not see it (no
+    /// post-execute hook would have), the timeline does, without a run length.
+    fn unanswered(&mut self, report: &mut SessionReport, site: &CallSite) {
+        Self::list(report, site, None);
+    }
+
+    fn list(report: &mut SessionReport, site: &CallSite, repeat: Option<u64>) {
         if report.timeline.calls.len() >= MAX_TIMELINE_CALLS {
             report.timeline.omitted += 1;
             return;
         }
-        let after = self.chain_state(site);
-        let repeat = after.filter(|_| after != before).map(|(_, count)| count);
         report.timeline.calls.push(TimelineCall {
-            ordinal: self.seen,
+            ordinal: site.ordinal,
             call_id: site.call_id.clone(),
             tool: site.name.clone(),
             agent_id: site.agent_id.clone(),
@@ -596,18 +804,7 @@ impl<'a> Run<'a> {
             });
         }
         if let Some(alarm) = verdict.loop_alarm {
-            report.loops.push(LoopFinding {
-                site: site.clone(),
-                kind: alarm.kind.as_str(),
-                count: alarm.count,
-                period: alarm.period,
-                calls: alarm.calls,
-                summary: alarm.summary,
-                evidence: alarm.evidence,
-                text: alarm.text,
-                reminders: alarm.reminders,
-                command: command.clone(),
-            });
+            report.loop_alarm(site, alarm, command.clone());
         }
         if let Some(failure) = verdict.failure {
             // The notice the model would have got, without the output it wraps.
@@ -643,15 +840,15 @@ impl<'a> Run<'a> {
         // Results held back for ordering are observed now.
         match self.format {
             Format::Otlp => otlp::flush(&mut self, report),
-            Format::ClaudeCode => claude::flush(&mut self, report),
+            Format::ClaudeCode | Format::ClaudeCodeMd => claude::flush(&mut self, report),
             _ => {}
         }
         let engine = self.auditor.engine(self.format);
         match self.format {
-            Format::ClaudeCode => self.claude.finish(report),
+            Format::ClaudeCode | Format::ClaudeCodeMd => self.claude.finish(report),
             Format::Codex => self.codex.finish(report, engine),
             Format::Dsh | Format::Auto => self.dsh.finish(report, engine),
-            Format::Trace | Format::Otlp => {}
+            _ => {}
         }
         for agent in self.live.drain(..) {
             engine.forget(&agent);

@@ -185,7 +185,8 @@ fn tool_span(run: &mut Run, report: &mut SessionReport, number: u64, span: &Map<
     run.otlp.kept_bytes += text.len() + arguments_json.len() + 128;
     run.otlp.spans.push(ToolSpan {
         site: CallSite {
-            call_id,
+            ordinal: report.calls,
+            call_id: Some(call_id),
             name: name.to_owned(),
             agent_id: Some(trace.clone()),
             line: number,

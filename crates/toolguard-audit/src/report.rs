@@ -25,26 +25,34 @@ pub struct ReminderFinding {
     pub text: String,
 }
 
-/// A loop detector's alarm at this call (with `loops` on, the audit's default).
+/// One loop episode, from the call where the detectors first raised it
+/// (the site) to the last call it went on (with `loops` on, the audit's
+/// default). A loop alarms at every call it goes on; those alarms are this
+/// one finding, which ends with the loop's real count however long it ran.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LoopFinding {
     #[serde(flatten)]
     pub(crate) site: CallSite,
-    /// `repeat`, `cycle`, `same-error` or `re-read`.
+    /// `repeat`, `cycle`, `same-error`, `re-read` or `redo`.
     pub kind: &'static str,
-    /// Calls in the loop (a cycle: rounds begun).
+    /// Calls in the loop (a cycle: rounds begun), at its last alarm.
     pub count: u64,
     /// Calls per round of a cycle; 1 otherwise.
     pub period: u64,
-    /// The calls in the loop by ordinal within the agent (1-based since its last user prompt).
+    /// The loop's first call and its last one, by timeline ordinal.
+    pub first_call: u64,
+    pub last_call: u64,
+    /// Log line of the last call.
+    pub last_log_line: u64,
+    /// The loop's latest calls by timeline ordinal (at most 12), at its last alarm.
     pub calls: Vec<u64>,
-    /// `<tool>: <kind label> × <count>`.
+    /// `<tool>: <kind label> × <count>`, at its last alarm.
     pub summary: String,
     pub evidence: String,
-    /// The reminder text the model would have been shown.
+    /// The first reminder text the model would have been shown.
     pub text: String,
-    /// Reminders this loop has had, this one included (1: the loop starts here).
+    /// Reminders the loop had: one at every call it went on after it was raised.
     pub reminders: u64,
     pub command: Option<String>,
 }
@@ -89,15 +97,27 @@ pub struct InputError {
     pub message: String,
 }
 
+/// What a reader noticed but is not bad input: an observation without its
+/// action or the reverse, a format that records no exit codes. `ordinal`:
+/// the call it is about, when there is one.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Note {
+    pub line: Option<u64>,
+    pub ordinal: Option<u64>,
+    pub message: String,
+}
+
 /// One call the guard saw, as the session timeline lists it: enough to draw
 /// it and to price a loop (no arguments, no output). Findings point at it by
 /// `agentId`, `callId` and `logLine`. Absent keys: the log does not say.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TimelineCall {
-    /// 1-based, in the order the guard saw the calls (result order).
+    /// 1-based position of the call in its session, in file (call) order:
+    /// with `file` and `session`, the call's name (docs/trace-format.md).
     pub ordinal: u64,
-    pub call_id: String,
+    /// The format's own id of the call; null when it has none.
+    pub call_id: Option<String>,
     pub tool: String,
     pub agent_id: Option<String>,
     pub log_line: u64,
@@ -131,10 +151,15 @@ pub struct Timeline {
 #[serde(rename_all = "camelCase")]
 pub struct SessionReport {
     pub file: String,
+    /// 0-based index of the session within the file (files holding one
+    /// session per line: the line's position among them; else 0).
+    pub session: u64,
     #[serde(serialize_with = "format_name")]
     pub format: Format,
     pub compressed: bool,
     pub session_id: Option<String>,
+    /// The model that drove the run, when the file says.
+    pub model: Option<String>,
     pub parent_session: Option<String>,
     pub cwd: Option<String>,
     /// Trace files: agent ids in order of first appearance.
@@ -157,6 +182,10 @@ pub struct SessionReport {
     pub errors: Vec<InputError>,
     /// All errors, including those past [`MAX_ERRORS`].
     pub error_count: u64,
+    /// Reader notes (not errors), at most [`MAX_ERRORS`].
+    pub notes: Vec<Note>,
+    /// All notes, including those past [`MAX_ERRORS`].
+    pub note_count: u64,
     /// The calls in order, for the HTML report and the waste figures;
     /// the first [`crate::MAX_TIMELINE_CALLS`] of them.
     pub timeline: Timeline,
@@ -166,9 +195,11 @@ impl SessionReport {
     pub fn new(file: String, format: Format) -> Self {
         Self {
             file,
+            session: 0,
             format,
             compressed: false,
             session_id: None,
+            model: None,
             parent_session: None,
             cwd: None,
             agents: Vec::new(),
@@ -183,6 +214,8 @@ impl SessionReport {
             failures: Vec::new(),
             errors: Vec::new(),
             error_count: 0,
+            notes: Vec::new(),
+            note_count: 0,
             timeline: Timeline::default(),
         }
     }
@@ -197,6 +230,59 @@ impl SessionReport {
         self.error_count += 1;
         if self.errors.len() < MAX_ERRORS {
             self.errors.push(InputError { line, message });
+        }
+    }
+
+    /// A loop detector's alarm at `site`: a new finding when it raises a
+    /// loop, else the agent's finding of that episode takes its count.
+    pub(crate) fn loop_alarm(
+        &mut self,
+        site: &CallSite,
+        alarm: toolguard_core::loops::LoopAlarm,
+        command: Option<String>,
+    ) {
+        if alarm.reminders > 1 {
+            let episode = self.loops.iter_mut().rev().find(|l| {
+                l.site.agent_id == site.agent_id
+                    && l.kind == alarm.kind.as_str()
+                    && l.first_call == alarm.first
+            });
+            if let Some(l) = episode {
+                l.count = alarm.count;
+                l.last_call = alarm.last;
+                l.last_log_line = site.line;
+                l.calls = alarm.calls;
+                l.summary = alarm.summary;
+                l.evidence = alarm.evidence;
+                l.reminders = alarm.reminders;
+                return;
+            }
+        }
+        self.loops.push(LoopFinding {
+            site: site.clone(),
+            kind: alarm.kind.as_str(),
+            count: alarm.count,
+            period: alarm.period,
+            first_call: alarm.first,
+            last_call: alarm.last,
+            last_log_line: site.line,
+            calls: alarm.calls,
+            summary: alarm.summary,
+            evidence: alarm.evidence,
+            text: alarm.text,
+            reminders: alarm.reminders,
+            command,
+        });
+    }
+
+    pub fn note(&mut self, line: Option<u64>, ordinal: Option<u64>, message: String) {
+        self.note_count += 1;
+        if self.notes.len() < MAX_ERRORS {
+            self.notes.push(Note {
+                line,
+                ordinal,
+                message,
+            });
         }
     }
 

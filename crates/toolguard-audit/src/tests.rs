@@ -2,7 +2,13 @@ use super::*;
 
 fn audit(text: &[u8], format: Format) -> SessionReport {
     let mut auditor = Auditor::new(&Config::default()).unwrap();
-    auditor.audit_reader("t.jsonl".into(), text, format, &mut |_| {})
+    one(auditor.audit_reader("t.jsonl".into(), text, format, &mut |_| {}))
+}
+
+/// The one report of a one-session input.
+pub(crate) fn one(mut reports: Vec<SessionReport>) -> SessionReport {
+    assert_eq!(reports.len(), 1, "one session expected");
+    reports.remove(0)
 }
 
 const HEADER: &str =
@@ -60,7 +66,7 @@ fn dsh_loop_reminders_at_thresholds_with_call_ids() {
     let got: Vec<(&str, u64)> = report
         .reminders
         .iter()
-        .map(|r| (r.site.call_id.as_str(), r.count))
+        .map(|r| (r.site.call_id.as_deref().unwrap_or(""), r.count))
         .collect();
     assert_eq!(got, vec![("c2", 3), ("c4", 5)]);
     assert_eq!(report.reminders[0].summary, "bash × 3");
@@ -99,7 +105,11 @@ fn silent_failure_found_and_error_results_never_scanned() {
     assert_eq!(report.failures.len(), 1);
     let f = &report.failures[0];
     assert_eq!(
-        (f.site.call_id.as_str(), f.rule_id.as_str(), f.line),
+        (
+            f.site.call_id.as_deref().unwrap_or(""),
+            f.rule_id.as_str(),
+            f.line
+        ),
         ("c0", "python-traceback", 1)
     );
     assert_eq!(f.excerpt, "Traceback (most recent call last):");
@@ -214,7 +224,7 @@ fn trace_format_agents_exit_codes_and_resets() {
         .map(|r| {
             (
                 r.site.agent_id.as_deref().unwrap(),
-                r.site.call_id.as_str(),
+                r.site.call_id.as_deref().unwrap_or(""),
                 r.count,
             )
         })
@@ -223,7 +233,7 @@ fn trace_format_agents_exit_codes_and_resets() {
     let failures: Vec<(&str, &str)> = report
         .failures
         .iter()
-        .map(|f| (f.site.call_id.as_str(), f.rule_id.as_str()))
+        .map(|f| (f.site.call_id.as_deref().unwrap_or(""), f.rule_id.as_str()))
         .collect();
     assert_eq!(failures, vec![("line 9", "pytest-failed")]);
     assert_eq!(report.errors.len(), 1);
@@ -252,11 +262,16 @@ fn zstd_frames_plain_and_truncated() {
         (
             r.reminders
                 .iter()
-                .map(|x| (x.site.call_id.clone(), x.count))
+                .map(|x| (x.site.call_id.clone().unwrap_or_default(), x.count))
                 .collect::<Vec<_>>(),
             r.failures
                 .iter()
-                .map(|x| (x.site.call_id.clone(), x.rule_id.clone()))
+                .map(|x| {
+                    (
+                        x.site.call_id.clone().unwrap_or_default(),
+                        x.rule_id.clone(),
+                    )
+                })
                 .collect::<Vec<_>>(),
         )
     };
@@ -419,7 +434,7 @@ fn dsh_timeline_has_times_step_usage_and_repeat_runs() {
         .map(|c| {
             (
                 c.ordinal,
-                c.call_id.as_str(),
+                c.call_id.as_deref().unwrap_or(""),
                 c.time,
                 c.end_time,
                 c.input_tokens,
@@ -449,7 +464,7 @@ fn dsh_timeline_has_times_step_usage_and_repeat_runs() {
     assert_eq!(report.timeline.calls[0].log_line, 3);
     assert_eq!(report.timeline.calls[0].agent_id.as_deref(), Some("s1"));
     let text = report.to_json();
-    assert!(text.contains(r#""errorCount":0,"timeline":{"calls":["#));
+    assert!(text.contains(r#""errorCount":0,"notes":[],"noteCount":0,"timeline":{"calls":["#));
     assert!(text.ends_with(r#""omitted":0}}"#));
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(
@@ -472,7 +487,7 @@ fn untracked_tools_have_no_repeat_and_bad_usage_is_reported() {
         result(5, "c", "x", false),
         assistant(6, 1, 2, serde_json::json!({"inputTokens":"many"})),
     ];
-    let report = auditor.audit_reader("t".into(), &log(&lines)[..], Format::Dsh, &mut |_| {});
+    let report = one(auditor.audit_reader("t".into(), &log(&lines)[..], Format::Dsh, &mut |_| {}));
     let repeats: Vec<_> = report.timeline.calls.iter().map(|c| c.repeat).collect();
     // Untracked calls are transparent to the chain: `bash {}` runs on at 2.
     assert_eq!(repeats, vec![Some(1), None, Some(2)]);
@@ -574,4 +589,58 @@ fn assistant_message_with_a_lone_surrogate_escape_is_still_valid() {
     assert_eq!(report.errors, vec![]);
     // Skipped text is not decoded, so the usage is still read.
     assert_eq!(report.timeline.calls[0].input_tokens, Some(5));
+}
+
+#[test]
+fn a_300_call_loop_is_one_finding_numbered_as_the_timeline() {
+    let config = Config {
+        loops: Some(toolguard_core::config::LoopsConfig::default()),
+        ..Config::default()
+    };
+    let mut auditor = Auditor::new(&config).unwrap();
+    // Five other calls and a user prompt first: the loop's calls are
+    // numbered as the timeline numbers them (6..=305), not from the prompt.
+    let mut lines: Vec<String> = (0..5)
+        .map(|i| format!(r#"{{"tool":"bash","arguments":{{"command":"ls {i}"}},"output":"x"}}"#))
+        .collect();
+    lines.push(r#"{"type":"user"}"#.to_owned());
+    for _ in 0..300 {
+        lines.push(
+            r#"{"tool":"job_output","arguments":{"id":"j1"}, "output":"running"}"#.to_owned(),
+        );
+    }
+    lines.push(r#"{"tool":"bash","arguments":{"command":"ls"},"output":"x"}"#.to_owned());
+    let mut reports = auditor.audit_reader(
+        "t.jsonl".into(),
+        lines.join("\n").as_bytes(),
+        Format::Trace,
+        &mut |_| {},
+    );
+    assert_eq!(reports.len(), 1);
+    let report = reports.remove(0);
+    assert_eq!(report.loops.len(), 1, "{:#?}", report.loops.first());
+    let l = &report.loops[0];
+    // Polls of a job that says nothing new: waiting, until the 8th (no
+    // times in this log: the count alone decides).
+    assert_eq!(
+        (l.kind, l.count, l.first_call, l.last_call, l.reminders),
+        ("repeat", 300, 6, 305, 293)
+    );
+    assert_eq!(
+        (l.site.line, l.last_log_line),
+        (14, 306),
+        "raised at the 8th call"
+    );
+    let ordinal = |line: u64| {
+        report
+            .timeline
+            .calls
+            .iter()
+            .find(|c| c.log_line == line)
+            .map(|c| c.ordinal)
+    };
+    assert_eq!((ordinal(7), ordinal(306)), (Some(6), Some(305)));
+    assert_eq!(l.summary, "job_output: repeat × 300");
+    assert!(l.text.contains("calls #6, #7, #8"), "{}", l.text);
+    assert!(l.evidence.contains("#6, …, #294"), "{}", l.evidence);
 }

@@ -39,7 +39,7 @@ fn audit_with(
 ) -> SessionReport {
     let mut auditor = Auditor::new(config).unwrap();
     auditor.set_options(options);
-    auditor.audit_reader("t.jsonl".into(), text, format, &mut |_| {})
+    super::tests::one(auditor.audit_reader("t.jsonl".into(), text, format, &mut |_| {}))
 }
 
 fn audit(text: &[u8]) -> SessionReport {
@@ -54,14 +54,19 @@ fn audit(text: &[u8]) -> SessionReport {
 fn reminders(r: &SessionReport) -> Vec<(String, u64)> {
     r.reminders
         .iter()
-        .map(|x| (x.site.call_id.clone(), x.count))
+        .map(|x| (x.site.call_id.clone().unwrap_or_default(), x.count))
         .collect()
 }
 
 fn failures(r: &SessionReport) -> Vec<(String, String)> {
     r.failures
         .iter()
-        .map(|x| (x.site.call_id.clone(), x.rule_id.clone()))
+        .map(|x| {
+            (
+                x.site.call_id.clone().unwrap_or_default(),
+                x.rule_id.clone(),
+            )
+        })
         .collect()
 }
 
@@ -120,7 +125,13 @@ fn claude_code_non_zero_exit_is_shown_as_the_dsh_marker() {
         .failures
         .iter()
         .filter(|f| f.rule_id == "value-error")
-        .map(|f| (f.site.call_id.clone(), f.summary.clone(), f.excerpt.clone()))
+        .map(|f| {
+            (
+                f.site.call_id.clone().unwrap_or_default(),
+                f.summary.clone(),
+                f.excerpt.clone(),
+            )
+        })
         .collect();
     // Exit 3 (`is_error: true`, `Exit code 3`) is a command that ran: scanned, and the
     // header does not claim it exited 0.
@@ -129,7 +140,7 @@ fn claude_code_non_zero_exit_is_shown_as_the_dsh_marker() {
     let exit3 = report
         .failures
         .iter()
-        .find(|f| f.site.call_id == "toolu_a4_0")
+        .find(|f| f.site.call_id.as_deref() == Some("toolu_a4_0"))
         .unwrap();
     assert_eq!(
         exit3.line, 3,
@@ -178,7 +189,12 @@ fn codex_rollout_recorded_by_the_real_cli() {
         .failures
         .iter()
         .filter(|f| f.rule_id == "value-error")
-        .map(|f| (f.site.call_id.clone(), f.summary.clone()))
+        .map(|f| {
+            (
+                f.site.call_id.clone().unwrap_or_default(),
+                f.summary.clone(),
+            )
+        })
         .collect();
     assert_eq!(summaries.len(), 2);
     assert_ne!(
@@ -233,7 +249,12 @@ fn codex_output_forms_and_tool_kinds() {
     let scanned: Vec<(String, String)> = report
         .failures
         .iter()
-        .map(|f| (f.site.call_id.clone(), f.rule_id.clone()))
+        .map(|f| {
+            (
+                f.site.call_id.clone().unwrap_or_default(),
+                f.rule_id.clone(),
+            )
+        })
         .collect();
     // Exit 0 (a, d): python-traceback and the always rule; exit 1/2 (b, c): the always rule only.
     assert_eq!(
@@ -251,7 +272,7 @@ fn codex_output_forms_and_tool_kinds() {
     let b = report
         .failures
         .iter()
-        .find(|f| f.site.call_id == "b")
+        .find(|f| f.site.call_id.as_deref() == Some("b"))
         .unwrap();
     assert_eq!(b.command.as_deref(), Some("python y.py"));
     let lines: Vec<Option<u64>> = report.errors.iter().map(|e| e.line).collect();
@@ -281,7 +302,7 @@ fn otlp_genai_and_openinference_spans_in_order_hex_or_base64() {
                 "pytest-failed"
             ]
         );
-        assert_eq!(report.failures[0].site.call_id, "t4");
+        assert_eq!(report.failures[0].site.call_id.as_deref(), Some("t4"));
     }
     assert_eq!(hex.agents, b64.agents);
     assert_eq!(reminders(&hex)[1], reminders(&b64)[1]);
@@ -437,7 +458,7 @@ fn an_overlong_line_is_reported_and_skipped_in_plain_and_zstd() {
     // Plain: 64 MiB of one line, read through a 1 MiB limit.
     let mut auditor = Auditor::new(&Config::default()).unwrap();
     auditor.set_options(options.clone());
-    let report = auditor.audit_reader(
+    let report = super::tests::one(auditor.audit_reader(
         "hostile.jsonl".into(),
         Hostile {
             left: 64 << 20,
@@ -445,7 +466,7 @@ fn an_overlong_line_is_reported_and_skipped_in_plain_and_zstd() {
         },
         Format::Trace,
         &mut |_| {},
-    );
+    ));
     assert_eq!(report.errors.len(), 1, "{:?}", report.errors);
     assert_eq!(report.errors[0].line, Some(1));
     assert!(report.errors[0]
@@ -553,7 +574,12 @@ fn every_reader_frees_its_agents_at_the_end_of_the_file() {
     let mut auditor = Auditor::new(&Config::default()).unwrap();
     for (format, path) in files {
         let text = std::fs::read(&path).unwrap();
-        let report = auditor.audit_reader("t.jsonl".into(), &text[..], format, &mut |_| {});
+        let report = super::tests::one(auditor.audit_reader(
+            "t.jsonl".into(),
+            &text[..],
+            format,
+            &mut |_| {},
+        ));
         assert!(report.calls > 0, "{path:?} audited no call");
         assert!(!report.agents.is_empty(), "{path:?}");
         assert_eq!(auditor.engine(format).agents(), 0, "{path:?} left agents");

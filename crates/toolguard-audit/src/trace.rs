@@ -140,8 +140,9 @@ fn call(
         None => format!("line {number}"),
     };
     let site = CallSite {
+        ordinal: report.calls,
         agent_id: Some(agent.to_owned()),
-        call_id,
+        call_id: Some(call_id),
         name: name.to_owned(),
         arguments_json,
         line: number,

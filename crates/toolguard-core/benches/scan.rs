@@ -68,6 +68,19 @@ fn build_log(bytes: usize) -> String {
     out
 }
 
+/// The built-in table doubled by user rules: each built-in again under a new
+/// id (same pattern, flags and veto), so every literal and every verified
+/// line costs twice. The JS benchmark's doubled rows use the same shape.
+fn doubled_user_rules() -> Vec<Rule> {
+    toolguard_core::rules::builtin_rules()
+        .into_iter()
+        .map(|r| Rule {
+            id: format!("user-{}", r.id),
+            ..r
+        })
+        .collect()
+}
+
 fn best_of(text: &str, set: &RuleSet, strategy: Strategy, budget: Duration) -> (f64, usize) {
     let mut best = Duration::MAX;
     let mut hits = 0;
@@ -174,9 +187,19 @@ fn measure_one_scan() {
         Ok("literal") => Some(Strategy::Literal),
         _ => None, // the baseline: text and table only
     };
-    let text = build_log(10_000_000);
+    // SCAN_FILE: scan that file instead (the JS benchmark's build log);
+    // SCAN_DOUBLE=1: the table doubled by user rules (`doubled_user_rules`).
+    let text = match std::env::var("SCAN_FILE") {
+        Ok(path) => std::fs::read_to_string(path).unwrap(),
+        Err(_) => build_log(10_000_000),
+    };
+    let user = if std::env::var("SCAN_DOUBLE").is_ok() {
+        doubled_user_rules()
+    } else {
+        vec![]
+    };
     let t = Instant::now();
-    let set = RuleSet::compile(vec![]).unwrap();
+    let set = RuleSet::compile(user).unwrap();
     println!("compile {:?}", t.elapsed());
     let Some(strategy) = strategy else { return };
     let t = Instant::now();

@@ -262,6 +262,12 @@ pub struct LoopsConfig {
     pub re_read: Option<u64>,
     /// Thresholds × this for rate limits and 503s. Default 2.
     pub transient_multiplier: u64,
+    /// Polls of a running job that show nothing new, in a row, before it is
+    /// a loop (a poll: what the shell model calls waiting). Default 8.
+    pub poll: Option<u64>,
+    /// …and, where the calls have times, over at least this many seconds
+    /// (0: the count alone). Default 300.
+    pub poll_quiet_seconds: u64,
     /// Refuse (`check`) a call continuing a loop reminded this many times; `None` (default): never.
     pub deny: Option<u64>,
     /// Keep the result-blind DSH repeat reminder beside the loop detectors. Default false.
@@ -304,6 +310,8 @@ impl Default for LoopsConfig {
             soft_error: Some(4),
             re_read: Some(3),
             transient_multiplier: 2,
+            poll: Some(8),
+            poll_quiet_seconds: 300,
             deny: None,
             result_blind_repeat: false,
             ignore_arguments: vec![("Bash".into(), vec!["description".into()])],
@@ -327,6 +335,8 @@ pub const LOOPS_KEYS: &[&str] = &[
     "softError",
     "reRead",
     "transientMultiplier",
+    "poll",
+    "pollQuietSeconds",
     "deny",
     "resultBlindRepeat",
     "ignoreArguments",
@@ -365,6 +375,7 @@ impl LoopsConfig {
             ("sameError", &mut config.same_error),
             ("softError", &mut config.soft_error),
             ("reRead", &mut config.re_read),
+            ("poll", &mut config.poll),
         ] {
             match value.get(key) {
                 ConfigValue::Undefined => {}
@@ -382,6 +393,14 @@ impl LoopsConfig {
             100.0,
         )? {
             config.transient_multiplier = n;
+        }
+        if let Some(n) = integer(
+            value.get("pollQuietSeconds"),
+            &at("pollQuietSeconds"),
+            0.0,
+            86_400.0,
+        )? {
+            config.poll_quiet_seconds = n;
         }
         match value.get("deny") {
             ConfigValue::Undefined | ConfigValue::Bool(false) => {}
@@ -906,6 +925,18 @@ mod tests {
                 on.re_read
             ),
             (Some(3), Some(3), Some(3), Some(4), Some(3))
+        );
+        assert_eq!((on.poll, on.poll_quiet_seconds), (Some(8), 300));
+        let c = loops(obj(&[
+            ("poll", Value::Bool(false)),
+            ("pollQuietSeconds", Value::Number(0.0)),
+        ]))
+        .unwrap()
+        .unwrap();
+        assert_eq!((c.poll, c.poll_quiet_seconds), (None, 0));
+        assert_eq!(
+            loops(obj(&[("pollQuietSeconds", Value::Number(-1.0))])).unwrap_err(),
+            "toolguard: config.loops.pollQuietSeconds must be an integer from 0 to 86400 (got -1)"
         );
         assert_eq!(
             on.ignore_arguments,

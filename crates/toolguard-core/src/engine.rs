@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::chain::{any_match, Chains, Reminder, Wildcard};
 use crate::config::{Config, LoopsConfig, LoudFailureConfig, RepeatConfig};
 use crate::error::{Error, RuleError};
-use crate::loops::{LoopAlarm, LoopDeny, LoopOutcome, Loops};
+use crate::loops::{CallMark, LoopAlarm, LoopDeny, LoopOutcome, Loops};
 use crate::markers::shows_failure;
 use crate::rules::{Action, RuleMatch, RuleSet};
 use crate::shell::exact::{self, ExitStatuses};
@@ -289,12 +289,37 @@ impl Engine {
     /// Advance the chain for `call` (when it has an agent) and return what
     /// the guard has to say about it, or `None`.
     pub fn observe(&mut self, call: &Call, output: Option<&Output>) -> Option<Verdict> {
+        self.observe_marked(call, output, CallMark::default())
+    }
+
+    /// [`Engine::observe`] of a call whose place in its log is known (the
+    /// audit): loop alarms then number calls as the log's report does.
+    pub fn observe_marked(
+        &mut self,
+        call: &Call,
+        output: Option<&Output>,
+        mark: CallMark,
+    ) -> Option<Verdict> {
         let reminder = self.advance(call);
         let failure = output.and_then(|output| self.scan_call(call, output));
         let flagged = failure
             .as_ref()
             .is_some_and(|f| f.action == FailureAction::Error);
-        let loop_alarm = self.observe_loop(call, output, flagged);
+        let loop_alarm = match self.loops.as_mut() {
+            Some(loops) => match call.agent_id {
+                Some(agent) => {
+                    let text = output.map(|o| join_lines(&o.texts)).unwrap_or_default();
+                    let outcome = LoopOutcome {
+                        text: &text,
+                        is_error: output.is_some_and(|o| o.is_error),
+                        flagged,
+                    };
+                    loops.observe_marked(agent, call.name, call.arguments_json, &outcome, mark)
+                }
+                None => None,
+            },
+            None => None,
+        };
         let verdict = Verdict {
             reminder,
             failure,

@@ -253,7 +253,7 @@ impl fmt::Display for ConfigError {
                 f,
                 "toolguard: {at} must be an integer from {min} to {max}{} (got {got})",
                 // Only the detector thresholds can be switched off.
-                if matches!(at.steps.last(), Some(PathStep::Key(k)) if ["window", "maxPeriod", "transientMultiplier"].contains(&k.as_str())) { "" } else { ", or false" }
+                if matches!(at.steps.last(), Some(PathStep::Key(k)) if ["window", "maxPeriod", "transientMultiplier", "pollQuietSeconds"].contains(&k.as_str())) { "" } else { ", or false" }
             ),
             ConfigError::EmptyRuleId { at } => {
                 write!(f, "loud-failure: {at}: `id` must not be empty")

@@ -44,8 +44,10 @@ use crate::canonical::canonicalize_arguments;
 use crate::chain::{any_match, Wildcard};
 use crate::config::LoopsConfig;
 use crate::digest::{xxh3_64, FastHash};
+use crate::loop_texts;
 use crate::markers::shows_failure;
 use crate::normalize::{normalize_line, result_digest_with, LineMemo};
+use crate::shell::{self, Effect};
 
 /// What kind of loop an alarm is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +56,9 @@ pub enum LoopKind {
     Cycle,
     SameError,
     ReRead,
+    /// The same state change again with the same result, with only looks
+    /// in between (a click that changes nothing, clicked again).
+    Redo,
 }
 
 impl LoopKind {
@@ -64,6 +69,7 @@ impl LoopKind {
             LoopKind::Cycle => "cycle",
             LoopKind::SameError => "same-error",
             LoopKind::ReRead => "re-read",
+            LoopKind::Redo => "redo",
         }
     }
 
@@ -74,6 +80,7 @@ impl LoopKind {
             LoopKind::Cycle => "cycle",
             LoopKind::SameError => "same error",
             LoopKind::ReRead => "re-read",
+            LoopKind::Redo => "redo",
         }
     }
 
@@ -83,6 +90,7 @@ impl LoopKind {
             LoopKind::Cycle => 2,
             LoopKind::SameError => 3,
             LoopKind::ReRead => 4,
+            LoopKind::Redo => 5,
         }
     }
 
@@ -92,6 +100,7 @@ impl LoopKind {
             2 => LoopKind::Cycle,
             3 => LoopKind::SameError,
             4 => LoopKind::ReRead,
+            5 => LoopKind::Redo,
             _ => return None,
         })
     }
@@ -103,21 +112,40 @@ pub struct LoopAlarm {
     pub kind: LoopKind,
     /// The tool of the call the alarm is raised at.
     pub tool: String,
-    /// Repeat / same-error / re-read: calls in the loop; cycle: rounds begun.
+    /// Repeat / same-error / re-read: calls in the loop since it began, past
+    /// the window too; cycle: rounds begun.
     pub count: u64,
     /// Cycle: calls per round; 1 otherwise.
     pub period: u64,
-    /// The calls in the loop, by ordinal (1-based, counted since the last
-    /// user prompt), oldest first; at most [`EVIDENCE_CALLS`].
+    /// The loop's latest calls, by ordinal (the caller's, see [`CallMark`];
+    /// else 1-based since the last user prompt), oldest first; at most [`EVIDENCE_CALLS`].
     pub calls: Vec<u64>,
+    /// The loop's first call (ordinal): where the episode began, however
+    /// long ago; the same on every alarm of one episode.
+    pub first: u64,
+    /// The loop's latest call (ordinal): the call this alarm is raised at.
+    pub last: u64,
     /// What repeated, in words.
     pub evidence: String,
     /// The reminder shown to the model.
     pub text: String,
     /// `<tool>: <label> × <count>`.
     pub summary: String,
-    /// How many reminders this loop has had, this one included.
+    /// How many reminders this loop has had, this one included: it grows
+    /// for as long as the loop goes on, past the window too.
     pub reminders: u64,
+}
+
+/// Where a call stands in its log, when the caller knows (the audit does;
+/// a live host gives none): its ordinal, so alarm texts name the calls as
+/// the report numbers them, and when it was made, so a quiet poll can be
+/// judged by wall time too.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CallMark {
+    /// 1-based; must grow from call to call of one agent.
+    pub ordinal: Option<u64>,
+    /// When the call was made, ms since the Unix epoch.
+    pub time_ms: Option<u64>,
 }
 
 /// A call refused before it runs.
@@ -142,8 +170,46 @@ const TRANSIENT: u8 = 4;
 const MUTATION: u8 = 8;
 /// `result` is the normalised digest (else it is the raw one).
 const NORMALIZED: u8 = 16;
+/// A poll whose result says the job it watches has ended.
+const DONE: u8 = 32;
+/// A state change that names no file (a click, an install): what it
+/// changed shows only through other looks.
+const PATHLESS: u8 = 64;
 
-/// One call as the window keeps it: digests and flags, 49 bytes.
+/// In [`Loops::effects`], beside the effect code: the call writes no path.
+const NO_PATH: u8 = 0x80;
+
+/// What a call does, by the shell model ([`shell::classify_call`]), as
+/// [`Entry::effect`] keeps it.
+mod effect {
+    pub const UNKNOWN: u8 = 0;
+    pub const READ: u8 = 1;
+    pub const WRITE: u8 = 2;
+    pub const RUN: u8 = 3;
+    pub const TEST: u8 = 4;
+    pub const WAIT: u8 = 5;
+    pub const SEARCH: u8 = 6;
+    pub const NETWORK: u8 = 7;
+    pub const NAVIGATE: u8 = 8;
+    pub const OTHER: u8 = 9;
+}
+
+fn effect_code(e: Option<Effect>) -> u8 {
+    match e {
+        None => effect::UNKNOWN,
+        Some(Effect::Read) => effect::READ,
+        Some(Effect::Write) => effect::WRITE,
+        Some(Effect::Run) => effect::RUN,
+        Some(Effect::Test) => effect::TEST,
+        Some(Effect::Wait) => effect::WAIT,
+        Some(Effect::Search) => effect::SEARCH,
+        Some(Effect::Network) => effect::NETWORK,
+        Some(Effect::Navigate) => effect::NAVIGATE,
+        Some(Effect::Other) => effect::OTHER,
+    }
+}
+
+/// One call as the window keeps it: digests and flags, 57 bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Entry {
     call: u64,
@@ -155,12 +221,21 @@ struct Entry {
     sig: u64,
     tool: u64,
     ordinal: u64,
+    /// When the call was made (ms since the epoch); 0: unknown.
+    time: u64,
     flags: u8,
+    /// What the call does ([`effect`]).
+    effect: u8,
 }
 
 impl Entry {
     fn failing(&self) -> bool {
         self.flags & (FAILED | SOFT) != 0
+    }
+
+    /// Polls a job that has not said it ended: waiting, judged by the poll rule.
+    fn polling(&self) -> bool {
+        self.effect == effect::WAIT && self.flags & DONE == 0
     }
 
     /// Same result: normalised digests when both have one, else the raw texts.
@@ -190,15 +265,46 @@ impl Entry {
     }
 }
 
-/// The loop the agent is in, as far as escalation needs it.
+/// The loop episode the agent is in: one per loop however long it runs
+/// (the window only bounds what the detectors look back at; the episode's
+/// counts go on past it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Active {
     kind: LoopKind,
+    /// The count the alarm reports (a cycle: rounds begun).
     count: u64,
+    /// Calls in the episode so far.
+    calls: u64,
+    /// Calls per round (a cycle); 1 otherwise.
+    period: u64,
     reminders: u64,
     /// The call that would continue the loop.
     next_call: u64,
+    /// The episode's first and latest call (ordinals).
     first_ordinal: u64,
+    last_ordinal: u64,
+    /// The loop's results are failures: a successful edit does not end it
+    /// ("edits have not changed the failure").
+    failing: bool,
+    /// What its calls are (the advice of a refusal).
+    about: About,
+}
+
+impl Active {
+    /// Whether `found`, raised at the newest call, goes on with this
+    /// episode: the same kind of loop over calls it already counted (a
+    /// repeat and a re-read also of the same call, a cycle of the same period).
+    fn continued_by(&self, found: &Found) -> bool {
+        self.kind == found.kind
+            && self.period == found.period
+            && found.first_ordinal() <= self.last_ordinal
+            && match found.kind {
+                LoopKind::Repeat | LoopKind::ReRead | LoopKind::Redo => {
+                    self.next_call == found.next_call
+                }
+                LoopKind::Cycle | LoopKind::SameError => true,
+            }
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -236,6 +342,9 @@ pub struct Loops {
     /// lookup instead of a wildcard match per pattern (the default
     /// `mutatingTools` alone has 12). Bounded by [`TOOL_CACHE`].
     tools: HashMap<String, ToolInfo, NameHash>,
+    /// What each call does ([`effect`]), by call digest: the shell model
+    /// parses a command once, however often it recurs. Bounded by [`EFFECT_CACHE`].
+    effects: HashMap<u64, u8, NameHash>,
     key: String,
     line: String,
     /// Normal forms of result lines seen, shared by every agent (bounded).
@@ -253,6 +362,10 @@ struct Limits {
     soft_error: Option<u64>,
     re_read: Option<u64>,
     transient_multiplier: u64,
+    /// Polls of a running job with nothing new, in a row…
+    poll: Option<u64>,
+    /// …over at least this long (ms; 0, or calls without times: the count alone).
+    poll_quiet_ms: u64,
 }
 
 /// Agent ids and tool names come from the host, not from the model.
@@ -260,6 +373,9 @@ type NameHash = FastHash;
 
 /// The most tool names [`Loops::tools`] keeps before it starts over.
 const TOOL_CACHE: usize = 256;
+
+/// The most calls [`Loops::effects`] keeps before it starts over.
+const EFFECT_CACHE: usize = 4096;
 
 /// One tool name against the config's patterns.
 #[derive(Debug, Clone, Copy)]
@@ -272,6 +388,8 @@ struct ToolInfo {
     multiplier: f64,
     /// XXH3 of the name ([`Entry::tool`]).
     digest: u64,
+    /// A shell tool ([`shell::is_shell_tool`]): its output is its program's.
+    shell: bool,
 }
 
 impl Loops {
@@ -287,6 +405,8 @@ impl Loops {
                 soft_error: config.soft_error,
                 re_read: config.re_read,
                 transient_multiplier: config.transient_multiplier.max(1),
+                poll: config.poll,
+                poll_quiet_ms: config.poll_quiet_seconds.saturating_mul(1000),
             },
             deny: config.deny,
             ignore_arguments: config
@@ -303,6 +423,7 @@ impl Loops {
             mutating: wild(&config.mutating_tools),
             agents: HashMap::default(),
             tools: HashMap::default(),
+            effects: HashMap::default(),
             key: String::new(),
             line: String::new(),
             memo: LineMemo::default(),
@@ -325,6 +446,7 @@ impl Loops {
             ignores: self.ignore_arguments.iter().any(|(p, _)| p.matches(name)),
             multiplier: self.multiplier(name),
             digest: xxh3_64(name.as_bytes()),
+            shell: shell::is_shell_tool(name),
         };
         if self.tools.len() >= TOOL_CACHE {
             self.tools.clear();
@@ -367,6 +489,23 @@ impl Loops {
         xxh3_64(self.key.as_bytes())
     }
 
+    /// What call `call` (its digest) does, by the shell model (cached).
+    fn effect(&mut self, call: u64, name: &str, arguments_json: &str) -> u8 {
+        if let Some(e) = self.effects.get(&call) {
+            return *e;
+        }
+        let model = shell::classify_call(name, arguments_json);
+        let mut e = effect_code(model.effect);
+        if e == effect::WRITE && model.writes.is_empty() {
+            e |= NO_PATH;
+        }
+        if self.effects.len() >= EFFECT_CACHE {
+            self.effects.clear();
+        }
+        self.effects.insert(call, e);
+        e
+    }
+
     fn multiplier(&self, name: &str) -> f64 {
         self.multipliers
             .iter()
@@ -404,7 +543,7 @@ impl Loops {
                 active.first_ordinal,
                 active.reminders,
                 if active.reminders == 1 { "" } else { "s" },
-                advice(active.kind, false)
+                advice(active.kind, false, active.about)
             ),
         })
     }
@@ -417,11 +556,25 @@ impl Loops {
         arguments_json: &str,
         outcome: &LoopOutcome,
     ) -> Option<LoopAlarm> {
+        self.observe_marked(agent, name, arguments_json, outcome, CallMark::default())
+    }
+
+    /// [`Loops::observe`] of a call whose place in its log is known.
+    pub fn observe_marked(
+        &mut self,
+        agent: &str,
+        name: &str,
+        arguments_json: &str,
+        outcome: &LoopOutcome,
+        mark: CallMark,
+    ) -> Option<LoopAlarm> {
         let tool = self.tool(name);
         if !tool.tracked {
             return None;
         }
         let call = self.call_digest(name, arguments_json, tool.ignores);
+        let effect = self.effect(call, name, arguments_json);
+        let (effect, pathless) = (effect & !NO_PATH, effect & NO_PATH != 0);
         if !self.agents.contains_key(agent) {
             self.agents.insert(agent.to_owned(), AgentLoops::default());
         }
@@ -436,14 +589,19 @@ impl Loops {
         let mut entry = entry(
             &tool,
             call,
+            effect,
+            pathless,
             arguments_json,
             outcome,
             recurs,
             &mut self.line,
             &mut self.memo,
         );
-        state.ordinal = state.ordinal.saturating_add(1);
+        state.ordinal = mark
+            .ordinal
+            .unwrap_or_else(|| state.ordinal.saturating_add(1));
         entry.ordinal = state.ordinal;
+        entry.time = mark.time_ms.unwrap_or(0);
         if state.entries.len() == self.window {
             state.entries.pop_front();
         }
@@ -456,59 +614,127 @@ impl Loops {
             None
         };
         let Some(found) = found else {
-            state.active = None;
+            // A re-read loop has other calls in between: it stays open until
+            // the call comes back without an alarm, or an edit ends it
+            // (unless what keeps coming back is a failure). Every other loop
+            // ends at the first call that does not carry it on.
+            state.active = state.active.filter(|a| {
+                matches!(a.kind, LoopKind::ReRead | LoopKind::Redo)
+                    && a.next_call != entry.call
+                    && (a.failing || entry.flags & MUTATION == 0)
+            });
             return None;
         };
-        let reminders = match state.active {
-            Some(a) if a.kind == found.kind && a.first_ordinal == found.first_ordinal() => {
-                a.reminders + 1
+        let active = match state.active {
+            Some(a) if a.continued_by(&found) => {
+                let new = found.calls.iter().filter(|&&o| o > a.last_ordinal).count() as u64;
+                let calls = a.calls + new;
+                Active {
+                    count: match found.kind {
+                        LoopKind::Cycle => calls.div_ceil(a.period),
+                        _ => a.count + new,
+                    },
+                    calls,
+                    reminders: a.reminders + 1,
+                    next_call: found.next_call,
+                    last_ordinal: entry.ordinal,
+                    failing: entry.failing(),
+                    about: found.about,
+                    ..a
+                }
             }
-            _ => 1,
+            _ => Active {
+                kind: found.kind,
+                count: found.count,
+                calls: found.calls.len() as u64,
+                period: found.period,
+                reminders: 1,
+                next_call: found.next_call,
+                first_ordinal: found.first_ordinal(),
+                last_ordinal: entry.ordinal,
+                failing: entry.failing(),
+                about: found.about,
+            },
         };
-        state.active = Some(Active {
-            kind: found.kind,
-            count: found.count,
-            reminders,
-            next_call: found.next_call,
-            first_ordinal: found.first_ordinal(),
-        });
-        Some(self.alarm(name, found, reminders, outcome.text))
+        state.active = Some(active);
+        Some(self.alarm(name, found, &active, outcome.text))
     }
 
-    fn alarm(&self, tool: &str, found: Found, reminders: u64, text: &str) -> LoopAlarm {
-        let calls = list_calls(&found.calls);
-        let count = found.count;
-        let (evidence, head) = match found.kind {
-            LoopKind::Repeat => (
+    fn alarm(&self, tool: &str, found: Found, episode: &Active, text: &str) -> LoopAlarm {
+        let calls = list_calls(episode.first_ordinal, &found.calls, episode.calls);
+        let count = episode.count;
+        let first = episode.first_ordinal;
+        let over = found
+            .span_ms
+            .filter(|ms| *ms >= 60_000)
+            .map(|ms| format!(" over {}", minutes(ms)))
+            .unwrap_or_default();
+        let (evidence, head) = match (found.kind, found.about) {
+            (LoopKind::Repeat, About::Polls) => (
+                format!("calls {calls}: the same {tool} poll, nothing new each time{over}"),
+                format!("{tool} polled the same job {count} times in a row and showed nothing new each time{over} (calls {calls})."),
+            ),
+            (LoopKind::Repeat, About::EndedJob) => (
+                format!("calls {calls}: the same {tool} poll of a job that has ended, the same result each time"),
+                format!("{tool} polled a job that has already ended {count} times in a row and got the same result each time (calls {calls})."),
+            ),
+            (LoopKind::Repeat, _) => (
                 format!("calls {calls}: the same {tool} call, the same result each time"),
                 format!("{tool} was called {count} times in a row with the same arguments and returned the same result each time (calls {calls})."),
             ),
-            LoopKind::Cycle => (
+            (LoopKind::Cycle, About::Polls) => (
+                format!(
+                    "calls {calls}: a block of {} polls repeated with nothing new, {count} rounds{over}",
+                    found.period
+                ),
+                format!(
+                    "the last {} calls (calls {calls}) poll the same job in the same block of {} calls and show nothing new each round{over}; this is round {count}.",
+                    episode.calls,
+                    found.period
+                ),
+            ),
+            (LoopKind::Cycle, _) => (
                 format!(
                     "calls {calls}: a block of {} calls repeated with the same results, {count} rounds",
                     found.period
                 ),
                 format!(
                     "the last {} calls (calls {calls}) repeat the same block of {} calls with the same results every round; this is round {count}.",
-                    found.calls.len(),
+                    episode.calls,
                     found.period
                 ),
             ),
-            LoopKind::SameError => {
+            (LoopKind::SameError, _) => {
                 let line = error_line(text).map(excerpt).unwrap_or_default();
                 (
                     format!("calls {calls}: {tool} failed with the same error each time: {line}"),
                     format!("{tool} failed {count} times in a row with the same error, each time with other arguments (calls {calls}): {line}"),
                 )
             }
-            LoopKind::ReRead => (
+            (LoopKind::Redo, _) => (
+                format!("calls {calls}: the same {tool} change made again with the same result, only looks in between"),
+                format!("{tool} made the same change {count} times since call #{first} with the same result each time, with nothing but looking in between (calls {calls})."),
+            ),
+            (LoopKind::ReRead, About::Reruns) => (
+                format!("calls {calls}: the same {tool} run failed the same way each time, other calls in between"),
+                format!("{tool} ran the same command {count} times since call #{first} and it failed the same way each time, whatever was done in between (calls {calls})."),
+            ),
+            (LoopKind::ReRead, _) => (
                 format!("calls {calls}: the same {tool} call returned the same result, other calls in between"),
-                format!("{tool} was called with the same arguments {count} times within the last {} calls and returned the same result each time (calls {calls}).", self.window),
+                format!("{tool} was called with the same arguments {count} times since call #{first} and returned the same result each time (calls {calls})."),
             ),
         };
+        let reminders = episode.reminders;
+        // A loop that goes on after its first reminder hears it again, and
+        // louder: the model is told how many it has already had.
+        let lead = if reminders > 1 {
+            format!("[toolguard] Loop detected (reminder {reminders} for this loop, which began at call #{first}):")
+        } else {
+            "[toolguard] Loop detected:".to_owned()
+        };
         let text = format!(
-            "[toolguard] Loop detected: {head} {}",
-            advice(found.kind, found.transient)
+            "{lead} {head} {}",
+            advice(found.kind, found.transient, found.about)
         );
         let mut shown = found.calls;
         if shown.len() > EVIDENCE_CALLS {
@@ -520,6 +746,8 @@ impl Loops {
             count,
             period: found.period,
             calls: shown,
+            first,
+            last: episode.last_ordinal,
             evidence,
             text,
             summary: format!("{tool}: {} × {count}", found.kind.label()),
@@ -549,18 +777,24 @@ impl Loops {
     }
 
     /// The agent's window as a string (hex digests), for callers that carry
-    /// state across processes; `None` when it has none.
+    /// state across processes; `None` when it has none. Opaque to them: its
+    /// first field is the format's version ([`STATE_VERSION`]).
     pub fn state(&self, agent: &str) -> Option<String> {
         let s = self.agents.get(agent)?;
-        let mut out = format!("L1.{:x}.", s.ordinal);
+        let mut out = format!("{STATE_VERSION}.{:x}.", s.ordinal);
         match s.active {
             Some(a) => out.push_str(&format!(
-                "{}:{:x}:{:x}:{:016x}:{:x}",
+                "{}:{:x}:{:x}:{:x}:{:x}:{:016x}:{:x}:{:x}:{}:{}",
                 a.kind.code(),
                 a.count,
+                a.calls,
+                a.period,
                 a.reminders,
                 a.next_call,
-                a.first_ordinal
+                a.first_ordinal,
+                a.last_ordinal,
+                u8::from(a.failing),
+                a.about.code()
             )),
             None => out.push('-'),
         }
@@ -571,75 +805,116 @@ impl Loops {
         }
         for e in &s.entries {
             out.push_str(&format!(
-                ".{:016x}{:016x}{:016x}{:016x}{:016x}{:x}:{:x}",
-                e.call, e.result, e.raw, e.sig, e.tool, e.flags, e.ordinal
+                ".{:016x}{:016x}{:016x}{:016x}{:016x}{:x}:{:x}:{:x}:{:x}",
+                e.call, e.result, e.raw, e.sig, e.tool, e.flags, e.ordinal, e.time, e.effect
             ));
         }
         Some(out)
     }
 
-    /// Put back a window saved with [`Loops::state`] (the newest `window` calls of it).
+    /// Put back a window saved with [`Loops::state`] (the newest `window`
+    /// calls of it). A state of another version (an older toolguard's) or
+    /// of no known form at all starts the agent afresh: losing a window
+    /// costs a few calls of detection, refusing the state would cost the
+    /// call. Only a damaged state of this version is an error.
     pub fn restore(&mut self, agent: &str, state: &str) -> Result<(), String> {
-        let bad = || "toolguard: state.loops is not a saved loop state".to_owned();
-        let mut parts = state.split('.');
-        if parts.next() != Some("L1") {
-            return Err(bad());
+        if state.split('.').next() != Some(STATE_VERSION) {
+            self.agents.remove(agent);
+            return Ok(());
         }
-        let hex = |s: &str| u64::from_str_radix(s, 16).map_err(|_| bad());
-        let ordinal = hex(parts.next().ok_or_else(bad)?)?;
-        let active = match parts.next().ok_or_else(bad)? {
-            "-" => None,
-            a => {
-                let f: Vec<&str> = a.split(':').collect();
-                if f.len() != 5 {
-                    return Err(bad());
-                }
-                Some(Active {
-                    kind: LoopKind::from_code(f[0].parse().map_err(|_| bad())?).ok_or_else(bad)?,
-                    count: hex(f[1])?,
-                    reminders: hex(f[2])?,
-                    next_call: hex(f[3])?,
-                    first_ordinal: hex(f[4])?,
-                })
-            }
-        };
-        let denied = match parts.next().ok_or_else(bad)? {
-            "-" => None,
-            d => Some(hex(d)?),
-        };
-        let mut entries = VecDeque::new();
-        for e in parts {
-            if e.len() < 83 || !e.is_ascii() {
-                return Err(bad());
-            }
-            let (flags, ord) = e[80..].split_once(':').ok_or_else(bad)?;
-            entries.push_back(Entry {
-                call: hex(&e[0..16])?,
-                result: hex(&e[16..32])?,
-                raw: hex(&e[32..48])?,
-                sig: hex(&e[48..64])?,
-                tool: hex(&e[64..80])?,
-                flags: u8::from_str_radix(flags, 16).map_err(|_| bad())?,
-                ordinal: hex(ord)?,
-            });
-            if entries.len() > self.window {
-                entries.pop_front();
-            }
-        }
-        self.agents.insert(
-            agent.to_owned(),
-            AgentLoops {
-                entries,
-                ordinal,
-                active,
-                denied,
-            },
-        );
+        let restored = parse_state(state, self.window)
+            .ok_or_else(|| "toolguard: state.loops is not a saved loop state".to_owned())?;
+        self.agents.insert(agent.to_owned(), restored);
         Ok(())
     }
 }
 
+/// The version tag that starts a saved loop state ([`Loops::state`]); a
+/// change to what the state holds changes it.
+pub const STATE_VERSION: &str = "L2";
+
+/// A state of this version back into an agent's window (`None`: damaged).
+fn parse_state(state: &str, window: usize) -> Option<AgentLoops> {
+    let mut parts = state.split('.');
+    if parts.next() != Some(STATE_VERSION) {
+        return None;
+    }
+    let hex = |s: &str| u64::from_str_radix(s, 16).ok();
+    let ordinal = hex(parts.next()?)?;
+    let active = match parts.next()? {
+        "-" => None,
+        a => {
+            let f: Vec<&str> = a.split(':').collect();
+            if f.len() != 10 {
+                return None;
+            }
+            Some(Active {
+                kind: LoopKind::from_code(f[0].parse().ok()?)?,
+                count: hex(f[1])?,
+                calls: hex(f[2])?,
+                period: hex(f[3])?.max(1),
+                reminders: hex(f[4])?,
+                next_call: hex(f[5])?,
+                first_ordinal: hex(f[6])?,
+                last_ordinal: hex(f[7])?,
+                failing: match f[8] {
+                    "0" => false,
+                    "1" => true,
+                    _ => return None,
+                },
+                about: About::from_code(f[9])?,
+            })
+        }
+    };
+    let denied = match parts.next()? {
+        "-" => None,
+        d => Some(hex(d)?),
+    };
+    let mut entries = VecDeque::new();
+    for e in parts {
+        if e.len() < 87 || !e.is_ascii() {
+            return None;
+        }
+        let mut tail = e[80..].split(':');
+        let (flags, ord, time, effect) = (tail.next()?, tail.next()?, tail.next()?, tail.next()?);
+        if tail.next().is_some() {
+            return None;
+        }
+        entries.push_back(Entry {
+            call: hex(&e[0..16])?,
+            result: hex(&e[16..32])?,
+            raw: hex(&e[32..48])?,
+            sig: hex(&e[48..64])?,
+            tool: hex(&e[64..80])?,
+            flags: u8::from_str_radix(flags, 16).ok()?,
+            ordinal: hex(ord)?,
+            time: hex(time)?,
+            effect: u8::from_str_radix(effect, 16).ok()?,
+        });
+        if entries.len() > window {
+            entries.pop_front();
+        }
+    }
+    Some(AgentLoops {
+        entries,
+        ordinal,
+        active,
+        denied,
+    })
+}
+
+/// Milliseconds from `from` to `to`, when both are known.
+fn span(from: u64, to: u64) -> Option<u64> {
+    (from != 0 && to != 0).then(|| to.saturating_sub(from))
+}
+
 impl Limits {
+    /// Whether polls that showed nothing new over `span_ms` have waited long
+    /// enough to be a loop (unknown times: the count alone decides).
+    fn quiet_long(&self, span_ms: Option<u64>) -> bool {
+        span_ms.is_none_or(|ms| ms >= self.poll_quiet_ms)
+    }
+
     fn threshold(&self, base: Option<u64>, multiplier: f64, transient: bool) -> Option<u64> {
         let base = base?;
         let mut t = (base as f64 * multiplier).ceil().max(2.0) as u64;
@@ -663,8 +938,21 @@ impl Limits {
         while run < n && at(run).same_outcome_in_a_row(&at(run - 1)) {
             run += 1;
         }
-        if let Some(t) = self.threshold(self.repeat, multiplier, transient) {
-            if run as u64 >= t {
+        // A running job's polls that show nothing new are waiting: only
+        // long (by count, and by wall time where the calls have it) is a loop.
+        let polling = last.polling();
+        // Going back in a browser says the same ("Navigated back") while it
+        // goes further back each time.
+        let base = if polling {
+            self.poll
+        } else if last.effect == effect::NAVIGATE {
+            None
+        } else {
+            self.repeat
+        };
+        if let Some(t) = self.threshold(base, multiplier, transient) {
+            let span_ms = span(at(run - 1).time, last.time);
+            if run as u64 >= t && (!polling || self.quiet_long(span_ms)) {
                 return Some(Found {
                     kind: LoopKind::Repeat,
                     count: run as u64,
@@ -672,6 +960,14 @@ impl Limits {
                     calls: (0..run).rev().map(|i| at(i).ordinal).collect(),
                     next_call: last.call,
                     transient,
+                    about: if polling {
+                        About::Polls
+                    } else if last.effect == effect::WAIT {
+                        About::EndedJob
+                    } else {
+                        About::Calls
+                    },
+                    span_ms,
                 });
             }
         }
@@ -689,7 +985,26 @@ impl Limits {
                     len += 1;
                 }
                 let begun = len.div_ceil(p) as u64;
-                if len > p && begun >= rounds {
+                // Going back in a browser returns to a page; it does not loop.
+                if (0..p).any(|i| at(i).effect == effect::NAVIGATE) {
+                    continue;
+                }
+                // A block that polls and otherwise only looks (sleep, then
+                // the log's tail) is waiting, as above.
+                let polling = (0..p).any(|i| at(i).polling())
+                    && (0..p).all(|i| {
+                        matches!(
+                            at(i).effect,
+                            effect::WAIT | effect::READ | effect::SEARCH | effect::OTHER
+                        )
+                    });
+                let span_ms = span(at(len - 1).time, last.time);
+                let long_enough = !polling
+                    || (self
+                        .threshold(self.poll, multiplier, transient)
+                        .is_some_and(|t| len as u64 >= t)
+                        && self.quiet_long(span_ms));
+                if len > p && begun >= rounds && long_enough {
                     return Some(Found {
                         kind: LoopKind::Cycle,
                         count: begun,
@@ -699,6 +1014,8 @@ impl Limits {
                         // from the one to come.
                         next_call: at(p - 1).call,
                         transient,
+                        about: if polling { About::Polls } else { About::Calls },
+                        span_ms,
                     });
                 }
             }
@@ -739,19 +1056,41 @@ impl Limits {
                         calls,
                         next_call: last.call,
                         transient,
+                        about: About::Calls,
+                        span_ms: None,
                     });
                 }
             }
         }
 
         // Re-read: the same call and outcome within the window; stop at the
-        // call's last different result, and (for a success) at a successful edit.
-        if let Some(t) = self.threshold(self.re_read, multiplier, transient) {
+        // call's last different result, and (for a success) at a successful
+        // edit or other state change. Only for what reads: a state change
+        // (a restore, a patch written, a click) is never a re-read, a poll
+        // between other work is waiting, going back in a browser is not
+        // reading again, and a run or test counts only while it fails the
+        // same way ("what changed in between has not changed the failure").
+        let reads = match last.effect {
+            effect::WRITE | effect::WAIT | effect::NAVIGATE => false,
+            effect::RUN | effect::TEST => last.failing(),
+            _ => true,
+        };
+        let threshold = if reads {
+            self.threshold(self.re_read, multiplier, transient)
+        } else {
+            None
+        };
+        if let Some(t) = threshold {
             let mut calls = vec![last.ordinal];
             let mut newer = last;
             for i in 1..n {
                 let e = at(i);
                 if e.flags & MUTATION != 0 && !last.failing() {
+                    break;
+                }
+                // Looking again after waiting on a job (sleep, a poll) is
+                // checking on it: the waiting is what the poll rule judges.
+                if e.polling() {
                     break;
                 }
                 if e.call != last.call {
@@ -772,6 +1111,57 @@ impl Limits {
                     calls,
                     next_call: last.call,
                     transient,
+                    about: if matches!(last.effect, effect::RUN | effect::TEST) {
+                        About::Reruns
+                    } else {
+                        About::Calls
+                    },
+                    span_ms: None,
+                });
+            }
+        }
+
+        // Redo: the same state change that names no file (a click, an
+        // install) with the same result, nothing but looks (reads, searches,
+        // polls) in between: it changed nothing the agent then saw. A file
+        // written again is seen through its reads (a changed read shows
+        // progress), and a restore between attempts has the attempts (an
+        // edit, a run) in between: neither is one.
+        let redo = if last.effect == effect::WRITE && last.flags & PATHLESS != 0 {
+            self.threshold(self.re_read, multiplier, transient)
+        } else {
+            None
+        };
+        if let Some(t) = redo {
+            let mut calls = vec![last.ordinal];
+            let mut newer = last;
+            for i in 1..n {
+                let e = at(i);
+                if e.call == last.call {
+                    if !e.same_result(&newer) {
+                        break;
+                    }
+                    calls.push(e.ordinal);
+                    newer = e;
+                } else if matches!(
+                    e.effect,
+                    effect::WRITE | effect::RUN | effect::TEST | effect::NAVIGATE
+                ) || e.flags & MUTATION != 0
+                {
+                    break;
+                }
+            }
+            if calls.len() as u64 >= t {
+                calls.reverse();
+                return Some(Found {
+                    kind: LoopKind::Redo,
+                    count: calls.len() as u64,
+                    period: 1,
+                    calls,
+                    next_call: last.call,
+                    transient,
+                    about: About::Calls,
+                    span_ms: None,
                 });
             }
         }
@@ -780,9 +1170,12 @@ impl Limits {
 }
 
 /// One call as the window keeps it (`ordinal` still 0).
+#[allow(clippy::too_many_arguments)]
 fn entry(
     tool: &ToolInfo,
     call: u64,
+    effect: u8,
+    pathless: bool,
     arguments_json: &str,
     outcome: &LoopOutcome,
     recurs: bool,
@@ -791,7 +1184,24 @@ fn entry(
 ) -> Entry {
     let text = outcome.text;
     let mut flags = 0;
-    if outcome.is_error || outcome.flagged || shows_failure(text) || codex_exit_failed(text) {
+    let hard = outcome.is_error
+        || shows_failure(text)
+        || codex_exit_failed(text)
+        // A tool that refused the call in words (an edit rejected).
+        || loop_texts::is_rejection(text, tool.shell);
+    // A failure seen only by a silent-failure rule in an output that shows
+    // an HTTP error status is that status: a soft failure (a 404 can be the
+    // answer wanted, as when checking that a deleted item is gone).
+    let mut failed = hard || (outcome.flagged && http_error(text).is_none());
+    // A search that found nothing answered the question: not a failure.
+    if failed
+        && !outcome.flagged
+        && effect == effect::SEARCH
+        && loop_texts::found_nothing(text, is_frame)
+    {
+        failed = false;
+    }
+    if failed {
         flags |= FAILED;
     } else if http_error(text).is_some() {
         flags |= SOFT;
@@ -804,8 +1214,14 @@ fn entry(
         if transient(text) {
             flags |= TRANSIENT;
         }
-    } else if tool.mutating {
+    } else if tool.mutating || effect == effect::WRITE {
         flags |= MUTATION;
+    }
+    if effect == effect::WAIT && loop_texts::job_done(text) {
+        flags |= DONE;
+    }
+    if pathless {
+        flags |= PATHLESS;
     }
     let raw = xxh3_64(text.as_bytes()) ^ u64::from(outcome.is_error);
     let result = if recurs {
@@ -821,7 +1237,9 @@ fn entry(
         sig,
         tool: tool.digest,
         ordinal: 0,
+        time: 0,
         flags,
+        effect,
     }
 }
 
@@ -833,6 +1251,43 @@ struct Found {
     calls: Vec<u64>,
     next_call: u64,
     transient: bool,
+    /// What the loop's calls do, for the alarm's words.
+    about: About,
+    /// Wall time from the loop's oldest call in the window to its newest (ms), when known.
+    span_ms: Option<u64>,
+}
+
+/// What a loop's calls are, as far as the alarm's text must be true for them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum About {
+    Calls,
+    /// Polls of a job that has not ended: waiting.
+    Polls,
+    /// Polls of a job that has ended.
+    EndedJob,
+    /// Runs or tests with the same failure, other calls in between.
+    Reruns,
+}
+
+impl About {
+    fn code(self) -> &'static str {
+        match self {
+            About::Calls => "c",
+            About::Polls => "p",
+            About::EndedJob => "e",
+            About::Reruns => "r",
+        }
+    }
+
+    fn from_code(code: &str) -> Option<Self> {
+        Some(match code {
+            "c" => About::Calls,
+            "p" => About::Polls,
+            "e" => About::EndedJob,
+            "r" => About::Reruns,
+            _ => return None,
+        })
+    }
 }
 
 impl Found {
@@ -842,24 +1297,47 @@ impl Found {
     }
 }
 
-fn advice(kind: LoopKind, transient: bool) -> &'static str {
+fn advice(kind: LoopKind, transient: bool, about: About) -> &'static str {
     if transient {
         return "The service is rate-limiting or temporarily unavailable: wait before the next attempt (back off, and longer each time) or check its status instead of retrying at once.";
+    }
+    match about {
+        About::Polls => return "The job may still be running and simply quiet: wait longer before the next check (back off, and longer each time), or look at it another way (its log file, its process, what it writes); if it has hung, stop it and say so.",
+        About::EndedJob => return "The job has ended, so polling it again will return the same thing: read its final output and exit status and act on them.",
+        About::Reruns => return "What changed in between has not changed the failure: find out why it fails (read the error, check your assumption) before running it again.",
+        About::Calls => {}
     }
     match kind {
         LoopKind::Repeat => "Calling it again will return the same thing. Read the result you already have, then change something (the arguments, the approach), or stop and report what blocks you.",
         LoopKind::Cycle => "Nothing changes between rounds. Stop the cycle: find out why the failing step keeps failing (read the error, check your assumption) and do something different.",
         LoopKind::SameError => "Changing the arguments does not reach the cause. Diagnose the error itself (read it, check what it names) before trying again.",
         LoopKind::ReRead => "The content has not changed since you last read it. Use what you already have instead of fetching it again.",
+        LoopKind::Redo => "Doing it again has not changed anything: check whether it took effect, and why not, before doing it again; try another way.",
     }
 }
 
-/// `#3, #4, #5` (at most [`EVIDENCE_CALLS`], then `…`).
-fn list_calls(calls: &[u64]) -> String {
+/// `12 min`, `2 h 5 min`.
+fn minutes(ms: u64) -> String {
+    let m = ms / 60_000;
+    if m < 60 {
+        format!("{m} min")
+    } else if m.is_multiple_of(60) {
+        format!("{} h", m / 60)
+    } else {
+        format!("{} h {} min", m / 60, m % 60)
+    }
+}
+
+/// `#3, #4, #5`: the episode's latest calls (at most [`EVIDENCE_CALLS`]),
+/// after its first call and `…` when the episode (`total` calls, begun at
+/// `first`) holds more than they show.
+fn list_calls(first: u64, calls: &[u64], total: u64) -> String {
     let skip = calls.len().saturating_sub(EVIDENCE_CALLS);
-    let mut out: Vec<String> = calls[skip..].iter().map(|c| format!("#{c}")).collect();
-    if skip > 0 {
+    let shown = &calls[skip..];
+    let mut out: Vec<String> = shown.iter().map(|c| format!("#{c}")).collect();
+    if total > shown.len() as u64 && shown.first() != Some(&first) {
         out.insert(0, "…".to_owned());
+        out.insert(0, format!("#{first}"));
     }
     out.join(", ")
 }
@@ -1119,6 +1597,17 @@ fn is_banner(t: &str) -> bool {
         && b[..3]
             .iter()
             .all(|&c| c == b'=' || c == b'_' || c == b'-' || c == b'*')
+}
+
+/// A line a harness wraps a result in (a header, an exit-status line), not
+/// the command's own output.
+fn is_frame(t: &str) -> bool {
+    is_harness_header(t)
+        || t.strip_prefix("Exit code ")
+            .is_some_and(|c| c.bytes().all(|b| b.is_ascii_digit() || b == b'-'))
+        || (t.starts_with("[Command finished with exit code ") && t.ends_with(']'))
+        || (t.starts_with("<returncode>") && t.ends_with("</returncode>"))
+        || (t.starts_with("[status: ") && t.ends_with(']'))
 }
 
 /// Codex's shell header lines and the harness's trailing markers.
@@ -1713,8 +2202,10 @@ mod tests {
             },
         );
         assert_eq!(alarm.map(|a| (a.count, a.calls)), Some((3, vec![1, 2, 3])));
-        assert!(fresh.restore("b", "L1.zz").is_err());
-        assert!(fresh.restore("b", "nonsense").is_err());
+        assert!(
+            fresh.restore("b", "L2.zz").is_err(),
+            "a damaged state of this version"
+        );
         for i in 0..1000 {
             l.observe(
                 "a",
@@ -1727,6 +2218,499 @@ mod tests {
             );
         }
         assert_eq!(l.agents["a"].entries.len(), LoopsConfig::default().window);
+    }
+
+    #[test]
+    fn an_old_or_foreign_state_starts_afresh() {
+        let mut l = loops();
+        let out = LoopOutcome {
+            text: "x",
+            ..Default::default()
+        };
+        for _ in 0..2 {
+            l.observe("a", "bash", PYTEST, &out);
+        }
+        // A state of the previous format (v1: `L1.`, 5 active fields), one
+        // from nowhere, and an empty one: each leaves the agent with no
+        // window (and drops what it had), never an error.
+        let old = "L1.2.-.-.00000000000000010000000000000002000000000000000300000000000000040000000000000005:1";
+        for foreign in [old, "nonsense", "", "L9.1.-.-", "{\"window\":[1]}"] {
+            assert_eq!(l.restore("a", foreign), Ok(()), "{foreign:?}");
+            assert!(l.state("a").is_none(), "{foreign:?} left a window");
+        }
+        let r = run(&mut l, &[("bash", PYTEST, "x", false); 3]);
+        assert_eq!(r, [None, None, Some(("repeat", 3))], "counted from zero");
+    }
+
+    /// Feed `n` identical polls with the same result; the alarms.
+    fn long_repeat(l: &mut Loops, n: usize) -> Vec<LoopAlarm> {
+        let out = LoopOutcome {
+            text: "still waiting",
+            ..Default::default()
+        };
+        (0..n)
+            .filter_map(|_| l.observe("a", "bash", PYTEST, &out))
+            .collect()
+    }
+
+    #[test]
+    fn a_loop_longer_than_the_window_is_one_episode_to_the_end() {
+        let mut l = loops();
+        let alarms = long_repeat(&mut l, 300);
+        assert_eq!(alarms.len(), 298, "an alarm at every call from the 3rd");
+        let last = alarms.last().unwrap();
+        assert_eq!(
+            (last.count, last.first, last.last, last.reminders),
+            (300, 1, 300, 298),
+            "the real count, the first and last call, reminders never restart"
+        );
+        assert!(alarms.iter().all(|a| a.first == 1), "one episode");
+        assert!(
+            alarms
+                .windows(2)
+                .all(|w| w[1].reminders == w[0].reminders + 1 && w[1].count == w[0].count + 1),
+            "counts and reminders climb to the end"
+        );
+        assert!(
+            last.text.contains("300 times")
+                && last.text.contains("#1, …, #289")
+                && last.text.contains("#300")
+                && last.text.contains("reminder 298"),
+            "{}",
+            last.text
+        );
+        // A cycle past the window: rounds keep counting too.
+        let mut l = loops();
+        let mut calls = Vec::new();
+        for _ in 0..100 {
+            calls.push(("read_file", r#"{"path":"a.py"}"#, "x = 1", false));
+            calls.push(("bash", PYTEST, "1 failed\n[exit code: 1]", false));
+        }
+        let out: Vec<_> = calls
+            .iter()
+            .filter_map(|(t, a, o, f)| {
+                l.observe(
+                    "a",
+                    t,
+                    a,
+                    &LoopOutcome {
+                        text: o,
+                        is_error: *f,
+                        flagged: false,
+                    },
+                )
+            })
+            .collect();
+        let last = out.last().unwrap();
+        assert_eq!(
+            (last.kind, last.count, last.first),
+            (LoopKind::Cycle, 100, 1)
+        );
+        assert_eq!(last.reminders, out.len() as u64);
+    }
+
+    #[test]
+    fn deny_works_however_long_the_loop_runs() {
+        let config = LoopsConfig {
+            deny: Some(280),
+            ..Default::default()
+        };
+        let mut l = Loops::new(&config);
+        let out = LoopOutcome {
+            text: "still waiting",
+            ..Default::default()
+        };
+        let mut denied_at = None;
+        for i in 1..=300u64 {
+            if l.check("a", "bash", PYTEST).is_some() {
+                denied_at = Some(i);
+                break;
+            }
+            l.observe("a", "bash", PYTEST, &out);
+        }
+        assert_eq!(
+            denied_at,
+            Some(283),
+            "280 reminders (calls 3..=282): the 283rd call is refused"
+        );
+    }
+
+    #[test]
+    fn a_reread_loop_with_calls_in_between_is_one_episode() {
+        let mut l = loops();
+        let read = r#"{"path":"config.yaml"}"#;
+        let others: Vec<String> = (0..60)
+            .map(|i| format!(r#"{{"command":"grep -n k{i} app.py"}}"#))
+            .collect();
+        let mut alarms = Vec::new();
+        for o in &others {
+            for (t, a, r) in [
+                ("read_file", read, "port: 8080"),
+                ("bash", o.as_str(), "4:x"),
+            ] {
+                alarms.extend(l.observe(
+                    "a",
+                    t,
+                    a,
+                    &LoopOutcome {
+                        text: r,
+                        ..Default::default()
+                    },
+                ));
+            }
+        }
+        assert_eq!(alarms.len(), 58);
+        assert!(alarms
+            .iter()
+            .all(|a| a.first == 1 && a.kind == LoopKind::ReRead));
+        let last = alarms.last().unwrap();
+        assert_eq!((last.count, last.reminders), (60, 58));
+        assert!(
+            last.text.contains("60 times since call #1"),
+            "{}",
+            last.text
+        );
+        // An edit in between ends it: the next alarm is a new episode.
+        let mut l = loops();
+        let mut firsts = Vec::new();
+        for round in 0..2 {
+            for o in &others[..4] {
+                for (t, a, r) in [
+                    ("read_file", read, "port: 8080"),
+                    ("bash", o.as_str(), "4:x"),
+                ] {
+                    if let Some(a) = l.observe(
+                        "a",
+                        t,
+                        a,
+                        &LoopOutcome {
+                            text: r,
+                            ..Default::default()
+                        },
+                    ) {
+                        firsts.push((round, a.first, a.reminders));
+                    }
+                }
+            }
+            l.observe(
+                "a",
+                "edit_file",
+                r#"{"path":"config.yaml"}"#,
+                &LoopOutcome::default(),
+            );
+        }
+        assert_eq!(firsts, [(0, 1, 1), (0, 1, 2), (1, 10, 1), (1, 10, 2)]);
+    }
+
+    #[test]
+    fn caller_ordinals_name_the_calls() {
+        let mut l = loops();
+        let out = LoopOutcome {
+            text: "same",
+            ..Default::default()
+        };
+        let mut last = None;
+        for ordinal in [40, 47, 52] {
+            last = l.observe_marked(
+                "a",
+                "bash",
+                PYTEST,
+                &out,
+                CallMark {
+                    ordinal: Some(ordinal),
+                    time_ms: None,
+                },
+            );
+        }
+        let a = last.expect("three in a row");
+        assert_eq!((a.first, a.last, a.calls), (40, 52, vec![40, 47, 52]));
+        assert!(a.text.contains("#40, #47, #52"), "{}", a.text);
+    }
+
+    /// `(tool, args, output)` calls, none failing by flag, each `between`
+    /// apart in wall time from `t0` (ms; 0: no times): the alarms' (kind, text).
+    fn timed(
+        l: &mut Loops,
+        calls: &[(&str, &str, &str)],
+        between: u64,
+    ) -> Vec<Option<(&'static str, String)>> {
+        calls
+            .iter()
+            .enumerate()
+            .map(|(i, (tool, args, out))| {
+                l.observe_marked(
+                    "a",
+                    tool,
+                    args,
+                    &LoopOutcome {
+                        text: out,
+                        ..Default::default()
+                    },
+                    CallMark {
+                        ordinal: Some(i as u64 + 1),
+                        time_ms: (between > 0).then(|| 1_700_000_000_000 + i as u64 * between),
+                    },
+                )
+                .map(|a| (a.kind.as_str(), a.text))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn trap_restores_patches_and_clicks_are_never_rereads() {
+        // Each state change recurs with the same (empty) result between
+        // attempts: before the shell model, a "re-read" whose text ("the
+        // content has not changed since you last read it") was false.
+        for write in [
+            r#"{"command":"cd /testbed && cp astroid/modutils.py.bak astroid/modutils.py"}"#,
+            r#"{"command":"git checkout -- django/x.py"}"#,
+            r#"{"command":"git diff > fix.patch"}"#,
+        ] {
+            let mut l = loops();
+            let edits: Vec<String> = (0..4)
+                .map(|i| format!(r#"{{"command":"python repro.py --case {i}"}}"#))
+                .collect();
+            let mut calls = Vec::new();
+            for e in &edits {
+                calls.push(("bash", write, ""));
+                calls.push(("bash", e.as_str(), "ok"));
+            }
+            let r = timed(&mut l, &calls, 0);
+            assert!(r.iter().all(Option::is_none), "{write}: {r:?}");
+        }
+        let mut l = loops();
+        let mut calls = Vec::new();
+        let reads: Vec<String> = (0..4)
+            .map(|i| format!(r#"{{"url":"http://shop/item/{i}"}}"#))
+            .collect();
+        for r in &reads {
+            calls.push(("browser_click", r#"{"ref":"e12"}"#, "clicked"));
+            calls.push(("browser_navigate", r.as_str(), "page"));
+        }
+        assert!(timed(&mut l, &calls, 0).iter().all(Option::is_none));
+        // Going back in a browser, then on to the same page again: not a cycle.
+        let mut l = loops();
+        let calls = [
+            ("browser_navigate", r#"{"url":"http://shop/list"}"#, "list"),
+            ("browser_navigate_back", "{}", "home"),
+        ]
+        .repeat(4);
+        assert!(timed(&mut l, &calls, 0).iter().all(Option::is_none));
+    }
+
+    #[test]
+    fn the_same_click_with_only_looks_between_is_a_redo_and_going_back_is_not_a_loop() {
+        // The page is looked at after each click; the look's text varies a
+        // little (element numbers), the click's result does not.
+        let mut l = loops();
+        let states: Vec<String> = (0..4)
+            .map(|i| {
+                format!(
+                    r#"{{"url":"http://x/files","elements":[{{"index":{}}}]}}"#,
+                    2000 + i * 87
+                )
+            })
+            .collect();
+        let mut calls = Vec::new();
+        for st in &states {
+            calls.push(("browser_click", r#"{"index":1233}"#, "Clicked element 1233"));
+            calls.push(("browser_snapshot", "{}", st.as_str()));
+        }
+        let r = timed(&mut l, &calls, 0);
+        let (kind, text) = r[4].clone().expect("the 3rd identical click");
+        assert_eq!(kind, "redo");
+        assert!(
+            text.contains("made the same change 3 times") && !text.contains("read it"),
+            "{text}"
+        );
+        // Going back four times in a row: each goes further back, though it
+        // says the same ("repeat × 3" before).
+        let mut l = loops();
+        let r = timed(&mut l, &[("browser_go_back", "{}", "Navigated back"); 4], 0);
+        assert!(r.iter().all(Option::is_none), "{r:?}");
+    }
+
+    #[test]
+    fn polling_a_quiet_running_job_is_waiting_until_long() {
+        let poll = (
+            "BashOutput",
+            r#"{"bash_id":"b1"}"#,
+            "<status>running</status>\n<timestamp>x</timestamp>",
+        );
+        // Five quiet polls: before, "repeat × 3" with "calling it again will
+        // return the same thing"; a running job is waiting.
+        let mut l = loops();
+        let r = timed(&mut l, &[poll; 7], 0);
+        assert!(r.iter().all(Option::is_none), "{r:?}");
+        // Eight in a row, 10 s apart: still waiting (80 s is not long).
+        let mut l = loops();
+        assert!(timed(&mut l, &[poll; 12], 10_000)
+            .iter()
+            .all(Option::is_none));
+        // One a minute: from the 8th on, nothing new for 7+ minutes.
+        let mut l = loops();
+        let r = timed(&mut l, &[poll; 9], 60_000);
+        assert_eq!(r[6], None);
+        let (kind, text) = r[7].clone().expect("8 quiet polls over 7 min");
+        assert_eq!(kind, "repeat");
+        assert!(
+            text.contains("showed nothing new") && text.contains("over 7 min"),
+            "{text}"
+        );
+        assert!(
+            text.contains("back off") && !text.contains("return the same thing"),
+            "{text}"
+        );
+        // Without times (a live host): the count alone.
+        let mut l = loops();
+        let r = timed(&mut l, &[poll; 8], 0);
+        assert!(r[7].is_some() && r[6].is_none());
+        // The job has ended and the agent polls on: the plain repeat rule.
+        let done = (
+            "BashOutput",
+            r#"{"bash_id":"b1"}"#,
+            "<status>completed</status>\n<exit_code>0</exit_code>",
+        );
+        let mut l = loops();
+        let r = timed(&mut l, &[done; 3], 0);
+        let (kind, text) = r[2].clone().expect("a finished job polled 3 times");
+        assert_eq!(kind, "repeat");
+        assert!(text.contains("already ended"), "{text}");
+        // A sleep-then-look cycle of a running job is waiting too.
+        let mut l = loops();
+        let calls = [
+            ("bash", r#"{"command":"sleep 30"}"#, ""),
+            ("bash", r#"{"command":"tail -5 /tmp/train.log"}"#, "epoch 3"),
+        ]
+        .repeat(4);
+        assert!(timed(&mut l, &calls, 10_000).iter().all(Option::is_none));
+    }
+
+    #[test]
+    fn searches_that_found_nothing_are_not_errors() {
+        // Different searches, each finding nothing, as Claude Code and
+        // OpenHands report exit 1: before, "same error × 3" on "Exit code 1".
+        for out in [
+            "Exit code 1",
+            "\n[Command finished with exit code 1]",
+            "No matches found",
+        ] {
+            let mut l = loops();
+            let greps: Vec<String> = ["alpha", "beta", "gamma", "delta"]
+                .iter()
+                .map(|w| format!(r#"{{"command":"grep -rn {w} src/"}}"#))
+                .collect();
+            let calls: Vec<(&str, &str, &str, bool)> = greps
+                .iter()
+                .map(|g| ("Bash", g.as_str(), out, true))
+                .collect();
+            assert_eq!(first_alarm(&run(&mut l, &calls)), None, "{out:?}");
+        }
+        // A grep that failed for real (a missing file) still counts.
+        let mut l = loops();
+        let greps: Vec<String> = ["a", "b", "c"]
+            .iter()
+            .map(|f| format!(r#"{{"command":"grep x {f}.txt"}}"#))
+            .collect();
+        let outs: Vec<String> = ["a", "b", "c"]
+            .iter()
+            .map(|f| {
+                format!("grep: cannot open {f}.txt (No such file or directory)\n[exit code: 2]")
+            })
+            .collect();
+        let calls: Vec<(&str, &str, &str, bool)> = greps
+            .iter()
+            .zip(&outs)
+            .map(|(g, o)| ("bash", g.as_str(), o.as_str(), false))
+            .collect();
+        assert_eq!(first_alarm(&run(&mut l, &calls)), Some((2, "same-error")));
+    }
+
+    #[test]
+    fn edits_rejected_in_words_are_failures() {
+        // No error flag, no exit code: the tool's words are the failure.
+        let mut l = loops();
+        let edits: Vec<String> = (0..3)
+            .map(|i| {
+                format!(
+                    r#"{{"command":"str_replace","path":"a.py","old_str":"x{i}","new_str":"y"}}"#
+                )
+            })
+            .collect();
+        let outs: Vec<String> = (0..3)
+            .map(|i| {
+                format!(
+                    "No replacement was performed, old_str `x{i}` did not appear verbatim in a.py."
+                )
+            })
+            .collect();
+        let calls: Vec<(&str, &str, &str, bool)> = edits
+            .iter()
+            .zip(&outs)
+            .map(|(e, o)| ("str_replace_editor", e.as_str(), o.as_str(), false))
+            .collect();
+        assert_eq!(first_alarm(&run(&mut l, &calls)), Some((2, "same-error")));
+        // SWE-agent's edit command answers through the shell.
+        let mut l = loops();
+        let edits: Vec<String> = (0..3)
+            .map(|i| format!(r#"{{"command":"edit 10:1{i}\n    return x\nend_of_edit"}}"#))
+            .collect();
+        let out = "Your proposed edit has introduced new syntax error(s). Please read this error message carefully and then retry editing the file.\n\nERRORS:\n- E999 IndentationError: unexpected indent";
+        let calls: Vec<(&str, &str, &str, bool)> = edits
+            .iter()
+            .map(|e| ("bash", e.as_str(), out, false))
+            .collect();
+        assert_eq!(first_alarm(&run(&mut l, &calls)), Some((2, "same-error")));
+    }
+
+    #[test]
+    fn trap_a_404_flagged_by_a_rule_is_still_soft() {
+        // Checking that deleted items are gone: a rule flags each 404 body,
+        // but an HTTP status alone is a soft failure (softError: 4).
+        let mut l = loops();
+        let mut alarms = Vec::new();
+        for id in [3, 5, 8] {
+            let args = format!(
+                r#"{{"command":"curl -s -w 'HTTP %{{http_code}}' http://h/api/items/{id}"}}"#
+            );
+            let out = format!(
+                "{{\"error\": \"not_found\", \"message\": \"item {id} not found\"}}\n\nHTTP 404\n"
+            );
+            alarms.push(l.observe(
+                "a",
+                "Bash",
+                &args,
+                &LoopOutcome {
+                    text: &out,
+                    is_error: false,
+                    flagged: true,
+                },
+            ));
+        }
+        assert!(alarms.iter().all(Option::is_none), "{alarms:?}");
+    }
+
+    #[test]
+    fn trap_verification_rerun_after_a_fix_made_in_the_shell() {
+        // The fix goes in with `sed -i` or a heredoc, not an edit tool: the
+        // passing re-run after it is checking, not a re-read.
+        let mut l = loops();
+        let r = run(
+            &mut l,
+            &[
+                ("bash", PYTEST, "5 passed in 0.1s", false),
+                ("bash", r#"{"command":"sed -i 's/a/b/' m.py"}"#, "", false),
+                ("bash", PYTEST, "5 passed in 0.1s", false),
+                (
+                    "bash",
+                    r#"{"command":"cat > n.py << 'EOF'\nx = 1\nEOF"}"#,
+                    "",
+                    false,
+                ),
+                ("bash", PYTEST, "5 passed in 0.1s", false),
+            ],
+        );
+        assert_eq!(first_alarm(&r), None, "{r:?}");
     }
 
     /// The searches over whole spans find what a search of each line finds

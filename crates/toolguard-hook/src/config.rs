@@ -20,8 +20,8 @@ use yaml_rust2::{Yaml, YamlLoader};
 
 use crate::Failure;
 
-/// Shell tools of the hosts (`HOOK_SHELL_TOOLS`): the core's one default
-/// list (`rules/shell-tools.json`, compared without case), so Claude Code's
+/// Shell tools of the hosts: the core's one default list
+/// (`rules/shell-tools.json`, compared without case), so Claude Code's
 /// `Bash`, Codex's `exec_command` and the DSH names are all scanned.
 pub fn hook_shell_tools() -> &'static [String] {
     toolguard_core::shell::default_shell_tools()

@@ -1,7 +1,8 @@
 // toolguard as its CLI runs it: `toolguard audit --json` over the session
 // files, with the audit's own defaults. An alarm is each entry of a session's
-// `loops` list (the loop detectors of issue 10, once the audit reports them),
-// else of its `reminders`, placed at the call it names (`callId`).
+// `loops` list (the loop detectors of issue 10: one entry per episode, placed
+// at its first and its last alarm), else of its `reminders`, placed at the
+// call it names (`callId`).
 import { execFileSync } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,5 +30,17 @@ export function replaySession(session, options) {
   const index = new Map();
   for (const ev of session.events) if (ev.type === 'call') index.set(ev.call.callId, ev.call.index);
   const entries = report.loops ?? report.reminders ?? [];
-  return entries.map((e) => ({ index: index.get(e.callId), level: e.kind ?? 'reminder', reason: e.summary ?? '' })).filter((a) => a.index !== undefined);
+  // A loop finding is one episode: alarmed where it was raised and, to its
+  // end, at every call it went on; its last call (`lastCall`, a timeline
+  // ordinal) is where the last alarm fell.
+  const callIdAt = new Map((report.timeline?.calls ?? []).map((c) => [c.ordinal, c.callId]));
+  const alarms = [];
+  for (const e of entries) {
+    const level = e.kind ?? 'reminder';
+    const episode = e.firstCall;
+    alarms.push({ index: index.get(e.callId), level, reason: e.summary ?? '', episode });
+    const last = e.lastCall !== undefined ? callIdAt.get(e.lastCall) : undefined;
+    if (last !== undefined && last !== e.callId) alarms.push({ index: index.get(last), level, reason: e.summary ?? '', episode });
+  }
+  return alarms.filter((a) => a.index !== undefined);
 }

@@ -20,7 +20,7 @@ export function create(config = { loops: {} }) {
       const verdict = engine.observe({ agentId, name: call.tool, argumentsJson: call.argsJson }, { content, isError: call.isError });
       const alarm = verdict?.loop ?? verdict?.reminder;
       if (!alarm) return [];
-      return [{ level: alarm.kind ?? 'reminder', reason: alarm.summary ?? '' }];
+      return [{ level: alarm.kind ?? 'reminder', reason: alarm.summary ?? '', ...(alarm.first !== undefined ? { episode: alarm.first } : {}) }];
     },
     user() { engine.reset(agentId); },
   };

@@ -10,13 +10,18 @@
 
 use regex_syntax::hir::{Class, Hir, HirKind};
 
-/// Largest set kept while combining (cross products, unions): bigger sets
-/// would crowd the shared literal searcher out of its fastest mode.
+/// Largest cross product kept (`(?i)` words, classes times classes): their
+/// members are short and alike, which the shared searcher likes least.
 const MAX_SET: usize = 16;
+/// Largest union kept (an alternation of texts: `c-library-error`'s ~130
+/// errno messages). Long, distinct literals cost the sampled search little
+/// (`prefilter.rs`), far less than a weak literal (`: `) that every line holds.
+const MAX_UNION: usize = 256;
 /// Longest literal kept while combining.
 const MAX_LEN: usize = 64;
-/// Characters a class may have and still count as a literal choice (`[Ee]`).
-const MAX_CLASS: usize = 4;
+/// Characters a class may have and still count as a literal choice (`[Ee]`,
+/// `\d`: `:\d+` requires `:0`…`:9`, far rarer than `:`).
+const MAX_CLASS: usize = 10;
 
 type Set = Vec<Vec<u8>>;
 
@@ -28,6 +33,9 @@ struct Info {
     required: Option<Set>,
     /// Every match even starts with one of `required`.
     prefix: bool,
+    /// Every match starts with one of these strings (the rest unknown):
+    /// `\d+` starts with a digit, so a literal before it can be extended.
+    starts: Option<Set>,
 }
 
 impl Info {
@@ -36,10 +44,14 @@ impl Info {
             exact: None,
             required: None,
             prefix: false,
+            starts: None,
         }
     }
     fn exact(set: Set) -> Info {
-        let (required, prefix) = if usable(&set) {
+        // One string is its own minimal set (most nodes: every literal).
+        let (required, prefix) = if set.len() == 1 && usable(&set) {
+            (Some(set.clone()), true)
+        } else if usable(&set) {
             let (m, kept_all) = minimize_keeping(set.clone());
             (Some(m), kept_all)
         } else {
@@ -49,6 +61,7 @@ impl Info {
             exact: Some(set),
             required,
             prefix,
+            starts: None,
         }
     }
 }
@@ -75,6 +88,10 @@ pub(super) fn required_literals(hir: &Hir) -> Option<Vec<Vec<u8>>> {
 /// (after `\n` or `\r`, or at the text start) with one of them: then an
 /// occurrence elsewhere in a line cannot begin a match and needs no check.
 pub(super) fn required_literals_at(hir: &Hir) -> Option<(Vec<Vec<u8>>, bool)> {
+    usable_or_none(required_literals_unchecked(hir))
+}
+
+fn required_literals_unchecked(hir: &Hir) -> Option<(Set, bool)> {
     let i = info(hir);
     let set = i.required?;
     if set.len() > FEW {
@@ -83,6 +100,13 @@ pub(super) fn required_literals_at(hir: &Hir) -> Option<(Vec<Vec<u8>>, bool)> {
         }
     }
     Some((set, i.prefix && starts_line(hir)))
+}
+
+/// The one gate every set passes before the scanner trusts it: an empty set
+/// would claim the rule never matches, and an empty member occurs
+/// everywhere; either way the rule must run unfiltered instead.
+fn usable_or_none(found: Option<(Set, bool)>) -> Option<(Set, bool)> {
+    found.filter(|(set, _)| usable(set))
 }
 
 /// Every match begins where `^` (any flavour) holds.
@@ -110,10 +134,17 @@ fn cover(set: &Set) -> Option<Set> {
         .find(|c| c.len() < set.len())
 }
 
-/// Greedy cover by pieces of at least `min_weight` (sets have at most
-/// `MAX_SET` literals, so which literals a piece covers fits a bit mask).
+/// Which literals of a set a piece covers, one bit each.
+type Mask = u128;
+
+/// Greedy cover by pieces of at least `min_weight`; sets of more than
+/// `Mask::BITS` literals are left as they are. (With a `u32` mask and the
+/// test `len > 32`, a set of exactly 32 — `(?i)error` without `u` has
+/// 2^5 case variants — made `1 << 32` wrap to an empty "all covered" mask in
+/// release builds and the rule's literal set came out empty: the scanner
+/// then never ran the rule. Issue 25, the U+3000 differential mismatch.)
 fn cover_with(set: &Set, min_weight: usize) -> Option<Set> {
-    if set.len() > 32 {
+    if set.is_empty() || set.len() > Mask::BITS as usize {
         return None;
     }
     // From each start, the shortest substring of at least that weight:
@@ -136,7 +167,7 @@ fn cover_with(set: &Set, min_weight: usize) -> Option<Set> {
     }
     pairs.sort_unstable();
     let mut pieces: Vec<&[u8]> = Vec::new();
-    let mut masks: Vec<u32> = Vec::new();
+    let mut masks: Vec<Mask> = Vec::new();
     for (p, k) in pairs {
         if pieces.last() != Some(&p) {
             pieces.push(p);
@@ -144,7 +175,8 @@ fn cover_with(set: &Set, min_weight: usize) -> Option<Set> {
         }
         *masks.last_mut().unwrap() |= 1 << k;
     }
-    let mut uncovered: u32 = (1 << set.len()) - 1;
+    // Every literal's bit; `MAX >> (BITS - len)`, never a shift by the width.
+    let mut uncovered: Mask = Mask::MAX >> (Mask::BITS as usize - set.len());
     let mut chosen: Set = Vec::new();
     while uncovered != 0 {
         let (best, mask) = pieces
@@ -234,6 +266,7 @@ fn info(hir: &Hir) -> Info {
                     exact: None,
                     required: (!piece.is_empty()).then(|| vec![piece.to_vec()]),
                     prefix: false,
+                    starts: None,
                 }
             } else {
                 Info::exact(vec![l.0.to_vec()])
@@ -256,9 +289,11 @@ fn info(hir: &Hir) -> Info {
                     _ => Info::unknown(),
                 },
                 (0, _) => Info::unknown(),
-                // At least one copy of the sub-expression is in every match.
+                // At least one copy of the sub-expression is in every match,
+                // and every match starts with one.
                 _ => Info {
                     exact: None,
+                    starts: sub.exact.or(sub.starts),
                     required: sub.required,
                     prefix: sub.prefix,
                 },
@@ -319,7 +354,15 @@ fn concat(hs: &[Hir]) -> Info {
             },
             None => {
                 let only_empty = run == [Vec::<u8>::new()];
-                candidates.push((std::mem::replace(&mut run, vec![vec![]]), at_start));
+                let before = std::mem::replace(&mut run, vec![vec![]]);
+                // The run followed by how the child starts (`:` then `\d+`
+                // gives `:0`…`:9`): still adjacent, still in every match.
+                // Both compete: the extension is rarer, but may be ten times
+                // as many literals (`error[E` beats `error[E0`…`error[E9`).
+                if let Some(extended) = child.starts.as_ref().and_then(|s| cross(&before, s)) {
+                    candidates.push((extended, at_start));
+                }
+                candidates.push((before, at_start));
                 if let Some(r) = child.required {
                     candidates.push((r, at_start && only_empty && child.prefix));
                 }
@@ -343,6 +386,7 @@ fn concat(hs: &[Hir]) -> Info {
         exact: None,
         prefix: best.as_ref().is_some_and(|b| b.1),
         required: best.map(|b| b.0),
+        starts: None,
     }
 }
 
@@ -354,7 +398,7 @@ fn alternation(hs: &[Hir]) -> Info {
             .iter()
             .flat_map(|i| i.exact.clone().unwrap())
             .collect();
-        if union.len() <= MAX_SET {
+        if union.len() <= MAX_UNION {
             return Info::exact(dedup(union));
         }
     }
@@ -371,7 +415,8 @@ fn alternation(hs: &[Hir]) -> Info {
     Info {
         exact: None,
         prefix: prefix && kept_all,
-        required: (union.len() <= MAX_SET).then_some(union),
+        required: (union.len() <= MAX_UNION).then_some(union),
+        starts: None,
     }
 }
 
@@ -400,7 +445,8 @@ fn dedup(mut set: Set) -> Set {
 /// `minimize`, and whether it kept every distinct string (dropping one
 /// because it contains another breaks "every match starts with a member").
 fn minimize_keeping(set: Set) -> (Set, bool) {
-    let n = dedup(set.clone()).len();
+    let set = dedup(set);
+    let n = set.len();
     let m = minimize(set);
     let kept_all = m.len() == n;
     (m, kept_all)
@@ -410,12 +456,29 @@ fn minimize_keeping(set: Set) -> (Set, bool) {
 /// one contains the shorter one too, so the set stays sound and gets smaller.
 fn minimize(set: Set) -> Set {
     let set = dedup(set);
-    set.iter()
-        .filter(|s| {
-            !set.iter()
-                .any(|t| t.len() < s.len() && s.windows(t.len()).any(|w| w == t.as_slice()))
+    // Which bytes each string has: `t` can only be inside `s` if its bytes
+    // are a subset of `s`'s, which rules out most pairs of a big union
+    // (`c-library-error`'s 130 texts) without a substring search.
+    let bytes: Vec<[u64; 4]> = set
+        .iter()
+        .map(|s| {
+            let mut m = [0u64; 4];
+            for &b in s {
+                m[usize::from(b >> 6)] |= 1 << (b & 63);
+            }
+            m
         })
-        .cloned()
+        .collect();
+    let within = |t: usize, s: usize| (0..4).all(|k| bytes[t][k] & !bytes[s][k] == 0);
+    (0..set.len())
+        .filter(|&s| {
+            !(0..set.len()).any(|t| {
+                set[t].len() < set[s].len()
+                    && within(t, s)
+                    && set[s].windows(set[t].len()).any(|w| w == set[t].as_slice())
+            })
+        })
+        .map(|s| set[s].clone())
         .collect()
 }
 
@@ -496,6 +559,83 @@ mod tests {
         assert_eq!(at(r"(?m)^ab|cd"), Some(false));
         // Minimizing {"ab", "xab"} to {"ab"} loses "starts with".
         assert_eq!(at(r"(?m)^(?:ab|xab)"), Some(false));
+    }
+
+    /// Every case variant of `word` (what `i` without `u` makes of it).
+    fn case_variants(word: &str) -> Set {
+        let mut out: Set = vec![vec![]];
+        for b in word.bytes() {
+            out = out
+                .iter()
+                .flat_map(|p| {
+                    let mut up = p.clone();
+                    up.push(b.to_ascii_uppercase());
+                    let mut low = p.clone();
+                    low.push(b.to_ascii_lowercase());
+                    [up, low]
+                })
+                .collect();
+        }
+        out
+    }
+
+    /// A cover keeps the set's promise: every literal contains one of its
+    /// pieces, and it is never empty. Sizes around the mask width: 32
+    /// (`error`'s case variants) overflowed the `u32` mask and gave an empty
+    /// cover, so the scanner never ran the rule (issue 25).
+    #[test]
+    fn cover_covers_every_literal_at_any_set_size() {
+        let mut sets: Vec<Set> = ["error", "failed", "warning", "no such", "exit st"]
+            .iter()
+            .map(|w| case_variants(w))
+            .collect();
+        for n in [1, 2, 5, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 300] {
+            sets.push(
+                (0..n)
+                    .map(|i| format!("lit{i:04}: error").into_bytes())
+                    .collect(),
+            );
+            sets.push((0..n).map(|i| format!("{i}x{i}").into_bytes()).collect());
+        }
+        for set in sets {
+            let Some(c) = cover(&set) else { continue };
+            assert!(usable(&c), "{} literals: unusable cover {c:?}", set.len());
+            for l in &set {
+                assert!(
+                    c.iter()
+                        .any(|p| l.windows(p.len()).any(|w| w == p.as_slice())),
+                    "{} literals: {:?} holds no piece of {c:?}",
+                    set.len(),
+                    String::from_utf8_lossy(l)
+                );
+            }
+        }
+    }
+
+    /// Whatever the pattern, the set handed to the scanner is usable: an
+    /// empty set (never matches) or an empty member (everywhere) never
+    /// leaves this module.
+    #[test]
+    fn required_sets_are_never_empty() {
+        assert_eq!(usable_or_none(Some((vec![], true))), None);
+        assert_eq!(
+            usable_or_none(Some((vec![b"a".to_vec(), vec![]], false))),
+            None
+        );
+        for p in [
+            r"(?i)error",
+            r"(?i)error:?[^\n]*\n[^\n]*",
+            r"(?i)warning|failed|fatal",
+            r"(?i)\bwarn(ing)?\b",
+            r"(?iu)skip|kelvin",
+            "\u{3000}+x",
+            r"[eE][rR][rR][oO][rR]",
+        ] {
+            let hir = regex_syntax::parse(p).unwrap();
+            if let Some((set, _)) = required_literals_at(&hir) {
+                assert!(usable(&set), "{p}: {set:?}");
+            }
+        }
     }
 
     #[test]

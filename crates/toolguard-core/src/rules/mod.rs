@@ -115,6 +115,49 @@ struct Builtin {
 
 static BUILTIN: OnceLock<Builtin> = OnceLock::new();
 
+/// The built-in rows as analysed by build.rs (translated source, required
+/// literals, line facts), so loading them parses no pattern.
+mod builtin_table {
+    /// One row's `Checked`, with the pattern and flags it was made from.
+    pub(super) struct Analysed {
+        pub(super) pattern: &'static str,
+        pub(super) flags: &'static str,
+        pub(super) unless: Option<&'static str>,
+        pub(super) src: &'static str,
+        pub(super) unless_src: Option<&'static str>,
+        pub(super) literals: Option<&'static [&'static [u8]]>,
+        pub(super) at_line_start: bool,
+        pub(super) starts_line: bool,
+        pub(super) line_local: bool,
+    }
+    include!(concat!(env!("OUT_DIR"), "/builtin_table.rs"));
+}
+
+/// Built-in row `i` as checked at load: from the build-time table when it
+/// was made from this very pattern and flags (always, short of a stale
+/// build), else checked now like a user rule (its size by the test suite).
+fn check_builtin(i: usize, rule: &Rule) -> Result<scan::Checked, RuleError> {
+    match builtin_table::ANALYSED.get(i) {
+        Some(Some(a))
+            if a.pattern == rule.pattern
+                && a.flags == rule.flags
+                && a.unless == rule.unless.as_deref() =>
+        {
+            Ok(scan::Checked {
+                src: a.src.to_string(),
+                unless_src: a.unless_src.map(str::to_string),
+                literals: a
+                    .literals
+                    .map(|set| set.iter().map(|l| l.to_vec()).collect()),
+                at_line_start: a.at_line_start,
+                starts_line: a.starts_line,
+                line_local: a.line_local,
+            })
+        }
+        _ => check_rule_sized(rule, false),
+    }
+}
+
 /// Whether this process has decoded and checked the built-in table (a
 /// table without rows, which the native hook builds for a call it does not
 /// scan, must not pay for it).
@@ -130,12 +173,12 @@ fn builtin() -> &'static Builtin {
         // (`builtin_table_is_well_formed`), not at every load.
         let checked: Vec<scan::Checked> = rules
             .iter()
-            .map(|r| {
-                check_rule_sized(r, false)
-                    .unwrap_or_else(|e| panic!("built-in rule is well-formed: {e}"))
+            .enumerate()
+            .map(|(i, r)| {
+                check_builtin(i, r).unwrap_or_else(|e| panic!("built-in rule is well-formed: {e}"))
             })
             .collect();
-        let vetoes = Arc::new(unless::Vetoes::new(&rules, &checked));
+        let vetoes = Arc::new(unless::Vetoes::new(&checked));
         let scanner = Arc::new(scan::Scanner::new(&rules, checked.clone()));
         Builtin {
             rules: rules.into(),
@@ -229,6 +272,7 @@ fn check_rule_sized(rule: &Rule, sized: bool) -> Result<scan::Checked, RuleError
         // A built-in switched off by id alone: nothing to compile or run.
         return Ok(scan::Checked {
             src: String::new(),
+            unless_src: None,
             literals: None,
             at_line_start: false,
             starts_line: false,
@@ -241,7 +285,7 @@ fn check_rule_sized(rule: &Rule, sized: bool) -> Result<scan::Checked, RuleError
     if rule.message.trim().is_empty() && rule.action != Action::Off {
         return Err(rule_error(&rule.id, "`message` must not be empty"));
     }
-    unless::check(rule, sized)?;
+    let unless_src = unless::check(rule, sized)?;
     let src =
         dialect::translate(&rule.pattern, &rule.flags).map_err(|e| rule_error(&rule.id, &e))?;
     let hir = regex_syntax::ParserBuilder::new()
@@ -268,6 +312,7 @@ fn check_rule_sized(rule: &Rule, sized: bool) -> Result<scan::Checked, RuleError
         None => (None, false),
     };
     Ok(scan::Checked {
+        unless_src,
         literals,
         at_line_start,
         starts_line: literal::starts_line(&hir),
@@ -350,7 +395,7 @@ impl RuleSet {
                 _ => checked.push(check_rule(r)?),
             }
         }
-        let vetoes = Arc::new(unless::Vetoes::new(&rules, &checked));
+        let vetoes = Arc::new(unless::Vetoes::new(&checked));
         let scanner = Arc::new(scan::Scanner::new(&rules, checked));
         Ok(RuleSet {
             rules: rules.into(),
@@ -375,6 +420,14 @@ impl RuleSet {
     #[doc(hidden)]
     pub fn literal_occurrences(&self, text: &str) -> usize {
         self.scanner.literal_occurrences(text)
+    }
+
+    /// Per rule of the table, whether the literal prefilter lets it run on
+    /// `text` at all: `false` must mean the rule has no match in `text`
+    /// (for the `prefilter` fuzz target and tests).
+    #[doc(hidden)]
+    pub fn prefilter_candidates(&self, text: &str) -> Vec<bool> {
+        self.scanner.candidates(text)
     }
 
     /// Each matching rule once, at its first match, in table order.

@@ -74,8 +74,18 @@ pub(super) struct Finder {
 /// per pattern, every literal of the group sharing a start with it (it and
 /// those it is a prefix of or that are a prefix of it), all compared there.
 struct Short {
-    searcher: AhoCorasick,
+    searcher: Searcher,
     family: Vec<Vec<usize>>,
+}
+
+/// aho-corasick's packed (Teddy) searcher when it can be built: the
+/// automaton searcher would rather pick a memchr prefilter for few start
+/// bytes (`E: ` and `m4:`, or `:0`…`:9`) and restart at every `E` or `:`,
+/// most lines of a build log; Teddy stops only where a whole fingerprint
+/// matches. The automaton where Teddy is unavailable (no SIMD, too many).
+enum Searcher {
+    Packed(aho_corasick::packed::Searcher),
+    Ac(AhoCorasick),
 }
 
 impl Finder {
@@ -117,10 +127,20 @@ impl Finder {
             if group.is_empty() {
                 continue;
             }
-            let searcher = AhoCorasick::builder()
-                .match_kind(MatchKind::LeftmostFirst)
-                .build(group.iter().map(|&k| &lits[k]))
-                .ok()?;
+            let packed = aho_corasick::packed::Config::new()
+                .match_kind(aho_corasick::packed::MatchKind::LeftmostFirst)
+                .builder()
+                .extend(group.iter().map(|&k| &lits[k]))
+                .build();
+            let searcher = match packed {
+                Some(p) => Searcher::Packed(p),
+                None => Searcher::Ac(
+                    AhoCorasick::builder()
+                        .match_kind(MatchKind::LeftmostFirst)
+                        .build(group.iter().map(|&k| &lits[k]))
+                        .ok()?,
+                ),
+            };
             let family = group
                 .iter()
                 .map(|&k| {
@@ -287,9 +307,13 @@ impl Occurrences<'_> {
         if src.pos >= self.text.len() {
             return None;
         }
-        let m = short
-            .searcher
-            .find(aho_corasick::Input::new(self.text).range(src.pos..))?;
+        let m = match &short.searcher {
+            Searcher::Packed(p) => p.find_in(
+                self.text,
+                aho_corasick::Span::from(src.pos..self.text.len()),
+            )?,
+            Searcher::Ac(ac) => ac.find(aho_corasick::Input::new(self.text).range(src.pos..))?,
+        };
         let s = m.start();
         src.pos = s + 1;
         for &k in &short.family[m.pattern().as_usize()] {

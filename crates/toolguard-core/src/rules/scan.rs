@@ -36,6 +36,13 @@ const SET_CHUNK: usize = 256;
 const SET_SIZE_LIMIT: usize = 64 << 20;
 const SET_DFA_SIZE_LIMIT: usize = 8 << 20;
 
+/// A rule verified on this many lines, on average closer together than
+/// `HOT_SPACING` bytes, is searched over the rest of the text at once: a
+/// regex call per line costs a few hundred instructions, the lazy DFA a few
+/// per byte.
+const HOT_LINES: u32 = 64;
+const HOT_SPACING: usize = 128;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Strategy {
     Loop,
@@ -48,6 +55,8 @@ pub enum Strategy {
 pub(super) struct Checked {
     /// Translated (Rust regex) source.
     pub(super) src: String,
+    /// Translated source of the rule's `unless` (`unless.rs`), if any.
+    pub(super) unless_src: Option<String>,
     pub(super) literals: Option<Vec<Vec<u8>>>,
     /// Every match starts at a line start with one of `literals`.
     pub(super) at_line_start: bool,
@@ -131,6 +140,41 @@ impl Scanner {
             n += batch.len();
         }
         n
+    }
+
+    /// Whether an occurrence of one of rule `i`'s literals at `s` can be
+    /// part of a match: anywhere, except for a rule whose every match
+    /// starts at a line start with one of its literals.
+    fn admits(&self, bytes: &[u8], s: usize, i: usize) -> bool {
+        !self.at_line_start[i] || s == 0 || matches!(bytes[s - 1], b'\n' | b'\r')
+    }
+
+    /// Per rule, whether the `Literal` strategy would run it anywhere on
+    /// `text` (rules without literals: always; `off` rules: never). The
+    /// prefilter's whole claim is that `false` here means the rule has no
+    /// match in `text`; the `prefilter` fuzz target checks it.
+    pub(super) fn candidates(&self, text: &str) -> Vec<bool> {
+        let mut out = vec![false; self.srcs.len()];
+        for &i in &self.ungated {
+            out[i] = true;
+        }
+        let Some(f) = self.literals() else {
+            for &i in &self.gated {
+                out[i] = true;
+            }
+            return out;
+        };
+        let bytes = text.as_bytes();
+        let mut occurrences = f.occurrences(bytes);
+        let mut batch = Vec::new();
+        while occurrences.next_batch(&mut batch) {
+            for &(s, k) in &batch {
+                for &i in &self.literal_list[k].1 {
+                    out[i] |= self.admits(bytes, s, i);
+                }
+            }
+        }
+        out
     }
 
     pub(super) fn default_strategy(&self) -> Strategy {
@@ -271,6 +315,11 @@ impl Scanner {
         }
         let mut hits = Vec::new();
         let mut queued: Vec<usize> = Vec::new();
+        // Lines verified per rule: a rule whose literals are on most lines
+        // (a user rule gated by `: `) costs a regex call per line; past
+        // `HOT_LINES`, denser than one per `HOT_SPACING` bytes, one search
+        // over the rest of the text settles it instead.
+        let mut checked_lines: Vec<u32> = vec![0; self.srcs.len()];
         let (mut line_start, mut line_end) = (0, 0);
         let bytes = text.as_bytes();
         let mut occurrences = lits.occurrences(bytes);
@@ -289,7 +338,10 @@ impl Scanner {
                     if state[i] == DONE {
                         continue;
                     }
-                    let found = if self.line_local[i] {
+                    checked_lines[i] += 1;
+                    let hot = checked_lines[i] >= HOT_LINES
+                        && (checked_lines[i] as usize) * HOT_SPACING > line_end;
+                    let found = if self.line_local[i] && !hot {
                         // Most queued lines do not match: the forward-only
                         // check costs about half of finding the start.
                         let re = self.regex(i);
@@ -307,6 +359,12 @@ impl Scanner {
                         } else {
                             None
                         }
+                    } else if self.line_local[i] {
+                        // Hot: earlier lines had no match, so the first match
+                        // from this line on is the rule's first.
+                        state[i] = DONE;
+                        pending -= 1;
+                        self.regex(i).search(&Input::new(text).range(line_start..))
                     } else {
                         // May span lines: one whole-text search settles it.
                         state[i] = DONE;
@@ -332,9 +390,8 @@ impl Scanner {
                     .map_or(text.len(), |k| first + len0 + k);
             }
             for &(s, k) in &batch {
-                let after_break = s == 0 || matches!(bytes[s - 1], b'\n' | b'\r');
                 for &i in &self.literal_list[k].1 {
-                    if self.at_line_start[i] && !after_break {
+                    if !self.admits(bytes, s, i) {
                         continue;
                     }
                     if state[i] != DONE && state[i] != line_start + 1 {

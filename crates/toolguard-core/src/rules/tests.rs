@@ -776,3 +776,116 @@ fn builtin_vetoes_against_fixtures() {
     }
     assert!(vetoed >= 10, "{vetoed}");
 }
+
+/// Lines padded with whitespace where Rust and JavaScript trims differ or
+/// agree (U+0085, U+FEFF, NBSP, U+3000 …), against the oracle, with the
+/// built-ins and case-insensitive user rules whose case variants fill a
+/// literal set: the shape of issue 25's U+3000 mismatch (`(?i)error`'s 32
+/// variants got an empty literal cover and the rule never ran; any padding
+/// that defeats its `^\S` veto showed it, U+3000 was where the shrinker
+/// stopped).
+#[test]
+fn padded_lines_agree_with_the_oracle() {
+    let user = |id: &str, pattern: &str, flags: &str| Rule {
+        flags: flags.into(),
+        ..rule(id, pattern, Action::Context, When::Always)
+    };
+    let set = RuleSet::compile(vec![
+        user("user-veto-s", "error:?[^\n]*\n[^\n]*", "i"),
+        user("user-ctx", r"\bwarn(ing)?\b", "i"),
+        user("user-fail", r"^\s*(?:failed|fatal|panic)\b", "im"),
+        user("user-kelvin", r"\d+ ?k\b|stra(?:ss|ß)e", "iu"),
+        user("user-wide", r"\u3000error\u3000|ＥＲＲＯＲ", "i"),
+    ])
+    .unwrap();
+    let mut texts = Vec::new();
+    for pad in ["", " ", "\t", "\u{85}", "\u{feff}", "\u{a0} ", "\u{3000}"] {
+        let mut add = |t: &str| {
+            let padded: Vec<String> = t.split('\n').map(|l| format!("{pad}{l}{pad}")).collect();
+            texts.push(padded.join("\n"));
+        };
+        for r in builtin_rules() {
+            for kind in ["pos", "neg"] {
+                add(&fixture(&format!("{}.{kind}.txt", r.id)));
+            }
+        }
+        for t in [
+            "panic: runtime error: index out of range\n\ngoroutine 1 [running]:",
+            "ERROR\nnext",
+            "Warning: low disk\nFATAL: gone",
+            "300 K\nStraße",
+            "x\u{3000}ERROR\u{3000}y\nＥＲＲＯＲ",
+        ] {
+            add(t);
+        }
+    }
+    let n = differential(&set, &texts);
+    assert!(n >= 7 * 2 * 3 * 100, "{n}");
+}
+
+/// A user rule whose literal is on nearly every line (`: `) is searched over
+/// the rest of the text once it is hot: same first match as the oracle,
+/// wherever it lies (before, at and after the switch; none at all).
+#[test]
+fn hot_rules_agree_with_the_oracle() {
+    let set = RuleSet::compile_table(vec![
+        rule("weak", r"^\w+: \d+$", Action::Error, When::Always),
+        rule(
+            "weak-multi",
+            r"^\w+: \d+\n\w+: \d+$",
+            Action::Error,
+            When::Always,
+        ),
+        rule("rare", "disk full", Action::Error, When::Always),
+    ])
+    .unwrap();
+    let mut texts = Vec::new();
+    for at in [
+        None,
+        Some(0),
+        Some(10),
+        Some(63),
+        Some(64),
+        Some(65),
+        Some(500),
+        Some(1999),
+    ] {
+        let mut lines: Vec<String> = (0..2000).map(|i| format!("key{i}: v{i}")).collect();
+        if let Some(k) = at {
+            lines[k] = format!("k{k}: {k}");
+            if k + 1 < lines.len() {
+                lines[k + 1] = "z: 1\r".into();
+            }
+            lines.push("disk full".into());
+        }
+        texts.push(lines.join("\n"));
+    }
+    let n = differential(&set, &texts);
+    assert_eq!(n, 8 * 2 * 3);
+}
+
+/// The build-time analysis of the built-ins (build.rs) is exactly what the
+/// load-time check computes for the same rows, and every row has one.
+#[test]
+fn build_time_table_matches_the_load_time_check() {
+    let rules = builtin_rules();
+    assert_eq!(builtin_table::ANALYSED.len(), rules.len());
+    for (i, r) in rules.iter().enumerate() {
+        assert!(
+            builtin_table::ANALYSED[i].is_some(),
+            "{}: not analysed at build time",
+            r.id
+        );
+        let built = check_builtin(i, r).unwrap();
+        let now = check_rule(r).unwrap();
+        assert_eq!(built.src, now.src, "{}", r.id);
+        assert_eq!(built.unless_src, now.unless_src, "{}", r.id);
+        assert_eq!(built.literals, now.literals, "{}", r.id);
+        assert_eq!(
+            (built.at_line_start, built.starts_line, built.line_local),
+            (now.at_line_start, now.starts_line, now.line_local),
+            "{}",
+            r.id
+        );
+    }
+}

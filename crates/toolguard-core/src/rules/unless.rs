@@ -45,10 +45,15 @@ pub const MAX_EXAMINED: usize = 64;
 /// checked by the test suite (`builtin_table_is_well_formed`), and nothing
 /// of a veto is needed before its rule first matches (it is built then), so
 /// a per-process load (the native hook) skips a quarter of its work.
-pub(super) fn check(rule: &Rule, checked: bool) -> Result<(), RuleError> {
-    let Some(unless) = rule.unless.as_ref().filter(|_| checked) else {
-        return Ok(());
+/// Returns the veto's translated source (`None`: no veto); unchecked, a
+/// veto that does not translate is `None` too (built-ins are tested instead).
+pub(super) fn check(rule: &Rule, checked: bool) -> Result<Option<String>, RuleError> {
+    let Some(unless) = rule.unless.as_ref() else {
+        return Ok(None);
     };
+    if !checked {
+        return Ok(dialect::translate(unless, &rule.flags).ok());
+    }
     if unless.is_empty() {
         // An empty veto matches every window: the rule could never fire.
         return Err(rule_error(
@@ -78,7 +83,7 @@ pub(super) fn check(rule: &Rule, checked: bool) -> Result<(), RuleError> {
             ),
             None => invalid(e.to_string()),
         })?;
-    Ok(())
+    Ok(Some(src))
 }
 
 fn build(src: &str) -> Result<Regex, regex::Error> {
@@ -100,18 +105,15 @@ struct Veto {
 pub(super) struct Vetoes(Vec<Option<Veto>>);
 
 impl Vetoes {
-    /// `checked[i]` is rule `i` as checked at load (its translated source).
-    pub(super) fn new(rules: &[Rule], checked: &[Checked]) -> Vetoes {
+    /// `checked[i]` is rule `i` as checked at load (its translated sources).
+    pub(super) fn new(checked: &[Checked]) -> Vetoes {
         Vetoes(
-            rules
+            checked
                 .iter()
-                .zip(checked)
-                .map(|(r, c)| {
-                    // Checked at load (`check`), so translating again cannot fail.
-                    let unless_src = dialect::translate(r.unless.as_deref()?, &r.flags).ok()?;
+                .map(|c| {
                     Some(Veto {
                         pattern_src: c.src.clone(),
-                        unless_src,
+                        unless_src: c.unless_src.clone()?,
                         pattern: OnceLock::new(),
                         unless: OnceLock::new(),
                     })

@@ -1,0 +1,83 @@
+// `toolguard audit` on trajectories and terminal captures: the fixtures in
+// crates/toolguard-audit/tests/fixtures (mini-swe-agent recorded with the
+// real package, scripts/record-trajectory-fixtures.py; the rest written from
+// the documented shapes), and every real session in ../shared/wild/ (read
+// from there, never copied; skipped, saying so, when absent).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const fixtures = join(root, 'crates/toolguard-audit/tests/fixtures');
+const wild = process.env.TOOLGUARD_WILD ?? join(root, '../shared/wild');
+
+function auditJson(args, status = 0) {
+  const run = spawnSync(process.execPath, [join(root, 'bin/toolguard.mjs'), 'audit', '--json', '--fail-on', 'none', ...args], {
+    cwd: tmpdir(),
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+  });
+  assert.equal(run.status, status, run.stderr);
+  return JSON.parse(run.stdout);
+}
+
+test('a directory of trajectories: every format found by content, one report per session', () => {
+  const doc = auditJson([fixtures]);
+  const seen = doc.sessions.map((s) => [relative(fixtures, s.file), s.session, s.format, s.calls, s.errorCount]);
+  assert.deepEqual(seen, [
+    ['claude-code-md/session-full.md', 0, 'claude-code-md', 4, 0],
+    ['codex-exec-log/agent.log', 0, 'codex-exec-log', 4, 0],
+    ['mini-swe-agent/scripted-textbased.traj.json', 0, 'mini-swe-agent', 5, 0],
+    ['mini-swe-agent/scripted.traj.json', 0, 'mini-swe-agent', 5, 0],
+    ['mini-swe-agent-log/agent.log', 0, 'mini-swe-agent-log', 3, 0],
+    ['openhands-v0/event-stream.json', 0, 'openhands-v0', 2, 0],
+    ['openhands-v0/resolver-output.jsonl', 0, 'openhands-v0', 2, 0],
+    ['openhands-v1/output.jsonl', 0, 'openhands-v1', 6, 0],
+    ['openhands-v1/output.jsonl', 1, 'openhands-v1', 1, 0],
+    ['swe-agent/run.traj', 0, 'swe-agent', 4, 0],
+  ]);
+  // The README beside them is no log; a file of two sessions counts once.
+  assert.equal(doc.summary.files, 9);
+  // Calls are named by ordinal; callId is the format's own or null.
+  const mini = doc.sessions.find((s) => s.file.endsWith('scripted.traj.json'));
+  assert.deepEqual(mini.failures.map((f) => [f.ordinal, f.callId, f.ruleId]), [[4, 'call_3', 'python-traceback']]);
+  const text = doc.sessions.find((s) => s.file.endsWith('scripted-textbased.traj.json'));
+  assert.deepEqual(text.failures.map((f) => [f.ordinal, f.callId]), [[4, null]]);
+  assert.deepEqual(mini.notes, [{ line: 1, ordinal: 5, message: 'call 5 (bash, call_4) has no result in the log' }]);
+  // A waste episode points at its calls by ordinal too.
+  assert.equal(text.loops[0].waste.fromOrdinal, 3);
+});
+
+test('--format forces a reader by name', () => {
+  const doc = auditJson(['--format', 'swe-agent', join(fixtures, 'swe-agent/run.traj')]);
+  assert.equal(doc.sessions[0].format, 'swe-agent');
+  // Nothing read: exit 2, and the report says what was missing.
+  const wrong = auditJson(['--format', 'openhands-v1', join(fixtures, 'mini-swe-agent/scripted.traj.json')], 2);
+  assert.deepEqual(wrong.sessions[0].errors, [{ line: null, message: 'OpenHands V1 conversation without a "history" list' }]);
+});
+
+test('every session in ../shared/wild reads with no input errors and the manifest call counts', (t) => {
+  if (!existsSync(join(wild, 'manifest.json'))) {
+    t.skip(`${wild} is absent (the real sessions live beside the repository; TOOLGUARD_WILD names another place)`);
+    return;
+  }
+  const manifest = JSON.parse(readFileSync(join(wild, 'manifest.json'), 'utf8'));
+  const doc = auditJson([wild]);
+  assert.equal(doc.sessions.length, 154);
+  assert.deepEqual(doc.sessions.filter((s) => s.errorCount > 0).map((s) => [s.file, s.errors[0]]), []);
+  const calls = new Map();
+  for (const s of doc.sessions) {
+    const file = relative(wild, s.file);
+    calls.set(file, [...(calls.get(file) ?? []), s.calls]);
+  }
+  for (const entry of manifest) {
+    const got = calls.get(entry.file) ?? [];
+    assert.equal(got.reduce((a, b) => a + b, 0), entry.calls, entry.file);
+    if (entry.per_session) assert.deepEqual(got, entry.per_session.map((p) => p[1]), entry.file);
+  }
+  assert.equal(calls.size, manifest.length);
+});

@@ -1,0 +1,382 @@
+//! mini-swe-agent trajectories (`*.traj.json`, written by `mini`/`mini-extra`
+//! with `--output`; shapes checked against the real package, see
+//! scripts/record-audit-fixtures.mjs and __test__/audit/fixtures/mini-swe-agent/).
+//!
+//! ```text
+//! {"info": {"config": {"model": {"model_name"}}, "exit_status", …},
+//!  "messages": [
+//!    {"role": "system" | "user", "content": …},
+//!    {"role": "assistant", "content": "…", "tool_calls": [{"id", "function": {"name": "bash", "arguments": "{\"command\": …}"}}],
+//!     "extra": {"timestamp": 1775810901.2, "response": {"usage": {…}}}},
+//!    {"role": "tool", "tool_call_id": …, "content": "<returncode>0</returncode>\n<output>…</output>",
+//!     "extra": {"raw_output": "…", "returncode": 0, "exception_info": ""}},
+//!    {"role": "exit", "content": …, "extra": {"exit_status": "Submitted"}}],
+//!  "trajectory_format": "mini-swe-agent-1.1", "instance_id": …}
+//! ```
+//!
+//! The older text-action form (mini-swe-agent 1.x, `trajectory_format`
+//! "mini-swe-agent-1") has no `tool_calls`: the action is the one fenced
+//! ```` ```bash ```` block of the assistant's text, and the observation is
+//! the next `user` message, `<returncode>N</returncode>` then `<output>` (or
+//! `<output_head>`/`<elided_chars>`/`<output_tail>` when long). A `user`
+//! message that is not an observation (a format error the harness wrote, or
+//! a human's message in interactive mode) is told apart by its `extra`.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::session::{
+    command_arguments, epoch_seconds_ms, ReadCall, ReadEvent, ReadResult, ReadSession,
+};
+use super::shell::add_exit_marker;
+
+/// The tool name of a text-form action (the agent's one tool).
+const BASH: &str = "bash";
+
+/// Whether a `messages` list (without `trajectory_format`) is mini-swe-agent's:
+/// chat messages whose assistant turns carry a fenced bash block or tool calls,
+/// answered by `<returncode>` observations.
+pub(crate) fn looks_like(messages: &[Value]) -> bool {
+    messages.iter().any(|m| {
+        m.get("content")
+            .and_then(Value::as_str)
+            .is_some_and(|c| c.contains("<returncode>"))
+    })
+}
+
+pub(crate) fn read(value: &Value) -> Result<ReadSession, String> {
+    let Some(messages) = value.get("messages").and_then(Value::as_array) else {
+        return Err("mini-swe-agent trajectory without a \"messages\" list".to_owned());
+    };
+    let info = value.get("info");
+    let mut read = ReadSession {
+        session_id: value
+            .get("instance_id")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        model: info
+            .and_then(|i| i.pointer("/config/model/model_name"))
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        exit_codes: true,
+        ..Default::default()
+    };
+    let tool_calling = messages
+        .iter()
+        .any(|m| m.get("tool_calls").is_some_and(|c| c.is_array()))
+        || messages
+            .iter()
+            .any(|m| m.get("role").and_then(Value::as_str) == Some("tool"));
+    if tool_calling {
+        read_tool_calls(messages, &mut read);
+    } else {
+        read_text_actions(messages, &mut read);
+    }
+    Ok(read)
+}
+
+/// Where each call's result goes once it comes: `events` index by call id.
+fn read_tool_calls(messages: &[Value], read: &mut ReadSession) {
+    let mut open: HashMap<String, usize> = HashMap::new();
+    for (index, message) in messages.iter().enumerate() {
+        let role = message.get("role").and_then(Value::as_str).unwrap_or("");
+        match role {
+            "assistant" => {
+                let extra = message.get("extra");
+                let time = epoch_seconds_ms(extra.and_then(|e| e.get("timestamp")));
+                let mut usage = extra
+                    .and_then(|e| e.pointer("/response/usage"))
+                    .and_then(openai_usage);
+                let calls = message.get("tool_calls").and_then(Value::as_array);
+                for call in calls.into_iter().flatten() {
+                    let id = call.get("id").and_then(Value::as_str).map(str::to_owned);
+                    let function = call.get("function");
+                    let tool = function
+                        .and_then(|f| f.get("name"))
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_owned();
+                    let arguments_json = match function.and_then(|f| f.get("arguments")) {
+                        Some(Value::String(text)) => text.clone(),
+                        Some(other) => other.to_string(),
+                        None => String::new(),
+                    };
+                    if let Some(id) = &id {
+                        open.insert(id.clone(), read.events.len());
+                    } else {
+                        read.note(
+                            None,
+                            Some(read.calls() + 1),
+                            format!("message {}: a tool call without an id", index + 1),
+                        );
+                    }
+                    read.events.push(ReadEvent::Call(ReadCall {
+                        call_id: id,
+                        tool,
+                        arguments_json,
+                        time,
+                        usage: usage.take(),
+                        ..Default::default()
+                    }));
+                }
+            }
+            "tool" => {
+                let id = message.get("tool_call_id").and_then(Value::as_str);
+                let Some(at) = id.and_then(|id| open.remove(id)) else {
+                    read.note(
+                        None,
+                        None,
+                        format!(
+                            "message {}: a tool result for {} with no tool call before it",
+                            index + 1,
+                            id.map_or_else(|| "no call id".to_owned(), |id| format!("call {id}"))
+                        ),
+                    );
+                    continue;
+                };
+                if let ReadEvent::Call(call) = &mut read.events[at] {
+                    call.end_time = epoch_seconds_ms(message.pointer("/extra/timestamp"));
+                    call.result = Some(observation(message));
+                }
+            }
+            "user" if index > 0 && is_human(message) && read.calls() > 0 => {
+                read.events.push(ReadEvent::Prompt { line: None });
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The text form: one fenced bash block per assistant turn, answered by the
+/// next `user` message that carries a `<returncode>`.
+fn read_text_actions(messages: &[Value], read: &mut ReadSession) {
+    let mut waiting: Option<usize> = None;
+    for (index, message) in messages.iter().enumerate() {
+        let role = message.get("role").and_then(Value::as_str).unwrap_or("");
+        let content = content_text(message);
+        match role {
+            "assistant" => {
+                let Some(command) = bash_action(&content) else {
+                    continue;
+                };
+                if let Some(at) = waiting.take() {
+                    unanswered_before(read, at, index);
+                }
+                waiting = Some(read.events.len());
+                let extra = message.get("extra");
+                read.events.push(ReadEvent::Call(ReadCall {
+                    tool: BASH.to_owned(),
+                    arguments_json: command_arguments(&command),
+                    time: epoch_seconds_ms(extra.and_then(|e| e.get("timestamp"))),
+                    usage: extra
+                        .and_then(|e| e.pointer("/response/usage"))
+                        .and_then(openai_usage),
+                    ..Default::default()
+                }));
+            }
+            "user" | "tool" if content.contains("<returncode>") => match waiting.take() {
+                Some(at) => {
+                    if let ReadEvent::Call(call) = &mut read.events[at] {
+                        call.end_time = epoch_seconds_ms(message.pointer("/extra/timestamp"));
+                        call.result = Some(observation(message));
+                    }
+                }
+                None => read.note(
+                    None,
+                    None,
+                    format!(
+                        "message {}: an observation with no action before it",
+                        index + 1
+                    ),
+                ),
+            },
+            "user" if index > 0 && is_human(message) && read.calls() > 0 => {
+                read.events.push(ReadEvent::Prompt { line: None });
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A note for a text-form action whose observation never came (the next
+/// action came first).
+fn unanswered_before(read: &mut ReadSession, at: usize, index: usize) {
+    let ordinal = read.events[..=at]
+        .iter()
+        .filter(|e| matches!(e, ReadEvent::Call(_)))
+        .count() as u64;
+    read.note(
+        None,
+        Some(ordinal),
+        format!(
+            "call {ordinal}: the next action (message {}) came before its observation",
+            index + 1
+        ),
+    );
+}
+
+/// A `user` message a person wrote: not the harness's own messages (a
+/// format error, a timeout, the observation of a command).
+fn is_human(message: &Value) -> bool {
+    let extra = message.get("extra");
+    if extra
+        .and_then(|e| e.get("interrupt_type"))
+        .is_some_and(|t| !t.is_null())
+    {
+        return false;
+    }
+    let content = content_text(message);
+    !(content.contains("<returncode>") || content.starts_with("Tool call error:"))
+}
+
+/// A message's text: a string, or the text parts of a content list.
+fn content_text(message: &Value) -> String {
+    match message.get("content") {
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// The command of a text-form action: the one ```` ```bash ```` (or
+/// ```` ```sh ````) block; none, or several, is a format error, no action.
+pub(crate) fn bash_action(text: &str) -> Option<String> {
+    let mut found = None;
+    let mut rest = text;
+    while let Some(at) = rest.find("```") {
+        let after = &rest[at + 3..];
+        let (lang, body) = after.split_once('\n')?;
+        let Some(end) = body.find("```") else { break };
+        if matches!(lang.trim(), "bash" | "sh" | "mswea_bash_command") {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(body[..end].trim_end_matches(['\n', '\r']).to_owned());
+        }
+        rest = &body[end + 3..];
+    }
+    found
+}
+
+/// A result: `extra.raw_output` (the untemplated output, whole even when
+/// the message elides it) with the exit code of `extra.returncode`, else
+/// the text of the templated message.
+fn observation(message: &Value) -> ReadResult {
+    let extra = message.get("extra");
+    let raw = extra
+        .and_then(|e| e.get("raw_output"))
+        .and_then(Value::as_str);
+    let content = content_text(message);
+    let (mut text, code) = match raw {
+        Some(raw) => (
+            raw.to_owned(),
+            extra
+                .and_then(|e| e.get("returncode"))
+                .and_then(Value::as_i64)
+                .or_else(|| templated(&content).1),
+        ),
+        None => templated(&content),
+    };
+    // A command the environment could not run (a timeout, a docker error).
+    let exception = extra
+        .and_then(|e| e.get("exception_info"))
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty());
+    if let (Some(exception), Some(_)) = (exception, raw) {
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(exception);
+    }
+    if let Some(code) = code {
+        add_exit_marker(&mut text, code);
+    }
+    ReadResult {
+        text,
+        is_error: false,
+    }
+}
+
+/// The output and exit code of a templated observation:
+/// `[<exception>…</exception>] <returncode>N</returncode> <output>…</output>`
+/// or its long form `<output_head>…</output_head> <elided_chars>…</elided_chars>
+/// <output_tail>…</output_tail>`.
+pub(crate) fn templated(content: &str) -> (String, Option<i64>) {
+    let code = tag(content, "returncode").and_then(|c| c.trim().parse().ok());
+    let mut text = String::new();
+    if let Some(exception) = tag(content, "exception") {
+        text.push_str(exception.trim_matches('\n'));
+        text.push('\n');
+    }
+    if let Some(output) = tag(content, "output") {
+        text.push_str(output.strip_prefix('\n').unwrap_or(output));
+    } else if let (Some(head), Some(tail)) =
+        (tag(content, "output_head"), tag(content, "output_tail"))
+    {
+        text.push_str(head.strip_prefix('\n').unwrap_or(head));
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        let elided = tag(content, "elided_chars").unwrap_or("").trim();
+        text.push_str(&format!("[… {elided} …]\n"));
+        text.push_str(tail.strip_prefix('\n').unwrap_or(tail));
+    } else if code.is_none() {
+        text.push_str(content);
+    }
+    (text, code)
+}
+
+/// The text between `<name>` and the last `</name>` (outputs may hold the tag).
+fn tag<'t>(text: &'t str, name: &str) -> Option<&'t str> {
+    let open = format!("<{name}>");
+    let close = format!("</{name}>");
+    let start = text.find(&open)? + open.len();
+    let end = text.rfind(&close)?;
+    (end >= start).then(|| &text[start..end])
+}
+
+/// OpenAI `usage` (`prompt_tokens` counts cached input too) as (input, output).
+pub(crate) fn openai_usage(usage: &Value) -> Option<(u64, u64)> {
+    let n = |key: &str| usage.get(key).and_then(Value::as_u64);
+    let input = n("prompt_tokens").or_else(|| n("input_tokens"));
+    let output = n("completion_tokens").or_else(|| n("output_tokens"));
+    (input.is_some() || output.is_some()).then(|| (input.unwrap_or(0), output.unwrap_or(0)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_action_blocks() {
+        assert_eq!(
+            bash_action("THOUGHT: x\n\n```bash\nls -la\n```\n").as_deref(),
+            Some("ls -la")
+        );
+        assert_eq!(bash_action("no block"), None);
+        // Two actions in one turn: the agent rejects it as a format error.
+        assert_eq!(bash_action("```bash\na\n```\n```bash\nb\n```"), None);
+        assert_eq!(
+            bash_action("```python\nx\n```\n```bash\npytest\n```").as_deref(),
+            Some("pytest")
+        );
+    }
+
+    #[test]
+    fn templated_observations() {
+        assert_eq!(
+            templated("<returncode>2</returncode>\n<output>\nboom\n</output>"),
+            ("boom\n".to_owned(), Some(2))
+        );
+        let long = "<returncode>0</returncode>\n<warning>\nlong\n</warning><output_head>\nA\n</output_head>\n<elided_chars>\n12 characters elided\n</elided_chars>\n<output_tail>\nZ\n</output_tail>";
+        assert_eq!(
+            templated(long),
+            ("A\n[… 12 characters elided …]\nZ\n".to_owned(), Some(0))
+        );
+    }
+}

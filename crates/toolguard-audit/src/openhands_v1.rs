@@ -1,0 +1,237 @@
+//! OpenHands V1 (software-agent-sdk) conversations: a `history` (or
+//! `events`) list of events, as the SDK persists them and as evaluation
+//! outputs write one conversation a line (`{"instance_id", "history": […],
+//! "metadata": {"llm": {"model"}}, …}`). Shapes checked against the real
+//! package (scripts/record-audit-fixtures.mjs; __test__/audit/fixtures/openhands-v1/).
+//!
+//! ```text
+//! {"kind": "ActionEvent", "id", "timestamp", "tool_name": "execute_bash", "tool_call_id",
+//!  "tool_call": {"arguments": "{…}"}, "action": {"kind": "ExecuteBashAction", "command", …}}
+//! {"kind": "ObservationEvent", "action_id", "tool_call_id", "tool_name",
+//!  "observation": {"kind": "ExecuteBashObservation", "output" | "content": […],
+//!                  "exit_code": null, "metadata": {"exit_code": 127}}}
+//! {"kind": "AgentErrorEvent", "tool_call_id", "error"}          the call failed before it ran
+//! {"kind": "UserRejectObservation", "action_id", "rejection_reason"}
+//! {"kind": "MessageEvent", "source": "user" | "agent", "llm_message": {…}}
+//! ```
+//!
+//! Every `ActionEvent` is a call (`finish` and `think` too); a result is
+//! paired by `action_id` (the action's `id`) or `tool_call_id`. The shell's
+//! exit code is `observation.metadata.exit_code` (`observation.exit_code`
+//! stays null in real outputs). A user `MessageEvent` after the first call
+//! restarts the chains.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::mini_swe::openai_usage;
+use super::session::{iso_ms, ReadCall, ReadEvent, ReadResult, ReadSession};
+use super::shell::{add_exit_marker, text_blocks};
+
+const RESULT_KINDS: [&str; 3] = [
+    "ObservationEvent",
+    "AgentErrorEvent",
+    "UserRejectObservation",
+];
+
+/// A list of V1 events: objects with a `kind` such as `ActionEvent`.
+pub(crate) fn looks_like(history: &[Value]) -> bool {
+    history.iter().any(|e| {
+        matches!(
+            e.get("kind").and_then(Value::as_str),
+            Some("ActionEvent" | "ObservationEvent" | "MessageEvent" | "SystemPromptEvent")
+        )
+    })
+}
+
+pub(crate) fn read(value: &Value) -> Result<ReadSession, String> {
+    let events = match value {
+        Value::Array(events) => events,
+        _ => match value.get("history").or_else(|| value.get("events")) {
+            Some(Value::Array(events)) => events,
+            _ => return Err("OpenHands V1 conversation without a \"history\" list".to_owned()),
+        },
+    };
+    let mut read = ReadSession {
+        session_id: ["instance_id", "id", "conversation_id"]
+            .iter()
+            .find_map(|k| value.get(*k))
+            .and_then(|v| match v {
+                Value::String(s) => Some(s.clone()),
+                Value::Number(n) => Some(n.to_string()),
+                _ => None,
+            }),
+        model: value
+            .pointer("/metadata/llm/model")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        exit_codes: true,
+        ..Default::default()
+    };
+    // Open calls: `events` index by action id and by tool call id.
+    let mut by_action: HashMap<String, usize> = HashMap::new();
+    let mut by_call: HashMap<String, usize> = HashMap::new();
+    let mut usage_of_response: HashMap<String, ()> = HashMap::new();
+    for (index, event) in events.iter().enumerate() {
+        let kind = event.get("kind").and_then(Value::as_str).unwrap_or("");
+        let text_of = |key: &str| event.get(key).and_then(Value::as_str).map(str::to_owned);
+        match kind {
+            "ActionEvent" => {
+                let id = text_of("id");
+                let call_id = text_of("tool_call_id");
+                let tool = text_of("tool_name")
+                    .or_else(|| {
+                        event
+                            .pointer("/tool_call/name")
+                            .and_then(Value::as_str)
+                            .map(str::to_owned)
+                    })
+                    .unwrap_or_default();
+                let arguments_json = match event.pointer("/tool_call/arguments") {
+                    Some(Value::String(text)) => text.clone(),
+                    Some(other) => other.to_string(),
+                    // No tool call (an older SDK): the action's own fields.
+                    None => event
+                        .get("action")
+                        .map(Value::to_string)
+                        .unwrap_or_default(),
+                };
+                // Tokens are per model response; its first call carries them.
+                let usage = text_of("llm_response_id")
+                    .filter(|r| usage_of_response.insert(r.clone(), ()).is_none())
+                    .and_then(|_| event.pointer("/metrics/accumulated_token_usage"))
+                    .and_then(openai_usage);
+                let at = read.events.len();
+                if let Some(id) = &id {
+                    by_action.insert(id.clone(), at);
+                }
+                if let Some(call_id) = &call_id {
+                    by_call.insert(call_id.clone(), at);
+                }
+                read.events.push(ReadEvent::Call(ReadCall {
+                    // The model's tool call id names the call; the event id pairs it.
+                    call_id: call_id.or(id),
+                    tool,
+                    arguments_json,
+                    time: iso_ms(event.get("timestamp")),
+                    usage,
+                    ..Default::default()
+                }));
+            }
+            kind if RESULT_KINDS.contains(&kind) => {
+                let at = text_of("action_id")
+                    .and_then(|id| by_action.remove(&id))
+                    .or_else(|| text_of("tool_call_id").and_then(|id| by_call.remove(&id)));
+                let Some(at) = at else {
+                    read.note(
+                        None,
+                        None,
+                        format!(
+                            "event {} ({kind}{}): a result with no action before it",
+                            index + 1,
+                            text_of("tool_call_id")
+                                .map(|id| format!(", {id}"))
+                                .unwrap_or_default()
+                        ),
+                    );
+                    continue;
+                };
+                if let ReadEvent::Call(call) = &mut read.events[at] {
+                    // Paired: forget it under its other key too.
+                    if let Some(id) = &call.call_id {
+                        by_call.remove(id);
+                    }
+                    call.end_time = iso_ms(event.get("timestamp"));
+                    call.result = Some(result(kind, event));
+                }
+            }
+            "MessageEvent" => {
+                let from_user = event.get("source").and_then(Value::as_str) == Some("user");
+                if from_user && read.calls() > 0 {
+                    read.events.push(ReadEvent::Prompt { line: None });
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(read)
+}
+
+/// What the engine reads of a result event.
+fn result(kind: &str, event: &Value) -> ReadResult {
+    match kind {
+        "AgentErrorEvent" => ReadResult {
+            text: event
+                .get("error")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned(),
+            is_error: true,
+        },
+        "UserRejectObservation" => ReadResult {
+            text: event
+                .get("rejection_reason")
+                .and_then(Value::as_str)
+                .unwrap_or("rejected by the user")
+                .to_owned(),
+            is_error: true,
+        },
+        _ => {
+            let observation = event.get("observation").unwrap_or(&Value::Null);
+            let mut text = strip_bracketed_paste(&observation_text(observation));
+            let code = observation
+                .pointer("/metadata/exit_code")
+                .and_then(Value::as_i64)
+                .or_else(|| observation.get("exit_code").and_then(Value::as_i64));
+            // `error` is a message (file editor, browser) or a flag (`is_error`).
+            let error = match observation.get("error") {
+                Some(Value::String(message)) if !message.is_empty() => {
+                    if !text.contains(message.as_str()) {
+                        if !text.is_empty() && !text.ends_with('\n') {
+                            text.push('\n');
+                        }
+                        text.push_str(message);
+                    }
+                    true
+                }
+                _ => observation.get("is_error") == Some(&Value::Bool(true)),
+            };
+            // A command cut off by its timeout: the DSH marker says so.
+            if observation.get("timeout") == Some(&Value::Bool(true)) && code.is_none() {
+                add_exit_marker(&mut text, 124);
+            }
+            if let Some(code) = code.filter(|c| *c >= 0) {
+                add_exit_marker(&mut text, code);
+            }
+            ReadResult {
+                text,
+                is_error: error,
+            }
+        }
+    }
+}
+
+/// An observation's text: `output`, else its `content` text blocks, else `message`/`content` string.
+fn observation_text(observation: &Value) -> String {
+    if let Some(output) = observation.get("output").and_then(Value::as_str) {
+        return output.to_owned();
+    }
+    match observation.get("content") {
+        Some(Value::Array(blocks)) => return text_blocks(blocks).join("\n"),
+        Some(Value::String(text)) => return text.clone(),
+        _ => {}
+    }
+    observation
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned()
+}
+
+/// The terminal's bracketed-paste switches (`ESC[?2004l` … `ESC[?2004h`)
+/// that OpenHands keeps around a command's output: not output.
+pub(crate) fn strip_bracketed_paste(text: &str) -> String {
+    text.replace("\u{1b}[?2004l", "")
+        .replace("\u{1b}[?2004h", "")
+}

@@ -1,0 +1,279 @@
+//! The trajectory readers on their fixtures (tests/fixtures/: mini-swe-agent
+//! recorded with the real package, scripts/record-trajectory-fixtures.py; the
+//! others written from the documented shapes, see its README).
+
+use super::*;
+use std::path::PathBuf;
+
+fn fixture(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(path)
+}
+
+fn audit_file(path: &str, format: Format) -> Vec<SessionReport> {
+    let config =
+        Config::with_loops_by_default(&toolguard_core::config::ConfigValue::Undefined).unwrap();
+    let mut auditor = Auditor::new(&config).unwrap();
+    auditor.audit_path(&fixture(path), format, &mut |_, _| {})
+}
+
+fn one(path: &str) -> SessionReport {
+    super::tests::one(audit_file(path, Format::Auto))
+}
+
+fn failures(r: &SessionReport) -> Vec<(u64, Option<&str>, &str)> {
+    r.failures
+        .iter()
+        .map(|f| {
+            (
+                f.site.ordinal,
+                f.site.call_id.as_deref(),
+                f.rule_id.as_str(),
+            )
+        })
+        .collect()
+}
+
+fn loops(r: &SessionReport) -> Vec<(u64, &str)> {
+    r.loops.iter().map(|l| (l.site.ordinal, l.kind)).collect()
+}
+
+fn notes(r: &SessionReport) -> Vec<(Option<u64>, &str)> {
+    r.notes
+        .iter()
+        .map(|n| (n.ordinal, n.message.as_str()))
+        .collect()
+}
+
+#[test]
+fn mini_swe_agent_tool_calls_recorded_by_the_real_package() {
+    let r = one("mini-swe-agent/scripted.traj.json");
+    assert_eq!(r.format, Format::MiniSweAgent);
+    assert_eq!(r.errors, vec![]);
+    assert_eq!(r.model.as_deref(), Some("openai/mock"));
+    // Four commands answered, the submission never is (the run exits).
+    assert_eq!((r.calls, r.unanswered), (5, 1));
+    assert_eq!(
+        notes(&r),
+        vec![(Some(5), "call 5 (bash, call_4) has no result in the log")]
+    );
+    let ids: Vec<_> = r
+        .timeline
+        .calls
+        .iter()
+        .map(|c| (c.ordinal, c.call_id.clone().unwrap()))
+        .collect();
+    assert_eq!(ids[0], (1, "call_0".to_owned()));
+    assert_eq!(ids.len(), 5);
+    assert!(r.timeline.calls[0].input_tokens.is_some() && r.timeline.calls[0].time.is_some());
+    // The same failing import three times; a traceback hidden behind `| tail` (exit 0).
+    assert_eq!(loops(&r), vec![(3, "repeat")]);
+    assert_eq!(failures(&r), vec![(4, Some("call_3"), "python-traceback")]);
+}
+
+#[test]
+fn mini_swe_agent_text_actions_recorded_by_the_real_package() {
+    let r = one("mini-swe-agent/scripted-textbased.traj.json");
+    assert_eq!(r.format, Format::MiniSweAgent);
+    assert_eq!(r.errors, vec![]);
+    assert_eq!((r.calls, r.unanswered), (5, 1));
+    assert!(r.timeline.calls.iter().all(|c| c.call_id.is_none()));
+    // The harness's format error between calls 1 and 2 is no user prompt:
+    // the chain still sees three identical calls in a row.
+    assert_eq!(loops(&r), vec![(3, "repeat")]);
+    assert_eq!(failures(&r), vec![(4, None, "python-traceback")]);
+}
+
+#[test]
+fn openhands_v1_output_has_a_report_per_line_pairs_by_id_and_notes_orphans() {
+    let reports = audit_file("openhands-v1/output.jsonl", Format::Auto);
+    assert_eq!(reports.len(), 2);
+    let (a, b) = (&reports[0], &reports[1]);
+    assert_eq!((a.session, b.session), (0, 1));
+    // The sessions' bytes add up to the file's (a summary counts it once).
+    let size = std::fs::metadata(fixture("openhands-v1/output.jsonl"))
+        .unwrap()
+        .len();
+    assert_eq!(a.bytes + b.bytes, size);
+    assert!(a.bytes > 0 && a.decoded_bytes == a.bytes);
+    assert_eq!(a.session_id.as_deref(), Some("task-one"));
+    assert_eq!(a.model.as_deref(), Some("litellm_proxy/mock-model"));
+    assert_eq!(a.errors, vec![]);
+    assert_eq!((a.calls, a.unanswered, b.calls), (6, 1, 1));
+    assert_eq!(loops(a), vec![(3, "repeat")]);
+    // Exit 0 from `| tail` over a failed pytest run.
+    assert_eq!(failures(a), vec![(4, Some("call_4"), "pytest-failed")]);
+    assert_eq!(
+        notes(a),
+        vec![
+            (
+                None,
+                "event 13 (ObservationEvent, call_9): a result with no action before it"
+            ),
+            (Some(6), "call 6 (finish, call_6) has no result in the log"),
+        ]
+    );
+    // The exit code is metadata.exit_code (127 here), shown as the DSH marker.
+    let value: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(fixture("openhands-v1/output.jsonl"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    let read = read_value(Format::OpenHandsV1, &value).unwrap();
+    let calls: Vec<&ReadCall> = read
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            ReadEvent::Call(c) => Some(c),
+            ReadEvent::Prompt { .. } => None,
+        })
+        .collect();
+    let mail = calls[4].result.as_ref().unwrap();
+    assert_eq!(mail.text, "bash: mail: command not found\n[exit code: 127]");
+    // The user's message mid-run restarts the chains, before call 5.
+    assert!(matches!(read.events[4], ReadEvent::Prompt { .. }));
+    assert!(
+        matches!(&read.events[5], ReadEvent::Call(c) if c.call_id.as_deref() == Some("call_5"))
+    );
+    // The file editor's error message is the result, as an error.
+    let editor = b.timeline.calls[0].clone();
+    assert_eq!(editor.tool, "str_replace_editor");
+}
+
+#[test]
+fn openhands_v0_resolver_output_and_event_stream() {
+    let r = one("openhands-v0/resolver-output.jsonl");
+    assert_eq!(r.format, Format::OpenHandsV0);
+    assert_eq!(r.session_id.as_deref(), Some("acme/widget#7"));
+    // `message` and `finish` are no calls; run and run_ipython are.
+    assert_eq!((r.calls, r.unanswered), (2, 0));
+    let tools: Vec<&str> = r.timeline.calls.iter().map(|c| c.tool.as_str()).collect();
+    assert_eq!(tools, ["execute_bash", "execute_ipython_cell"]);
+    assert_eq!(
+        notes(&r),
+        vec![(
+            None,
+            "event 6: a \"run\" observation with no action before it"
+        )]
+    );
+    let s = one("openhands-v0/event-stream.json");
+    assert_eq!(s.format, Format::OpenHandsV0);
+    assert_eq!(s.errors, vec![]);
+    assert_eq!((s.calls, s.unanswered), (2, 1));
+    // Paired by `cause`; the call id is the event id.
+    assert_eq!(s.timeline.calls[0].call_id.as_deref(), Some("2"));
+    assert_eq!(s.timeline.calls[0].tool, "execute_bash");
+}
+
+#[test]
+fn classic_swe_agent_says_it_has_no_exit_codes() {
+    let r = one("swe-agent/run.traj");
+    assert_eq!(r.format, Format::SweAgent);
+    assert_eq!(r.calls, 4);
+    assert_eq!(
+        notes(&r),
+        vec![(
+            None,
+            "swe-agent records no exit codes: failures are read from the output text only"
+        )]
+    );
+    assert_eq!(
+        failures(&r)
+            .into_iter()
+            .map(|f| (f.0, f.2))
+            .collect::<Vec<_>>(),
+        vec![
+            (2, "python-traceback"),
+            (2, "missing-module"),
+            (3, "python-traceback"),
+            (3, "missing-module")
+        ]
+    );
+}
+
+#[test]
+fn text_captures_claude_markdown_codex_exec_and_mini_swe_agent_log() {
+    let md = one("claude-code-md/session-full.md");
+    assert_eq!(md.format, Format::ClaudeCodeMd);
+    assert_eq!(md.session_id.as_deref(), Some("0000-fixture"));
+    assert_eq!(md.errors, vec![]);
+    // A result written twice counts once; one with no call, and a call with
+    // no result, are noted.
+    assert_eq!((md.calls, md.unanswered), (4, 1));
+    assert_eq!(
+        notes(&md).into_iter().map(|n| n.1).collect::<Vec<_>>(),
+        [
+            "a tool_result for toolu_9 with no tool_use before it",
+            "call 4 (Bash, toolu_4) has no result in the log"
+        ]
+    );
+    assert_eq!(failures(&md), vec![(1, Some("toolu_1"), "npm-error")]);
+
+    let codex = one("codex-exec-log/agent.log");
+    assert_eq!(codex.format, Format::CodexExecLog);
+    assert_eq!(codex.model.as_deref(), Some("o4-mini"));
+    assert_eq!((codex.calls, codex.unanswered), (4, 0));
+    let tools: Vec<&str> = codex
+        .timeline
+        .calls
+        .iter()
+        .map(|c| c.tool.as_str())
+        .collect();
+    assert_eq!(tools, ["shell", "shell", "apply_patch", "shell"]);
+    // The heredoc command spans lines; its exit 1 is loud, the `| tail` one is not.
+    assert_eq!(failures(&codex), vec![(4, None, "exception-tail")]);
+
+    let mini = one("mini-swe-agent-log/agent.log");
+    assert_eq!(mini.format, Format::MiniSweAgentLog);
+    assert_eq!(mini.calls, 3);
+    assert_eq!(
+        notes(&mini),
+        vec![(
+            None,
+            "step 4: no command ran (no <returncode> in its observation)"
+        )]
+    );
+    // The LiteLLM traceback after step 1's output is the capture's, not the command's.
+    assert!(failures(&mini).iter().all(|f| f.0 == 3));
+}
+
+#[test]
+fn detection_by_content_and_forcing_a_format() {
+    for (path, format) in [
+        ("mini-swe-agent/scripted.traj.json", Format::MiniSweAgent),
+        ("swe-agent/run.traj", Format::SweAgent),
+        ("openhands-v1/output.jsonl", Format::OpenHandsV1),
+        ("openhands-v0/event-stream.json", Format::OpenHandsV0),
+        ("openhands-v0/resolver-output.jsonl", Format::OpenHandsV0),
+        ("claude-code-md/session-full.md", Format::ClaudeCodeMd),
+        ("codex-exec-log/agent.log", Format::CodexExecLog),
+        ("mini-swe-agent-log/agent.log", Format::MiniSweAgentLog),
+    ] {
+        assert_eq!(
+            detect_path(&fixture(path), 1 << 20).unwrap(),
+            Some(format),
+            "{path}"
+        );
+        // Forced by name, the same reader runs.
+        let forced = audit_file(path, format);
+        assert!(
+            forced
+                .iter()
+                .all(|r| r.format == format && r.error_count == 0),
+            "{path}"
+        );
+        assert_eq!(Format::parse(format.as_str()), Some(format));
+    }
+    // A page that only quotes a format is none.
+    assert_eq!(detect_path(&fixture("README.md"), 1 << 20).unwrap(), None);
+    // A format forced on the wrong file says what is missing.
+    let wrong = audit_file("swe-agent/run.traj", Format::MiniSweAgent);
+    assert_eq!(
+        wrong[0].errors[0].message,
+        "mini-swe-agent trajectory without a \"messages\" list"
+    );
+}

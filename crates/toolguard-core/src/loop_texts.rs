@@ -1,0 +1,146 @@
+//! The texts the loop detectors look for in results, from the data file
+//! `rules/loops.json`: a tool's rejection said in words (a failure with no
+//! error flag), a search's "nothing found" (an answer, not a failure), a
+//! poll's "the job has ended". Decoded once per process; matched
+//! case-insensitively as plain text.
+
+use std::sync::OnceLock;
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use serde_json::Value;
+
+const DATA: &str = include_str!("../../../rules/loops.json");
+
+/// Bytes of a result searched for a rejection phrase: a harness says it first.
+const REJECTION_HEAD: usize = 1024;
+
+struct Texts {
+    rejections: AhoCorasick,
+    prefixes: Vec<String>,
+    no_results: Vec<String>,
+    job_done: AhoCorasick,
+}
+
+fn strings(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn searcher(words: &[String]) -> AhoCorasick {
+    AhoCorasickBuilder::new()
+        .ascii_case_insensitive(true)
+        .match_kind(MatchKind::LeftmostFirst)
+        .build(words)
+        .expect("a few literal phrases always build")
+}
+
+fn texts() -> &'static Texts {
+    static TEXTS: OnceLock<Texts> = OnceLock::new();
+    TEXTS.get_or_init(|| {
+        // The file is checked by the tests (`the_data_file_is_well_formed`);
+        // were it broken, the detectors would run without its texts rather
+        // than fail a guard.
+        let root: Value = serde_json::from_str(DATA).unwrap_or(Value::Null);
+        Texts {
+            rejections: searcher(&strings(root.pointer("/rejections/phrases"))),
+            prefixes: strings(root.pointer("/rejections/prefixes")),
+            no_results: strings(root.pointer("/noResults/lines")),
+            job_done: searcher(&strings(root.pointer("/jobDone/phrases"))),
+        }
+    })
+}
+
+fn head(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// Whether a result says the tool refused the call (`shell`: the tool is a
+/// shell, whose output is its program's: only the phrases count).
+pub fn is_rejection(text: &str, shell: bool) -> bool {
+    let t = texts();
+    let start = text.trim_start();
+    if !shell
+        && t.prefixes.iter().any(|p| {
+            start.len() >= p.len()
+                && start.is_char_boundary(p.len())
+                && start[..p.len()].eq_ignore_ascii_case(p)
+        })
+    {
+        return true;
+    }
+    t.rejections.is_match(head(text, REJECTION_HEAD))
+}
+
+/// Whether a search's result says it found nothing: every line is empty, a
+/// harness header or marker (`is_frame`), or a "no matches" line.
+pub fn found_nothing(text: &str, is_frame: impl Fn(&str) -> bool) -> bool {
+    let t = texts();
+    text.lines().map(str::trim).all(|l| {
+        l.is_empty() || is_frame(l) || t.no_results.iter().any(|n| l.eq_ignore_ascii_case(n))
+    })
+}
+
+/// Whether a poll's result says the job it watches has ended.
+pub fn job_done(text: &str) -> bool {
+    texts().job_done.is_match(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_data_file_is_well_formed() {
+        let root: Value = serde_json::from_str(DATA).expect("rules/loops.json is JSON");
+        for at in [
+            "/rejections/phrases",
+            "/rejections/prefixes",
+            "/noResults/lines",
+            "/jobDone/phrases",
+        ] {
+            let list = root.pointer(at).and_then(Value::as_array).expect(at);
+            assert!(!list.is_empty(), "{at} is empty");
+            assert!(
+                list.iter()
+                    .all(|v| v.as_str().is_some_and(|s| !s.trim().is_empty())),
+                "{at}: every entry a non-empty string"
+            );
+        }
+    }
+
+    #[test]
+    fn rejections_no_results_and_ended_jobs() {
+        assert!(is_rejection(
+            "Your proposed edit has introduced new syntax error(s). Please read this error message carefully",
+            true
+        ));
+        assert!(is_rejection("ERROR:\nInvalid `path` parameter: /x", false));
+        assert!(
+            !is_rejection("ERROR: test_x failed", true),
+            "a program's own output"
+        );
+        assert!(!is_rejection("The file a.py has been edited.", false));
+        let frame = |l: &str| l.starts_with("[exit code:");
+        assert!(found_nothing("", frame));
+        assert!(found_nothing("\n[exit code: 1]\n", frame));
+        assert!(found_nothing("No matches found", frame));
+        assert!(!found_nothing("a.py:3: x\n[exit code: 1]", frame));
+        assert!(job_done(
+            "<status>completed</status>\n<exit_code>0</exit_code>"
+        ));
+        assert!(!job_done(
+            "<status>running</status>\n<stdout>epoch 3</stdout>"
+        ));
+    }
+}
