@@ -80,6 +80,15 @@ export declare class GuardEngine {
    * no counter.
    */
   check(exec: ToolExecution): LoopDenyVerdict | null
+  /**
+   * Exact mode (docs/exact-mode.md), before a shell call runs: its
+   * arguments with the command rewritten to record each pipeline stage's
+   * exit status to a side file, and that file's path (give it back as
+   * `exec.exitStatusFile` to `observe` with the call's original
+   * arguments). `null`: run the call as written (`exactMode` off, not a
+   * shell tool, no `command`, or a command not rewritten).
+   */
+  exactCall(exec: ToolExecution): ExactCall | null
   /** Number of agents with live chain state (for leak checks and metrics). */
   get agentCount(): number
   /** This engine's handle for {@link observeCall} (valid while the engine lives). */
@@ -142,6 +151,14 @@ export interface ContentBlock {
  */
 export declare function detectLogFormat(path: string): string | null
 
+/** What {@link GuardEngine.exactCall} returns. */
+export interface ExactCall {
+  /** The arguments to run the tool with. */
+  argumentsJson: string
+  /** Where the rewritten command records its statuses. */
+  exitStatusFile: string
+}
+
 export interface FailureVerdict {
   action: 'error' | 'context'
   summary: string
@@ -155,6 +172,11 @@ export interface GuardConfig {
   loudFailure?: LoudFailureOptions
   /** Loop detectors over calls and their results; off unless given (`true` or options). */
   loops?: boolean | LoopsOptions
+  /**
+   * Exact mode (docs/exact-mode.md): hosts that can rewrite a shell call
+   * before it runs record each pipeline stage's exit status. Off by default.
+   */
+  exactMode?: boolean
 }
 
 export interface GuardVerdict {
@@ -357,6 +379,11 @@ export interface ToolExecution {
   arguments?: unknown
   /** The arguments' JSON text (the fast path); malformed text counts as a raw string, as in DSH. */
   argumentsJson?: string
+  /**
+   * Exact mode: the side file of {@link GuardEngine.exactCall}, read and
+   * deleted by `observe` (missing or garbled: the statuses are unknown).
+   */
+  exitStatusFile?: string
 }
 
 /** A tool result. Only text blocks (or `text`) are scanned. */

@@ -6,6 +6,7 @@ import type * as Binding from './index'
 export type {
   ChainState,
   ContentBlock,
+  ExactCall,
   FailureVerdict,
   GuardConfig,
   GuardVerdict,
@@ -23,13 +24,14 @@ export { canonicalize, observeCall, observeCallValue } from './index'
 
 /** A tool call: `name`, optional `agentId`, and exactly one of `argumentsJson` (the raw JSON text: the fast path) and `arguments` (a value, serialized with `JSON.stringify`). */
 export type ToolExecution =
-  | { agentId?: string; name: string; argumentsJson: string; arguments?: never }
-  | { agentId?: string; name: string; arguments: unknown; argumentsJson?: never }
+  | { agentId?: string; name: string; argumentsJson: string; arguments?: never; exitStatusFile?: string }
+  | { agentId?: string; name: string; arguments: unknown; argumentsJson?: never; exitStatusFile?: string }
 
 /** The guard engine: per-agent repeat chains and silent-failure rules (see index.d.ts for each member). */
 export declare class GuardEngine extends Binding.GuardEngine {
   observe(exec: ToolExecution, result?: Binding.ToolResult | string): Binding.GuardVerdict | null
   observeAsync(exec: ToolExecution, result?: Binding.ToolResult | string): Promise<Binding.GuardVerdict | null>
+  exactCall(exec: ToolExecution): Binding.ExactCall | null
 }
 
 /**

@@ -305,7 +305,7 @@ describe('reference: repeat chains (part A)', () => {
   it('config shape errors name the field', () => {
     const cases = [
       ['x', 'toolguard: config must be an object (got string)'],
-      [{ repeats: {} }, 'toolguard: unknown key config.repeats (expected one of: repeat, loudFailure, loops)'],
+      [{ repeats: {} }, 'toolguard: unknown key config.repeats (expected one of: repeat, loudFailure, loops, exactMode)'],
       [{ repeat: 3 }, 'toolguard: config.repeat must be an object (got number)'],
       [{ repeat: { thresholds: '3' } }, 'toolguard: config.repeat.thresholds must be an array of numbers (got string)'],
       [{ repeat: { thresholds: [3, '5'] } }, 'toolguard: config.repeat.thresholds[1] must be a number (got string)'],

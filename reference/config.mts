@@ -192,7 +192,12 @@ export function resolveConfig(config: unknown): ResolvedConfig {
     return { repeat: resolveRepeat(undefined), loudFailure: resolveLoudFailure(undefined), loops: undefined };
   }
   if (!isObject(config)) throw typeError('config', 'an object', config);
-  rejectUnknownKeys(config, 'config', ['repeat', 'loudFailure', 'loops']);
+  rejectUnknownKeys(config, 'config', ['repeat', 'loudFailure', 'loops', 'exactMode']);
+  // Exact mode is a rewrite the hosts do (docs/exact-mode.md): the key is
+  // checked so a config loads the same in both engines.
+  if (config.exactMode !== undefined && typeof config.exactMode !== 'boolean') {
+    throw typeError('config.exactMode', 'a boolean', config.exactMode);
+  }
   const repeat = resolveRepeat(config.repeat);
   const loudFailure = resolveLoudFailure(config.loudFailure);
   return { repeat, loudFailure, loops: resolveLoops(config.loops) };

@@ -271,6 +271,14 @@ export class GuardEngine implements GuardEngineLike {
   }
 
   /**
+   * Exact mode's rewrite is the native engine's (docs/exact-mode.md): the
+   * reference rewrites nothing, so calls run as written.
+   */
+  exactCall(_exec: unknown): null {
+    return null;
+  }
+
+  /**
    * Put back a state saved with `chainState` by a reference engine; a loop
    * state given to an engine with `loops` off is ignored.
    */

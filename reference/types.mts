@@ -113,6 +113,8 @@ export interface GuardConfig {
   loudFailure?: LoudFailureOptions;
   /** Loop detectors over calls and their results; off unless given (`true` or options). */
   loops?: boolean | LoopsOptions;
+  /** Exact mode (docs/exact-mode.md); the reference engine accepts the key and records nothing. */
+  exactMode?: boolean;
 }
 
 /** The tool call being observed. Exactly one of `arguments` / `argumentsJson` is required. */
@@ -125,6 +127,8 @@ export interface ToolExecution {
   arguments?: unknown;
   /** The arguments' JSON text: empty means `{}`, malformed text counts as that raw string (as in DSH). */
   argumentsJson?: string;
+  /** Exact mode: the side file `exactCall` named (the native engine reads and deletes it; the reference ignores it). */
+  exitStatusFile?: string;
 }
 
 /** A content block of a DSH tool result; only `{type: 'text', text}` blocks are scanned. */

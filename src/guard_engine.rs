@@ -13,6 +13,7 @@ use toolguard_core::chain::Reminder;
 use toolguard_core::config::{Config, ConfigValue};
 use toolguard_core::engine::{join_lines, Call, Engine, FailureAction, Output, Scanner, Verdict};
 use toolguard_core::loops::{LoopAlarm, LoopOutcome};
+use toolguard_core::shell::exact::{self, ExitStatuses};
 use toolguard_core::shell::intent::ScanContext;
 
 use crate::errors::{config_error, core_error, guarded, invalid, test_panic_point, PanicPoint};
@@ -266,6 +267,43 @@ impl GuardEngine {
         })
     }
 
+    /// Exact mode (docs/exact-mode.md), before a shell call runs: its
+    /// arguments with the command rewritten to record each pipeline stage's
+    /// exit status to a side file, and that file's path (give it back as
+    /// `exec.exitStatusFile` to `observe` with the call's original
+    /// arguments). `null`: run the call as written (`exactMode` off, not a
+    /// shell tool, no `command`, or a command not rewritten).
+    #[napi(
+        catch_unwind,
+        ts_args_type = "exec: ToolExecution",
+        ts_return_type = "ExactCall | null"
+    )]
+    pub fn exact_call(&self, env: Env, exec: Unknown) -> Result<Option<ExactCall>> {
+        guarded(|| {
+            let exec = expect_object(&exec, "exec")?;
+            let name = string_property(&exec, "name", "exec.name")?
+                .ok_or_else(|| invalid("toolguard: exec.name must be a string (got undefined)"))?;
+            let arguments_json = arguments_json(&env, &exec)?;
+            let call = Call {
+                agent_id: None,
+                name: &name,
+                arguments_json: &arguments_json,
+            };
+            // Off: no private directory made, nothing rewritten.
+            if !self.engine.borrow().exact_mode() {
+                return Ok(None);
+            }
+            let Some(file) = side_file() else {
+                return Ok(None);
+            };
+            let rewritten = self.engine.borrow().exact_arguments(&call, &file);
+            Ok(rewritten.map(|arguments_json| ExactCall {
+                arguments_json,
+                exit_status_file: file,
+            }))
+        })
+    }
+
     /// Number of agents with live chain state (for leak checks and metrics).
     #[napi(getter, catch_unwind)]
     pub fn agent_count(&self) -> u32 {
@@ -296,6 +334,10 @@ impl GuardEngine {
             .ok_or_else(|| invalid("toolguard: exec.name must be a string (got undefined)"))?;
         let agent_id = string_property(&exec, "agentId", "exec.agentId")?;
         let arguments_json = arguments_json(env, &exec)?;
+        // Exact mode: read (and delete) the side file first, so it goes
+        // whatever happens to the call below.
+        let exit_statuses = string_property(&exec, "exitStatusFile", "exec.exitStatusFile")?
+            .and_then(|file| exact::take_side_file(std::path::Path::new(&file)));
         let call = Call {
             agent_id: agent_id.as_deref(),
             name: &name,
@@ -340,6 +382,7 @@ impl GuardEngine {
                         loop_input: None,
                         loop_alarm,
                         context: None,
+                        exit_statuses: None,
                     });
                 }
             }
@@ -373,6 +416,7 @@ impl GuardEngine {
             loop_input,
             loop_alarm: None,
             context,
+            exit_statuses,
         })
     }
 }
@@ -432,6 +476,8 @@ struct Pending {
     loop_alarm: Option<LoopAlarm>,
     /// The call's command, modelled (`None`: no command; scanned as without).
     context: Option<ScanContext>,
+    /// Exact mode: the statuses the rewritten command recorded.
+    exit_statuses: Option<ExitStatuses>,
 }
 
 impl Pending {
@@ -450,6 +496,7 @@ impl Pending {
                 is_error: parts.is_error,
                 texts: parts.texts.iter().map(String::as_str).collect(),
                 value_json: parts.value_json.as_deref(),
+                exit_statuses: self.exit_statuses.as_ref(),
             };
             self.scanner
                 .scan_in(&self.name, &output, self.context.as_ref())
@@ -479,4 +526,41 @@ impl Task for ScanTask {
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
         Ok(output.map(Into::into))
     }
+}
+
+/// What {@link GuardEngine.exactCall} returns.
+#[napi(object)]
+pub struct ExactCall {
+    /// The arguments to run the tool with.
+    pub arguments_json: String,
+    /// Where the rewritten command records its statuses.
+    pub exit_status_file: String,
+}
+
+/// A fresh side-file path in this process's private directory (created
+/// once, mode 0700, so no other user can plant a file or link there);
+/// `None` when it cannot be made (then no rewrite).
+fn side_file() -> Option<String> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::OnceLock;
+    static DIR: OnceLock<Option<std::path::PathBuf>> = OnceLock::new();
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let dir = DIR.get_or_init(|| {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?
+            .subsec_nanos();
+        let dir =
+            std::env::temp_dir().join(format!("toolguard-exact-{}-{nanos}", std::process::id()));
+        let mut builder = std::fs::DirBuilder::new();
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder.create(&dir).ok()?;
+        Some(dir)
+    });
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    dir.as_ref()?
+        .join(format!("ps-{n}"))
+        .to_str()
+        .map(str::to_owned)
 }

@@ -113,6 +113,9 @@ pub struct GuardConfig {
     /// Loop detectors over calls and their results; off unless given (`true` or options).
     #[napi(ts_type = "boolean | LoopsOptions")]
     pub loops: Option<()>,
+    /// Exact mode (docs/exact-mode.md): hosts that can rewrite a shell call
+    /// before it runs record each pipeline stage's exit status. Off by default.
+    pub exact_mode: Option<bool>,
 }
 
 /// A tool call. Give exactly one of `arguments` and `argumentsJson`.
@@ -126,6 +129,9 @@ pub struct ToolExecution {
     pub arguments: Option<()>,
     /// The arguments' JSON text (the fast path); malformed text counts as a raw string, as in DSH.
     pub arguments_json: Option<String>,
+    /// Exact mode: the side file of {@link GuardEngine.exactCall}, read and
+    /// deleted by `observe` (missing or garbled: the statuses are unknown).
+    pub exit_status_file: Option<String>,
 }
 
 #[napi(object)]

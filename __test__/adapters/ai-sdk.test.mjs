@@ -87,6 +87,44 @@ describe('toolguard/ai-sdk with the real AI SDK', { skip }, () => {
     assert.equal(lastToolOutputs(second.prompts[1])[0].type, 'json');
   });
 
+  it('exact mode with a real shell tool: a stage that failed behind | tail is an error with its status; the command\'s output and exit status are unchanged', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { readdirSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const failing = `python3 -c 'import sys; print("boom"); sys.exit(3)' | tail -1`;
+    // A real shell tool: bash runs the command it is given.
+    const ran = [];
+    const bash = () =>
+      shellTool((command) => {
+        const r = spawnSync('bash', ['-c', command], { encoding: 'utf8' });
+        const result = { stdout: r.stdout, stderr: r.stderr, exitCode: r.status };
+        ran.push({ command, result });
+        return result;
+      });
+    const session = async (engine) => {
+      ran.length = 0;
+      const { model, prompts } = scripted([call('bash', { command: failing }), call('bash', { command: 'echo ok | cat' })]);
+      await generateText({ model, tools: guardTools({ bash: bash() }, { engine }), prompt: 'go', stopWhen: stepCountIs(4) });
+      return { ran: [...ran], seen: [lastToolOutputs(prompts[1])[0], lastToolOutputs(prompts[2])[0]] };
+    };
+    const on = await session({ exactMode: true });
+    const off = await session({});
+    assert.ok(on.ran[0].command.startsWith(`${failing}\n__tg_ps=`), 'the tool ran the rewritten command');
+    assert.equal(off.ran[0].command, failing, 'without exact mode the command is not rewritten');
+    // The command's own output and exit status are unchanged.
+    assert.deepEqual(on.ran.map((r) => r.result), off.ran.map((r) => r.result));
+    assert.deepEqual(on.ran[0].result, { stdout: 'boom\n', stderr: '', exitCode: 0 });
+    // The model: the failed stage with its real status (exact), the plain output (without).
+    assert.equal(on.seen[0].type, 'error-text');
+    assert.match(on.seen[0].value, /stage-exit-status \(line 1\): python3 \(stage 1 of 2\) exited 3/);
+    assert.deepEqual(off.seen[0], { type: 'json', value: off.ran[0].result });
+    assert.deepEqual(on.seen[1], off.seen[1], 'a passing pipeline reaches the model unchanged');
+    // The side files were read and deleted.
+    const dirs = readdirSync(tmpdir()).filter((d) => d.startsWith(`toolguard-exact-${process.pid}-`));
+    assert.equal(dirs.length, 1, 'one private directory per process');
+    assert.deepEqual(readdirSync(`${tmpdir()}/${dirs[0]}`), []);
+  });
+
   it('a new user message resets the chain; steps of one turn do not', async () => {
     const tools = guardTools({ bash: shellTool(() => 'x') }, { engine: { loops: false } });
     const first = scripted([call('bash', { command: 'ls' }), call('bash', { command: 'ls' })]);

@@ -22,3 +22,9 @@ it('toolguard hook inside the real Claude Code CLI: loop alarms (also on failing
   assert.equal(run.status, 0, `${run.stdout}${run.stderr}`);
   assert.match(run.stdout, /^PASS: Claude Code /m);
 });
+
+it('exact mode inside the real Claude Code CLI: a stage that failed behind | tail reaches the model with its status; outputs and exit statuses unchanged', { skip }, () => {
+  const run = spawnSync(process.execPath, [join(root, '__test__/adapters/e2e/claude-code-exact.mjs'), claude], { encoding: 'utf8', timeout: 240_000 });
+  assert.equal(run.status, 0, `${run.stdout}${run.stderr}`);
+  assert.match(run.stdout, /^PASS: Claude Code exact mode/m);
+});

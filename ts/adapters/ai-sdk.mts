@@ -14,7 +14,7 @@
  * @module toolguard/ai-sdk
  */
 import type { ModelMessage, Tool, ToolExecutionOptions, ToolSet } from 'ai';
-import { GuardEngine } from 'toolguard';
+import { type ExactCall, GuardEngine } from 'toolguard';
 import {
   type AdapterOptions,
   type GuardVerdict,
@@ -110,10 +110,19 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, options: AiSdkGu
   // when it converts messages later, so entries stay, oldest evicted).
   const pending = new Map<string, string[]>();
 
-  function observe(name: string, input: unknown, options: ToolExecutionOptions<unknown>, output: unknown, isError: boolean) {
+  function observe(name: string, input: unknown, options: ToolExecutionOptions<unknown>, output: unknown, isError: boolean, exitStatusFile?: string) {
     try {
       if (turns.spoke(agentId, lastUserMessage(options.messages))) engine.reset(agentId);
-      return engine.observe({ agentId, name, argumentsJson: argumentsJson(input ?? {}) }, resultOf(output, isError));
+      return engine.observe({ agentId, name, argumentsJson: argumentsJson(input ?? {}), exitStatusFile }, resultOf(output, isError));
+    } catch (error) {
+      failOpen('toolguard/ai-sdk', error);
+      return null;
+    }
+  }
+
+  function exactCall(name: string, input: unknown): ExactCall | null {
+    try {
+      return engine.exactCall({ name, argumentsJson: argumentsJson(input ?? {}) });
     } catch (error) {
       failOpen('toolguard/ai-sdk', error);
       return null;
@@ -131,13 +140,17 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, options: AiSdkGu
     guarded[name] = {
       ...tool,
       execute: async (input: unknown, opts: ToolExecutionOptions<unknown>) => {
+        // Exact mode: the shell command runs rewritten to record its stages'
+        // statuses (the engine decides and rewrites); the engine still sees
+        // the agent's own input.
+        const exact = exactCall(name, input);
         let output: unknown;
         try {
-          output = await execute(input as never, opts as never);
+          output = await execute((exact ? JSON.parse(exact.argumentsJson) : input) as never, opts as never);
         } catch (error) {
           // A failed call still advances the chain (DSH counts denied calls too).
           // The error's message is the result the loop detectors compare.
-          const verdict = observe(name, input, opts, error instanceof Error ? error.message : String(error), true);
+          const verdict = observe(name, input, opts, error instanceof Error ? error.message : String(error), true, exact?.exitStatusFile);
           const reminder = verdict?.reminder ?? verdict?.loop;
           if (reminder && error instanceof Error) {
             const withReminder = new Error(appendNotices(error.message, [reminder.text]), { cause: error });
@@ -147,7 +160,7 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, options: AiSdkGu
           throw error;
         }
         if (isAsyncIterable(output)) return output;
-        const verdict = observe(name, input, opts, output, false);
+        const verdict = observe(name, input, opts, output, false, exact?.exitStatusFile);
         if (!verdict) return output;
         const error = errorOf(verdict);
         const notices = loopNotices(verdict);

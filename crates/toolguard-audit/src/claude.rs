@@ -256,6 +256,7 @@ fn deliver(run: &mut Run, report: &mut SessionReport, id: &str, text: &str, is_e
             is_error,
             texts: vec![text],
             value_json: None,
+            exit_statuses: None,
         };
         run.observe(report, &site, &output);
     } else {

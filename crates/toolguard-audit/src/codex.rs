@@ -253,6 +253,7 @@ fn output(run: &mut Run, report: &mut SessionReport, number: u64, payload: &Map<
         is_error,
         texts: vec![&text],
         value_json: None,
+        exit_statuses: None,
     };
     run.observe(report, &site, &output);
 }

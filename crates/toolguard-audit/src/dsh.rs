@@ -448,6 +448,7 @@ pub(super) fn line(
                 is_error: block.get("isError") == Some(&Value::Bool(true)),
                 texts,
                 value_json: None,
+                exit_statuses: None,
             };
             site.cost.end_time = u64_field(event, "time");
             run.observe(report, &site, &output);

@@ -88,6 +88,7 @@ pub(super) fn flush(run: &mut Run, report: &mut SessionReport) {
             is_error: span.is_error,
             texts: vec![&span.text],
             value_json: None,
+            exit_statuses: None,
         };
         if run.scans(&span.site.name) {
             run.observe(report, &span.site, &output);

@@ -237,6 +237,7 @@ pub(crate) fn replay(run: &mut Run, report: &mut SessionReport, read: &ReadSessi
                     is_error: result.is_error,
                     texts: vec![&result.text],
                     value_json: None,
+                    exit_statuses: None,
                 };
                 run.observe(report, &site, &output);
             }

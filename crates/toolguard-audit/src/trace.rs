@@ -154,6 +154,7 @@ fn call(
         is_error,
         texts,
         value_json: None,
+        exit_statuses: None,
     };
     run.observe(report, &site, &output);
 }

@@ -151,6 +151,10 @@ pub struct Config {
     /// The result-aware loop detectors (`loops`); `None`: off (the engine
     /// API stays DSH-exact unless asked; the products turn them on).
     pub loops: Option<LoopsConfig>,
+    /// `exactMode` (docs/exact-mode.md): hosts that can rewrite a shell
+    /// call before it runs record each pipeline stage's exit status. Off by
+    /// default.
+    pub exact_mode: bool,
 }
 
 impl Config {
@@ -158,7 +162,7 @@ impl Config {
         if !section(
             value,
             &KeyPath::config(),
-            &["repeat", "loudFailure", "loops"],
+            &["repeat", "loudFailure", "loops", "exactMode"],
         )? {
             return Ok(Self::default());
         }
@@ -166,6 +170,15 @@ impl Config {
             repeat: RepeatConfig::from_value(value.get("repeat"))?,
             loud_failure: LoudFailureConfig::from_value(value.get("loudFailure"))?,
             loops: LoopsConfig::from_value(value.get("loops"))?,
+            exact_mode: match value.get("exactMode") {
+                ConfigValue::Undefined => false,
+                ConfigValue::Bool(b) => *b,
+                other => {
+                    return Err(
+                        type_error(&KeyPath::config().key("exactMode"), "a boolean", other).into(),
+                    )
+                }
+            },
         })
     }
 
@@ -803,7 +816,7 @@ mod tests {
             Config::from_value(&obj(&[("repeats", obj(&[]))]))
                 .unwrap_err()
                 .to_string(),
-            "toolguard: unknown key config.repeats (expected one of: repeat, loudFailure, loops)"
+            "toolguard: unknown key config.repeats (expected one of: repeat, loudFailure, loops, exactMode)"
         );
         assert_eq!(
             Config::from_value(&Value::String("x".into()))
@@ -876,6 +889,20 @@ mod tests {
             with_unless(Value::Number(3.0)).unwrap_err(),
             "loud-failure: rule x: `unless` must be a string (got number)"
         );
+    }
+
+    #[test]
+    fn exact_mode_is_a_boolean_off_by_default() {
+        assert!(!Config::default().exact_mode);
+        let exact = |v: Value| Config::from_value(&obj(&[("exactMode", v)]));
+        assert!(exact(Value::Bool(true)).unwrap().exact_mode);
+        assert!(!exact(Value::Bool(false)).unwrap().exact_mode);
+        let err = exact(Value::String("yes".into())).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "toolguard: config.exactMode must be a boolean (got string)"
+        );
+        assert_eq!(err.code(), "TOOLGUARD_WRONG_TYPE");
     }
 
     #[test]

@@ -11,6 +11,7 @@ use crate::error::{Error, RuleError};
 use crate::loops::{CallMark, LoopAlarm, LoopDeny, LoopOutcome, Loops};
 use crate::markers::shows_failure;
 use crate::rules::{Action, RuleMatch, RuleSet};
+use crate::shell::exact::{self, ExitStatuses};
 use crate::shell::intent::{self, ScanContext, SessionWrites};
 
 /// One tool call as the engine sees it.
@@ -31,6 +32,9 @@ pub struct Output<'a> {
     pub texts: Vec<&'a str>,
     /// `JSON.stringify(value)` of a successful result's value, when given.
     pub value_json: Option<&'a str>,
+    /// Exact mode: each stage's exit status of the command's last pipeline,
+    /// as the rewritten command recorded them (`None`: unknown).
+    pub exit_statuses: Option<&'a ExitStatuses>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,9 +141,12 @@ impl Scanner {
         // must not hide them.
         let already_failed = shows_failure(&original);
         let matches = self.rules.scan_after(&scanned, already_failed);
-        let matches = intent::adjust(ctx, &scanned, matches, &|text| {
+        let mut matches = intent::adjust(ctx, &scanned, matches, &|text| {
             self.rules.scan_after(text, already_failed)
         });
+        if let Some(known) = exact_failure(ctx, output.exit_statuses) {
+            matches.insert(0, known);
+        }
         if matches.is_empty() {
             return None;
         }
@@ -148,6 +155,38 @@ impl Scanner {
         Some(failure_verdict(name, &original, already_failed, matches))
     }
 }
+
+/// Exact mode: a stage of the reported pipeline that exited non-zero with a
+/// status its program does not use for an answer failed, whatever the output
+/// says (`error`); in a probe or the agent's own script it stays `context`,
+/// as in command-aware scanning. Unknown statuses or a command the model
+/// cannot match them to add nothing.
+fn exact_failure(ctx: Option<&ScanContext>, statuses: Option<&ExitStatuses>) -> Option<RuleMatch> {
+    let (model, own_script) = ctx?.model()?;
+    let failed = exact::failed_stage(model, statuses?)?;
+    let meant = own_script || model.probe;
+    let command = model.command.as_deref().unwrap_or_default();
+    let mut excerpt: String = command.trim().chars().take(200).collect();
+    if command.trim().chars().count() > 200 {
+        excerpt.push('…');
+    }
+    Some(RuleMatch {
+        // Not a rule of the table: no index in it.
+        rule: usize::MAX,
+        id: EXIT_STATUS_ID.to_owned(),
+        message: failed.message(),
+        action: if meant {
+            Action::Context
+        } else {
+            Action::Error
+        },
+        line: 1,
+        excerpt,
+    })
+}
+
+/// The id an exact-mode verdict names (not a rule of the table).
+pub const EXIT_STATUS_ID: &str = "stage-exit-status";
 
 /// `loudFailure.shellTools` as matchers. Tool names are compared without
 /// case (`Bash` is `bash`): the one place that decides it.
@@ -176,6 +215,8 @@ pub struct Engine {
     blind_repeat: bool,
     /// Per agent, the paths it wrote (its own scripts: `shell::intent`).
     writes: std::collections::HashMap<String, SessionWrites>,
+    /// `exactMode`: shell calls may be rewritten to record their statuses.
+    exact_mode: bool,
 }
 
 impl Engine {
@@ -186,7 +227,24 @@ impl Engine {
             Arc::new(Scanner::new(&config.loud_failure)?),
         );
         engine.set_loops(config.loops.as_ref());
+        engine.exact_mode = config.exact_mode;
         Ok(engine)
+    }
+
+    /// Whether the config turned exact mode on.
+    pub fn exact_mode(&self) -> bool {
+        self.exact_mode
+    }
+
+    /// Exact mode: `call`'s arguments JSON with its shell command rewritten
+    /// to record its stages' statuses to `side_file`
+    /// ([`exact::rewrite_arguments`]); `None` with `exactMode` off, for a
+    /// tool not scanned, or a command not rewritten.
+    pub fn exact_arguments(&self, call: &Call, side_file: &str) -> Option<String> {
+        if !self.exact_mode || !self.scans(call.name) {
+            return None;
+        }
+        exact::rewrite_arguments(call.arguments_json, side_file)
     }
 
     /// Switch the loop detectors on (with this config) or off.
@@ -209,6 +267,7 @@ impl Engine {
             loops: None,
             blind_repeat: true,
             writes: std::collections::HashMap::new(),
+            exact_mode: false,
         }
     }
 

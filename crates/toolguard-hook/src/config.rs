@@ -90,6 +90,15 @@ impl Loaded {
         }
     }
 
+    /// The decoded config when the file names `exactMode` (a PreToolUse
+    /// without it decodes nothing, as before); the core decides the key.
+    pub fn exact_config(&self) -> Result<Option<Config>, FileError> {
+        if self.value.member("exactMode").is_none() {
+            return Ok(None);
+        }
+        self.hook_config().map(Some)
+    }
+
     /// The hook's engine config: the file's config (or none) with
     /// `loudFailure.shellTools` defaulting to [`hook_shell_tools`] and the
     /// loop detectors on unless `loops: false`, decoded.

@@ -19,6 +19,7 @@
 //! stderr, exit code 1 (a non-blocking error for both hosts), no decision.
 
 pub mod config;
+mod exact;
 pub mod state;
 
 use std::collections::HashMap;
@@ -290,12 +291,24 @@ fn run(
         }
         Some("PreToolUse") => {
             let loaded = config::read(config)?;
+            let updated = loaded
+                .exact_config()?
+                .and_then(|c| exact::updated_input(&c, &tool_name(&event), &event, &dir));
             // Without loops.deny there is nothing to refuse: no engine, no state read.
-            if !loaded.denies_loops() {
-                return Ok(());
+            if loaded.denies_loops() {
+                let engine = config::engine(&loaded, None)?;
+                pre_tool_use(engine, &event, &file, lock_deadline, stdout)?;
             }
-            let engine = config::engine(&loaded, None)?;
-            pre_tool_use(engine, &event, &file, lock_deadline, stdout)
+            // A refusal wins; else the rewritten command (exact mode).
+            if let (true, Some(input)) = (stdout.is_empty(), updated) {
+                let answer = serde_json::json!({"hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "updatedInput": input,
+                }});
+                stdout.extend_from_slice(answer.to_string().as_bytes());
+                stdout.push(b'\n');
+            }
+            Ok(())
         }
         Some("UserPromptSubmit") => state::with_lock(&file, lock_deadline, || state::remove(&file)),
         Some("SessionEnd") => {
@@ -445,10 +458,16 @@ fn post_tool_use(
         }
         _ => None,
     };
+    // Exact mode: the statuses the rewritten command recorded (read even
+    // for a failed call, so the side file goes).
+    let statuses = file
+        .parent()
+        .and_then(|dir| exact::take_statuses(dir, event));
     let output = Output {
         is_error,
         texts: text.iter().map(String::as_str).collect(),
         value_json: value_json.as_deref(),
+        exit_statuses: statuses.as_ref(),
     };
     let loop_output = Output {
         is_error,
@@ -457,8 +476,10 @@ fn post_tool_use(
             _ => text.iter().map(String::as_str).collect(),
         },
         value_json: None,
+        exit_statuses: None,
     };
     let arguments = arguments_json(event);
+    let arguments = exact::original_arguments(&arguments, event).unwrap_or(arguments);
     let call = Call {
         agent_id: Some(AGENT),
         name,

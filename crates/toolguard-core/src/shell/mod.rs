@@ -22,6 +22,7 @@
 //! operands are paths) is data: `rules/programs.json`, decoded once per
 //! process. Why a hand-written tokenizer and not a parser crate: see `lex.rs`.
 
+pub mod exact;
 pub mod intent;
 mod lex;
 mod programs;
