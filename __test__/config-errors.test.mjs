@@ -53,7 +53,7 @@ describe('a bad key in a config: the same message, code and path on every path',
       return true;
     });
     const run = spawnSync(process.execPath, [bin, 'check-config', file], { encoding: 'utf8' });
-    assert.equal(run.status, 1);
+    assert.equal(run.status, 2, 'a bad config exits 2, as audit, scan and mcp do');
     assert.equal(run.stderr, `toolguard check-config: ${located}\n`);
     const json = join(scratch, 'bad.json');
     writeFileSync(json, '{\n  "repeat": {\n    "thresholds": [3,]\n  }\n}\n');

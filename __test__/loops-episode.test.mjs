@@ -82,5 +82,5 @@ test('toolguard audit: a 300-call loop is one finding and one table row, numbere
   assert.equal(doc.summary.loops, 1);
   const table = run([]).stdout.split('\n').filter((line) => /repeat × \d+/.test(line));
   assert.equal(table.length, 1, table.join('\n'));
-  assert.match(table[0], /repeat × 300 +calls #2–#301 · 298 reminders/);
+  assert.match(table[0], /repeat × 300 +calls #2–#301 · 298 loop alarms/);
 });

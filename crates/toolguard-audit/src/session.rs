@@ -294,10 +294,28 @@ pub(crate) fn shape_of(format: Format, head: &[u8]) -> Shape {
     };
     let rest = &head[start..];
     let document = match rest[0] {
-        b'[' => true,
-        // A first line that is not JSON by itself: a pretty-printed document.
+        // An array document, unless its first line is a complete value with
+        // text after it (`[12:00] compiling…`: a plain text log).
+        b'[' => {
+            let line = &rest[..memchr::memchr(b'\n', rest).unwrap_or(rest.len())];
+            let mut values =
+                serde_json::Deserializer::from_slice(line).into_iter::<serde::de::IgnoredAny>();
+            match values.next() {
+                Some(Ok(_)) => line[values.byte_offset()..]
+                    .iter()
+                    .all(u8::is_ascii_whitespace),
+                Some(Err(e)) => e.is_eof(),
+                None => true,
+            }
+        }
+        // A first line that is not JSON by itself: a pretty-printed document,
+        // unless the next line is (JSON lines whose first line was cut off).
         b'{' => memchr::memchr(b'\n', rest).is_some_and(|end| {
-            serde_json::from_slice::<serde::de::IgnoredAny>(&rest[..end]).is_err()
+            let whole = |l: &[u8]| serde_json::from_slice::<serde::de::IgnoredAny>(l).is_ok();
+            let next = rest[end + 1..]
+                .split(|b| *b == b'\n')
+                .find(|l| !l.iter().all(u8::is_ascii_whitespace));
+            !whole(&rest[..end]) && !next.is_some_and(whole)
         }),
         _ => false,
     };
