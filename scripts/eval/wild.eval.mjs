@@ -60,7 +60,11 @@ export async function evaluateWild({ wildDir = WILD, labels = loadLabels() } = {
     const falseTexts = judged ? r.alarms.filter((a) => r.covered.has(a.key)).map((a) => ({ ...a, why: falseText(a, calls.get(a.key)) })).filter((a) => a.why) : null;
     return { name: r.name, note: r.note, sessions: r.covered.size, alarms: r.alarms.filter((a) => r.covered.has(a.key)).length, ...s, falseTexts };
   });
-  const silent = [engine, shellEngine, audit].map((r) => ({ name: r.name, note: r.note, sessions: r.covered.size, ...scoreSilent(labels.silent, r.flags, r.covered) }));
+  // A `context` verdict tells the model what the output shows without calling
+  // the call failed (the action for a reproduction script's own traceback, a
+  // displayed log, a probe): the second view counts `error` verdicts alone.
+  const errorsOnly = (r) => ({ ...r, name: `${r.name}, error verdicts only`, flags: r.flags.filter((f) => f.action === 'error') });
+  const silent = [engine, shellEngine, audit, errorsOnly(audit)].map((r) => ({ name: r.name, note: r.note, sessions: r.covered.size, ...scoreSilent(labels.silent, r.flags, r.covered) }));
   let heldout3 = null;
   if (existsSync(HELDOUT3)) {
     const { loadCorpus, evaluate, summary } = await import('./silent.eval.mjs');
@@ -82,7 +86,7 @@ export function formatWild(r) {
     ...r.loops.map((l) => [l.name, String(l.sessions), `${l.caught} of ${l.episodes}`, String(l.falseEpisodes), `${l.trapsAlarmed.length} + ${l.otherEpisodes.length}`, String(l.alarms), l.falseTexts ? String(l.falseTexts.length) : '–']),
   ]));
   out.push('');
-  out.push('Silent failures (a verdict of either action on a labelled output; precision over the labelled outputs; "other flags": verdicts on calls outside the labelled candidates).');
+  out.push('Silent failures (a verdict of either action on a labelled output, and in the last row an `error` verdict only; precision over the labelled outputs; "other flags": verdicts on calls outside the labelled candidates).');
   out.push('');
   out.push(md([
     ['system', 'sessions read', 'failures caught', 'recall', 'benign flagged', 'precision', 'other flags'],

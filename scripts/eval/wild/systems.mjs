@@ -78,7 +78,7 @@ export function runEngine(sessions, { config = { loops: {} }, name = 'toolguard 
       const v = engine.observe({ agentId, name: c.tool, argumentsJson: b.argsJson }, { content, isError: b.isError });
       const alarm = v?.loop ?? v?.reminder;
       if (alarm) alarms.push({ key, ordinal: c.ordinal, kind: v.loop ? alarm.kind : 'reminder', text: alarm.text ?? alarm.summary ?? '' });
-      if (v?.failure) flags.push({ key, ordinal: c.ordinal, rule: v.failure.rules?.map((r) => r.id).join(',') ?? '' });
+      if (v?.failure) flags.push({ key, ordinal: c.ordinal, rule: v.failure.rules?.map((r) => r.id).join(',') ?? '', action: v.failure.action });
     }
   }
   return {
@@ -116,7 +116,7 @@ export function runAudit(sessions, wildDir, manifest) {
     const ordinalOf = (e) => (Number.isInteger(e.ordinal) ? e.ordinal : byId.get(e.callId));
     for (const e of r.loops ?? []) { const o = ordinalOf(e); if (o) alarms.push({ key, ordinal: o, kind: e.kind, text: e.text ?? e.summary ?? '' }); }
     if (!(r.loops ?? []).length) for (const e of r.reminders ?? []) { const o = ordinalOf(e); if (o) alarms.push({ key, ordinal: o, kind: 'reminder', text: e.text ?? '' }); }
-    for (const e of r.failures ?? []) { const o = ordinalOf(e); if (o) flags.push({ key, ordinal: o, rule: e.ruleId }); }
+    for (const e of r.failures ?? []) { const o = ordinalOf(e); if (o) flags.push({ key, ordinal: o, rule: e.ruleId, action: e.verdict }); }
   }
   const unread = manifest.filter((e) => !readFiles.has(e.file));
   return {
