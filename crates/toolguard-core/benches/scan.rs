@@ -215,6 +215,18 @@ fn measure_one_scan() {
         counts.sort_unstable_by(|a, b| b.cmp(a));
         let total: usize = counts.iter().map(|c| c.0).sum();
         println!("{} literals, {total} occurrences", counts.len());
+        // The prefilter's groups (prefilter.rs): 1–2, 3, 4–6 bytes, sampled 7+.
+        let lits = set.required_literals();
+        let by_len = |r: std::ops::RangeInclusive<usize>| {
+            lits.iter().filter(|l| r.contains(&l.len())).count()
+        };
+        println!(
+            "by length: 1-2 {}, 3 {}, 4-6 {}, 7+ {}",
+            by_len(1..=2),
+            by_len(3..=3),
+            by_len(4..=6),
+            by_len(7..=usize::MAX)
+        );
         for (n, l) in counts.iter().take(40) {
             println!("{n:>8} {l}");
         }
