@@ -201,6 +201,36 @@ fn measure_one_scan() {
     let t = Instant::now();
     let set = RuleSet::compile(user).unwrap();
     println!("compile {:?}", t.elapsed());
+    // SCAN_LITERALS=1: how often each required literal occurs in the text,
+    // the most frequent first (what the prefilter hands to verification).
+    if std::env::var("SCAN_LITERALS").is_ok() {
+        let mut counts: Vec<(usize, String)> = set
+            .required_literals()
+            .iter()
+            .map(|l| {
+                let n = memchr::memmem::find_iter(text.as_bytes(), l).count();
+                (n, format!("{:?}", String::from_utf8_lossy(l)))
+            })
+            .collect();
+        counts.sort_unstable_by(|a, b| b.cmp(a));
+        let total: usize = counts.iter().map(|c| c.0).sum();
+        println!("{} literals, {total} occurrences", counts.len());
+        // The prefilter's groups (prefilter.rs): 1–2, 3, 4–6 bytes, sampled 7+.
+        let lits = set.required_literals();
+        let by_len = |r: std::ops::RangeInclusive<usize>| {
+            lits.iter().filter(|l| r.contains(&l.len())).count()
+        };
+        println!(
+            "by length: 1-2 {}, 3 {}, 4-6 {}, 7+ {}",
+            by_len(1..=2),
+            by_len(3..=3),
+            by_len(4..=6),
+            by_len(7..=usize::MAX)
+        );
+        for (n, l) in counts.iter().take(40) {
+            println!("{n:>8} {l}");
+        }
+    }
     let Some(strategy) = strategy else { return };
     let t = Instant::now();
     let hits = set.scan_with(&text, false, strategy).len();
