@@ -83,6 +83,7 @@ fn config(selector: u8, input: &mut Input) -> Option<Config> {
         // The invariants below are the DSH chain's; the loop detectors are
         // covered by their unit tests, not by this target.
         loops: None,
+        exact_mode: false,
     })
 }
 
@@ -134,6 +135,7 @@ fuzz_target!(|data: &[u8]| {
                     is_error: false,
                     texts,
                     value_json: None,
+                    exit_statuses: None,
                 };
                 let verdict = engine.observe(&call, Some(&out));
 
