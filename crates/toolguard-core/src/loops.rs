@@ -2531,6 +2531,33 @@ mod tests {
     }
 
     #[test]
+    fn the_same_click_with_get_state_between_is_a_redo() {
+        // OpenHands V1 looks at the page with `browser_get_state`: a look,
+        // not a change, so it does not hide the repeated click.
+        let mut l = loops();
+        let states: Vec<String> = (0..4)
+            .map(|i| {
+                format!(
+                    r#"{{"url":"http://x/files","elements":[{{"index":{}}}]}}"#,
+                    2000 + i * 87
+                )
+            })
+            .collect();
+        let mut calls = Vec::new();
+        for st in &states {
+            calls.push(("browser_click", r#"{"index":1233}"#, "Clicked element 1233"));
+            calls.push((
+                "browser_get_state",
+                r#"{"include_screenshot":false}"#,
+                st.as_str(),
+            ));
+        }
+        let r = timed(&mut l, &calls, 0);
+        let (kind, _) = r[4].clone().expect("the 3rd identical click");
+        assert_eq!(kind, "redo");
+    }
+
+    #[test]
     fn polling_a_quiet_running_job_is_waiting_until_long() {
         let poll = (
             "BashOutput",
