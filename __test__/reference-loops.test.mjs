@@ -152,7 +152,31 @@ describe('reference loop detectors: the loop corpus, native vs reference', { ski
 
 /** `(tool, argumentsJson, output, isError)` sequences of the loop tests, fed as one agent's calls. */
 const PYTEST = '{"command":"pytest -q"}';
+const REJECTED = (detail) => `Your proposed edit has introduced new syntax error(s). Please understand the fixes and retry your edit commmand.\n\nERRORS:\n- E999 SyntaxError: unmatched '${detail}'`;
+/** Misses on real sessions (issue 21): what each engine must now call a loop, and at which call. */
+const WILD_MISSES = {
+  // OpenHands V1 looks at the page with browser_get_state: a look, so the same click between looks is a redo.
+  'the same click with browser_get_state between': {
+    calls: Array.from({ length: 8 }, (_, i) =>
+      i % 2 === 0 ? ['browser_click', '{"index":1233}', 'Clicked element 1233', false] : ['browser_get_state', '{"include_screenshot":false}', `{"url":"http://x/files","elements":[{"index":${2000 + i * 87}}]}`, false],
+    ),
+    at: 4,
+    kind: 'redo',
+  },
+  // SWE-agent's edit rejected three times: the detail changes, the last try repeats the one before word for word.
+  'an edit rejected with other details, then retried word for word': {
+    calls: [
+      ['bash', '{"command":"edit 287:295\\n    x = [\\nend_of_edit"}', REJECTED(']'), false],
+      ['bash', '{"command":"edit 287:295\\n    y = (\\nend_of_edit"}', REJECTED(')'), false],
+      ['bash', '{"command":"edit 287:295\\n    y = (\\nend_of_edit"}', REJECTED(')'), false],
+    ],
+    at: 2,
+    kind: 'same-error',
+  },
+};
+
 const SCRIPTED = {
+  ...Object.fromEntries(Object.entries(WILD_MISSES).map(([name, m]) => [name, m.calls])),
   'repeat recurs at every step': Array(6).fill(['bash', PYTEST, '..F\n1 failed, 2 passed in 0.03s\n[exit code: 1]', false]),
   'timings normalised from the second occurrence': [
     ['bash', PYTEST, '1 failed in 0.03s', false],
@@ -348,6 +372,19 @@ describe('reference loop detectors: the loop tests\' scripted sequences, native 
         await same(config, steps, name);
       }
     });
+  }
+});
+
+describe('loop detectors on misses from real sessions: both engines alarm', () => {
+  for (const [name, m] of Object.entries(WILD_MISSES)) {
+    for (const [which, Engine] of [['reference', Reference], ['native', native?.GuardEngine]]) {
+      it(`${name} (${which})`, { skip: Engine ? false : skip }, () => {
+        const engine = new Engine({ loops: {} });
+        const kinds = m.calls.map(([tool, argumentsJson, text, isError]) => engine.observe({ agentId: 'a', name: tool, argumentsJson }, { content: [{ type: 'text', text }], isError })?.loop?.kind ?? null);
+        assert.equal(kinds.findIndex((k) => k !== null), m.at, JSON.stringify(kinds));
+        assert.equal(kinds[m.at], m.kind);
+      });
+    }
   }
 });
 

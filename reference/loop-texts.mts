@@ -57,6 +57,22 @@ export function isRejection(text: string, shell: boolean): boolean {
   return t.rejections.some((phrase) => head.includes(phrase));
 }
 
+/** The line of a result that holds a rejection phrase (the refusal is the error, whatever detail follows); a bare prefix is no such line. */
+export function rejectionLine(text: string): string | undefined {
+  const t = textsOf();
+  // ASCII lowercasing keeps every UTF-16 index, so a match's index is the text's.
+  const head = asciiLower(utf8Head(text, REJECTION_HEAD));
+  let at = -1;
+  for (const phrase of t.rejections) {
+    const i = head.indexOf(phrase);
+    if (i >= 0 && (at < 0 || i < at)) at = i;
+  }
+  if (at < 0) return undefined;
+  const from = text.lastIndexOf('\n', at) + 1;
+  const nl = text.indexOf('\n', at);
+  return text.slice(from, nl < 0 ? text.length : nl).replace(/\r+$/, '');
+}
+
 /** A search's result says it found nothing: every line is empty, a frame (`isFrame`), or a "no matches" line. */
 export function foundNothing(text: string, isFrame: (line: string) => boolean): boolean {
   const t = textsOf();

@@ -17,7 +17,7 @@ import { configError, invalid, kindOf, pathOf, type ConfigPath } from './errors.
 import { showsFailure } from './markers.mjs';
 import { digest, normalizeLine, resultDigest, utf8From, utf8Head } from './normalize.mjs';
 import { classifyCall, isShellTool, type Effect } from './shell.mjs';
-import { foundNothing, isRejection, jobDone } from './loop-texts.mjs';
+import { foundNothing, isRejection, jobDone, rejectionLine } from './loop-texts.mjs';
 import type { LoopDenyVerdict, LoopVerdict } from './types.mjs';
 import { trimLikeRust } from './whitespace.mjs';
 import { matchesAny, wildcardToRegExp } from './wildcard.mjs';
@@ -299,6 +299,8 @@ interface Found {
   about: About;
   /** Wall time from the loop's oldest call in the window to its newest (ms), when known. */
   spanMs: number | undefined;
+  /** Same error: how many of its calls differ (fewer than `count` when some were retried word for word). */
+  distinct?: number;
 }
 
 const KIND_CODES: Record<LoopKind, number> = { repeat: 1, cycle: 2, 'same-error': 3, 're-read': 4, redo: 5 };
@@ -483,7 +485,8 @@ export class Loops {
     else if (httpError(text) !== undefined) flags |= SOFT;
     let sig = '';
     if (flags !== 0) {
-      const error = errorLine(text);
+      // A refusal's own line is its error: the detail after it varies from one rejected attempt to the next.
+      const error = rejectionLine(text) ?? errorLine(text);
       if (error !== undefined) sig = signature(error, argumentsJson);
       if (transient(text)) flags |= TRANSIENT;
     } else if (tool.mutating || effect === E.WRITE) {
@@ -582,18 +585,25 @@ export class Loops {
     // Same error: consecutive failures of this tool with one signature, counted by distinct calls.
     if (failing(last) && last.sig !== '') {
       const chain: Entry[] = [last];
+      // Failures that retry the call just before them word for word, with nothing in between.
+      let retries = 0;
+      let newerAt = 0;
       for (let i = 1; i < n; i += 1) {
         const e = at(i);
         if (e.tool !== last.tool) continue;
         if (!(failing(e) && e.sig === last.sig)) break;
+        if (newerAt === i - 1 && chain[chain.length - 1].call === e.call) retries += 1;
+        newerAt = i;
         chain.push(e);
       }
       const distinct = new Set(chain.map((e) => e.call)).size;
+      // Distinct calls, plus, once the arguments changed, the word-for-word retries among them (the same call alone stays a repeat's).
+      const count = distinct >= 2 ? distinct + retries : 1;
       const soft = chain.some((e) => (e.flags & SOFT) !== 0);
       const limit = this.#threshold(soft ? config.softError : config.sameError, multiplier, transient);
-      if (limit !== undefined && distinct >= limit) {
+      if (limit !== undefined && count >= limit) {
         const calls = chain.map((e) => e.ordinal).reverse();
-        return { kind: 'same-error', count: distinct, period: 1, calls, nextCall: last.call, transient, about: 'calls', spanMs: undefined };
+        return { kind: 'same-error', count, period: 1, calls, nextCall: last.call, transient, about: 'calls', spanMs: undefined, distinct };
       }
     }
 
@@ -675,7 +685,8 @@ export class Loops {
       const error = errorLine(text);
       const line = error === undefined ? '' : excerpt(error);
       evidence = `calls ${calls}: ${tool} failed with the same error each time: ${line}`;
-      head = `${tool} failed ${count} times in a row with the same error, each time with other arguments (calls ${calls}): ${line}`;
+      const how = found.distinct !== undefined && found.distinct < found.count ? `with ${found.distinct} different sets of arguments` : 'each time with other arguments';
+      head = `${tool} failed ${count} times in a row with the same error, ${how} (calls ${calls}): ${line}`;
     } else if (found.kind === 'redo') {
       evidence = `calls ${calls}: the same ${tool} change made again with the same result, only looks in between`;
       head = `${tool} made the same change ${count} times since call #${first} with the same result each time, with nothing but looking in between (calls ${calls}).`;

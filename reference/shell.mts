@@ -913,7 +913,7 @@ function toolEffect(short: string, args: unknown): Effect | undefined {
   if (short.startsWith('browser_')) {
     const op = short.slice('browser_'.length);
     if (['navigate_back', 'go_back', 'back', 'navigate_forward', 'go_forward'].includes(op)) return 'navigate';
-    if (['snapshot', 'take_screenshot', 'screenshot', 'console_messages', 'network_requests', 'tab_list', 'get_text', 'get_html', 'read'].includes(op)) return 'read';
+    if (['snapshot', 'take_screenshot', 'screenshot', 'console_messages', 'network_requests', 'tab_list', 'get_text', 'get_html', 'read', 'get_state', 'get_content', 'get_page_state'].includes(op)) return 'read';
     if (op === 'wait_for' || op === 'wait') return 'wait';
     return 'write';
   }

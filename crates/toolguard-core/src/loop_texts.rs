@@ -82,6 +82,17 @@ pub fn is_rejection(text: &str, shell: bool) -> bool {
     t.rejections.is_match(head(text, REJECTION_HEAD))
 }
 
+/// The line of a result that holds a rejection phrase, if any: a refusal
+/// is the error, whatever detail follows it (one rejected edit names an
+/// unmatched `]`, the next an unmatched `)`). A bare prefix (`ERROR:`) is no
+/// such line: what follows it is the error.
+pub fn rejection_line(text: &str) -> Option<&str> {
+    let at = texts().rejections.find(head(text, REJECTION_HEAD))?.start();
+    let from = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let to = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    Some(text[from..to].trim_end_matches('\r'))
+}
+
 /// Whether a search's result says it found nothing: every line is empty, a
 /// harness header or marker (`is_frame`), or a "no matches" line.
 pub fn found_nothing(text: &str, is_frame: impl Fn(&str) -> bool) -> bool {

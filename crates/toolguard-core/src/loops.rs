@@ -706,9 +706,14 @@ impl Loops {
             ),
             (LoopKind::SameError, _) => {
                 let line = error_line(text).map(excerpt).unwrap_or_default();
+                let how = if found.distinct < found.count {
+                    format!("with {} different sets of arguments", found.distinct)
+                } else {
+                    "each time with other arguments".to_owned()
+                };
                 (
                     format!("calls {calls}: {tool} failed with the same error each time: {line}"),
-                    format!("{tool} failed {count} times in a row with the same error, each time with other arguments (calls {calls}): {line}"),
+                    format!("{tool} failed {count} times in a row with the same error, {how} (calls {calls}): {line}"),
                 )
             }
             (LoopKind::Redo, _) => (
@@ -968,6 +973,7 @@ impl Limits {
                         About::Calls
                     },
                     span_ms,
+                    distinct: 0,
                 });
             }
         }
@@ -1016,6 +1022,7 @@ impl Limits {
                         transient,
                         about: if polling { About::Polls } else { About::Calls },
                         span_ms,
+                        distinct: 0,
                     });
                 }
             }
@@ -1026,6 +1033,10 @@ impl Limits {
         // re-read: the other detectors compare its whole result).
         if last.failing() && last.sig != 0 {
             let mut run: Vec<Entry> = vec![last];
+            // Failures that retry the call just before them word for word,
+            // with nothing in between (a re-run after an edit is not one).
+            let mut retries = 0;
+            let mut newer_at = 0;
             for i in 1..n {
                 let e = at(i);
                 if e.tool != last.tool {
@@ -1034,11 +1045,24 @@ impl Limits {
                 if !(e.failing() && e.sig == last.sig) {
                     break;
                 }
+                if newer_at == i - 1 && run.last().is_some_and(|r| r.call == e.call) {
+                    retries += 1;
+                }
+                newer_at = i;
                 run.push(e);
             }
             let mut distinct: Vec<u64> = run.iter().map(|e| e.call).collect();
             distinct.sort_unstable();
             distinct.dedup();
+            // Counted by distinct calls, plus, once the arguments changed,
+            // the word-for-word retries among them: a rejected edit tried
+            // again as it was is one more failure (the same call alone
+            // stays a repeat's).
+            let count = if distinct.len() >= 2 {
+                distinct.len() + retries
+            } else {
+                1
+            };
             let soft = run.iter().any(|e| e.flags & SOFT != 0);
             let base = if soft {
                 self.soft_error
@@ -1046,12 +1070,13 @@ impl Limits {
                 self.same_error
             };
             if let Some(t) = self.threshold(base, multiplier, transient) {
-                if distinct.len() as u64 >= t {
+                if count as u64 >= t {
                     let mut calls: Vec<u64> = run.iter().map(|e| e.ordinal).collect();
                     calls.reverse();
                     return Some(Found {
                         kind: LoopKind::SameError,
-                        count: distinct.len() as u64,
+                        count: count as u64,
+                        distinct: distinct.len() as u64,
                         period: 1,
                         calls,
                         next_call: last.call,
@@ -1117,6 +1142,7 @@ impl Limits {
                         About::Calls
                     },
                     span_ms: None,
+                    distinct: 0,
                 });
             }
         }
@@ -1162,6 +1188,7 @@ impl Limits {
                     transient,
                     about: About::Calls,
                     span_ms: None,
+                    distinct: 0,
                 });
             }
         }
@@ -1208,7 +1235,9 @@ fn entry(
     }
     let mut sig = 0;
     if flags != 0 {
-        if let Some(error) = error_line(text) {
+        // A refusal's own line is its error: the detail after it varies
+        // from one rejected attempt to the next.
+        if let Some(error) = loop_texts::rejection_line(text).or_else(|| error_line(text)) {
             sig = signature(error, arguments_json, line);
         }
         if transient(text) {
@@ -1255,6 +1284,9 @@ struct Found {
     about: About,
     /// Wall time from the loop's oldest call in the window to its newest (ms), when known.
     span_ms: Option<u64>,
+    /// Same error: how many of its calls differ (fewer than `count` when
+    /// some were retried word for word); 0 for the other kinds.
+    distinct: u64,
 }
 
 /// What a loop's calls are, as far as the alarm's text must be true for them.
@@ -2531,6 +2563,33 @@ mod tests {
     }
 
     #[test]
+    fn the_same_click_with_get_state_between_is_a_redo() {
+        // OpenHands V1 looks at the page with `browser_get_state`: a look,
+        // not a change, so it does not hide the repeated click.
+        let mut l = loops();
+        let states: Vec<String> = (0..4)
+            .map(|i| {
+                format!(
+                    r#"{{"url":"http://x/files","elements":[{{"index":{}}}]}}"#,
+                    2000 + i * 87
+                )
+            })
+            .collect();
+        let mut calls = Vec::new();
+        for st in &states {
+            calls.push(("browser_click", r#"{"index":1233}"#, "Clicked element 1233"));
+            calls.push((
+                "browser_get_state",
+                r#"{"include_screenshot":false}"#,
+                st.as_str(),
+            ));
+        }
+        let r = timed(&mut l, &calls, 0);
+        let (kind, _) = r[4].clone().expect("the 3rd identical click");
+        assert_eq!(kind, "redo");
+    }
+
+    #[test]
     fn polling_a_quiet_running_job_is_waiting_until_long() {
         let poll = (
             "BashOutput",
@@ -2661,6 +2720,44 @@ mod tests {
             .map(|e| ("bash", e.as_str(), out, false))
             .collect();
         assert_eq!(first_alarm(&run(&mut l, &calls)), Some((2, "same-error")));
+    }
+
+    #[test]
+    fn rejected_edits_with_other_details_and_a_word_for_word_retry_are_the_same_error() {
+        // SWE-agent's edit rejected three times: the detail under the
+        // refusal changes (`]`, then `)`), and the last try repeats the one
+        // before word for word. Three failures, two sets of arguments.
+        let mut l = loops();
+        let rejected = |detail: &str| {
+            format!("Your proposed edit has introduced new syntax error(s). Please understand the fixes and retry your edit commmand.\n\nERRORS:\n- E999 SyntaxError: unmatched '{detail}'")
+        };
+        let (a, b) = (rejected("]"), rejected(")"));
+        let calls = [
+            (
+                "bash",
+                r#"{"command":"edit 287:295\n    x = [\nend_of_edit"}"#,
+                a.as_str(),
+            ),
+            (
+                "bash",
+                r#"{"command":"edit 287:295\n    y = (\nend_of_edit"}"#,
+                b.as_str(),
+            ),
+            (
+                "bash",
+                r#"{"command":"edit 287:295\n    y = (\nend_of_edit"}"#,
+                b.as_str(),
+            ),
+        ];
+        let r = timed(&mut l, &calls, 0);
+        assert!(r[0].is_none() && r[1].is_none(), "{r:?}");
+        let (kind, text) = r[2].clone().expect("the third rejection");
+        assert_eq!(kind, "same-error");
+        assert!(
+            text.contains("3 times in a row")
+                && text.contains("with 2 different sets of arguments"),
+            "{text}"
+        );
     }
 
     #[test]

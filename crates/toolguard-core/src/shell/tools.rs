@@ -130,7 +130,8 @@ fn effect_of(short: &str, args: &Value) -> Option<Effect> {
                 Effect::Navigate
             }
             "snapshot" | "take_screenshot" | "screenshot" | "console_messages"
-            | "network_requests" | "tab_list" | "get_text" | "get_html" | "read" => Effect::Read,
+            | "network_requests" | "tab_list" | "get_text" | "get_html" | "read" | "get_state"
+            | "get_content" | "get_page_state" => Effect::Read,
             "wait_for" | "wait" => Effect::Wait,
             _ => Effect::Write,
         });
