@@ -22,7 +22,7 @@
 
 use std::collections::VecDeque;
 
-use super::{classify_call, CallModel, Effect, Mask};
+use super::{classify_call, CallModel, Effect, Joiner, Mask};
 use crate::rules::{Action, RuleMatch};
 
 /// What the scan knows of the call that produced the output. Built for
@@ -280,7 +280,17 @@ pub fn adjust(
         None => true,
         Some(need) => need.holds(model, &m.excerpt),
     });
-    let meant = own_script || model.probe;
+    // A fallback message that says the command failed, printed: the fallback
+    // ran, so the command before it failed; not a probe's asked-for answer.
+    let probe = model.probe && !fallback_said_failure(model, text, &table.fallback_failure);
+    // An own script or a probe that could not run its own code (a NameError,
+    // an unresolved import, a call with wrong arguments) did not show the
+    // behaviour it was written to show: not excused as a reproduction.
+    let broken = table
+        .broken_script
+        .as_ref()
+        .is_some_and(|r| r.is_match(text));
+    let meant = (own_script || probe) && !broken;
     let hidden = model
         .masks
         .iter()
@@ -298,6 +308,37 @@ pub fn adjust(
         }
     }
     matches
+}
+
+/// Whether a `|| echo …` fallback whose message says failure (a word of
+/// `words`) printed that message: the command before it failed. A fallback
+/// after a lookup (`which x || echo "x not found"`) is a probe's answer.
+fn fallback_said_failure(model: &CallModel, text: &str, words: &[String]) -> bool {
+    model.commands.iter().enumerate().any(|(k, c)| {
+        if k == 0 || c.joiner != Joiner::Or || c.stage != 0 {
+            return false;
+        }
+        if matches!(model.commands[k - 1].effect, Effect::Read | Effect::Search) {
+            return false;
+        }
+        let msg = match c.program.as_str() {
+            "echo" => c
+                .args
+                .iter()
+                .skip_while(|a| a.starts_with('-'))
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(" "),
+            "printf" => match c.args.first() {
+                Some(f) if !f.contains('%') => f.trim_end_matches("\\n").to_owned(),
+                _ => return false,
+            },
+            _ => return false,
+        };
+        let msg = msg.trim();
+        let lower = msg.to_ascii_lowercase();
+        !msg.is_empty() && words.iter().any(|w| lower.contains(w.as_str())) && text.contains(msg)
+    })
 }
 
 /// When a rule of `commandRules` counts.
@@ -404,6 +445,57 @@ mod tests {
         assert_eq!(
             action(&["echo x > other.py"], "python reproduce.py", TRACEBACK),
             Some(FailureAction::Error)
+        );
+    }
+
+    #[test]
+    fn an_own_script_that_cannot_run_its_own_code_is_an_error() {
+        let write = "cat > /testbed/check_fix.py << 'EOF'\nprint(Path('x'))\nEOF";
+        let broken = [
+            "Traceback (most recent call last):\n  File \"/testbed/check_fix.py\", line 1, in <module>\nNameError: name 'Path' is not defined\n",
+            "Traceback (most recent call last):\n  File \"/testbed/check_fix.py\", line 1, in <module>\nImportError: cannot import name 'helper' from 'pkg.mod'\n",
+            "Traceback (most recent call last):\n  File \"/testbed/check_fix.py\", line 4, in <module>\nTypeError: Parser.parse() takes 2 positional arguments but 3 were given\n",
+            "Traceback (most recent call last):\n  File \"/testbed/check_fix.py\", line 4, in <module>\nAttributeError: module 'numpy' has no attribute 'product'\n",
+        ];
+        for out in broken {
+            assert_eq!(
+                action(&[write], "cd /testbed && python check_fix.py", out),
+                Some(FailureAction::Error),
+                "{out}"
+            );
+        }
+        // The behaviour it reproduces (an exception of the code under test) stays context.
+        assert_eq!(
+            action(&[write], "cd /testbed && python check_fix.py", TRACEBACK),
+            Some(FailureAction::Context)
+        );
+        // A try/except probe whose own code breaks is no answer either.
+        let probe =
+            "python -c \"try:\n    import pkg\nexcept OSError as e:\n    print('Error:', e)\"";
+        let out = "Traceback (most recent call last):\n  File \"<string>\", line 2, in <module>\nModuleNotFoundError: No module named 'pkg'\n";
+        assert_eq!(action(&[], probe, out), Some(FailureAction::Error));
+    }
+
+    #[test]
+    fn a_fallback_that_says_the_command_failed_is_not_a_probe() {
+        let out = "Traceback (most recent call last):\n  File \"<frozen runpy>\", line 198, in _run_module_as_main\nModuleNotFoundError: No module named 'notebook'\nConfig generation failed, continuing...\n";
+        let cmd = "python -m notebook --generate-config || echo \"Config generation failed, continuing...\"";
+        assert_eq!(action(&[], cmd, out), Some(FailureAction::Error));
+        // The fallback did not print (the command succeeded and printed an
+        // error-looking line): the probe reading stands.
+        let quiet = "Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\nValueError: bad value\n";
+        assert_eq!(action(&[], cmd, quiet), Some(FailureAction::Context));
+        // A lookup's negative answer is what was asked.
+        let which = "which jupyter || echo \"jupyter lookup failed\"";
+        assert_eq!(
+            action(&[], which, "jupyter lookup failed\nTraceback (most recent call last):\n  File \"x\", line 1\nValueError: v\n"),
+            Some(FailureAction::Context)
+        );
+        // A fallback that states a fact, not a failure, keeps the probe reading.
+        let git = "git status 2>&1 || echo \"Not a git repo\"";
+        assert_eq!(
+            action(&[], git, "fatal: not a git repository (or any of the parent directories): .git\nNot a git repo\n"),
+            Some(FailureAction::Context)
         );
     }
 
