@@ -79,6 +79,8 @@ interface Table {
   brokenScript: RegExp | undefined;
   /** Words of a fallback message that says the command before it failed. */
   fallbackFailure: string[];
+  /** Rules whose match is a test runner's own verdict (`runnerVerdicts`). */
+  runnerVerdicts: string[];
 }
 
 /** programs.rs `need`: `program-ran` | `effect:<effect>` | `programs:a,b`. */
@@ -166,12 +168,12 @@ function tableOf(): Table {
   } catch {
     brokenScript = undefined;
   }
-  table = { programs, wrappers, shellTools: strings(tools.shellTools).map(asciiLower), noise: strings(root.noise), commandRules, brokenScript, fallbackFailure: strings(root.fallbackFailure) };
+  table = { programs, wrappers, shellTools: strings(tools.shellTools).map(asciiLower), noise: strings(root.noise), commandRules, brokenScript, fallbackFailure: strings(root.fallbackFailure), runnerVerdicts: strings(root.runnerVerdicts) };
   return table;
 }
 
 /** The program table's noise lines and command rules (intent.mts). */
-export function scanTable(): Pick<Table, 'noise' | 'commandRules' | 'brokenScript' | 'fallbackFailure'> {
+export function scanTable(): Pick<Table, 'noise' | 'commandRules' | 'brokenScript' | 'fallbackFailure' | 'runnerVerdicts'> {
   return tableOf();
 }
 

@@ -301,7 +301,9 @@ pub fn adjust(
     let shows_files = model.displays_only && !model.reads.is_empty();
     for m in &mut matches {
         let own_error = is_program_message(&m.excerpt, model);
-        if m.action == Action::Error && (meant || (shows_files && !own_error)) {
+        // A test runner's verdict is the check's result, whoever wrote it.
+        let excused = meant && !table.runner_verdicts.iter().any(|r| *r == m.id);
+        if m.action == Action::Error && (excused || (shows_files && !own_error)) {
             m.action = Action::Context;
         } else if m.action == Action::Context && hidden && !meant && !shows_files {
             m.action = Action::Error;
@@ -474,6 +476,32 @@ mod tests {
             "python -c \"try:\n    import pkg\nexcept OSError as e:\n    print('Error:', e)\"";
         let out = "Traceback (most recent call last):\n  File \"<string>\", line 2, in <module>\nModuleNotFoundError: No module named 'pkg'\n";
         assert_eq!(action(&[], probe, out), Some(FailureAction::Error));
+    }
+
+    #[test]
+    fn a_test_runners_verdict_from_an_own_script_is_an_error() {
+        let write = "cat > /testbed/run_tests.py << 'EOF'\nimport unittest\nEOF";
+        let out = "Ran 3 tests in 0.004s\n\nFAILED (failures=1)\n";
+        assert_eq!(
+            action(&[write], "cd /testbed && python run_tests.py 2>&1 | tail -50", out),
+            Some(FailureAction::Error)
+        );
+        // The same lines in a displayed log are its content.
+        assert_eq!(
+            action(&[], "cat test-output.log", out),
+            Some(FailureAction::Context)
+        );
+    }
+
+    #[test]
+    fn a_validation_list_from_curl_is_an_error() {
+        let v = "{\n    \"detail\": [\n        {\n            \"type\": \"missing\",\n            \"msg\": \"Field required\"\n        }\n    ]\n}\n";
+        assert_eq!(
+            action(&[], "curl -s -X POST http://localhost:8081/q | python3 -m json.tool", v),
+            Some(FailureAction::Error)
+        );
+        // The same JSON in a file the agent reads is content.
+        assert_eq!(action(&[], "cat fixtures/422.json", v), None);
     }
 
     #[test]

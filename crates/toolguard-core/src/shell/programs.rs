@@ -62,6 +62,8 @@ pub(super) struct Table {
     pub(super) broken_script: Option<regex::Regex>,
     /// Words of a fallback message that says the command before it failed.
     pub(super) fallback_failure: Vec<String>,
+    /// Rules whose match is a test runner's own verdict (`runnerVerdicts`).
+    pub(super) runner_verdicts: Vec<String>,
 }
 
 fn strings(v: Option<&Value>) -> Vec<String> {
@@ -191,6 +193,7 @@ pub(super) fn table() -> &'static Table {
             command_rules,
             broken_script,
             fallback_failure: strings(root.get("fallbackFailure")),
+            runner_verdicts: strings(root.get("runnerVerdicts")),
             programs,
             wrappers,
             shell_tools: strings(tools.get("shellTools"))
