@@ -1075,7 +1075,7 @@ function finish(model: Building, isShell: boolean): CallModel {
     writes,
     masks,
     probe: model.probe,
-    displaysOnly: model.commands.length > 0 && model.commands.every((c) => looks(c.effect) || c.effect === 'other') && model.commands.some((c) => looks(c.effect)),
+    displaysOnly: model.commands.length > 0 && model.commands.every((c) => looks(c.effect) || c.effect === 'other' || (c.quiet && c.effect === 'wait')) && model.commands.some((c) => looks(c.effect)),
   };
 }
 

@@ -483,7 +483,11 @@ mod tests {
         let write = "cat > /testbed/run_tests.py << 'EOF'\nimport unittest\nEOF";
         let out = "Ran 3 tests in 0.004s\n\nFAILED (failures=1)\n";
         assert_eq!(
-            action(&[write], "cd /testbed && python run_tests.py 2>&1 | tail -50", out),
+            action(
+                &[write],
+                "cd /testbed && python run_tests.py 2>&1 | tail -50",
+                out
+            ),
             Some(FailureAction::Error)
         );
         // The same lines in a displayed log are its content.
@@ -497,7 +501,11 @@ mod tests {
     fn a_validation_list_from_curl_is_an_error() {
         let v = "{\n    \"detail\": [\n        {\n            \"type\": \"missing\",\n            \"msg\": \"Field required\"\n        }\n    ]\n}\n";
         assert_eq!(
-            action(&[], "curl -s -X POST http://localhost:8081/q | python3 -m json.tool", v),
+            action(
+                &[],
+                "curl -s -X POST http://localhost:8081/q | python3 -m json.tool",
+                v
+            ),
             Some(FailureAction::Error)
         );
         // The same JSON in a file the agent reads is content.
@@ -535,6 +543,11 @@ mod tests {
         );
         assert_eq!(
             action(&[], "tail -n 50 /var/log/app.log", TRACEBACK),
+            Some(FailureAction::Context)
+        );
+        // After a quiet wait (it prints nothing).
+        assert_eq!(
+            action(&[], "sleep 3 && cat jupyter.log", TRACEBACK),
             Some(FailureAction::Context)
         );
         // The display program's own error is its failure.
