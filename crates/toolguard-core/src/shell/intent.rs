@@ -302,7 +302,7 @@ pub fn adjust(
     for m in &mut matches {
         let own_error = is_program_message(&m.excerpt, model);
         // A test runner's verdict is the check's result, whoever wrote it.
-        let excused = meant && !table.runner_verdicts.iter().any(|r| *r == m.id);
+        let excused = meant && !table.runner_verdicts.contains(&m.id);
         if m.action == Action::Error && (excused || (shows_files && !own_error)) {
             m.action = Action::Context;
         } else if m.action == Action::Context && hidden && !meant && !shows_files {
