@@ -159,6 +159,29 @@ export function isProgramMessage(input: string, model: CallModel): boolean {
   return ran && isErrorMessage(rest);
 }
 
+/** intent.rs `fallback_said_failure`: a `|| echo …` fallback whose message says failure printed that message (not after a lookup). */
+function fallbackSaidFailure(model: CallModel, text: string, words: string[]): boolean {
+  return model.commands.some((c, k) => {
+    if (k === 0 || c.joiner !== 'or' || c.stage !== 0) return false;
+    const before = model.commands[k - 1]!.effect;
+    if (before === 'read' || before === 'search') return false;
+    let msg: string;
+    if (c.program === 'echo') {
+      let i = 0;
+      while (i < c.args.length && c.args[i]!.startsWith('-')) i += 1;
+      msg = c.args.slice(i).join(' ');
+    } else if (c.program === 'printf') {
+      const f = c.args[0];
+      if (f === undefined || f.includes('%')) return false;
+      msg = f;
+      while (msg.endsWith('\\n')) msg = msg.slice(0, -2);
+    } else return false;
+    msg = msg.replace(/^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g, '');
+    const lower = msg.replace(/[A-Z]+/g, (x) => x.toLowerCase());
+    return msg !== '' && words.some((w) => lower.includes(w)) && text.includes(msg);
+  });
+}
+
 /** Adjusts the rule matches of one output by the call's context; `rescan` scans another text (the output with noise lines blanked). */
 export function adjust(ctx: ScanContext | undefined, text: string, first: ActedHit[], rescan: (text: string) => ActedHit[]): ActedHit[] {
   const table = scanTable();
@@ -185,13 +208,19 @@ export function adjust(ctx: ScanContext | undefined, text: string, first: ActedH
         return model.commands.some((c) => need.programs.includes(c.program));
     }
   });
-  const meant = ctx.ownScript || model.probe;
+  // A fallback message that says the command failed, printed: not a probe's answer.
+  const probe = model.probe && !fallbackSaidFailure(model, text, table.fallbackFailure);
+  // An own script or probe that could not run its own code is not excused as a reproduction.
+  const broken = table.brokenScript !== undefined && table.brokenScript.test(text);
+  const meant = (ctx.ownScript || probe) && !broken;
   const hidden = model.masks.some((m) => m === 'pipeline' || m === 'fallback' || m === 'sequence');
   // Content shown from files: a displaying command that names no file prints its own errors.
   const showsFiles = model.displaysOnly && model.reads.length > 0;
   return matches.map((m) => {
     const ownError = isProgramMessage(m.hit.excerpt, model);
-    if (m.action === 'error' && (meant || (showsFiles && !ownError))) return { ...m, action: 'context' };
+    // A test runner's verdict is the check's result, whoever wrote it.
+    const excused = meant && !table.runnerVerdicts.includes(m.hit.id);
+    if (m.action === 'error' && (excused || (showsFiles && !ownError))) return { ...m, action: 'context' };
     if (m.action === 'context' && hidden && !meant && !showsFiles) return { ...m, action: 'error' };
     return m;
   });

@@ -75,6 +75,12 @@ interface Table {
   noise: string[];
   /** Rules that count only with a command, and when. */
   commandRules: Map<string, Need>;
+  /** Lines that say a program could not run its own code (`brokenScript`). */
+  brokenScript: RegExp | undefined;
+  /** Words of a fallback message that says the command before it failed. */
+  fallbackFailure: string[];
+  /** Rules whose match is a test runner's own verdict (`runnerVerdicts`). */
+  runnerVerdicts: string[];
 }
 
 /** programs.rs `need`: `program-ran` | `effect:<effect>` | `programs:a,b`. */
@@ -155,12 +161,19 @@ function tableOf(): Table {
     const n = typeof v === 'string' ? need(v) : undefined;
     if (n !== undefined) commandRules.set(id, n);
   }
-  table = { programs, wrappers, shellTools: strings(tools.shellTools).map(asciiLower), noise: strings(root.noise), commandRules };
+  const broken = strings(root.brokenScript);
+  let brokenScript: RegExp | undefined;
+  try {
+    brokenScript = broken.length > 0 ? new RegExp(broken.map((p) => `(?:${p})`).join('|')) : undefined;
+  } catch {
+    brokenScript = undefined;
+  }
+  table = { programs, wrappers, shellTools: strings(tools.shellTools).map(asciiLower), noise: strings(root.noise), commandRules, brokenScript, fallbackFailure: strings(root.fallbackFailure), runnerVerdicts: strings(root.runnerVerdicts) };
   return table;
 }
 
 /** The program table's noise lines and command rules (intent.mts). */
-export function scanTable(): Pick<Table, 'noise' | 'commandRules'> {
+export function scanTable(): Pick<Table, 'noise' | 'commandRules' | 'brokenScript' | 'fallbackFailure' | 'runnerVerdicts'> {
   return tableOf();
 }
 
@@ -535,6 +548,8 @@ export type Mask = 'pipeline' | 'fallback' | 'sequence' | 'background';
 /** One simple command, classified (mod.rs `Command`, the fields the readers use). */
 export interface Command {
   program: string;
+  /** The words after the program. */
+  args: string[];
   effect: Effect;
   /** Files it reads (paths as written; line ranges are not kept). */
   reads: string[];
@@ -566,6 +581,7 @@ export interface CallModel {
 
 const newCommand = (): Command => ({
   program: '',
+  args: [],
   effect: 'other',
   reads: [],
   writes: [],
@@ -676,6 +692,7 @@ function command(raw: RawCommand, depth: number, model: Building): Command | und
   let stdoutToFile = false;
   if (words.length > 0) {
     cmd.program = basename(words[0]!);
+    cmd.args = words.slice(1);
     classify(cmd, words.slice(1), raw, depth, model);
   } else if (!raw.redirects.some((r) => r.output && isFile(r.target))) {
     return undefined;
@@ -1058,7 +1075,7 @@ function finish(model: Building, isShell: boolean): CallModel {
     writes,
     masks,
     probe: model.probe,
-    displaysOnly: model.commands.length > 0 && model.commands.every((c) => looks(c.effect) || c.effect === 'other') && model.commands.some((c) => looks(c.effect)),
+    displaysOnly: model.commands.length > 0 && model.commands.every((c) => looks(c.effect) || c.effect === 'other' || (c.quiet && c.effect === 'wait')) && model.commands.some((c) => looks(c.effect)),
   };
 }
 

@@ -134,3 +134,34 @@ test('the eval skips cleanly, exit 0 and a message, when the real sessions are a
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /absent .*skipped/);
 });
+
+test('scoreSilent alarm=error: context verdicts are neither catches nor false alarms, counted apart', () => {
+  const labels = { labels: [
+    { file: 'a', session: 0, ordinal: 1, label: 'failure', class: 'http-error' },
+    { file: 'a', session: 0, ordinal: 2, label: 'failure', class: 'or-echo' },
+    { file: 'a', session: 0, ordinal: 3, label: 'benign', class: 'repro' },
+    { file: 'a', session: 0, ordinal: 4, label: 'benign', class: 'probe' },
+  ] };
+  const a = sessionKey('a', 0);
+  const flags = [
+    { key: a, ordinal: 1, action: 'error' },
+    { key: a, ordinal: 2, action: 'context' },
+    { key: a, ordinal: 3, action: 'context' },
+    { key: a, ordinal: 4, action: 'error' },
+    { key: a, ordinal: 9, action: 'context' },
+  ];
+  const any = scoreSilent(labels, flags, new Set([a]));
+  assert.equal(any.recall, 1);
+  assert.equal(any.precision, 0.5);
+  assert.equal(any.unlabelled, 1);
+  const r = scoreSilent(labels, flags, new Set([a]), { alarm: 'error' });
+  assert.equal(r.hits, 1);
+  assert.equal(r.recall, 0.5);
+  assert.equal(r.falseAlarms, 1);
+  assert.equal(r.precision, 0.5);
+  assert.equal(r.contextOnFailures, 1);
+  assert.equal(r.contextOnBenign, 1);
+  assert.equal(r.unlabelled, 0);
+  assert.deepEqual(r.byClass['benign/repro'], { label: 'benign', class: 'repro', n: 1, flagged: 0, context: 1 });
+  assert.deepEqual(r.misses.map((l) => l.ordinal), [2]);
+});

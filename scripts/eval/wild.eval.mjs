@@ -60,11 +60,17 @@ export async function evaluateWild({ wildDir = WILD, labels = loadLabels() } = {
     const falseTexts = judged ? r.alarms.filter((a) => r.covered.has(a.key)).map((a) => ({ ...a, why: falseText(a, calls.get(a.key)) })).filter((a) => a.why) : null;
     return { name: r.name, note: r.note, sessions: r.covered.size, alarms: r.alarms.filter((a) => r.covered.has(a.key)).length, ...s, falseTexts };
   });
-  // A `context` verdict tells the model what the output shows without calling
-  // the call failed (the action for a reproduction script's own traceback, a
-  // displayed log, a probe): the second view counts `error` verdicts alone.
-  const errorsOnly = (r) => ({ ...r, name: `${r.name}, error verdicts only`, flags: r.flags.filter((f) => f.action === 'error') });
-  const silent = [engine, shellEngine, audit, errorsOnly(audit)].map((r) => ({ name: r.name, note: r.note, sessions: r.covered.size, ...scoreSilent(labels.silent, r.flags, r.covered) }));
+  // Scoring (docs/evaluation.md, "What counts as an alarm"): a `context`
+  // verdict tells the model what the output shows without calling the call
+  // failed — the action the issue asks for on a reproduction script's own
+  // traceback, a displayed log, a probe. The headline row counts `error`
+  // verdicts alone (recall: failures told as errors; precision: benign outputs
+  // told as errors), with context verdicts reported apart; the any-verdict
+  // rows stay for honesty.
+  const silent = [
+    ...[engine, shellEngine, audit].map((r) => ({ name: r.name, note: r.note, sessions: r.covered.size, ...scoreSilent(labels.silent, r.flags, r.covered) })),
+    { name: `${audit.name}, error verdicts only`, note: audit.note, sessions: audit.covered.size, ...scoreSilent(labels.silent, audit.flags, audit.covered, { alarm: 'error' }) },
+  ];
   let heldout3 = null;
   if (existsSync(HELDOUT3)) {
     const { loadCorpus, evaluate, summary } = await import('./silent.eval.mjs');
@@ -86,11 +92,11 @@ export function formatWild(r) {
     ...r.loops.map((l) => [l.name, String(l.sessions), `${l.caught} of ${l.episodes}`, String(l.falseEpisodes), `${l.trapsAlarmed.length} + ${l.otherEpisodes.length}`, String(l.alarms), l.falseTexts ? String(l.falseTexts.length) : '–']),
   ]));
   out.push('');
-  out.push('Silent failures (a verdict of either action on a labelled output, and in the last row an `error` verdict only; precision over the labelled outputs; "other flags": verdicts on calls outside the labelled candidates).');
+  out.push('Silent failures. The last row is the score (docs/evaluation.md, "What counts as an alarm"): an `error` verdict is the alarm — recall over failures told as errors, precision against benign outputs told as errors; a `context` verdict is neither, counted in the last column. The rows above count a verdict of either action, for comparison. Precision is over the labelled outputs; "other flags": alarms on calls outside the labelled candidates.');
   out.push('');
   out.push(md([
-    ['system', 'sessions read', 'failures caught', 'recall', 'benign flagged', 'precision', 'other flags'],
-    ...r.silent.map((s) => [s.name, String(s.sessions), `${s.hits} of ${s.failures}`, ratio(s.recall), `${s.falseAlarms} of ${s.benign}`, ratio(s.precision), String(s.unlabelled)]),
+    ['system', 'sessions read', 'failures caught', 'recall', 'benign flagged', 'precision', 'other flags', 'context only (failures / benign)'],
+    ...r.silent.map((s) => [s.name, String(s.sessions), `${s.hits} of ${s.failures}`, ratio(s.recall), `${s.falseAlarms} of ${s.benign}`, ratio(s.precision), String(s.unlabelled), s.alarm === 'error' ? `${s.contextOnFailures} / ${s.contextOnBenign}` : '–']),
   ]));
   out.push('');
   const classes = [...new Set(r.silent.flatMap((s) => Object.keys(s.byClass)))].sort();
@@ -98,7 +104,7 @@ export function formatWild(r) {
   out.push('');
   out.push(md([
     ['label/class', ...r.silent.map((s) => s.name)],
-    ...classes.map((k) => [k, ...r.silent.map((s) => (s.byClass[k] ? `${s.byClass[k].flagged} of ${s.byClass[k].n}` : '–'))]),
+    ...classes.map((k) => [k, ...r.silent.map((s) => (s.byClass[k] ? `${s.byClass[k].flagged} of ${s.byClass[k].n}${s.byClass[k].context ? ` (+${s.byClass[k].context} context)` : ''}` : '–'))]),
   ]));
   out.push('');
   const formats = [...new Set(r.unread.map((e) => e.kind))];

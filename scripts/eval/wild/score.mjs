@@ -55,16 +55,24 @@ export function scoreLoops(labels, alarms, covered) {
 
 /**
  * Silent-failure flags against silent.json.
- * covered: Set of session keys read; flags: [{ key, ordinal }] (a verdict of
- * any action on that call). Returns recall and precision over the labelled
- * candidates, per class, and the flags on calls outside the candidate set
- * (not labelled: not in precision, reported apart).
+ * covered: Set of session keys read; flags: [{ key, ordinal, action? }].
+ * opts.alarm: which flags are alarms — 'any' (a verdict of either action, the
+ * default) or 'error' (an `error` verdict only: the model is told the call
+ * failed). Under 'error' a `context` verdict is neither a catch nor a false
+ * alarm; it is counted apart (contextOnFailures: a failure told only as
+ * context, i.e. missed; contextOnBenign: the action the issue asks for on a
+ * reproduction run, a displayed log or a probe). Returns recall and precision
+ * over the labelled candidates, per class, and the alarms on calls outside the
+ * candidate set (not labelled: not in precision, reported apart).
  */
-export function scoreSilent(labels, flags, covered) {
-  const flagged = new Set(flags.map((f) => `${f.key}@${f.ordinal}`));
+export function scoreSilent(labels, flags, covered, { alarm = 'any' } = {}) {
+  const isAlarm = alarm === 'error' ? (f) => f.action === 'error' : () => true;
+  const flagged = new Set(flags.filter(isAlarm).map((f) => `${f.key}@${f.ordinal}`));
+  const contextOnly = new Set(flags.filter((f) => !isAlarm(f)).map((f) => `${f.key}@${f.ordinal}`));
+  for (const id of flagged) contextOnly.delete(id);
   const labelled = new Set();
   const byClass = {};
-  let failures = 0, hits = 0, falseAlarms = 0, benign = 0;
+  let failures = 0, hits = 0, falseAlarms = 0, benign = 0, contextOnFailures = 0, contextOnBenign = 0;
   const misses = [], wrong = [];
   for (const l of labels.labels) {
     const key = sessionKey(l.file, l.session);
@@ -75,12 +83,16 @@ export function scoreSilent(labels, flags, covered) {
     c.n += 1;
     const f = flagged.has(id);
     if (f) c.flagged += 1;
+    if (alarm !== 'any' && contextOnly.has(id)) {
+      c.context = (c.context ?? 0) + 1;
+      if (l.label === 'failure') contextOnFailures += 1; else contextOnBenign += 1;
+    }
     if (l.label === 'failure') { failures += 1; if (f) hits += 1; else misses.push(l); }
     else { benign += 1; if (f) { falseAlarms += 1; wrong.push(l); } }
   }
-  const unlabelled = flags.filter((f) => covered.has(f.key) && !labelled.has(`${f.key}@${f.ordinal}`));
+  const unlabelled = flags.filter((f) => isAlarm(f) && covered.has(f.key) && !labelled.has(`${f.key}@${f.ordinal}`));
   return {
-    failures, benign, hits, falseAlarms,
+    alarm, failures, benign, hits, falseAlarms, contextOnFailures, contextOnBenign,
     recall: failures ? hits / failures : null,
     precision: hits + falseAlarms ? hits / (hits + falseAlarms) : null,
     byClass, misses, wrong, unlabelled: unlabelled.length,

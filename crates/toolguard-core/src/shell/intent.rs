@@ -22,7 +22,7 @@
 
 use std::collections::VecDeque;
 
-use super::{classify_call, CallModel, Effect, Mask};
+use super::{classify_call, CallModel, Effect, Joiner, Mask};
 use crate::rules::{Action, RuleMatch};
 
 /// What the scan knows of the call that produced the output. Built for
@@ -280,7 +280,17 @@ pub fn adjust(
         None => true,
         Some(need) => need.holds(model, &m.excerpt),
     });
-    let meant = own_script || model.probe;
+    // A fallback message that says the command failed, printed: the fallback
+    // ran, so the command before it failed; not a probe's asked-for answer.
+    let probe = model.probe && !fallback_said_failure(model, text, &table.fallback_failure);
+    // An own script or a probe that could not run its own code (a NameError,
+    // an unresolved import, a call with wrong arguments) did not show the
+    // behaviour it was written to show: not excused as a reproduction.
+    let broken = table
+        .broken_script
+        .as_ref()
+        .is_some_and(|r| r.is_match(text));
+    let meant = (own_script || probe) && !broken;
     let hidden = model
         .masks
         .iter()
@@ -291,13 +301,46 @@ pub fn adjust(
     let shows_files = model.displays_only && !model.reads.is_empty();
     for m in &mut matches {
         let own_error = is_program_message(&m.excerpt, model);
-        if m.action == Action::Error && (meant || (shows_files && !own_error)) {
+        // A test runner's verdict is the check's result, whoever wrote it.
+        let excused = meant && !table.runner_verdicts.contains(&m.id);
+        if m.action == Action::Error && (excused || (shows_files && !own_error)) {
             m.action = Action::Context;
         } else if m.action == Action::Context && hidden && !meant && !shows_files {
             m.action = Action::Error;
         }
     }
     matches
+}
+
+/// Whether a `|| echo …` fallback whose message says failure (a word of
+/// `words`) printed that message: the command before it failed. A fallback
+/// after a lookup (`which x || echo "x not found"`) is a probe's answer.
+fn fallback_said_failure(model: &CallModel, text: &str, words: &[String]) -> bool {
+    model.commands.iter().enumerate().any(|(k, c)| {
+        if k == 0 || c.joiner != Joiner::Or || c.stage != 0 {
+            return false;
+        }
+        if matches!(model.commands[k - 1].effect, Effect::Read | Effect::Search) {
+            return false;
+        }
+        let msg = match c.program.as_str() {
+            "echo" => c
+                .args
+                .iter()
+                .skip_while(|a| a.starts_with('-'))
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(" "),
+            "printf" => match c.args.first() {
+                Some(f) if !f.contains('%') => f.trim_end_matches("\\n").to_owned(),
+                _ => return false,
+            },
+            _ => return false,
+        };
+        let msg = msg.trim();
+        let lower = msg.to_ascii_lowercase();
+        !msg.is_empty() && words.iter().any(|w| lower.contains(w.as_str())) && text.contains(msg)
+    })
 }
 
 /// When a rule of `commandRules` counts.
@@ -408,6 +451,91 @@ mod tests {
     }
 
     #[test]
+    fn an_own_script_that_cannot_run_its_own_code_is_an_error() {
+        let write = "cat > /testbed/check_fix.py << 'EOF'\nprint(Path('x'))\nEOF";
+        let broken = [
+            "Traceback (most recent call last):\n  File \"/testbed/check_fix.py\", line 1, in <module>\nNameError: name 'Path' is not defined\n",
+            "Traceback (most recent call last):\n  File \"/testbed/check_fix.py\", line 1, in <module>\nImportError: cannot import name 'helper' from 'pkg.mod'\n",
+            "Traceback (most recent call last):\n  File \"/testbed/check_fix.py\", line 4, in <module>\nTypeError: Parser.parse() takes 2 positional arguments but 3 were given\n",
+            "Traceback (most recent call last):\n  File \"/testbed/check_fix.py\", line 4, in <module>\nAttributeError: module 'numpy' has no attribute 'product'\n",
+        ];
+        for out in broken {
+            assert_eq!(
+                action(&[write], "cd /testbed && python check_fix.py", out),
+                Some(FailureAction::Error),
+                "{out}"
+            );
+        }
+        // The behaviour it reproduces (an exception of the code under test) stays context.
+        assert_eq!(
+            action(&[write], "cd /testbed && python check_fix.py", TRACEBACK),
+            Some(FailureAction::Context)
+        );
+        // A try/except probe whose own code breaks is no answer either.
+        let probe =
+            "python -c \"try:\n    import pkg\nexcept OSError as e:\n    print('Error:', e)\"";
+        let out = "Traceback (most recent call last):\n  File \"<string>\", line 2, in <module>\nModuleNotFoundError: No module named 'pkg'\n";
+        assert_eq!(action(&[], probe, out), Some(FailureAction::Error));
+    }
+
+    #[test]
+    fn a_test_runners_verdict_from_an_own_script_is_an_error() {
+        let write = "cat > /testbed/run_tests.py << 'EOF'\nimport unittest\nEOF";
+        let out = "Ran 3 tests in 0.004s\n\nFAILED (failures=1)\n";
+        assert_eq!(
+            action(
+                &[write],
+                "cd /testbed && python run_tests.py 2>&1 | tail -50",
+                out
+            ),
+            Some(FailureAction::Error)
+        );
+        // The same lines in a displayed log are its content.
+        assert_eq!(
+            action(&[], "cat test-output.log", out),
+            Some(FailureAction::Context)
+        );
+    }
+
+    #[test]
+    fn a_validation_list_from_curl_is_an_error() {
+        let v = "{\n    \"detail\": [\n        {\n            \"type\": \"missing\",\n            \"msg\": \"Field required\"\n        }\n    ]\n}\n";
+        assert_eq!(
+            action(
+                &[],
+                "curl -s -X POST http://localhost:8081/q | python3 -m json.tool",
+                v
+            ),
+            Some(FailureAction::Error)
+        );
+        // The same JSON in a file the agent reads is content.
+        assert_eq!(action(&[], "cat fixtures/422.json", v), None);
+    }
+
+    #[test]
+    fn a_fallback_that_says_the_command_failed_is_not_a_probe() {
+        let out = "Traceback (most recent call last):\n  File \"<frozen runpy>\", line 198, in _run_module_as_main\nModuleNotFoundError: No module named 'notebook'\nConfig generation failed, continuing...\n";
+        let cmd = "python -m notebook --generate-config || echo \"Config generation failed, continuing...\"";
+        assert_eq!(action(&[], cmd, out), Some(FailureAction::Error));
+        // The fallback did not print (the command succeeded and printed an
+        // error-looking line): the probe reading stands.
+        let quiet = "Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\nValueError: bad value\n";
+        assert_eq!(action(&[], cmd, quiet), Some(FailureAction::Context));
+        // A lookup's negative answer is what was asked.
+        let which = "which jupyter || echo \"jupyter lookup failed\"";
+        assert_eq!(
+            action(&[], which, "jupyter lookup failed\nTraceback (most recent call last):\n  File \"x\", line 1\nValueError: v\n"),
+            Some(FailureAction::Context)
+        );
+        // A fallback that states a fact, not a failure, keeps the probe reading.
+        let git = "git status 2>&1 || echo \"Not a git repo\"";
+        assert_eq!(
+            action(&[], git, "fatal: not a git repository (or any of the parent directories): .git\nNot a git repo\n"),
+            Some(FailureAction::Context)
+        );
+    }
+
+    #[test]
     fn a_displayed_log_is_context() {
         assert_eq!(
             action(&[], "cat server.log", TRACEBACK),
@@ -415,6 +543,11 @@ mod tests {
         );
         assert_eq!(
             action(&[], "tail -n 50 /var/log/app.log", TRACEBACK),
+            Some(FailureAction::Context)
+        );
+        // After a quiet wait (it prints nothing).
+        assert_eq!(
+            action(&[], "sleep 3 && cat jupyter.log", TRACEBACK),
             Some(FailureAction::Context)
         );
         // The display program's own error is its failure.

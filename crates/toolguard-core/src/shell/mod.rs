@@ -296,7 +296,11 @@ impl CallModel {
             && self
                 .commands
                 .iter()
-                .all(|c| matches!(c.effect, Effect::Read | Effect::Search | Effect::Other))
+                // `sleep 3 && cat app.log`: a quiet wait prints nothing.
+                .all(|c| {
+                    matches!(c.effect, Effect::Read | Effect::Search | Effect::Other)
+                        || (c.quiet && c.effect == Effect::Wait)
+                })
             && self
                 .commands
                 .iter()

@@ -57,6 +57,13 @@ pub(super) struct Table {
     pub(super) noise: Vec<String>,
     /// Rules that count only with a command, and when (`intent.rs`).
     pub(super) command_rules: HashMap<String, Need>,
+    /// Lines that say a program could not run its own code (`brokenScript`);
+    /// `None` when the list is empty or does not compile.
+    pub(super) broken_script: Option<regex::Regex>,
+    /// Words of a fallback message that says the command before it failed.
+    pub(super) fallback_failure: Vec<String>,
+    /// Rules whose match is a test runner's own verdict (`runnerVerdicts`).
+    pub(super) runner_verdicts: Vec<String>,
 }
 
 fn strings(v: Option<&Value>) -> Vec<String> {
@@ -174,9 +181,19 @@ pub(super) fn table() -> &'static Table {
                     .collect()
             })
             .unwrap_or_default();
+        let broken = strings(root.get("brokenScript"));
+        let broken_script = (!broken.is_empty())
+            .then(|| {
+                let joined: Vec<String> = broken.iter().map(|p| format!("(?:{p})")).collect();
+                regex::Regex::new(&joined.join("|")).ok()
+            })
+            .flatten();
         Table {
             noise: strings(root.get("noise")),
             command_rules,
+            broken_script,
+            fallback_failure: strings(root.get("fallbackFailure")),
+            runner_verdicts: strings(root.get("runnerVerdicts")),
             programs,
             wrappers,
             shell_tools: strings(tools.get("shellTools"))
