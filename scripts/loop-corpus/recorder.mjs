@@ -130,7 +130,11 @@ export class Recorder {
     return this.record('exec_command', { cmd, workdir: this.dir, yield_time_ms: 10000 }, { output: out, exitCode: r.exitCode });
   }
 
-  /** Read a file (codex has no read tool: it reads through the shell). */
+  /**
+   * Read a file (codex has no read tool: it reads through the shell).
+   * @param {string} path
+   * @param {{ offset?: number, limit?: number }} [opts]
+   */
   readFile(path, { offset, limit } = {}) {
     const abs = join(this.dir, path);
     if (this.style === 'codex') {
@@ -247,7 +251,12 @@ export class Recorder {
     return this.record('BashOutput', { bash_id: job.id }, { output: body });
   }
 
-  /** Codex write_stdin: send keys to a running session and read what it printed. */
+  /**
+   * Codex write_stdin: send keys to a running session and read what it printed.
+   * @param {any} job
+   * @param {string} chars
+   * @param {{ waitMs?: number, prompt?: RegExp }} [opts]
+   */
   async stdin(job, chars, { waitMs = 1000, prompt } = {}) {
     const t0 = Date.now();
     if (chars) job.child.stdin.write(chars);
