@@ -1,6 +1,6 @@
 // `toolguard audit` on Claude Code transcripts and Codex rollouts recorded
-// with the real CLIs (scripts/record-audit-fixtures.mjs), on OTLP/JSON
-// written by the OpenTelemetry SDK (scripts/record-otlp-fixture.mjs), the
+// with the real CLIs (scripts/record/record-audit-fixtures.mjs), on OTLP/JSON
+// written by the OpenTelemetry SDK (scripts/record/record-otlp-fixture.mjs), the
 // default history locations, --since, --max-line-bytes, and input that is no
 // log at all. The CLI runs as a child process on a real file system.
 import { test } from 'node:test';

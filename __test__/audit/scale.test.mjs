@@ -2,7 +2,7 @@
 // `--report jsonl`, `--shard i/n` (4 shards merged = one run), the progress
 // bar (on a terminal only), Parquet datasets, the dataset summary and the
 // HTML folder report. The collection is generated (benchmark/collection.mjs);
-// the Parquet fixtures were written by pyarrow (scripts/parquet-fixtures.py).
+// the Parquet fixtures were written by pyarrow (scripts/record/parquet-fixtures.py).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

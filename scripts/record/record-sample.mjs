@@ -6,7 +6,7 @@
 // tool/call + tool/result pairs, plugin notices, a subagent log.
 //
 // Needs Node >= 22.15 (the JSONL backend compresses with node:zlib's zstd):
-//   node scripts/node22.mjs scripts/record-sample.mjs
+//   node scripts/test/node22.mjs scripts/record/record-sample.mjs
 // Writes (replacing what was there):
 //   samples/dsh/                        zstd (the default encoding) — the bundled sample
 //   __test__/audit/fixtures/dsh-zstd/   a copy of that recording (tests must not depend on samples/)
@@ -30,14 +30,14 @@ import AgentRegistry from '@deepseek-ai/dsh-agent';
 import AgentLoop from '@deepseek-ai/dsh-agent-loop';
 import * as RepeatToolReminder from '@deepseek-ai/dsh-repeat-tool-reminder';
 
-import { Harness, textTool } from '../__test__/dsh/kit.mjs';
+import { Harness, textTool } from '../../__test__/dsh/kit.mjs';
 
 if (typeof zlib.zstdCompress !== 'function') {
-  console.error('record-sample: this Node has no zstd; run it with: node scripts/node22.mjs scripts/record-sample.mjs');
+  console.error('record-sample: this Node has no zstd; run it with: node scripts/test/node22.mjs scripts/record/record-sample.mjs');
   process.exit(2);
 }
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const CWD = '/home/dev/report-site';
 const MAIN = 'sample-main';
 const SUB = 'sample-sub';

@@ -3,10 +3,10 @@
 // command; nobody tunes on it. It is measured once before the loops/shell work
 // of issues 21/22 and once after (the lead's measurement). Tools to install:
 // the header of heldout3-files.mjs.
-//   node scripts/record-silent-corpus.mjs --cases=scripts/silent-corpus/heldout3-cases.mjs \
-//     --files=scripts/silent-corpus/heldout3-files.mjs --scratch=/work/heldout3/scratch --out=/work/heldout3/corpus
+//   node scripts/record/record-silent-corpus.mjs --cases=scripts/record/silent-corpus/heldout3-cases.mjs \
+//     --files=scripts/record/silent-corpus/heldout3-files.mjs --scratch=/work/heldout3/scratch --out=/work/heldout3/corpus
 //   node scripts/eval/silent.eval.mjs --corpus /work/heldout3/corpus
-// Same format as scripts/silent-corpus/cases.mjs: [family, id, meaning, command, note];
+// Same format as scripts/record/silent-corpus/cases.mjs: [family, id, meaning, command, note];
 // meaning ('fail' | 'ok') is the human judgement of what the command did,
 // written BEFORE recording (the recorder turns a 'fail' whose exit status was
 // non-zero into a shown failure).

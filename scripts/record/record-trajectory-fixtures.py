@@ -1,6 +1,6 @@
 """Record mini-swe-agent fixtures with the real package against a scripted local model.
 
-Run through `node scripts/record-trajectory-fixtures.mjs`, which installs
+Run through `node scripts/record/record-trajectory-fixtures.mjs`, which installs
 mini-swe-agent (the recorded version) in a venv under /tmp and calls this with
 the output folder.
 

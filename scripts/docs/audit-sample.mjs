@@ -2,14 +2,14 @@
 // The README's "what the main job prints": `toolguard audit` on the bundled
 // sample, run as a new user runs it (a home with no Claude Code or Codex
 // history, no colours). __test__/readme.test.mjs fails when the README's copy
-// is stale; refresh it with: node scripts/audit-sample.mjs --write
+// is stale; refresh it with: node scripts/docs/audit-sample.mjs --write
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const BEGIN = '<!-- audit-sample:begin -->';
 const END = '<!-- audit-sample:end -->';
 

@@ -3,14 +3,14 @@
 // own OS and CPU: `toolguard hook` finds it, and it answers a PostToolUse
 // event whose output hides a traceback behind exit 0 with a block.
 //
-//   node scripts/hook-smoke.mjs
+//   node scripts/release/hook-smoke.mjs
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const exe = join(root, process.platform === 'win32' ? 'toolguard-hook.exe' : 'toolguard-hook');
 // Artifact downloads drop the executable bit.
 if (process.platform !== 'win32') chmodSync(exe, 0o755);

@@ -6,7 +6,7 @@
 //
 //   npm install --prefix /tmp/rd-cc @anthropic-ai/claude-code@2.1.332
 //   npm install --prefix /tmp/rd-cx @openai/codex@0.171.0
-//   node scripts/record-audit-fixtures.mjs \
+//   node scripts/record/record-audit-fixtures.mjs \
 //     --claude /tmp/rd-cc/node_modules/@anthropic-ai/claude-code-linux-x64/claude \
 //     --codex /tmp/rd-cx/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex
 //
@@ -24,14 +24,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { listen, runChild, writeMessage, writeResponse } from '../__test__/support/mock-wire.mjs';
+import { listen, runChild, writeMessage, writeResponse } from '../../__test__/support/mock-wire.mjs';
 
 const { values: bin } = parseArgs({ options: { claude: { type: 'string' }, codex: { type: 'string' } } });
 if (!bin.claude && !bin.codex) {
-  console.error('usage: node scripts/record-audit-fixtures.mjs [--claude PATH] [--codex PATH]');
+  console.error('usage: node scripts/record/record-audit-fixtures.mjs [--claude PATH] [--codex PATH]');
   process.exit(2);
 }
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const fixtures = join(root, '__test__/audit/fixtures');
 const traceback = `printf 'Traceback (most recent call last):\\n  File "x.py", line 1\\nValueError: bad\\n'`;
 /** Each step: the commands the model asks for in one message. */
@@ -115,7 +115,7 @@ async function recordClaude(claude) {
   rmSync(out, { recursive: true, force: true });
   cpSync(projects, out, { recursive: true });
   console.log(`Claude Code ${version}:`, filesUnder(out).map((f) => relative(root, f)).join(', '));
-  writeFileSync(join(out, 'RECORDED-WITH.txt'), `@anthropic-ai/claude-code ${version} (scripts/record-audit-fixtures.mjs)\n`);
+  writeFileSync(join(out, 'RECORDED-WITH.txt'), `@anthropic-ai/claude-code ${version} (scripts/record/record-audit-fixtures.mjs)\n`);
 }
 
 function countCalls(steps) {
@@ -174,7 +174,7 @@ async function recordCodex(codex) {
   rmSync(out, { recursive: true, force: true });
   cpSync(join(codexHome, 'sessions'), join(out, 'sessions'), { recursive: true });
   console.log(`${version}:`, filesUnder(out).map((f) => relative(root, f)).join(', '));
-  writeFileSync(join(out, 'RECORDED-WITH.txt'), `@openai/codex ${version} (scripts/record-audit-fixtures.mjs)\n`);
+  writeFileSync(join(out, 'RECORDED-WITH.txt'), `@openai/codex ${version} (scripts/record/record-audit-fixtures.mjs)\n`);
 }
 
 if (bin.claude) await recordClaude(bin.claude);

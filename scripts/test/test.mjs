@@ -4,7 +4,7 @@
 // pack: built once here, not in each suite run), then runs every Rust test
 // target (`--tests`: unit tests and tests/*.rs; `--lib` skipped the latter),
 // the JavaScript suite on Node 20 and the same suite on Node 22
-// (scripts/node22.mjs finds or installs it for this platform; where none can
+// (scripts/test/node22.mjs finds or installs it for this platform; where none can
 // be had the pass is skipped with a line saying why), and closes with one
 // `N passed, N failed` line for CI.
 import { spawn, spawnSync } from 'node:child_process';
@@ -13,7 +13,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findNode22 } from './node22.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const args = new Set(process.argv.slice(2));
 
 /** Run a command, echo its output, and return the captured text and exit code. */
@@ -61,7 +61,7 @@ const nodeCounts = (text) => {
 
 if (!args.has('--no-build')) {
   const builds = [['npm', ['run', 'build']]];
-  if (process.platform === 'linux' && process.arch === 'x64') builds.push([process.execPath, ['scripts/build-portable.mjs']]);
+  if (process.platform === 'linux' && process.arch === 'x64') builds.push([process.execPath, ['scripts/release/build-portable.mjs']]);
   for (const [cmd, argv] of builds) {
     const build = await run(cmd, argv);
     if (build.code !== 0) {

@@ -7,7 +7,7 @@
 // devDependency (the audit never needs it at run time):
 //
 //   npm install --prefix /tmp/rd-otel @opentelemetry/sdk-trace-base@2 @opentelemetry/api @opentelemetry/otlp-transformer @opentelemetry/resources@2
-//   node scripts/record-otlp-fixture.mjs /tmp/rd-otel/node_modules
+//   node scripts/record/record-otlp-fixture.mjs /tmp/rd-otel/node_modules
 //
 // Writes __test__/audit/fixtures/otlp/:
 //   genai.jsonl          GenAI conventions (execute_tool spans) and OpenInference
@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 
 const modules = process.argv[2];
 if (!modules) {
-  console.error('usage: node scripts/record-otlp-fixture.mjs <node_modules with the OpenTelemetry SDK>');
+  console.error('usage: node scripts/record/record-otlp-fixture.mjs <node_modules with the OpenTelemetry SDK>');
   process.exit(2);
 }
 const require = createRequire(join(modules, 'x.js'));
@@ -80,7 +80,7 @@ const half = Math.floor(spans.length / 2);
 const decode = (bytes) => JSON.parse(Buffer.from(bytes).toString('utf8'));
 const requests = [decode(JsonTraceSerializer.serializeRequest(spans.slice(half))), decode(JsonTraceSerializer.serializeRequest(spans.slice(0, half)))];
 
-const out = join(dirname(fileURLToPath(import.meta.url)), '../__test__/audit/fixtures/otlp');
+const out = join(dirname(fileURLToPath(import.meta.url)), '../../__test__/audit/fixtures/otlp');
 mkdirSync(out, { recursive: true });
 writeFileSync(join(out, 'genai.jsonl'), requests.map((r) => JSON.stringify(r)).join('\n') + '\n');
 const b64 = (hex) => Buffer.from(hex, 'hex').toString('base64');
@@ -91,6 +91,6 @@ writeFileSync(join(out, 'genai-base64.jsonl'), rebased.join('\n') + '\n');
 const version = (name) => JSON.parse(readFileSync(join(modules, name, 'package.json'), 'utf8')).version;
 writeFileSync(
   join(out, 'RECORDED-WITH.txt'),
-  `@opentelemetry/sdk-trace-base ${version('@opentelemetry/sdk-trace-base')}, @opentelemetry/otlp-transformer ${version('@opentelemetry/otlp-transformer')}, @opentelemetry/api ${version('@opentelemetry/api')} (scripts/record-otlp-fixture.mjs)\n`,
+  `@opentelemetry/sdk-trace-base ${version('@opentelemetry/sdk-trace-base')}, @opentelemetry/otlp-transformer ${version('@opentelemetry/otlp-transformer')}, @opentelemetry/api ${version('@opentelemetry/api')} (scripts/record/record-otlp-fixture.mjs)\n`,
 );
 console.log(`wrote ${spans.length} spans in ${requests.length} requests to ${out}`);

@@ -1,16 +1,16 @@
 #!/usr/bin/env node
 // The README's picture of the HTML report: the bundled sample's report in
 // headless Chromium, a silent-failure mark opened. Regenerate after changing
-// ts/cli/html.mts: `npm run build && node scripts/html-screenshot.mjs`.
+// ts/cli/html.mts: `npm run build && node scripts/docs/html-screenshot.mjs`.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-import { launchBrowser } from '../__test__/support/chromium.mjs';
+import { launchBrowser } from '../../__test__/support/chromium.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const out = process.argv[2] ?? join(root, 'docs/audit-report.png');
 const work = mkdtempSync(join(tmpdir(), 'toolguard-shot-'));
 const file = join(work, 'report.html');

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // Prints the built-in rule table of docs/rules.md from rules/builtin.json (the
 // one source of the table). __test__/readme.test.mjs fails when the page's
-// copy is stale; refresh it with: node scripts/rules-table.mjs --write
+// copy is stale; refresh it with: node scripts/docs/rules-table.mjs --write
 import { readFileSync, writeFileSync } from 'node:fs';
 
-const root = new URL('..', import.meta.url);
+const root = new URL('../..', import.meta.url);
 const rules = JSON.parse(readFileSync(new URL('rules/builtin.json', root), 'utf8'));
 const cell = (s) => String(s).replaceAll('|', '\\|').replaceAll('\n', ' ');
 

@@ -8,13 +8,13 @@
 // Where none can be had, says why and the caller skips the pass.
 //
 // As a command, runs node 22 with the given arguments, e.g.
-//   node scripts/node22.mjs --test __test__/dsh/
+//   node scripts/test/node22.mjs --test __test__/dsh/
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const cache = join(root, 'node_modules', '.cache', 'toolguard-node22');
 
 const versionOf = (bin) => {

@@ -1,10 +1,10 @@
 // Held-out silent-failure set: tools and failure modes NOT in corpus/silent,
 // recorded outside the repo by REALLY running each command (tools to install:
 // the header of heldout-files.mjs):
-//   node scripts/record-silent-corpus.mjs --cases=scripts/silent-corpus/heldout-cases.mjs \
-//     --files=scripts/silent-corpus/heldout-files.mjs --scratch=/tmp/heldout --out=/tmp/heldout/corpus
+//   node scripts/record/record-silent-corpus.mjs --cases=scripts/record/silent-corpus/heldout-cases.mjs \
+//     --files=scripts/record/silent-corpus/heldout-files.mjs --scratch=/tmp/heldout --out=/tmp/heldout/corpus
 //   node scripts/eval/silent.eval.mjs --corpus /tmp/heldout/corpus
-// Same format as scripts/silent-corpus/cases.mjs: [family, id, meaning, command, note];
+// Same format as scripts/record/silent-corpus/cases.mjs: [family, id, meaning, command, note];
 // meaning ('fail' | 'ok') is the human judgement written BEFORE recording.
 export const cases = [
   // ---------------- rsync ----------------

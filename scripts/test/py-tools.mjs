@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 export const PY_TOOLS = join(root, '.tmp/py-tools');
 
 /** Pinned PyPI requirement per tool, and the file that shows it is installed. */

@@ -5,7 +5,7 @@
 // `GLIBC_2.xx' not found", so the portable linux-*-gnu builds must stay at
 // or below the baseline they were linked for (2.17, as napi-rs packages do).
 //
-//   node scripts/glibc-check.mjs [--max 2.17] FILE.node...
+//   node scripts/release/glibc-check.mjs [--max 2.17] FILE.node...
 //
 // Prints each file's highest required version; exits 1 when one is above
 // --max, 2 when a file cannot be read as ELF.
@@ -52,7 +52,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     else files.push(args[i]);
   }
   if (!files.length || !/^\d+(\.\d+)+$/.test(max ?? '')) {
-    console.error('usage: node scripts/glibc-check.mjs [--max 2.17] FILE...');
+    console.error('usage: node scripts/release/glibc-check.mjs [--max 2.17] FILE...');
     process.exit(2);
   }
   let bad = 0;

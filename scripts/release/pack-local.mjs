@@ -9,9 +9,9 @@
 //
 // The tarball's package.json has no `prepare` script: the package is built,
 // and npm would otherwise warn on install about a script whose file
-// (scripts/prepare.mjs) is not even in the tarball.
+// (scripts/release/prepare.mjs) is not even in the tarball.
 //
-//   node scripts/pack-local.mjs [--pack-destination DIR]   (default: the checkout)
+//   node scripts/release/pack-local.mjs [--pack-destination DIR]   (default: the checkout)
 //
 // Prints the tarball's path on stdout; exit 2 with the reason when the
 // checkout is not built.
@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 /** The scripts npm runs (or warns about) when a package is installed. */
 const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepare'];
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 
 function fail(message) {
   process.stderr.write(`pack-local: ${message}\n`);
@@ -35,7 +35,7 @@ const args = process.argv.slice(2);
 let destination = root;
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--pack-destination' && args[i + 1]) destination = resolve(args[++i]);
-  else fail(`unknown argument ${args[i]}\nusage: node scripts/pack-local.mjs [--pack-destination DIR]`);
+  else fail(`unknown argument ${args[i]}\nusage: node scripts/release/pack-local.mjs [--pack-destination DIR]`);
 }
 
 const addons = readdirSync(root).filter((f) => /^toolguard\..+\.node$/.test(f));

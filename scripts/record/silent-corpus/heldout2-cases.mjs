@@ -1,11 +1,11 @@
 // Held-out silent-failure set #2: tools and failure modes in NEITHER
-// corpus/silent NOR the first held-out set (scripts/silent-corpus/heldout-cases.mjs),
+// corpus/silent NOR the first held-out set (scripts/record/silent-corpus/heldout-cases.mjs),
 // recorded outside the repo by REALLY running each command; nobody tunes on it
 // (it is the lead's final, honest measurement). Tools to install: the header of
 // heldout2-files.mjs.
-//   node scripts/record-silent-corpus.mjs --cases=scripts/silent-corpus/heldout2-cases.mjs \
-//     --files=scripts/silent-corpus/heldout2-files.mjs --scratch=/work/heldout2/scratch --out=/work/heldout2/corpus
-// Same format as scripts/silent-corpus/cases.mjs: [family, id, meaning, command, note];
+//   node scripts/record/record-silent-corpus.mjs --cases=scripts/record/silent-corpus/heldout2-cases.mjs \
+//     --files=scripts/record/silent-corpus/heldout2-files.mjs --scratch=/work/heldout2/scratch --out=/work/heldout2/corpus
+// Same format as scripts/record/silent-corpus/cases.mjs: [family, id, meaning, command, note];
 // meaning ('fail' | 'ok') is the human judgement written BEFORE recording.
 const serve = (port) => `python3 -m http.server ${port} -d www >/dev/null 2>&1 & srv=$!; sleep 1;`;
 export const cases = [

@@ -4,14 +4,14 @@
 // on any glibc Linux from 2.17 on, not only on the build machine's glibc;
 // musl targets are linked the way napi-rs links them. The release workflow
 // runs this same script for every Linux target. zig and cargo-zigbuild come
-// from PyPI (scripts/py-tools.mjs) when missing.
+// from PyPI (scripts/test/py-tools.mjs) when missing.
 //
-//   node scripts/build-portable.mjs [--target TRIPLE] [--output-dir DIR]
+//   node scripts/release/build-portable.mjs [--target TRIPLE] [--output-dir DIR]
 //
 // Default: x86_64-unknown-linux-gnu into npm/linux-x64-gnu/ (what the install
 // test packs). It builds the native hook executable (toolguard-hook) the same
 // way, into the same folder: it ships in the platform package beside the .node
-// (scripts/platform-hook.mjs lists it in that package's files). It builds in its own target/zig/: `napi build` always passes
+// (scripts/release/platform-hook.mjs lists it in that package's files). It builds in its own target/zig/: `napi build` always passes
 // --target, so `npm run build` also builds in target/x86_64-unknown-linux-gnu/,
 // and with zig as linker in the same folder the two builds would start over
 // each time they alternate.
@@ -20,10 +20,10 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseTriple } from '@napi-rs/cli';
-import { pyTools } from './py-tools.mjs';
+import { pyTools } from '../test/py-tools.mjs';
 import { GLIBC_BASELINE } from './glibc-check.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const BINARY_NAME = 'toolguard';
 const HOOK = 'toolguard-hook';
 
@@ -35,7 +35,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     if (args[i] === '--target' && args[i + 1]) target = args[++i];
     else if (args[i] === '--output-dir' && args[i + 1]) outputDir = resolve(args[++i]);
     else {
-      console.error(`build-portable: unknown argument ${args[i]}\nusage: node scripts/build-portable.mjs [--target TRIPLE] [--output-dir DIR]`);
+      console.error(`build-portable: unknown argument ${args[i]}\nusage: node scripts/release/build-portable.mjs [--target TRIPLE] [--output-dir DIR]`);
       process.exit(2);
     }
   }

@@ -1,4 +1,4 @@
-// The recording half of scripts/record-loop-corpus.mjs: a scripted "agent"
+// The recording half of scripts/record/record-loop-corpus.mjs: a scripted "agent"
 // whose every tool call really runs (shell commands, file reads and edits,
 // background jobs, interactive debuggers) and is written down with the output
 // it really produced, in toolguard's generic trace format (docs/trace-format.md).

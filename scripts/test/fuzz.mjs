@@ -2,10 +2,10 @@
 // `npm run fuzz`: run every cargo-fuzz target of fuzz/ for a fixed time each
 // and print what was found.
 //
-//   node scripts/fuzz.mjs                      60 s per target
-//   node scripts/fuzz.mjs --seconds 600        10 minutes per target
-//   node scripts/fuzz.mjs --smoke              CI smoke: 20 s per target (6 targets: 2 minutes)
-//   node scripts/fuzz.mjs scan observe         only these targets
+//   node scripts/test/fuzz.mjs                      60 s per target
+//   node scripts/test/fuzz.mjs --seconds 600        10 minutes per target
+//   node scripts/test/fuzz.mjs --smoke              CI smoke: 20 s per target (6 targets: 2 minutes)
+//   node scripts/test/fuzz.mjs scan observe         only these targets
 //
 // Installs cargo-fuzz when it is missing. libFuzzer needs nightly-only rustc
 // flags; RUSTC_BOOTSTRAP=1 lets the stable toolchain accept them. Built with
@@ -26,7 +26,7 @@ import { mkdirSync, readdirSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const fuzzDir = join(root, 'fuzz');
 
 /** Per target: the largest input libFuzzer builds (bigger inputs run slower, so fewer of them). */

@@ -5,8 +5,8 @@
 // servers on 127.0.0.1, background jobs, pdb and gdb sessions). Each call is
 // written with the output it produced, in toolguard's generic trace format.
 //
-//   node scripts/record-loop-corpus.mjs            # all sessions
-//   node scripts/record-loop-corpus.mjs name ...   # only these
+//   node scripts/record/record-loop-corpus.mjs            # all sessions
+//   node scripts/record/record-loop-corpus.mjs name ...   # only these
 //
 // Needs python3 (a venv with pytest is created under /tmp), cargo, gcc, gdb,
 // node. The labels (corpus/loops/labels.json) are written by hand from what
@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { Recorder, ROOT } from './loop-corpus/recorder.mjs';
 import * as F from './loop-corpus/fixtures.mjs';
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
+const repo = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const OUT = join(repo, 'corpus/loops');
 const PYTEST = 'python -m pytest -q';
 

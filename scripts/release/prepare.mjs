@@ -6,14 +6,14 @@
 // installed platform package) — or say clearly why it cannot be built,
 // instead of leaving a package that fails later with "Cannot find module
 // './dist/reference/index.mjs'". Packed tarballs carry no `prepare` (they are
-// built): scripts/pack-local.mjs and the release workflow drop it.
+// built): scripts/release/pack-local.mjs and the release workflow drop it.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const built = existsSync(join(root, 'dist/ts/cli/main.mjs')) && existsSync(join(root, 'dist/reference/index.mjs'));
 
 /** Whether the generated loader finds a native binary for this machine. */

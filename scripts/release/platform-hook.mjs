@@ -4,7 +4,7 @@
 // create-npm-dirs` lists only the .node in each npm/<target>/package.json
 // `files`, and `napi artifacts` moves only .node files. Run after both:
 //
-//   node scripts/platform-hook.mjs [--npm-dir npm] [--artifacts DIR]
+//   node scripts/release/platform-hook.mjs [--npm-dir npm] [--artifacts DIR]
 //
 // --artifacts: the release workflow's downloaded artifacts, one folder per
 // target named `bindings-<triple>` holding that target's hook; each is
@@ -44,7 +44,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     if (args[i] === '--npm-dir' && args[i + 1]) npmDir = resolve(args[++i]);
     else if (args[i] === '--artifacts' && args[i + 1]) artifacts = resolve(args[++i]);
     else {
-      console.error(`platform-hook: unknown argument ${args[i]}\nusage: node scripts/platform-hook.mjs [--npm-dir npm] [--artifacts DIR]`);
+      console.error(`platform-hook: unknown argument ${args[i]}\nusage: node scripts/release/platform-hook.mjs [--npm-dir npm] [--artifacts DIR]`);
       process.exit(2);
     }
   }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Print recorded corpus sessions one call a line (index, tool, arguments, the
 // start of the output): what a labeller reads before writing labels.json.
-//   node scripts/loop-corpus/show.mjs corpus/loops/<session>.jsonl [--full]
+//   node scripts/record/loop-corpus/show.mjs corpus/loops/<session>.jsonl [--full]
 import { readFileSync } from 'node:fs';
 
 const full = process.argv.includes('--full');

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // Record the silent-failure corpus (corpus/silent/) by REALLY running each
-// command of scripts/silent-corpus/cases.mjs with bash, in a scratch work
-// directory holding scripts/silent-corpus/files.mjs, and rendering the result
+// command of scripts/record/silent-corpus/cases.mjs with bash, in a scratch work
+// directory holding scripts/record/silent-corpus/files.mjs, and rendering the result
 // as DSH's bash tool shows it (see renderShellResult below).
 //
-//   node scripts/record-silent-corpus.mjs --install      # apt/pip/npm installs first (root, registries)
-//   node scripts/record-silent-corpus.mjs [--only=family,family] [--list] [--cases=FILE --out=DIR]
+//   node scripts/record/record-silent-corpus.mjs --install      # apt/pip/npm installs first (root, registries)
+//   node scripts/record/record-silent-corpus.mjs [--only=family,family] [--list] [--cases=FILE --out=DIR]
 //        [--files=FILE] [--scratch=DIR]
 //
 // --files=FILE replaces the work directory's files (files.mjs and the extras
@@ -25,7 +25,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { files as corpusFiles } from './silent-corpus/files.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const argOf = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 // --cases=FILE --out=DIR record another case list (e.g. a held-out set kept outside the repo).
 const { cases } = await import(argOf('cases') ? pathToFileURL(resolve(argOf('cases'))).href : './silent-corpus/cases.mjs');
