@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Record the silent-failure corpus (corpus/silent/) by REALLY running each
-// command of scripts/record/silent-corpus/cases.mjs with bash, in a scratch work
+// command of scripts/record/silent-corpus/cases.json with bash, in a scratch work
 // directory holding scripts/record/silent-corpus/files.mjs, and rendering the result
 // as DSH's bash tool shows it (see renderShellResult below).
 //
@@ -19,7 +19,7 @@
 // the command) and the real exit code, never from what a detector says.
 // Outputs differ a little between runs (timings, versions); that is expected.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -28,7 +28,9 @@ import { files as corpusFiles } from './silent-corpus/files.mjs';
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const argOf = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 // --cases=FILE --out=DIR record another case list (e.g. a held-out set kept outside the repo).
-const { cases } = await import(argOf('cases') ? pathToFileURL(resolve(argOf('cases'))).href : './silent-corpus/cases.mjs');
+// A case list is data ({ about, cases: [{ family, id, meaning, command, note }] }).
+const casesFile = argOf('cases') ? resolve(argOf('cases')) : join(dirname(fileURLToPath(import.meta.url)), 'silent-corpus/cases.json');
+const { cases } = JSON.parse(readFileSync(casesFile, 'utf8'));
 const OUT = argOf('out') ? resolve(argOf('out')) : join(root, 'corpus/silent');
 const own = argOf('files') ? await import(pathToFileURL(resolve(argOf('files'))).href) : null;
 const files = own ? own.files : corpusFiles;
@@ -55,7 +57,7 @@ function sh(cmd, opts = {}) {
 }
 
 if (args.includes('--list')) {
-  for (const [family, id, meaning, command] of cases) console.log(`${family}/${id}\t${meaning}\t${command}`);
+  for (const { family, id, meaning, command } of cases) console.log(`${family}/${id}\t${meaning}\t${command}`);
   process.exit(0);
 }
 
@@ -148,7 +150,7 @@ export function renderShellResult({ stdout, stderr, exitCode, signal, timedOutMs
 const TIMEOUT = 180_000;
 const byFamily = new Map();
 const seen = new Set();
-for (const [family, id, meaning, command, note] of cases) {
+for (const { family, id, meaning, command, note } of cases) {
   const key = `${family}/${id}`;
   if (seen.has(key)) throw new Error(`duplicate case ${key}`);
   seen.add(key);
