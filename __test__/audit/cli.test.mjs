@@ -148,6 +148,7 @@ test('no file argument: the bundled sample (a loop and a silent failure), and it
 test('human output: aligned table, no colour when not a TTY, summary line', () => {
   const { code, stdout } = cli(['audit', ...DSH_EXACT, mainPlain]);
   assert.equal(code, 1);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC (\x1b) is the ANSI escape this test checks for
   assert.doesNotMatch(stdout, /\x1b\[/);
   const lines = stdout.split('\n');
   const header = lines.find((l) => l.includes('FINDING'));

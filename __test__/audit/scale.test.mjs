@@ -112,6 +112,7 @@ test('a progress bar (files, MB, ETA) on a terminal, none when stderr is piped',
   assert.ok(tty.status === 0 || tty.status === 1, `${tty.status} ${tty.stderr}`);
   assert.match(tty.stdout, /\[[#.]{24}\] \d+% \d+\/220 files · [\d.]+\/[\d.]+ MB/);
   // The bar is cleared before the summary is written.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC (\x1b) is the ANSI escape this test checks for
   assert.match(tty.stdout, /\r\x1b\[Ktoolguard audit: 220 sessions \(220 files\)/);
 });
 
