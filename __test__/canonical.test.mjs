@@ -136,7 +136,9 @@ function toText(root, st) {
     else if (n.literal !== undefined) out += n.literal;
     else if (n.array) {
       const parts = [{ raw: `${ws}[${ws}` }];
-      n.array.forEach((child, i) => parts.push(...(i ? [{ raw: `${ws},${ws}` }] : []), { node: child }));
+      n.array.forEach((child, i) => {
+        parts.push(...(i ? [{ raw: `${ws},${ws}` }] : []), { node: child });
+      });
       parts.push({ raw: `${ws}]${ws}` });
       stack.push(...parts.reverse());
     } else {

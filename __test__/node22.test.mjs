@@ -1,4 +1,4 @@
-// scripts/node22.mjs, which gives the test runner its Node 22 pass on any
+// scripts/test/node22.mjs, which gives the test runner its Node 22 pass on any
 // platform: a given binary is checked, and where no Node 22 can be had the
 // caller is told why (the runner then skips the pass with that line).
 import { test } from 'node:test';
@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const script = fileURLToPath(new URL('../scripts/node22.mjs', import.meta.url));
+const script = fileURLToPath(new URL('../scripts/test/node22.mjs', import.meta.url));
 
 test('runs its arguments on Node 22, and TOOLGUARD_NODE22 names the binary', () => {
   const found = spawnSync(process.execPath, [script, '-p', 'process.version'], { encoding: 'utf8' });
@@ -19,7 +19,7 @@ test('runs its arguments on Node 22, and TOOLGUARD_NODE22 names the binary', () 
 });
 
 test('findNode22 without installing reports what is missing instead of failing', async () => {
-  const { findNode22 } = await import('../scripts/node22.mjs');
+  const { findNode22 } = await import('../scripts/test/node22.mjs');
   const saved = process.env.TOOLGUARD_NODE22;
   process.env.TOOLGUARD_NODE22 = process.execPath;
   try {

@@ -7,15 +7,15 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GuardEngine } from 'toolguard';
-import { RULES_PAGE, readmeWithTable } from '../scripts/rules-table.mjs';
-import { auditSample, sampleIn } from '../scripts/audit-sample.mjs';
+import { RULES_PAGE, readmeWithTable } from '../scripts/docs/rules-table.mjs';
+import { auditSample, sampleIn } from '../scripts/docs/audit-sample.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
 
 test('the built-in rule table in docs/rules.md matches rules/builtin.json', () => {
   const page = readFileSync(join(root, RULES_PAGE), 'utf8');
-  assert.equal(page, readmeWithTable(page), 'run: node scripts/rules-table.mjs --write');
+  assert.equal(page, readmeWithTable(page), 'run: node scripts/docs/rules-table.mjs --write');
 });
 
 test('the README names the two commands and .ci/run calls the test command', () => {
@@ -24,7 +24,7 @@ test('the README names the two commands and .ci/run calls the test command', () 
   assert.match(readFileSync(join(root, '.ci/run'), 'utf8'), /^npm test$/m);
 });
 
-test("the README's audit sample is what `toolguard audit` prints (refresh: node scripts/audit-sample.mjs --write)", () => {
+test("the README's audit sample is what `toolguard audit` prints (refresh: node scripts/docs/audit-sample.mjs --write)", () => {
   assert.equal(sampleIn(readme), auditSample());
 });
 

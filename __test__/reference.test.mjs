@@ -1063,7 +1063,10 @@ describe('differential: native GuardEngine vs reference', () => {
     ];
     for (const config of bad) {
       let message;
-      assert.throws(() => new GuardEngine(config), (error) => ((message = error.message), true));
+      assert.throws(() => new GuardEngine(config), (error) => {
+        message = error.message;
+        return true;
+      });
       assert.throws(() => new native.GuardEngine(config), (error) => {
         // Regex syntax errors come from two different parsers: compare up to the reason.
         const at = message.indexOf('invalid pattern: ');

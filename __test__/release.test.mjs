@@ -1,6 +1,6 @@
 // The release machinery stays in step with package.json: the workflows lint
 // clean with actionlint (and shellcheck on their `run:` scripts, both pinned
-// from PyPI by scripts/py-tools.mjs), release.yml builds and tests exactly the
+// from PyPI by scripts/test/py-tools.mjs), release.yml builds and tests exactly the
 // `napi.targets`, and npm/<target>/ is what `napi create-npm-dirs` makes;
 // the native hook goes into each platform package (platform-hook.mjs).
 import { test } from 'node:test';
@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, wr
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { pyTools } from '../scripts/py-tools.mjs';
+import { pyTools } from '../scripts/test/py-tools.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -93,11 +93,11 @@ test('npm/<target>/ is exactly what `napi create-npm-dirs` generates from packag
 test('release.yml ships the native hook executable in every platform package', () => {
   const steps = release.jobs.build.steps;
   // Linux targets: build-portable.mjs builds the hook beside the .node; the others: build-hook.mjs.
-  const hookStep = steps.find((s) => /scripts\/build-hook\.mjs --target \$\{\{ matrix\.settings\.target \}\} --output-dir \./.test(s.run ?? ''));
+  const hookStep = steps.find((s) => /scripts\/release\/build-hook\.mjs --target \$\{\{ matrix\.settings\.target \}\} --output-dir \./.test(s.run ?? ''));
   assert.ok(hookStep, 'a step builds the hook for the matrix target');
   assert.equal(hookStep.if, "runner.os != 'Linux'");
   for (const s of release.jobs.build.strategy.matrix.settings) {
-    if (s.target.includes('-linux-')) assert.match(s.build, /^node scripts\/build-portable\.mjs /, s.target);
+    if (s.target.includes('-linux-')) assert.match(s.build, /^node scripts\/release\/build-portable\.mjs /, s.target);
   }
   const upload = steps.find((s) => s.uses?.startsWith('actions/upload-artifact'));
   assert.match(upload.with.path, /^toolguard-hook$/m);
@@ -105,10 +105,10 @@ test('release.yml ships the native hook executable in every platform package', (
   assert.match(steps.find((s) => s.name === 'Check the glibc baseline').run, /toolguard-hook/);
   const publish = release.jobs.publish.steps.map((s) => s.run ?? '');
   const artifacts = publish.findIndex((r) => r.includes('napi artifacts'));
-  const hooks = publish.findIndex((r) => r.includes('scripts/platform-hook.mjs --artifacts artifacts'));
+  const hooks = publish.findIndex((r) => r.includes('scripts/release/platform-hook.mjs --artifacts artifacts'));
   assert.ok(artifacts >= 0 && hooks > artifacts, 'the hooks go into npm/<target> after napi moved the .node files');
   for (const job of ['test-linux', 'test-macos-windows']) {
-    assert.ok(release.jobs[job].steps.some((s) => (s.run ?? '').includes('node scripts/hook-smoke.mjs')), `${job} runs the hook`);
+    assert.ok(release.jobs[job].steps.some((s) => (s.run ?? '').includes('node scripts/release/hook-smoke.mjs')), `${job} runs the hook`);
   }
 });
 
@@ -127,7 +127,7 @@ test('platform-hook.mjs puts each artifact\'s hook into its npm/<target> and lis
     };
     artifact('x86_64-unknown-linux-gnu', 'toolguard-hook');
     artifact('x86_64-pc-windows-msvc', 'toolguard-hook.exe');
-    const script = join(root, 'scripts/platform-hook.mjs');
+    const script = join(root, 'scripts/release/platform-hook.mjs');
     const run = (...args) => spawnSync(process.execPath, [script, '--npm-dir', npm, ...args], { encoding: 'utf8' });
     const ok = run('--artifacts', join(dir, 'artifacts'));
     assert.equal(ok.status, 0, ok.stderr);

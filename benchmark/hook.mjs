@@ -17,7 +17,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findNode22 } from '../scripts/node22.mjs';
+import { findNode22 } from '../scripts/test/node22.mjs';
 import { DOUBLED_CONFIG } from './fixtures.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -29,7 +29,7 @@ const log = (line) => process.stderr.write(`${line}\n`);
 
 const bin = join(root, 'bin/toolguard.mjs');
 const native = join(root, process.platform === 'win32' ? 'toolguard-hook.exe' : 'toolguard-hook');
-// The Node 22 the test runner uses (scripts/node22.mjs: $TOOLGUARD_NODE22, this node, or the cached npm package).
+// The Node 22 the test runner uses (scripts/test/node22.mjs: $TOOLGUARD_NODE22, this node, or the cached npm package).
 const node22 = findNode22({ log }).bin;
 const version = (node) => spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
 /** The machine's Node (the one running npm), whatever node_modules/.bin put first on PATH. */
@@ -48,7 +48,7 @@ if (existsSync(native)) {
   subjects.push({ name: 'native hook, table doubled by user rules', cmd: native, args: ['--config', doubledConfig] });
   subjects.push({ name: `launcher → native (node ${version(hostNode)})`, cmd: hostNode, args: [bin, 'hook'], env: { TOOLGUARD_NATIVE_HOOK: '' } });
 } else log(`hook bench: ${native} is missing (npm run build:hook); native rows skipped`);
-if (!node22) log('hook bench: no Node 22 (scripts/node22.mjs); its row is skipped');
+if (!node22) log('hook bench: no Node 22 (scripts/test/node22.mjs); its row is skipped');
 for (const node of [...new Set([hostNode, ...(node22 ? [node22] : [])])]) {
   subjects.push({ name: `Node hook (node ${version(node)})`, cmd: node, args: [bin, 'hook'], env: { TOOLGUARD_NATIVE_HOOK: '0' } });
 }

@@ -5,7 +5,7 @@
 // --max-line-bytes (default 256 MiB) plus the zstd window.
 //
 // Needs Node >= 22.15 (node:zlib's zstd) to WRITE the file:
-//   node scripts/node22.mjs benchmark/hostile-line.mjs [--gb 1.5] [--limit 268435456] [--json]
+//   node scripts/test/node22.mjs benchmark/hostile-line.mjs [--gb 1.5] [--limit 268435456] [--json]
 // The audit itself runs in a child process (the package's Auditor), which
 // reports its own peak RSS (process.resourceUsage().maxRSS).
 import { spawnSync } from 'node:child_process';

@@ -59,7 +59,9 @@ export function writeSessions(dir, count = 300, seed = 7) {
         t += 800 + Math.floor(random() * 4000);
         const ids = group.map(() => `${id}-c${++call}`);
         ev('assistant/message', { turn: 1, step, message: { role: 'assistant', content: group.map((b, i) => ({ type: 'tool-call', id: ids[i], name: b.tool, arguments: JSON.stringify(b.args) })) }, usage: { inputTokens: 2000 + step * 150, outputTokens: 40 + Math.floor(random() * 200), cacheReadTokens: 1000 } });
-        group.forEach((b, i) => ev('tool/call', { turn: 1, step, callId: ids[i], name: b.tool, arguments: JSON.stringify(b.args) }));
+        group.forEach((b, i) => {
+          ev('tool/call', { turn: 1, step, callId: ids[i], name: b.tool, arguments: JSON.stringify(b.args) });
+        });
         group.forEach((b, i) => {
           t += 50 + Math.floor(random() * 3000);
           ev('tool/result', { turn: 1, step, message: { source: { kind: 'tool', callId: ids[i] }, content: [{ type: 'tool-result', toolCallId: ids[i], content: [{ type: 'text', text: b.out }], isError: false }], role: 'user', id: `${ids[i]}-r` } });

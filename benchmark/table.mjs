@@ -70,10 +70,10 @@ export function targets(doc) {
   }
   const hookRow = (prefix) => doc.hook?.rows?.find((r) => r.subject.startsWith(prefix));
   const floor = hookRow('floor');
-  for (const [name, label, max] of [
+  for (const [name, label, max] of /** @type {[string, string, number][]} */ ([
     ['native hook', 'native hook, scanned call, median ≤ +3 ms over the process-start floor', 3],
     ['native hook, a Read call', 'native hook, Read call, median ≤ +1 ms over the floor', 1],
-  ]) {
+  ])) {
     const row = doc.hook?.rows?.find((r) => r.subject === name || r.subject.startsWith(`${name} (`));
     if (floor && row) {
       const over = row.median_ms - floor.median_ms;

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 
 const major = Number(process.versions.node.split('.')[0]);
-// `ai@7` declares engines.node >=22; the suite runs on Node 22 (scripts/test.mjs runs both).
+// `ai@7` declares engines.node >=22; the suite runs on Node 22 (scripts/test/test.mjs runs both).
 const skip = major < 22 ? `the AI SDK (ai@7) requires Node >= 22; this is Node ${process.versions.node} — runs under Node 22` : false;
 if (skip) console.log(`# SKIP ai-sdk adapter tests: ${skip}`);
 

@@ -26,6 +26,7 @@ class ScriptedModel {
     const output = this.turns.shift() ?? [done];
     return { usage: new Usage(), output, responseId: `r${this.inputs.length}` };
   }
+  // biome-ignore lint/correctness/useYield: the Model interface asks for an async generator; this fake is never streamed
   async *getStreamedResponse() {
     throw new Error('not used');
   }

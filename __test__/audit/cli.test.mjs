@@ -1,5 +1,5 @@
 // End-to-end tests of `toolguard audit`: the CLI runs as a child process on
-// logs recorded from a real headless DSH loop (scripts/record-sample.mjs,
+// logs recorded from a real headless DSH loop (scripts/record/record-sample.mjs,
 // plain and zstd), on generic traces, on broken logs and on directories.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -50,7 +50,7 @@ function auditJson(args) {
 const reminders = (s) => s.reminders.map((r) => [r.callId, r.tool, r.count]);
 const failures = (s) => s.failures.map((f) => [f.callId, f.ruleId, f.action, f.line, f.excerpt]);
 
-// What the recorded session holds (see scripts/record-sample.mjs).
+// What the recorded session holds (see scripts/record/record-sample.mjs).
 const MAIN_REMINDERS = [
   ['call_06', 'bash', 3],
   ['call_08', 'bash', 5],
@@ -148,6 +148,7 @@ test('no file argument: the bundled sample (a loop and a silent failure), and it
 test('human output: aligned table, no colour when not a TTY, summary line', () => {
   const { code, stdout } = cli(['audit', ...DSH_EXACT, mainPlain]);
   assert.equal(code, 1);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC (\x1b) is the ANSI escape this test checks for
   assert.doesNotMatch(stdout, /\x1b\[/);
   const lines = stdout.split('\n');
   const header = lines.find((l) => l.includes('FINDING'));

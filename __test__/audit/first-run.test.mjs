@@ -62,6 +62,7 @@ test('audit - reads a log from standard input (plain or zstd)', () => {
 });
 
 test('colours: off when piped, on with FORCE_COLOR or --color, off with --no-color, FORCE_COLOR=0 or NO_COLOR', () => {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC (\x1b) is the ANSI escape this test checks for
   const esc = /\x1b\[/;
   const cases = [
     [[], {}, false],
@@ -93,6 +94,7 @@ test('a multi-line (heredoc) command keeps the table one line per row when piped
   // The row, then its command on one line: line breaks shown as ⏎, the escape as text.
   assert.match(lines[row + 1], /^\s+\$ cat > notes\.md <<'EOF' ⏎ line one ⏎ \\x1b\[31mline two ⏎ EOF ⏎ python3 build\.py$/);
   assert.equal(lines[row + 2], '');
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC (\x1b) is the ANSI escape this test checks for
   assert.doesNotMatch(run.stdout, /\x1b/);
 });
 

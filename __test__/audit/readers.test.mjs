@@ -1,6 +1,6 @@
 // `toolguard audit` on Claude Code transcripts and Codex rollouts recorded
-// with the real CLIs (scripts/record-audit-fixtures.mjs), on OTLP/JSON
-// written by the OpenTelemetry SDK (scripts/record-otlp-fixture.mjs), the
+// with the real CLIs (scripts/record/record-audit-fixtures.mjs), on OTLP/JSON
+// written by the OpenTelemetry SDK (scripts/record/record-otlp-fixture.mjs), the
 // default history locations, --since, --max-line-bytes, and input that is no
 // log at all. The CLI runs as a child process on a real file system.
 import { test } from 'node:test';
@@ -166,7 +166,10 @@ test('input that is no log: a binary file is one error, an unknown JSON shape on
   const dir = mkdtempSync(join(tmpdir(), 'toolguard-bin-'));
   const bin = join(dir, 'blob.jsonl');
   const bytes = Buffer.alloc(3 << 20);
-  for (let i = 0, x = 7; i < bytes.length; i++) bytes[i] = (x = (x * 1103515245 + 12345) >>> 0) >>> 16;
+  for (let i = 0, x = 7; i < bytes.length; i++) {
+    x = (x * 1103515245 + 12345) >>> 0;
+    bytes[i] = x >>> 16;
+  }
   writeFileSync(bin, bytes);
   const other = join(dir, 'other.jsonl');
   writeFileSync(other, '{"a":1}\n{"b":2}\n');

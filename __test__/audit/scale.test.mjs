@@ -2,7 +2,7 @@
 // `--report jsonl`, `--shard i/n` (4 shards merged = one run), the progress
 // bar (on a terminal only), Parquet datasets, the dataset summary and the
 // HTML folder report. The collection is generated (benchmark/collection.mjs);
-// the Parquet fixtures were written by pyarrow (scripts/parquet-fixtures.py).
+// the Parquet fixtures were written by pyarrow (scripts/record/parquet-fixtures.py).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -112,6 +112,7 @@ test('a progress bar (files, MB, ETA) on a terminal, none when stderr is piped',
   assert.ok(tty.status === 0 || tty.status === 1, `${tty.status} ${tty.stderr}`);
   assert.match(tty.stdout, /\[[#.]{24}\] \d+% \d+\/220 files · [\d.]+\/[\d.]+ MB/);
   // The bar is cleared before the summary is written.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC (\x1b) is the ANSI escape this test checks for
   assert.match(tty.stdout, /\r\x1b\[Ktoolguard audit: 220 sessions \(220 files\)/);
 });
 

@@ -1,6 +1,6 @@
 // `toolguard audit` on trajectories and terminal captures: the fixtures in
 // crates/toolguard-audit/tests/fixtures (mini-swe-agent recorded with the
-// real package, scripts/record-trajectory-fixtures.py; the rest written from
+// real package, scripts/record/record-trajectory-fixtures.py; the rest written from
 // the documented shapes), and every real session in ../shared/wild/ (read
 // from there, never copied; skipped, saying so, when absent).
 import { test } from 'node:test';

@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { boot, textTool } from './kit.mjs';
-import { repeatVariants, loudFailureVariants, selected } from './variants.mjs';
+import { repeatVariants, selected } from './variants.mjs';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc');

@@ -19,12 +19,15 @@ const require = createRequire(import.meta.url);
 const { GuardEngine } = require('../../index.js');
 
 // ---- the official functions, verbatim from @deepseek-ai/dsh-repeat-tool-reminder@0.1.0-rc.8
+// biome-ignore format: verbatim upstream text; the test below compares it with the installed package
 const GENTLE_REMINDER = "You are repeating the exact same tool call with identical arguments. Carefully analyze the previous result before calling again: if the task is not complete, try a different approach or different arguments instead of repeating the call.";
 /** The detailed later-threshold reminder naming the tool, the run length, and the canonical arguments. */
+// biome-ignore format: verbatim upstream text; the test below compares it with the installed package
 function detailedReminder(toolName, count, canonicalArguments) {
 	return `Repeated tool call detected:
 - tool: ${toolName}\n- consecutive_calls: ${count}\n- arguments: ${canonicalArguments}\nThe repeated calls are not making progress. Do not call this tool with these exact arguments again. Inspect the latest result and choose a different action, different arguments, or finish the task if enough evidence has been gathered.`;
 }
+// biome-ignore format: verbatim upstream text; the test below compares it with the installed package
 function previewArguments(canonical, cap) {
 	if (canonical.length <= cap) return canonical;
 	return `${canonical.slice(0, cap)}… (+${canonical.length - cap} more chars)`;

@@ -1,4 +1,4 @@
-// The linux-x64-gnu binaries that ship (scripts/build-portable.mjs: the .node
+// The linux-x64-gnu binaries that ship (scripts/release/build-portable.mjs: the .node
 // and the native hook executable) require no glibc symbol version above the
 // 2.17 baseline, so it loads on every glibc
 // Linux napi-rs packages support; and the check does catch a binary linked
@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GLIBC_BASELINE, compareVersions, glibcVersionsNeeded } from '../../scripts/glibc-check.mjs';
+import { GLIBC_BASELINE, compareVersions, glibcVersionsNeeded } from '../../scripts/release/glibc-check.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const portable = join(root, 'npm/linux-x64-gnu/toolguard.linux-x64-gnu.node');
@@ -24,7 +24,7 @@ test('versions compare numerically', () => {
 
 for (const [what, file] of [['binary', portable], ['hook executable', portableHook]]) {
   test(`the portable linux-x64-gnu ${what} needs at most GLIBC_${GLIBC_BASELINE}`, { skip: !linuxX64 && 'built on Linux x64 only' }, () => {
-    assert.ok(existsSync(file), `build it first: node scripts/build-portable.mjs (missing ${file})`);
+    assert.ok(existsSync(file), `build it first: node scripts/release/build-portable.mjs (missing ${file})`);
     const versions = glibcVersionsNeeded(file);
     assert.ok(versions.length > 0, 'a glibc-linked binary requires some GLIBC_ version');
     const over = versions.filter((v) => compareVersions(v, GLIBC_BASELINE) > 0);

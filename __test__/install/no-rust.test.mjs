@@ -2,7 +2,7 @@
 // on a machine without Rust: the root package as `napi pre-publish` leaves it
 // (no binary of its own, an optionalDependency on each platform package) and
 // the linux-x64-gnu platform package holding the portable binary
-// (scripts/build-portable.mjs). Both tarballs go into an empty project beside
+// (scripts/release/build-portable.mjs). Both tarballs go into an empty project beside
 // the pinned DSH harness with cargo and rustc absent from PATH, and there the
 // engine, each DSH plugin, `toolguard audit` and `toolguard hook` run — the
 // hook as the native executable from the platform package, found by the
@@ -13,7 +13,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { listHook } from '../../scripts/platform-hook.mjs';
+import { listHook } from '../../scripts/release/platform-hook.mjs';
 import { env, npm, npmInstall, root, tracebackEvent } from '../support/install.mjs';
 
 const binary = join(root, 'npm/linux-x64-gnu/toolguard.linux-x64-gnu.node');
@@ -79,7 +79,7 @@ test('no Rust on PATH: the root and linux-x64-gnu tarballs install and every ent
   timeout: 600_000,
 }, async (t) => {
   assert.ok(existsSync(join(root, 'dist/ts/dsh/index.mjs')), 'build first: npm run build');
-  for (const file of [binary, hookExe]) assert.ok(existsSync(file), `build the portable binaries first: node scripts/build-portable.mjs (missing ${file})`);
+  for (const file of [binary, hookExe]) assert.ok(existsSync(file), `build the portable binaries first: node scripts/release/build-portable.mjs (missing ${file})`);
   for (const tool of ['cargo', 'rustc']) {
     assert.equal(spawnSync(tool, ['--version'], { env }).error?.code, 'ENOENT', `${tool} must not be on the test PATH`);
   }

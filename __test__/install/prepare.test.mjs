@@ -13,8 +13,8 @@ import { env, root } from '../support/install.mjs';
 
 function standIn({ dist, loads }) {
   const dir = mkdtempSync(join(tmpdir(), 'toolguard-prepare-'));
-  mkdirSync(join(dir, 'scripts'));
-  copyFileSync(join(root, 'scripts/prepare.mjs'), join(dir, 'scripts/prepare.mjs'));
+  mkdirSync(join(dir, 'scripts/release'), { recursive: true });
+  copyFileSync(join(root, 'scripts/release/prepare.mjs'), join(dir, 'scripts/release/prepare.mjs'));
   const record = (what) => `node -e "require('fs').appendFileSync('ran', '${what}\\\\n')"`;
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'stand-in', private: true, scripts: { build: record('build'), 'build:ts': record('build:ts') } }));
   writeFileSync(join(dir, 'index.js'), loads ? 'module.exports = {};\n' : "throw new Error('no native binary for this platform');\n");
@@ -28,7 +28,7 @@ function standIn({ dist, loads }) {
 }
 
 function prepare(dir) {
-  const run = spawnSync(process.execPath, [join(dir, 'scripts/prepare.mjs')], { cwd: dir, env, encoding: 'utf8' });
+  const run = spawnSync(process.execPath, [join(dir, 'scripts/release/prepare.mjs')], { cwd: dir, env, encoding: 'utf8' });
   const ran = existsSync(join(dir, 'ran')) ? readFileSync(join(dir, 'ran'), 'utf8').trim().split('\n') : [];
   rmSync(dir, { recursive: true, force: true });
   return { code: run.status, stderr: run.stderr, ran };

@@ -18,6 +18,7 @@ const PATH = [dirname(process.execPath), ...(process.env.PATH ?? '').split(delim
   .join(delimiter);
 
 /** The environment of a machine without Rust, colours left to the defaults. */
+/** @type {NodeJS.ProcessEnv} */
 export const env = { ...process.env, PATH, NO_COLOR: '', FORCE_COLOR: '' };
 delete env.CARGO_HOME;
 delete env.RUSTUP_HOME;

@@ -36,6 +36,7 @@ export function writeMessage(res, { id, model, content, stop, stream }) {
     res.writeHead(200, { 'content-type': 'application/json' });
     return res.end(JSON.stringify({ id, type: 'message', role: 'assistant', model, content, stop_reason: stop, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 5 } }));
   }
+  /** @type {Array<{ type: string } & Record<string, unknown>>} */
   const events = [{ type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } }];
   content.forEach((block, index) => {
     const start = block.type === 'tool_use' ? { ...block, input: {} } : { type: 'text', text: '' };
@@ -51,8 +52,11 @@ export function writeMessage(res, { id, model, content, stop, stream }) {
 /** A Responses API reply (OpenAI, as Codex reads it) of output `items`, streamed. */
 export function writeResponse(res, { id, items }) {
   const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
+  /** @type {Array<{ type: string } & Record<string, unknown>>} */
   const events = [{ type: 'response.created', response: { id, status: 'in_progress', output: [] } }];
-  items.forEach((item, output_index) => events.push({ type: 'response.output_item.added', output_index, item }, { type: 'response.output_item.done', output_index, item }));
+  for (const [output_index, item] of items.entries()) {
+    events.push({ type: 'response.output_item.added', output_index, item }, { type: 'response.output_item.done', output_index, item });
+  }
   events.push({ type: 'response.completed', response: { id, status: 'completed', output: items, usage } });
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   for (const e of events) res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);

@@ -97,7 +97,8 @@ export async function runSession(turns, scratch, options = {}) {
   let stderr = '';
   try {
     for await (const message of query({
-      prompt: prompts(),
+      // the SDK's SDKUserMessage type asks for fields this script leaves to the SDK
+      prompt: /** @type {any} */ (prompts()),
       options: {
         cwd,
         model: 'claude-sonnet-4-5',

@@ -113,7 +113,7 @@ export function formatWild(r) {
     const h = r.heldout3;
     out.push('');
     out.push(`Held-out set #3 (${h.dir}): ${h.outputs} outputs of ${h.families} tools, ${h.silent} silent failures, ${h.benign} benign; recall ${h.recall.toFixed(3)}, precision ${h.precision.toFixed(3)}.`);
-  } else out.push('', 'Held-out set #3: no recording found (../heldout3/corpus or TOOLGUARD_HELDOUT3); scripts/silent-corpus/heldout3-cases.mjs says how to record it.');
+  } else out.push('', 'Held-out set #3: no recording found (../heldout3/corpus or TOOLGUARD_HELDOUT3); scripts/record/silent-corpus/heldout3-cases.json says how to record it.');
   return out.join('\n');
 }
 

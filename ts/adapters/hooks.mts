@@ -190,7 +190,7 @@ export async function runHook(
   stderr: HookOutputSink = 2,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
-  let library;
+  let library: ReturnType<typeof hookLibrary>;
   try {
     library = hookLibrary();
   } catch (error) {

@@ -14,7 +14,7 @@
  */
 import type { ExtensionAPI, ExtensionFactory, ToolResultEvent } from '@mariozechner/pi-coding-agent';
 import { GuardEngine } from 'toolguard';
-import { type AdapterOptions, type GuardVerdict, argumentsJson, engineConfig, errorOf, failOpen, foldIntoBlocks, noticesOf } from './common.mjs';
+import { type AdapterOptions, type GuardVerdict, argumentsJson, engineConfig, failOpen, foldIntoBlocks } from './common.mjs';
 
 export interface PiGuardOptions extends AdapterOptions {
   /** Where reminders and notices go: appended to the result (default) or as pi custom messages. */

@@ -3,7 +3,7 @@
 // `auditFile` call per file); this layer finds the files, loads the config,
 // and prints the report.
 
-import { closeSync, lstatSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
+import { type Dirent, closeSync, lstatSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -372,7 +372,7 @@ export function findInputs(paths: string[], format: Format): FoundInput[] {
   let root = '';
   const slashes = (p: string) => p.split(sep).join('/');
   const walk = (dir: string) => {
-    let entries;
+    let entries: Dirent[];
     try {
       entries = readdirSync(dir, { withFileTypes: true });
     } catch {

@@ -102,7 +102,10 @@ export class DatasetSummary {
     };
     const group = (map: Map<string, GroupFigures>, name: string) => {
       let g = map.get(name);
-      if (g === undefined) map.set(name, (g = { name, runs: 0, runsStuck: 0, runsSilentFailure: 0, calls: 0, stuckCalls: 0, stuckTokens: null }));
+      if (g === undefined) {
+        g = { name, runs: 0, runsStuck: 0, runsSilentFailure: 0, calls: 0, stuckCalls: 0, stuckTokens: null };
+        map.set(name, g);
+      }
       return g;
     };
     fold(this.total);

@@ -39,6 +39,7 @@ function cut(text: string, max: number): string {
 export function oneLine(text: string): string {
   return text
     .replace(/\r?\n/g, ' ⏎ ')
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this escapes for display
     .replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
     .replace(/\t/g, ' ');
 }

@@ -205,7 +205,9 @@ export function sessionWaste(session: TimedSession): WasteSummary {
   const calls = session.timeline?.calls ?? [];
   const omitted = session.timeline?.omitted ?? 0;
   const index = new Map<string, number>();
-  calls.forEach((c, i) => index.set(siteKey(c), i));
+  calls.forEach((c, i) => {
+    index.set(siteKey(c), i);
+  });
   const loops: Episode[] = [];
   const failures: Episode[] = [];
   let numbered = 0;

@@ -33,7 +33,7 @@ import { createRequire } from 'node:module';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { GuardConfig, GuardEngine, GuardVerdict, LoopDenyVerdict, ToolResult } from 'toolguard';
+import type { GuardEngine, GuardVerdict, LoopDenyVerdict, ToolResult } from 'toolguard';
 import { ASYNC_SCAN_THRESHOLD, appendNotices, argumentsJson, engineConfig, failOpen, foldIntoBlocks, loopNotices } from '../adapters/common.mjs';
 import { checkWithEngine, readConfig } from '../cli/config.mjs';
 

@@ -2,7 +2,7 @@
 //! (`$CLAUDE_CONFIG_DIR/projects/…`), subagents in `<session>/subagents/agent-*.jsonl`
 //! or, in older versions, sidechain lines in `<slug>/agent-*.jsonl`.
 //! Shapes checked against transcripts the real CLI wrote
-//! (scripts/record-audit-fixtures.mjs; __test__/audit/fixtures/claude-code/).
+//! (scripts/record/record-audit-fixtures.mjs; __test__/audit/fixtures/claude-code/).
 //!
 //! ```text
 //! {"type":"user","message":{"role":"user","content":"go"},"sessionId":…,"timestamp":…}       a prompt

@@ -1,6 +1,6 @@
 //! Codex rollouts: `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl` (`$CODEX_HOME/sessions`).
 //! Every line is `{"timestamp", "type", "payload"}`; shapes checked against
-//! a rollout the real CLI wrote (scripts/record-audit-fixtures.mjs;
+//! a rollout the real CLI wrote (scripts/record/record-audit-fixtures.mjs;
 //! __test__/audit/fixtures/codex/).
 //!
 //! ```text

@@ -1,6 +1,6 @@
 //! mini-swe-agent trajectories (`*.traj.json`, written by `mini`/`mini-extra`
 //! with `--output`; shapes checked against the real package, see
-//! scripts/record-audit-fixtures.mjs and __test__/audit/fixtures/mini-swe-agent/).
+//! scripts/record/record-audit-fixtures.mjs and __test__/audit/fixtures/mini-swe-agent/).
 //!
 //! ```text
 //! {"info": {"config": {"model": {"model_name"}}, "exit_status", …},

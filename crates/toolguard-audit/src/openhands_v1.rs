@@ -2,7 +2,7 @@
 //! `events`) list of events, as the SDK persists them and as evaluation
 //! outputs write one conversation a line (`{"instance_id", "history": […],
 //! "metadata": {"llm": {"model"}}, …}`). Shapes checked against the real
-//! package (scripts/record-audit-fixtures.mjs; __test__/audit/fixtures/openhands-v1/).
+//! package (scripts/record/record-audit-fixtures.mjs; __test__/audit/fixtures/openhands-v1/).
 //!
 //! ```text
 //! {"kind": "ActionEvent", "id", "timestamp", "tool_name": "execute_bash", "tool_call_id",

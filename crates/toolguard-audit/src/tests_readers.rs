@@ -1,5 +1,5 @@
 //! The Claude Code, Codex and OTLP readers on the recorded fixtures
-//! (scripts/record-audit-fixtures.mjs, scripts/record-otlp-fixture.mjs), on
+//! (scripts/record/record-audit-fixtures.mjs, scripts/record/record-otlp-fixture.mjs), on
 //! malformed and truncated input, format detection, and the line limit.
 
 use super::*;

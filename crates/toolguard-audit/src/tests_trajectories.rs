@@ -1,5 +1,5 @@
 //! The trajectory readers on their fixtures (tests/fixtures/: mini-swe-agent
-//! recorded with the real package, scripts/record-trajectory-fixtures.py; the
+//! recorded with the real package, scripts/record/record-trajectory-fixtures.py; the
 //! others written from the documented shapes, see its README).
 
 use super::*;

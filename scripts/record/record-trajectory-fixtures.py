@@ -1,0 +1,85 @@
+"""Record mini-swe-agent fixtures with the real package against a scripted local model.
+
+Run through `node scripts/record/record-trajectory-fixtures.mjs`, which installs
+mini-swe-agent (the recorded version) in a venv under /tmp and calls this with
+the output folder.
+
+A local OpenAI-compatible server (this file) answers chat completions with a
+scripted list of bash tool calls (a repeated failing command, a traceback
+behind `| tail`); mini-swe-agent's real agent loop, local environment and
+trajectory writer (LitellmModel pointed at the server) record the run.
+openhands-sdk needs Python >= 3.12 and is not recorded here (see docs/audit-formats.md).
+"""
+import json, sys, threading, os, tempfile
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+SCRIPT = [
+    "python3 -c 'import nosuchmodule'",
+    "python3 -c 'import nosuchmodule'",
+    "python3 -c 'import nosuchmodule'",
+    "python3 -c 'raise ValueError(\"boom\")' 2>&1 | tail -3",
+    "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT",
+]
+turn = {"n": 0}
+
+class Handler(BaseHTTPRequestHandler):
+    def log_message(self, *a):
+        pass
+    def do_POST(self):
+        length = int(self.headers.get("content-length", 0))
+        request = json.loads(self.rfile.read(length) or b"{}")
+        n = turn["n"]; turn["n"] += 1
+        command = SCRIPT[min(n, len(SCRIPT) - 1)]
+        if "tools" not in request:
+            # The text-action agent: a fenced block; turn 2 answers with two
+            # blocks, a format error the harness reports back as a user message.
+            block = "```mswea_bash_command\n{}\n```"
+            content = f"THOUGHT: step {n + 1}.\n\n" + (block.format("ls") + "\n" + block.format("pwd") if n == 1 else block.format(command))
+            if n > 1:
+                command = SCRIPT[min(n - 1, len(SCRIPT) - 1)]
+                content = f"THOUGHT: step {n + 1}.\n\n" + block.format(command)
+            body = {"id": f"chatcmpl-{n}", "object": "chat.completion", "created": 1700000000 + n, "model": "mock",
+                    "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+                    "usage": {"prompt_tokens": 100 + n, "completion_tokens": 10, "total_tokens": 110 + n}}
+            data = json.dumps(body).encode()
+            self.send_response(200); self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data))); self.end_headers(); self.wfile.write(data)
+            return
+        body = {
+            "id": f"chatcmpl-{n}", "object": "chat.completion", "created": 1700000000 + n, "model": "mock",
+            "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                "role": "assistant", "content": f"Step {n + 1}.",
+                "tool_calls": [{"id": f"call_{n}", "type": "function",
+                                "function": {"name": "bash", "arguments": json.dumps({"command": command})}}]}}],
+            "usage": {"prompt_tokens": 100 + n, "completion_tokens": 10, "total_tokens": 110 + n},
+        }
+        data = json.dumps(body).encode()
+        self.send_response(200); self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data))); self.end_headers(); self.wfile.write(data)
+
+def record(out_dir, server, config_name, model_class, file_name):
+    from minisweagent.agents.default import DefaultAgent
+    from minisweagent.environments.local import LocalEnvironment
+    from minisweagent.config import get_config_path
+    import yaml
+    turn["n"] = 0
+    config = yaml.safe_load(get_config_path(config_name).read_text())
+    model = model_class(**{**config.get("model", {}), "model_name": "openai/mock", "cost_tracking": "ignore_errors",
+                           "model_kwargs": {"api_base": f"http://127.0.0.1:{server.server_port}/v1", "api_key": "none"}})
+    work = tempfile.mkdtemp()
+    agent = DefaultAgent(model, LocalEnvironment(cwd=work), **{**config.get("agent", {}), "step_limit": 10,
+                                                                 "output_path": os.path.join(out_dir, file_name)})
+    agent.run("Find out why the import fails.")
+
+
+def main(out_dir):
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    from minisweagent.models.litellm_model import LitellmModel
+    from minisweagent.models.litellm_textbased_model import LitellmTextbasedModel
+    record(out_dir, server, "mini", LitellmModel, "scripted.traj.json")
+    record(out_dir, server, "mini_textbased", LitellmTextbasedModel, "scripted-textbased.traj.json")
+    server.shutdown()
+
+if __name__ == "__main__":
+    main(sys.argv[1])
