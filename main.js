@@ -1,4 +1,4 @@
-'use strict'
+'use strict';
 // The package entry point: the native engine, or — when the native binary
 // cannot be loaded on this platform — the pure-TypeScript reference engine,
 // announced by one warning. "Same API and verdicts" there means: the same
@@ -15,27 +15,27 @@
 
 /** The first line of the innermost cause: what actually failed (a missing file, a dlopen error). */
 function rootCause(error) {
-  let e = error
-  while (e && e.cause) e = e.cause
-  return String((e && e.message) || e).split('\n')[0]
+  let e = error;
+  while (e && e.cause) e = e.cause;
+  return String((e && e.message) || e).split('\n')[0];
 }
 
-let binding
-let native = true
-let loadFailure
+let binding;
+let native = true;
+let loadFailure;
 try {
-  binding = require('./index.js')
+  binding = require('./index.js');
 } catch (error) {
-  native = false
-  loadFailure = rootCause(error)
+  native = false;
+  loadFailure = rootCause(error);
   process.emitWarning(
     `toolguard: no native binary for ${process.platform}-${process.arch} could be loaded (${loadFailure}); ` +
       'using the pure-TypeScript reference engine: same API and verdicts, slower; `toolguard audit` needs the native binary',
     { code: 'TOOLGUARD_FALLBACK' },
-  )
+  );
   try {
     // require() of an ES module: Node >= 20.19 (package.json engines).
-    binding = require('./dist/reference/index.mjs')
+    binding = require('./dist/reference/index.mjs');
   } catch (fallbackError) {
     if (fallbackError && fallbackError.code === 'MODULE_NOT_FOUND') {
       // A source checkout whose build never ran (an install from git with install scripts off, or no Rust).
@@ -43,16 +43,16 @@ try {
         `toolguard: this copy is not built (no native binary, no dist/ in ${__dirname}): ` +
           'run `npm run build` there (it needs a Rust toolchain), or install a packed tarball',
         { cause: fallbackError },
-      )
+      );
     }
-    throw fallbackError
+    throw fallbackError;
   }
 }
 
-module.exports.GuardEngine = binding.GuardEngine
-module.exports.canonicalize = binding.canonicalize
-module.exports.observeCall = binding.observeCall
-module.exports.observeCallValue = binding.observeCallValue
+module.exports.GuardEngine = binding.GuardEngine;
+module.exports.canonicalize = binding.canonicalize;
+module.exports.observeCall = binding.observeCall;
+module.exports.observeCallValue = binding.observeCallValue;
 // Session-log auditing exists only natively (zstd and streaming live in Rust):
 // without it the class is there and its constructor says why it cannot work.
 module.exports.Auditor = native
@@ -61,10 +61,10 @@ module.exports.Auditor = native
       constructor() {
         throw new Error(
           `toolguard: auditing needs the native binary, which could not be loaded on ${process.platform}-${process.arch} (${loadFailure})`,
-        )
+        );
       }
-    }
+    };
 /** The log format of a file by its content (`--format auto`'s pick), or null; native only. */
-module.exports.detectLogFormat = native ? binding.detectLogFormat : () => null
+module.exports.detectLogFormat = native ? binding.detectLogFormat : () => null;
 /** Whether the native engine is in use (false: the reference fallback). */
-module.exports.native = native
+module.exports.native = native;

@@ -54,9 +54,31 @@ const key = fc.oneof(
   {
     weight: 3,
     arbitrary: fc.constantFrom(
-      '0', '9', '10', '4294967294', '4294967295', '01', '-0', '1.0', '99999999999', '__proto__',
-      'constructor', 'toString', 'length', '', 'a', 'b', 'A', '_', '😀', '\ue000', '\uffff', '\ud83d',
-      '\ude00', 'x😀', 'x\ue000',
+      '0',
+      '9',
+      '10',
+      '4294967294',
+      '4294967295',
+      '01',
+      '-0',
+      '1.0',
+      '99999999999',
+      '__proto__',
+      'constructor',
+      'toString',
+      'length',
+      '',
+      'a',
+      'b',
+      'A',
+      '_',
+      '😀',
+      '\ue000',
+      '\uffff',
+      '\ud83d',
+      '\ude00',
+      'x😀',
+      'x\ue000',
     ),
   },
   { weight: 1, arbitrary: fc.nat().map(String) },
@@ -68,11 +90,30 @@ const numberText = fc.oneof(
   {
     weight: 2,
     arbitrary: fc.constantFrom(
-      '-0', '0', '-0.0', '1e21', '1E+21', '1e20', '5e-7', '1e-7', '0.000001', '1e400', '-1e400', '1e-400',
-      '5e-324', '2e-324', '9007199254740993', '123456789012345678901234567890', '0.1', '1.7976931348623159e308',
+      '-0',
+      '0',
+      '-0.0',
+      '1e21',
+      '1E+21',
+      '1e20',
+      '5e-7',
+      '1e-7',
+      '0.000001',
+      '1e400',
+      '-1e400',
+      '1e-400',
+      '5e-324',
+      '2e-324',
+      '9007199254740993',
+      '123456789012345678901234567890',
+      '0.1',
+      '1.7976931348623159e308',
     ),
   },
-  { weight: 2, arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => (Object.is(d, -0) ? '-0' : String(d)).replace('+', '')) },
+  {
+    weight: 2,
+    arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => (Object.is(d, -0) ? '-0' : String(d)).replace('+', '')),
+  },
   { weight: 1, arbitrary: fc.integer().map(String) },
   { weight: 2, arbitrary: fc.stringMatching(/^-?(0|[1-9][0-9]{0,30})(\.[0-9]{1,30})?([eE][+-]?[0-9]{1,3})?$/) },
 );
@@ -166,17 +207,50 @@ const nested = fc
 const mutation = fc.tuple(
   fc.constantFrom('insert', 'delete', 'truncate', 'replace', 'append', 'prepend'),
   fc.nat(),
-  fc.constantFrom(',', '}', ']', '{', '[', '"', '\\', ':', ' ', '\u00a0', '\ufeff', '\u000b', '\u000c', '0', '-', '+', '.', 'e', '\n', '\u0000', 'x', '\\u', '/', "'", 'tru', 'null'),
+  fc.constantFrom(
+    ',',
+    '}',
+    ']',
+    '{',
+    '[',
+    '"',
+    '\\',
+    ':',
+    ' ',
+    '\u00a0',
+    '\ufeff',
+    '\u000b',
+    '\u000c',
+    '0',
+    '-',
+    '+',
+    '.',
+    'e',
+    '\n',
+    '\u0000',
+    'x',
+    '\\u',
+    '/',
+    "'",
+    'tru',
+    'null',
+  ),
 );
 function mutate(text, [kind, at, piece]) {
   const i = text.length ? at % (text.length + 1) : 0;
   switch (kind) {
-    case 'insert': return text.slice(0, i) + piece + text.slice(i);
-    case 'delete': return text.slice(0, i) + text.slice(i + 1);
-    case 'truncate': return text.slice(0, i);
-    case 'replace': return text.slice(0, i) + piece + text.slice(i + piece.length);
-    case 'append': return text + piece;
-    default: return piece + text;
+    case 'insert':
+      return text.slice(0, i) + piece + text.slice(i);
+    case 'delete':
+      return text.slice(0, i) + text.slice(i + 1);
+    case 'truncate':
+      return text.slice(0, i);
+    case 'replace':
+      return text.slice(0, i) + piece + text.slice(i + piece.length);
+    case 'append':
+      return text + piece;
+    default:
+      return piece + text;
   }
 }
 
@@ -200,12 +274,27 @@ test('generated valid JSON texts: native === official (10,000 runs)', () => {
 });
 
 test('deeply nested values up to 1,000 levels: native === official', () => {
-  fc.assert(fc.property(nested, (text) => same(text)), { seed: 7, numRuns: 300 });
+  fc.assert(
+    fc.property(nested, (text) => same(text)),
+    { seed: 7, numRuns: 300 },
+  );
 });
 
 test('very long strings (up to 300,000 code units): native === official', () => {
   fc.assert(
-    fc.property(longString(5_000, 100_000), key, style, (s, k, st) => same(toText({ object: [[k, { string: s }], ['a', { array: [{ string: s }] }]] }, st))),
+    fc.property(longString(5_000, 100_000), key, style, (s, k, st) =>
+      same(
+        toText(
+          {
+            object: [
+              [k, { string: s }],
+              ['a', { array: [{ string: s }] }],
+            ],
+          },
+          st,
+        ),
+      ),
+    ),
     { seed: 5, numRuns: 100 },
   );
 });
@@ -224,14 +313,72 @@ test('mutated, mostly malformed texts: native === official (5,000 runs)', () => 
 
 test('JSON.parse corner texts: native === official', () => {
   const texts = [
-    '', ' ', '\t', '{}', ' {} ', '\ufeff{}', '{}\ufeff', '\u00a0{}', '\u000b1', '\u000c1', '\u20281', '01', '-01', '00',
-    '1.', '.5', '+1', '-', '1e', '1e+', '0x10', 'NaN', 'Infinity', '-Infinity', '"\\x"', '"\\u12"', '"\\uGGGG"',
-    '"\\U0041"', "\"\\'\"", '"\t"', '"\u0000"', '"\u007f"', '[1,]', '{"a":1,}', '{"a" 1}', "{'a':1}", '{}{}', '"a"x',
-    '1 2', 'true', 'tru', 'null', 'false', '"s"', '5', '-0', '[-0]', '{"a":1,"a":2}', '{"a":1,"\\u0061":2}',
-    '{"__proto__":{"x":1},"b":2}', '{"\\u005f_proto__":null}', '{"a":{"__proto__":[1]}}', '[{"__proto__":"s"}]',
+    '',
+    ' ',
+    '\t',
+    '{}',
+    ' {} ',
+    '\ufeff{}',
+    '{}\ufeff',
+    '\u00a0{}',
+    '\u000b1',
+    '\u000c1',
+    '\u20281',
+    '01',
+    '-01',
+    '00',
+    '1.',
+    '.5',
+    '+1',
+    '-',
+    '1e',
+    '1e+',
+    '0x10',
+    'NaN',
+    'Infinity',
+    '-Infinity',
+    '"\\x"',
+    '"\\u12"',
+    '"\\uGGGG"',
+    '"\\U0041"',
+    '"\\\'"',
+    '"\t"',
+    '"\u0000"',
+    '"\u007f"',
+    '[1,]',
+    '{"a":1,}',
+    '{"a" 1}',
+    "{'a':1}",
+    '{}{}',
+    '"a"x',
+    '1 2',
+    'true',
+    'tru',
+    'null',
+    'false',
+    '"s"',
+    '5',
+    '-0',
+    '[-0]',
+    '{"a":1,"a":2}',
+    '{"a":1,"\\u0061":2}',
+    '{"__proto__":{"x":1},"b":2}',
+    '{"\\u005f_proto__":null}',
+    '{"a":{"__proto__":[1]}}',
+    '[{"__proto__":"s"}]',
     '{"b":1,"10":2,"9":3,"01":4,"-0":5,"4294967294":6,"4294967295":7,"a":8,"0":9}',
-    '{"\\ud83d":1,"\\ud83d\\ude00":2,"\\ude00":3,"\\uffff":4,"\\ue000":5}', '"\\ud83d\\ude00"', '"\\ude00\\ud83d"',
-    '1e21', '1e20', '5e-7', '1e-7', '1e400', '-1e400', '2e-324', `1${'0'.repeat(400)}`, `0.${'0'.repeat(400)}1`,
+    '{"\\ud83d":1,"\\ud83d\\ude00":2,"\\ude00":3,"\\uffff":4,"\\ue000":5}',
+    '"\\ud83d\\ude00"',
+    '"\\ude00\\ud83d"',
+    '1e21',
+    '1e20',
+    '5e-7',
+    '1e-7',
+    '1e400',
+    '-1e400',
+    '2e-324',
+    `1${'0'.repeat(400)}`,
+    `0.${'0'.repeat(400)}1`,
   ];
   for (const text of texts) expectSame(text);
 });
@@ -241,11 +388,26 @@ test('raw lone surrogates in the argument text: native === official', () => {
   // stream); inside a JSON string they are data, outside they make it malformed.
   // Lone surrogates next to backslashes are the tricky spot (`"\\` + U+D800 is an invalid escape).
   const loneOrEscape = fc.oneof(fromCode(0xd800, 0xdfff), fc.constantFrom('\\', '\\\\', '"', '\\u', '\\ud83d', '\\ude00', '😀'));
-  const texts = ['"\ud800"', '"\\\ud800"', '"\\\\\ud800"', '["\ud800x"]', '\ud800', '{"\udc00":1,"\ud83d":2}', '"\ud83d\\ude00"', '"\\ud83d\ude00"', '{"a":"\udfff"} \ud800', '\udc00{}'];
+  const texts = [
+    '"\ud800"',
+    '"\\\ud800"',
+    '"\\\\\ud800"',
+    '["\ud800x"]',
+    '\ud800',
+    '{"\udc00":1,"\ud83d":2}',
+    '"\ud83d\\ude00"',
+    '"\\ud83d\ude00"',
+    '{"a":"\udfff"} \ud800',
+    '\udc00{}',
+  ];
   for (const text of texts) expectSame(text);
   fc.assert(
-    fc.property(tree, style, fc.array(fc.tuple(fc.constant('insert'), fc.nat(), loneOrEscape), { minLength: 1, maxLength: 4 }), (t, st, edits) =>
-      same(edits.reduce(mutate, toText(t, st)))),
+    fc.property(
+      tree,
+      style,
+      fc.array(fc.tuple(fc.constant('insert'), fc.nat(), loneOrEscape), { minLength: 1, maxLength: 4 }),
+      (t, st, edits) => same(edits.reduce(mutate, toText(t, st))),
+    ),
     { seed: 99, numRuns: 3_000 },
   );
 });
@@ -254,7 +416,15 @@ test('wide objects (60,000 keys: V8 dictionary mode keeps the same key order)', 
   const keys = [];
   for (let i = 0; i < 60_000; i++) {
     const r = Math.imul(i, 2654435761) >>> 0;
-    const pick = [String(r % 5000), `k${r}`, String.fromCodePoint(0xe000 + (r % 0x2000)), String.fromCodePoint(0x10000 + (r % 0x1000)), `0${r % 100}`, String(4294967290 + (r % 10)), '__proto__'];
+    const pick = [
+      String(r % 5000),
+      `k${r}`,
+      String.fromCodePoint(0xe000 + (r % 0x2000)),
+      String.fromCodePoint(0x10000 + (r % 0x1000)),
+      `0${r % 100}`,
+      String(4294967290 + (r % 10)),
+      '__proto__',
+    ];
     keys.push(pick[i % pick.length]);
   }
   expectSame(`{${keys.map((k, i) => `${JSON.stringify(k)}:${i}`).join(',')}}`);
@@ -265,10 +435,7 @@ test('100,000 levels of nesting: no stack overflow (the official code throws a R
   // Documented divergence: the recursive official code cannot go this deep.
   assert.throws(() => officialCanonical('['.repeat(n) + ']'.repeat(n)), RangeError);
   assert.equal(canonicalize('['.repeat(n) + ']'.repeat(n)), '['.repeat(n) + ']'.repeat(n));
-  assert.equal(
-    canonicalize(`${'{"b":0,"a":'.repeat(n)}1${'}'.repeat(n)}`),
-    `${'{"a":'.repeat(n)}1${',"b":0}'.repeat(n)}`,
-  );
+  assert.equal(canonicalize(`${'{"b":0,"a":'.repeat(n)}1${'}'.repeat(n)}`), `${'{"a":'.repeat(n)}1${',"b":0}'.repeat(n)}`);
   // Unclosed: malformed, so the raw text comes back as a string (as officially).
   expectSame('['.repeat(n));
 });

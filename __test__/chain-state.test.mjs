@@ -8,7 +8,10 @@ import * as reference from '../dist/reference/index.mjs';
 
 const native = createRequire(import.meta.url)('../index.js');
 
-for (const [kind, { GuardEngine }] of [['native', native], ['reference', reference]]) {
+for (const [kind, { GuardEngine }] of [
+  ['native', native],
+  ['reference', reference],
+]) {
   test(`${kind}: chainState / restoreChain carry a chain into a fresh engine`, () => {
     const config = { repeat: { thresholds: [3] } };
     const exec = { agentId: 'a', name: 'grep', argumentsJson: '{"q":1}' };
@@ -26,7 +29,11 @@ for (const [kind, { GuardEngine }] of [['native', native], ['reference', referen
     const other = new GuardEngine(config);
     other.restoreChain('a', state);
     assert.equal(other.observe({ ...exec, argumentsJson: '{"q":2}' }), null, 'a different call starts over');
-    assert.throws(() => other.restoreChain('a', { digest: 'xyz', count: 1 }), { message: 'toolguard: state.digest must be 32 hexadecimal digits' });
-    assert.throws(() => other.restoreChain('a', { digest: state.digest, count: 0 }), { message: 'toolguard: state.count must be an integer >= 1' });
+    assert.throws(() => other.restoreChain('a', { digest: 'xyz', count: 1 }), {
+      message: 'toolguard: state.digest must be 32 hexadecimal digits',
+    });
+    assert.throws(() => other.restoreChain('a', { digest: state.digest, count: 0 }), {
+      message: 'toolguard: state.count must be an integer >= 1',
+    });
   });
 }

@@ -15,7 +15,10 @@ const tmp = mkdtempSync(join(tmpdir(), 'toolguard-cli-'));
 
 function cli(args, input) {
   const run = spawnSync(process.execPath, [join(root, 'bin/toolguard.mjs'), ...args], {
-    cwd: root, encoding: 'utf8', input, env: { ...process.env, NO_COLOR: '1' },
+    cwd: root,
+    encoding: 'utf8',
+    input,
+    env: { ...process.env, NO_COLOR: '1' },
   });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
@@ -26,20 +29,26 @@ function file(name, text) {
   return path;
 }
 
-const config = file('guard.json', JSON.stringify({
-  loudFailure: {
-    rules: [
-      { id: 'deploy-refused', pattern: '^deploy: refused', flags: 'm', action: 'context', message: 'The deploy was refused.' },
-      { id: 'make-error', pattern: '^make: \\*\\*\\* ', flags: 'm', action: 'context', when: 'always', message: 'make stopped.' },
-    ],
-  },
-}));
+const config = file(
+  'guard.json',
+  JSON.stringify({
+    loudFailure: {
+      rules: [
+        { id: 'deploy-refused', pattern: '^deploy: refused', flags: 'm', action: 'context', message: 'The deploy was refused.' },
+        { id: 'make-error', pattern: '^make: \\*\\*\\* ', flags: 'm', action: 'context', when: 'always', message: 'make stopped.' },
+      ],
+    },
+  }),
+);
 
 test('rules lists the built-in table in order', () => {
   const run = cli(['rules', '--json']);
   assert.equal(run.code, 0, run.stderr);
   const table = JSON.parse(run.stdout);
-  assert.deepEqual(table.map((r) => r.id), builtin.map((r) => r.id));
+  assert.deepEqual(
+    table.map((r) => r.id),
+    builtin.map((r) => r.id),
+  );
   assert.ok(table.every((r) => r.source === 'builtin'));
   const human = cli(['rules']);
   assert.equal(human.code, 0);
@@ -53,7 +62,10 @@ test('rules merges a config: a same-id rule replaces the built-in in place, new 
   const table = JSON.parse(run.stdout);
   assert.equal(table.length, builtin.length + 1);
   const at = builtin.findIndex((r) => r.id === 'make-error');
-  assert.deepEqual([table[at].id, table[at].action, table[at].when, table[at].source], ['make-error', 'context', 'always', 'config (replaces built-in)']);
+  assert.deepEqual(
+    [table[at].id, table[at].action, table[at].when, table[at].source],
+    ['make-error', 'context', 'always', 'config (replaces built-in)'],
+  );
   assert.deepEqual([table.at(-1).id, table.at(-1).source], ['deploy-refused', 'config']);
 });
 
@@ -62,10 +74,19 @@ test('scan shows which rule matched which line (file and stdin), exit 1', () => 
   for (const args of [['scan', file('cp.txt', out)], ['scan'], ['scan', '-']]) {
     const run = cli(args, out);
     assert.equal(run.code, 1, run.stderr);
-    assert.match(run.stdout, /2 rules fired\n {2}line +3 {2}c-library-error +error +cp: cannot stat 'dist\/app\.js': No such file or directory\n {2}line +3 {2}program-error +error +cp: cannot stat/);
+    assert.match(
+      run.stdout,
+      /2 rules fired\n {2}line +3 {2}c-library-error +error +cp: cannot stat 'dist\/app\.js': No such file or directory\n {2}line +3 {2}program-error +error +cp: cannot stat/,
+    );
   }
   const json = JSON.parse(cli(['scan', '--json'], out).stdout);
-  assert.deepEqual(json.hits.map((h) => [h.id, h.line, h.silenced]), [['c-library-error', 3, false], ['program-error', 3, false]]);
+  assert.deepEqual(
+    json.hits.map((h) => [h.id, h.line, h.silenced]),
+    [
+      ['c-library-error', 3, false],
+      ['program-error', 3, false],
+    ],
+  );
 });
 
 test('scan: nothing matched is exit 0', () => {
@@ -77,21 +98,30 @@ test('scan lists rules silenced by a failure marker, and config rules', () => {
   const shown = file('shown.txt', 'deploy: refused by policy\nmake: *** [all] Error 1\n[exit code: 2]');
   const plain = cli(['scan', shown]);
   assert.equal(plain.code, 0, plain.stderr);
-  assert.match(plain.stdout, /0 rules fired, 1 silenced \(the output already shows its failure\)\n {2}line +2 {2}make-error +silenced +make: \*\*\*/);
+  assert.match(
+    plain.stdout,
+    /0 rules fired, 1 silenced \(the output already shows its failure\)\n {2}line +2 {2}make-error +silenced +make: \*\*\*/,
+  );
   // With the config, make-error is `when: always` (fires) and deploy-refused is silenced.
   const run = cli(['scan', shown, '--config', config, '--json']);
   assert.equal(run.code, 1, run.stderr);
-  assert.deepEqual(JSON.parse(run.stdout).hits.map((h) => [h.id, h.action, h.line, h.silenced]), [
-    ['make-error', 'context', 2, false],
-    ['deploy-refused', 'context', 1, true],
-  ]);
+  assert.deepEqual(
+    JSON.parse(run.stdout).hits.map((h) => [h.id, h.action, h.line, h.silenced]),
+    [
+      ['make-error', 'context', 2, false],
+      ['deploy-refused', 'context', 1, true],
+    ],
+  );
 });
 
 test('bad input: exit 2 with a message naming it', () => {
   const missing = cli(['scan', join(tmp, 'nope.txt')]);
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /^toolguard scan: cannot read .*nope\.txt/);
-  const badRule = file('bad.json', JSON.stringify({ loudFailure: { rules: [{ id: 'x1', pattern: '(?=a)', action: 'error', message: 'm' }] } }));
+  const badRule = file(
+    'bad.json',
+    JSON.stringify({ loudFailure: { rules: [{ id: 'x1', pattern: '(?=a)', action: 'error', message: 'm' }] } }),
+  );
   for (const cmd of ['rules', 'scan']) {
     const run = cli([cmd, '--config', badRule], 'text');
     assert.equal(run.code, 2, cmd);

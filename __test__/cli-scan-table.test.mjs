@@ -25,9 +25,18 @@ function ruleKeys() {
   assert.fail('an unknown rule key was accepted');
 }
 
-test('the when-always table keeps every rule key but the listing\'s source', () => {
+test("the when-always table keeps every rule key but the listing's source", () => {
   const keys = ruleKeys();
-  const table = activeTable([{ id: 'deploy-refused', pattern: '^deploy: refused', flags: 'm', action: 'context', message: 'The deploy was refused.', reason: 'Our deploy script prints it on refusal.' }]);
+  const table = activeTable([
+    {
+      id: 'deploy-refused',
+      pattern: '^deploy: refused',
+      flags: 'm',
+      action: 'context',
+      message: 'The deploy was refused.',
+      reason: 'Our deploy script prints it on refusal.',
+    },
+  ]);
   const always = alwaysTable(table);
   assert.equal(always.length, table.length);
   for (const [i, rule] of always.entries()) {

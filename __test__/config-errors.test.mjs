@@ -42,16 +42,22 @@ describe('a bad key in a config: the same message, code and path on every path',
     // Arrays and rules are paths too.
     assert.throws(() => new GuardEngine({ loops: { exempt: ['a', 3] } }), { code: 'TOOLGUARD_WRONG_TYPE', path: ['loops', 'exempt', 1] });
     const rule = (id, pattern) => ({ id, pattern, action: 'error', message: 'm' });
-    assert.throws(() => new GuardEngine({ loudFailure: { rules: [rule('a', 'x'), rule('b', '(')] } }), { code: 'TOOLGUARD_BAD_RULE', path: ['loudFailure', 'rules', 1] });
+    assert.throws(() => new GuardEngine({ loudFailure: { rules: [rule('a', 'x'), rule('b', '(')] } }), {
+      code: 'TOOLGUARD_BAD_RULE',
+      path: ['loudFailure', 'rules', 1],
+    });
   });
 
   it('the CLI config loader: the error carries the file and line as data, and check-config prints them', async () => {
     const { readConfig, ConfigError } = await import('../dist/ts/cli/config.mjs');
-    assert.throws(() => readConfig(file), (error) => {
-      assert.ok(error instanceof ConfigError);
-      assert.deepEqual([error.message, error.code, error.path, error.file, error.line], [located, code, path, file, 4]);
-      return true;
-    });
+    assert.throws(
+      () => readConfig(file),
+      (error) => {
+        assert.ok(error instanceof ConfigError);
+        assert.deepEqual([error.message, error.code, error.path, error.file, error.line], [located, code, path, file, 4]);
+        return true;
+      },
+    );
     const run = spawnSync(process.execPath, [bin, 'check-config', file], { encoding: 'utf8' });
     assert.equal(run.status, 2, 'a bad config exits 2, as audit, scan and mcp do');
     assert.equal(run.stderr, `toolguard check-config: ${located}\n`);
@@ -61,7 +67,13 @@ describe('a bad key in a config: the same message, code and path on every path',
   });
 
   it('the hook, through the native executable and through Node', () => {
-    const event = JSON.stringify({ session_id: 's', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_response: { stdout: 'ok', stderr: '' } });
+    const event = JSON.stringify({
+      session_id: 's',
+      hook_event_name: 'PostToolUse',
+      tool_name: 'Bash',
+      tool_input: { command: 'ls' },
+      tool_response: { stdout: 'ok', stderr: '' },
+    });
     for (const native of ['1', '0']) {
       const run = spawnSync(process.execPath, [bin, 'hook', '--config', file], {
         input: event,
@@ -128,6 +140,9 @@ describe('without the native binary (the pure-TypeScript fallback)', () => {
       err.end();
       console.log(JSON.stringify({ code, stderr: (await err.toArray()).join('') }));`);
     assert.equal(out.code, 1);
-    assert.match(out.stderr, /^toolguard hook: the hook needs the native binary, which could not be loaded on .* \(tool result passed through unchanged\)\n$/);
+    assert.match(
+      out.stderr,
+      /^toolguard hook: the hook needs the native binary, which could not be loaded on .* \(tool result passed through unchanged\)\n$/,
+    );
   });
 });

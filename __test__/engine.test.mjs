@@ -85,7 +85,10 @@ test('include wildcards are anchored and metacharacters literal', () => {
   const engine = new GuardEngine({ repeat: { thresholds: [2], include: ['pr.be', 'web_*'] } });
   assert.deepEqual(counts(engine, 3, { name: 'probe', argumentsJson: '{}' }), []);
   assert.deepEqual(counts(engine, 2, { name: 'web_fetch', argumentsJson: '{}' }), [2]);
-  assert.deepEqual(counts(new GuardEngine({ repeat: { thresholds: [2], include: ['pr.be'] } }), 2, { name: 'pr.be', argumentsJson: '{}' }), [2]);
+  assert.deepEqual(
+    counts(new GuardEngine({ repeat: { thresholds: [2], include: ['pr.be'] } }), 2, { name: 'pr.be', argumentsJson: '{}' }),
+    [2],
+  );
 });
 
 test('agents never share a chain; reset and forget start over; agentless calls never count', () => {
@@ -137,11 +140,17 @@ test('config shape errors name the key', () => {
     [{ repeat: 3 }, 'toolguard: config.repeat must be an object (got number)'],
     [{ repeat: { thresholds: '3' } }, 'toolguard: config.repeat.thresholds must be an array of numbers (got string)'],
     [{ repeat: { include: [1] } }, 'toolguard: config.repeat.include[0] must be a string (got number)'],
-    [{ repeat: { treshold: [3] } }, 'toolguard: unknown key config.repeat.treshold (expected one of: thresholds, include, exclude, argumentsPreviewChars)'],
+    [
+      { repeat: { treshold: [3] } },
+      'toolguard: unknown key config.repeat.treshold (expected one of: thresholds, include, exclude, argumentsPreviewChars)',
+    ],
     [{ loudFailure: { shellTools: 'bash' } }, 'toolguard: config.loudFailure.shellTools must be an array of strings (got string)'],
     [{ loudFailure: { scanValue: 'yes' } }, 'toolguard: config.loudFailure.scanValue must be a boolean (got string)'],
     [{ loudFailure: { rules: [{ pattern: 'x' }] } }, 'toolguard: config.loudFailure.rules[0].id must be a string (got undefined)'],
-    [{ loudFailure: { rules: [{ id: 'r', pattern: 'x', action: 'loud', message: 'm' }] } }, "loud-failure: rule r: `action` must be 'error', 'context' or 'off' (got \"loud\")"],
+    [
+      { loudFailure: { rules: [{ id: 'r', pattern: 'x', action: 'loud', message: 'm' }] } },
+      "loud-failure: rule r: `action` must be 'error', 'context' or 'off' (got \"loud\")",
+    ],
   ];
   for (const [config, message] of cases) {
     assert.throws(() => new GuardEngine(config), { message }, JSON.stringify(config));
@@ -186,9 +195,12 @@ const traceback = 'step 1\nTraceback (most recent call last):\n  File "train.py"
 
 test('an error rule blocks with a header naming the rule, then the output verbatim', () => {
   const engine = new GuardEngine();
-  const verdict = engine.observe({ name: 'bash', argumentsJson: '{"command":"python train.py | tail -4"}' }, {
-    content: [{ type: 'text', text: traceback }],
-  });
+  const verdict = engine.observe(
+    { name: 'bash', argumentsJson: '{"command":"python train.py | tail -4"}' },
+    {
+      content: [{ type: 'text', text: traceback }],
+    },
+  );
   assert.equal(verdict.reminder, undefined);
   const { failure } = verdict;
   assert.equal(failure.action, 'error');
@@ -207,7 +219,13 @@ test('an error rule blocks with a header naming the rule, then the output verbat
 
 test('when:success rules stay silent when the output shows failure already', () => {
   const engine = new GuardEngine();
-  for (const marker of ['[exit code: 1]', '[status: completed, exit code: 2]', '[sandbox: file access denied under read-only mode]', '[killed by signal: SIGKILL]', '[timed out after 1000ms]']) {
+  for (const marker of [
+    '[exit code: 1]',
+    '[status: completed, exit code: 2]',
+    '[sandbox: file access denied under read-only mode]',
+    '[killed by signal: SIGKILL]',
+    '[timed out after 1000ms]',
+  ]) {
     const name = marker.startsWith('[status') ? 'job_output' : 'bash';
     assert.equal(engine.observe({ name, argumentsJson: '{}' }, { text: `${traceback}\n${marker}` }), null, marker);
   }
@@ -223,7 +241,16 @@ test('only shellTools are scanned, error results never, and non-text blocks are 
 });
 
 test('context rules add a notice; an error match wins over context', () => {
-  const rules = [{ id: 'warn-deprecated', pattern: '^DeprecationWarning:', flags: 'm', action: 'context', when: 'success', message: 'a deprecated API is used' }];
+  const rules = [
+    {
+      id: 'warn-deprecated',
+      pattern: '^DeprecationWarning:',
+      flags: 'm',
+      action: 'context',
+      when: 'success',
+      message: 'a deprecated API is used',
+    },
+  ];
   const engine = new GuardEngine({ loudFailure: { rules } });
   const text = 'ok\nDeprecationWarning: old api';
   const { failure } = engine.observe({ name: 'bash', argumentsJson: '{}' }, { text });
@@ -242,7 +269,9 @@ test('user rules replace built-ins by id in place; off rules never run; duplicat
   const probe = new GuardEngine().observe({ name: 'bash', argumentsJson: '{}' }, { text: traceback }).failure.rules[0].id;
   const off = new GuardEngine({ loudFailure: { rules: [{ id: probe, pattern: 'x', action: 'off', message: 'm' }] } });
   assert.equal(off.observe({ name: 'bash', argumentsJson: '{}' }, { text: traceback }), null);
-  const replaced = new GuardEngine({ loudFailure: { rules: [{ id: probe, pattern: 'ZeroDivision', action: 'context', message: 'mine' }] } });
+  const replaced = new GuardEngine({
+    loudFailure: { rules: [{ id: probe, pattern: 'ZeroDivision', action: 'context', message: 'mine' }] },
+  });
   const hit = replaced.observe({ name: 'bash', argumentsJson: '{}' }, { text: traceback }).failure.rules[0];
   assert.deepEqual([hit.id, hit.message, hit.line], [probe, 'mine', 4]);
   const dup = { id: 'mine', pattern: 'x', action: 'error', message: 'm' };
@@ -251,7 +280,16 @@ test('user rules replace built-ins by id in place; off rules never run; duplicat
 
 test('bad rules fail the load naming the rule id and the construct', () => {
   const rule = (extra) => ({ loudFailure: { rules: [{ id: 'bad-one', pattern: 'x', action: 'error', message: 'm', ...extra }] } });
-  for (const extra of [{ pattern: '(' }, { flags: 'g' }, { flags: 'y' }, { flags: 'q' }, { message: '' }, { pattern: 'a(?=b)' }, { pattern: '(a)\\1' }, { pattern: '(?<!x)y' }]) {
+  for (const extra of [
+    { pattern: '(' },
+    { flags: 'g' },
+    { flags: 'y' },
+    { flags: 'q' },
+    { message: '' },
+    { pattern: 'a(?=b)' },
+    { pattern: '(a)\\1' },
+    { pattern: '(?<!x)y' },
+  ]) {
     assert.throws(() => new GuardEngine(rule(extra)), /^Error: loud-failure: rule bad-one: /, JSON.stringify(extra));
   }
 });
@@ -298,7 +336,11 @@ test('a string result of a tool that is not scanned reaches the loop detectors a
     'boom\n[exit code: 2]',
   ];
   for (const [k, text] of texts.entries()) {
-    const exec = (i) => ({ name: 'read_file', agentId: 'a', argumentsJson: JSON.stringify({ path: `f${k}`, i: text.startsWith('HTTP') || text.startsWith('boom') ? i : 0 }) });
+    const exec = (i) => ({
+      name: 'read_file',
+      agentId: 'a',
+      argumentsJson: JSON.stringify({ path: `f${k}`, i: text.startsWith('HTTP') || text.startsWith('boom') ? i : 0 }),
+    });
     for (let i = 0; i < 4; i++) {
       const a = asObject.observe(exec(i), { content: [{ type: 'text', text }] });
       const b = asString.observe(exec(i), text);
@@ -334,6 +376,9 @@ test('a string result is the result with that one text block', () => {
   assert.equal(last?.loop?.kind, 'repeat');
   assert.ok(last?.failure, 'the text is scanned');
   const long = `${'compiling ok\n'.repeat(800)}npm ERR! code E404`;
-  assert.deepEqual(asString.observe({ name: 'bash', argumentsJson: '{}' }, long), asObject.observe({ name: 'bash', argumentsJson: '{}' }, { text: long }));
+  assert.deepEqual(
+    asString.observe({ name: 'bash', argumentsJson: '{}' }, long),
+    asObject.observe({ name: 'bash', argumentsJson: '{}' }, { text: long }),
+  );
   assert.deepEqual(asString.chainState('a'), asObject.chainState('a'));
 });

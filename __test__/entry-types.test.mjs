@@ -48,7 +48,11 @@ test('main.js exports exactly the values main.d.ts declares, natively and in the
     assert.deepEqual(got.names, declared, fallback ? 'fallback' : 'native');
     assert.equal(got.native, !fallback);
     for (const name of declared) assert.notEqual(got.kinds[name], 'undefined', `${name} (${fallback ? 'fallback' : 'native'})`);
-    if (fallback) assert.match(got.auditorError, /^toolguard: auditing needs the native binary, which could not be loaded on \S+ \(no binary for this platform\)$/);
+    if (fallback)
+      assert.match(
+        got.auditorError,
+        /^toolguard: auditing needs the native binary, which could not be loaded on \S+ \(no binary for this platform\)$/,
+      );
   }
 });
 
@@ -56,7 +60,12 @@ test('the fallback warning names the platform and the cause, and does not blame 
   const script = `process.dlopen = () => { throw new Error('no binary for this platform') };
     process.on('warning', (w) => console.log(w.code + ': ' + w.message)); require('./main.js');`;
   const run = spawnSync(process.execPath, ['-e', script], { cwd: root, encoding: 'utf8' });
-  assert.match(run.stdout, new RegExp(`^TOOLGUARD_FALLBACK: toolguard: no native binary for ${process.platform}-${process.arch} could be loaded \\(no binary for this platform\\); using the pure-TypeScript reference engine`));
+  assert.match(
+    run.stdout,
+    new RegExp(
+      `^TOOLGUARD_FALLBACK: toolguard: no native binary for ${process.platform}-${process.arch} could be loaded \\(no binary for this platform\\); using the pure-TypeScript reference engine`,
+    ),
+  );
   assert.doesNotMatch(run.stdout, /npm has a bug|optional dependencies/);
 });
 
@@ -73,9 +82,19 @@ function typeErrors(files) {
     writeFileSync(join(dir, name), source);
     return join(dir, name);
   });
-  const options = { strict: true, noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, types: [], skipLibCheck: false };
+  const options = {
+    strict: true,
+    noEmit: true,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    types: [],
+    skipLibCheck: false,
+  };
   const program = ts.createProgram(paths, options);
-  return ts.getPreEmitDiagnostics(program).map((d) => `${d.file ? d.file.fileName.slice(dir.length + 1) : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+  return ts
+    .getPreEmitDiagnostics(program)
+    .map((d) => `${d.file ? d.file.fileName.slice(dir.length + 1) : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
 }
 
 test("exec takes exactly one of arguments and argumentsJson; the README's engine API example type-checks", () => {
@@ -104,7 +123,10 @@ test('toolguard/dsh and its plugins type-check in a project without @deepseek-ai
   const dir = mkdtempSync(join(tmpdir(), 'toolguard-no-dsh-'));
   const pkg = join(dir, 'node_modules', 'toolguard');
   for (const file of ['package.json', 'main.d.ts', 'index.d.ts']) cpSync(join(root, file), join(pkg, file));
-  cpSync(join(root, 'dist'), join(pkg, 'dist'), { recursive: true, filter: (src) => statSync(src).isDirectory() || src.endsWith('.d.mts') });
+  cpSync(join(root, 'dist'), join(pkg, 'dist'), {
+    recursive: true,
+    filter: (src) => statSync(src).isDirectory() || src.endsWith('.d.mts'),
+  });
   const file = join(dir, 'plugins.mts');
   writeFileSync(
     file,
@@ -116,8 +138,18 @@ const config: both.Config = { repeat: { thresholds: [3, 5, 8], include: [], excl
 export { plugins, config };
 `,
   );
-  const program = ts.createProgram([file], { strict: true, noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, types: [], skipLibCheck: false });
-  const errors = ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+  const program = ts.createProgram([file], {
+    strict: true,
+    noEmit: true,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    types: [],
+    skipLibCheck: false,
+  });
+  const errors = ts
+    .getPreEmitDiagnostics(program)
+    .map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
   assert.deepEqual(errors, []);
 });
 

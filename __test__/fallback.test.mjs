@@ -37,7 +37,10 @@ test('without a loadable binary the entry uses the reference engine and warns on
   assert.equal(out.native, false);
   assert.equal(out.count, 2);
   assert.equal(out.warnings.length, 1);
-  assert.match(out.warnings[0], /^TOOLGUARD_FALLBACK: toolguard: no native binary for \S+ could be loaded \(.*\); using the pure-TypeScript reference engine: same API and verdicts, slower; `toolguard audit` needs the native binary$/);
+  assert.match(
+    out.warnings[0],
+    /^TOOLGUARD_FALLBACK: toolguard: no native binary for \S+ could be loaded \(.*\); using the pure-TypeScript reference engine: same API and verdicts, slower; `toolguard audit` needs the native binary$/,
+  );
 });
 
 test('ESM named imports resolve through the entry', async () => {

@@ -19,7 +19,10 @@ test('a 300-call loop: one episode, its real count, reminders climbing to the en
     if (v?.loop) alarms.push(v.loop);
   }
   assert.equal(alarms.length, 298);
-  assert.ok(alarms.every((a) => a.first === 1), 'one episode, begun at call 1');
+  assert.ok(
+    alarms.every((a) => a.first === 1),
+    'one episode, begun at call 1',
+  );
   const last = alarms.at(-1);
   assert.deepEqual([last.count, last.first, last.last, last.reminders], [300, 1, 300, 298]);
   assert.equal(last.summary, 'bash: repeat × 300');
@@ -70,9 +73,13 @@ test('toolguard audit: a 300-call loop is one finding and one table row, numbere
   const dir = mkdtempSync(join(tmpdir(), 'toolguard-loop300-'));
   const file = join(dir, 'long.jsonl');
   const lines = [JSON.stringify({ tool: 'bash', arguments: { command: 'ls' }, output: 'a' })];
-  for (let i = 0; i < 300; i++) lines.push(JSON.stringify({ tool: 'bash', arguments: { command: 'pytest -q' }, output: '1 failed, 2 passed', exitCode: 1 }));
+  for (let i = 0; i < 300; i++)
+    lines.push(JSON.stringify({ tool: 'bash', arguments: { command: 'pytest -q' }, output: '1 failed, 2 passed', exitCode: 1 }));
   writeFileSync(file, lines.join('\n') + '\n');
-  const run = (args) => spawnSync(process.execPath, [join(root, 'bin/toolguard.mjs'), 'audit', '--fail-on', 'none', '--no-color', ...args, file], { encoding: 'utf8' });
+  const run = (args) =>
+    spawnSync(process.execPath, [join(root, 'bin/toolguard.mjs'), 'audit', '--fail-on', 'none', '--no-color', ...args, file], {
+      encoding: 'utf8',
+    });
   const doc = JSON.parse(run(['--json']).stdout);
   const [s] = doc.sessions;
   assert.equal(s.loops.length, 1);
@@ -80,7 +87,9 @@ test('toolguard audit: a 300-call loop is one finding and one table row, numbere
   assert.deepEqual([l.kind, l.count, l.firstCall, l.lastCall, l.reminders, l.logLine, l.lastLogLine], ['repeat', 300, 2, 301, 298, 4, 301]);
   assert.equal(s.timeline.calls[l.firstCall - 1].logLine, 2, 'call numbers are the timeline ordinals');
   assert.equal(doc.summary.loops, 1);
-  const table = run([]).stdout.split('\n').filter((line) => /repeat × \d+/.test(line));
+  const table = run([])
+    .stdout.split('\n')
+    .filter((line) => /repeat × \d+/.test(line));
   assert.equal(table.length, 1, table.join('\n'));
   assert.match(table[0], /repeat × 300 +calls #2–#301 · 298 loop alarms/);
 });

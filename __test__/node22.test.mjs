@@ -13,7 +13,10 @@ test('runs its arguments on Node 22, and TOOLGUARD_NODE22 names the binary', () 
   const found = spawnSync(process.execPath, [script, '-p', 'process.version'], { encoding: 'utf8' });
   assert.equal(found.status, 0, found.stderr);
   assert.match(found.stdout, /^v22\./);
-  const missing = spawnSync(process.execPath, [script, '-p', '1'], { encoding: 'utf8', env: { ...process.env, TOOLGUARD_NODE22: join('/nonexistent', 'node') } });
+  const missing = spawnSync(process.execPath, [script, '-p', '1'], {
+    encoding: 'utf8',
+    env: { ...process.env, TOOLGUARD_NODE22: join('/nonexistent', 'node') },
+  });
   assert.equal(missing.status, 2);
   assert.match(missing.stderr, /^node22: TOOLGUARD_NODE22=.*nonexistent.* is not a Node 22 binary/);
 });

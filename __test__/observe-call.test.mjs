@@ -13,12 +13,31 @@ const reference = await import('../dist/reference/index.mjs');
 // escaped lone surrogates (which must stay distinct) and a long string value.
 const long = JSON.stringify({ content: 'x"\\\n'.repeat(2000), file_path: 'a.txt' });
 const texts = [
-  '{"command":"ls","timeout":120000}', '{"timeout":120000,"command":"ls"}', '{"command":"ls","timeout":120000}',
-  '["\ud800"]', '["\udc00"]', '["\udc00"]', '["\\udc00"]', '{"a":1', '{"a":1', '', '{}', '{}',
-  long, long, long, long, '{"a":"\u{1F600}\ud83d"}', '{"a":"\u{1F600}\ud83d"}', '{"a":"\u{1F600}\ud83d"}',
+  '{"command":"ls","timeout":120000}',
+  '{"timeout":120000,"command":"ls"}',
+  '{"command":"ls","timeout":120000}',
+  '["\ud800"]',
+  '["\udc00"]',
+  '["\udc00"]',
+  '["\\udc00"]',
+  '{"a":1',
+  '{"a":1',
+  '',
+  '{}',
+  '{}',
+  long,
+  long,
+  long,
+  long,
+  '{"a":"\u{1F600}\ud83d"}',
+  '{"a":"\u{1F600}\ud83d"}',
+  '{"a":"\u{1F600}\ud83d"}',
 ];
 
-for (const [label, mod] of [['native', native], ['reference', reference]]) {
+for (const [label, mod] of [
+  ['native', native],
+  ['reference', reference],
+]) {
   describe(`observeCall (${label})`, () => {
     it('gives exactly the reminders observe gives, call for call', () => {
       const viaObserve = new mod.GuardEngine({ repeat: { thresholds: [2, 3, 4] } });
@@ -82,22 +101,56 @@ describe('observeCallValue (native) against observeCall of JSON.stringify', () =
     fc.tuple(fc.string({ unit, minLength: 1, maxLength: 4 }), fc.integer({ min: 300, max: 1500 })).map(([s, n]) => s.repeat(n)),
   );
   const leaf = fc.oneof(
-    str, str,
+    str,
+    str,
     fc.constantFrom(-0, 0, 1, -1, 1e21, 1e20, 5e-7, 0.1, NaN, Infinity, -Infinity, 2 ** 53 + 2, true, false, null, undefined),
     fc.double(),
     fc.constant(() => 1),
     fc.constant(Symbol('s')),
   );
   const plainKey = fc.oneof(
-    fc.constantFrom('command', 'content', 'file_path', 'old_string', 'new_string', 'a', 'B', '_', '', ' ', 'a b', '"', '\\', '\n', 'x1', '1x', '-1', '01'),
-    fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 6 }).filter((k) => !/^\d+$/.test(k) && k !== '__proto__' && k !== 'toJSON'),
+    fc.constantFrom(
+      'command',
+      'content',
+      'file_path',
+      'old_string',
+      'new_string',
+      'a',
+      'B',
+      '_',
+      '',
+      ' ',
+      'a b',
+      '"',
+      '\\',
+      '\n',
+      'x1',
+      '1x',
+      '-1',
+      '01',
+    ),
+    fc
+      .string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 6 })
+      .filter((k) => !/^\d+$/.test(k) && k !== '__proto__' && k !== 'toJSON'),
   );
   const flat = fc.dictionary(plainKey, leaf, { maxKeys: 6 });
   // Values the walk must refuse (answering false), which then go through observeCall.
   const refused = fc.oneof(
     fc.dictionary(plainKey, leaf, { maxKeys: 3 }).map((o) => ({ ...o, nested: { a: 1 } })),
     fc.dictionary(plainKey, leaf, { maxKeys: 3 }).map((o) => ({ ...o, list: [1, 'x'] })),
-    fc.constantFrom({ 7: 'x' }, { é: 'x' }, { toJSON: 'x' }, JSON.parse('{"__proto__":1}'), new Date(0), Object.create({ inherited: 1 }), [1], 'text', 5, null, { big: 1n }),
+    fc.constantFrom(
+      { 7: 'x' },
+      { é: 'x' },
+      { toJSON: 'x' },
+      JSON.parse('{"__proto__":1}'),
+      new Date(0),
+      Object.create({ inherited: 1 }),
+      [1],
+      'text',
+      5,
+      null,
+      { big: 1n },
+    ),
   );
 
   it('the same canonical and the same chains, call for call', () => {
@@ -137,7 +190,21 @@ describe('observeCallValue (native) against observeCall of JSON.stringify', () =
   it('answers false for values it does not take, true-path for flat plain objects', () => {
     const engine = new native.GuardEngine({ repeat: { thresholds: [2] } });
     const h = engine.callHandle;
-    for (const value of [{ n: { a: 1 } }, { l: [] }, { 7: 'x' }, { é: 'x' }, { toJSON: 'x' }, JSON.parse('{"__proto__":1}'), new Date(0), Object.create({ i: 1 }), [1], 'text', 5, null, { big: 1n }]) {
+    for (const value of [
+      { n: { a: 1 } },
+      { l: [] },
+      { 7: 'x' },
+      { é: 'x' },
+      { toJSON: 'x' },
+      JSON.parse('{"__proto__":1}'),
+      new Date(0),
+      Object.create({ i: 1 }),
+      [1],
+      'text',
+      5,
+      null,
+      { big: 1n },
+    ]) {
       assert.equal(native.observeCallValue(h, 'a', 'write', value), false, JSON.stringify(Object.keys(Object(value))));
     }
     assert.equal(native.observeCallValue(h, 'a', 'write', { content: 'x'.repeat(5000), n: -0 }), null);

@@ -40,11 +40,19 @@ test("the README's engine example is result-aware: a changing poll is no loop, t
   assert.ok(configText, 'the example constructs an engine with a config on one line');
   const config = Function(`return (${configText});`)();
   const poll = (engine, agentId, texts) =>
-    texts.map((text) => engine.observe({ ...(agentId ? { agentId } : {}), name: 'bash', argumentsJson: '{"command":"make status"}' }, { content: [{ type: 'text', text }] }));
+    texts.map((text) =>
+      engine.observe(
+        { ...(agentId ? { agentId } : {}), name: 'bash', argumentsJson: '{"command":"make status"}' },
+        { content: [{ type: 'text', text }] },
+      ),
+    );
   const changing = poll(new GuardEngine(config), 'a', ['Running 1/10', 'Running 2/10', 'Running 3/10', 'Running 4/10', 'Running 5/10']);
   assert.deepEqual(changing, [null, null, null, null, null], 'a poll whose output changes is not told to stop');
   const same = poll(new GuardEngine(config), 'a', ['Running 1/10', 'Running 1/10', 'Running 1/10', 'Running 1/10']);
-  assert.ok(same.some((v) => v?.loop), 'the same call with the same result is a loop');
+  assert.ok(
+    same.some((v) => v?.loop),
+    'the same call with the same result is a loop',
+  );
   const anonymous = poll(new GuardEngine(config), undefined, ['Running 1/10', 'Running 1/10', 'Running 1/10', 'Running 1/10']);
   assert.deepEqual(anonymous, [null, null, null, null], 'no agentId: no loop detection');
   assert.match(example, /without `agentId` takes part in no loop detection/);
@@ -72,7 +80,12 @@ function anchorsOf(text) {
 }
 
 test('every local link in the README and docs/ resolves, anchors included', () => {
-  const pages = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const pages = [
+    'README.md',
+    ...readdirSync(join(root, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
   const broken = [];
   for (const page of pages) {
     const text = readFileSync(join(root, page), 'utf8').replace(/```[\s\S]*?```/g, '');
@@ -84,7 +97,8 @@ test('every local link in the README and docs/ resolves, anchors included', () =
         broken.push(`${page}: ${target} (no file ${relative(root, path)})`);
         continue;
       }
-      if (anchor && path.endsWith('.md') && !anchorsOf(readFileSync(path, 'utf8')).has(anchor)) broken.push(`${page}: ${target} (no heading #${anchor})`);
+      if (anchor && path.endsWith('.md') && !anchorsOf(readFileSync(path, 'utf8')).has(anchor))
+        broken.push(`${page}: ${target} (no heading #${anchor})`);
     }
   }
   assert.deepEqual(broken, []);

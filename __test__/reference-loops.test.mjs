@@ -78,12 +78,21 @@ async function same(config, steps, label) {
       theirs.forget(step.forget);
       continue;
     }
-    if (step.check) assert.deepEqual(attempt(() => ours.check(step.call)), attempt(() => theirs.check(step.call)), `${at}: check`);
+    if (step.check)
+      assert.deepEqual(
+        attempt(() => ours.check(step.call)),
+        attempt(() => theirs.check(step.call)),
+        `${at}: check`,
+      );
     if (step.async) {
       const [a, b] = await Promise.all([ours.observeAsync(step.call, step.result), theirs.observeAsync(step.call, step.result)]);
       assert.deepEqual(plain(a), plain(b), `${at}: observeAsync`);
     } else {
-      assert.deepEqual(attempt(() => ours.observe(step.call, step.result)), attempt(() => theirs.observe(step.call, step.result)), `${at}: observe`);
+      assert.deepEqual(
+        attempt(() => ours.observe(step.call, step.result)),
+        attempt(() => theirs.observe(step.call, step.result)),
+        `${at}: observe`,
+      );
     }
     assert.equal(ours.agentCount, theirs.agentCount, `${at}: agentCount`);
   }
@@ -106,7 +115,10 @@ const CONFIGS = [
   ['defaults', { loops: {} }],
   ['deny after 1 reminder', { loops: { deny: 1 } }],
   ['deny: true, the DSH repeat kept', { loops: { deny: true, resultBlindRepeat: true } }],
-  ['thresholds changed', { loops: { repeat: 4, cycle: 2, maxPeriod: 8, sameError: 2, reRead: false, window: 12, multipliers: { 'shell*': 1.5 } } }],
+  [
+    'thresholds changed',
+    { loops: { repeat: 4, cycle: 2, maxPeriod: 8, sameError: 2, reRead: false, window: 12, multipliers: { 'shell*': 1.5 } } },
+  ],
   ['no description ignored, nothing mutating', { loops: { ignoreArguments: {}, mutatingTools: [], exempt: ['job_output'] } }],
   ['scanned as shell tools', { loops: { transientMultiplier: 1 }, loudFailure: { shellTools: ['*'] } }],
 ];
@@ -152,13 +164,16 @@ describe('reference loop detectors: the loop corpus, native vs reference', { ski
 
 /** `(tool, argumentsJson, output, isError)` sequences of the loop tests, fed as one agent's calls. */
 const PYTEST = '{"command":"pytest -q"}';
-const REJECTED = (detail) => `Your proposed edit has introduced new syntax error(s). Please understand the fixes and retry your edit commmand.\n\nERRORS:\n- E999 SyntaxError: unmatched '${detail}'`;
+const REJECTED = (detail) =>
+  `Your proposed edit has introduced new syntax error(s). Please understand the fixes and retry your edit commmand.\n\nERRORS:\n- E999 SyntaxError: unmatched '${detail}'`;
 /** Misses on real sessions (issue 21): what each engine must now call a loop, and at which call. */
 const WILD_MISSES = {
   // OpenHands V1 looks at the page with browser_get_state: a look, so the same click between looks is a redo.
   'the same click with browser_get_state between': {
     calls: Array.from({ length: 8 }, (_, i) =>
-      i % 2 === 0 ? ['browser_click', '{"index":1233}', 'Clicked element 1233', false] : ['browser_get_state', '{"include_screenshot":false}', `{"url":"http://x/files","elements":[{"index":${2000 + i * 87}}]}`, false],
+      i % 2 === 0
+        ? ['browser_click', '{"index":1233}', 'Clicked element 1233', false]
+        : ['browser_get_state', '{"include_screenshot":false}', `{"url":"http://x/files","elements":[{"index":${2000 + i * 87}}]}`, false],
     ),
     at: 4,
     kind: 'redo',
@@ -184,7 +199,12 @@ const SCRIPTED = {
     ['bash', PYTEST, '1 failed in 1.2s', false],
     ['bash', PYTEST, '1 failed in 0.5s', false],
   ],
-  'polling with a changing result': Array.from({ length: 12 }, (_, i) => ['job_output', '{"job_id":"j1"}', `epoch ${i + 1}/20 loss 0.${89 - i}\n[status: running]`, false]),
+  'polling with a changing result': Array.from({ length: 12 }, (_, i) => [
+    'job_output',
+    '{"job_id":"j1"}',
+    `epoch ${i + 1}/20 loss 0.${89 - i}\n[status: running]`,
+    false,
+  ]),
   're-test after each edit while failures shrink': [
     ['bash', PYTEST, 'FAILED t::a\nFAILED t::b\nFAILED t::c\n3 failed\n[exit code: 1]', false],
     ['edit_file', '{"path":"a.py","old_string":"x","new_string":"y"}', 'Edited a.py', false],
@@ -195,41 +215,89 @@ const SCRIPTED = {
     ['bash', PYTEST, '3 passed', false],
   ],
   're-read after each edit': Array.from({ length: 8 }, (_, i) =>
-    i % 2 === 0 ? ['read_file', '{"path":"config.toml"}', i % 4 === 0 ? 'port = 1' : 'port = 2', false] : ['edit_file', '{"path":"config.toml"}', 'Edited', false],
+    i % 2 === 0
+      ? ['read_file', '{"path":"config.toml"}', i % 4 === 0 ? 'port = 1' : 'port = 2', false]
+      : ['edit_file', '{"path":"config.toml"}', 'Edited', false],
   ),
   '429 then success': [
-    ...Array(3).fill(['bash', String.raw`{"command":"curl -s -w '\\nHTTP %{http_code}\\n' http://h/api"}`, '{"error": "rate_limited"}\n\nHTTP 429\n', false]),
+    ...Array(3).fill([
+      'bash',
+      String.raw`{"command":"curl -s -w '\\nHTTP %{http_code}\\n' http://h/api"}`,
+      '{"error": "rate_limited"}\n\nHTTP 429\n',
+      false,
+    ]),
     ['bash', String.raw`{"command":"curl -s -w '\\nHTTP %{http_code}\\n' http://h/api"}`, '{"ok": true}\n\nHTTP 200\n', false],
   ],
-  '429 past the transient thresholds': Array(8).fill(['bash', '{"command":"curl http://h/api"}', 'HTTP/1.1 429 Too Many Requests\nRetry-After: 1\n', false]),
+  '429 past the transient thresholds': Array(8).fill([
+    'bash',
+    '{"command":"curl http://h/api"}',
+    'HTTP/1.1 429 Too Many Requests\nRetry-After: 1\n',
+    false,
+  ]),
   'cycle of period 2 and 3': [
-    ...Array(3).fill([
-      ['edit_file', '{"path":"a.py","old_string":"x"}', 'old_string not found', true],
-      ['bash', PYTEST, '1 failed in 0.2s\n[exit code: 1]', false],
-    ]).flat(),
-    ...Array(3).fill([
-      ['read_file', '{"path":"a.py"}', 'x = 1', false],
-      ['edit_file', '{"path":"a.py","old_string":"q"}', 'old_string not found', true],
-      ['bash', PYTEST, '1 failed\n[exit code: 1]', false],
-    ]).flat(),
+    ...Array(3)
+      .fill([
+        ['edit_file', '{"path":"a.py","old_string":"x"}', 'old_string not found', true],
+        ['bash', PYTEST, '1 failed in 0.2s\n[exit code: 1]', false],
+      ])
+      .flat(),
+    ...Array(3)
+      .fill([
+        ['read_file', '{"path":"a.py"}', 'x = 1', false],
+        ['edit_file', '{"path":"a.py","old_string":"q"}', 'old_string not found', true],
+        ['bash', PYTEST, '1 failed\n[exit code: 1]', false],
+      ])
+      .flat(),
   ],
   'debugger stepping with prints in between': Array.from({ length: 16 }, (_, i) =>
-    i % 2 === 0 ? ['write_stdin', '{"session_id":1,"chars":"n\\n"}', `-> acc += x\n(Pdb) line ${10 + (i % 6)}`, false] : ['write_stdin', '{"session_id":1,"chars":"p acc\\n"}', `${i * 3}\n(Pdb)`, false],
+    i % 2 === 0
+      ? ['write_stdin', '{"session_id":1,"chars":"n\\n"}', `-> acc += x\n(Pdb) line ${10 + (i % 6)}`, false]
+      : ['write_stdin', '{"session_id":1,"chars":"p acc\\n"}', `${i * 3}\n(Pdb)`, false],
   ),
   'same error with new arguments': [
     ['bash', '{"command":"curl http://h/issues/101"}', 'HTTP/1.1 404 Not Found\nissue 101 not found', false],
     ['bash', '{"command":"curl http://h/issues/102"}', 'HTTP/1.1 404 Not Found\nissue 102 not found', false],
     ['bash', '{"command":"curl http://h/issues/103"}', 'HTTP/1.1 404 Not Found\nissue 103 not found', false],
     ['bash', '{"command":"curl http://h/issues/104"}', 'HTTP/1.1 404 Not Found\nissue 104 not found', false],
-    ['bash', '{"command":"python3 -c \\"import ruamel\\""}', "Traceback (most recent call last):\n  File \"<string>\", line 1\nModuleNotFoundError: No module named 'ruamel'\n[exit code: 1]", false],
-    ['bash', '{"command":"python -c \\"import ruamel\\""}', "Traceback (most recent call last):\n  File \"<string>\", line 1\nModuleNotFoundError: No module named 'ruamel'\n[exit code: 1]", false],
-    ['bash', '{"command":"python3.11 -c \\"import ruamel\\""}', "Traceback (most recent call last):\n  File \"<string>\", line 1\nModuleNotFoundError: No module named 'ruamel'\n[exit code: 1]", false],
+    [
+      'bash',
+      '{"command":"python3 -c \\"import ruamel\\""}',
+      'Traceback (most recent call last):\n  File "<string>", line 1\nModuleNotFoundError: No module named \'ruamel\'\n[exit code: 1]',
+      false,
+    ],
+    [
+      'bash',
+      '{"command":"python -c \\"import ruamel\\""}',
+      'Traceback (most recent call last):\n  File "<string>", line 1\nModuleNotFoundError: No module named \'ruamel\'\n[exit code: 1]',
+      false,
+    ],
+    [
+      'bash',
+      '{"command":"python3.11 -c \\"import ruamel\\""}',
+      'Traceback (most recent call last):\n  File "<string>", line 1\nModuleNotFoundError: No module named \'ruamel\'\n[exit code: 1]',
+      false,
+    ],
   ],
   'codex exit header and long outputs': [
-    ...Array(4).fill(['shell', '{"command":["bash","-lc","make"]}', `Exit code: 2\nWall time: 0.4 seconds\nOutput:\n${'cc -c x.c\n'.repeat(9000)}x.c:3: error: expected ';'\n`, false]),
-    ...Array(3).fill(['shell', '{"command":["bash","-lc","cat big.log"]}', `${'é line 1234 at 12:00:01\n'.repeat(4000)}done in 3.2s\n`, false]),
+    ...Array(4).fill([
+      'shell',
+      '{"command":["bash","-lc","make"]}',
+      `Exit code: 2\nWall time: 0.4 seconds\nOutput:\n${'cc -c x.c\n'.repeat(9000)}x.c:3: error: expected ';'\n`,
+      false,
+    ]),
+    ...Array(3).fill([
+      'shell',
+      '{"command":["bash","-lc","cat big.log"]}',
+      `${'é line 1234 at 12:00:01\n'.repeat(4000)}done in 3.2s\n`,
+      false,
+    ]),
   ],
-  'a description that changes every call (Claude Code Bash)': Array.from({ length: 5 }, (_, i) => ['Bash', JSON.stringify({ command: 'npm test', description: `run the tests (${i})` }), '2 failing\n[exit code: 1]', false]),
+  'a description that changes every call (Claude Code Bash)': Array.from({ length: 5 }, (_, i) => [
+    'Bash',
+    JSON.stringify({ command: 'npm test', description: `run the tests (${i})` }),
+    '2 failing\n[exit code: 1]',
+    false,
+  ]),
   'ignored key with numbers serde re-writes': [
     ['Bash', '{"command":"x","n":1e21,"description":"a","k":{"10":1,"9":2}}', 'same', false],
     ['Bash', '{"command":"x","n":1e21,"k":{"10":1,"9":2}}', 'same', false],
@@ -239,12 +307,23 @@ const SCRIPTED = {
     ['Bash', '{"command":"y","n":0.000001,"f":-1.5e-7,"big":18446744073709551616}', 'same', false],
     ['Bash', '{"command":"y","n":0.000001,"f":-1.5e-7,"big":18446744073709551616}', 'same', false],
   ],
-  'a loop longer than the window: one episode, reminders climbing, the first call kept': Array(70).fill(['bash', PYTEST, '1 failed, 2 passed\n[exit code: 1]', false]),
+  'a loop longer than the window: one episode, reminders climbing, the first call kept': Array(70).fill([
+    'bash',
+    PYTEST,
+    '1 failed, 2 passed\n[exit code: 1]',
+    false,
+  ]),
   'a re-read loop with calls in between, longer than the window': Array.from({ length: 90 }, (_, i) =>
-    i % 3 === 0 ? ['read_file', '{"path":"settings.py"}', 'DEBUG = False\nHOST = "x"', false] : ['bash', JSON.stringify({ command: `grep -rn k${i} src/` }), `src/a.py:${i}: k${i}`, false],
+    i % 3 === 0
+      ? ['read_file', '{"path":"settings.py"}', 'DEBUG = False\nHOST = "x"', false]
+      : ['bash', JSON.stringify({ command: `grep -rn k${i} src/` }), `src/a.py:${i}: k${i}`, false],
   ),
   'restores, patches and clicks are never re-reads': [
-    ...['{"command":"cd /testbed && cp astroid/modutils.py.bak astroid/modutils.py"}', '{"command":"git checkout -- django/x.py"}', '{"command":"git diff > fix.patch"}'].flatMap((write) =>
+    ...[
+      '{"command":"cd /testbed && cp astroid/modutils.py.bak astroid/modutils.py"}',
+      '{"command":"git checkout -- django/x.py"}',
+      '{"command":"git diff > fix.patch"}',
+    ].flatMap((write) =>
       Array.from({ length: 4 }, (_, i) => [
         ['bash', write, '', false],
         ['bash', `{"command":"python repro.py --case ${i}"}`, 'ok', false],
@@ -254,19 +333,34 @@ const SCRIPTED = {
       ['browser_click', '{"ref":"e12"}', 'clicked', false],
       ['browser_navigate', `{"url":"http://shop/item/${i}"}`, 'page', false],
     ]).flat(),
-    ...Array(4).fill([['browser_navigate', '{"url":"http://shop/list"}', 'list', false], ['browser_navigate_back', '{}', 'home', false]]).flat(),
+    ...Array(4)
+      .fill([
+        ['browser_navigate', '{"url":"http://shop/list"}', 'list', false],
+        ['browser_navigate_back', '{}', 'home', false],
+      ])
+      .flat(),
   ],
   'polling a quiet running job, then an ended one': [
     ...Array(9).fill(['BashOutput', '{"bash_id":"b1"}', '<status>running</status>\n<timestamp>x</timestamp>', false]),
     ...Array(4).fill(['BashOutput', '{"bash_id":"b1"}', '<status>completed</status>\n<exit_code>0</exit_code>', false]),
-    ...Array(9).fill([['bash', '{"command":"sleep 30"}', '', false], ['bash', '{"command":"tail -5 /tmp/train.log"}', 'epoch 3', false]]).flat(),
+    ...Array(9)
+      .fill([
+        ['bash', '{"command":"sleep 30"}', '', false],
+        ['bash', '{"command":"tail -5 /tmp/train.log"}', 'epoch 3', false],
+      ])
+      .flat(),
     ...Array(10).fill(['bash', '{"command":"curl -s http://localhost:8000/healthz"}', 'starting', false]),
   ],
   'searches that found nothing, and a grep that failed for real': [
     ...['Exit code 1', '\n[Command finished with exit code 1]', 'No matches found'].flatMap((out) =>
       ['alpha', 'beta', 'gamma', 'delta'].map((w) => ['Bash', `{"command":"grep -rn ${w} src/"}`, out, true]),
     ),
-    ...['a', 'b', 'c'].map((f) => ['bash', `{"command":"grep x ${f}.txt"}`, `grep: cannot open ${f}.txt (No such file or directory)\n[exit code: 2]`, false]),
+    ...['a', 'b', 'c'].map((f) => [
+      'bash',
+      `{"command":"grep x ${f}.txt"}`,
+      `grep: cannot open ${f}.txt (No such file or directory)\n[exit code: 2]`,
+      false,
+    ]),
   ],
   'edits rejected in words': [
     ...[0, 1, 2].map((i) => [
@@ -304,7 +398,12 @@ const SCRIPTED = {
       ['browser_snapshot', '{}', `{"url":"http://x/files","elements":[{"index":${2000 + i * 87}}]}`, false],
     ]),
     ...Array(4).fill(['browser_go_back', '{}', 'Navigated back', false]),
-    ...Array(4).fill([['bash', '{"command":"pip install requests"}', 'Requirement already satisfied: requests', false], ['bash', '{"command":"python -c \\"import requests\\""}', 'ModuleNotFoundError', false]]).flat(),
+    ...Array(4)
+      .fill([
+        ['bash', '{"command":"pip install requests"}', 'Requirement already satisfied: requests', false],
+        ['bash', '{"command":"python -c \\"import requests\\""}', 'ModuleNotFoundError', false],
+      ])
+      .flat(),
   ],
   'a 404 flagged by a rule is still soft': [3, 5, 8, 13, 21].map((id) => [
     'Bash',
@@ -348,7 +447,15 @@ describe('reference loop detectors: the package entry with the native binary hid
         }
         console.log(JSON.stringify(out));
       `;
-      const child = spawnSync(process.execPath, ['--input-type=module', '-e', `import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);\n${script}`], { encoding: 'utf8', maxBuffer: 64 << 20 });
+      const child = spawnSync(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);\n${script}`,
+        ],
+        { encoding: 'utf8', maxBuffer: 64 << 20 },
+      );
       assert.equal(child.status, 0, child.stderr);
       return JSON.parse(child.stdout);
     };
@@ -360,7 +467,7 @@ describe('reference loop detectors: the package entry with the native binary hid
   });
 });
 
-describe('reference loop detectors: the loop tests\' scripted sequences, native vs reference', { skip }, () => {
+describe("reference loop detectors: the loop tests' scripted sequences, native vs reference", { skip }, () => {
   for (const [name, calls] of Object.entries(SCRIPTED)) {
     it(name, async () => {
       for (const config of [{ loops: {} }, { loops: { deny: 1 } }]) {
@@ -377,11 +484,21 @@ describe('reference loop detectors: the loop tests\' scripted sequences, native 
 
 describe('loop detectors on misses from real sessions: both engines alarm', () => {
   for (const [name, m] of Object.entries(WILD_MISSES)) {
-    for (const [which, Engine] of [['reference', Reference], ['native', native?.GuardEngine]]) {
+    for (const [which, Engine] of [
+      ['reference', Reference],
+      ['native', native?.GuardEngine],
+    ]) {
       it(`${name} (${which})`, { skip: Engine ? false : skip }, () => {
         const engine = new Engine({ loops: {} });
-        const kinds = m.calls.map(([tool, argumentsJson, text, isError]) => engine.observe({ agentId: 'a', name: tool, argumentsJson }, { content: [{ type: 'text', text }], isError })?.loop?.kind ?? null);
-        assert.equal(kinds.findIndex((k) => k !== null), m.at, JSON.stringify(kinds));
+        const kinds = m.calls.map(
+          ([tool, argumentsJson, text, isError]) =>
+            engine.observe({ agentId: 'a', name: tool, argumentsJson }, { content: [{ type: 'text', text }], isError })?.loop?.kind ?? null,
+        );
+        assert.equal(
+          kinds.findIndex((k) => k !== null),
+          m.at,
+          JSON.stringify(kinds),
+        );
         assert.equal(kinds[m.at], m.kind);
       });
     }
@@ -389,7 +506,19 @@ describe('loop detectors on misses from real sessions: both engines alarm', () =
 });
 
 describe('reference loop detectors: random call sequences, native vs reference', { skip }, () => {
-  const tool = fc.constantFrom('bash', 'read_file', 'edit_file', 'Bash', 'shell', 'kubectl_get', 'BashOutput', 'str_replace_editor', 'browser_navigate_back', 'grep', 'browser_click');
+  const tool = fc.constantFrom(
+    'bash',
+    'read_file',
+    'edit_file',
+    'Bash',
+    'shell',
+    'kubectl_get',
+    'BashOutput',
+    'str_replace_editor',
+    'browser_navigate_back',
+    'grep',
+    'browser_click',
+  );
   const args = fc.constantFrom(
     '{"command":"pytest -q"}',
     '{"command":"pytest -q","description":"again"}',
@@ -423,7 +552,10 @@ describe('reference loop detectors: random call sequences, native vs reference',
     '',
   );
   const step = fc.oneof(
-    { weight: 12, arbitrary: fc.record({ agentId: fc.constantFrom('a', 'b'), tool, args, text, isError: fc.boolean(), value: fc.boolean() }) },
+    {
+      weight: 12,
+      arbitrary: fc.record({ agentId: fc.constantFrom('a', 'b'), tool, args, text, isError: fc.boolean(), value: fc.boolean() }),
+    },
     { weight: 1, arbitrary: fc.record({ user: fc.constantFrom('a', 'b') }) },
   );
   const config = fc.record(
@@ -452,7 +584,10 @@ describe('reference loop detectors: random call sequences, native vs reference',
             : {
                 call: { agentId: s.agentId, name: s.tool, argumentsJson: s.args },
                 // A result as text blocks, or (no text) as a value the detectors read as JSON.
-                result: s.value && s.text === '' ? { value: { rows: s.args.length } } : { content: [{ type: 'text', text: s.text }], isError: s.isError },
+                result:
+                  s.value && s.text === ''
+                    ? { value: { rows: s.args.length } }
+                    : { content: [{ type: 'text', text: s.text }], isError: s.isError },
                 check: true,
               },
         );
@@ -469,16 +604,68 @@ describe('reference loop detectors: random result texts, native vs reference', {
   // tracebacks, multi-byte and whitespace characters, long lines), three per
   // sequence so that results recur.
   const pieces = [
-    'error: x', 'Error', 'FAILED', 'HTTP/1.1 404 Not Found', 'HTTP 503', 'rate limit', 'Too Many Requests', '\r', '\n', '\r\n', ' ', '\t',
-    '\u00a0', '\u0085', '\ufeff', 'é', '😀', '\x1b[31m', '\x1b[0m', '\x1bX', '12:00:01', '2026-11-30T08:00:01.037Z', '0.35s', '37 ms', 'pid 123',
-    'process 77', 'deadbeef1', '0x7ffe', '/tmp/tmpab12cd/out', '/var/tmp/x9y8z7ab/q', '[####=====] 45%', 'Traceback (most recent call last):',
-    '  File "a.py", line 1', 'ValueError: v 12', '^^^^', '=====', '[exit code: 1]', '[exit code: 0]', 'Exit code: 2', 'Wall time: 1s', 'Output:',
-    'No matches found', 'cannot open', 'not found', 'x'.repeat(300), 'ab'.repeat(2100), 'duration_ms: 0.25', 'took 3', 'elapsed 1.5',
-    '4fe0e0b2-6b8f-4c8f-9c0e-1b2c3d4e5f60', 'the "arg" here', 'item 7',
+    'error: x',
+    'Error',
+    'FAILED',
+    'HTTP/1.1 404 Not Found',
+    'HTTP 503',
+    'rate limit',
+    'Too Many Requests',
+    '\r',
+    '\n',
+    '\r\n',
+    ' ',
+    '\t',
+    '\u00a0',
+    '\u0085',
+    '\ufeff',
+    'é',
+    '😀',
+    '\x1b[31m',
+    '\x1b[0m',
+    '\x1bX',
+    '12:00:01',
+    '2026-11-30T08:00:01.037Z',
+    '0.35s',
+    '37 ms',
+    'pid 123',
+    'process 77',
+    'deadbeef1',
+    '0x7ffe',
+    '/tmp/tmpab12cd/out',
+    '/var/tmp/x9y8z7ab/q',
+    '[####=====] 45%',
+    'Traceback (most recent call last):',
+    '  File "a.py", line 1',
+    'ValueError: v 12',
+    '^^^^',
+    '=====',
+    '[exit code: 1]',
+    '[exit code: 0]',
+    'Exit code: 2',
+    'Wall time: 1s',
+    'Output:',
+    'No matches found',
+    'cannot open',
+    'not found',
+    'x'.repeat(300),
+    'ab'.repeat(2100),
+    'duration_ms: 0.25',
+    'took 3',
+    'elapsed 1.5',
+    '4fe0e0b2-6b8f-4c8f-9c0e-1b2c3d4e5f60',
+    'the "arg" here',
+    'item 7',
   ];
   const text = fc.array(fc.constantFrom(...pieces), { maxLength: 30 }).map((a) => a.join(''));
   const step = fc.record({
-    args: fc.constantFrom('{"command":"curl http://h/item 7"}', '{"command":"curl http://h/item 8"}', '{"command":"pytest -q"}', '{"command":"cat x"}', '{"path":"a"}'),
+    args: fc.constantFrom(
+      '{"command":"curl http://h/item 7"}',
+      '{"command":"curl http://h/item 8"}',
+      '{"command":"pytest -q"}',
+      '{"command":"cat x"}',
+      '{"path":"a"}',
+    ),
     tool: fc.constantFrom('bash', 'read_file', 'shell'),
     pick: fc.nat({ max: 2 }),
     isError: fc.boolean(),
@@ -503,11 +690,85 @@ describe('reference shell model: random command lines, native vs reference', { s
   // poll a wait. Each random line is run between distinct reads, with the
   // same result, so a different effect shows as a different alarm.
   const piece = fc.constantFrom(
-    'cat', 'sed', '-n', "'1,5p'", '-i', 'grep', '-rn', 'x', 'src/', 'tail', '-f', 'log.txt', 'curl', '-o', 'out.bin',
-    'http://localhost:8000/health', 'https://x/api', 'git', 'checkout', '--', 'a.py', 'status', 'diff', 'pip', 'install', 'requests',
-    'npm', 'run', 'test', 'make', 'check', 'python', 'python3.11', '-m', 'pytest', '-c', '"import x"', 'bash', '-lc', 'sudo', 'timeout',
-    '60', 'env', 'A=1', 'uv', 'sleep', '5', 'echo', 'done', 'ls', 'kubectl', 'get', 'pods', 'cp', 'a', 'b', 'tee', 'f.txt', './run.sh',
-    '|', '||', '&&', ';', '&', '>', '>>', '2>&1', '<', '<<EOF', '\nbody\nEOF\n', '$(pwd)', '"a b"', "'q", '(', ')', '{', '}', '#', '\\',
+    'cat',
+    'sed',
+    '-n',
+    "'1,5p'",
+    '-i',
+    'grep',
+    '-rn',
+    'x',
+    'src/',
+    'tail',
+    '-f',
+    'log.txt',
+    'curl',
+    '-o',
+    'out.bin',
+    'http://localhost:8000/health',
+    'https://x/api',
+    'git',
+    'checkout',
+    '--',
+    'a.py',
+    'status',
+    'diff',
+    'pip',
+    'install',
+    'requests',
+    'npm',
+    'run',
+    'test',
+    'make',
+    'check',
+    'python',
+    'python3.11',
+    '-m',
+    'pytest',
+    '-c',
+    '"import x"',
+    'bash',
+    '-lc',
+    'sudo',
+    'timeout',
+    '60',
+    'env',
+    'A=1',
+    'uv',
+    'sleep',
+    '5',
+    'echo',
+    'done',
+    'ls',
+    'kubectl',
+    'get',
+    'pods',
+    'cp',
+    'a',
+    'b',
+    'tee',
+    'f.txt',
+    './run.sh',
+    '|',
+    '||',
+    '&&',
+    ';',
+    '&',
+    '>',
+    '>>',
+    '2>&1',
+    '<',
+    '<<EOF',
+    '\nbody\nEOF\n',
+    '$(pwd)',
+    '"a b"',
+    "'q",
+    '(',
+    ')',
+    '{',
+    '}',
+    '#',
+    '\\',
   );
   const line = fc.array(piece, { minLength: 1, maxLength: 9 }).map((words) => words.join(' '));
   it('the same alarms for every pattern a command line can take part in', async () => {
@@ -518,7 +779,11 @@ describe('reference shell model: random command lines, native vs reference', { s
         const steps = [];
         for (let i = 0; i < 5; i += 1) {
           steps.push({ call: { agentId: 'a', name: tool, argumentsJson: args }, result: out, check: true });
-          steps.push({ call: { agentId: 'a', name: 'read_file', argumentsJson: JSON.stringify({ path: `f${i}.py` }) }, result: `x = ${i}`, check: true });
+          steps.push({
+            call: { agentId: 'a', name: 'read_file', argumentsJson: JSON.stringify({ path: `f${i}.py` }) },
+            result: `x = ${i}`,
+            check: true,
+          });
         }
         for (let i = 0; i < 4; i += 1) steps.push({ call: { agentId: 'a', name: tool, argumentsJson: args }, result: out, check: true });
         await same({ loops: { deny: 2, poll: 3 } }, steps, command);
@@ -538,7 +803,10 @@ describe('reference loop detectors: observeCall is the chain half only, as nativ
       const steps = [];
       for (let i = 0; i < 4; i += 1) {
         steps.push([mod.observeCall(ours.callHandle, 'a', 'bash', PYTEST), native.observeCall(theirs.callHandle, 'a', 'bash', PYTEST)]);
-        steps.push([mod.observeCallValue(ours.callHandle, 'a', 'bash', { command: 'pytest -q' }), native.observeCallValue(theirs.callHandle, 'a', 'bash', { command: 'pytest -q' })]);
+        steps.push([
+          mod.observeCallValue(ours.callHandle, 'a', 'bash', { command: 'pytest -q' }),
+          native.observeCallValue(theirs.callHandle, 'a', 'bash', { command: 'pytest -q' }),
+        ]);
         steps.push([ours.observe(exec, '1 failed\n[exit code: 1]'), theirs.observe(exec, '1 failed\n[exit code: 1]')]);
         steps.push([ours.chainState('a')?.loops !== undefined, theirs.chainState('a')?.loops !== undefined]);
       }
@@ -547,9 +815,10 @@ describe('reference loop detectors: observeCall is the chain half only, as nativ
   });
 });
 
-describe('reference command-aware scan: the agent\'s own scripts, native vs reference', { skip }, () => {
+describe("reference command-aware scan: the agent's own scripts, native vs reference", { skip }, () => {
   it('a script written (by a redirect, an editor, a copy) then run: the same verdicts', async () => {
-    const traceback = 'Traceback (most recent call last):\n  File "/testbed/repro.py", line 3, in <module>\n    f()\nValueError: bad value\n';
+    const traceback =
+      'Traceback (most recent call last):\n  File "/testbed/repro.py", line 3, in <module>\n    f()\nValueError: bad value\n';
     const writes = [
       "cat > /testbed/repro.py << 'EOF'\nf()\nEOF",
       'cp /testbed/base.py /testbed/repro.py 2>&1',
@@ -567,7 +836,14 @@ describe('reference command-aware scan: the agent\'s own scripts, native vs refe
       }
     }
     const viaEditor = [
-      { call: { agentId: 'a', name: 'str_replace_editor', argumentsJson: '{"command":"create","path":"/testbed/repro_issue.py","file_text":"x"}' }, result: 'File created' },
+      {
+        call: {
+          agentId: 'a',
+          name: 'str_replace_editor',
+          argumentsJson: '{"command":"create","path":"/testbed/repro_issue.py","file_text":"x"}',
+        },
+        result: 'File created',
+      },
       { call: { agentId: 'a', name: 'bash', argumentsJson: '{"command":"cd /testbed && python repro_issue.py"}' }, result: traceback },
       { user: 'a' },
       { call: { agentId: 'a', name: 'bash', argumentsJson: '{"command":"python /testbed/repro_issue.py"}' }, result: traceback },
@@ -636,7 +912,14 @@ describe('reference loop detectors: the loops config, native vs reference', { sk
       { repeat: { include: [1] } },
       { repeatt: {} },
       { loudFailure: { rules: [{ id: 'x', pattern: 'a', flags: 'g', action: 'error', message: 'm' }] } },
-      { loudFailure: { rules: [{ id: 'ok', pattern: 'a', action: 'error', message: 'm' }, { id: 'y', pattern: 'b', action: 'nope', message: 'm' }] } },
+      {
+        loudFailure: {
+          rules: [
+            { id: 'ok', pattern: 'a', action: 'error', message: 'm' },
+            { id: 'y', pattern: 'b', action: 'nope', message: 'm' },
+          ],
+        },
+      },
       { loudFailure: { rules: [{ id: '', pattern: 'a', action: 'error', message: 'm' }] } },
       { loudFailure: { rules: [{ id: 'z', pattern: 'a', action: 'error', message: 'm', extra: 1 }] } },
       { loudFailure: { shellTools: 'bash' } },
@@ -646,23 +929,56 @@ describe('reference loop detectors: the loops config, native vs reference', { sk
     ]) {
       const theirs = attempt(() => new native.GuardEngine(config));
       assert.ok(theirs.error, JSON.stringify(config).slice(0, 80));
-      assert.deepEqual(attempt(() => new Reference(config)), theirs, JSON.stringify(config).slice(0, 80));
+      assert.deepEqual(
+        attempt(() => new Reference(config)),
+        theirs,
+        JSON.stringify(config).slice(0, 80),
+      );
     }
   });
   it('a loops error comes after a repeat error, as natively', () => {
     const config = { repeat: { thresholds: [] }, loops: { window: 1 } };
-    assert.deepEqual(attempt(() => new Reference(config)), attempt(() => new native.GuardEngine(config)));
+    assert.deepEqual(
+      attempt(() => new Reference(config)),
+      attempt(() => new native.GuardEngine(config)),
+    );
   });
   it('good values load alike, and false/null/true switch as natively', async () => {
-    for (const loops of [true, false, null, undefined, {}, { repeat: false, cycle: false, sameError: false, softError: false, reRead: false }, { deny: true }, { deny: false }, { window: 256, maxPeriod: 8, transientMultiplier: 100 }]) {
-      const steps = Array(5).fill({ call: { agentId: 'a', name: 'bash', argumentsJson: PYTEST }, result: 'same\n[exit code: 1]', check: true });
+    for (const loops of [
+      true,
+      false,
+      null,
+      undefined,
+      {},
+      { repeat: false, cycle: false, sameError: false, softError: false, reRead: false },
+      { deny: true },
+      { deny: false },
+      { window: 256, maxPeriod: 8, transientMultiplier: 100 },
+    ]) {
+      const steps = Array(5).fill({
+        call: { agentId: 'a', name: 'bash', argumentsJson: PYTEST },
+        result: 'same\n[exit code: 1]',
+        check: true,
+      });
       await same({ loops }, steps, String(JSON.stringify(loops)));
     }
   });
   it('check validates its input as natively', () => {
-    for (const exec of [null, 'x', {}, { name: 1 }, { name: 'bash', agentId: 3, argumentsJson: '' }, { name: 'bash' }, { name: 'bash', arguments: {}, argumentsJson: '{}' }]) {
+    for (const exec of [
+      null,
+      'x',
+      {},
+      { name: 1 },
+      { name: 'bash', agentId: 3, argumentsJson: '' },
+      { name: 'bash' },
+      { name: 'bash', arguments: {}, argumentsJson: '{}' },
+    ]) {
       for (const loops of [undefined, {}]) {
-        assert.deepEqual(attempt(() => new Reference({ loops }).check(exec)), attempt(() => new native.GuardEngine({ loops }).check(exec)), JSON.stringify(exec));
+        assert.deepEqual(
+          attempt(() => new Reference({ loops }).check(exec)),
+          attempt(() => new native.GuardEngine({ loops }).check(exec)),
+          JSON.stringify(exec),
+        );
       }
     }
   });
@@ -676,7 +992,11 @@ describe('reference shell model: effects', () => {
       .map((line) => line.split('\t'));
     assert.ok(cases.length > 50);
     const wrong = cases
-      .map(([effect, , command]) => [effect, callEffect('bash', JSON.stringify({ command: command.replaceAll('\\n', '\n') })) ?? 'none', command])
+      .map(([effect, , command]) => [
+        effect,
+        callEffect('bash', JSON.stringify({ command: command.replaceAll('\\n', '\n') })) ?? 'none',
+        command,
+      ])
       .filter(([want, got]) => want !== got);
     assert.deepEqual(wrong, []);
   });
@@ -722,7 +1042,9 @@ describe('native loop detectors: a known bug (reported to the lead)', { skip }, 
     const engine = new native.GuardEngine({ loops: {} });
     const withDescription = '{"command":"ls","env":{"10":1,"9":2},"description":"list"}';
     const without = '{"command":"ls","env":{"10":1,"9":2}}';
-    const alarms = [withDescription, without, withDescription].map((a) => engine.observe({ agentId: 'a', name: 'Bash', argumentsJson: a }, 'same')?.loop?.summary);
+    const alarms = [withDescription, without, withDescription].map(
+      (a) => engine.observe({ agentId: 'a', name: 'Bash', argumentsJson: a }, 'same')?.loop?.summary,
+    );
     assert.deepEqual(alarms, [undefined, undefined, 'Bash: repeat × 3']);
   });
 });
@@ -730,7 +1052,8 @@ describe('native loop detectors: a known bug (reported to the lead)', { skip }, 
 describe('reference engine: its data files ship', () => {
   it('the package files list every rules/*.json the reference reads (the same files as the native build embeds)', () => {
     const { files } = require('../package.json');
-    for (const data of ['rules/builtin.json', 'rules/programs.json', 'rules/shell-tools.json', 'rules/loops.json']) assert.ok(files.includes(data), data);
+    for (const data of ['rules/builtin.json', 'rules/programs.json', 'rules/shell-tools.json', 'rules/loops.json'])
+      assert.ok(files.includes(data), data);
   });
 });
 

@@ -108,7 +108,9 @@ describe('reference: module', () => {
     assert.equal(child.stdout.trim(), '2 error {"a":2,"b":1} | 2 error {"a":2,"b":1}');
   });
 
-  it('its types and the native index.d.ts are interchangeable (the fallback can stand in)', { skip: !existsSync(path.join(here, '..', 'index.d.ts')) && 'no index.d.ts' }, () => {
+  it('its types and the native index.d.ts are interchangeable (the fallback can stand in)', {
+    skip: !existsSync(path.join(here, '..', 'index.d.ts')) && 'no index.d.ts',
+  }, () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'toolguard-types-'));
     const nativeTypes = JSON.stringify(path.join(here, '..', 'index.js'));
     const referenceTypes = JSON.stringify(path.join(here, '..', 'dist', 'reference', 'index.mjs'));
@@ -128,7 +130,10 @@ describe('reference: module', () => {
     );
     writeFileSync(
       path.join(dir, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: [] }, files: ['check.mts'] }),
+      JSON.stringify({
+        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: [] },
+        files: ['check.mts'],
+      }),
     );
     const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', dir], { encoding: 'utf8' });
     rmSync(dir, { recursive: true, force: true });
@@ -146,9 +151,30 @@ describe('reference: module', () => {
     assert.equal(canonicalize('{"\\ud83d\\ude00":1,"\\uffff":2}'), '{"😀":1,"\uffff":2}');
   });
   it('deep arguments: the iterative path writes what the official recursion would', () => {
-    const keys = fc.constantFrom('a', 'b', 'B', '__proto__', '9', '10', '01', '-1', '1.5', '4294967294', '4294967295', 'é', '\ud83d\ude00', '\uffff', '');
+    const keys = fc.constantFrom(
+      'a',
+      'b',
+      'B',
+      '__proto__',
+      '9',
+      '10',
+      '01',
+      '-1',
+      '1.5',
+      '4294967294',
+      '4294967295',
+      'é',
+      '\ud83d\ude00',
+      '\uffff',
+      '',
+    );
     const json = fc.letrec((tie) => ({
-      value: fc.oneof({ depthSize: 'small' }, fc.constantFrom(null, true, false, 0, -0, 1e21, 5e-7, 1.5, 'x', '\u0000\ud800"'), fc.array(tie('value'), { maxLength: 4 }), fc.dictionary(keys, tie('value'), { maxKeys: 5 })),
+      value: fc.oneof(
+        { depthSize: 'small' },
+        fc.constantFrom(null, true, false, 0, -0, 1e21, 5e-7, 1.5, 'x', '\u0000\ud800"'),
+        fc.array(tie('value'), { maxLength: 4 }),
+        fc.dictionary(keys, tie('value'), { maxKeys: 5 }),
+      ),
     })).value;
     fc.assert(
       fc.property(json, (value) => {
@@ -200,7 +226,10 @@ describe('reference: repeat chains (part A)', () => {
 
     const exact = new GuardEngine({ repeat: { thresholds: [2, 3], argumentsPreviewChars: 9 } });
     for (let i = 0; i < 2; i++) exact.observe(call('w', { a: 'xyz' }, 'a'), {});
-    assert.equal(exact.observe(call('w', { a: 'xyz' }, 'a'), {}).reminder.text, detailed('w', 3, '{"a":"xyz"}'.slice(0, 9) + '… (+2 more chars)'));
+    assert.equal(
+      exact.observe(call('w', { a: 'xyz' }, 'a'), {}).reminder.text,
+      detailed('w', 3, '{"a":"xyz"}'.slice(0, 9) + '… (+2 more chars)'),
+    );
     const fits = new GuardEngine({ repeat: { thresholds: [2, 3], argumentsPreviewChars: 11 } });
     for (let i = 0; i < 2; i++) fits.observe(call('w', { a: 'xyz' }, 'a'), {});
     assert.equal(fits.observe(call('w', { a: 'xyz' }, 'a'), {}).reminder.text, detailed('w', 3, '{"a":"xyz"}'));
@@ -232,14 +261,20 @@ describe('reference: repeat chains (part A)', () => {
       engine.observe(call('todo_write', { q: 2 }, 'a'), {}),
       engine.observe(call('grep', { q: 1 }, 'a'), {}),
     ];
-    assert.deepEqual(verdicts.map((v) => v?.reminder?.count ?? null), [null, null, null, null, 3]);
+    assert.deepEqual(
+      verdicts.map((v) => v?.reminder?.count ?? null),
+      [null, null, null, null, 3],
+    );
   });
 
   it('key = tool + canonical arguments: key order, JSON text and parsed value are one call', () => {
     const engine = new GuardEngine();
     engine.observe({ agentId: 'a', name: 'f', argumentsJson: '{"b":[1,{"y":1,"x":2}],"a":1}' }, {});
     engine.observe(call('f', { a: 1, b: [1, { x: 2, y: 1 }] }, 'a'), {});
-    assert.equal(engine.observe({ agentId: 'a', name: 'f', argumentsJson: ' { "a" : 1 , "b" : [1,{"x":2,"y":1}] } ' }, {}).reminder.count, 3);
+    assert.equal(
+      engine.observe({ agentId: 'a', name: 'f', argumentsJson: ' { "a" : 1 , "b" : [1,{"x":2,"y":1}] } ' }, {}).reminder.count,
+      3,
+    );
     const other = new GuardEngine();
     other.observe({ agentId: 'a', name: 'f', argumentsJson: '' }, {});
     other.observe(call('f', {}, 'a'), {});
@@ -312,7 +347,10 @@ describe('reference: repeat chains (part A)', () => {
       [{ repeat: { include: [1] } }, 'toolguard: config.repeat.include[0] must be a string (got number)'],
       [{ repeat: { exclude: null } }, 'toolguard: config.repeat.exclude must be an array of strings (got null)'],
       [{ repeat: { argumentsPreviewChars: '9' } }, 'toolguard: config.repeat.argumentsPreviewChars must be a number (got string)'],
-      [{ repeat: { threshold: [3] } }, 'toolguard: unknown key config.repeat.threshold (expected one of: thresholds, include, exclude, argumentsPreviewChars)'],
+      [
+        { repeat: { threshold: [3] } },
+        'toolguard: unknown key config.repeat.threshold (expected one of: thresholds, include, exclude, argumentsPreviewChars)',
+      ],
       [{ loudFailure: [] }, 'toolguard: config.loudFailure must be an object (got array)'],
       [{ loudFailure: { rules: {} } }, 'toolguard: config.loudFailure.rules must be an array (got object)'],
       [{ loudFailure: { shellTools: 'bash' } }, 'toolguard: config.loudFailure.shellTools must be an array of strings (got string)'],
@@ -384,7 +422,13 @@ describe('reference: repeat chains (part A)', () => {
 });
 
 describe('reference: silent-failure verdicts (part B)', () => {
-  const TRACE = { id: 'trace', pattern: '^Traceback \\(most recent call last\\):', flags: 'm', action: 'error', message: 'Python raised an exception' };
+  const TRACE = {
+    id: 'trace',
+    pattern: '^Traceback \\(most recent call last\\):',
+    flags: 'm',
+    action: 'error',
+    message: 'Python raised an exception',
+  };
   const WARN = { id: 'warn', pattern: 'WARNING: .*missing', action: 'context', message: 'a warning about something missing' };
   const SEG = { id: 'seg', pattern: 'Segmentation fault', action: 'error', when: 'always', message: 'the process crashed' };
 
@@ -437,7 +481,11 @@ describe('reference: silent-failure verdicts (part B)', () => {
     ];
     for (const marker of markers) {
       const verdict = engine.observe(call('bash', {}), out(`${body}\n${marker}`));
-      assert.deepEqual(verdict.failure.rules.map((r) => r.id), ['seg'], marker);
+      assert.deepEqual(
+        verdict.failure.rules.map((r) => r.id),
+        ['seg'],
+        marker,
+      );
       assert.ok(verdict.failure.text.startsWith('[loud-failure] bash output shows a failure:\n- seg (line 2)'), marker);
     }
     const benigns = [
@@ -452,7 +500,11 @@ describe('reference: silent-failure verdicts (part B)', () => {
     ];
     for (const benign of benigns) {
       const verdict = engine.observe(call('bash', {}), out(`${body}\n${benign}`));
-      assert.deepEqual(verdict.failure.rules.map((r) => r.id), ['trace', 'seg'], benign);
+      assert.deepEqual(
+        verdict.failure.rules.map((r) => r.id),
+        ['trace', 'seg'],
+        benign,
+      );
       assert.ok(verdict.failure.text.startsWith('[loud-failure] bash exited 0 but'), benign);
     }
   });
@@ -508,7 +560,13 @@ describe('reference: silent-failure verdicts (part B)', () => {
   it('an error rule wins over context rules; the action is per verdict', () => {
     const verdict = engineWith([WARN, TRACE]).observe(call('bash', {}), out('WARNING: x missing\nTraceback (most recent call last):'));
     assert.equal(verdict.failure.action, 'error');
-    assert.equal(engineWith([WARN, { ...TRACE, action: 'off' }]).observe(call('bash', {}), out('WARNING: x missing\nTraceback (most recent call last):')).failure.action, 'context');
+    assert.equal(
+      engineWith([WARN, { ...TRACE, action: 'off' }]).observe(
+        call('bash', {}),
+        out('WARNING: x missing\nTraceback (most recent call last):'),
+      ).failure.action,
+      'context',
+    );
   });
 
   it('scans only shell tools, never error results, only text blocks', () => {
@@ -539,7 +597,11 @@ describe('reference: silent-failure verdicts (part B)', () => {
     assert.ok(verdict.failure.text.endsWith('Original output:\nfine'));
     assert.equal(engine.observe(call('bash', {}), { value }).failure.rules[0].line, 1, 'value alone');
     const nullRule = { id: 'n', pattern: '^null$', action: 'context', message: 'null value' };
-    assert.equal(engineWith([nullRule], { scanValue: true }).observe(call('bash', {}), { value: null }).failure.rules[0].line, 1, 'null is a value');
+    assert.equal(
+      engineWith([nullRule], { scanValue: true }).observe(call('bash', {}), { value: null }).failure.rules[0].line,
+      1,
+      'null is a value',
+    );
     assert.equal(engine.observe(call('bash', {}), { isError: true, ...out('fine'), value }), null);
   });
 
@@ -550,7 +612,10 @@ describe('reference: silent-failure verdicts (part B)', () => {
     const second = engine.observeAsync(call('bash', {}, 'a'), out('ok'));
     assert.deepEqual(await Promise.all([second, first]), [
       { reminder: { tool: 'bash', count: 2, text: GENTLE, summary: 'bash × 2' } },
-      engineWith([{ id: 'seg', pattern: 'Segmentation fault', action: 'error', message: 'crash' }]).observe(call('bash', {}), out('Segmentation fault')),
+      engineWith([{ id: 'seg', pattern: 'Segmentation fault', action: 'error', message: 'crash' }]).observe(
+        call('bash', {}),
+        out('Segmentation fault'),
+      ),
     ]);
   });
 
@@ -572,17 +637,26 @@ describe('reference: silent-failure verdicts (part B)', () => {
     ];
     const engine = new GuardEngine({ loudFailure: { rules: [...builtinsOff().slice(2), ...rules] } });
     const verdict = engine.observe(call('bash', {}), out('MARK'));
-    assert.deepEqual(verdict.failure.rules.map((r) => [r.id, r.message]), [
-      [first.id, 'replaced first'],
-      [second.id, 'replaced'],
-      ['zz-new', 'appended'],
-    ]);
+    assert.deepEqual(
+      verdict.failure.rules.map((r) => [r.id, r.message]),
+      [
+        [first.id, 'replaced first'],
+        [second.id, 'replaced'],
+        ['zz-new', 'appended'],
+      ],
+    );
   });
 
   it('rule table errors name the rule', () => {
     const ok = { pattern: 'x', action: 'error', message: 'm' };
     const cases = [
-      [[{ id: 'a', ...ok }, { id: 'a', ...ok }], 'loud-failure: rule a: two user rules have this id'],
+      [
+        [
+          { id: 'a', ...ok },
+          { id: 'a', ...ok },
+        ],
+        'loud-failure: rule a: two user rules have this id',
+      ],
       [[{ id: 'r', ...ok, pattern: '(' }], /^loud-failure: rule r: invalid pattern: /],
       [[{ id: 'r', ...ok, flags: 'g' }], "loud-failure: rule r: flag 'g' is stateful (lastIndex) and is not supported"],
       [[{ id: 'r', ...ok, flags: 'iy' }], "loud-failure: rule r: flag 'y' is stateful (lastIndex) and is not supported"],
@@ -597,16 +671,23 @@ describe('reference: silent-failure verdicts (part B)', () => {
       [[{ ...ok }], 'toolguard: config.loudFailure.rules[0].id must be a string (got undefined)'],
       [['x'], 'toolguard: config.loudFailure.rules[0] must be a rule object (got string)'],
       [[{ id: 'r', action: 'error', message: 'm' }], 'loud-failure: rule r: `pattern` must be a string (got undefined)'],
-      [[{ id: 'r', ...ok, action: 'loud' }], 'loud-failure: rule r: `action` must be \'error\', \'context\' or \'off\' (got "loud")'],
-      [[{ id: 'r', ...ok, when: 'never' }], 'loud-failure: rule r: `when` must be \'success\' or \'always\' (got "never")'],
-      [[{ id: 'r', ...ok, flag: 'i' }], 'loud-failure: rule r: unknown key `flag` (expected one of: id, pattern, flags, action, when, message, reason, unless)'],
+      [[{ id: 'r', ...ok, action: 'loud' }], "loud-failure: rule r: `action` must be 'error', 'context' or 'off' (got \"loud\")"],
+      [[{ id: 'r', ...ok, when: 'never' }], "loud-failure: rule r: `when` must be 'success' or 'always' (got \"never\")"],
+      [
+        [{ id: 'r', ...ok, flag: 'i' }],
+        'loud-failure: rule r: unknown key `flag` (expected one of: id, pattern, flags, action, when, message, reason, unless)',
+      ],
       [[{ id: 'r', ...ok, unless: 3 }], 'loud-failure: rule r: `unless` must be a string (got number)'],
       [[{ id: 'r', ...ok, unless: '' }], 'loud-failure: rule r: `unless` must not be empty (leave it out for no veto)'],
       [[{ id: 'r', ...ok, unless: '(' }], /^loud-failure: rule r: `unless`: invalid pattern: /],
       [[{ id: 'r', ...ok, flags: null }], 'loud-failure: rule r: `flags` must be a string (got null)'],
     ];
     for (const [rules, message] of cases) {
-      assert.throws(() => new GuardEngine({ loudFailure: { rules } }), message instanceof RegExp ? { message: message } : { message }, JSON.stringify(rules));
+      assert.throws(
+        () => new GuardEngine({ loudFailure: { rules } }),
+        message instanceof RegExp ? { message: message } : { message },
+        JSON.stringify(rules),
+      );
     }
   });
 
@@ -615,10 +696,13 @@ describe('reference: silent-failure verdicts (part B)', () => {
       { id: 'look', pattern: 'error(?!s? ?0)', action: 'context', message: 'an error' },
       { id: 'back', pattern: '(\\w+) \\1', action: 'context', message: 'doubled' },
     ]);
-    assert.deepEqual(engine.observe(call('bash', {}), out('errors 0\nerror: x x')).failure.rules.map((r) => [r.id, r.line]), [
-      ['look', 2],
-      ['back', 2],
-    ]);
+    assert.deepEqual(
+      engine.observe(call('bash', {}), out('errors 0\nerror: x x')).failure.rules.map((r) => [r.id, r.line]),
+      [
+        ['look', 2],
+        ['back', 2],
+      ],
+    );
   });
 
   it('bad input throws an Error naming the field', () => {
@@ -632,12 +716,20 @@ describe('reference: silent-failure verdicts (part B)', () => {
       [{ name: 'x', arguments: {}, argumentsJson: '{}' }, {}, 'toolguard: give exec.arguments or exec.argumentsJson, not both'],
       [{ name: 'x', argumentsJson: {} }, {}, 'toolguard: exec.argumentsJson must be a string (got object)'],
       [{ name: 'x', arguments: () => 1 }, {}, 'toolguard: exec.arguments is not JSON-serializable (JSON.stringify returned undefined)'],
-      [{ name: 'x', arguments: { n: 1n } }, {}, 'toolguard: exec.arguments is not JSON-serializable: TypeError: Do not know how to serialize a BigInt'],
+      [
+        { name: 'x', arguments: { n: 1n } },
+        {},
+        'toolguard: exec.arguments is not JSON-serializable: TypeError: Do not know how to serialize a BigInt',
+      ],
       [{ name: 'bash', arguments: {} }, 7, 'toolguard: result must be an object or a string (got number)'],
       [{ name: 'bash', arguments: {} }, 'out', null],
       [{ name: 'bash', arguments: {} }, null, null],
       [{ name: 'bash', arguments: {} }, { content: 'x' }, 'toolguard: result.content must be an array (got string)'],
-      [{ name: 'bash', arguments: {} }, { content: [{ type: 'text', text: 5 }] }, 'toolguard: result.content[0].text must be a string (got number)'],
+      [
+        { name: 'bash', arguments: {} },
+        { content: [{ type: 'text', text: 5 }] },
+        'toolguard: result.content[0].text must be a string (got number)',
+      ],
       [{ name: 'bash', arguments: {} }, { text: null }, 'toolguard: result.text must be a string (got null)'],
       [{ name: 'bash', arguments: {} }, { isError: 'no' }, 'toolguard: result.isError must be a boolean (got string)'],
       [{ name: 'bash', arguments: {} }, { value: { n: 1n } }, null],
@@ -691,14 +783,19 @@ describe('reference: built-in rules on their fixtures', () => {
     const need = commandRules[id];
     if (need === undefined) return {};
     if (need.startsWith('effect:network')) return { command: 'curl -s http://localhost:8000/api' };
-    const programs = text.split('\n').map((l) => /^\s*([^\s:]+):/.exec(l)?.[1]).filter((p) => p !== undefined && !p.startsWith('('));
+    const programs = text
+      .split('\n')
+      .map((l) => /^\s*([^\s:]+):/.exec(l)?.[1])
+      .filter((p) => p !== undefined && !p.startsWith('('));
     return { command: programs.length === 0 ? 'true' : programs.join(' ; ') };
   };
   const reportedBy = (id) => (text) => engine.observe(call('bash', commandFor(id, text)), out(text))?.failure?.rules.map((r) => r.id) ?? [];
   for (const rule of BUILTINS) {
     for (const kind of ['pos', 'neg']) {
       const file = path.join(FIXTURES, `${rule.id}.${kind}.txt`);
-      it(`${rule.id} ${kind === 'pos' ? 'fires on' : 'stays silent on'} ${path.basename(file)}`, { skip: !existsSync(file) && 'fixture missing' }, () => {
+      it(`${rule.id} ${kind === 'pos' ? 'fires on' : 'stays silent on'} ${path.basename(file)}`, {
+        skip: !existsSync(file) && 'fixture missing',
+      }, () => {
         const ids = reportedBy(rule.id)(readFileSync(file, 'utf8'));
         assert.equal(ids.includes(rule.id), kind === 'pos', `reported: ${ids.join(', ') || 'nothing'}`);
       });
@@ -706,7 +803,8 @@ describe('reference: built-in rules on their fixtures', () => {
     it(`${rule.id} agrees with its variant lines`, { skip: !variants[rule.id] && 'no variant lines' }, () => {
       const reported = reportedBy(rule.id);
       for (const line of variants[rule.id].match) assert.ok(reported(line).includes(rule.id), `should fire on ${JSON.stringify(line)}`);
-      for (const line of variants[rule.id].nomatch) assert.ok(!reported(line).includes(rule.id), `should not fire on ${JSON.stringify(line)}`);
+      for (const line of variants[rule.id].nomatch)
+        assert.ok(!reported(line).includes(rule.id), `should not fire on ${JSON.stringify(line)}`);
     });
   }
 });
@@ -782,7 +880,13 @@ const CONFIGS = [
       rules: [
         { id: 'user-ctx', pattern: '\\bwarn(ing)?\\b', flags: 'i', action: 'context', message: 'a warning' },
         { id: 'user-always', pattern: '^\\s*at \\S+ \\(', flags: 'm', action: 'error', when: 'always', message: 'a stack frame' },
-        { id: 'python-traceback', pattern: 'Traceback \\(most recent call last\\):', action: 'error', when: 'always', message: 'replaced in place' },
+        {
+          id: 'python-traceback',
+          pattern: 'Traceback \\(most recent call last\\):',
+          action: 'error',
+          when: 'always',
+          message: 'replaced in place',
+        },
         { id: 'git-fatal', pattern: 'unused', action: 'off', message: 'switched off' },
       ],
     },
@@ -791,9 +895,22 @@ const CONFIGS = [
     // `unless`: user vetoes, with and without `m` (the window is searched on its own).
     loudFailure: {
       rules: [
-        { id: 'user-veto', pattern: '^[a-z]+: (?:cannot|can\'t) [^\n]*$', flags: 'm', action: 'error', message: 'cannot', unless: '^```|[Rr]etrying|\\(ignored\\)$' },
+        {
+          id: 'user-veto',
+          pattern: "^[a-z]+: (?:cannot|can't) [^\n]*$",
+          flags: 'm',
+          action: 'error',
+          message: 'cannot',
+          unless: '^```|[Rr]etrying|\\(ignored\\)$',
+        },
         { id: 'user-veto-s', pattern: 'error:?[^\n]*\n[^\n]*', flags: 'i', action: 'context', message: 'error', unless: '^\\S|\\bok$' },
-        { id: 'c-library-error', pattern: ': No such file or directory$', flags: 'm', action: 'error', message: 'replaced, its veto with it' },
+        {
+          id: 'c-library-error',
+          pattern: ': No such file or directory$',
+          flags: 'm',
+          action: 'error',
+          message: 'replaced, its veto with it',
+        },
       ],
     },
   },
@@ -804,9 +921,12 @@ describe('differential: native GuardEngine vs reference', () => {
 
   it('canonicalize agrees on generated JSON', { skip }, () => {
     fc.assert(
-      fc.property(fc.oneof(fc.json(), fc.string(), fc.constantFrom('', ' ', '{', '{"9":1,"10":2,"a":[1e21,-0,5e-7]}', '{"__proto__":{"x":1},"b":2}')), (text) => {
-        assert.equal(native.canonicalize(text), canonicalize(text));
-      }),
+      fc.property(
+        fc.oneof(fc.json(), fc.string(), fc.constantFrom('', ' ', '{', '{"9":1,"10":2,"a":[1e21,-0,5e-7]}', '{"__proto__":{"x":1},"b":2}')),
+        (text) => {
+          assert.equal(native.canonicalize(text), canonicalize(text));
+        },
+      ),
       { numRuns: 3000, seed: 7 },
     );
   });
@@ -828,7 +948,11 @@ describe('differential: native GuardEngine vs reference', () => {
       })
       .map(({ body, tail, pad, newline }) => {
         let joined = [...body, ...tail].join('\n');
-        if (pad !== '') joined = joined.split('\n').map((line) => `${pad}${line}${pad}`).join('\n');
+        if (pad !== '')
+          joined = joined
+            .split('\n')
+            .map((line) => `${pad}${line}${pad}`)
+            .join('\n');
         return newline ? `${joined}\n` : joined;
       });
     const result = fc.oneof(
@@ -836,11 +960,24 @@ describe('differential: native GuardEngine vs reference', () => {
       fc.tuple(text, text).map(([a, b]) => ({ content: [{ type: 'text', text: a }, { type: 'image' }, { type: 'text', text: b }] })),
       text.map((t) => ({ text: t })),
       text.map((t) => ({ isError: true, content: [{ type: 'text', text: t }] })),
-      fc.tuple(text, fc.constantFrom({ ok: true }, { status: 'failed', log: 'Segmentation fault' }, ['a', 1])).map(([t, value]) => ({ content: [{ type: 'text', text: t }], value })),
+      fc
+        .tuple(text, fc.constantFrom({ ok: true }, { status: 'failed', log: 'Segmentation fault' }, ['a', 1]))
+        .map(([t, value]) => ({ content: [{ type: 'text', text: t }], value })),
     );
     const args = fc.oneof(
       fc
-        .constantFrom('{}', '', '{"command":"ls -la src"}', '{ "command" : "ls -la src" }', '{"command":"make -C src"}', '{"command":"curl -s https://api.example.com/v1/x"}', '{bad', '[1,2]', '{"b":1,"a":2}', '{"a":2,"b":1}')
+        .constantFrom(
+          '{}',
+          '',
+          '{"command":"ls -la src"}',
+          '{ "command" : "ls -la src" }',
+          '{"command":"make -C src"}',
+          '{"command":"curl -s https://api.example.com/v1/x"}',
+          '{bad',
+          '[1,2]',
+          '{"b":1,"a":2}',
+          '{"a":2,"b":1}',
+        )
         .map((json) => ({ argumentsJson: json })),
       // Commands the command-aware scan reads (shell/intent.rs): a download, a
       // display, a probe, a hidden status, a script written then run.
@@ -965,8 +1102,14 @@ describe('differential: native GuardEngine vs reference', () => {
       [{ name: 'bash', agentId: 'a', arguments: {} }, { content: [{ type: 'text', text: 5 }] }],
       [{ name: 'bash', agentId: 'a', arguments: {} }, { content: [null, 1, { type: 'text' }, { type: 'img', text: 2 }] }],
       [{ name: 'bash', agentId: 'a', arguments: {} }, { text: null }],
-      [{ name: 'bash', agentId: 'a', arguments: {} }, { isError: 'no', text: 5 }],
-      [{ name: 'bash', agentId: 'a', arguments: {} }, { isError: true, text: 5, content: 'x' }],
+      [
+        { name: 'bash', agentId: 'a', arguments: {} },
+        { isError: 'no', text: 5 },
+      ],
+      [
+        { name: 'bash', agentId: 'a', arguments: {} },
+        { isError: true, text: 5, content: 'x' },
+      ],
       [{ name: 'bash', agentId: 'a', arguments: {} }, { value: { n: 1n } }],
       [{ name: 'bash', agentId: 'a', arguments: {} }, { value: () => 1 }],
       [{ name: 'read', agentId: 'a', arguments: {} }, 'not read'],
@@ -1051,7 +1194,14 @@ describe('differential: native GuardEngine vs reference', () => {
       { loudFailure: { rules: [{ id: 'r', pattern: 'x', action: 'error', message: 'm', flags: 'g' }] } },
       { loudFailure: { rules: [{ id: 'r', pattern: 'x', action: 'error', message: '' }] } },
       { loudFailure: { rules: [{ id: 'r', pattern: 'x', action: 'nope', message: 'm' }] } },
-      { loudFailure: { rules: [{ id: 'r', pattern: 'x', action: 'error', message: 'm' }, { id: 'r', pattern: 'y', action: 'error', message: 'm' }] } },
+      {
+        loudFailure: {
+          rules: [
+            { id: 'r', pattern: 'x', action: 'error', message: 'm' },
+            { id: 'r', pattern: 'y', action: 'error', message: 'm' },
+          ],
+        },
+      },
       { loudFailure: { rules: [{ id: 'r', pattern: '(', action: 'error', message: 'm' }] } },
       { loudFailure: { rules: [{ id: 'r', pattern: 'x', action: 'error', message: 'm', unless: 3 }] } },
       { loudFailure: { rules: [{ id: 'r', pattern: 'x', action: 'error', message: 'm', unless: '' }] } },
@@ -1063,17 +1213,23 @@ describe('differential: native GuardEngine vs reference', () => {
     ];
     for (const config of bad) {
       let message;
-      assert.throws(() => new GuardEngine(config), (error) => {
-        message = error.message;
-        return true;
-      });
-      assert.throws(() => new native.GuardEngine(config), (error) => {
-        // Regex syntax errors come from two different parsers: compare up to the reason.
-        const at = message.indexOf('invalid pattern: ');
-        if (at === -1) assert.equal(error.message, message, JSON.stringify(config));
-        else assert.ok(error.message.startsWith(message.slice(0, at)), `${error.message} vs ${message}`);
-        return true;
-      });
+      assert.throws(
+        () => new GuardEngine(config),
+        (error) => {
+          message = error.message;
+          return true;
+        },
+      );
+      assert.throws(
+        () => new native.GuardEngine(config),
+        (error) => {
+          // Regex syntax errors come from two different parsers: compare up to the reason.
+          const at = message.indexOf('invalid pattern: ');
+          if (at === -1) assert.equal(error.message, message, JSON.stringify(config));
+          else assert.ok(error.message.startsWith(message.slice(0, at)), `${error.message} vs ${message}`);
+          return true;
+        },
+      );
     }
   });
 });

@@ -24,7 +24,9 @@ function actionlint(args, input) {
 }
 
 test('actionlint: every workflow lints clean', { timeout: 300_000 }, () => {
-  const files = readdirSync(workflows).filter((f) => /\.ya?ml$/.test(f)).map((f) => join(workflows, f));
+  const files = readdirSync(workflows)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .map((f) => join(workflows, f));
   assert.deepEqual(files.map((f) => f.slice(workflows.length + 1)).sort(), ['ci.yml', 'release.yml']);
   const run = actionlint(files);
   assert.equal(run.error, undefined);
@@ -77,12 +79,19 @@ test('npm/<target>/ is exactly what `napi create-npm-dirs` generates from packag
   mkdirSync(join(root, '.tmp'), { recursive: true });
   const dir = mkdtempSync(join(root, '.tmp/npm-dirs-'));
   try {
-    execFileSync(process.execPath, [join(root, 'node_modules/@napi-rs/cli/dist/cli.js'), 'create-npm-dirs', '--npm-dir', dir], { cwd: root, stdio: 'pipe' });
+    execFileSync(process.execPath, [join(root, 'node_modules/@napi-rs/cli/dist/cli.js'), 'create-npm-dirs', '--npm-dir', dir], {
+      cwd: root,
+      stdio: 'pipe',
+    });
     const generated = readdirSync(dir).sort();
     assert.deepEqual(readdirSync(join(root, 'npm')).sort(), generated, 'one folder per napi target');
     for (const platform of generated) {
       for (const file of ['package.json', 'README.md']) {
-        assert.equal(readFileSync(join(root, 'npm', platform, file), 'utf8'), readFileSync(join(dir, platform, file), 'utf8'), `npm/${platform}/${file} is stale: run npx napi create-npm-dirs`);
+        assert.equal(
+          readFileSync(join(root, 'npm', platform, file), 'utf8'),
+          readFileSync(join(dir, platform, file), 'utf8'),
+          `npm/${platform}/${file} is stale: run npx napi create-npm-dirs`,
+        );
       }
     }
   } finally {
@@ -93,7 +102,9 @@ test('npm/<target>/ is exactly what `napi create-npm-dirs` generates from packag
 test('release.yml ships the native hook executable in every platform package', () => {
   const steps = release.jobs.build.steps;
   // Linux targets: build-portable.mjs builds the hook beside the .node; the others: build-hook.mjs.
-  const hookStep = steps.find((s) => /scripts\/release\/build-hook\.mjs --target \$\{\{ matrix\.settings\.target \}\} --output-dir \./.test(s.run ?? ''));
+  const hookStep = steps.find((s) =>
+    /scripts\/release\/build-hook\.mjs --target \$\{\{ matrix\.settings\.target \}\} --output-dir \./.test(s.run ?? ''),
+  );
   assert.ok(hookStep, 'a step builds the hook for the matrix target');
   assert.equal(hookStep.if, "runner.os != 'Linux'");
   for (const s of release.jobs.build.strategy.matrix.settings) {
@@ -108,18 +119,24 @@ test('release.yml ships the native hook executable in every platform package', (
   const hooks = publish.findIndex((r) => r.includes('scripts/release/platform-hook.mjs --artifacts artifacts'));
   assert.ok(artifacts >= 0 && hooks > artifacts, 'the hooks go into npm/<target> after napi moved the .node files');
   for (const job of ['test-linux', 'test-macos-windows']) {
-    assert.ok(release.jobs[job].steps.some((s) => (s.run ?? '').includes('node scripts/release/hook-smoke.mjs')), `${job} runs the hook`);
+    assert.ok(
+      release.jobs[job].steps.some((s) => (s.run ?? '').includes('node scripts/release/hook-smoke.mjs')),
+      `${job} runs the hook`,
+    );
   }
 });
 
-test('platform-hook.mjs puts each artifact\'s hook into its npm/<target> and lists it in files; a missing one fails', () => {
+test("platform-hook.mjs puts each artifact's hook into its npm/<target> and lists it in files; a missing one fails", () => {
   mkdirSync(join(root, '.tmp'), { recursive: true });
   const dir = mkdtempSync(join(root, '.tmp/platform-hook-'));
   try {
     const npm = join(dir, 'npm');
     for (const platform of ['linux-x64-gnu', 'win32-x64-msvc', 'darwin-arm64']) {
       mkdirSync(join(npm, platform), { recursive: true });
-      writeFileSync(join(npm, platform, 'package.json'), JSON.stringify({ name: `toolguard-${platform}`, files: [`toolguard.${platform}.node`] }));
+      writeFileSync(
+        join(npm, platform, 'package.json'),
+        JSON.stringify({ name: `toolguard-${platform}`, files: [`toolguard.${platform}.node`] }),
+      );
     }
     const artifact = (triple, file) => {
       mkdirSync(join(dir, 'artifacts', `bindings-${triple}`), { recursive: true });

@@ -91,7 +91,7 @@ describe('built-in table', () => {
     });
   }
 
-  test('no built-in fires on another rule\'s negative fixture', () => {
+  test("no built-in fires on another rule's negative fixture", () => {
     // Rules that count only with a command are judged with one (the reference suite and shell::intent tests).
     const { commandRules } = JSON.parse(readFileSync(join(root, 'rules/programs.json'), 'utf8'));
     for (const rule of builtin) {
@@ -137,7 +137,13 @@ const pieces = [
   ...Object.values(variants).flatMap((v) => [...v.match, ...v.nomatch]),
   ...builtin.flatMap((r) => [fixture(`${r.id}.pos.txt`), fixture(`${r.id}.neg.txt`)].flatMap((t) => t.split('\n'))),
   ...builtin.filter((r) => existsSync(join(fixtures, `${r.id}.vetoed.txt`))).flatMap((r) => fixture(`${r.id}.vetoed.txt`).split('\n')),
-  '```', '```text', 'retrying in 1s', 'make: [Makefile:3: clean] Error 1 (ignored)', 'error: none', '[stderr]', '1 passed in 0.01s',
+  '```',
+  '```text',
+  'retrying in 1s',
+  'make: [Makefile:3: clean] Error 1 (ignored)',
+  'error: none',
+  '[stderr]',
+  '1 passed in 0.01s',
 ];
 const glue = ['\n', '\r\n', '\r', ' ', '  ', '\t', ':', ': ', '1', '42', 'é', '😀', '\u0000', '\u00a0', '[', ']', '=', '(', "'", '"'];
 const corpusText = fc
@@ -156,7 +162,10 @@ describe('JS RegExp and the native engine agree', { skip: native ? false : 'nati
 
   test('on every fixture and variant line', () => {
     const vetoed = builtin.filter((r) => existsSync(join(fixtures, `${r.id}.vetoed.txt`))).map((r) => fixture(`${r.id}.vetoed.txt`));
-    for (const text of pieces.concat(builtin.flatMap((r) => [fixture(`${r.id}.pos.txt`), fixture(`${r.id}.neg.txt`)]), vetoed)) {
+    for (const text of pieces.concat(
+      builtin.flatMap((r) => [fixture(`${r.id}.pos.txt`), fixture(`${r.id}.neg.txt`)]),
+      vetoed,
+    )) {
       assert.deepEqual(nativeScan(engine, text), jsScan(text), JSON.stringify(text));
     }
   });
@@ -189,9 +198,58 @@ describe('JS RegExp and the native engine agree', { skip: native ? false : 'nati
 // the load naming its id. Texts avoid the documented divergences: U+2028/2029,
 // astral characters without `u`, CRLF with `m`, ſ/K near \b with `iu`.
 const atom = fc.oneof(
-  { weight: 6, arbitrary: fc.constantFrom('a', 'b', 'A', 'é', 'É', 'k', 's', 'σ', 'Σ', ':', ' ', '-', '1', '\\n', '\\r', '\\t', '\\.', '\\/', '\\x41', '\\u00e9', '\\cJ', '\\0', '\\-', '{', '}', ']') },
+  {
+    weight: 6,
+    arbitrary: fc.constantFrom(
+      'a',
+      'b',
+      'A',
+      'é',
+      'É',
+      'k',
+      's',
+      'σ',
+      'Σ',
+      ':',
+      ' ',
+      '-',
+      '1',
+      '\\n',
+      '\\r',
+      '\\t',
+      '\\.',
+      '\\/',
+      '\\x41',
+      '\\u00e9',
+      '\\cJ',
+      '\\0',
+      '\\-',
+      '{',
+      '}',
+      ']',
+    ),
+  },
   { weight: 3, arbitrary: fc.constantFrom('.', '\\d', '\\w', '\\s', '\\D', '\\W', '\\S') },
-  { weight: 3, arbitrary: fc.constantFrom('[ab]', '[^a]', '[a-c]', '[A-Z]', '[\\d\\s]', '[^\\S\\n]', '[\\w-.]', '[]', '[^]', '[a&&b]', '[[a]', '[\\b]', '[é-ë]', '[K-M]', '[\\]-]') },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      '[ab]',
+      '[^a]',
+      '[a-c]',
+      '[A-Z]',
+      '[\\d\\s]',
+      '[^\\S\\n]',
+      '[\\w-.]',
+      '[]',
+      '[^]',
+      '[a&&b]',
+      '[[a]',
+      '[\\b]',
+      '[é-ë]',
+      '[K-M]',
+      '[\\]-]',
+    ),
+  },
   { weight: 1, arbitrary: fc.constantFrom('[b-a]', '(', ')', '*', 'a{2,1}', '\\', '[a', '(?<n>a)(?<n>b)') },
 );
 const quant = fc.constantFrom('', '', '', '*', '+', '?', '{2}', '{1,2}', '{0,}', '*?', '+?', '??');
@@ -201,12 +259,52 @@ const term = fc.oneof(
 );
 const alternative = fc.array(term, { minLength: 1, maxLength: 5 }).map((t) => t.join(''));
 const pattern = fc.letrec((tie) => ({
-  seq: fc.array(fc.oneof({ weight: 4, arbitrary: alternative }, { weight: 1, arbitrary: tie('group') }), { minLength: 1, maxLength: 3 }).map((p) => p.join('')),
-  group: fc.tuple(fc.constantFrom('(', '(?:', '(?<g>'), fc.array(tie('seq'), { minLength: 1, maxLength: 2 }), quant).map(([o, alts, q]) => `${o}${alts.join('|')})${q}`),
+  seq: fc
+    .array(fc.oneof({ weight: 4, arbitrary: alternative }, { weight: 1, arbitrary: tie('group') }), { minLength: 1, maxLength: 3 })
+    .map((p) => p.join('')),
+  group: fc
+    .tuple(fc.constantFrom('(', '(?:', '(?<g>'), fc.array(tie('seq'), { minLength: 1, maxLength: 2 }), quant)
+    .map(([o, alts, q]) => `${o}${alts.join('|')})${q}`),
 })).seq;
 const flagsArb = fc.subarray(['i', 'm', 's', 'u']).map((f) => f.join(''));
 const textArb = fc
-  .array(fc.constantFrom('a', 'b', 'A', 'B', 'é', 'É', 'ë', 'k', 'K', '\u212a', 's', 'S', 'ſ', 'σ', 'ς', 'Σ', ':', ' ', '-', '.', '1', '9', '_', '\n', '\r', '\t', '\u00a0', '\u000b', '{', '}', ']', '😀'), { maxLength: 16 })
+  .array(
+    fc.constantFrom(
+      'a',
+      'b',
+      'A',
+      'B',
+      'é',
+      'É',
+      'ë',
+      'k',
+      'K',
+      '\u212a',
+      's',
+      'S',
+      'ſ',
+      'σ',
+      'ς',
+      'Σ',
+      ':',
+      ' ',
+      '-',
+      '.',
+      '1',
+      '9',
+      '_',
+      '\n',
+      '\r',
+      '\t',
+      '\u00a0',
+      '\u000b',
+      '{',
+      '}',
+      ']',
+      '😀',
+    ),
+    { maxLength: 16 },
+  )
   .map((c) => c.join(''));
 
 function jsLine(re, text) {
@@ -243,7 +341,12 @@ describe('dialect translation agrees with JavaScript RegExp', { skip: native ? f
           // Rejected: fine when JavaScript rejects it too, or for the constructs the translator refuses by design.
           if (re) rejectedByDesign++;
           else rejectedBoth++;
-          if (re) assert.match(error.message, /astral|surrogate|escape \\[A-Za-z]|legacy octal|nothing to repeat: quantifier after assertion/, `${source} /${flags}: ${error.message}`);
+          if (re)
+            assert.match(
+              error.message,
+              /astral|surrogate|escape \\[A-Za-z]|legacy octal|nothing to repeat: quantifier after assertion/,
+              `${source} /${flags}: ${error.message}`,
+            );
           return;
         }
         assert.ok(re, `native accepted ${source} /${flags}, JavaScript rejects it`);

@@ -52,7 +52,14 @@ test('--corpus DIR measures another corpus of the same format (a held-out set) a
   const dir = mkdtempSync(join(tmpdir(), 'silent-heldout-'));
   try {
     const entries = [
-      { id: 'x/hidden', family: 'x', label: 'silent-failure', command: 'cp a b; echo ok', note: 'cp fails', output: 'ok\n[stderr]\ncp: cannot stat \'a\': No such file or directory' },
+      {
+        id: 'x/hidden',
+        family: 'x',
+        label: 'silent-failure',
+        command: 'cp a b; echo ok',
+        note: 'cp fails',
+        output: "ok\n[stderr]\ncp: cannot stat 'a': No such file or directory",
+      },
       { id: 'x/fine', family: 'x', label: 'benign', command: 'ls', note: 'a listing', output: 'a.txt' },
     ];
     writeFileSync(join(dir, 'x.jsonl'), entries.map((e) => JSON.stringify(e)).join('\n') + '\n');

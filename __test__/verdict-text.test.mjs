@@ -14,7 +14,7 @@ const reference = await import('../dist/reference/index.mjs');
 const FAIL = 'make: *** [Makefile:214: all] Error 1';
 function output(bytes, extra = '') {
   const line = 'gcc -O2 -c src/util.c -o build/util.o ✔\n';
-  return (line.repeat(Math.ceil(bytes / line.length)).slice(0, bytes) + extra + '\n' + FAIL);
+  return line.repeat(Math.ceil(bytes / line.length)).slice(0, bytes) + extra + '\n' + FAIL;
 }
 
 describe('error verdict text, native vs reference', () => {

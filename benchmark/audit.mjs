@@ -38,8 +38,12 @@ const asJson = args.includes('--json');
 const OUTPUTS = [
   (i) => `src/file${i}.ts\nsrc/index.ts\nsrc/util/${i % 17}.ts\n`.repeat(4),
   (i) => `> build\n> tsc -p .\n\n` + `  compiled module ${i}\n`.repeat(40),
-  (i) => `============ test session starts ============\ncollected ${i % 90} items\n\n` + 'tests/test_mod.py ....................      [100%]\n'.repeat(10) + `\n===== ${i % 90} passed in 1.${i % 10}s =====`,
-  (i) => `Traceback (most recent call last):\n  File "/srv/app/main.py", line ${i % 300}, in <module>\n    run()\nValueError: bad input ${i}`,
+  (i) =>
+    `============ test session starts ============\ncollected ${i % 90} items\n\n` +
+    'tests/test_mod.py ....................      [100%]\n'.repeat(10) +
+    `\n===== ${i % 90} passed in 1.${i % 10}s =====`,
+  (i) =>
+    `Traceback (most recent call last):\n  File "/srv/app/main.py", line ${i % 300}, in <module>\n    run()\nValueError: bad input ${i}`,
   (i) => `${'x'.repeat(60)}\n`.repeat(120) + `[exit code: ${i % 3}]`,
   (i) => `cat: notes${i}.txt: No such file or directory\n[exit code: 1]`,
 ];
@@ -51,9 +55,14 @@ function* step(n, state) {
   const turn = 1 + Math.floor(n / 40);
   yield ev('step/start', `{"turn":${turn},"step":${n}}`);
   if (n % 40 === 0) {
-    yield ev('user/message', `{"content":[{"type":"text","text":"Please continue with task ${n}."}],"source":{"kind":"user"},"role":"user","id":"u-${n}"}`, '');
+    yield ev(
+      'user/message',
+      `{"content":[{"type":"text","text":"Please continue with task ${n}."}],"source":{"kind":"user"},"role":"user","id":"u-${n}"}`,
+      '',
+    );
   }
-  for (let k = 0; k < 4; k++) yield ev('assistant/chunk', `{"turn":${turn},"step":${n},"chunk":{"type":"text-delta","index":0,"text":"word${k} "}}`);
+  for (let k = 0; k < 4; k++)
+    yield ev('assistant/chunk', `{"turn":${turn},"step":${n},"chunk":{"type":"text-delta","index":0,"text":"word${k} "}}`);
   yield `{"type":"text-chunks","seq0":${state.seq},"time0":${t},"data":{"turn":${turn},"step":${n},"index":0,"dt":[0,0,0,0],"texts":["Let ","me ","check ","this ","now."]}}`;
   state.seq += 5;
   // Every 10th step repeats the previous command (a loop); others vary.
@@ -62,10 +71,18 @@ function* step(n, state) {
   const callId = `call_${n}`;
   yield `{"type":"tool-call-chunks","seq0":${state.seq},"time0":${t},"data":{"turn":${turn},"step":${n},"index":1,"dt":[0,0],"id":"${callId}","name":"bash","args":["{\\"comm","and\\":\\"..","\\"}"]}}`;
   state.seq += 3;
-  yield ev('assistant/message', `{"turn":${turn},"step":${n},"message":{"role":"assistant","id":"a-${n}","content":[{"type":"text","text":"Let me check this now."},{"type":"tool-call","id":"${callId}","name":"bash","arguments":${args}}],"source":{"kind":"model","provider":"mock","model":"mock"}},"usage":{"inputTokens":1200,"outputTokens":40}}`, ',"sourceEventSeqs":[1,2,3],"surfaceOp":"append"');
+  yield ev(
+    'assistant/message',
+    `{"turn":${turn},"step":${n},"message":{"role":"assistant","id":"a-${n}","content":[{"type":"text","text":"Let me check this now."},{"type":"tool-call","id":"${callId}","name":"bash","arguments":${args}}],"source":{"kind":"model","provider":"mock","model":"mock"}},"usage":{"inputTokens":1200,"outputTokens":40}}`,
+    ',"sourceEventSeqs":[1,2,3],"surfaceOp":"append"',
+  );
   yield ev('tool/call', `{"turn":${turn},"step":${n},"callId":"${callId}","name":"bash","arguments":${args}}`);
   const output = JSON.stringify(OUTPUTS[n % OUTPUTS.length](n));
-  yield ev('tool/result', `{"turn":${turn},"step":${n},"message":{"source":{"kind":"tool","callId":"${callId}"},"content":[{"type":"tool-result","toolCallId":"${callId}","content":[{"type":"text","text":${output}}],"isError":false}],"role":"user","id":"r-${n}"}}`, ',"sourceEventSeqs":[9],"surfaceOp":"append"');
+  yield ev(
+    'tool/result',
+    `{"turn":${turn},"step":${n},"message":{"source":{"kind":"tool","callId":"${callId}"},"content":[{"type":"tool-result","toolCallId":"${callId}","content":[{"type":"text","text":${output}}],"isError":false}],"role":"user","id":"r-${n}"}}`,
+    ',"sourceEventSeqs":[9],"surfaceOp":"append"',
+  );
   yield ev('step/end', `{"turn":${turn},"step":${n}}`);
 }
 
@@ -123,7 +140,10 @@ try {
   const { plain, packed, steps } = generate(dir, targetMb * 1e6);
   const genSeconds = (Date.now() - genStart) / 1000;
   const results = [];
-  for (const [label, path] of [['plain', plain], ['zstd', packed]]) {
+  for (const [label, path] of [
+    ['plain', plain],
+    ['zstd', packed],
+  ]) {
     if (!path) {
       results.push({ label, skipped: 'this Node has no zlib zstd to write the log (use Node >= 22.15)' });
       continue;
@@ -162,11 +182,13 @@ try {
     console.log(`audit throughput: ${steps} steps generated in ${genSeconds.toFixed(1)} s, best of ${runs} runs (${process.version})`);
     for (const r of results) {
       if (r.skipped) console.log(`  ${r.label.padEnd(5)} skipped: ${r.skipped}`);
-      else console.log(`  ${r.label.padEnd(5)} ${String(r.fileMB).padStart(7)} MB file, ${String(r.decodedMB).padStart(7)} MB JSONL in ${r.seconds.toFixed(2)} s (${r.cpuSeconds.toFixed(2)} s CPU): ${r.fileMBps} MB/s of file, ${r.decodedMBps} MB/s of JSONL, ${r.decodedMBperCpuSecond} MB of JSONL per CPU second (${r.calls} calls, ${r.reminders} reminders, ${r.failures} failures)`);
+      else
+        console.log(
+          `  ${r.label.padEnd(5)} ${String(r.fileMB).padStart(7)} MB file, ${String(r.decodedMB).padStart(7)} MB JSONL in ${r.seconds.toFixed(2)} s (${r.cpuSeconds.toFixed(2)} s CPU): ${r.fileMBps} MB/s of file, ${r.decodedMBps} MB/s of JSONL, ${r.decodedMBperCpuSecond} MB of JSONL per CPU second (${r.calls} calls, ${r.reminders} reminders, ${r.failures} failures)`,
+        );
     }
   }
 } finally {
   if (keep) console.error(`kept ${dir}`);
   else rmSync(dir, { recursive: true, force: true });
 }
-

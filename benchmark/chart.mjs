@@ -45,7 +45,9 @@ export function chartSvg(doc) {
   const x = (v) => plotX + ((Math.log(v) - Math.log(lo)) / (Math.log(hi) - Math.log(lo))) * plotW;
 
   const out = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, -apple-system, Segoe UI, sans-serif" font-size="12">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, -apple-system, Segoe UI, sans-serif" font-size="12">`,
+  );
   out.push(`<rect width="100%" height="100%" fill="#ffffff"/>`);
   out.push(`<text x="12" y="22" font-size="15" font-weight="600">toolguard speedup (baseline median ÷ toolguard median, log scale)</text>`);
   out.push(
@@ -54,7 +56,9 @@ export function chartSvg(doc) {
   // Grid lines at powers of two.
   for (let v = 2 ** Math.ceil(Math.log2(lo)); v <= hi; v *= 2) {
     const gx = x(v).toFixed(1);
-    out.push(`<line x1="${gx}" y1="${top - 6}" x2="${gx}" y2="${height - 30}" stroke="${v === 1 ? '#333' : '#e3e3e3'}" stroke-width="${v === 1 ? 1.5 : 1}"/>`);
+    out.push(
+      `<line x1="${gx}" y1="${top - 6}" x2="${gx}" y2="${height - 30}" stroke="${v === 1 ? '#333' : '#e3e3e3'}" stroke-width="${v === 1 ? 1.5 : 1}"/>`,
+    );
     out.push(`<text x="${gx}" y="${height - 14}" text-anchor="middle" fill="#555">${v >= 1 ? v : `1/${1 / v}`}×</text>`);
   }
   rows.forEach((row, i) => {
@@ -67,8 +71,12 @@ export function chartSvg(doc) {
     const xv = x(row.speedup);
     const color = row.speedup >= 1 ? '#2f7d32' : '#c62828';
     out.push(`<text x="${labelW}" y="${y + 15}" text-anchor="end">${escapeXml(row.name)}</text>`);
-    out.push(`<rect x="${Math.min(x1, xv).toFixed(1)}" y="${y + 4}" width="${Math.max(1, Math.abs(xv - x1)).toFixed(1)}" height="${rowH - 8}" fill="${color}" rx="2"/>`);
-    out.push(`<text x="${plotX + plotW + 8}" y="${y + 15}"><tspan font-weight="600" fill="${color}">${row.speedup.toFixed(2)}×</tspan><tspan fill="#555"> ${escapeXml(row.detail)}</tspan></text>`);
+    out.push(
+      `<rect x="${Math.min(x1, xv).toFixed(1)}" y="${y + 4}" width="${Math.max(1, Math.abs(xv - x1)).toFixed(1)}" height="${rowH - 8}" fill="${color}" rx="2"/>`,
+    );
+    out.push(
+      `<text x="${plotX + plotW + 8}" y="${y + 15}"><tspan font-weight="600" fill="${color}">${row.speedup.toFixed(2)}×</tspan><tspan fill="#555"> ${escapeXml(row.detail)}</tspan></text>`,
+    );
   });
   out.push('</svg>');
   return `${out.join('\n')}\n`;

@@ -22,12 +22,16 @@ function random(seed) {
 const OUTPUTS = [
   (i) => `src/file${i}.ts\nsrc/index.ts\nsrc/util/${i % 17}.ts\n`.repeat(6),
   (i) => `> build\n> tsc -p .\n\n` + `  compiled module ${i}\n`.repeat(60),
-  (i) => `============ test session starts ============\ncollected ${i % 90} items\n\n` + 'tests/test_mod.py ....................      [100%]\n'.repeat(16) + `\n===== ${i % 90} passed in 1.${i % 10}s =====`,
+  (i) =>
+    `============ test session starts ============\ncollected ${i % 90} items\n\n` +
+    'tests/test_mod.py ....................      [100%]\n'.repeat(16) +
+    `\n===== ${i % 90} passed in 1.${i % 10}s =====`,
   (i) => `def handler_${i}(event):\n    return process(event)\n`.repeat(30),
   (i) => `${'x'.repeat(70)}\n`.repeat(20) + `line ${i}\n`,
 ];
 const FAILING_TESTS = '> site@1.0.0 test\n> node --test\n\n# tests 12\n# pass 11\n# fail 1\n[exit code: 1]';
-const HIDDEN_BUILD_ERROR = "> tsc -p .\n\nsrc/index.ts(3,14): error TS2322: Type 'string' is not assignable to type 'number'.\n\nFound 1 error in src/index.ts:3";
+const HIDDEN_BUILD_ERROR =
+  "> tsc -p .\n\nsrc/index.ts(3,14): error TS2322: Type 'string' is not assignable to type 'number'.\n\nFound 1 error in src/index.ts:3";
 
 /**
  * The text of run `index`: about `bytes` bytes of trace lines. One run in
@@ -42,7 +46,16 @@ export function runText(index, bytes) {
   let t = 1_796_000_000_000 + index * 1_000_000;
   let call = 0;
   const push = (tool, args, output, extra = {}) => {
-    const line = JSON.stringify({ callId: `c${call++}`, tool, arguments: args, output, time: t, endTime: t + 400, usage: { inputTokens: 1200 + (call % 50) * 10, outputTokens: 80 }, ...extra });
+    const line = JSON.stringify({
+      callId: `c${call++}`,
+      tool,
+      arguments: args,
+      output,
+      time: t,
+      endTime: t + 400,
+      usage: { inputTokens: 1200 + (call % 50) * 10, outputTokens: 80 },
+      ...extra,
+    });
     t += 1000;
     lines.push(line);
     size += line.length + 1;
@@ -74,7 +87,8 @@ export function runText(index, bytes) {
 export const modelOf = (index) => MODELS[index % MODELS.length];
 
 /** Where run `index` goes inside a collection: 100 runs a folder. */
-export const runPath = (index) => join(`part-${String(Math.floor(index / 100)).padStart(4, '0')}`, `run-${String(index).padStart(6, '0')}.jsonl`);
+export const runPath = (index) =>
+  join(`part-${String(Math.floor(index / 100)).padStart(4, '0')}`, `run-${String(index).padStart(6, '0')}.jsonl`);
 
 /**
  * Write `runs` runs of about `bytesPerRun` bytes each under `dir`; returns

@@ -82,7 +82,7 @@ function logLine(r) {
 }
 
 /** The last line of the "match" variant: GNU make's fatal error, flagged by the built-in `make-error` rule. */
-export const FAILURE_LINE = "make: *** [Makefile:214: build/src/server/server.o] Error 1";
+export const FAILURE_LINE = 'make: *** [Makefile:214: build/src/server/server.o] Error 1';
 
 const logCache = new Map();
 

@@ -18,7 +18,10 @@ if (!dir) {
   process.exit(2);
 }
 const project = resolve(dir);
-const native = spawnSync(join(project, 'node_modules/.bin/toolguard'), ['hook', '--native-path'], { cwd: project, encoding: 'utf8' }).stdout.trim();
+const native = spawnSync(join(project, 'node_modules/.bin/toolguard'), ['hook', '--native-path'], {
+  cwd: project,
+  encoding: 'utf8',
+}).stdout.trim();
 if (!native) {
   console.error(`benchmark: no native hook in ${project} (toolguard hook --native-path printed nothing)`);
   process.exit(2);

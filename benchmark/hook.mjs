@@ -46,7 +46,12 @@ if (existsSync(native)) {
   subjects.push({ name: 'native hook', cmd: native, args: [] });
   subjects.push({ name: 'native hook, a Read call (not scanned)', cmd: native, args: [], read: true });
   subjects.push({ name: 'native hook, table doubled by user rules', cmd: native, args: ['--config', doubledConfig] });
-  subjects.push({ name: `launcher → native (node ${version(hostNode)})`, cmd: hostNode, args: [bin, 'hook'], env: { TOOLGUARD_NATIVE_HOOK: '' } });
+  subjects.push({
+    name: `launcher → native (node ${version(hostNode)})`,
+    cmd: hostNode,
+    args: [bin, 'hook'],
+    env: { TOOLGUARD_NATIVE_HOOK: '' },
+  });
 } else log(`hook bench: ${native} is missing (npm run build:hook); native rows skipped`);
 if (!node22) log('hook bench: no Node 22 (scripts/test/node22.mjs); its row is skipped');
 for (const node of [...new Set([hostNode, ...(node22 ? [node22] : [])])]) {
@@ -101,7 +106,10 @@ for (let i = 0; i < runs; i++) {
   for (const [s, subject] of subjects.entries()) {
     const cpuBefore = childrenCpuMs();
     const start = process.hrtime.bigint();
-    const r = spawnSync(subject.cmd, subject.args, { input: subject.read ? readEvent(i) : event(i), env: { ...process.env, TOOLGUARD_STATE_DIR: dir, ...subject.env } });
+    const r = spawnSync(subject.cmd, subject.args, {
+      input: subject.read ? readEvent(i) : event(i),
+      env: { ...process.env, TOOLGUARD_STATE_DIR: dir, ...subject.env },
+    });
     times[s].push(Number(process.hrtime.bigint() - start) / 1e6);
     cpu[s] += childrenCpuMs() - cpuBefore;
     if (r.status !== 0) throw new Error(`${subject.name} exited ${r.status}: ${r.stderr}`);
@@ -113,7 +121,13 @@ const quantile = (xs, q) => {
   const sorted = [...xs].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
 };
-const rows = subjects.map((s, i) => ({ subject: s.name, runs, median_ms: quantile(times[i], 0.5), p95_ms: quantile(times[i], 0.95), cpu_ms_mean: Number.isNaN(cpu[i]) ? null : cpu[i] / runs }));
+const rows = subjects.map((s, i) => ({
+  subject: s.name,
+  runs,
+  median_ms: quantile(times[i], 0.5),
+  p95_ms: quantile(times[i], 0.95),
+  cpu_ms_mean: Number.isNaN(cpu[i]) ? null : cpu[i] / runs,
+}));
 const floor = rows.find((r) => r.subject.startsWith('floor'));
 for (const r of rows) r.over_floor_ms = floor ? r.median_ms - floor.median_ms : null;
 
@@ -124,7 +138,9 @@ else {
   console.log('| --- | ---: | ---: | ---: | ---: |');
   for (const r of rows) {
     const over = r.over_floor_ms === null ? '' : `+${r.over_floor_ms.toFixed(1)}`;
-    console.log(`| ${r.subject} | ${r.median_ms.toFixed(1)} | ${r.p95_ms.toFixed(1)} | ${over} | ${r.cpu_ms_mean === null ? '' : r.cpu_ms_mean.toFixed(1)} |`);
+    console.log(
+      `| ${r.subject} | ${r.median_ms.toFixed(1)} | ${r.p95_ms.toFixed(1)} | ${over} | ${r.cpu_ms_mean === null ? '' : r.cpu_ms_mean.toFixed(1)} |`,
+    );
   }
   let load = '?';
   try {

@@ -32,7 +32,11 @@ async function* body() {
   for (let left = bytes; left > 0; left -= chunk.length) yield left >= chunk.length ? chunk : chunk.subarray(0, left);
   yield after;
 }
-await pipeline(Readable.from(body()), zlib.createZstdCompress({ params: { [zlib.constants.ZSTD_c_compressionLevel]: 19 } }), createWriteStream(file));
+await pipeline(
+  Readable.from(body()),
+  zlib.createZstdCompress({ params: { [zlib.constants.ZSTD_c_compressionLevel]: 19 } }),
+  createWriteStream(file),
+);
 
 const child = `
   const { Auditor } = await import(${JSON.stringify(new URL('../index.js', import.meta.url).href)}).then((m) => m.default ?? m);
@@ -51,4 +55,7 @@ if (run.status !== 0) {
 }
 const result = { compressedKb, lineGb: Number(values.gb), ...JSON.parse(run.stdout) };
 if (values.json) console.log(JSON.stringify(result));
-else console.log(`hostile zstd log (${compressedKb} KB), one ${values.gb} GB line: peak RSS ${result.maxRssMb} MB, ${result.seconds.toFixed(1)} s, ${result.calls} call(s) audited, error: ${result.errors[0]?.message}`);
+else
+  console.log(
+    `hostile zstd log (${compressedKb} KB), one ${values.gb} GB line: peak RSS ${result.maxRssMb} MB, ${result.seconds.toFixed(1)} s, ${result.calls} call(s) audited, error: ${result.errors[0]?.message}`,
+  );

@@ -38,7 +38,10 @@ try {
   writeSessions(join(work, 'logs'), sessions);
   const file = join(work, 'report.html');
   const started = performance.now();
-  const cli = spawnSync(process.execPath, [join(root, 'bin/toolguard.mjs'), 'audit', '--html', file, '--json', join(work, 'logs')], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const cli = spawnSync(process.execPath, [join(root, 'bin/toolguard.mjs'), 'audit', '--html', file, '--json', join(work, 'logs')], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
   const auditMs = performance.now() - started;
   if (cli.status !== 0 && cli.status !== 1) throw new Error(`toolguard audit exited ${cli.status}: ${cli.stderr}`);
   const doc = JSON.parse(cli.stdout);
@@ -54,7 +57,11 @@ try {
           requestAnimationFrame(() =>
             setTimeout(() => {
               const nav = performance.getEntriesByType('navigation')[0];
-              resolve({ load: nav.loadEventEnd - nav.startTime, render: performance.now() - nav.startTime, marks: document.querySelectorAll('.mark').length });
+              resolve({
+                load: nav.loadEventEnd - nav.startTime,
+                render: performance.now() - nav.startTime,
+                marks: document.querySelectorAll('.mark').length,
+              });
             }, 0),
           );
         }),
@@ -81,7 +88,9 @@ try {
   else {
     console.log(`HTML report of ${sessions} sessions (${result.calls} calls, ${result.findings} findings):`);
     console.log(`  size ${(result.html_bytes / 1e6).toFixed(2)} MB (${(result.html_gzip_bytes / 1e3).toFixed(0)} KB gzipped)`);
-    console.log(`  load ${result.load_ms} ms, rendered ${result.render_ms} ms after navigation start (median of ${runs}; target < 2000 ms)`);
+    console.log(
+      `  load ${result.load_ms} ms, rendered ${result.render_ms} ms after navigation start (median of ${runs}; target < 2000 ms)`,
+    );
     console.log(`  ${result.chromium}`);
   }
 } finally {

@@ -30,7 +30,9 @@ const clockArg = argv.find((a) => a.startsWith('--clock='));
 const outArg = argv.find((a) => a.startsWith('--out='));
 const clock = clockArg ? clockArg.slice('--clock='.length) : 'wall';
 const only = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : undefined;
-const unknown = argv.filter((a) => !['--json', '--quick', '--smoke'].includes(a) && !a.startsWith('--only=') && !a.startsWith('--clock=') && !a.startsWith('--out='));
+const unknown = argv.filter(
+  (a) => !['--json', '--quick', '--smoke'].includes(a) && !a.startsWith('--only=') && !a.startsWith('--clock=') && !a.startsWith('--out='),
+);
 if (unknown.length > 0) {
   process.stderr.write(`bench: unknown option(s) ${unknown.join(' ')}\n`);
   process.exit(2);
@@ -104,7 +106,10 @@ if (runs('loops')) {
 
 if (runs('memory')) {
   const jobs = [];
-  for (const [args, agents] of [['small', MEMORY_AGENTS[0]], ['64k', MEMORY_AGENTS[1]]]) {
+  for (const [args, agents] of [
+    ['small', MEMORY_AGENTS[0]],
+    ['64k', MEMORY_AGENTS[1]],
+  ]) {
     for (const subject of ['engine-toolguard', 'engine-reference', 'dsh-toolguard', 'dsh-official']) jobs.push({ subject, args, agents });
   }
   for (const job of jobs) {

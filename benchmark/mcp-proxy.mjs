@@ -16,7 +16,9 @@ import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, calls: { type: 'string', default: '300' }, kb: { type: 'string', default: '1' } } });
+const { values } = parseArgs({
+  options: { rounds: { type: 'string', default: '5' }, calls: { type: 'string', default: '300' }, kb: { type: 'string', default: '1' } },
+});
 const rounds = Number(values.rounds);
 const calls = Number(values.calls);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -59,6 +61,7 @@ const ms = (x) => `${x.toFixed(2)} ms`;
 console.log(`Node ${process.version}, ${rounds} rounds, ${calls} calls of ${values.kb} KB each per round (medians)`);
 console.log(`| | direct | through toolguard mcp | added |`);
 console.log(`| --- | ---: | ---: | ---: |`);
-const row = (label, d) => console.log(`| ${label} | ${ms(median(d.direct))} | ${ms(median(d.proxy))} | ${ms(median(d.proxy) - median(d.direct))} |`);
+const row = (label, d) =>
+  console.log(`| ${label} | ${ms(median(d.direct))} | ${ms(median(d.proxy))} | ${ms(median(d.proxy) - median(d.direct))} |`);
 row('session start (spawn → initialized)', startup);
 row('tools/call round trip', call);

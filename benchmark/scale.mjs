@@ -34,7 +34,11 @@ const opt = (name, fallback) => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? Number(args[i + 1]) : fallback;
 };
-const SHAPES = { full: { runs: 10_000, bytesPerRun: 200_000 }, quick: { runs: 1_000, bytesPerRun: 100_000 }, smoke: { runs: 40, bytesPerRun: 10_000 } };
+const SHAPES = {
+  full: { runs: 10_000, bytesPerRun: 200_000 },
+  quick: { runs: 1_000, bytesPerRun: 100_000 },
+  smoke: { runs: 40, bytesPerRun: 10_000 },
+};
 const shape = SHAPES[mode];
 const repeats = opt('runs', mode === 'full' ? 2 : 1);
 const log = (m) => process.stderr.write(`[scale ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
@@ -51,8 +55,13 @@ function parquetCopy() {
   if (existsSync(marker) && readFileSync(marker, 'utf8') === String(bytes)) return { file };
   const manifest = Array.from({ length: shape.runs }, (_, i) => `${path.join(dir, runPath(i))}\trun-${i}\t${modelOf(i)}`).join('\n') + '\n';
   log('writing the Parquet copy (cargo run --release --example parquet_copy)');
-  const made = spawnSync('cargo', ['run', '--release', '-q', '-p', 'toolguard-audit', '--example', 'parquet_copy', '--', file], { cwd: root, input: manifest, stdio: ['pipe', 'inherit', 'inherit'] });
-  if (made.error || made.status !== 0) return { skipped: `no Parquet copy: cargo ${made.error ? made.error.message : `exited ${made.status}`}` };
+  const made = spawnSync('cargo', ['run', '--release', '-q', '-p', 'toolguard-audit', '--example', 'parquet_copy', '--', file], {
+    cwd: root,
+    input: manifest,
+    stdio: ['pipe', 'inherit', 'inherit'],
+  });
+  if (made.error || made.status !== 0)
+    return { skipped: `no Parquet copy: cargo ${made.error ? made.error.message : `exited ${made.status}`}` };
   writeFileSync(marker, String(bytes));
   return { file };
 }
@@ -98,14 +107,23 @@ async function measure(target, jobs, cores) {
   const cpu = [...threads.values()].reduce((a, b) => a + b, 0);
   const main = threads.get(String(child.pid)) ?? null;
   const busiest = Math.max(0, ...threads.values());
-  return { wall_s: wall, cpu_s: threads.size ? cpu : null, main_thread_cpu_s: main, busiest_thread_cpu_s: threads.size ? busiest : null, rss_mb: rssKb === null ? null : rssKb / 1024, sessions };
+  return {
+    wall_s: wall,
+    cpu_s: threads.size ? cpu : null,
+    main_thread_cpu_s: main,
+    busiest_thread_cpu_s: threads.size ? busiest : null,
+    rss_mb: rssKb === null ? null : rssKb / 1024,
+    sessions,
+  };
 }
 
 async function best(target, jobs, cores) {
   let out;
   for (let i = 0; i < repeats; i++) {
     const m = await measure(target, jobs, cores);
-    log(`  ${path.basename(target)} --jobs ${jobs} on ${cores} core(s): ${m.wall_s.toFixed(1)} s wall, ${m.cpu_s?.toFixed(1) ?? 'n/a'} s CPU (main thread ${m.main_thread_cpu_s?.toFixed(1) ?? 'n/a'}), peak RSS ${m.rss_mb?.toFixed(0) ?? 'n/a'} MB, ${m.sessions} sessions, load ${os.loadavg()[0].toFixed(1)}`);
+    log(
+      `  ${path.basename(target)} --jobs ${jobs} on ${cores} core(s): ${m.wall_s.toFixed(1)} s wall, ${m.cpu_s?.toFixed(1) ?? 'n/a'} s CPU (main thread ${m.main_thread_cpu_s?.toFixed(1) ?? 'n/a'}), peak RSS ${m.rss_mb?.toFixed(0) ?? 'n/a'} MB, ${m.sessions} sessions, load ${os.loadavg()[0].toFixed(1)}`,
+    );
     if (out === undefined || m.wall_s < out.wall_s) out = { ...m, rss_mb: Math.max(m.rss_mb ?? 0, out?.rss_mb ?? 0) || null };
   }
   return { ...out, mb_s: bytes / 1e6 / out.wall_s };

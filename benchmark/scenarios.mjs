@@ -115,12 +115,30 @@ export const LOOP_CASES = (() => {
   const shell = (i, bytes) => ({
     name: 'bash',
     arguments: { command: `pytest -q tests/test_${i}.py` },
-    result: { isError: false, value: null, content: [{ type: 'text', text: `${`tests/test_${i}.py::test_case PASSED in 0.0${i % 10}s\n`.repeat(Math.ceil(bytes / 40)).slice(0, bytes)}\n[exit code: 0]` }] },
+    result: {
+      isError: false,
+      value: null,
+      content: [
+        {
+          type: 'text',
+          text: `${`tests/test_${i}.py::test_case PASSED in 0.0${i % 10}s\n`.repeat(Math.ceil(bytes / 40)).slice(0, bytes)}\n[exit code: 0]`,
+        },
+      ],
+    },
   });
   const read = (i) => ({
     name: 'read_file',
     arguments: { path: `src/module_${i}.py` },
-    result: { isError: false, value: null, content: [{ type: 'text', text: Array.from({ length: 60 }, (_, l) => `${String(l + 1).padStart(6)}\tdef f_${i}_${l}(x): return x + ${l}`).join('\n') }] },
+    result: {
+      isError: false,
+      value: null,
+      content: [
+        {
+          type: 'text',
+          text: Array.from({ length: 60 }, (_, l) => `${String(l + 1).padStart(6)}\tdef f_${i}_${l}(x): return x + ${l}`).join('\n'),
+        },
+      ],
+    },
   });
   const edit = (i) => ({
     name: 'edit_file',
@@ -135,7 +153,16 @@ export const LOOP_CASES = (() => {
     return {
       name: 'bash',
       arguments: { command: 'pytest -q tests' },
-      result: { isError: false, value: null, content: [{ type: 'text', text: `${'.'.repeat(104 - failing)}${'F'.repeat(failing)}\n${lines.join('\n')}\n${failing} failed, ${104 - failing} passed in 0.${(i * 7) % 100}s\n[exit code: 1]` }] },
+      result: {
+        isError: false,
+        value: null,
+        content: [
+          {
+            type: 'text',
+            text: `${'.'.repeat(104 - failing)}${'F'.repeat(failing)}\n${lines.join('\n')}\n${failing} failed, ${104 - failing} passed in 0.${(i * 7) % 100}s\n[exit code: 1]`,
+          },
+        ],
+      },
     };
   };
   return [
@@ -201,7 +228,11 @@ export async function engineLoopScenarios(plan, log) {
   const stuck = () => ({
     name: 'bash',
     arguments: { command: 'pytest -q tests' },
-    result: { isError: false, value: null, content: [{ type: 'text', text: 'FAILED tests/test_m.py::test_a - assert 2 == 1\n1 failed, 40 passed in 0.31s\n[exit code: 1]' }] },
+    result: {
+      isError: false,
+      value: null,
+      content: [{ type: 'text', text: 'FAILED tests/test_m.py::test_a - assert 2 == 1\n1 failed, 40 passed in 0.31s\n[exit code: 1]' }],
+    },
   });
   const cases = [...LOOP_CASES, ['stuck: the same failing tests every call (an alarm each time)', stuck]];
   for (const [name, make] of cases) {
@@ -270,7 +301,13 @@ export async function engineScenarios(plan, log, sizes = ENGINE_SIZES) {
         { subject: 'reference', engine: new ReferenceEngine(config) },
       ];
       for (const { subject, engine } of engines) {
-        checkVerdict(engine.observe({ agentId: 'agent-1', name: 'bash', argumentsJson: COMMANDS[0] }, result), failLast, lineCount, subject, doubled);
+        checkVerdict(
+          engine.observe({ agentId: 'agent-1', name: 'bash', argumentsJson: COMMANDS[0] }, result),
+          failLast,
+          lineCount,
+          subject,
+          doubled,
+        );
       }
       const table = doubled ? `, table doubled by user rules (${DOUBLED_CONFIG.loudFailure.rules.length * 2} rules)` : '';
       const name = `shell output ${sizeLabel(bytes)}, ${failLast ? 'match in last line' : 'no match'}${table}`;
@@ -286,7 +323,12 @@ export async function engineScenarios(plan, log, sizes = ENGINE_SIZES) {
         out.push({ group: 'engine', name, ...r, bytes: realBytes });
         if (!failLast && bytes === largest) {
           const rules = doubled ? 'table doubled by user rules' : 'built-in rules';
-          throughput.push({ name: `${rules}, ${sizeLabel(bytes)} build log, full observe()`, subject: r.subject, bytes: realBytes, mb_s: realBytes / 1e6 / (r.ns_per_op / 1e9) });
+          throughput.push({
+            name: `${rules}, ${sizeLabel(bytes)} build log, full observe()`,
+            subject: r.subject,
+            bytes: realBytes,
+            mb_s: realBytes / 1e6 / (r.ns_per_op / 1e9),
+          });
         }
       }
     }
@@ -336,7 +378,8 @@ export async function agentScenarios(plan, log, agents) {
     { subject: 'reference', engine: new ReferenceEngine() },
   ];
   for (const { subject, engine } of engines) {
-    for (let i = 0; i < agents; i++) engine.observe({ agentId: ids[i], name: 'bash', argumentsJson: COMMANDS[i % COMMANDS.length] }, result);
+    for (let i = 0; i < agents; i++)
+      engine.observe({ agentId: ids[i], name: 'bash', argumentsJson: COMMANDS[i % COMMANDS.length] }, result);
     assert.equal(engine.agentCount, agents, `${subject}: agent count`);
   }
   const name = `${agents.toLocaleString('en-US')} agents round-robin`;

@@ -33,7 +33,17 @@ export function writeSessions(dir, count = 300, seed = 7) {
     const id = `gen-${String(n).padStart(4, '0')}`;
     const sub = n % 5 === 4 && lastMain !== null;
     if (!sub) lastMain = id;
-    const lines = [JSON.stringify({ type: 'session', version: 0, id, createdAt: t, cwd: '/srv/app', ...(sub ? { parentSession: lastMain, origin: 'subagent' } : {}), delegationDepth: sub ? 1 : 0 })];
+    const lines = [
+      JSON.stringify({
+        type: 'session',
+        version: 0,
+        id,
+        createdAt: t,
+        cwd: '/srv/app',
+        ...(sub ? { parentSession: lastMain, origin: 'subagent' } : {}),
+        delegationDepth: sub ? 1 : 0,
+      }),
+    ];
     let seq = 0;
     const ev = (type, data) => lines.push(JSON.stringify({ type, seq: seq++, time: t, data }));
     ev('user/message', { content: [{ type: 'text', text: 'Fix the build.' }], source: { kind: 'user' }, role: 'user', id: `${id}-u` });
@@ -44,13 +54,24 @@ export function writeSessions(dir, count = 300, seed = 7) {
     let call = 0;
     for (let step = 1; step <= steps; step++) {
       const batch = [];
-      if (step === loopAt) for (let i = 0; i < loopLength; i++) batch.push({ tool: 'bash', args: { command: 'npm test' }, out: '1 failing\n[exit code: 1]', alone: true });
-      else if (step === failAt) batch.push({ tool: 'bash', args: { command: 'make docs 2>&1 | tail -n 5' }, out: 'Traceback (most recent call last):\n  File "render.py", line 4, in <module>\nModuleNotFoundError: No module named \'yaml\'' });
+      if (step === loopAt)
+        for (let i = 0; i < loopLength; i++)
+          batch.push({ tool: 'bash', args: { command: 'npm test' }, out: '1 failing\n[exit code: 1]', alone: true });
+      else if (step === failAt)
+        batch.push({
+          tool: 'bash',
+          args: { command: 'make docs 2>&1 | tail -n 5' },
+          out: 'Traceback (most recent call last):\n  File "render.py", line 4, in <module>\nModuleNotFoundError: No module named \'yaml\'',
+        });
       else {
         const k = 1 + Math.floor(random() * 2);
         for (let i = 0; i < k; i++) {
           const tool = pick(TOOLS);
-          batch.push({ tool, args: tool === 'bash' ? { command: `ls src/m${call + i}` } : { path: `src/m${call + i}.ts` }, out: `ok ${call + i}` });
+          batch.push({
+            tool,
+            args: tool === 'bash' ? { command: `ls src/m${call + i}` } : { path: `src/m${call + i}.ts` },
+            out: `ok ${call + i}`,
+          });
         }
       }
       // A loop is one call per model step, as a stuck agent makes them.
@@ -58,13 +79,30 @@ export function writeSessions(dir, count = 300, seed = 7) {
       for (const group of groups) {
         t += 800 + Math.floor(random() * 4000);
         const ids = group.map(() => `${id}-c${++call}`);
-        ev('assistant/message', { turn: 1, step, message: { role: 'assistant', content: group.map((b, i) => ({ type: 'tool-call', id: ids[i], name: b.tool, arguments: JSON.stringify(b.args) })) }, usage: { inputTokens: 2000 + step * 150, outputTokens: 40 + Math.floor(random() * 200), cacheReadTokens: 1000 } });
+        ev('assistant/message', {
+          turn: 1,
+          step,
+          message: {
+            role: 'assistant',
+            content: group.map((b, i) => ({ type: 'tool-call', id: ids[i], name: b.tool, arguments: JSON.stringify(b.args) })),
+          },
+          usage: { inputTokens: 2000 + step * 150, outputTokens: 40 + Math.floor(random() * 200), cacheReadTokens: 1000 },
+        });
         group.forEach((b, i) => {
           ev('tool/call', { turn: 1, step, callId: ids[i], name: b.tool, arguments: JSON.stringify(b.args) });
         });
         group.forEach((b, i) => {
           t += 50 + Math.floor(random() * 3000);
-          ev('tool/result', { turn: 1, step, message: { source: { kind: 'tool', callId: ids[i] }, content: [{ type: 'tool-result', toolCallId: ids[i], content: [{ type: 'text', text: b.out }], isError: false }], role: 'user', id: `${ids[i]}-r` } });
+          ev('tool/result', {
+            turn: 1,
+            step,
+            message: {
+              source: { kind: 'tool', callId: ids[i] },
+              content: [{ type: 'tool-result', toolCallId: ids[i], content: [{ type: 'text', text: b.out }], isError: false }],
+              role: 'user',
+              id: `${ids[i]}-r`,
+            },
+          });
         });
       }
     }

@@ -47,19 +47,47 @@ export function targets(doc) {
     const value = rows.map((r) => `${r.speedup.toFixed(2)}×`).join(', ');
     out.push({ target, value, met: rows.every(pass) });
   };
-  check('DSH drop-in ≥1.2× at ~100 B', ratio('dsh-listener', (n) => n.startsWith('~100 B')), (r) => r.speedup >= 1.2);
-  check('DSH drop-in ≥1.5× at 64 KB', ratio('dsh-listener', (n) => n.startsWith('64 KB')), (r) => r.speedup >= 1.5);
-  check('DSH drop-in never below 1.0×', ratio('dsh-listener', () => true), (r) => r.speedup >= 1.0);
-  check('native ≥5× at 100 KB', ratio('engine', (n) => n.includes(' 100 KB,')), (r) => r.speedup >= 5);
-  check('native ≥10× at 10 MB', ratio('engine', (n) => n.includes(' 10 MB,')), (r) => r.speedup >= 10);
+  check(
+    'DSH drop-in ≥1.2× at ~100 B',
+    ratio('dsh-listener', (n) => n.startsWith('~100 B')),
+    (r) => r.speedup >= 1.2,
+  );
+  check(
+    'DSH drop-in ≥1.5× at 64 KB',
+    ratio('dsh-listener', (n) => n.startsWith('64 KB')),
+    (r) => r.speedup >= 1.5,
+  );
+  check(
+    'DSH drop-in never below 1.0×',
+    ratio('dsh-listener', () => true),
+    (r) => r.speedup >= 1.0,
+  );
+  check(
+    'native ≥5× at 100 KB',
+    ratio('engine', (n) => n.includes(' 100 KB,')),
+    (r) => r.speedup >= 5,
+  );
+  check(
+    'native ≥10× at 10 MB',
+    ratio('engine', (n) => n.includes(' 10 MB,')),
+    (r) => r.speedup >= 10,
+  );
   check('native never below 1.0×', [...ratio('engine', () => true), ...ratio('agents', () => true)], (r) => r.speedup >= 1.0);
   // speedup = loops-off / loops-on: on costs at most 1.2× off when it is >= 1/1.2
   // (a call new to the window); the recurring re-test, whose result the
   // detectors must hash, at most 2× (issue 25).
   const retest = (n) => n.startsWith('edit, then the same failing tests');
-  check('combined plugin, loops on ≤1.2× loops off (new calls)', ratio('loops', (n) => !retest(n)), (r) => r.speedup >= 1 / 1.2);
+  check(
+    'combined plugin, loops on ≤1.2× loops off (new calls)',
+    ratio('loops', (n) => !retest(n)),
+    (r) => r.speedup >= 1 / 1.2,
+  );
   check('combined plugin, loops on ≤2× loops off (recurring re-test)', ratio('loops', retest), (r) => r.speedup >= 1 / 2);
-  check('native ≥20× at 10 MB, match in last line', ratio('engine', (n) => n.startsWith('shell output 10 MB, match in last line')), (r) => r.speedup >= 20);
+  check(
+    'native ≥20× at 10 MB, match in last line',
+    ratio('engine', (n) => n.startsWith('shell output 10 MB, match in last line')),
+    (r) => r.speedup >= 20,
+  );
   const mbs = (prefix) => doc.throughput.find((t) => t.subject === 'toolguard' && t.name.startsWith(prefix))?.mb_s;
   for (const [prefix, label, min] of [
     ['built-in rules', 'scan ≥1 GB/s (built-in rules, 10 MB build log, full observe; 1.5 GB/s on a quiet machine)', 1000],
@@ -82,11 +110,19 @@ export function targets(doc) {
   }
   for (const r of doc.tableLoad?.rows ?? []) {
     if (r.subject === 'toolguard' && r.table === 'built-in rules') {
-      out.push({ target: 'built-in table loads in < 1 ms (first engine of a process)', value: `${r.median_ms.toFixed(2)} ms`, met: r.median_ms < 1 });
+      out.push({
+        target: 'built-in table loads in < 1 ms (first engine of a process)',
+        value: `${r.median_ms.toFixed(2)} ms`,
+        met: r.median_ms < 1,
+      });
     }
   }
   if (doc.html && typeof doc.html.render_ms === 'number') {
-    out.push({ target: `HTML report of ${doc.html.sessions} sessions renders < 2 s`, value: `${doc.html.render_ms} ms`, met: doc.html.render_ms < 2000 });
+    out.push({
+      target: `HTML report of ${doc.html.sessions} sessions renders < 2 s`,
+      value: `${doc.html.render_ms} ms`,
+      met: doc.html.render_ms < 2000,
+    });
   }
   const native = doc.memory.filter((m) => m.group === 'engine' && m.subject === 'toolguard');
   if (native.length === 2) {
@@ -121,7 +157,9 @@ export function markdownReport(doc) {
         .filter((b) => row[b] && ours)
         .map((b) => `${(row[b].ns_per_op / ours.ns_per_op).toFixed(2)}×`)
         .join(', ');
-      lines.push(`| ${name} | ${ours ? formatNs(ours.ns_per_op) : '–'} | ${baselines.map((b) => (row[b] ? formatNs(row[b].ns_per_op) : '–')).join(' | ')} | ${speedups || '–'} |`);
+      lines.push(
+        `| ${name} | ${ours ? formatNs(ours.ns_per_op) : '–'} | ${baselines.map((b) => (row[b] ? formatNs(row[b].ns_per_op) : '–')).join(' | ')} | ${speedups || '–'} |`,
+      );
     }
     lines.push('');
   }
@@ -156,7 +194,10 @@ export function markdownReport(doc) {
   }
   if (doc.scale && typeof doc.scale.speedup_2_vs_1 === 'number') {
     const c = doc.scale;
-    const parquet = typeof c.parquet_vs_jsonl === 'number' ? `Parquet copy ${c.parquet_vs_jsonl.toFixed(2)}× the JSONL speed` : `Parquet: ${c.parquet_2_threads?.skipped ?? 'n/a'}`;
+    const parquet =
+      typeof c.parquet_vs_jsonl === 'number'
+        ? `Parquet copy ${c.parquet_vs_jsonl.toFixed(2)}× the JSONL speed`
+        : `Parquet: ${c.parquet_2_threads?.skipped ?? 'n/a'}`;
     lines.push(
       `**Audit at dataset scale** (${c.runs.toLocaleString('en-US')} runs, ${(c.bytes / 1e9).toFixed(2)} GB, ${c.mode}): 2 threads ${c.speedup_2_vs_1.toFixed(2)}× 1 thread (${c.jsonl_1_thread.mb_s.toFixed(0)} → ${c.jsonl_2_threads.mb_s.toFixed(0)} MB/s), peak RSS with \`--report jsonl\` ${c.peak_rss_mb_jsonl === null ? 'n/a' : `${c.peak_rss_mb_jsonl.toFixed(0)} MB`}, ${parquet}`,
     );
@@ -169,13 +210,17 @@ export function markdownReport(doc) {
     lines.push('| --- | ---: | ---: | ---: | ---: |');
     for (const r of doc.hook.rows) {
       const over = r.over_floor_ms === null ? '' : `+${r.over_floor_ms.toFixed(1)}`;
-      lines.push(`| ${r.subject} | ${r.median_ms.toFixed(1)} | ${r.p95_ms.toFixed(1)} | ${over} | ${r.cpu_ms_mean === null ? '' : r.cpu_ms_mean.toFixed(1)} |`);
+      lines.push(
+        `| ${r.subject} | ${r.median_ms.toFixed(1)} | ${r.p95_ms.toFixed(1)} | ${over} | ${r.cpu_ms_mean === null ? '' : r.cpu_ms_mean.toFixed(1)} |`,
+      );
     }
     lines.push('');
   }
   if (doc.html && typeof doc.html.render_ms === 'number') {
     const h = doc.html;
-    lines.push(`**HTML report** (${h.sessions} sessions, ${h.calls.toLocaleString('en-US')} calls): ${(h.html_bytes / 1e6).toFixed(2)} MB (${(h.html_gzip_bytes / 1e3).toFixed(0)} KB gzipped), rendered in ${h.render_ms} ms in headless Chromium`);
+    lines.push(
+      `**HTML report** (${h.sessions} sessions, ${h.calls.toLocaleString('en-US')} calls): ${(h.html_bytes / 1e6).toFixed(2)} MB (${(h.html_gzip_bytes / 1e3).toFixed(0)} KB gzipped), rendered in ${h.render_ms} ms in headless Chromium`,
+    );
     lines.push('');
   }
   const checks = targets(doc);

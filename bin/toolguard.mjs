@@ -12,7 +12,9 @@ import { fileURLToPath } from 'node:url';
 
 if (!existsSync(new URL('../dist/ts/cli/main.mjs', import.meta.url))) {
   // A git checkout (or an install from git) before `npm run build`.
-  process.stderr.write('toolguard: this copy is not built (dist/ is missing): run `npm run build` in the package folder (it needs a Rust toolchain), or install the package from the npm registry\n');
+  process.stderr.write(
+    'toolguard: this copy is not built (dist/ is missing): run `npm run build` in the package folder (it needs a Rust toolchain), or install the package from the npm registry\n',
+  );
   process.exit(2);
 }
 

@@ -9,9 +9,17 @@ const calls = [
   ['grep', { pattern: 'TODO', path: 'src' }, 'no matches'],
   ['grep', { path: 'src', pattern: 'TODO' }, 'no matches'],
   ['grep', { pattern: 'TODO', path: 'src' }, 'no matches'],
-  ['bash', { command: 'python train.py | tail -3' }, 'Traceback (most recent call last):\n  File "train.py", line 3, in <module>\nZeroDivisionError: division by zero'],
+  [
+    'bash',
+    { command: 'python train.py | tail -3' },
+    'Traceback (most recent call last):\n  File "train.py", line 3, in <module>\nZeroDivisionError: division by zero',
+  ],
   ['bash', { command: 'ls; frobnicate --all' }, 'README.md\nsrc\nbash: line 1: frobnicate: command not found'],
-  ['bash', { command: 'make' }, 'cc -c main.c\nmain.c:3:5: error: expected \';\' before \'}\' token\nmake: *** [Makefile:2: main.o] Error 1\n[exit code: 2]'],
+  [
+    'bash',
+    { command: 'make' },
+    "cc -c main.c\nmain.c:3:5: error: expected ';' before '}' token\nmake: *** [Makefile:2: main.o] Error 1\n[exit code: 2]",
+  ],
 ];
 
 for (const [name, args, text] of calls) {
@@ -22,5 +30,6 @@ for (const [name, args, text] of calls) {
     continue;
   }
   if (verdict.reminder) console.log(`  reminder [${verdict.reminder.summary}]: ${verdict.reminder.text}`);
-  if (verdict.failure) console.log(`  ${verdict.failure.action} [${verdict.failure.summary}]:\n${verdict.failure.text.replace(/^/gm, '    ')}`);
+  if (verdict.failure)
+    console.log(`  ${verdict.failure.action} [${verdict.failure.summary}]:\n${verdict.failure.text.replace(/^/gm, '    ')}`);
 }

@@ -55,7 +55,9 @@ function isArrayIndex(key: string): boolean {
  * assigning `__proto__` sets the prototype instead of a property, so it vanishes.
  */
 function emittedKeys(record: Record<string, unknown>): string[] {
-  const keys = Object.keys(record).filter((key) => key !== '__proto__').sort();
+  const keys = Object.keys(record)
+    .filter((key) => key !== '__proto__')
+    .sort();
   const indices = keys.filter(isArrayIndex).sort((a, b) => Number(a) - Number(b));
   return [...indices, ...keys.filter((key) => !isArrayIndex(key))];
 }

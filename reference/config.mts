@@ -68,13 +68,17 @@ const CONFIG_DEPTH_LIMIT = 32;
 function checkDepth(value: unknown, depth: number): void {
   // The binding's own walk refuses it, before the core: a plain input error, as natively.
   if (depth > CONFIG_DEPTH_LIMIT) throw invalid('toolguard: config is nested too deeply');
-  if (Array.isArray(value)) value.forEach((item) => checkDepth(item, depth + 1));
+  if (Array.isArray(value)) for (const item of value) checkDepth(item, depth + 1);
   else if (isObject(value)) for (const key of enumerableKeys(value)) checkDepth(value[key], depth + 1);
 }
 
 function rejectUnknownKeys(value: Record<string, unknown>, at: string, known: readonly string[]): void {
   const key = unknownKey(value, known);
-  if (key !== undefined) throw configError(`toolguard: unknown key ${at}.${key} (expected one of: ${known.join(', ')})`, 'TOOLGUARD_UNKNOWN_KEY', [...pathOf(at), key]);
+  if (key !== undefined)
+    throw configError(`toolguard: unknown key ${at}.${key} (expected one of: ${known.join(', ')})`, 'TOOLGUARD_UNKNOWN_KEY', [
+      ...pathOf(at),
+      key,
+    ]);
 }
 
 function optionalList<T>(value: unknown, at: string, item: 'number' | 'string'): T[] | undefined {
@@ -158,7 +162,11 @@ function resolveRepeat(value: unknown): ResolvedConfig['repeat'] {
     if (typeof preview !== 'number') throw typeError('config.repeat.argumentsPreviewChars', 'a number', preview);
     // Same order and text as the official plugin: thresholds are checked first.
     if (!Number.isInteger(preview) || preview < 1) {
-      throw configError(`repeat-tool-reminder: invalid argumentsPreviewChars ${preview} — must be an integer >= 1`, 'TOOLGUARD_OUT_OF_RANGE', ['repeat', 'argumentsPreviewChars']);
+      throw configError(
+        `repeat-tool-reminder: invalid argumentsPreviewChars ${preview} — must be an integer >= 1`,
+        'TOOLGUARD_OUT_OF_RANGE',
+        ['repeat', 'argumentsPreviewChars'],
+      );
     }
     config.argumentsPreviewChars = preview;
   }

@@ -182,7 +182,7 @@ export class GuardEngine implements GuardEngineLike {
       scanned && output !== undefined && !output.isError
         ? this.#scan(name, output, scanContext(name, argumentsJson, agentId === undefined ? undefined : this.#writes.get(agentId)))
         : undefined;
-    let loop;
+    let loop: GuardVerdict['loop'];
     if (loops !== undefined) {
       // A result with no text block stands for its value's JSON; lone
       // surrogates read as U+FFFD, as the native engine reads a JS string.
@@ -289,7 +289,8 @@ export class GuardEngine implements GuardEngineLike {
       if (typeof state.digest !== 'string' || !/^[0-9a-f]{32}$/i.test(state.digest)) {
         throw invalid('toolguard: state.digest must be 32 hexadecimal digits');
       }
-      if (typeof state.count !== 'number' || !Number.isInteger(state.count) || state.count < 1) throw invalid('toolguard: state.count must be an integer >= 1');
+      if (typeof state.count !== 'number' || !Number.isInteger(state.count) || state.count < 1)
+        throw invalid('toolguard: state.count must be an integer >= 1');
       this.#chains.restore(agentId, state.digest.toLowerCase(), state.count);
     }
     if (state.loops !== undefined) {

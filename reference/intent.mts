@@ -176,7 +176,10 @@ function fallbackSaidFailure(model: CallModel, text: string, words: string[]): b
       msg = f;
       while (msg.endsWith('\\n')) msg = msg.slice(0, -2);
     } else return false;
-    msg = msg.replace(/^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g, '');
+    msg = msg.replace(
+      /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g,
+      '',
+    );
     const lower = msg.replace(/[A-Z]+/g, (x) => x.toLowerCase());
     return msg !== '' && words.some((w) => lower.includes(w)) && text.includes(msg);
   });
@@ -189,7 +192,11 @@ export function adjust(ctx: ScanContext | undefined, text: string, first: ActedH
   if (matches.some((m) => table.noise.some((n) => m.hit.excerpt.startsWith(n)))) {
     const cleaned = text
       .split('\n')
-      .map((l) => (table.noise.some((n) => l.replace(/^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/, '').startsWith(n)) ? '' : l))
+      .map((l) =>
+        table.noise.some((n) => l.replace(/^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/, '').startsWith(n))
+          ? ''
+          : l,
+      )
       .join('\n');
     matches = rescan(cleaned);
   }
@@ -207,6 +214,7 @@ export function adjust(ctx: ScanContext | undefined, text: string, first: ActedH
       case 'programs':
         return model.commands.some((c) => need.programs.includes(c.program));
     }
+    return false; // an unknown need (none today): the rule does not apply
   });
   // A fallback message that says the command failed, printed: not a probe's answer.
   const probe = model.probe && !fallbackSaidFailure(model, text, table.fallbackFailure);

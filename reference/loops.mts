@@ -125,7 +125,9 @@ function integer(value: unknown, at: string, min: number, max: number): number |
   if (value === undefined) return undefined;
   if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
   const orFalse =
-    at.endsWith('window') || at.endsWith('maxPeriod') || at.endsWith('transientMultiplier') || at.endsWith('pollQuietSeconds') ? '' : ', or false';
+    at.endsWith('window') || at.endsWith('maxPeriod') || at.endsWith('transientMultiplier') || at.endsWith('pollQuietSeconds')
+      ? ''
+      : ', or false';
   const got = typeof value === 'number' ? String(value) : kindOf(value);
   throw configError(`toolguard: ${at} must be an integer from ${min} to ${max}${orFalse} (got ${got})`, 'TOOLGUARD_OUT_OF_RANGE', at);
 }
@@ -151,7 +153,11 @@ export function resolveLoops(value: unknown): ResolvedLoops | undefined {
   if (!isObject(value)) throw wrongType('config.loops', 'an object', value);
   const unknown = entriesOf(value).find(([key, v]) => !LOOPS_KEYS.includes(key) && v !== undefined);
   if (unknown !== undefined) {
-    throw configError(`toolguard: unknown key config.loops.${unknown[0]} (expected one of: ${LOOPS_KEYS.join(', ')})`, 'TOOLGUARD_UNKNOWN_KEY', ['loops', unknown[0]]);
+    throw configError(
+      `toolguard: unknown key config.loops.${unknown[0]} (expected one of: ${LOOPS_KEYS.join(', ')})`,
+      'TOOLGUARD_UNKNOWN_KEY',
+      ['loops', unknown[0]],
+    );
   }
   const at = (key: string) => `config.loops.${key}`;
   config.window = integer(value.window, at('window'), 2, MAX_LOOP_WINDOW) ?? config.window;
@@ -176,7 +182,10 @@ export function resolveLoops(value: unknown): ResolvedLoops | undefined {
     if (!isObject(ignore)) throw wrongType(at('ignoreArguments'), 'an object of tool: [keys]', ignore);
     config.ignoreArguments = entriesOf(ignore)
       .filter(([, keys]) => keys !== undefined)
-      .map(([tool, keys]) => [tool, optionalStrings(keys, `config.loops.ignoreArguments.${tool}`, ['loops', 'ignoreArguments', tool]) ?? []]);
+      .map(([tool, keys]) => [
+        tool,
+        optionalStrings(keys, `config.loops.ignoreArguments.${tool}`, ['loops', 'ignoreArguments', tool]) ?? [],
+      ]);
   }
   config.exempt = optionalStrings(value.exempt, at('exempt')) ?? config.exempt;
   config.mutatingTools = optionalStrings(value.mutatingTools, at('mutatingTools')) ?? config.mutatingTools;
@@ -304,7 +313,13 @@ interface Found {
 }
 
 const KIND_CODES: Record<LoopKind, number> = { repeat: 1, cycle: 2, 'same-error': 3, 're-read': 4, redo: 5 };
-const LABELS: Record<LoopKind, string> = { repeat: 'repeat', cycle: 'cycle', 'same-error': 'same error', 're-read': 're-read', redo: 'redo' };
+const LABELS: Record<LoopKind, string> = {
+  repeat: 'repeat',
+  cycle: 'cycle',
+  'same-error': 'same error',
+  're-read': 're-read',
+  redo: 'redo',
+};
 
 /** The version tag that starts a saved loop state (loops.rs `STATE_VERSION`). */
 export const STATE_VERSION = 'L2';
@@ -431,7 +446,12 @@ export class Loops {
       // keeps coming back is a failure). Every other loop ends here.
       const a = state.active;
       state.active =
-        a !== undefined && (a.kind === 're-read' || a.kind === 'redo') && a.nextCall !== entry.call && (a.failing || (entry.flags & MUTATION) === 0) ? a : undefined;
+        a !== undefined &&
+        (a.kind === 're-read' || a.kind === 'redo') &&
+        a.nextCall !== entry.call &&
+        (a.failing || (entry.flags & MUTATION) === 0)
+          ? a
+          : undefined;
       return undefined;
     }
     const a = state.active;
@@ -467,7 +487,16 @@ export class Loops {
     return this.#alarm(name, found, active, outcome.text);
   }
 
-  #entry(name: string, tool: ToolInfo, call: string, effect: number, pathless: boolean, argumentsJson: string, outcome: LoopOutcome, recurs: boolean): Entry {
+  #entry(
+    name: string,
+    tool: ToolInfo,
+    call: string,
+    effect: number,
+    pathless: boolean,
+    argumentsJson: string,
+    outcome: LoopOutcome,
+    recurs: boolean,
+  ): Entry {
     const text = outcome.text;
     let flags = 0;
     const hard =
@@ -563,7 +592,8 @@ export class Loops {
         if (block.some((e) => e.effect === E.NAVIGATE)) continue;
         // A block that polls and otherwise only looks is waiting, as above.
         const blockPolls =
-          block.some(polling) && block.every((e) => e.effect === E.WAIT || e.effect === E.READ || e.effect === E.SEARCH || e.effect === E.OTHER);
+          block.some(polling) &&
+          block.every((e) => e.effect === E.WAIT || e.effect === E.READ || e.effect === E.SEARCH || e.effect === E.OTHER);
         const spanMs = span(at(len - 1).time, last.time);
         const pollT = this.#threshold(config.poll, multiplier, transient);
         const longEnough = !blockPolls || (pollT !== undefined && len >= pollT && this.#quietLong(spanMs));
@@ -637,7 +667,8 @@ export class Loops {
 
     // Redo: the same state change that names no file (a click, an install)
     // with the same result, nothing but looks in between.
-    const redo = last.effect === E.WRITE && (last.flags & PATHLESS) !== 0 ? this.#threshold(config.reRead, multiplier, transient) : undefined;
+    const redo =
+      last.effect === E.WRITE && (last.flags & PATHLESS) !== 0 ? this.#threshold(config.reRead, multiplier, transient) : undefined;
     if (redo !== undefined) {
       const calls = [last.ordinal];
       let newer = last;
@@ -647,7 +678,13 @@ export class Loops {
           if (!sameResult(e, newer)) break;
           calls.push(e.ordinal);
           newer = e;
-        } else if (e.effect === E.WRITE || e.effect === E.RUN || e.effect === E.TEST || e.effect === E.NAVIGATE || (e.flags & MUTATION) !== 0) {
+        } else if (
+          e.effect === E.WRITE ||
+          e.effect === E.RUN ||
+          e.effect === E.TEST ||
+          e.effect === E.NAVIGATE ||
+          (e.flags & MUTATION) !== 0
+        ) {
           break;
         }
       }
@@ -685,7 +722,10 @@ export class Loops {
       const error = errorLine(text);
       const line = error === undefined ? '' : excerpt(error);
       evidence = `calls ${calls}: ${tool} failed with the same error each time: ${line}`;
-      const how = found.distinct !== undefined && found.distinct < found.count ? `with ${found.distinct} different sets of arguments` : 'each time with other arguments';
+      const how =
+        found.distinct !== undefined && found.distinct < found.count
+          ? `with ${found.distinct} different sets of arguments`
+          : 'each time with other arguments';
       head = `${tool} failed ${count} times in a row with the same error, ${how} (calls ${calls}): ${line}`;
     } else if (found.kind === 'redo') {
       evidence = `calls ${calls}: the same ${tool} change made again with the same result, only looks in between`;
@@ -700,7 +740,9 @@ export class Loops {
     const reminders = episode.reminders;
     // A loop that goes on after its first reminder hears it again, and louder.
     const lead =
-      reminders > 1 ? `[toolguard] Loop detected (reminder ${reminders} for this loop, which began at call #${first}):` : '[toolguard] Loop detected:';
+      reminders > 1
+        ? `[toolguard] Loop detected (reminder ${reminders} for this loop, which began at call #${first}):`
+        : '[toolguard] Loop detected:';
     return {
       kind: found.kind,
       tool,
@@ -739,7 +781,18 @@ export class Loops {
     out +=
       a === undefined
         ? '-'
-        : [KIND_CODES[a.kind], hex(a.count), hex(a.calls), hex(a.period), hex(a.reminders), a.nextCall, hex(a.firstOrdinal), hex(a.lastOrdinal), a.failing ? '1' : '0', ABOUT_CODES[a.about]].join(':');
+        : [
+            KIND_CODES[a.kind],
+            hex(a.count),
+            hex(a.calls),
+            hex(a.period),
+            hex(a.reminders),
+            a.nextCall,
+            hex(a.firstOrdinal),
+            hex(a.lastOrdinal),
+            a.failing ? '1' : '0',
+            ABOUT_CODES[a.about],
+          ].join(':');
     out += `.${s.denied ?? '-'}`;
     for (const e of s.entries) {
       out += `.${e.call}${e.result}${e.raw}${e.sig === '' ? '0'.repeat(16) : e.sig}${e.tool}${hex(e.flags)}:${hex(e.ordinal)}:${hex(e.time)}:${hex(e.effect)}`;
@@ -776,7 +829,14 @@ function hexOf(s: string | undefined): number | undefined {
 
 function digestOf(s: string | undefined): string | undefined {
   const n = s === undefined ? undefined : hexOf(s);
-  return n === undefined ? undefined : s!.replace(/^\+/, '').toLowerCase().replace(/^0+(?=.)/, '').padStart(16, '0').slice(-16);
+  return n === undefined
+    ? undefined
+    : s!
+        .replace(/^\+/, '')
+        .toLowerCase()
+        .replace(/^0+(?=.)/, '')
+        .padStart(16, '0')
+        .slice(-16);
 }
 
 /** A state of this version back into an agent's window (`undefined`: damaged). */
@@ -812,6 +872,7 @@ function parseState(state: string, window: number): AgentLoops | undefined {
   if (parts[3] !== '-' && denied === undefined) return undefined;
   const entries: Entry[] = [];
   for (const e of parts.slice(4)) {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the range is "ASCII only", control characters included on purpose
     if (e.length < 87 || !/^[\x00-\x7f]*$/.test(e)) return undefined;
     const tail = e.slice(80).split(':');
     if (tail.length !== 4) return undefined;
@@ -914,7 +975,8 @@ function edgeLines(text: string): string[] {
 /** An HTTP 4xx/5xx status line (`HTTP/1.1 404 Not Found`, `HTTP 404`) near the edges of the output. */
 function httpError(text: string): number | undefined {
   const bytes = Buffer.byteLength(text, 'utf8');
-  const found = bytes <= 4096 ? text.includes('HTTP') : utf8Head(text, 4096).includes('HTTP') || utf8From(text, bytes - 512, true).includes('HTTP');
+  const found =
+    bytes <= 4096 ? text.includes('HTTP') : utf8Head(text, 4096).includes('HTTP') || utf8From(text, bytes - 512, true).includes('HTTP');
   if (!found) return undefined;
   for (const raw of edgeLines(text)) {
     const code = statusOf(trimLikeRust(raw));
@@ -963,7 +1025,8 @@ function edgeSpans(text: string): [string, string] {
 }
 
 /** Words that name a failure, ASCII case-insensitive (a regex without `u` folds no non-ASCII letter onto these). */
-const ERROR_WORDS = /error|exception|fail|fatal|panic|not found|no such|denied|cannot|can't|could not|unable|refused|does not exist|invalid/i;
+const ERROR_WORDS =
+  /error|exception|fail|fatal|panic|not found|no such|denied|cannot|can't|could not|unable|refused|does not exist|invalid/i;
 
 const TRACEBACK = 'Traceback (most recent call last):';
 

@@ -35,11 +35,7 @@ export function showsFailure(text: string): boolean {
 function marker(line: string): boolean | undefined {
   if (line.length < 2 || !line.startsWith('[') || !line.endsWith(']')) return undefined;
   const body = line.slice(1, -1);
-  if (
-    body.startsWith('sandbox: file access denied') ||
-    body.startsWith('killed by signal: ') ||
-    body.startsWith('timed out after ')
-  ) {
+  if (body.startsWith('sandbox: file access denied') || body.startsWith('killed by signal: ') || body.startsWith('timed out after ')) {
     return true;
   }
   if (body.startsWith('exit code: ')) return exitCodeFailed(body.slice('exit code: '.length));

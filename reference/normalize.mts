@@ -36,6 +36,7 @@ export function trimEndLikeRust(text: string): string {
 }
 
 /** Bytes after which a line may need normalising: digits, ESC, `/`, `\r`, `%`. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the ANSI sequences normalising removes
 const SPECIAL = /[0-9\x1b/\r%]/;
 
 const isHigh = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
@@ -294,7 +295,27 @@ function timeAt(line: string, i: number): number | undefined {
   return at;
 }
 
-const UNITS = new Set(['ns', 'us', 'µs', 'ms', 's', 'sec', 'secs', 'second', 'seconds', 'm', 'min', 'mins', 'minute', 'minutes', 'h', 'hr', 'hrs', 'hour', 'hours']);
+const UNITS = new Set([
+  'ns',
+  'us',
+  'µs',
+  'ms',
+  's',
+  'sec',
+  'secs',
+  'second',
+  'seconds',
+  'm',
+  'min',
+  'mins',
+  'minute',
+  'minutes',
+  'h',
+  'hr',
+  'hrs',
+  'hour',
+  'hours',
+]);
 
 function durationAt(line: string, i: number): number | undefined {
   const c = (k: number) => (k < line.length ? line.charCodeAt(k) : -1);
@@ -319,10 +340,17 @@ const TEMP_ROOTS = ['/tmp/', '/var/folders/', '/private/var/folders/', '/var/tmp
 function tempPath(line: string, i: number): { text: string; end: number } | undefined {
   const root = TEMP_ROOTS.find((r) => line.startsWith(r, i));
   if (root === undefined) return undefined;
-  const end = run(line, i, (c) => !isAsciiSpace(c) && c !== 0x22 && c !== 0x27 && c !== 0x60 && c !== 0x3a && c !== 0x2c && c !== 0x29 && c !== 0x28);
+  const end = run(
+    line,
+    i,
+    (c) => !isAsciiSpace(c) && c !== 0x22 && c !== 0x27 && c !== 0x60 && c !== 0x3a && c !== 0x2c && c !== 0x29 && c !== 0x28,
+  );
   const path = line.slice(i, end);
   let text = root.slice(0, -1);
-  for (const segment of path.slice(root.length - 1).split('/').slice(1)) {
+  for (const segment of path
+    .slice(root.length - 1)
+    .split('/')
+    .slice(1)) {
     text += '/' + (looksGenerated(segment) ? '<tmp>' : segment);
   }
   return { text, end };

@@ -61,7 +61,10 @@ interface Chain {
  * uses XXH3-128): a saved chain goes back into the same kind of engine.
  */
 export function chainDigest(key: string): string {
-  let h1 = 1779033703, h2 = 3144134277, h3 = 1013904242, h4 = 2773480762;
+  let h1 = 1779033703,
+    h2 = 3144134277,
+    h3 = 1013904242,
+    h4 = 2773480762;
   for (let i = 0; i < key.length; i++) {
     const k = key.charCodeAt(i);
     h1 = h2 ^ Math.imul(h1 ^ k, 597399067);
@@ -119,9 +122,7 @@ export class RepeatChains {
     this.#chains.set(agentId, { key, count });
     if (!this.#thresholdSet.has(count)) return undefined;
     const text =
-      count === this.#thresholds[0]
-        ? GENTLE_REMINDER
-        : detailedReminder(toolName, count, previewArguments(canonical, this.#previewChars));
+      count === this.#thresholds[0] ? GENTLE_REMINDER : detailedReminder(toolName, count, previewArguments(canonical, this.#previewChars));
     return { tool: toolName, count, text, summary: `${toolName} × ${count}` };
   }
 

@@ -112,7 +112,9 @@ function program(v: Record<string, unknown>, parent?: Program): Program {
     patternOptions: strings(v.patternOptions),
     writeOptions: strings(v.writeOptions),
     flags: new Map(
-      Object.entries(isRecord(v.flags) ? v.flags : {}).filter((e): e is [string, Effect] => typeof e[1] === 'string' && EFFECTS.has(e[1] as Effect)),
+      Object.entries(isRecord(v.flags) ? v.flags : {}).filter(
+        (e): e is [string, Effect] => typeof e[1] === 'string' && EFFECTS.has(e[1] as Effect),
+      ),
     ),
     subcommands: new Map(),
     runsRest: strings(v.runsRest),
@@ -168,7 +170,16 @@ function tableOf(): Table {
   } catch {
     brokenScript = undefined;
   }
-  table = { programs, wrappers, shellTools: strings(tools.shellTools).map(asciiLower), noise: strings(root.noise), commandRules, brokenScript, fallbackFailure: strings(root.fallbackFailure), runnerVerdicts: strings(root.runnerVerdicts) };
+  table = {
+    programs,
+    wrappers,
+    shellTools: strings(tools.shellTools).map(asciiLower),
+    noise: strings(root.noise),
+    commandRules,
+    brokenScript,
+    fallbackFailure: strings(root.fallbackFailure),
+    runnerVerdicts: strings(root.runnerVerdicts),
+  };
   return table;
 }
 
@@ -615,7 +626,9 @@ function modelLine(line: string, depth: number, model: Building): void {
   const pipefail = line.includes('pipefail');
   const errexit = pipelines.some((p) => {
     const c = p.stages[0];
-    return c !== undefined && c.words[0] === 'set' && c.words.slice(1).some((w) => w.startsWith('-') && w.includes('e') && !w.startsWith('--'));
+    return (
+      c !== undefined && c.words[0] === 'set' && c.words.slice(1).some((w) => w.startsWith('-') && w.includes('e') && !w.startsWith('--'))
+    );
   });
   const last = model.commands[model.commands.length - 1];
   const basePipeline = last === undefined ? 0 : last.pipeline + 1;
@@ -670,7 +683,12 @@ function masksAfter(pipelines: RawPipeline[], pi: number, errexit: boolean): Mas
   return [];
 }
 
-const WRAPPER_VALUES: Record<string, string[]> = { sudo: ['-u', '-g'], timeout: ['-s', '-k', '--signal'], xargs: ['-I', '-n', '-P', '-d'], nice: ['-n'] };
+const WRAPPER_VALUES: Record<string, string[]> = {
+  sudo: ['-u', '-g'],
+  timeout: ['-s', '-k', '--signal'],
+  xargs: ['-I', '-n', '-P', '-d'],
+  nice: ['-n'],
+};
 
 function command(raw: RawCommand, depth: number, model: Building): Command | undefined {
   const t = tableOf();
@@ -765,13 +783,13 @@ function classify(cmd: Command, args: string[], raw: RawCommand, depth: number, 
   }
   const ops: string[] = [];
   let patternGiven = false;
-  let valueOf: string | undefined;
+  let valueOption: string | undefined;
   let optionsDone = false;
   for (let j = i; j < args.length; j += 1) {
     const a = args[j]!;
-    if (valueOf !== undefined) {
-      if (prog.writeOptions.includes(valueOf) && isFile(a) && a !== '-') cmd.writes.push(a);
-      valueOf = undefined;
+    if (valueOption !== undefined) {
+      if (prog.writeOptions.includes(valueOption) && isFile(a) && a !== '-') cmd.writes.push(a);
+      valueOption = undefined;
       continue;
     }
     if (!optionsDone && a === '--') {
@@ -780,7 +798,7 @@ function classify(cmd: Command, args: string[], raw: RawCommand, depth: number, 
     }
     if (!optionsDone && a.startsWith('-') && a.length > 1) {
       if (prog.patternOptions.includes(a)) patternGiven = true;
-      if (prog.valueOptions.includes(a)) valueOf = a;
+      if (prog.valueOptions.includes(a)) valueOption = a;
       const e = flagEffect(prog, a);
       if (e !== undefined) cmd.effect = e;
       continue;
@@ -925,12 +943,33 @@ function isProbeCode(code: string): boolean {
 /** The effect of a non-shell tool by its name (lowercased, after an MCP prefix) and, for editors, its `command`. */
 function toolEffect(short: string, args: unknown): Effect | undefined {
   const record = isRecord(args) ? args : {};
-  const subValue = typeof record.command === 'string' ? record.command : record.command === undefined && typeof record.action === 'string' ? record.action : '';
+  const subValue =
+    typeof record.command === 'string'
+      ? record.command
+      : record.command === undefined && typeof record.action === 'string'
+        ? record.action
+        : '';
   const sub = typeof subValue === 'string' ? subValue : '';
   if (short.startsWith('browser_')) {
     const op = short.slice('browser_'.length);
     if (['navigate_back', 'go_back', 'back', 'navigate_forward', 'go_forward'].includes(op)) return 'navigate';
-    if (['snapshot', 'take_screenshot', 'screenshot', 'console_messages', 'network_requests', 'tab_list', 'get_text', 'get_html', 'read', 'get_state', 'get_content', 'get_page_state'].includes(op)) return 'read';
+    if (
+      [
+        'snapshot',
+        'take_screenshot',
+        'screenshot',
+        'console_messages',
+        'network_requests',
+        'tab_list',
+        'get_text',
+        'get_html',
+        'read',
+        'get_state',
+        'get_content',
+        'get_page_state',
+      ].includes(op)
+    )
+      return 'read';
     if (op === 'wait_for' || op === 'wait') return 'wait';
     return 'write';
   }
@@ -942,23 +981,87 @@ function toolEffect(short: string, args: unknown): Effect | undefined {
 
 const TOOL_EFFECTS = new Map<string, Effect>([
   ...[
-    'read', 'read_file', 'readfile', 'view', 'view_file', 'open_file', 'open', 'cat', 'get_file_contents', 'fs_read', 'read_text_file',
-    'read_multiple_files', 'notebookread', 'list_dir', 'list_directory', 'ls', 'list_files', 'directory_tree',
+    'read',
+    'read_file',
+    'readfile',
+    'view',
+    'view_file',
+    'open_file',
+    'open',
+    'cat',
+    'get_file_contents',
+    'fs_read',
+    'read_text_file',
+    'read_multiple_files',
+    'notebookread',
+    'list_dir',
+    'list_directory',
+    'ls',
+    'list_files',
+    'directory_tree',
   ].map((k): [string, Effect] => [k, 'read']),
   ...[
-    'edit', 'multiedit', 'write', 'write_file', 'create', 'create_file', 'str_replace', 'edit_file', 'replace', 'insert', 'apply_patch',
-    'applypatch', 'notebookedit', 'delete_file', 'move_file', 'rename_file', 'append_file', 'search_replace', 'replace_in_file',
-    'write_to_file', 'undo_edit', 'edit_notebook', 'killbash', 'killshell', 'kill_shell', 'kill',
+    'edit',
+    'multiedit',
+    'write',
+    'write_file',
+    'create',
+    'create_file',
+    'str_replace',
+    'edit_file',
+    'replace',
+    'insert',
+    'apply_patch',
+    'applypatch',
+    'notebookedit',
+    'delete_file',
+    'move_file',
+    'rename_file',
+    'append_file',
+    'search_replace',
+    'replace_in_file',
+    'write_to_file',
+    'undo_edit',
+    'edit_notebook',
+    'killbash',
+    'killshell',
+    'kill_shell',
+    'kill',
   ].map((k): [string, Effect] => [k, 'write']),
   ...[
-    'bashoutput', 'job_output', 'tail_output', 'read_output', 'check_output', 'get_output', 'taskoutput', 'task_output', 'await', 'wait',
-    'sleep', 'write_stdin', 'process_output',
+    'bashoutput',
+    'job_output',
+    'tail_output',
+    'read_output',
+    'check_output',
+    'get_output',
+    'taskoutput',
+    'task_output',
+    'await',
+    'wait',
+    'sleep',
+    'write_stdin',
+    'process_output',
   ].map((k): [string, Effect] => [k, 'wait']),
   ...[
-    'grep', 'glob', 'search', 'find', 'search_files', 'file_search', 'codebase_search', 'grep_search', 'find_files', 'search_code',
-    'find_file', 'search_file', 'search_dir',
+    'grep',
+    'glob',
+    'search',
+    'find',
+    'search_files',
+    'file_search',
+    'codebase_search',
+    'grep_search',
+    'find_files',
+    'search_code',
+    'find_file',
+    'search_file',
+    'search_dir',
   ].map((k): [string, Effect] => [k, 'search']),
-  ...['webfetch', 'websearch', 'web_fetch', 'web_search', 'fetch', 'http_request', 'fetch_url'].map((k): [string, Effect] => [k, 'network']),
+  ...['webfetch', 'websearch', 'web_fetch', 'web_search', 'fetch', 'http_request', 'fetch_url'].map((k): [string, Effect] => [
+    k,
+    'network',
+  ]),
 ]);
 
 // ---------------------------------------------------------------- mod.rs
@@ -1001,7 +1104,18 @@ function argvCommand(argv: unknown[]): string | undefined {
   return words.map((w) => (w === '' || NEEDS_QUOTES.test(w) ? `'${w.replaceAll("'", String.raw`'\''`)}'` : w)).join(' ');
 }
 
-const PATH_KEYS = ['path', 'file_path', 'filePath', 'file', 'filename', 'target_file', 'notebook_path', 'absolute_path', 'relative_path', 'uri'];
+const PATH_KEYS = [
+  'path',
+  'file_path',
+  'filePath',
+  'file',
+  'filename',
+  'target_file',
+  'notebook_path',
+  'absolute_path',
+  'relative_path',
+  'uri',
+];
 
 /** Paths an `apply_patch` text touches (`*** Update File: p`, `+++ b/p`). */
 function patchPaths(text: string): string[] {
@@ -1010,7 +1124,9 @@ function patchPaths(text: string): string[] {
   if (lines[lines.length - 1] === '') lines.pop();
   for (const raw of lines.slice(0, 10_000)) {
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    const pre = ['*** Update File: ', '*** Add File: ', '*** Delete File: ', '*** Move to: ', '+++ b/', '+++ '].find((p) => line.startsWith(p));
+    const pre = ['*** Update File: ', '*** Add File: ', '*** Delete File: ', '*** Move to: ', '+++ b/', '+++ '].find((p) =>
+      line.startsWith(p),
+    );
     if (pre === undefined) continue;
     const p = trimLikeRust(line.slice(pre.length));
     if (p !== '' && p !== '/dev/null' && !out.includes(p)) out.push(p);
@@ -1043,7 +1159,8 @@ function toolModel(name: string, argumentsJson: string): CallModel {
   } else if (effect === 'write') {
     if (path !== undefined) cmd.writes.push(path);
     if (short === 'apply_patch' || short === 'applypatch') {
-      const patch = ['input', 'patch', 'diff', 'content'].map(text).find((v) => v !== undefined) ?? (typeof args === 'string' ? args : argumentsJson);
+      const patch =
+        ['input', 'patch', 'diff', 'content'].map(text).find((v) => v !== undefined) ?? (typeof args === 'string' ? args : argumentsJson);
       for (const p of patchPaths(patch)) if (!cmd.writes.includes(p)) cmd.writes.push(p);
     }
     for (const key of ['destination', 'new_path', 'target']) {
@@ -1075,7 +1192,10 @@ function finish(model: Building, isShell: boolean): CallModel {
     writes,
     masks,
     probe: model.probe,
-    displaysOnly: model.commands.length > 0 && model.commands.every((c) => looks(c.effect) || c.effect === 'other' || (c.quiet && c.effect === 'wait')) && model.commands.some((c) => looks(c.effect)),
+    displaysOnly:
+      model.commands.length > 0 &&
+      model.commands.every((c) => looks(c.effect) || c.effect === 'other' || (c.quiet && c.effect === 'wait')) &&
+      model.commands.some((c) => looks(c.effect)),
   };
 }
 

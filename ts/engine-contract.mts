@@ -17,7 +17,9 @@ export type NativeEngineIsGuardEngineLike = Assert<Native.GuardEngine extends Gu
 export type EntryEngineIsGuardEngineLike = Assert<Entry.GuardEngine extends GuardEngineLike ? true : false>;
 export type ReferenceEngineIsGuardEngineLike = Assert<Reference.GuardEngine extends GuardEngineLike ? true : false>;
 // What the entry's types let a caller pass, the fallback accepts.
-export type FallbackTakesTheConfig = Assert<ConstructorParameters<typeof Entry.GuardEngine> extends ConstructorParameters<typeof Reference.GuardEngine> ? true : false>;
+export type FallbackTakesTheConfig = Assert<
+  ConstructorParameters<typeof Entry.GuardEngine> extends ConstructorParameters<typeof Reference.GuardEngine> ? true : false
+>;
 export type SameCallHandle = Assert<Same<Native.GuardEngine['callHandle'], Reference.GuardEngine['callHandle']>>;
 
 // The shapes that cross the API are one shape on every side.
@@ -34,4 +36,9 @@ export type EntryCallIsAccepted = Assert<Entry.ToolExecution extends Native.Tool
 export type SameCanonicalize = Assert<Same<typeof Native.canonicalize, typeof Reference.canonicalize>>;
 export type SameObserveCall = Assert<Same<typeof Native.observeCall, typeof Reference.observeCall>>;
 export type SameObserveCallValue = Assert<Same<typeof Native.observeCallValue, typeof Reference.observeCallValue>>;
-export type EntryFunctions = Assert<Same<Pick<typeof Entry, 'canonicalize' | 'observeCall' | 'observeCallValue'>, Pick<typeof Native, 'canonicalize' | 'observeCall' | 'observeCallValue'>>>;
+export type EntryFunctions = Assert<
+  Same<
+    Pick<typeof Entry, 'canonicalize' | 'observeCall' | 'observeCallValue'>,
+    Pick<typeof Native, 'canonicalize' | 'observeCall' | 'observeCallValue'>
+  >
+>;

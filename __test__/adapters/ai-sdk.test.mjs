@@ -40,23 +40,40 @@ function scripted(steps) {
 }
 
 /** The tool-result outputs of the last tool message of a prompt, as the model receives them. */
-const lastToolOutputs = (prompt) => prompt.filter((m) => m.role === 'tool').at(-1).content.map((p) => p.output);
+const lastToolOutputs = (prompt) =>
+  prompt
+    .filter((m) => m.role === 'tool')
+    .at(-1)
+    .content.map((p) => p.output);
 
 const shellTool = (run) =>
-  tool({ description: 'run a shell command', inputSchema: z.object({ command: z.string() }), execute: async ({ command }) => run(command) });
+  tool({
+    description: 'run a shell command',
+    inputSchema: z.object({ command: z.string() }),
+    execute: async ({ command }) => run(command),
+  });
 
 describe('toolguard/ai-sdk with the real AI SDK', { skip }, () => {
   it('appends the loop alarm to what the model reads of the third identical call with the same output; the app sees the raw output', async () => {
     const tools = guardTools({ bash: shellTool(() => 'hi\n') });
-    const { model, prompts } = scripted([call('bash', { command: 'echo hi' }), call('bash', { command: 'echo hi' }), call('bash', { command: 'echo hi' })]);
+    const { model, prompts } = scripted([
+      call('bash', { command: 'echo hi' }),
+      call('bash', { command: 'echo hi' }),
+      call('bash', { command: 'echo hi' }),
+    ]);
     const result = await generateText({ model, tools, prompt: 'go', stopWhen: stepCountIs(5) });
     const engine = new GuardEngine({ loops: {} });
-    const texts = [1, 2, 3].map(() => engine.observe({ agentId: 'a', name: 'bash', arguments: { command: 'echo hi' } }, { text: 'hi\n' })?.loop?.text);
+    const texts = [1, 2, 3].map(
+      () => engine.observe({ agentId: 'a', name: 'bash', arguments: { command: 'echo hi' } }, { text: 'hi\n' })?.loop?.text,
+    );
     assert.match(texts[2], /^\[toolguard\] Loop detected: bash was called 3 times in a row/);
     assert.deepEqual(lastToolOutputs(prompts[1]), [{ type: 'text', value: 'hi\n' }]);
     assert.deepEqual(lastToolOutputs(prompts[2]), [{ type: 'text', value: 'hi\n' }]);
     assert.deepEqual(lastToolOutputs(prompts[3]), [{ type: 'text', value: `hi\n\n\n${texts[2]}` }]);
-    assert.deepEqual(result.steps.flatMap((s) => s.toolResults.map((r) => r.output)), ['hi\n', 'hi\n', 'hi\n']);
+    assert.deepEqual(
+      result.steps.flatMap((s) => s.toolResults.map((r) => r.output)),
+      ['hi\n', 'hi\n', 'hi\n'],
+    );
   });
 
   it('an error rule makes the call a tool error carrying the failure header and the original output', async () => {
@@ -87,7 +104,7 @@ describe('toolguard/ai-sdk with the real AI SDK', { skip }, () => {
     assert.equal(lastToolOutputs(second.prompts[1])[0].type, 'json');
   });
 
-  it('exact mode with a real shell tool: a stage that failed behind | tail is an error with its status; the command\'s output and exit status are unchanged', async () => {
+  it("exact mode with a real shell tool: a stage that failed behind | tail is an error with its status; the command's output and exit status are unchanged", async () => {
     const { spawnSync } = await import('node:child_process');
     const { readdirSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
@@ -112,7 +129,10 @@ describe('toolguard/ai-sdk with the real AI SDK', { skip }, () => {
     assert.ok(on.ran[0].command.startsWith(`${failing}\n__tg_ps=`), 'the tool ran the rewritten command');
     assert.equal(off.ran[0].command, failing, 'without exact mode the command is not rewritten');
     // The command's own output and exit status are unchanged.
-    assert.deepEqual(on.ran.map((r) => r.result), off.ran.map((r) => r.result));
+    assert.deepEqual(
+      on.ran.map((r) => r.result),
+      off.ran.map((r) => r.result),
+    );
     assert.deepEqual(on.ran[0].result, { stdout: 'boom\n', stderr: '', exitCode: 0 });
     // The model: the failed stage with its real status (exact), the plain output (without).
     assert.equal(on.seen[0].type, 'error-text');
@@ -138,13 +158,21 @@ describe('toolguard/ai-sdk with the real AI SDK', { skip }, () => {
 
   it('a throwing tool still advances the chain; the reminder joins its error; other tools pass through', async () => {
     const tools = guardTools({
-      flaky: tool({ inputSchema: z.object({}), execute: async () => { throw new Error('ECONNRESET'); } }),
+      flaky: tool({
+        inputSchema: z.object({}),
+        execute: async () => {
+          throw new Error('ECONNRESET');
+        },
+      }),
       noExec: tool({ inputSchema: z.object({}) }),
     });
     assert.equal(tools.noExec.execute, undefined);
     const { model, prompts } = scripted([call('flaky', {}), call('flaky', {}), call('flaky', {})]);
     await generateText({ model, tools, prompt: 'go', stopWhen: stepCountIs(5) });
     assert.deepEqual(lastToolOutputs(prompts[2]), [{ type: 'error-text', value: 'Error: ECONNRESET' }]);
-    assert.match(lastToolOutputs(prompts[3])[0].value, /^Error: ECONNRESET\n\n\[toolguard\] Loop detected: flaky was called 3 times in a row/);
+    assert.match(
+      lastToolOutputs(prompts[3])[0].value,
+      /^Error: ECONNRESET\n\n\[toolguard\] Loop detected: flaky was called 3 times in a row/,
+    );
   });
 });

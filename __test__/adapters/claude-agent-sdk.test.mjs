@@ -47,7 +47,9 @@ describe('toolguard/claude-agent-sdk in a real Agent SDK session', () => {
 
   it('the reminder reaches the model with the 3rd identical call', () => {
     const engine = new GuardEngine();
-    const reminder = [1, 2, 3].map(() => engine.observe({ agentId: 'a', name: 'Bash', arguments: { command: 'echo hi', description: 'step' } })?.reminder)[2];
+    const reminder = [1, 2, 3].map(
+      () => engine.observe({ agentId: 'a', name: 'Bash', arguments: { command: 'echo hi', description: 'step' } })?.reminder,
+    )[2];
     const [first, second, third] = session.results;
     assert.ok(!first.text.includes(reminder.text) && !second.text.includes(reminder.text));
     assert.ok(third.text.includes(reminder.text), third.text);
@@ -61,7 +63,9 @@ describe('toolguard/claude-agent-sdk in a real Agent SDK session', () => {
 
   it('failing calls (non-zero exit) still count: the 3rd identical one draws the reminder', () => {
     const engine = new GuardEngine();
-    const reminder = [1, 2, 3].map(() => engine.observe({ agentId: 'a', name: 'Bash', arguments: { command: 'echo no; exit 3', description: 'step' } })?.reminder)[2];
+    const reminder = [1, 2, 3].map(
+      () => engine.observe({ agentId: 'a', name: 'Bash', arguments: { command: 'echo no; exit 3', description: 'step' } })?.reminder,
+    )[2];
     const [a, b, c] = session.results.slice(4, 7);
     assert.ok(a.isError && b.isError && c.isError, 'Claude Code reports the non-zero exits as errors');
     assert.ok(!b.text.includes(reminder.text));
@@ -79,7 +83,15 @@ describe('toolguard/claude-agent-sdk in a real Agent SDK session', () => {
 
 describe('toolguard/claude-agent-sdk callbacks', () => {
   const base = { session_id: 's1', transcript_path: '/dev/null', cwd: '/' };
-  const post = (tool_name, tool_response, extra = {}) => ({ ...base, hook_event_name: 'PostToolUse', tool_name, tool_input: { command: 'x' }, tool_response, tool_use_id: 't', ...extra });
+  const post = (tool_name, tool_response, extra = {}) => ({
+    ...base,
+    hook_event_name: 'PostToolUse',
+    tool_name,
+    tool_input: { command: 'x' },
+    tool_response,
+    tool_use_id: 't',
+    ...extra,
+  });
   const signal = { signal: new AbortController().signal };
 
   it('the loop detectors are on by default: the 3rd identical call with the same output draws their alarm', async () => {
@@ -111,7 +123,9 @@ describe('toolguard/claude-agent-sdk callbacks', () => {
       await hooks.PostToolUse[0].hooks[0](event, 't', signal);
     }
     assert.ok(refusal, 'the engine refuses a call of the loop');
-    assert.deepEqual(answer, { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: refusal.reason } });
+    assert.deepEqual(answer, {
+      hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: refusal.reason },
+    });
     // Without loops.deny nothing is refused.
     const open = toolguardHooks();
     for (let i = 0; i < 5; i++) {
@@ -129,7 +143,11 @@ describe('toolguard/claude-agent-sdk callbacks', () => {
     const third = await call(post('Bash', { stdout: 'ok', stderr: '' }, { agent_id: 'sub' }));
     assert.match(third.hookSpecificOutput.additionalContext, /You are repeating/);
     assert.equal(chainOf({ session_id: 's1', agent_id: 'sub' }), 's1\0sub');
-    await hooks.SubagentStop[0].hooks[0]({ ...base, hook_event_name: 'SubagentStop', agent_id: 'sub', agent_type: 'x', agent_transcript_path: '', stop_hook_active: false }, undefined, signal);
+    await hooks.SubagentStop[0].hooks[0](
+      { ...base, hook_event_name: 'SubagentStop', agent_id: 'sub', agent_type: 'x', agent_transcript_path: '', stop_hook_active: false },
+      undefined,
+      signal,
+    );
     assert.deepEqual(await call(post('Bash', { stdout: 'ok', stderr: '' }, { agent_id: 'sub' })), {}, 'the subagent chain started over');
     assert.deepEqual(await call(post('Bash', { stdout: 'ok', stderr: '' })), {}, 'the session chain is at 2');
   });
@@ -153,7 +171,12 @@ describe('toolguard/claude-agent-sdk callbacks', () => {
     } finally {
       process.off('warning', onWarning);
     }
-    assert.ok(warnings.some((w) => w.name === 'ToolguardWarning' && /toolguard\/claude-agent-sdk: guard engine failed.*TOOLGUARD_TEST_PANIC/.test(w.message)), warnings.map(String).join('\n'));
+    assert.ok(
+      warnings.some(
+        (w) => w.name === 'ToolguardWarning' && /toolguard\/claude-agent-sdk: guard engine failed.*TOOLGUARD_TEST_PANIC/.test(w.message),
+      ),
+      warnings.map(String).join('\n'),
+    );
     for (let i = 0; i < 2; i++) await hooks.PostToolUse[0].hooks[0](post('Bash', 'same'), 't', signal);
     const third = await hooks.PostToolUse[0].hooks[0](post('Bash', 'same'), 't', signal);
     assert.match(third.hookSpecificOutput.additionalContext, /You are repeating/);

@@ -68,10 +68,7 @@ function expected(events, config = {}) {
       return null;
     }
     const text = shellText(e.tool_response);
-    const verdict = engine.observe(
-      { agentId: 'a', name: e.tool_name, arguments: e.tool_input },
-      { text, value: e.tool_response },
-    );
+    const verdict = engine.observe({ agentId: 'a', name: e.tool_name, arguments: e.tool_input }, { text, value: e.tool_response });
     return hookOutputFor(verdict, text, hostOf(e));
   });
 }
@@ -89,8 +86,14 @@ async function runAll(events, opts) {
 
 describe('toolguard hook (child process)', () => {
   it('replays the hook events a real Claude Code 2.1.332 session sent (recorded by e2e/claude-code.mjs)', async () => {
-    const events = readFileSync(join(root, '__test__/adapters/fixtures/claude-code-2.1.332.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    assert.deepEqual(events.map((e) => e.hook_event_name), ['UserPromptSubmit', 'PostToolUse', 'PostToolUse', 'PostToolUse', 'PostToolUse', 'SessionEnd']);
+    const events = readFileSync(join(root, '__test__/adapters/fixtures/claude-code-2.1.332.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      events.map((e) => e.hook_event_name),
+      ['UserPromptSubmit', 'PostToolUse', 'PostToolUse', 'PostToolUse', 'PostToolUse', 'SessionEnd'],
+    );
     const dir = freshDir();
     const outs = await runAll(events, { env: { TOOLGUARD_STATE_DIR: dir } });
     assert.deepEqual(outs.slice(0, 5), expected(events.slice(0, 5)));
@@ -103,9 +106,18 @@ describe('toolguard hook (child process)', () => {
   it('replays the hook events a real Codex 0.171.0 session sent: exit code from the transcript, full text for a block', async () => {
     const fixtures = join(root, '__test__/adapters/fixtures');
     const transcript = join(fixtures, 'codex-0.171.0.transcript.jsonl');
-    const events = readFileSync(join(fixtures, 'codex-0.171.0.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l.replace('{{transcript}}', transcript)));
-    assert.deepEqual(events.map((e) => e.hook_event_name), ['UserPromptSubmit', 'PostToolUse', 'PostToolUse', 'PostToolUse', 'PostToolUse', 'PostToolUse']);
-    assert.ok(events.every((e) => typeof e.turn_id === 'string'), 'Codex sends turn_id');
+    const events = readFileSync(join(fixtures, 'codex-0.171.0.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l.replace('{{transcript}}', transcript)));
+    assert.deepEqual(
+      events.map((e) => e.hook_event_name),
+      ['UserPromptSubmit', 'PostToolUse', 'PostToolUse', 'PostToolUse', 'PostToolUse', 'PostToolUse'],
+    );
+    assert.ok(
+      events.every((e) => typeof e.turn_id === 'string'),
+      'Codex sends turn_id',
+    );
     const outs = await runAll(events, { env: { TOOLGUARD_STATE_DIR: freshDir() } });
     assert.deepEqual(outs.map((o) => (o ? (o.decision ?? 'context') : '.')).join(' '), '. . . context block .');
     // Codex replaces a blocked output with the reason: the reason keeps the output.
@@ -118,7 +130,9 @@ describe('toolguard hook (child process)', () => {
     assert.equal(outs[5], null);
     // Without the transcript the hook cannot know the exit code: the output still
     // shows a failure, but the reason must not claim the command exited 0.
-    const [blind] = await runAll([{ ...events[5], transcript_path: join(fixtures, 'missing.jsonl'), session_id: 'codex-blind' }], { env: { TOOLGUARD_STATE_DIR: freshDir() } });
+    const [blind] = await runAll([{ ...events[5], transcript_path: join(fixtures, 'missing.jsonl'), session_id: 'codex-blind' }], {
+      env: { TOOLGUARD_STATE_DIR: freshDir() },
+    });
     assert.equal(blind.decision, 'block');
     assert.doesNotMatch(blind.reason, /exited 0/);
     assert.match(blind.reason, /^\[loud-failure\] Bash output shows a failure \(its exit code is unknown\):\n- /);
@@ -130,11 +144,11 @@ describe('toolguard hook (child process)', () => {
     const env = { TOOLGUARD_STATE_DIR: freshDir() };
     const outs = await runAll(events, { env, args: dshArgs });
     assert.deepEqual(outs, expected(events, DSH_EXACT));
-    assert.deepEqual(
-      outs.map((o) => (o ? 'x' : '.')).join(''),
-      '..x.x..x.',
+    assert.deepEqual(outs.map((o) => (o ? 'x' : '.')).join(''), '..x.x..x.');
+    assert.match(
+      outs[4].hookSpecificOutput.additionalContext,
+      /^Repeated tool call detected:\n- tool: Bash\n- consecutive_calls: 5\n- arguments: \{"command":"npm test","description":"run it"\}/,
     );
-    assert.match(outs[4].hookSpecificOutput.additionalContext, /^Repeated tool call detected:\n- tool: Bash\n- consecutive_calls: 5\n- arguments: \{"command":"npm test","description":"run it"\}/);
     assert.equal(outs[2].hookSpecificOutput.hookEventName, 'PostToolUse');
     assert.equal(outs[2].decision, undefined);
   });
@@ -161,13 +175,22 @@ describe('toolguard hook (child process)', () => {
     const third = await runAll([call], { env });
     assert.equal(third[0].hookSpecificOutput.additionalContext, expected([call, call, call])[2].hookSpecificOutput.additionalContext);
     // The subagent chain was not reset and is at 1: two more calls reach 3.
-    const sub = await runAll([{ ...call, agent_id: 'sub-1' }, { ...call, agent_id: 'sub-1' }], { env });
+    const sub = await runAll(
+      [
+        { ...call, agent_id: 'sub-1' },
+        { ...call, agent_id: 'sub-1' },
+      ],
+      { env },
+    );
     assert.equal(sub[0], null);
     assert.ok(sub[1]?.hookSpecificOutput, 'subagent chain reached its 3rd call');
   });
 
   it('an error rule blocks with the failure header and the original output; Bash is a shell tool', async () => {
-    assert.ok(HOOK_SHELL_TOOLS.some((tool) => tool.toLowerCase() === 'bash'), 'shell tools are compared without case');
+    assert.ok(
+      HOOK_SHELL_TOOLS.some((tool) => tool.toLowerCase() === 'bash'),
+      'shell tools are compared without case',
+    );
     const out = 'Running tests\nTraceback (most recent call last):\n  File "t.py", line 3, in <module>\n    main()\nKeyError: \'x\'\n';
     const events = [bash('s-err', 'python t.py | tail -n 20', out)];
     const [got] = await runAll(events, { env: { TOOLGUARD_STATE_DIR: freshDir() } });
@@ -199,7 +222,11 @@ describe('toolguard hook (child process)', () => {
   it('stderr is scanned in the DSH shell format; a non-zero exit code silences success-only rules', async () => {
     const withStderr = bash('s-stderr', 'build.sh', 'done\n');
     withStderr.tool_response.stderr = 'build.sh: line 3: pdflatex: command not found\n';
-    const failed = { ...withStderr, tool_input: { command: 'build.sh --again' }, tool_response: { ...withStderr.tool_response, exit_code: 1 } };
+    const failed = {
+      ...withStderr,
+      tool_input: { command: 'build.sh --again' },
+      tool_response: { ...withStderr.tool_response, exit_code: 1 },
+    };
     const events = [withStderr, failed];
     const outs = await runAll(events, { env: { TOOLGUARD_STATE_DIR: freshDir() } });
     assert.deepEqual(outs, expected(events));
@@ -227,7 +254,8 @@ describe('toolguard hook (child process)', () => {
     // No transcript: the exit code is unknown, so the header does not claim 0 (the rest is the engine's text).
     const want = expected(events, config);
     const header = '[loud-failure] exec_command exited 0 but its output shows it failed:';
-    for (const o of want) o.reason = o.reason.replace(header, '[loud-failure] exec_command output shows a failure (its exit code is unknown):');
+    for (const o of want)
+      o.reason = o.reason.replace(header, '[loud-failure] exec_command output shows a failure (its exit code is unknown):');
     assert.deepEqual(outs, want);
     assert.ok(outs[1].hookSpecificOutput.additionalContext.startsWith('You are repeating'), 'threshold 2 from the config');
   });
@@ -236,7 +264,12 @@ describe('toolguard hook (child process)', () => {
     const cfgFile = join(scratch, 'include.json');
     const config = { repeat: { include: ['Bash'] } };
     writeFileSync(cfgFile, JSON.stringify(config));
-    const read = { ...bash('s-inc', 'x'), tool_name: 'Read', tool_input: { file_path: '/a' }, tool_response: { type: 'text', file: { content: 'a' } } };
+    const read = {
+      ...bash('s-inc', 'x'),
+      tool_name: 'Read',
+      tool_input: { file_path: '/a' },
+      tool_response: { type: 'text', file: { content: 'a' } },
+    };
     const call = bash('s-inc', 'make');
     const events = [call, read, call, read, call];
     const outs = await runAll(events, { env: { TOOLGUARD_STATE_DIR: freshDir() }, args: [`--config=${cfgFile}`] });
@@ -250,12 +283,17 @@ describe('toolguard hook (child process)', () => {
     // Claude Code rewrites the Bash description on every call: compared without it.
     // The timing differs from the second call on (a first occurrence compares raw).
     const events = ['Run the tests', 'Re-run the tests', 'Check again', 'One more time'].map((d, i) =>
-      bash('s-loops', 'rg legacy_mean', out.replace('0.31', `0.3${Math.max(i, 1)}`), { tool_input: { command: 'rg legacy_mean', description: d } }),
+      bash('s-loops', 'rg legacy_mean', out.replace('0.31', `0.3${Math.max(i, 1)}`), {
+        tool_input: { command: 'rg legacy_mean', description: d },
+      }),
     );
     const outs = await runAll(events, { env });
     assert.deepEqual(outs, expected(events));
     assert.deepEqual(outs.map((o) => (o ? 'x' : '.')).join(''), '..xx');
-    assert.match(outs[2].hookSpecificOutput.additionalContext, /^\[toolguard\] Loop detected: Bash was called 3 times in a row .*\(calls #1, #2, #3\)/);
+    assert.match(
+      outs[2].hookSpecificOutput.additionalContext,
+      /^\[toolguard\] Loop detected: Bash was called 3 times in a row .*\(calls #1, #2, #3\)/,
+    );
     assert.match(outs[3].hookSpecificOutput.additionalContext, /4 times in a row/);
     // Polling with a changing result: no alarm.
     const polls = Array.from({ length: 6 }, (_, i) => bash('s-poll', 'kubectl get pods', `web-1  ${i}/3 Ready`));
@@ -291,7 +329,10 @@ describe('toolguard hook (child process)', () => {
     const [denied] = await runAll([pre], { env, args });
     assert.equal(denied.hookSpecificOutput.hookEventName, 'PreToolUse');
     assert.equal(denied.hookSpecificOutput.permissionDecision, 'deny');
-    assert.match(denied.hookSpecificOutput.permissionDecisionReason, /^\[toolguard\] Call refused: it would continue a repeat loop \(since call #1\) that has already had 2 reminders/);
+    assert.match(
+      denied.hookSpecificOutput.permissionDecisionReason,
+      /^\[toolguard\] Call refused: it would continue a repeat loop \(since call #1\) that has already had 2 reminders/,
+    );
     const [again] = await runAll([pre], { env, args });
     assert.equal(again.hookSpecificOutput.permissionDecision, 'deny');
     // Another call is allowed; without loops.deny nothing is ever refused.
@@ -307,7 +348,10 @@ describe('toolguard hook (child process)', () => {
       return r.json;
     });
     const texts = outs.filter(Boolean).map((o) => o.hookSpecificOutput.additionalContext);
-    const want = expected(Array.from({ length: 8 }, () => call), DSH_EXACT);
+    const want = expected(
+      Array.from({ length: 8 }, () => call),
+      DSH_EXACT,
+    );
     // Runs 3 and 5 each produced their reminder exactly once, in some process.
     assert.deepEqual(texts.sort(), [want[2], want[4]].map((o) => o.hookSpecificOutput.additionalContext).sort());
     const [eighth] = await runAll([call], { env, args: dshArgs });
@@ -352,7 +396,7 @@ describe('toolguard hook (child process)', () => {
     assert.equal(readdirSync(dir).filter((f) => f.endsWith('.json')).length, 0);
   });
 
-  it('SessionEnd also deletes the state of the session\'s subagents (long ids too), not other sessions\'', async () => {
+  it("SessionEnd also deletes the state of the session's subagents (long ids too), not other sessions'", async () => {
     const dir = freshDir();
     const env = { TOOLGUARD_STATE_DIR: dir };
     const long = 'a'.repeat(150);
@@ -366,7 +410,10 @@ describe('toolguard hook (child process)', () => {
       ],
       { env },
     );
-    const states = () => readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+    const states = () =>
+      readdirSync(dir)
+        .filter((f) => f.endsWith('.json'))
+        .sort();
     assert.equal(states().length, 5);
     await runAll([{ session_id: 's-tree', hook_event_name: 'SessionEnd', reason: 'exit' }], { env });
     assert.deepEqual(states(), [stateFileName('s-tree-2'), stateFileName('s-tree-2\0sub-1')].sort());
@@ -387,7 +434,9 @@ describe('toolguard hook (child process)', () => {
     assert.match(r.stderr, /bad\.yaml:3: toolguard: unknown key config\.repeat\.treshold/);
   });
 
-  it('never hangs: a state directory that cannot be created (/proc) fails open at once', { skip: process.platform !== 'linux' && 'needs /proc' }, async () => {
+  it('never hangs: a state directory that cannot be created (/proc) fails open at once', {
+    skip: process.platform !== 'linux' && 'needs /proc',
+  }, async () => {
     const started = Date.now();
     const r = await hook(bash('s-proc', 'x'), { env: { TOOLGUARD_STATE_DIR: '/proc/toolguard-test/state' } });
     assert.equal(r.code, 1);
@@ -398,7 +447,10 @@ describe('toolguard hook (child process)', () => {
   it('never hangs: stdin left open past TOOLGUARD_HOOK_TIMEOUT_MS fails open', async () => {
     const started = Date.now();
     const r = await new Promise((resolve) => {
-      const child = spawn(process.execPath, [bin, 'hook'], { env: { ...process.env, TOOLGUARD_STATE_DIR: freshDir(), TOOLGUARD_HOOK_TIMEOUT_MS: '300' }, stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [bin, 'hook'], {
+        env: { ...process.env, TOOLGUARD_STATE_DIR: freshDir(), TOOLGUARD_HOOK_TIMEOUT_MS: '300' },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
       let stderr = '';
       child.stderr.on('data', (d) => (stderr += d));
       child.stdin.write('{"session_id":'); // and never closed
@@ -409,7 +461,9 @@ describe('toolguard hook (child process)', () => {
     assert.ok(Date.now() - started < 10_000);
   });
 
-  it('a state directory of another user: the error says what to do, and does not say "set" a variable that is set', { skip: process.getuid?.() !== 0 && 'needs root to chown' }, async () => {
+  it('a state directory of another user: the error says what to do, and does not say "set" a variable that is set', {
+    skip: process.getuid?.() !== 0 && 'needs root to chown',
+  }, async () => {
     const dir = freshDir();
     mkdirSync(dir);
     chownSync(dir, 4242, 4242);
@@ -439,7 +493,10 @@ describe('toolguard hook (child process)', () => {
     }
     out.end();
     const lines = (await out.toArray()).join('').trim().split('\n');
-    assert.deepEqual(lines.map((l) => JSON.parse(l)), [expected([call, call, call])[2]]);
+    assert.deepEqual(
+      lines.map((l) => JSON.parse(l)),
+      [expected([call, call, call])[2]],
+    );
     assert.equal(await runHook(['--bogus'], Readable.from(['{}']), out, err, env), 1);
     err.end();
     assert.match((await err.toArray()).join(''), /unknown option --bogus/);

@@ -13,7 +13,11 @@ import { toolguardMiddleware } from 'toolguard/langchain';
 let ids = 0;
 const calls = (name, args, n) => Array.from({ length: n }, () => [{ name, args, id: `c${++ids}` }]);
 const bashTool = (run) =>
-  tool(async ({ command }) => run(command), { name: 'bash', description: 'run a shell command', schema: z.object({ command: z.string() }) });
+  tool(async ({ command }) => run(command), {
+    name: 'bash',
+    description: 'run a shell command',
+    schema: z.object({ command: z.string() }),
+  });
 
 function agentWith(toolCalls, tools, options) {
   return createAgent({
@@ -31,11 +35,17 @@ describe('toolguard/langchain in a real createAgent loop', () => {
     const agent = agentWith([...calls('bash', { command: 'ls' }, 3), []], [bashTool(() => 'a.txt')]);
     const state = await agent.invoke({ messages: [new HumanMessage('go')] }, { configurable: { thread_id: 't1' } });
     const engine = new GuardEngine({ loops: {} });
-    const reminders = [1, 2, 3].map(() => engine.observe({ agentId: 'x', name: 'bash', arguments: { command: 'ls' } }, { text: 'a.txt' })?.loop?.text);
+    const reminders = [1, 2, 3].map(
+      () => engine.observe({ agentId: 'x', name: 'bash', arguments: { command: 'ls' } }, { text: 'a.txt' })?.loop?.text,
+    );
     assert.match(reminders[2], /^\[toolguard\] Loop detected: bash was called 3 times in a row/);
     assert.deepEqual(
       toolMessages(state).map((m) => [m.content, m.status]),
-      [['a.txt', 'success'], ['a.txt', 'success'], [`a.txt\n\n${reminders[2]}`, 'success']],
+      [
+        ['a.txt', 'success'],
+        ['a.txt', 'success'],
+        [`a.txt\n\n${reminders[2]}`, 'success'],
+      ],
     );
   });
 
@@ -92,13 +102,20 @@ describe('toolguard/langchain in a real createAgent loop', () => {
 
   it('a tool that throws: the call still advances the detectors and a due loop alarm joins the rethrown error', async () => {
     const { wrapToolCall } = toolguardMiddleware();
-    const request = { toolCall: { name: 'bash', args: { command: 'pytest' }, id: 'c' }, runtime: { configurable: { thread_id: 't-throw' } }, state: { messages: [] } };
+    const request = {
+      toolCall: { name: 'bash', args: { command: 'pytest' }, id: 'c' },
+      runtime: { configurable: { thread_id: 't-throw' } },
+      state: { messages: [] },
+    };
     const failing = async () => {
       throw new TypeError('pytest: 1 failed');
     };
     const thrown = [];
     for (let i = 0; i < 3; i++) thrown.push(await wrapToolCall(request, failing).catch((e) => e));
-    assert.deepEqual(thrown.slice(0, 2).map((e) => e.message), ['pytest: 1 failed', 'pytest: 1 failed']);
+    assert.deepEqual(
+      thrown.slice(0, 2).map((e) => e.message),
+      ['pytest: 1 failed', 'pytest: 1 failed'],
+    );
     assert.equal(thrown[2].name, 'TypeError');
     assert.match(thrown[2].message, /^pytest: 1 failed\n\n\[toolguard\] Loop detected: bash was called 3 times in a row/);
     assert.equal(thrown[2].cause.message, 'pytest: 1 failed');

@@ -7,7 +7,18 @@
 // stdout, stderr, exit codes and state files. What the hook decides is
 // tested in hooks.test.mjs and in the library's own tests.
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -126,11 +137,17 @@ describe('native hook executable', () => {
   });
 
   it('replays the recorded Claude Code and Codex sessions the same in both shells', async () => {
-    const claude = readFileSync(join(fixtures, 'claude-code-2.1.332.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const claude = readFileSync(join(fixtures, 'claude-code-2.1.332.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const outs = await assertParity(claude);
-    assert.equal(outs.map((o) => (o.stdout ? JSON.parse(o.stdout).decision ?? 'context' : '.')).join(' '), '. . . context block .');
+    assert.equal(outs.map((o) => (o.stdout ? (JSON.parse(o.stdout).decision ?? 'context') : '.')).join(' '), '. . . context block .');
     const transcript = join(fixtures, 'codex-0.171.0.transcript.jsonl');
-    const codex = readFileSync(join(fixtures, 'codex-0.171.0.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l.replace('{{transcript}}', transcript)));
+    const codex = readFileSync(join(fixtures, 'codex-0.171.0.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l.replace('{{transcript}}', transcript)));
     const codexOuts = await assertParity(codex);
     assert.equal(codexOuts[5].stdout, '', 'exit code 3 read from the transcript');
   });
@@ -150,11 +167,24 @@ describe('native hook executable', () => {
   it("SessionEnd removes the session's subagent chains, hashed (long ids) or not, and no other session's", async () => {
     const long = 's'.repeat(300);
     const sub = (session, agent) => ({ ...bash(session, 'make'), agent_id: agent });
-    const end = (session, agent) => ({ session_id: session, hook_event_name: 'SessionEnd', reason: 'exit', ...(agent ? { agent_id: agent } : {}) });
+    const end = (session, agent) => ({
+      session_id: session,
+      hook_event_name: 'SessionEnd',
+      reason: 'exit',
+      ...(agent ? { agent_id: agent } : {}),
+    });
     const events = [
-      bash('p-end', 'make'), sub('p-end', 'a'), sub('p-end', 'b'.repeat(200)), sub('p-end-2', 'a'), sub('p-end-2', 'b'.repeat(200)),
-      bash(long, 'make'), sub(long, 'a'), sub(`${long}x`, 'a'),
-      end('p-end', 'a'), end('p-end'), end(long),
+      bash('p-end', 'make'),
+      sub('p-end', 'a'),
+      sub('p-end', 'b'.repeat(200)),
+      sub('p-end-2', 'a'),
+      sub('p-end-2', 'b'.repeat(200)),
+      bash(long, 'make'),
+      sub(long, 'a'),
+      sub(`${long}x`, 'a'),
+      end('p-end', 'a'),
+      end('p-end'),
+      end(long),
     ];
     const node = await assertParity(events);
     assert.equal(node.length, events.length);
@@ -162,7 +192,10 @@ describe('native hook executable', () => {
     await session(events, (i) => (i % 2 ? 'node' : 'native'), { dir });
     const left = Object.keys(stateOf(dir));
     assert.equal(left.length, 3, `p-end-2's two subagents and ${long.length + 1}-char session's one: ${left}`);
-    assert.ok(left.some((f) => /^h-[0-9a-f]{16}-[0-9a-f]{16}-\d+\.json$/.test(f)), 'a hashed subagent name');
+    assert.ok(
+      left.some((f) => /^h-[0-9a-f]{16}-[0-9a-f]{16}-\d+\.json$/.test(f)),
+      'a hashed subagent name',
+    );
   });
 
   it('error and context rules, stderr and exit codes, error responses', async () => {
@@ -179,7 +212,10 @@ describe('native hook executable', () => {
       { ...bash('p-rules', 'x', traceback), tool_response: { stdout: traceback, stderr: '', exitCode: 2.5 } },
       { ...bash('p-rules', 'y'), tool_response: { is_error: true, stdout: traceback } },
       { ...bash('p-rules', 'z'), tool_name: 'mcp__x', tool_response: { content: [{ type: 'text', text: traceback }] } },
-      { ...bash('p-rules', 'z'), tool_response: { content: [{ type: 'text', text: 'a' }, { type: 'image' }, { type: 'text', text: traceback }] } },
+      {
+        ...bash('p-rules', 'z'),
+        tool_response: { content: [{ type: 'text', text: 'a' }, { type: 'image' }, { type: 'text', text: traceback }] },
+      },
       { ...bash('p-rules', 'w'), tool_response: { output: traceback } },
       { ...bash('p-rules', 'w'), tool_response: [traceback] },
       { ...bash('p-rules', 'w'), tool_response: null },
@@ -190,7 +226,7 @@ describe('native hook executable', () => {
     const events = [
       { ...bash('p-odd', ''), tool_input: 'ls -la' },
       { ...bash('p-odd', ''), tool_input: null },
-      { ...bash('p-odd', ''), tool_input: 12.50 },
+      { ...bash('p-odd', ''), tool_input: 12.5 },
       { ...bash('p-odd', ''), tool_name: 7 },
       { ...bash('p-odd', 'x'), agent_id: 5 },
       bash('s'.repeat(300), 'x'),
@@ -204,10 +240,20 @@ describe('native hook executable', () => {
   });
 
   it('PostToolUseFailure: five identical failing calls draw a loop alarm for the failure event', async () => {
-    const failed = (session) => ({ session_id: session, hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', tool_input: { command: 'pytest -x', description: 'run tests' }, tool_use_id: 'toolu_f', error: 'Exit code 1\nFAILED test_x.py::test_a' });
+    const failed = (session) => ({
+      session_id: session,
+      hook_event_name: 'PostToolUseFailure',
+      tool_name: 'Bash',
+      tool_input: { command: 'pytest -x', description: 'run tests' },
+      tool_use_id: 'toolu_f',
+      error: 'Exit code 1\nFAILED test_x.py::test_a',
+    });
     const outs = (await assertParity(Array.from({ length: 5 }, () => failed('p-fail')))).loops;
     const said = outs.map((o) => (o.stdout ? JSON.parse(o.stdout).hookSpecificOutput : undefined));
-    assert.deepEqual(said.map((h) => h?.hookEventName ?? '.'), ['.', '.', 'PostToolUseFailure', 'PostToolUseFailure', 'PostToolUseFailure']);
+    assert.deepEqual(
+      said.map((h) => h?.hookEventName ?? '.'),
+      ['.', '.', 'PostToolUseFailure', 'PostToolUseFailure', 'PostToolUseFailure'],
+    );
     assert.match(said[2].additionalContext, /^\[toolguard\] Loop detected: Bash was called 3 times in a row/);
   });
 
@@ -217,24 +263,47 @@ describe('native hook executable', () => {
       writeFileSync(file, JSON.stringify({ loops: false, ...config }));
       return file;
     };
-    const codex = { session_id: 'p-codex', turn_id: 't1', transcript_path: null, hook_event_name: 'PostToolUse', tool_name: 'exec_command', tool_input: { cmd: 'cargo build' }, tool_response: 'error[E0425]: cannot find value `y` in this scope\n' };
+    const codex = {
+      session_id: 'p-codex',
+      turn_id: 't1',
+      transcript_path: null,
+      hook_event_name: 'PostToolUse',
+      tool_name: 'exec_command',
+      tool_input: { cmd: 'cargo build' },
+      tool_response: 'error[E0425]: cannot find value `y` in this scope\n',
+    };
     const custom = cfg('custom.json', { repeat: { thresholds: [2] }, loudFailure: { shellTools: ['exec_*'] } });
     await assertParity([codex, codex, codex], { args: ['--config', custom] });
     const include = cfg('include.json', { repeat: { include: ['Bash'] } });
-    const read = { ...bash('p-inc', 'x'), tool_name: 'Read', tool_input: { file_path: '/a' }, tool_response: { type: 'text', file: { content: 'a' } } };
+    const read = {
+      ...bash('p-inc', 'x'),
+      tool_name: 'Read',
+      tool_input: { file_path: '/a' },
+      tool_response: { type: 'text', file: { content: 'a' } },
+    };
     const make = bash('p-inc', 'make');
     await assertParity([make, read, make, read, make], { args: [`--config=${include}`] });
     const scan = cfg('scan.json', { loudFailure: { scanValue: true, shellTools: ['Bash', 'fetch'] } });
-    const fetch = { ...bash('p-scan', 'x'), tool_name: 'fetch', tool_response: { 2: 'x', body: 'write failed: ENOSPC: no space left on device, write', a: 1.5 } };
+    const fetch = {
+      ...bash('p-scan', 'x'),
+      tool_name: 'fetch',
+      tool_response: { 2: 'x', body: 'write failed: ENOSPC: no space left on device, write', a: 1.5 },
+    };
     const yamlFile = join(scratch, 'scan.yaml');
-    writeFileSync(yamlFile, '# the same config as scan.json\nloops: false\nloudFailure:\n  scanValue: true\n  shellTools:\n    - Bash\n    - fetch\n');
+    writeFileSync(
+      yamlFile,
+      '# the same config as scan.json\nloops: false\nloudFailure:\n  scanValue: true\n  shellTools:\n    - Bash\n    - fetch\n',
+    );
     const outs = await assertParity([fetch, bash('p-scan', 'x', traceback)], { env: { TOOLGUARD_CONFIG: scan } });
     assert.match(outs[0].stdout, /no-space-left/, 'found in the value JSON (scanValue)');
     const fromYaml = await session([fetch, bash('p-scan', 'x', traceback)], () => 'native', { args: ['--config', yamlFile] });
-    assert.deepEqual(fromYaml.out.map((o) => o.stdout), outs.map((o) => o.stdout));
+    assert.deepEqual(
+      fromYaml.out.map((o) => o.stdout),
+      outs.map((o) => o.stdout),
+    );
   });
 
-  it('keeps state members it does not know (a newer hook\'s)', async () => {
+  it("keeps state members it does not know (a newer hook's)", async () => {
     const dir = freshDir();
     const call = bash('p-keep', 'make');
     await session([call], () => 'node', { dir });
@@ -248,13 +317,23 @@ describe('native hook executable', () => {
   });
 
   it('fails open the same in both shells on bad input; unknown events are silent', async () => {
-    for (const input of ['not json', '{}', '[1]', 'null', JSON.stringify({ hook_event_name: 'PostToolUse' }), JSON.stringify({ session_id: '', hook_event_name: 'PostToolUse' })]) {
+    for (const input of [
+      'not json',
+      '{}',
+      '[1]',
+      'null',
+      JSON.stringify({ hook_event_name: 'PostToolUse' }),
+      JSON.stringify({ session_id: '', hook_event_name: 'PostToolUse' }),
+    ]) {
       const [n, r] = await Promise.all(['node', 'native'].map((k) => hook(k, input, { env: { TOOLGUARD_STATE_DIR: freshDir() } })));
       assert.deepEqual([r.code, r.stdout], [1, ''], input);
       assert.deepEqual([n.code, n.stdout], [1, ''], input);
       assert.match(r.stderr, /^toolguard hook: .* \(tool result passed through unchanged\)\n$/);
     }
-    await assertParity([{ session_id: 's', hook_event_name: 'Stop' }, { session_id: 's', hook_event_name: 'PreToolUse', tool_name: 'Bash' }]);
+    await assertParity([
+      { session_id: 's', hook_event_name: 'Stop' },
+      { session_id: 's', hook_event_name: 'PreToolUse', tool_name: 'Bash' },
+    ]);
     const help = await hook('native', '', { args: ['--help'] });
     assert.equal(help.code, 0);
     assert.match(help.stdout, /^usage: toolguard hook/);
@@ -262,7 +341,21 @@ describe('native hook executable', () => {
 
   it('reads its command line the same in both shells (positionals allowed, the same errors)', async () => {
     const stop = { session_id: 's', hook_event_name: 'Stop' };
-    const argvs = [['--bogus'], ['--bogus=1'], ['--config'], ['--config', '--help'], ['--help=1'], ['-hx'], ['--bogus', '--help'], ['-h', 'extra'], ['-hh'], ['extra'], ['--', '--bogus'], ['-'], ['--config=']];
+    const argvs = [
+      ['--bogus'],
+      ['--bogus=1'],
+      ['--config'],
+      ['--config', '--help'],
+      ['--help=1'],
+      ['-hx'],
+      ['--bogus', '--help'],
+      ['-h', 'extra'],
+      ['-hh'],
+      ['extra'],
+      ['--', '--bogus'],
+      ['-'],
+      ['--config='],
+    ];
     for (const args of argvs) {
       const [n, r] = await Promise.all(['node', 'native'].map((k) => hook(k, stop, { args, env: { TOOLGUARD_STATE_DIR: freshDir() } })));
       assert.equal(r.code, n.code, args.join(' '));
@@ -271,7 +364,10 @@ describe('native hook executable', () => {
       else assert.equal(r.stdout, n.stdout, args.join(' '));
     }
     const bogus = await hook('native', '{}', { args: ['--bogus'] });
-    assert.equal(bogus.stderr, 'toolguard hook: unknown option --bogus (usage: toolguard hook [--config <file.json|file.yaml>]) (tool result passed through unchanged)\n');
+    assert.equal(
+      bogus.stderr,
+      'toolguard hook: unknown option --bogus (usage: toolguard hook [--config <file.json|file.yaml>]) (tool result passed through unchanged)\n',
+    );
   });
 
   it('a bad config fails open with one stderr line naming the file (and line)', async () => {
@@ -285,7 +381,11 @@ describe('native hook executable', () => {
     const rule = (id, pattern) => `{"id": "${id}", "pattern": ${JSON.stringify(pattern)}, "action": "error", "message": "m"}`;
     // Both shells print the same line, byte for byte.
     const cases = [
-      [write('t1.json', '{"repeat": {"thresholds": [1]}}'), /t1\.json:1: repeat-tool-reminder: invalid threshold 1 — every threshold must be an integer >= 2/, 'same'],
+      [
+        write('t1.json', '{"repeat": {"thresholds": [1]}}'),
+        /t1\.json:1: repeat-tool-reminder: invalid threshold 1 — every threshold must be an integer >= 2/,
+        'same',
+      ],
       [write('t2.json', '{\n  "repeat": {\n    "thresholds": [3,]\n}}'), /t2\.json:3: not valid JSON: /],
       [write('t3.yaml', 'repeat:\n  thresholds: [3\n'), /t3\.yaml:\d+: not valid YAML: /],
       [write('t4.yml', 'repeats:\n  thresholds: [3]\n'), /t4\.yml:1: toolguard: unknown key config\.repeats/, 'same'],
@@ -293,12 +393,35 @@ describe('native hook executable', () => {
       [write('t6.json', `{"loudFailure": {"rules": [${rule('mine', '(')}]}}`), /t6\.json:1: loud-failure: rule mine: /, 'same'],
       [join(scratch, 'absent.json'), /cannot read config .*absent\.json/],
       // The line of the key an engine error names, in JSON (tabs, several keys: the first in the file's order) and YAML.
-      [write('t7.json', '{\n  "repeat": {\n    "thresholds": [3],\n    "treshold": 2\n  }\n}'), /t7\.json:4: toolguard: unknown key config\.repeat\.treshold/, 'same'],
+      [
+        write('t7.json', '{\n  "repeat": {\n    "thresholds": [3],\n    "treshold": 2\n  }\n}'),
+        /t7\.json:4: toolguard: unknown key config\.repeat\.treshold/,
+        'same',
+      ],
       [write('t8.json', '{"zeta": 1, "alpha": 2}'), /t8\.json:1: toolguard: unknown key config\.zeta /, 'same'],
-      [write('t9.json', `{\n\t"loudFailure": {\n\t\t"rules": [\n\t\t\t${rule('ok', 'x')},\n\t\t\t${rule('bad', '(')}\n\t\t]\n\t}\n}`), /t9\.json:5: loud-failure: rule bad: /, 'same'],
-      [write('t10.yaml', '# limits\nrepeat:\n  argumentsPreviewChars: 0\n'), /t10\.yaml:3: repeat-tool-reminder: invalid argumentsPreviewChars 0/, 'same'],
-      [write('t11.yaml', 'repeat:\n  thresholds:\n    - 3\n    - 3\n'), /t11\.yaml:2: repeat-tool-reminder: `thresholds` must not contain duplicates/, 'same'],
-      [write('t12.yaml', 'loudFailure:\n  rules:\n    - id: a\n      pattern: x\n      action: error\n      message: m\n    - id: b\n      pattern: 5\n'), /t12\.yaml:7: loud-failure: rule b: `pattern` must be a string/, 'same'],
+      [
+        write('t9.json', `{\n\t"loudFailure": {\n\t\t"rules": [\n\t\t\t${rule('ok', 'x')},\n\t\t\t${rule('bad', '(')}\n\t\t]\n\t}\n}`),
+        /t9\.json:5: loud-failure: rule bad: /,
+        'same',
+      ],
+      [
+        write('t10.yaml', '# limits\nrepeat:\n  argumentsPreviewChars: 0\n'),
+        /t10\.yaml:3: repeat-tool-reminder: invalid argumentsPreviewChars 0/,
+        'same',
+      ],
+      [
+        write('t11.yaml', 'repeat:\n  thresholds:\n    - 3\n    - 3\n'),
+        /t11\.yaml:2: repeat-tool-reminder: `thresholds` must not contain duplicates/,
+        'same',
+      ],
+      [
+        write(
+          't12.yaml',
+          'loudFailure:\n  rules:\n    - id: a\n      pattern: x\n      action: error\n      message: m\n    - id: b\n      pattern: 5\n',
+        ),
+        /t12\.yaml:7: loud-failure: rule b: `pattern` must be a string/,
+        'same',
+      ],
       [write('t13', '  {"repeat": {"include": "Bash"}}'), /t13:1: toolguard: config\.repeat\.include must be an array of strings/, 'same'],
       [write('t14.json', '{"repeat": {"include": ["a\\ud800"], "x": 1}}'), /t14\.json:1: toolguard: unknown key config\.repeat\.x/, 'same'],
       [write('t15.json', '{"2": 1, "1": 2}'), /t15\.json:1: toolguard: unknown key config\.2 /, 'same'],
@@ -329,7 +452,11 @@ describe('native hook executable', () => {
     for (const kind of ['native', 'node']) {
       const held = await hook(kind, '{"session_id":', { stdinOpen: true, env: { TOOLGUARD_HOOK_TIMEOUT_MS: '300' } });
       assert.equal(held.code, 1, kind);
-      assert.equal(held.stderr, 'toolguard hook: gave up after 300 ms (TOOLGUARD_HOOK_TIMEOUT_MS) (tool result passed through unchanged)\n', kind);
+      assert.equal(
+        held.stderr,
+        'toolguard hook: gave up after 300 ms (TOOLGUARD_HOOK_TIMEOUT_MS) (tool result passed through unchanged)\n',
+        kind,
+      );
     }
     const dir = freshDir();
     const call = bash('p-lock', 'x');
@@ -339,7 +466,7 @@ describe('native hook executable', () => {
     const locked = await hook('native', call, { env: { TOOLGUARD_STATE_DIR: dir, TOOLGUARD_HOOK_TIMEOUT_MS: '400' } });
     assert.equal(locked.code, 1);
     assert.match(locked.stderr, /^toolguard hook: (timed out waiting for .*\.lock|gave up after 400 ms)/);
-    assert.ok(existsSync(join(dir, `${file}.lock`)), 'another process\'s lock is left alone');
+    assert.ok(existsSync(join(dir, `${file}.lock`)), "another process's lock is left alone");
     if (process.platform === 'linux') {
       const proc = await hook('native', call, { env: { TOOLGUARD_STATE_DIR: '/proc/toolguard' } });
       assert.equal(proc.code, 1);
@@ -356,7 +483,10 @@ describe('native hook executable', () => {
       tool_response: { type: 'text', file: { filePath: path, content, numLines: 1 } },
       tool_use_id: 'toolu_r',
     });
-    const failing = (session, command) => ({ ...bash(session, command), tool_response: { stdout: '', stderr: 'Error: ENOENT: no such file or directory\n', exit_code: 1 } });
+    const failing = (session, command) => ({
+      ...bash(session, command),
+      tool_response: { stdout: '', stderr: 'Error: ENOENT: no such file or directory\n', exit_code: 1 },
+    });
     const p = 'p-loops';
     const events = [
       // The same call, the same result: repeat alarms from the third on.
@@ -373,18 +503,35 @@ describe('native hook executable', () => {
       read(p, '/w/a.ts', 'export const a = 2;\n'),
       read(p, '/w/a.ts', 'export const a = 2;\n'),
       // Results with no shell text: the value JSON is the result.
-      ...Array.from({ length: 4 }, () => ({ ...bash(p, 'x'), tool_name: 'mcp__db__query', tool_input: { q: 1 }, tool_response: [{ rows: 0 }] })),
+      ...Array.from({ length: 4 }, () => ({
+        ...bash(p, 'x'),
+        tool_name: 'mcp__db__query',
+        tool_input: { q: 1 },
+        tool_response: [{ rows: 0 }],
+      })),
       // A subagent's loop is its own.
       ...Array.from({ length: 3 }, () => ({ ...bash(p, 'ls'), agent_id: 'sub' })),
       { session_id: p, hook_event_name: 'SessionEnd' },
     ];
     const outs = (await assertParity(events, { nativeFirst: true })).loops;
-    const said = outs.map((o) => (o.stdout ? JSON.parse(o.stdout).hookSpecificOutput?.additionalContext ?? '' : ''));
+    const said = outs.map((o) => (o.stdout ? (JSON.parse(o.stdout).hookSpecificOutput?.additionalContext ?? '') : ''));
     assert.match(said[2], /^\[toolguard\] Loop detected: Bash was called 3 times in a row/);
-    assert.ok(said.slice(7, 15).some((t) => /cycle|alternat|round/i.test(t)), `a cycle alarm: ${said.slice(7, 15)}`);
-    assert.ok(said.slice(15, 19).some((t) => t !== ''), 'a same-error alarm');
-    assert.ok(said.slice(19, 23).some((t) => t !== ''), 'a re-read alarm');
-    assert.ok(said.slice(25, 29).some((t) => t !== ''), 'a repeat alarm on value results');
+    assert.ok(
+      said.slice(7, 15).some((t) => /cycle|alternat|round/i.test(t)),
+      `a cycle alarm: ${said.slice(7, 15)}`,
+    );
+    assert.ok(
+      said.slice(15, 19).some((t) => t !== ''),
+      'a same-error alarm',
+    );
+    assert.ok(
+      said.slice(19, 23).some((t) => t !== ''),
+      'a re-read alarm',
+    );
+    assert.ok(
+      said.slice(25, 29).some((t) => t !== ''),
+      'a repeat alarm on value results',
+    );
     assert.deepEqual(said.slice(29, 32), ['', '', said[31]], 'the subagent starts its own window');
   });
 
@@ -392,7 +539,10 @@ describe('native hook executable', () => {
     const panic = "thread 'main' panicked at src/main.rs:2:5:\nboom\n";
     const both = join(scratch, 'both.json');
     writeFileSync(both, JSON.stringify({ loops: { resultBlindRepeat: true } }));
-    const outs = await assertParity(Array.from({ length: 4 }, () => bash('p-order', 'cargo run', panic)), { env: { TOOLGUARD_CONFIG: both } });
+    const outs = await assertParity(
+      Array.from({ length: 4 }, () => bash('p-order', 'cargo run', panic)),
+      { env: { TOOLGUARD_CONFIG: both } },
+    );
     const context = JSON.parse(outs[2].stdout).hookSpecificOutput.additionalContext;
     const parts = context.split('\n\n');
     assert.ok(parts[0].startsWith('You are repeating the exact same tool call'), parts[0]);
@@ -404,20 +554,34 @@ describe('native hook executable', () => {
   it('PreToolUse with loops.deny refuses a call that continues a reminded loop, in both shells', async () => {
     const deny = join(scratch, 'deny.yaml');
     writeFileSync(deny, 'loops:\n  deny: 1\n');
-    const pre = (session, command) => ({ session_id: session, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command, description: 'run it' }, tool_use_id: 'toolu_p' });
+    const pre = (session, command) => ({
+      session_id: session,
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Bash',
+      tool_input: { command, description: 'run it' },
+      tool_use_id: 'toolu_p',
+    });
     const p = 'p-deny';
     const call = bash(p, 'npm test', '1 failing\n');
     const events = [
       pre(p, 'npm test'), // no state yet: allowed
-      call, call, pre(p, 'npm test'), call, // the third call raises the first alarm
+      call,
+      call,
+      pre(p, 'npm test'),
+      call, // the third call raises the first alarm
       pre(p, 'npm test'), // continues a loop reminded once: refused
       pre(p, 'npm run lint'), // another call: allowed
-      call, pre(p, 'npm test'), // the host ran the refused call anyway: silent, and the loop still refused
-      prompt(p), pre(p, 'npm test'),
+      call,
+      pre(p, 'npm test'), // the host ran the refused call anyway: silent, and the loop still refused
+      prompt(p),
+      pre(p, 'npm test'),
     ];
     const outs = await assertParity(events, { env: { TOOLGUARD_CONFIG: deny }, nativeFirst: true });
     const decisions = outs.map((o) => (o.stdout ? JSON.parse(o.stdout).hookSpecificOutput : undefined));
-    assert.deepEqual(decisions.map((d) => d?.permissionDecision ?? d?.hookEventName ?? '.'), ['.', '.', '.', '.', 'PostToolUse', 'deny', '.', '.', 'deny', '.', '.']);
+    assert.deepEqual(
+      decisions.map((d) => d?.permissionDecision ?? d?.hookEventName ?? '.'),
+      ['.', '.', '.', '.', 'PostToolUse', 'deny', '.', '.', 'deny', '.', '.'],
+    );
     assert.match(decisions[5].permissionDecisionReason, /^\[toolguard\] Call refused: it would continue a repeat loop/);
     // Without loops.deny (the default, or deny: false) PreToolUse says nothing and reads no state.
     const off = join(scratch, 'deny-off.json');
@@ -429,7 +593,9 @@ describe('native hook executable', () => {
     // A bad config with deny set fails open, like every other event.
     const bad = join(scratch, 'deny-bad.json');
     writeFileSync(bad, '{"loops": {"deny": 1, "windw": 3}}');
-    const [n, r] = await Promise.all(['node', 'native'].map((k) => hook(k, pre(p, 'x'), { env: { TOOLGUARD_STATE_DIR: freshDir(), TOOLGUARD_CONFIG: bad } })));
+    const [n, r] = await Promise.all(
+      ['node', 'native'].map((k) => hook(k, pre(p, 'x'), { env: { TOOLGUARD_STATE_DIR: freshDir(), TOOLGUARD_CONFIG: bad } })),
+    );
     assert.deepEqual([r.code, r.stdout, r.stderr], [n.code, n.stdout, n.stderr]);
     assert.equal(r.code, 1);
   });
@@ -461,12 +627,18 @@ describe('native hook executable', () => {
     assert.doesNotMatch(forced.out, /native executable/, 'TOOLGUARD_NATIVE_HOOK=0 keeps the Node hook');
     assert.match(forced.out, /^usage: toolguard hook/);
     // An executable that cannot start (stdin still unread): the Node hook answers the event.
-    const missing = await hook('node', bash('p-missing', 'x', traceback), { env: { TOOLGUARD_NATIVE_HOOK: join(scratch, 'no-such-hook'), TOOLGUARD_STATE_DIR: freshDir() } });
+    const missing = await hook('node', bash('p-missing', 'x', traceback), {
+      env: { TOOLGUARD_NATIVE_HOOK: join(scratch, 'no-such-hook'), TOOLGUARD_STATE_DIR: freshDir() },
+    });
     assert.equal(missing.code, 0, missing.stderr);
     assert.equal(JSON.parse(missing.stdout).decision, 'block');
     // The launcher finds the executable in the platform package when the package root has none.
     const pkg = join(scratch, 'install');
-    const platform = join(pkg, 'node_modules', `toolguard-${process.platform}-${process.arch}${process.platform === 'linux' ? '-gnu' : process.platform === 'win32' ? '-msvc' : ''}`);
+    const platform = join(
+      pkg,
+      'node_modules',
+      `toolguard-${process.platform}-${process.arch}${process.platform === 'linux' ? '-gnu' : process.platform === 'win32' ? '-msvc' : ''}`,
+    );
     mkdirSync(join(pkg, 'node_modules/toolguard/bin'), { recursive: true });
     mkdirSync(platform, { recursive: true });
     writeFileSync(join(platform, 'package.json'), '{"name": "platform"}');
@@ -476,7 +648,10 @@ describe('native hook executable', () => {
     copyFileSync(bin, launcher);
     mkdirSync(join(pkg, 'node_modules/toolguard/dist/ts/cli'), { recursive: true });
     writeFileSync(join(pkg, 'node_modules/toolguard/dist/ts/cli/main.mjs'), '');
-    const found = spawnSync(process.execPath, [launcher, 'hook', '--native-path'], { encoding: 'utf8', env: { ...process.env, TOOLGUARD_NATIVE_HOOK: '' } });
+    const found = spawnSync(process.execPath, [launcher, 'hook', '--native-path'], {
+      encoding: 'utf8',
+      env: { ...process.env, TOOLGUARD_NATIVE_HOOK: '' },
+    });
     assert.equal(found.stdout.trim(), join(platform, basename(native)));
   });
 });

@@ -12,7 +12,13 @@ import { toolguardGuardrail } from 'toolguard/openai-agents';
 setTracingDisabled(true);
 
 let ids = 0;
-const call = (name, args) => ({ type: 'function_call', callId: `call_${++ids}`, name, arguments: JSON.stringify(args), status: 'completed' });
+const call = (name, args) => ({
+  type: 'function_call',
+  callId: `call_${++ids}`,
+  name,
+  arguments: JSON.stringify(args),
+  status: 'completed',
+});
 const done = { type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'done' }] };
 
 /** A Model that answers each turn from a script and records the input it was sent. */
@@ -33,24 +39,37 @@ class ScriptedModel {
 }
 
 /** Outputs of the function results in the input of the model's n-th turn. */
-const resultsSeen = (model, n) => (typeof model.inputs[n] === 'string' ? [] : model.inputs[n].filter((i) => i.type === 'function_call_result').map((i) => i.output));
+const resultsSeen = (model, n) =>
+  typeof model.inputs[n] === 'string' ? [] : model.inputs[n].filter((i) => i.type === 'function_call_result').map((i) => i.output);
 const lastResult = (model, n) => {
   const out = resultsSeen(model, n).at(-1);
   return typeof out === 'string' ? out : out.text;
 };
 
 const shell = (guard, run) =>
-  tool({ name: 'bash', description: 'run a shell command', parameters: z.object({ command: z.string() }), execute: async ({ command }) => run(command), outputGuardrails: [guard] });
+  tool({
+    name: 'bash',
+    description: 'run a shell command',
+    parameters: z.object({ command: z.string() }),
+    execute: async ({ command }) => run(command),
+    outputGuardrails: [guard],
+  });
 
 describe('toolguard/openai-agents with the real Agents SDK', () => {
   it('the third identical call with the same output: the output is replaced by output + loop alarm (the only channel a guardrail has)', async () => {
     const guard = toolguardGuardrail();
-    const model = new ScriptedModel([[call('bash', { command: 'ls' })], [call('bash', { command: 'ls' })], [call('bash', { command: 'ls' })]]);
+    const model = new ScriptedModel([
+      [call('bash', { command: 'ls' })],
+      [call('bash', { command: 'ls' })],
+      [call('bash', { command: 'ls' })],
+    ]);
     const agent = new Agent({ name: 'coder', model, tools: [shell(guard, () => 'a.txt')] });
     const result = await run(agent, 'go');
     assert.equal(result.finalOutput, 'done');
     const engine = new GuardEngine({ loops: {} });
-    const reminders = [1, 2, 3].map(() => engine.observe({ agentId: 'x', name: 'bash', arguments: { command: 'ls' } }, { text: 'a.txt' })?.loop?.text);
+    const reminders = [1, 2, 3].map(
+      () => engine.observe({ agentId: 'x', name: 'bash', arguments: { command: 'ls' } }, { text: 'a.txt' })?.loop?.text,
+    );
     assert.match(reminders[2], /^\[toolguard\] Loop detected/);
     assert.equal(lastResult(model, 1), 'a.txt');
     assert.equal(lastResult(model, 2), 'a.txt');
@@ -63,7 +82,7 @@ describe('toolguard/openai-agents with the real Agents SDK', () => {
 
   it('an error rule rejects the output with the failure header and the original output', async () => {
     const guard = toolguardGuardrail();
-    const out = 'Cloning into repo...\nfatal: could not read Username for \'https://github.com\': terminal prompts disabled\n';
+    const out = "Cloning into repo...\nfatal: could not read Username for 'https://github.com': terminal prompts disabled\n";
     const model = new ScriptedModel([[call('bash', { command: 'git clone x; ls' })]]);
     const agent = new Agent({ name: 'coder', model, tools: [shell(guard, () => out)] });
     await run(agent, 'clone');

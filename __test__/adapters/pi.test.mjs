@@ -57,7 +57,10 @@ async function piSession(extension = toolguard()) {
 
 /** Script one user turn: the model calls bash with each command, then answers. Returns the tool results. */
 async function turn(session, commands) {
-  faux.setResponses([...commands.map((command) => fauxAssistantMessage(fauxToolCall('bash', { command }))), fauxAssistantMessage(fauxText('done'))]);
+  faux.setResponses([
+    ...commands.map((command) => fauxAssistantMessage(fauxToolCall('bash', { command }))),
+    fauxAssistantMessage(fauxText('done')),
+  ]);
   const before = session.messages.length;
   await session.prompt('go');
   return session.messages.slice(before).filter((m) => m.role === 'toolResult');
@@ -70,13 +73,21 @@ describe('toolguard/pi in a real pi session', () => {
     const session = await piSession();
     const results = await turn(session, ['echo hi', 'echo hi', 'echo hi']);
     const engine = new GuardEngine({ loops: {} });
-    const reminders = results.map(() => engine.observe({ agentId: 'x', name: 'bash', arguments: { command: 'echo hi' } }, { text: 'hi\n' })?.loop?.text);
+    const reminders = results.map(
+      () => engine.observe({ agentId: 'x', name: 'bash', arguments: { command: 'echo hi' } }, { text: 'hi\n' })?.loop?.text,
+    );
     assert.deepEqual(results.map(texts), [['hi\n'], ['hi\n'], ['hi\n', reminders[2]]]);
     assert.ok(reminders[2].startsWith('[toolguard] Loop detected: bash was called 3 times in a row'));
     // Polling with a changing result draws nothing (DSH's result-blind repeat would remind).
     const polls = await turn(session, ['date +%N', 'date +%N', 'date +%N', 'date +%N']);
-    assert.deepEqual(polls.map((r) => r.content.length), [1, 1, 1, 1]);
-    assert.deepEqual(results.map((r) => r.isError), [false, false, false]);
+    assert.deepEqual(
+      polls.map((r) => r.content.length),
+      [1, 1, 1, 1],
+    );
+    assert.deepEqual(
+      results.map((r) => r.isError),
+      [false, false, false],
+    );
   });
 
   it('a new user prompt resets the chain (pi input event)', async () => {
@@ -114,7 +125,10 @@ describe('toolguard/pi in a real pi session', () => {
     const session = await piSession(toolguard({ engine: { repeat: { thresholds: [2] }, loops: false } }));
     const results = await turn(session, ['pwd', 'pwd']);
     assert.equal(results[1].content.length, 2);
-    assert.throws(() => toolguard({ engine: { repeat: { thresholds: [] } } })({ on() {} }), /repeat-tool-reminder: `thresholds` must not be empty/);
+    assert.throws(
+      () => toolguard({ engine: { repeat: { thresholds: [] } } })({ on() {} }),
+      /repeat-tool-reminder: `thresholds` must not be empty/,
+    );
   });
 
   it('notices: "message" steers the reminder in as a pi custom message, which the model gets as a user message after the tool result', async () => {
@@ -134,7 +148,10 @@ describe('toolguard/pi in a real pi session', () => {
     assert.equal(last[1].role, 'user');
     assert.deepEqual(last[1].content, [{ type: 'text', text: texts[2] }]);
     const custom = session.messages.filter((m) => m.role === 'custom');
-    assert.deepEqual(custom.map((m) => [m.customType, m.details.summary]), [[PI_MESSAGE_TYPE, 'bash × 3']]);
+    assert.deepEqual(
+      custom.map((m) => [m.customType, m.details.summary]),
+      [[PI_MESSAGE_TYPE, 'bash × 3']],
+    );
   });
 
   it('notices: "message" with the loop detectors (the default) steers the loop alarm in too', async () => {
@@ -163,7 +180,10 @@ describe('toolguard/pi in a real pi session', () => {
     });
     // Already an error: only the reminder is added.
     assert.deepEqual(patchFor({ content: [{ type: 'text', text: 'out' }], isError: true }, verdict), {
-      content: [{ type: 'text', text: 'out' }, { type: 'text', text: 'R' }],
+      content: [
+        { type: 'text', text: 'out' },
+        { type: 'text', text: 'R' },
+      ],
     });
   });
 });

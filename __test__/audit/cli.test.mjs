@@ -62,7 +62,10 @@ const MAIN_FAILURES = [
 ];
 const SUB_REMINDERS = [['call_12', 'read_file', 3]];
 
-for (const [label, file] of [['plain', mainPlain], ['zstd', mainZstd]]) {
+for (const [label, file] of [
+  ['plain', mainPlain],
+  ['zstd', mainZstd],
+]) {
   test(`DSH log recorded by the real harness (${label}): exact findings, exit 1`, () => {
     const { code, doc } = auditJson([...DSH_EXACT, file]);
     assert.equal(code, 1);
@@ -100,7 +103,10 @@ test('audit reminders equal what the official plugin injected while recording', 
       .map((e) => [e.data.source.summary, e.data.content[0].text]);
     const { doc } = auditJson([...DSH_EXACT, file]);
     assert.ok(injected.length > 0);
-    assert.deepEqual(doc.sessions[0].reminders.map((r) => [r.summary, r.text]), injected);
+    assert.deepEqual(
+      doc.sessions[0].reminders.map((r) => [r.summary, r.text]),
+      injected,
+    );
   }
 });
 
@@ -125,7 +131,13 @@ test('a directory is searched for session logs; a subagent log has its own chain
     }
   }
   assert.deepEqual(
-    { files: doc.summary.files, calls: doc.summary.calls, reminders: doc.summary.reminders, failures: doc.summary.failures, errors: doc.summary.errors },
+    {
+      files: doc.summary.files,
+      calls: doc.summary.calls,
+      reminders: doc.summary.reminders,
+      failures: doc.summary.failures,
+      errors: doc.summary.errors,
+    },
     { files: 4, calls: 28, reminders: 6, failures: 6, errors: 0 },
   );
 });
@@ -135,7 +147,10 @@ test('no file argument: the bundled sample (a loop and a silent failure), and it
   assert.match(run.stderr, /no FILES given, auditing the sample sessions bundled with the package \(samples[\\/]dsh\)/);
   const { code, doc } = { code: run.code, doc: JSON.parse(run.stdout) };
   assert.equal(code, 1);
-  assert.deepEqual(doc.sessions.map((s) => s.sessionId), ['sample-main', 'sample-sub']);
+  assert.deepEqual(
+    doc.sessions.map((s) => s.sessionId),
+    ['sample-main', 'sample-sub'],
+  );
   assert.ok(doc.sessions.every((s) => s.compressed && s.file.endsWith('session.jsonl.zstd')));
   assert.deepEqual(reminders(doc.sessions[0]), MAIN_REMINDERS);
   assert.deepEqual(failures(doc.sessions[0]), MAIN_FAILURES);
@@ -181,12 +196,36 @@ test('loop detectors by default: one finding and one table row per loop, raised 
     s.loops.map((l) => [l.callId, l.tool, l.kind, l.count, l.reminders, l.firstCall, l.lastCall]),
     [['call_06', 'bash', 'repeat', 5, 3, 4, 8]],
   );
-  assert.deepEqual(Object.keys(s.loops[0]), ['ordinal', 'callId', 'tool', 'agentId', 'logLine', 'seq', 'turn', 'kind', 'count', 'period', 'firstCall', 'lastCall', 'lastLogLine', 'calls', 'summary', 'evidence', 'text', 'reminders', 'command', 'waste']);
+  assert.deepEqual(Object.keys(s.loops[0]), [
+    'ordinal',
+    'callId',
+    'tool',
+    'agentId',
+    'logLine',
+    'seq',
+    'turn',
+    'kind',
+    'count',
+    'period',
+    'firstCall',
+    'lastCall',
+    'lastLogLine',
+    'calls',
+    'summary',
+    'evidence',
+    'text',
+    'reminders',
+    'command',
+    'waste',
+  ]);
   assert.deepEqual(s.loops[0].calls, [4, 5, 6, 7, 8]);
   assert.equal(s.loops[0].summary, 'bash: repeat × 5');
   assert.match(s.loops[0].text, /^\[toolguard\] Loop detected: bash was called 3 times in a row/);
   // The call numbers are the timeline's.
-  assert.deepEqual(s.loops[0].calls.map((o) => s.timeline.calls[o - 1].callId), ['call_04', 'call_05', 'call_06', 'call_07', 'call_08']);
+  assert.deepEqual(
+    s.loops[0].calls.map((o) => s.timeline.calls[o - 1].callId),
+    ['call_04', 'call_05', 'call_06', 'call_07', 'call_08'],
+  );
   assert.deepEqual(failures(s), MAIN_FAILURES, 'silent failures unchanged');
   assert.equal(doc.summary.loops, 1);
   const human = cli(['audit', mainPlain]).stdout;
@@ -203,7 +242,13 @@ test('generic trace: agents, user resets, exit codes, isError, unscanned tools',
   assert.deepEqual(s.agents, ['planner', 'coder']);
   assert.equal(s.calls, 10);
   // planner: t2 then the user spoke, so t6..t8 count 1..3 (t7 without the reset).
-  assert.deepEqual(s.reminders.map((r) => [r.agentId, r.callId, r.count]), [['coder', 't5', 3], ['planner', 't8', 3]]);
+  assert.deepEqual(
+    s.reminders.map((r) => [r.agentId, r.callId, r.count]),
+    [
+      ['coder', 't5', 3],
+      ['planner', 't8', 3],
+    ],
+  );
   // t2 exited 1 (already visible), t9 is an error result; t10's tool `shell`
   // (Codex's name) is a shell tool by the one default list.
   assert.deepEqual(failures(s), [
@@ -218,7 +263,13 @@ test('--config JSON and YAML: same document, thresholds and rules applied', () =
   const b = auditJson(['--config', join(fixtures, 'config/guard.yaml'), trace]);
   assert.deepEqual(a.doc, b.doc);
   const [s] = a.doc.sessions;
-  assert.deepEqual(s.reminders.map((r) => [r.callId, r.count]), [['t4', 2], ['t7', 2]]);
+  assert.deepEqual(
+    s.reminders.map((r) => [r.callId, r.count]),
+    [
+      ['t4', 2],
+      ['t7', 2],
+    ],
+  );
   assert.deepEqual(
     s.failures.map((f) => [f.callId, f.ruleId, f.action, f.verdict]),
     [
@@ -262,7 +313,15 @@ test('bad config and bad usage exit 2 with a message naming the problem', () => 
 
 test('exit codes follow --fail-on', () => {
   const onlyFailure = join(mkdtempSync(join(tmpdir(), 'toolguard-audit-')), 'failure.jsonl');
-  writeFileSync(onlyFailure, JSON.stringify({ tool: 'bash', arguments: { command: 'curl -sf https://x' }, output: 'curl: (6) Could not resolve host: x', exitCode: 0 }) + '\n');
+  writeFileSync(
+    onlyFailure,
+    JSON.stringify({
+      tool: 'bash',
+      arguments: { command: 'curl -sf https://x' },
+      output: 'curl: (6) Could not resolve host: x',
+      exitCode: 0,
+    }) + '\n',
+  );
   const clean = join(fixtures, 'trace/clean.jsonl');
   const expect = [
     [[clean], 0],
@@ -322,7 +381,10 @@ test('zstd log cut mid-frame: the decoded part is audited, the cut reported', ()
   writeFileSync(file, bytes.subarray(0, bytes.length - 30));
   const { doc } = auditJson([...DSH_EXACT, file]);
   const [s] = doc.sessions;
-  assert.ok(s.errors.some((e) => /truncated/.test(e.message)), JSON.stringify(s.errors));
+  assert.ok(
+    s.errors.some((e) => /truncated/.test(e.message)),
+    JSON.stringify(s.errors),
+  );
   assert.deepEqual(failures(s), MAIN_FAILURES);
   assert.deepEqual(reminders(s), MAIN_REMINDERS);
 });
@@ -341,7 +403,13 @@ test('only a user-sourced user/message resets the chain (a plugin wake does not)
   const lines = readFileSync(mainPlain, 'utf8').trimEnd().split('\n');
   const prompt = lines.findIndex((l) => l.startsWith('{"type":"user/message"') && l.includes('"text":"The toc fixture returns {}'));
   assert.ok(prompt > 0);
-  lines[prompt] = lines[prompt].replace('"source":{"kind":"user"}', '"source":{"kind":"plugin","plugin":"cron","form":"notice","summary":"wake"}');
+  lines[prompt] = lines[prompt].replace(
+    '"source":{"kind":"user"}',
+    '"source":{"kind":"plugin","plugin":"cron","form":"notice","summary":"wake"}',
+  );
   writeFileSync(file, lines.join('\n') + '\n');
-  assert.deepEqual(reminders(auditJson(['--config', config, dir]).doc.sessions[0]), [['call_06', 'bash', 3], ['call_14', 'bash', 6]]);
+  assert.deepEqual(reminders(auditJson(['--config', config, dir]).doc.sessions[0]), [
+    ['call_06', 'bash', 3],
+    ['call_14', 'bash', 6],
+  ]);
 });

@@ -25,7 +25,12 @@ function cli(args, { env = {}, input } = {}) {
   const base = { ...process.env };
   delete base.NO_COLOR;
   delete base.FORCE_COLOR;
-  const run = spawnSync(process.execPath, [join(root, 'bin/toolguard.mjs'), ...args], { cwd: root, encoding: 'utf8', env: { ...base, ...env }, input });
+  const run = spawnSync(process.execPath, [join(root, 'bin/toolguard.mjs'), ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...base, ...env },
+    input,
+  });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
@@ -104,9 +109,20 @@ test('a run of identical calls is one row with the highest count reached, not on
   writeFileSync(file, `${call}\n`.repeat(20));
   const run = cli(['audit', '--config', dshExact, file]);
   const rows = run.stdout.split('\n').filter((l) => /loop ×/.test(l) && !l.startsWith('LINE:'));
-  assert.deepEqual(rows.map((r) => r.trim().split(/\s{2,}/).slice(0, 4)), [['3', 'line 3', 'bash', 'loop × 8+']]);
+  assert.deepEqual(
+    rows.map((r) =>
+      r
+        .trim()
+        .split(/\s{2,}/)
+        .slice(0, 4),
+    ),
+    [['3', 'line 3', 'bash', 'loop × 8+']],
+  );
   // The JSON keeps every reminder.
-  assert.deepEqual(JSON.parse(cli(['audit', '--config', dshExact, '--json', file]).stdout).sessions[0].reminders.map((r) => r.count), [3, 5, 8]);
+  assert.deepEqual(
+    JSON.parse(cli(['audit', '--config', dshExact, '--json', file]).stdout).sessions[0].reminders.map((r) => r.count),
+    [3, 5, 8],
+  );
 });
 
 test('--report sarif: a SARIF 2.1.0 log with rules, results at file and line, input errors as notifications', () => {
@@ -137,11 +153,16 @@ test('--report sarif: a SARIF 2.1.0 log with rules, results at file and line, in
     assert.ok(Number.isInteger(loc.region.startLine) && loc.region.startLine >= 1);
     // Relative paths become relative URI references with forward slashes (what
     // code scanning expects), absolute ones file:// URLs.
-    assert.ok(loc.artifactLocation.uri === brokenUri || loc.artifactLocation.uri.startsWith('__test__/audit/fixtures/'), loc.artifactLocation.uri);
+    assert.ok(
+      loc.artifactLocation.uri === brokenUri || loc.artifactLocation.uri.startsWith('__test__/audit/fixtures/'),
+      loc.artifactLocation.uri,
+    );
   }
   const uri = (file) => (file === broken ? brokenUri : file.replace(/\\/g, '/'));
   assert.deepEqual(
-    sarifRun.results.map((r) => [r.locations[0].physicalLocation.artifactLocation.uri, r.locations[0].physicalLocation.region.startLine, r.ruleId]).sort(),
+    sarifRun.results
+      .map((r) => [r.locations[0].physicalLocation.artifactLocation.uri, r.locations[0].physicalLocation.region.startLine, r.ruleId])
+      .sort(),
     findings.map(([file, line, id]) => [uri(file), line, id]).sort(),
   );
   const [invocation] = sarifRun.invocations;
@@ -154,10 +175,21 @@ test('--report junit: well-formed JUnit XML, a failure per finding matched by --
   const broken = join(scratch, 'broken-junit.jsonl');
   // Control characters and markup in the output must not break the XML.
   const output = 'curl: (6) Could not resolve host: <x> & "y"\x07\x1b[0m';
-  writeFileSync(broken, JSON.stringify({ tool: 'bash', arguments: { command: 'curl -sf https://x' }, output, exitCode: 0 }) + '\n["not an object"]\n');
-  const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => name === 'testsuite' || name === 'testcase' });
+  writeFileSync(
+    broken,
+    JSON.stringify({ tool: 'bash', arguments: { command: 'curl -sf https://x' }, output, exitCode: 0 }) + '\n["not an object"]\n',
+  );
+  const parser = new XMLParser({
+    ignoreAttributes: false,
+    attributeNamePrefix: '',
+    isArray: (name) => name === 'testsuite' || name === 'testcase',
+  });
   // t10's tool `shell` is a shell tool (the one default list): its `command not found` counts.
-  for (const [failOn, failures] of [['any', 5], ['failure', 3], ['none', 0]]) {
+  for (const [failOn, failures] of [
+    ['any', 5],
+    ['failure', 3],
+    ['none', 0],
+  ]) {
     const run = cli(['audit', '--config', dshExact, '--report', 'junit', '--fail-on', failOn, trace, broken]);
     assert.equal(XMLValidator.validate(run.stdout), true, run.stdout);
     const { testsuites } = parser.parse(run.stdout);

@@ -19,7 +19,11 @@ const work = mkdtempSync(join(tmpdir(), 'toolguard-html-'));
 let browser;
 
 function cli(args) {
-  const run = spawnSync(process.execPath, [join(root, 'bin/toolguard.mjs'), 'audit', ...args], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28 });
+  const run = spawnSync(process.execPath, [join(root, 'bin/toolguard.mjs'), 'audit', ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
@@ -39,10 +43,13 @@ const failureCount = (doc) => doc.sessions.reduce((n, s) => n + s.failures.lengt
 /** WCAG contrast ratio of two `rgb(…)` colours. */
 function contrast(a, b) {
   const lum = (css) => {
-    const [r, g, bl] = css.match(/\d+(\.\d+)?/g).slice(0, 3).map((v) => {
-      const c = Number(v) / 255;
-      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-    });
+    const [r, g, bl] = css
+      .match(/\d+(\.\d+)?/g)
+      .slice(0, 3)
+      .map((v) => {
+        const c = Number(v) / 255;
+        return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+      });
     return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
   };
   const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
@@ -93,7 +100,10 @@ async function checkDom(page, doc) {
   assert.equal(await page.textContent('#stat-waste-calls'), String(doc.summary.waste.calls));
   // One strip lane per tool a session used; one tick per listed call.
   const ticks = await page.$$eval('path.calls', (paths) => paths.reduce((n, p) => n + (p.getAttribute('d').match(/M/g) ?? []).length, 0));
-  assert.equal(ticks, doc.sessions.reduce((n, s) => n + s.timeline.calls.length, 0));
+  assert.equal(
+    ticks,
+    doc.sessions.reduce((n, s) => n + s.timeline.calls.length, 0),
+  );
   // Subagents sit inside their parent's section.
   for (const [i, s] of doc.sessions.entries()) {
     if (s.parentSession === null) continue;
@@ -103,7 +113,10 @@ async function checkDom(page, doc) {
   // Most wasteful first.
   const ranked = await page.$$eval('#top-waste tbody tr', (rows) => rows.map((r) => Number(r.children[3].textContent)));
   assert.ok(ranked.length > 0);
-  assert.deepEqual(ranked, [...ranked].sort((a, b) => b - a));
+  assert.deepEqual(
+    ranked,
+    [...ranked].sort((a, b) => b - a),
+  );
 }
 
 async function screenshotIsNotBlank(page, name) {
@@ -151,7 +164,13 @@ test('the bundled sample: DOM matches the JSON, a failure mark opens its call, k
   const focused = await page.evaluate(() => {
     const a = document.activeElement;
     const style = getComputedStyle(a);
-    return { mark: a.classList.contains('mark'), f: a.dataset.f, outline: style.outlineStyle, outlineColor: style.outlineColor, fill: style.fill };
+    return {
+      mark: a.classList.contains('mark'),
+      f: a.dataset.f,
+      outline: style.outlineStyle,
+      outlineColor: style.outlineColor,
+      fill: style.fill,
+    };
   });
   assert.ok(focused.mark, 'Tab reaches a finding mark');
   assert.equal(focused.outline, 'solid', 'a focused mark shows a focus ring');

@@ -16,10 +16,15 @@ const fixtures = join(root, '__test__/audit/fixtures');
 const claudeDir = join(fixtures, 'claude-code');
 const codexDir = join(fixtures, 'codex');
 const slug = readdirSync(claudeDir).find((n) => n.startsWith('-'));
-const session = readdirSync(join(claudeDir, slug)).find((n) => n.endsWith('.jsonl')).slice(0, -'.jsonl'.length);
+const session = readdirSync(join(claudeDir, slug))
+  .find((n) => n.endsWith('.jsonl'))
+  .slice(0, -'.jsonl'.length);
 const mainTranscript = join(claudeDir, slug, `${session}.jsonl`);
 const subagents = join(claudeDir, slug, session, 'subagents');
-const subTranscript = join(subagents, readdirSync(subagents).find((n) => n.endsWith('.jsonl')));
+const subTranscript = join(
+  subagents,
+  readdirSync(subagents).find((n) => n.endsWith('.jsonl')),
+);
 
 function cli(args, env = {}) {
   const home = env.HOME ?? mkdtempSync(join(tmpdir(), 'toolguard-home-'));
@@ -57,10 +62,13 @@ test('Claude Code: a project folder with a transcript and its subagent, exact fi
   assert.equal(stderr, '');
   assert.equal(code, 1);
   // Sorted by name: the session's folder (its subagents) before its transcript.
-  assert.deepEqual(doc.sessions.map((s) => [s.format, s.calls, s.errors.length]), [
-    ['claude-code', 3, 0],
-    ['claude-code', 10, 0],
-  ]);
+  assert.deepEqual(
+    doc.sessions.map((s) => [s.format, s.calls, s.errors.length]),
+    [
+      ['claude-code', 3, 0],
+      ['claude-code', 10, 0],
+    ],
+  );
   const [sub, main] = doc.sessions;
   assert.equal(main.sessionId, session);
   assert.deepEqual(reminders(main), [['toolu_a2_0', 'Bash', 3]]);
@@ -76,7 +84,10 @@ test('Claude Code: the older layout (<slug>/agent-*.jsonl beside the session) is
   cpSync(mainTranscript, join(dir, 'proj', `${session}.jsonl`));
   cpSync(subTranscript, join(dir, 'proj', 'agent-a84ba710d36bfa1db.jsonl'));
   const { doc } = json([dir]);
-  assert.deepEqual(doc.sessions.map((s) => reminders(s)), [[['toolu_a2_0', 'Bash', 3]], [['toolu_sub2', 'Bash', 3]]]);
+  assert.deepEqual(
+    doc.sessions.map((s) => reminders(s)),
+    [[['toolu_a2_0', 'Bash', 3]], [['toolu_sub2', 'Bash', 3]]],
+  );
 });
 
 test('Codex: a sessions folder, exact findings, exit code read from the output header', () => {
@@ -89,12 +100,22 @@ test('Codex: a sessions folder, exact findings, exit code read from the output h
   assert.deepEqual(reminders(s), [['call_a2_0', 'exec_command', 3]]);
   // python-traceback (when: success) only on the exit-0 call; the always rule on both,
   // and only the exit-0 one is said to have exited 0.
-  assert.deepEqual(failures(s), [['call_a3_0', 'python-traceback'], ['call_a3_0', 'value-error'], ['call_a4_0', 'value-error']]);
+  assert.deepEqual(failures(s), [
+    ['call_a3_0', 'python-traceback'],
+    ['call_a3_0', 'value-error'],
+    ['call_a4_0', 'value-error'],
+  ]);
 });
 
 function writeRule() {
   const file = join(mkdtempSync(join(tmpdir(), 'toolguard-rule-')), 'rules.json');
-  writeFileSync(file, JSON.stringify({ loops: false, loudFailure: { rules: [{ id: 'value-error', pattern: 'ValueError: bad', when: 'always', action: 'error', message: 'a ValueError' }] } }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      loops: false,
+      loudFailure: { rules: [{ id: 'value-error', pattern: 'ValueError: bad', when: 'always', action: 'error', message: 'a ValueError' }] },
+    }),
+  );
   return file;
 }
 
@@ -108,7 +129,10 @@ test('OTLP/JSON: GenAI and OpenInference tool spans, ids hex or base64, same fin
   }
   assert.deepEqual(reminders(hex), reminders(b64));
   assert.deepEqual(reminders(hex)[0], ['t3', 'bash', 3]);
-  assert.deepEqual(failures(hex).map((f) => f[1]), ['python-traceback', 'pytest-failed', 'pytest-failed', 'pytest-failed']);
+  assert.deepEqual(
+    failures(hex).map((f) => f[1]),
+    ['python-traceback', 'pytest-failed', 'pytest-failed', 'pytest-failed'],
+  );
 });
 
 test('no path: the Claude Code and Codex histories of the user, said on stderr', () => {
@@ -117,7 +141,10 @@ test('no path: the Claude Code and Codex histories of the user, said on stderr',
   cpSync(join(codexDir, 'sessions'), join(home, '.codex/sessions'), { recursive: true });
   const run = json([], { HOME: home });
   assert.match(run.stderr, /^toolguard audit: no FILES given, auditing .*\.claude\/projects and .*\.codex\/sessions\.\n$/);
-  assert.deepEqual(run.doc.sessions.map((s) => s.format), ['claude-code', 'claude-code', 'codex']);
+  assert.deepEqual(
+    run.doc.sessions.map((s) => s.format),
+    ['claude-code', 'claude-code', 'codex'],
+  );
   // $CLAUDE_CONFIG_DIR and $CODEX_HOME move them.
   const elsewhere = mkdtempSync(join(tmpdir(), 'toolguard-cfg-'));
   cpSync(claudeDir, join(elsewhere, 'projects'), { recursive: true });
@@ -131,16 +158,25 @@ test('--since: older files are skipped, and older lines inside newer files', () 
   cpSync(claudeDir, dir, { recursive: true });
   const main = join(dir, slug, `${session}.jsonl`);
   // The second prompt's time: only its two calls are newer.
-  const again = readFileSync(main, 'utf8').split('\n').find((l) => l.includes('"content":"again"'));
+  const again = readFileSync(main, 'utf8')
+    .split('\n')
+    .find((l) => l.includes('"content":"again"'));
   const since = JSON.parse(again).timestamp;
   const { doc } = json(['--since', since, main]);
-  assert.deepEqual(doc.sessions.map((s) => [s.calls, s.reminders.length, s.errors.length]), [[2, 0, 0]]);
+  assert.deepEqual(
+    doc.sessions.map((s) => [s.calls, s.reminders.length, s.errors.length]),
+    [[2, 0, 0]],
+  );
   // A file last written before --since is not read at all.
   const old = new Date('2020-01-01T00:00:00Z');
   utimesSync(main, old, old);
   assert.equal(json(['--since', '2021-01-01', main]).doc.sessions.length, 0);
   assert.equal(json(['--since', '7d', join(dir, slug)]).doc.sessions.length, 1);
-  for (const bad of [['--since', 'yesterday'], ['--max-line-bytes', '0'], ['--max-line-bytes', 'lots']]) {
+  for (const bad of [
+    ['--since', 'yesterday'],
+    ['--max-line-bytes', '0'],
+    ['--max-line-bytes', 'lots'],
+  ]) {
     const run = cli([...bad, main]);
     assert.equal(run.code, 2, run.stderr);
     assert.match(run.stderr, new RegExp(bad[0]));
@@ -155,7 +191,9 @@ test('--max-line-bytes: a longer line is reported with file and line, the rest i
   writeFileSync(file, `${call}\n${long}${call}\n${call}\n`);
   const { doc } = json(['--max-line-bytes', '1M', file]);
   const [s] = doc.sessions;
-  assert.deepEqual(s.errors, [{ line: 2, message: `line of ${long.length} bytes is longer than the limit of 1048576 bytes (--max-line-bytes), skipped` }]);
+  assert.deepEqual(s.errors, [
+    { line: 2, message: `line of ${long.length} bytes is longer than the limit of 1048576 bytes (--max-line-bytes), skipped` },
+  ]);
   assert.equal(s.calls, 3);
   assert.deepEqual(reminders(s), [['line 4', 'bash', 3]]);
   // The default limit (256 MiB) reads it.
@@ -175,10 +213,13 @@ test('input that is no log: a binary file is one error, an unknown JSON shape on
   writeFileSync(other, '{"a":1}\n{"b":2}\n');
   // Nothing could be read from either: exit 2 (issue 16), the report still printed.
   const { doc } = json([bin, other], undefined, [2]);
-  assert.deepEqual(doc.sessions.map((s) => [s.errorCount, s.errors[0].message.split(' (')[0]]), [
-    [1, 'not a text log'],
-    [1, 'not a line of any known log format'],
-  ]);
+  assert.deepEqual(
+    doc.sessions.map((s) => [s.errorCount, s.errors[0].message.split(' (')[0]]),
+    [
+      [1, 'not a text log'],
+      [1, 'not a line of any known log format'],
+    ],
+  );
 });
 
 test('a trace that starts with the documented user line is read as a trace (issue 16)', () => {

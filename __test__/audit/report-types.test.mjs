@@ -20,22 +20,36 @@ test('the --json document Rust writes is exactly the AuditDocument type', () => 
   const dir = mkdtempSync(join(tmpdir(), 'toolguard-report-types-'));
   const malformed = join(dir, 'malformed.jsonl');
   writeFileSync(malformed, '{"tool":"bash","arguments":{"command":"ls"},"output":"x"}\n{not json\n');
-  const inputs = [join(root, 'samples/dsh'), join(root, '__test__/audit/fixtures'), join(root, 'crates/toolguard-audit/tests/fixtures'), malformed];
+  const inputs = [
+    join(root, 'samples/dsh'),
+    join(root, '__test__/audit/fixtures'),
+    join(root, 'crates/toolguard-audit/tests/fixtures'),
+    malformed,
+  ];
   // Loop detectors on (the default: `loops`) and off (DSH's `reminders`).
   const dshExact = ['--config', join(root, '__test__/audit/dsh-exact.json')];
   const docs = [[], dshExact].map((config) => {
-    const run = spawnSync(process.execPath, [join(root, 'bin/toolguard.mjs'), 'audit', '--json', ...config, ...inputs], { encoding: 'utf8', maxBuffer: 1 << 28 });
+    const run = spawnSync(process.execPath, [join(root, 'bin/toolguard.mjs'), 'audit', '--json', ...config, ...inputs], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 28,
+    });
     assert.ok(run.status === 0 || run.status === 1, run.stderr);
     return run.stdout;
   });
   const parsed = docs.map((d) => JSON.parse(d));
   // Every kind of entry is present, so every nested type is checked.
   for (const kind of ['reminders', 'loops', 'failures', 'errors']) {
-    assert.ok(parsed.some((doc) => doc.sessions.some((s) => s[kind].length > 0)), `no session has ${kind}`);
+    assert.ok(
+      parsed.some((doc) => doc.sessions.some((s) => s[kind].length > 0)),
+      `no session has ${kind}`,
+    );
   }
   const file = join(dir, 'check.mts');
   const types = join(root, 'ts/cli/audit.mjs').replace(/\\/g, '/');
-  writeFileSync(file, `import type { AuditDocument } from ${JSON.stringify(types)};\n${docs.map((d, i) => `export const doc${i}: AuditDocument = ${d};`).join('\n')}\n`);
+  writeFileSync(
+    file,
+    `import type { AuditDocument } from ${JSON.stringify(types)};\n${docs.map((d, i) => `export const doc${i}: AuditDocument = ${d};`).join('\n')}\n`,
+  );
   const program = ts.createProgram([file], {
     strict: true,
     noEmit: true,

@@ -17,8 +17,13 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = join(root, 'bin/toolguard.mjs');
 const fixtures = join(root, '__test__/audit/fixtures/parquet');
 
-const run = (args, options = {}) => spawnSync(process.execPath, [cli, 'audit', ...args], { encoding: 'utf8', maxBuffer: 1 << 28, cwd: root, ...options });
-const lines = (text) => text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const run = (args, options = {}) =>
+  spawnSync(process.execPath, [cli, 'audit', ...args], { encoding: 'utf8', maxBuffer: 1 << 28, cwd: root, ...options });
+const lines = (text) =>
+  text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 const byFile = (a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0);
 
 // 60 runs in 1 folder of 100 plus a Parquet dataset: files and rows both.
@@ -55,7 +60,10 @@ test('--shard: 4 shards give exactly the sessions of one run, merged, and each s
   assert.deepEqual(merged, whole);
   // Parquet rows are shared out one by one, not by file.
   const rows = shards.map((s) => s.filter((x) => x.file.includes('dataset.parquet#')).length);
-  assert.equal(rows.reduce((a, b) => a + b, 0), 4);
+  assert.equal(
+    rows.reduce((a, b) => a + b, 0),
+    4,
+  );
   // Deterministic: the same shard twice is the same sessions.
   assert.deepEqual(lines(run([collection, '--report', 'jsonl', '--shard', '2/4']).stdout), shards[1]);
 });
@@ -129,7 +137,10 @@ test('Parquet: one session a row, named FILE#ROW, with the id and model columns;
       ['trace-text.parquet#3', 'task-3', 'model-b', 5, true, false],
     ],
   );
-  assert.ok(rows.every((s) => s.errorCount === 0), JSON.stringify(rows.map((s) => s.errors)));
+  assert.ok(
+    rows.every((s) => s.errorCount === 0),
+    JSON.stringify(rows.map((s) => s.errors)),
+  );
   // The nested copy (a list of structs, two row groups) finds the same.
   const nested = lines(run([join(fixtures, 'trace-nested.parquet'), '--report', 'jsonl']).stdout);
   const findings = (s) => [s.calls, s.loops.map((l) => [l.callId, l.kind]), s.failures.map((f) => [f.callId, f.ruleId])];
@@ -143,7 +154,10 @@ test('Parquet: --column names the trajectory column; without it the error lists 
   const missing = run([file, '--json']);
   assert.equal(missing.status, 2);
   const session = JSON.parse(missing.stdout).sessions[0];
-  assert.match(session.errors[0].message, /no trajectory column in this Parquet file \(looked for messages, history.*its columns: steps\); --column names it/);
+  assert.match(
+    session.errors[0].message,
+    /no trajectory column in this Parquet file \(looked for messages, history.*its columns: steps\); --column names it/,
+  );
   const named = run([file, '--json', '--column', 'steps']);
   assert.equal(named.status, 1, named.stderr);
   assert.equal(JSON.parse(named.stdout).sessions[0].calls, 5);
@@ -155,7 +169,10 @@ test('Parquet: a codec the build leaves out is an input error naming it', () => 
   const r = run([join(fixtures, 'zstd.parquet'), '--json']);
   assert.equal(r.status, 2);
   const [session] = JSON.parse(r.stdout).sessions;
-  assert.match(session.errors[0].message, /^column "instance_id" is compressed with zstd, which toolguard does not read \(it reads uncompressed and snappy Parquet, the pyarrow default\); rewrite the file with one of those$/);
+  assert.match(
+    session.errors[0].message,
+    /^column "instance_id" is compressed with zstd, which toolguard does not read \(it reads uncompressed and snappy Parquet, the pyarrow default\); rewrite the file with one of those$/,
+  );
 });
 
 test('Parquet: mini-swe-agent messages, nested or as JSON text, go through the trajectory readers', () => {
@@ -184,12 +201,28 @@ test('--json carries the dataset summary: shares of runs stuck and failing silen
   assert.equal(d.runsStuck, stuck);
   assert.equal(d.shareStuck, stuck / sessions.length);
   assert.equal(d.runsSilentFailure, sessions.filter((s) => s.failures.length > 0).length);
-  assert.equal(d.stuckCalls, sessions.reduce((n, s) => n + s.waste.loop.calls, 0));
-  assert.deepEqual(d.byAgent.map((g) => [g.name, g.runs]), [['trace', 64]]);
-  assert.deepEqual(d.byModel.map((g) => [g.name, g.runs]), [['(not stated)', 60], ['model-a', 2], ['model-b', 2]]);
+  assert.equal(
+    d.stuckCalls,
+    sessions.reduce((n, s) => n + s.waste.loop.calls, 0),
+  );
+  assert.deepEqual(
+    d.byAgent.map((g) => [g.name, g.runs]),
+    [['trace', 64]],
+  );
+  assert.deepEqual(
+    d.byModel.map((g) => [g.name, g.runs]),
+    [
+      ['(not stated)', 60],
+      ['model-a', 2],
+      ['model-b', 2],
+    ],
+  );
   // Ranked by wasted calls, most first.
   const calls = d.ranking.map((x) => x.wasteCalls);
-  assert.deepEqual(calls, [...calls].sort((a, b) => b - a));
+  assert.deepEqual(
+    calls,
+    [...calls].sort((a, b) => b - a),
+  );
   assert.equal(d.ranking[0].wasteCalls, Math.max(...sessions.map((s) => s.waste.calls)));
 });
 
@@ -205,7 +238,10 @@ test('--html DIR/: an index ranking every run, one page per run with a link back
   assert.equal(data.length, 64);
   // Row: [index, file, session, model, agent, calls, stuck, failures, wasteCalls, tokens, ms]; most waste first.
   const waste = data.map((row) => row[8]);
-  assert.deepEqual(waste, [...waste].sort((a, b) => b - a));
+  assert.deepEqual(
+    waste,
+    [...waste].sort((a, b) => b - a),
+  );
   const page = readFileSync(join(out, 'runs', `${String(data[0][0]).padStart(6, '0')}.html`), 'utf8');
   assert.match(page, /<a href="\.\.\/index\.html">← all runs<\/a>/);
   assert.ok(page.includes(data[0][1].split('/').pop()), 'the run page is that run');

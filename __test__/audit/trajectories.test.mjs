@@ -44,9 +44,15 @@ test('a directory of trajectories: every format found by content, one report per
   assert.equal(doc.summary.files, 9);
   // Calls are named by ordinal; callId is the format's own or null.
   const mini = doc.sessions.find((s) => s.file.endsWith('scripted.traj.json'));
-  assert.deepEqual(mini.failures.map((f) => [f.ordinal, f.callId, f.ruleId]), [[4, 'call_3', 'python-traceback']]);
+  assert.deepEqual(
+    mini.failures.map((f) => [f.ordinal, f.callId, f.ruleId]),
+    [[4, 'call_3', 'python-traceback']],
+  );
   const text = doc.sessions.find((s) => s.file.endsWith('scripted-textbased.traj.json'));
-  assert.deepEqual(text.failures.map((f) => [f.ordinal, f.callId]), [[4, null]]);
+  assert.deepEqual(
+    text.failures.map((f) => [f.ordinal, f.callId]),
+    [[4, null]],
+  );
   assert.deepEqual(mini.notes, [{ line: 1, ordinal: 5, message: 'call 5 (bash, call_4) has no result in the log' }]);
   // A waste episode points at its calls by ordinal too.
   assert.equal(text.loops[0].waste.fromOrdinal, 3);
@@ -68,7 +74,10 @@ test('every session in ../shared/wild reads with no input errors and the manifes
   const manifest = JSON.parse(readFileSync(join(wild, 'manifest.json'), 'utf8'));
   const doc = auditJson([wild]);
   assert.equal(doc.sessions.length, 154);
-  assert.deepEqual(doc.sessions.filter((s) => s.errorCount > 0).map((s) => [s.file, s.errors[0]]), []);
+  assert.deepEqual(
+    doc.sessions.filter((s) => s.errorCount > 0).map((s) => [s.file, s.errors[0]]),
+    [],
+  );
   const calls = new Map();
   for (const s of doc.sessions) {
     const file = relative(wild, s.file);
@@ -76,8 +85,17 @@ test('every session in ../shared/wild reads with no input errors and the manifes
   }
   for (const entry of manifest) {
     const got = calls.get(entry.file) ?? [];
-    assert.equal(got.reduce((a, b) => a + b, 0), entry.calls, entry.file);
-    if (entry.per_session) assert.deepEqual(got, entry.per_session.map((p) => p[1]), entry.file);
+    assert.equal(
+      got.reduce((a, b) => a + b, 0),
+      entry.calls,
+      entry.file,
+    );
+    if (entry.per_session)
+      assert.deepEqual(
+        got,
+        entry.per_session.map((p) => p[1]),
+        entry.file,
+      );
   }
   assert.equal(calls.size, manifest.length);
 });

@@ -13,7 +13,11 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const fixtures = join(root, '__test__/audit/fixtures/dsh-plain/--home-dev-report-site--');
 
 function cli(args) {
-  const run = spawnSync(process.execPath, [join(root, 'bin/toolguard.mjs'), 'audit', ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const run = spawnSync(process.execPath, [join(root, 'bin/toolguard.mjs'), 'audit', ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
@@ -46,7 +50,11 @@ const at = (s, callId) => {
 
 test('recorded sample: the pytest loop from its first reminder until the agent moved on, each failure on its own', () => {
   // DSH's reminders (loops: false): the loop detectors' waste is tested on hand-made timelines below.
-  const { doc } = { doc: JSON.parse(cli(['--json', '--config', join(root, '__test__/audit/dsh-exact.json'), join(fixtures, 'sample-main/session.jsonl')]).stdout) };
+  const { doc } = {
+    doc: JSON.parse(
+      cli(['--json', '--config', join(root, '__test__/audit/dsh-exact.json'), join(fixtures, 'sample-main/session.jsonl')]).stdout,
+    ),
+  };
   const [s] = doc.sessions;
   // call_06 (3rd identical pytest: the first reminder) .. call_08 (5th), then call_14 is different.
   const loop = s.reminders.map((r) => r.waste);
@@ -77,12 +85,32 @@ test('the text report ends with one waste line', () => {
 
 test('untracked calls inside a loop count in it; after its last repeat they are where the agent moved on', () => {
   const s = session(
-    [['c1', 'ls', 1], ['c2', 'ls', 2], ['c3', 'ls', 3, 100, 110, 10], ['t1', 'todo', undefined, 120, 125, 5], ['c4', 'ls', 4, 130, 190, 10], ['t2', 'todo', undefined, 200, 201, 5], ['d1', 'cat', 1, 210, 220, 10]],
+    [
+      ['c1', 'ls', 1],
+      ['c2', 'ls', 2],
+      ['c3', 'ls', 3, 100, 110, 10],
+      ['t1', 'todo', undefined, 120, 125, 5],
+      ['c4', 'ls', 4, 130, 190, 10],
+      ['t2', 'todo', undefined, 200, 201, 5],
+      ['d1', 'cat', 1, 210, 220, 10],
+    ],
     {},
   );
   s.reminders = [{ ...at(s, 'c3'), count: 3 }];
   sessionWaste(s);
-  assert.deepEqual(s.reminders[0].waste, { episode: 1, kind: 'loop', from: 'c3', to: 'c4', movedOnAt: 't2', fromOrdinal: 3, toOrdinal: 5, movedOnAtOrdinal: 6, calls: 3, wallMs: 90, tokens: 25 });
+  assert.deepEqual(s.reminders[0].waste, {
+    episode: 1,
+    kind: 'loop',
+    from: 'c3',
+    to: 'c4',
+    movedOnAt: 't2',
+    fromOrdinal: 3,
+    toOrdinal: 5,
+    movedOnAtOrdinal: 6,
+    calls: 3,
+    wallMs: 90,
+    tokens: 25,
+  });
 });
 
 test('other agents do not interrupt an episode; n/a without timestamps or usage', () => {
@@ -96,7 +124,19 @@ test('other agents do not interrupt an episode; n/a without timestamps or usage'
   ]);
   s.reminders = [{ ...at(s, 'a3'), count: 3 }];
   const w = sessionWaste(s);
-  assert.deepEqual(s.reminders[0].waste, { episode: 1, kind: 'loop', from: 'a3', to: 'a4', movedOnAt: 'a5', fromOrdinal: 3, toOrdinal: 5, movedOnAtOrdinal: 6, calls: 2, wallMs: null, tokens: null });
+  assert.deepEqual(s.reminders[0].waste, {
+    episode: 1,
+    kind: 'loop',
+    from: 'a3',
+    to: 'a4',
+    movedOnAt: 'a5',
+    fromOrdinal: 3,
+    toOrdinal: 5,
+    movedOnAtOrdinal: 6,
+    calls: 2,
+    wallMs: null,
+    tokens: null,
+  });
   assert.equal(w.wallMs, null);
   assert.equal(w.episodesWithoutTime, 1);
   assert.match(wasteLine(w), /^Waste: 2 calls · n\/a · n\/a tokens in 1 stuck episode and 0 silent failures$/);
@@ -109,7 +149,10 @@ test('a failing call retried as is: the retries are part of its episode; overlap
     ['f3', 'bash', 3, 40, 50, 100],
     ['g1', 'bash', 1, 60, 70, 100],
   ]);
-  s.failures = [{ ...at(s, 'f1'), ruleId: 'x' }, { ...at(s, 'f2'), ruleId: 'x' }];
+  s.failures = [
+    { ...at(s, 'f1'), ruleId: 'x' },
+    { ...at(s, 'f2'), ruleId: 'x' },
+  ];
   s.reminders = [{ ...at(s, 'f3'), count: 3 }];
   const w = sessionWaste(s);
   assert.deepEqual(s.failures[0].waste, s.failures[1].waste);
@@ -141,8 +184,19 @@ test('loop-detector findings (`loops`) replace reminders: the run of alarmed cal
 });
 
 test('past the timeline bound: no waste for an unlisted call, partial for an episode that runs off the list', () => {
-  const s = session([['c1', 'ls', 1], ['c2', 'ls', 2], ['c3', 'ls', 3, 0, 5, 1]], {}, 10);
-  s.reminders = [{ ...at(s, 'c3'), count: 3 }, { callId: 'c9', agentId: 'a', logLine: 99, count: 5 }];
+  const s = session(
+    [
+      ['c1', 'ls', 1],
+      ['c2', 'ls', 2],
+      ['c3', 'ls', 3, 0, 5, 1],
+    ],
+    {},
+    10,
+  );
+  s.reminders = [
+    { ...at(s, 'c3'), count: 3 },
+    { callId: 'c9', agentId: 'a', logLine: 99, count: 5 },
+  ];
   sessionWaste(s);
   assert.equal(s.reminders[0].waste.partial, true);
   assert.equal(s.reminders[1].waste, null);

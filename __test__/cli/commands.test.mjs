@@ -27,7 +27,9 @@ test('--help lists every command, each with its own --help', () => {
 });
 
 test('the help texts and the README name no file that the package does not ship', () => {
-  const { files } = JSON.parse(spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }).stdout)[0];
+  const { files } = JSON.parse(
+    spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }).stdout,
+  )[0];
   const shipped = new Set(files.map((f) => f.path));
   for (const command of ['audit', 'hook', 'check-config', 'completion', '']) {
     const text = cli(command ? [command, '--help'] : ['--help']).stdout;
@@ -43,14 +45,22 @@ test('check-config: JSON and YAML (flow style, JSON in .yaml, no extension) are 
   const configs = [
     file('flow.yaml', 'repeat: { thresholds: [3, 5, 8] }\nloudFailure: { shellTools: [Bash, bash] }\n'),
     file('json-in.yaml', '{"repeat": {"thresholds": [2, 4]}}\n'),
-    file('guard.json', JSON.stringify({ loudFailure: { rules: [{ id: 'deploy', pattern: '^Deploy skipped', flags: 'm', action: 'context', message: 'skipped' }] } })),
+    file(
+      'guard.json',
+      JSON.stringify({
+        loudFailure: { rules: [{ id: 'deploy', pattern: '^Deploy skipped', flags: 'm', action: 'context', message: 'skipped' }] },
+      }),
+    ),
     file('guardrc', 'repeat:\n  exclude: [todo_write]\n'),
     file('empty.yaml', '# nothing set: the defaults\n'),
   ];
   const run = cli(['check-config', ...configs]);
   assert.equal(run.code, 0, run.stderr);
   assert.deepEqual(
-    run.stdout.trim().split('\n').map((l) => l.slice(scratch.length + 1)),
+    run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.slice(scratch.length + 1)),
     [
       'flow.yaml: ok (repeat thresholds [3, 5, 8] · 0 user rules · shell tools Bash, bash · loop detectors on (defaults))',
       'json-in.yaml: ok (repeat thresholds [2, 4] · 0 user rules · loop detectors on (defaults))',
@@ -63,11 +73,17 @@ test('check-config: JSON and YAML (flow style, JSON in .yaml, no extension) are 
 
 test('check-config: an invalid config exits 2 with file, line and what is wrong', () => {
   const cases = [
-    [file('typo.yaml', 'repeat:\n  thresholds: [3]\n  treshold: 5\n'), /typo\.yaml:3: toolguard: unknown key config\.repeat\.treshold \(expected one of: /],
+    [
+      file('typo.yaml', 'repeat:\n  thresholds: [3]\n  treshold: 5\n'),
+      /typo\.yaml:3: toolguard: unknown key config\.repeat\.treshold \(expected one of: /,
+    ],
     [file('top.json', '{\n  "repeats": {}\n}\n'), /top\.json:2: toolguard: unknown key config\.repeats/],
     [file('threshold.yaml', 'repeat:\n  thresholds: [1]\n'), /threshold\.yaml:2: repeat-tool-reminder: invalid threshold 1/],
     [
-      file('rule.yaml', 'loudFailure:\n  rules:\n    - id: ok\n      pattern: x\n      action: error\n      message: m\n    - id: look\n      pattern: a(?=b)\n      action: error\n      message: m\n'),
+      file(
+        'rule.yaml',
+        'loudFailure:\n  rules:\n    - id: ok\n      pattern: x\n      action: error\n      message: m\n    - id: look\n      pattern: a(?=b)\n      action: error\n      message: m\n',
+      ),
       /rule\.yaml:7: loud-failure: rule look: lookahead/,
     ],
     [file('syntax.json', '{\n  "repeat": {\n    "thresholds": [3,]\n  }\n}\n'), /syntax\.json:3: not valid JSON: /],
@@ -93,14 +109,26 @@ test('audit --config reads the same formats through the same loader', () => {
   assert.equal(a.code, 1, a.stderr);
   assert.deepEqual(JSON.parse(a.stdout), JSON.parse(b.stdout));
   assert.ok(JSON.parse(a.stdout).sessions[0].reminders.every((r) => r.count % 2 === 0 || r.count === 2));
-  assert.match(cli(['audit', '--config', file('bad-audit.yaml', 'repeat:\n  treshold: 2\n'), trace]).stderr, /bad-audit\.yaml:2: toolguard: unknown key config\.repeat\.treshold/);
+  assert.match(
+    cli(['audit', '--config', file('bad-audit.yaml', 'repeat:\n  treshold: 2\n'), trace]).stderr,
+    /bad-audit\.yaml:2: toolguard: unknown key config\.repeat\.treshold/,
+  );
 });
 
-test('completion: bash completes commands, options and option values; zsh and fish scripts are generated from the same table', { skip: spawnSync('bash', ['--version']).status !== 0 && 'no bash' }, () => {
+test('completion: bash completes commands, options and option values; zsh and fish scripts are generated from the same table', {
+  skip: spawnSync('bash', ['--version']).status !== 0 && 'no bash',
+}, () => {
   const script = cli(['completion', 'bash']);
   assert.equal(script.code, 0);
   const complete = (...words) => {
-    const run = spawnSync('bash', ['-c', `${script.stdout}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _toolguard; printf '%s\\n' "\${COMPREPLY[@]}"`], { encoding: 'utf8' });
+    const run = spawnSync(
+      'bash',
+      [
+        '-c',
+        `${script.stdout}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _toolguard; printf '%s\\n' "\${COMPREPLY[@]}"`,
+      ],
+      { encoding: 'utf8' },
+    );
     assert.equal(run.status, 0, run.stderr);
     return run.stdout.split('\n').filter(Boolean);
   };
@@ -114,7 +142,8 @@ test('completion: bash completes commands, options and option values; zsh and fi
   assert.match(zsh, /bashcompinit/);
   assert.match(zsh, /complete -o default -F _toolguard toolguard/);
   const fish = cli(['completion', 'fish']).stdout;
-  for (const command of ['audit', 'hook', 'check-config', 'completion']) assert.match(fish, new RegExp(`-n __fish_use_subcommand -a '${command}'`));
+  for (const command of ['audit', 'hook', 'check-config', 'completion'])
+    assert.match(fish, new RegExp(`-n __fish_use_subcommand -a '${command}'`));
   assert.match(fish, /-n '__fish_seen_subcommand_from audit' -l 'report' -x -a 'table json jsonl sarif junit'/);
   assert.equal(cli(['completion', 'tcsh']).code, 2);
 });

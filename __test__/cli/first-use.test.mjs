@@ -30,12 +30,18 @@ test('check-config shows the loop detectors and exits 2 on a bad config, as audi
   const bad = file('bad.yaml', 'repeat:\n  treshold: 5\n');
   const checked = cli(['check-config', bad]);
   assert.equal(checked.code, 2, checked.stderr);
-  for (const command of [['audit', '--config', bad, join(root, 'samples')], ['scan', '--config', bad, '-'], ['mcp', '--config', bad, '--', 'true']]) {
+  for (const command of [
+    ['audit', '--config', bad, join(root, 'samples')],
+    ['scan', '--config', bad, '-'],
+    ['mcp', '--config', bad, '--', 'true'],
+  ]) {
     assert.equal(cli(command, { input: '' }).code, checked.code, command.join(' '));
   }
 });
 
-test('a command piped into head ends quietly (no EPIPE stack trace)', { skip: spawnSync('bash', ['--version']).status !== 0 && 'no bash' }, () => {
+test('a command piped into head ends quietly (no EPIPE stack trace)', {
+  skip: spawnSync('bash', ['--version']).status !== 0 && 'no bash',
+}, () => {
   for (const command of ['rules --json', 'rules', 'completion bash']) {
     const run = spawnSync('bash', ['-c', `set -o pipefail; "${process.execPath}" "${bin}" ${command} | head -1`], { encoding: 'utf8' });
     assert.equal(run.stderr, '', command);
@@ -63,7 +69,9 @@ test('audit --html FILE says where it wrote the report', () => {
 });
 
 test('toolguard --help and audit --help say the same about a bare `audit`', () => {
-  const summary = cli(['--help']).stdout.split('\n').find((l) => l.trimStart().startsWith('audit '));
+  const summary = cli(['--help'])
+    .stdout.split('\n')
+    .find((l) => l.trimStart().startsWith('audit '));
   const own = cli(['audit', '--help']).stdout;
   assert.match(own, /Claude Code and Codex histories/);
   assert.match(summary, /Claude Code\/Codex histories/, summary);
@@ -75,7 +83,10 @@ test("docs/trace-format.md's example is audited as the page says: its `command n
   const example = /```jsonl?\n([\s\S]*?)```/.exec(page)[1];
   const run = cli(['audit', '--json', '-'], { input: example });
   const doc = JSON.parse(run.stdout);
-  assert.ok(doc.sessions[0].failures.some((f) => f.ruleId === 'command-not-found'), JSON.stringify(doc.sessions[0].failures));
+  assert.ok(
+    doc.sessions[0].failures.some((f) => f.ruleId === 'command-not-found'),
+    JSON.stringify(doc.sessions[0].failures),
+  );
 });
 
 test('a plain text log is one clear error, not one parser error per line', () => {
@@ -106,7 +117,7 @@ test('one word for one count: the summary, the table and the HTML report count l
   assert.doesNotMatch(html, /loop findings?/);
 });
 
-test('docs/adapters.md: the Agent SDK adapter\'s events are the ones it registers, and the options include loops', async () => {
+test("docs/adapters.md: the Agent SDK adapter's events are the ones it registers, and the options include loops", async () => {
   const page = readFileSync(join(root, 'docs/adapters.md'), 'utf8');
   const start = page.indexOf('## Claude Agent SDK');
   const section = page.slice(start, page.indexOf('\n## ', start + 1));

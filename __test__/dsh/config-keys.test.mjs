@@ -15,7 +15,13 @@ test('official repeat-tool-reminder ignores an unknown key (the behaviour the dr
 });
 
 for (const [label, specifier, config, key, expected] of [
-  ['toolguard/dsh/repeat-tool-reminder', 'toolguard/dsh/repeat-tool-reminder', { thresholds: [3], treshold: 4 }, 'treshold', 'thresholds, include, exclude, argumentsPreviewChars'],
+  [
+    'toolguard/dsh/repeat-tool-reminder',
+    'toolguard/dsh/repeat-tool-reminder',
+    { thresholds: [3], treshold: 4 },
+    'treshold',
+    'thresholds, include, exclude, argumentsPreviewChars',
+  ],
   ['toolguard/dsh/loud-failure', 'toolguard/dsh/loud-failure', { shellTool: ['bash'] }, 'shellTool', 'rules, shellTools, scanValue'],
 ]) {
   test(`${label}: an unknown top-level key loads with one warning naming it`, async (t) => {
@@ -29,7 +35,10 @@ for (const [label, specifier, config, key, expected] of [
 test('toolguard/dsh (combined) refuses an unknown top-level key, naming it', async (t) => {
   const h = await boot();
   t.after(() => h.dispose());
-  await assert.rejects(h.plugin(await import('toolguard/dsh'), { repeats: { thresholds: [3] } }), /^Error: toolguard: unknown key config\.repeats \(expected one of: repeat, loudFailure, loops\)$/);
+  await assert.rejects(
+    h.plugin(await import('toolguard/dsh'), { repeats: { thresholds: [3] } }),
+    /^Error: toolguard: unknown key config\.repeats \(expected one of: repeat, loudFailure, loops\)$/,
+  );
   const ok = await boot();
   t.after(() => ok.dispose());
   await ok.plugin(await import('toolguard/dsh'), { repeat: { thresholds: [3] } });

@@ -8,7 +8,10 @@
 if (typeof Promise.withResolvers !== 'function') {
   Promise.withResolvers = function withResolvers() {
     let resolve, reject;
-    const promise = new this((res, rej) => { resolve = res; reject = rej; });
+    const promise = new this((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
     return { promise, resolve, reject };
   };
 }
@@ -109,7 +112,9 @@ export async function boot() {
   const warnings = [];
   ctx.logger.exporter({
     levels: { default: 3 },
-    export: (message) => { if (message.type === 'warn' || message.type === 'error') warnings.push(message); },
+    export: (message) => {
+      if (message.type === 'warn' || message.type === 'error') warnings.push(message);
+    },
   });
   ctx.plugin(LlmRuntime);
   ctx.plugin(SessionStore);
@@ -132,7 +137,11 @@ async function settle(ctx, services) {
 }
 
 function safeGet(ctx, name) {
-  try { return ctx[name]; } catch { return undefined; }
+  try {
+    return ctx[name];
+  } catch {
+    return undefined;
+  }
 }
 
 export class Harness {
@@ -170,7 +179,10 @@ export class Harness {
    * send a user prompt, wait for the loop to go idle.
    */
   async turn(agent, steps, prompt = 'go') {
-    this.model.script(agent.id, steps.map((calls) => ({ calls })));
+    this.model.script(
+      agent.id,
+      steps.map((calls) => ({ calls })),
+    );
     this.model.script(agent.id, [{ text: 'done' }]);
     agent.followup(createUserMessage({ content: [{ type: 'text', text: prompt }], source: { kind: 'user' } }));
     await agent.whenIdle();
@@ -181,7 +193,10 @@ export class Harness {
    * prompt, so `agent/pre-step` sees no user message and no chain resets.
    */
   async wake(agent, steps) {
-    this.model.script(agent.id, steps.map((calls) => ({ calls })));
+    this.model.script(
+      agent.id,
+      steps.map((calls) => ({ calls })),
+    );
     this.model.script(agent.id, [{ text: 'done' }]);
     const notice = createUserMessage({
       content: [{ type: 'text', text: 'continue' }],
@@ -254,5 +269,8 @@ export class Harness {
 }
 
 export function textOf(content) {
-  return content.filter((b) => b.type === 'text' && typeof b.text === 'string').map((b) => b.text).join('\n');
+  return content
+    .filter((b) => b.type === 'text' && typeof b.text === 'string')
+    .map((b) => b.text)
+    .join('\n');
 }

@@ -21,8 +21,14 @@ for (const variant of ours) {
     const forgotten = [];
     const reset = [];
     const { forget: originalForget, reset: originalReset } = GuardEngine.prototype;
-    GuardEngine.prototype.forget = function forget(id) { forgotten.push(id); return originalForget.call(this, id); };
-    GuardEngine.prototype.reset = function resetSpy(id) { reset.push(id); return originalReset.call(this, id); };
+    GuardEngine.prototype.forget = function forget(id) {
+      forgotten.push(id);
+      return originalForget.call(this, id);
+    };
+    GuardEngine.prototype.reset = function resetSpy(id) {
+      reset.push(id);
+      return originalReset.call(this, id);
+    };
     t.after(() => Object.assign(GuardEngine.prototype, { forget: originalForget, reset: originalReset }));
 
     const module = await variant.load();

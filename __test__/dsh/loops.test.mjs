@@ -15,13 +15,19 @@ test('combined plugin: a repeat with the same result is reminded at every furthe
   h.tool(textTool('bash', () => 'FAILED tests/test_x.py::test_a\n1 failed in 0.12s\n[exit code: 1]'));
   await h.plugin(await combined(), {});
   const a = h.agent('s1');
-  await h.turn(a, Array.from({ length: 5 }, () => call('bash', { command: 'pytest -q' })));
+  await h.turn(
+    a,
+    Array.from({ length: 5 }, () => call('bash', { command: 'pytest -q' })),
+  );
   const contexts = h.contexts(a);
-  assert.deepEqual(contexts.map((c) => [c.plugin, c.summary]), [
-    ['toolguard-loops', 'bash: repeat × 3'],
-    ['toolguard-loops', 'bash: repeat × 4'],
-    ['toolguard-loops', 'bash: repeat × 5'],
-  ]);
+  assert.deepEqual(
+    contexts.map((c) => [c.plugin, c.summary]),
+    [
+      ['toolguard-loops', 'bash: repeat × 3'],
+      ['toolguard-loops', 'bash: repeat × 4'],
+      ['toolguard-loops', 'bash: repeat × 5'],
+    ],
+  );
   assert.equal(contexts[0].source.kind, 'plugin');
   assert.match(contexts[0].text, /^\[toolguard\] Loop detected: bash was called 3 times in a row .*\(calls #1, #2, #3\)/);
 });
@@ -33,7 +39,10 @@ test('combined plugin: polling with a changing result draws no reminder (the DSH
   h.tool(textTool('job_output', () => `epoch ${++epoch}/20 loss 0.${90 - epoch}\n[status: running]`));
   await h.plugin(await combined(), {});
   const a = h.agent('s1');
-  await h.turn(a, Array.from({ length: 9 }, () => call('job_output', { job_id: 'train' })));
+  await h.turn(
+    a,
+    Array.from({ length: 9 }, () => call('job_output', { job_id: 'train' })),
+  );
   assert.deepEqual(h.contexts(a), []);
   // The same session with loops: false gets DSH's result-blind reminders.
   const h2 = await boot();
@@ -41,33 +50,57 @@ test('combined plugin: polling with a changing result draws no reminder (the DSH
   h2.tool(textTool('job_output', () => `epoch ${++epoch}/20`));
   await h2.plugin(await combined(), { loops: false });
   const b = h2.agent('s2');
-  await h2.turn(b, Array.from({ length: 5 }, () => call('job_output', { job_id: 'train' })));
-  assert.deepEqual(h2.contexts(b).map((c) => c.summary), ['job_output × 3', 'job_output × 5']);
+  await h2.turn(
+    b,
+    Array.from({ length: 5 }, () => call('job_output', { job_id: 'train' })),
+  );
+  assert.deepEqual(
+    h2.contexts(b).map((c) => c.summary),
+    ['job_output × 3', 'job_output × 5'],
+  );
 });
 
 test('combined plugin: a cycle of edit → test, and a user prompt resets while our own notices do not', async (t) => {
   const h = await boot();
   t.after(() => h.dispose());
-  h.tool(textTool('edit_file', () => { throw new Error('old_string not found in core.py'); }));
+  h.tool(
+    textTool('edit_file', () => {
+      throw new Error('old_string not found in core.py');
+    }),
+  );
   h.tool(textTool('bash', () => '1 failed in 0.2s\n[exit code: 1]'));
   await h.plugin(await combined(), {});
   const a = h.agent('s1');
   const round = [call('edit_file', { path: 'core.py', old_string: 'a', new_string: 'b' }), call('bash', { command: 'pytest' })];
   await h.turn(a, [...round, ...round, call('edit_file', { path: 'core.py', old_string: 'a', new_string: 'b' })]);
-  assert.deepEqual(h.contexts(a).map((c) => c.summary), ['edit_file: cycle × 3']);
+  assert.deepEqual(
+    h.contexts(a).map((c) => c.summary),
+    ['edit_file: cycle × 3'],
+  );
   // A plugin-sourced wake keeps the window: the cycle goes on.
   await h.wake(a, [call('bash', { command: 'pytest' })]);
-  assert.deepEqual(h.contexts(a).map((c) => c.summary), ['edit_file: cycle × 3', 'bash: cycle × 3']);
+  assert.deepEqual(
+    h.contexts(a).map((c) => c.summary),
+    ['edit_file: cycle × 3', 'bash: cycle × 3'],
+  );
   // A real user prompt resets it: two more rounds are not yet a loop.
   await h.turn(a, [...round, ...round], 'try again');
-  assert.deepEqual(h.contexts(a).map((c) => c.summary), ['edit_file: cycle × 3', 'bash: cycle × 3']);
+  assert.deepEqual(
+    h.contexts(a).map((c) => c.summary),
+    ['edit_file: cycle × 3', 'bash: cycle × 3'],
+  );
 });
 
 test('combined plugin with loops.deny: pre-execute refuses a call that continues a reminded loop; the deny resets nothing', async (t) => {
   const h = await boot();
   t.after(() => h.dispose());
   let runs = 0;
-  h.tool(textTool('grep', () => { runs++; return 'no match'; }));
+  h.tool(
+    textTool('grep', () => {
+      runs++;
+      return 'no match';
+    }),
+  );
   h.tool(textTool('ls', () => 'a.py b.py'));
   await h.plugin(await combined(), { loops: { deny: 2 } });
   const a = h.agent('s1');
@@ -77,8 +110,17 @@ test('combined plugin with loops.deny: pre-execute refuses a call that continues
   // Calls 1–4 run (reminders at 3 and 4); the 5th is refused before it runs.
   const results = tl.filter((e) => e.kind === 'result');
   assert.equal(results[4].isError, true);
-  assert.match(results[4].text, /\[toolguard\] Call refused: it would continue a repeat loop \(since call #1\) that has already had 2 reminders/);
-  assert.deepEqual(h.contexts(a).map((c) => c.summary).slice(0, 2), ['grep: repeat × 3', 'grep: repeat × 4']);
+  assert.match(
+    results[4].text,
+    /\[toolguard\] Call refused: it would continue a repeat loop \(since call #1\) that has already had 2 reminders/,
+  );
+  assert.deepEqual(
+    h
+      .contexts(a)
+      .map((c) => c.summary)
+      .slice(0, 2),
+    ['grep: repeat × 3', 'grep: repeat × 4'],
+  );
   // Another call may run, and breaks the run: the next grep runs again.
   assert.equal(results[5].text, 'a.py b.py');
   assert.equal(results[6].isError, false);

@@ -24,10 +24,12 @@ async function setup(t, variant, config = {}) {
   const h = await boot();
   t.after(() => h.dispose());
   for (const name of ['bash', 'pwsh', 'job_output', 'read_file', 'my_shell']) {
-    h.tool(textTool(name, (args) => {
-      if (args.throw) throw new Error(args.out);
-      return args.out;
-    }));
+    h.tool(
+      textTool(name, (args) => {
+        if (args.throw) throw new Error(args.out);
+        return args.out;
+      }),
+    );
   }
   await h.plugin(module, variant.wrap(config));
   return h;
@@ -44,15 +46,17 @@ for (const variant of selected(loudFailureVariants)) {
       await h.turn(a, [call('bash', { out })]);
       const [r] = results(h, a);
       assert.equal(r.isError, true);
-      assert.deepEqual(r.content, [{
-        type: 'text',
-        text:
-          '[loud-failure] bash exited 0 but its output shows it failed:\n' +
-          '- test-boom (line 2): the boom went off\n' +
-          '  > BOOM  while writing out.pdf\n' +
-          'Original output:\n' +
-          out,
-      }]);
+      assert.deepEqual(r.content, [
+        {
+          type: 'text',
+          text:
+            '[loud-failure] bash exited 0 but its output shows it failed:\n' +
+            '- test-boom (line 2): the boom went off\n' +
+            '  > BOOM  while writing out.pdf\n' +
+            'Original output:\n' +
+            out,
+        },
+      ]);
       assert.deepEqual(h.contexts(a), []);
     });
 
@@ -62,7 +66,10 @@ for (const variant of selected(loudFailureVariants)) {
       const out = 'converted 3 files\nnote: glyph U+2011 missing, output degraded\nwrote book.pdf';
       await h.turn(a, [call('bash', { out })]);
       const tl = h.timeline(a);
-      assert.deepEqual(tl.map((e) => e.kind), ['result', 'context']);
+      assert.deepEqual(
+        tl.map((e) => e.kind),
+        ['result', 'context'],
+      );
       assert.equal(tl[0].isError, false);
       assert.equal(tl[0].text, out);
       assert.deepEqual(tl[1].source, { kind: 'plugin', plugin: 'loud-failure', form: 'notice', summary: 'bash: test-note' });
@@ -81,7 +88,10 @@ for (const variant of selected(loudFailureVariants)) {
       await h.turn(a, [call('bash', { out })]);
       const [r] = results(h, a);
       assert.equal(r.isError, true);
-      assert.match(r.text, /^\[loud-failure\] bash exited 0 but its output shows it failed:\n- test-note \(line 1\): output degraded\n {2}> note: fonts degraded\n- test-boom \(line 2\)/);
+      assert.match(
+        r.text,
+        /^\[loud-failure\] bash exited 0 but its output shows it failed:\n- test-note \(line 1\): output degraded\n {2}> note: fonts degraded\n- test-boom \(line 2\)/,
+      );
       assert.deepEqual(h.contexts(a), []);
     });
 
@@ -99,7 +109,8 @@ for (const variant of selected(loudFailureVariants)) {
       assert.equal(loud.isError, true);
       assert.equal(
         loud.text,
-        '[loud-failure] bash output shows a failure:\n- test-always (line 2): a panic, whatever the exit\n  > PANIC: at the disco\nOriginal output:\n' + panicked,
+        '[loud-failure] bash output shows a failure:\n- test-always (line 2): a panic, whatever the exit\n  > PANIC: at the disco\nOriginal output:\n' +
+          panicked,
       );
     });
 
@@ -108,19 +119,28 @@ for (const variant of selected(loudFailureVariants)) {
       const a = h.agent('s1');
       await h.turn(a, [call('job_output', { out: 'BOOM\n[status: exited, exit code: 1]' })]);
       await h.turn(a, [call('job_output', { out: 'BOOM\n[status: exited, exit code: 0]' })]);
-      assert.deepEqual(results(h, a).map((r) => r.isError), [false, true]);
+      assert.deepEqual(
+        results(h, a).map((r) => r.isError),
+        [false, true],
+      );
     });
 
     test('tools outside shellTools are not scanned; shellTools wildcards select the scanned tools', async (t) => {
       const h = await setup(t, variant, { rules: [BOOM] });
       const a = h.agent('s1');
       await h.turn(a, [call('read_file', { out: 'BOOM' }), call('my_shell', { out: 'BOOM' }), call('pwsh', { out: 'BOOM' })]);
-      assert.deepEqual(results(h, a).map((r) => r.isError), [false, false, true]);
+      assert.deepEqual(
+        results(h, a).map((r) => r.isError),
+        [false, false, true],
+      );
 
       const h2 = await setup(t, variant, { rules: [BOOM], shellTools: ['my_*'] });
       const b = h2.agent('s2');
       await h2.turn(b, [call('my_shell', { out: 'BOOM' }), call('bash', { out: 'BOOM' })]);
-      assert.deepEqual(results(h2, b).map((r) => r.isError), [true, false]);
+      assert.deepEqual(
+        results(h2, b).map((r) => r.isError),
+        [true, false],
+      );
     });
 
     test('scanValue also scans the JSON of a successful value', async (t) => {
@@ -170,13 +190,17 @@ for (const variant of selected(loudFailureVariants)) {
           content: [{ type: 'text', text: 'policy note' }],
           source: { kind: 'plugin', plugin: 'policy', form: 'notice', summary: 'policy' },
         });
-        if (exec.arguments.block) return { kind: 'block', feedback: [{ type: 'text', text: 'policy says no' }], additionalContexts: [context] };
+        if (exec.arguments.block)
+          return { kind: 'block', feedback: [{ type: 'text', text: 'policy says no' }], additionalContexts: [context] };
         return { kind: 'accept', additionalContexts: [context] };
       });
       const a = h.agent('s1');
       await h.turn(a, [call('bash', { out: 'BOOM' }), call('bash', { out: 'BOOM', block: true })]);
       const tl = h.timeline(a);
-      assert.deepEqual(tl.map((e) => (e.kind === 'result' ? e.isError : e.plugin)), [true, 'policy', true, 'policy']);
+      assert.deepEqual(
+        tl.map((e) => (e.kind === 'result' ? e.isError : e.plugin)),
+        [true, 'policy', true, 'policy'],
+      );
       assert.match(tl[0].text, /^\[loud-failure\] bash exited 0/);
       assert.equal(tl[2].text, 'policy says no');
     });
@@ -191,7 +215,7 @@ for (const variant of selected(loudFailureVariants)) {
         'Traceback (most recent call last):',
         '  File "/srv/etl/run.py", line 42, in <module>',
         '    main()',
-        'KeyError: \'customer_id\'',
+        "KeyError: 'customer_id'",
       ].join('\n');
       const summaryOf = (h, a) => {
         const r = results(h, a)[0];
@@ -224,7 +248,14 @@ for (const variant of selected(loudFailureVariants)) {
         ['an invalid regex', [{ ...BOOM, id: 'bad-regex', pattern: 'unclosed(' }], 'bad-regex'],
         ['a stateful flag', [{ ...BOOM, id: 'bad-flag', flags: 'g' }], 'bad-flag'],
         ['an empty message', [{ ...BOOM, id: 'bad-message', message: '' }], 'bad-message'],
-        ['two user rules with one id', [{ ...BOOM, id: 'twice' }, { ...NOTE, id: 'twice' }], 'twice'],
+        [
+          'two user rules with one id',
+          [
+            { ...BOOM, id: 'twice' },
+            { ...NOTE, id: 'twice' },
+          ],
+          'twice',
+        ],
         ['an unknown action', [{ ...BOOM, id: 'bad-action', action: 'warn' }], 'bad-action'],
         ['a lookbehind the linear-time engine cannot run', [{ ...BOOM, id: 'bad-lookbehind', pattern: '(?<=x)BOOM' }], 'bad-lookbehind'],
       ];
@@ -245,8 +276,12 @@ for (const variant of selected(loudFailureVariants)) {
       const { GuardEngine } = require('toolguard');
       const original = GuardEngine.prototype.observe;
       const h = await setup(t, variant, { rules: [BOOM] });
-      GuardEngine.prototype.observe = function observe() { throw new Error('engine exploded'); };
-      t.after(() => { GuardEngine.prototype.observe = original; });
+      GuardEngine.prototype.observe = function observe() {
+        throw new Error('engine exploded');
+      };
+      t.after(() => {
+        GuardEngine.prototype.observe = original;
+      });
       const a = h.agent('s1');
       await h.turn(a, [call('bash', { out: 'BOOM' })]);
       GuardEngine.prototype.observe = original;
@@ -274,6 +309,9 @@ describe('toolguard/dsh (combined): both guards on one call', () => {
     const a = h.agent('s1');
     await h.turn(a, [call('bash', { out: 'BOOM' }), call('bash', { out: 'BOOM' })]);
     const tl = h.timeline(a);
-    assert.deepEqual(tl.map((e) => e.kind === 'result' ? e.isError : e.summary), [true, true, 'bash × 2']);
+    assert.deepEqual(
+      tl.map((e) => (e.kind === 'result' ? e.isError : e.summary)),
+      [true, true, 'bash × 2'],
+    );
   });
 });

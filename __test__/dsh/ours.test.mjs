@@ -72,21 +72,31 @@ for (const variant of selected(repeatVariants).filter((v) => !v.official)) {
   test(`fails open when reset throws — ${variant.label}`, async (t) => {
     const { GuardEngine } = require('toolguard');
     const original = GuardEngine.prototype.reset;
-    t.after(() => { GuardEngine.prototype.reset = original; });
+    t.after(() => {
+      GuardEngine.prototype.reset = original;
+    });
     const h = await boot();
     t.after(() => h.dispose());
     h.tool(textTool('probe'));
     await h.plugin(await variant.load(), variant.wrap({}));
     const a = h.agent('s1');
     await h.turn(a, [[{ name: 'probe', args: {} }], [{ name: 'probe', args: {} }]]);
-    GuardEngine.prototype.reset = function reset() { throw new Error('reset exploded'); };
+    GuardEngine.prototype.reset = function reset() {
+      throw new Error('reset exploded');
+    };
     await h.turn(a, [[{ name: 'probe', args: {} }]], 'again');
     GuardEngine.prototype.reset = original;
     // The turn ran; the chain was not reset, so this was the third call.
-    assert.deepEqual(h.contexts(a).map((c) => c.summary), ['probe × 3']);
+    assert.deepEqual(
+      h.contexts(a).map((c) => c.summary),
+      ['probe × 3'],
+    );
     const warnings = h.warnings.filter((w) => w.type === 'warn');
     assert.equal(warnings.length, 1);
-    assert.match(String(warnings[0].args[0]), new RegExp(`^${variant.label.includes('combined') ? 'toolguard' : 'repeat-tool-reminder'}: .*reset exploded`));
+    assert.match(
+      String(warnings[0].args[0]),
+      new RegExp(`^${variant.label.includes('combined') ? 'toolguard' : 'repeat-tool-reminder'}: .*reset exploded`),
+    );
   });
 }
 

@@ -39,8 +39,19 @@ for (const variant of selected(repeatVariants)) {
       await h.turn(a, times(10, call('probe', { path: 'a.txt' })));
       const tl = h.timeline(a);
       assert.deepEqual(shape(tl), [
-        'probe', 'probe', 'probe', '<probe × 3>', 'probe', 'probe', '<probe × 5>',
-        'probe', 'probe', 'probe', '<probe × 8>', 'probe', 'probe',
+        'probe',
+        'probe',
+        'probe',
+        '<probe × 3>',
+        'probe',
+        'probe',
+        '<probe × 5>',
+        'probe',
+        'probe',
+        'probe',
+        '<probe × 8>',
+        'probe',
+        'probe',
       ]);
       const contexts = tl.filter((e) => e.kind === 'context');
       assert.equal(contexts[0].text, GENTLE);
@@ -58,7 +69,10 @@ for (const variant of selected(repeatVariants)) {
       const a = h.agent('s1');
       await h.turn(a, times(5, call('probe', { q: 1 })));
       const contexts = h.contexts(a);
-      assert.deepEqual(contexts.map((c) => c.summary), ['probe × 2', 'probe × 4']);
+      assert.deepEqual(
+        contexts.map((c) => c.summary),
+        ['probe × 2', 'probe × 4'],
+      );
       assert.equal(contexts[0].text, GENTLE);
       assert.equal(contexts[1].text, detailed('probe', 4, '{"q":1}'));
     });
@@ -70,7 +84,10 @@ for (const variant of selected(repeatVariants)) {
       const q = { text: `${'a'.repeat(399)}b` }; // same first 409 chars of canonical form
       await h.turn(a, [...times(3, call('probe', p)), ...times(2, call('probe', q))]);
       const contexts = h.contexts(a);
-      assert.deepEqual(contexts.map((c) => c.summary), ['probe × 2', 'probe × 3', 'probe × 2']);
+      assert.deepEqual(
+        contexts.map((c) => c.summary),
+        ['probe × 2', 'probe × 3', 'probe × 2'],
+      );
       const canonical = JSON.stringify(p);
       assert.equal(canonical.length, 411);
       assert.equal(contexts[1].text, detailed('probe', 3, `${canonical.slice(0, 24)}… (+387 more chars)`));
@@ -90,11 +107,20 @@ for (const variant of selected(repeatVariants)) {
       const h = await setup(t, variant);
       const a = h.agent('s1');
       await h.turn(a, [
-        call('probe', { x: 1 }), call('probe', { x: 1 }), call('probe', { x: 2 }),
-        call('probe', { x: 1 }), call('probe', { x: 1 }), call('other', { x: 1 }),
-        call('probe', { x: 1 }), call('probe', { x: 1 }), call('probe', { x: 1 }),
+        call('probe', { x: 1 }),
+        call('probe', { x: 1 }),
+        call('probe', { x: 2 }),
+        call('probe', { x: 1 }),
+        call('probe', { x: 1 }),
+        call('other', { x: 1 }),
+        call('probe', { x: 1 }),
+        call('probe', { x: 1 }),
+        call('probe', { x: 1 }),
       ]);
-      assert.deepEqual(h.contexts(a).map((c) => c.summary), ['probe × 3']);
+      assert.deepEqual(
+        h.contexts(a).map((c) => c.summary),
+        ['probe × 3'],
+      );
       assert.equal(shape(h.timeline(a)).at(-1), '<probe × 3>');
     });
 
@@ -102,11 +128,25 @@ for (const variant of selected(repeatVariants)) {
       const h = await setup(t, variant, { exclude: ['todo_*'] });
       const a = h.agent('s1');
       await h.turn(a, [
-        call('probe'), call('todo_write', { i: 1 }), call('probe'), call('todo_write', { i: 2 }), call('probe'),
-        call('todo_write'), call('todo_write'), call('todo_write'),
+        call('probe'),
+        call('todo_write', { i: 1 }),
+        call('probe'),
+        call('todo_write', { i: 2 }),
+        call('probe'),
+        call('todo_write'),
+        call('todo_write'),
+        call('todo_write'),
       ]);
       assert.deepEqual(shape(h.timeline(a)), [
-        'probe', 'todo_write', 'probe', 'todo_write', 'probe', '<probe × 3>', 'todo_write', 'todo_write', 'todo_write',
+        'probe',
+        'todo_write',
+        'probe',
+        'todo_write',
+        'probe',
+        '<probe × 3>',
+        'todo_write',
+        'todo_write',
+        'todo_write',
       ]);
     });
 
@@ -114,10 +154,19 @@ for (const variant of selected(repeatVariants)) {
       const h = await setup(t, variant, { include: ['pro*', 'nothing'] });
       const a = h.agent('s1');
       await h.turn(a, [
-        call('other'), call('other'), call('other'),
-        call('probe'), call('other', { y: 1 }), call('probe'), call('other'), call('probe'),
+        call('other'),
+        call('other'),
+        call('other'),
+        call('probe'),
+        call('other', { y: 1 }),
+        call('probe'),
+        call('other'),
+        call('probe'),
       ]);
-      assert.deepEqual(h.contexts(a).map((c) => c.summary), ['probe × 3']);
+      assert.deepEqual(
+        h.contexts(a).map((c) => c.summary),
+        ['probe × 3'],
+      );
     });
 
     test('pattern metacharacters are literal: `pr.be` does not match `probe`', async (t) => {
@@ -126,7 +175,10 @@ for (const variant of selected(repeatVariants)) {
       await h.turn(a, times(3, call('probe')));
       assert.deepEqual(h.contexts(a), []);
       await h.turn(a, times(3, call('pr.be')));
-      assert.deepEqual(h.contexts(a).map((c) => c.summary), ['pr.be × 3']);
+      assert.deepEqual(
+        h.contexts(a).map((c) => c.summary),
+        ['pr.be × 3'],
+      );
     });
 
     test('object key order is ignored at every depth; array order is not', async (t) => {
@@ -138,10 +190,16 @@ for (const variant of selected(repeatVariants)) {
         '{"b":{"d":[{"f":{"g":1,"h":2},"e":1}],"c":1},"a":1}',
         '{"b":{"c":1,"d":[{"e":1,"f":{"h":2,"g":1}}]},"a":1}',
       ];
-      await h.turn(a, forms.map((args) => call('probe', args)));
+      await h.turn(
+        a,
+        forms.map((args) => call('probe', args)),
+      );
       await h.turn(a, [...forms.map((args) => call('probe', args)), call('probe', '{"a":1,"b":{"c":1,"d":[{"f":{"g":1,"h":2},"e":1}]}}')]);
       const contexts = h.contexts(a);
-      assert.deepEqual(contexts.map((c) => c.summary), ['probe × 3', 'probe × 3', 'probe × 4']);
+      assert.deepEqual(
+        contexts.map((c) => c.summary),
+        ['probe × 3', 'probe × 3', 'probe × 4'],
+      );
       assert.equal(contexts[2].text, detailed('probe', 4, '{"a":1,"b":{"c":1,"d":[{"e":1,"f":{"g":1,"h":2}}]}}'));
       await h.turn(a, [call('probe', { l: [1, 2] }), call('probe', { l: [2, 1] }), call('probe', { l: [1, 2] })]);
       assert.equal(h.contexts(a).length, 3);
@@ -152,10 +210,25 @@ for (const variant of selected(repeatVariants)) {
       const a = h.agent('s1');
       // The official canonicalisation, restated as the oracle (DSH parses the
       // raw text first: empty → {}, malformed → the raw string).
-      const parse = (raw) => { if (raw === '') return {}; try { return JSON.parse(raw); } catch { return raw; } };
-      const sort = (v) => Array.isArray(v) ? v.map(sort)
-        : v !== null && typeof v === 'object' ? Object.keys(v).sort().reduce((o, k) => { o[k] = sort(v[k]); return o; }, {})
-        : v;
+      const parse = (raw) => {
+        if (raw === '') return {};
+        try {
+          return JSON.parse(raw);
+        } catch {
+          return raw;
+        }
+      };
+      const sort = (v) =>
+        Array.isArray(v)
+          ? v.map(sort)
+          : v !== null && typeof v === 'object'
+            ? Object.keys(v)
+                .sort()
+                .reduce((o, k) => {
+                  o[k] = sort(v[k]);
+                  return o;
+                }, {})
+            : v;
       const canonical = (raw) => JSON.stringify(sort(parse(raw)));
       const quirky = [
         '{"b":1,"a":2,"10":3,"9":4,"B":5,"é":6,"😀":7,"ﬀ":8}',
@@ -168,8 +241,14 @@ for (const variant of selected(repeatVariants)) {
         '[3,{"b":1,"a":[]},null,true]',
       ];
       for (const raw of quirky) await h.turn(a, times(3, call('probe', raw)));
-      const detailedTexts = h.contexts(a).filter((c) => c.summary === 'probe × 3').map((c) => c.text);
-      assert.deepEqual(detailedTexts, quirky.map((raw) => detailed('probe', 3, canonical(raw))));
+      const detailedTexts = h
+        .contexts(a)
+        .filter((c) => c.summary === 'probe × 3')
+        .map((c) => c.text);
+      assert.deepEqual(
+        detailedTexts,
+        quirky.map((raw) => detailed('probe', 3, canonical(raw))),
+      );
       // Texts that differ only where the canonical form erases it are one call.
       await h.turn(a, [call('probe', '{"a":1.0}'), call('probe', '{"a":1}')]);
       await h.turn(a, [call('probe', '{"__proto__":7,"a":1}'), call('probe', '{"a":1}')]);
@@ -185,9 +264,15 @@ for (const variant of selected(repeatVariants)) {
       await h.wake(b, times(1, call('probe'))); // shared chain would make this the 3rd
       assert.deepEqual(h.contexts(b), []);
       await h.wake(a, times(1, call('probe'))); // B's call must not have reset A
-      assert.deepEqual(h.contexts(a).map((c) => c.summary), ['probe × 3']);
+      assert.deepEqual(
+        h.contexts(a).map((c) => c.summary),
+        ['probe × 3'],
+      );
       await h.wake(b, times(2, call('probe')));
-      assert.deepEqual(h.contexts(b).map((c) => c.summary), ['probe × 3']);
+      assert.deepEqual(
+        h.contexts(b).map((c) => c.summary),
+        ['probe × 3'],
+      );
     });
 
     test('two agents interleaving step by step keep separate counts', async (t) => {
@@ -198,8 +283,14 @@ for (const variant of selected(repeatVariants)) {
       h.model.order.push('sa', 'sb', 'sa', 'sb', 'sa', 'sb', 'sa', 'sb');
       await Promise.all([h.turn(a, times(3, call('probe'))), h.turn(b, times(3, call('probe')))]);
       assert.deepEqual(h.model.served, ['sa', 'sb', 'sa', 'sb', 'sa', 'sb', 'sa', 'sb']);
-      assert.deepEqual(h.contexts(a).map((c) => c.summary), ['probe × 3']);
-      assert.deepEqual(h.contexts(b).map((c) => c.summary), ['probe × 3']);
+      assert.deepEqual(
+        h.contexts(a).map((c) => c.summary),
+        ['probe × 3'],
+      );
+      assert.deepEqual(
+        h.contexts(b).map((c) => c.summary),
+        ['probe × 3'],
+      );
     });
 
     test('a user prompt resets that agent’s chain; a plugin wake does not', async (t) => {
@@ -209,7 +300,10 @@ for (const variant of selected(repeatVariants)) {
       await h.turn(a, times(2, call('probe')), 'try again'); // counts 1, 2 after the reset
       assert.deepEqual(h.contexts(a), []);
       await h.wake(a, times(1, call('probe'))); // no user message: count 3
-      assert.deepEqual(h.contexts(a).map((c) => c.summary), ['probe × 3']);
+      assert.deepEqual(
+        h.contexts(a).map((c) => c.summary),
+        ['probe × 3'],
+      );
     });
 
     test('a disposed agent’s chain is dropped: a new agent on the same session id starts at 1', async (t) => {
@@ -222,7 +316,10 @@ for (const variant of selected(repeatVariants)) {
       await h.wake(second.agent, times(2, call('probe')));
       assert.deepEqual(h.contexts(second.agent), []);
       await h.wake(second.agent, times(1, call('probe')));
-      assert.deepEqual(h.contexts(second.agent).map((c) => c.summary), ['probe × 3']);
+      assert.deepEqual(
+        h.contexts(second.agent).map((c) => c.summary),
+        ['probe × 3'],
+      );
     });
 
     test('calls denied in tools/pre-execute still count', async (t) => {
@@ -247,7 +344,10 @@ for (const variant of selected(repeatVariants)) {
       }
       await h.execute('other', {}); // would reset an agent chain if it counted
       await h.wake(a, times(1, call('probe')));
-      assert.deepEqual(h.contexts(a).map((c) => c.summary), ['probe × 3']);
+      assert.deepEqual(
+        h.contexts(a).map((c) => c.summary),
+        ['probe × 3'],
+      );
     });
 
     test('folding onto a downstream block keeps its feedback and contexts', async (t) => {
@@ -260,10 +360,12 @@ for (const variant of selected(repeatVariants)) {
         return {
           kind: 'block',
           feedback: [{ type: 'text', text: 'blocked by policy' }],
-          additionalContexts: [createUserMessage({
-            content: [{ type: 'text', text: 'policy note' }],
-            source: { kind: 'plugin', plugin: 'policy', form: 'notice', summary: 'policy' },
-          })],
+          additionalContexts: [
+            createUserMessage({
+              content: [{ type: 'text', text: 'policy note' }],
+              source: { kind: 'plugin', plugin: 'policy', form: 'notice', summary: 'policy' },
+            }),
+          ],
         };
       });
       const a = h.agent('s1');

@@ -22,7 +22,19 @@ import * as toolguardAudit from '../../scripts/eval/baselines/toolguard-audit.mj
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const SHAPES = ['repeat', 'poll', 'cycle-2', 'cycle-3', 'cycle-4', 'same-error', 're-read', 'paging'];
-const TRAPS = ['polling', 're-test-after-edit', 're-read-after-edit', 'debugger-stepping', 'retry-429', 'long-refactor', 'paging', 'batch', 'after-user-prompt', 'fix-errors-one-by-one', 'expected-errors'];
+const TRAPS = [
+  'polling',
+  're-test-after-edit',
+  're-read-after-edit',
+  'debugger-stepping',
+  'retry-429',
+  'long-refactor',
+  'paging',
+  'batch',
+  'after-user-prompt',
+  'fix-errors-one-by-one',
+  'expected-errors',
+];
 
 // ───────────── the corpus ─────────────
 
@@ -46,12 +58,18 @@ test('corpus: every labelled index exists and stretches do not overlap', () => {
     const spans = [];
     for (const e of s.episodes) {
       assert.ok(Number.isInteger(e.from) && Number.isInteger(e.stuck) && Number.isInteger(e.to), `${s.name}: integer indices`);
-      assert.ok(e.from >= 0 && e.from <= e.stuck && e.stuck <= e.to && e.to < calls, `${s.name}: episode ${e.from}/${e.stuck}/${e.to} outside 0..${calls - 1}`);
+      assert.ok(
+        e.from >= 0 && e.from <= e.stuck && e.stuck <= e.to && e.to < calls,
+        `${s.name}: episode ${e.from}/${e.stuck}/${e.to} outside 0..${calls - 1}`,
+      );
       assert.ok(e.note, `${s.name}: episode without a note`);
       spans.push([e.from, e.to]);
     }
     for (const t of s.traps) {
-      assert.ok(Number.isInteger(t.from) && Number.isInteger(t.to) && t.from >= 0 && t.from <= t.to && t.to < calls, `${s.name}: trap ${t.from}..${t.to} outside 0..${calls - 1}`);
+      assert.ok(
+        Number.isInteger(t.from) && Number.isInteger(t.to) && t.from >= 0 && t.from <= t.to && t.to < calls,
+        `${s.name}: trap ${t.from}..${t.to} outside 0..${calls - 1}`,
+      );
       assert.ok(t.note, `${s.name}: trap without a note`);
       spans.push([t.from, t.to]);
     }
@@ -62,8 +80,14 @@ test('corpus: every labelled index exists and stretches do not overlap', () => {
 });
 
 test('corpus: every session parses with `toolguard audit --json`, with the same call count', () => {
-  const files = readdirSync(CORPUS_DIR).filter((f) => f.endsWith('.jsonl')).map((f) => join(CORPUS_DIR, f));
-  const out = execFileSync(process.execPath, [join(root, 'bin/toolguard.mjs'), 'audit', '--json', '--fail-on', 'none', '--format', 'trace', ...files], { encoding: 'utf8', maxBuffer: 256 << 20 });
+  const files = readdirSync(CORPUS_DIR)
+    .filter((f) => f.endsWith('.jsonl'))
+    .map((f) => join(CORPUS_DIR, f));
+  const out = execFileSync(
+    process.execPath,
+    [join(root, 'bin/toolguard.mjs'), 'audit', '--json', '--fail-on', 'none', '--format', 'trace', ...files],
+    { encoding: 'utf8', maxBuffer: 256 << 20 },
+  );
   const report = JSON.parse(out);
   assert.equal(report.sessions.length, files.length);
   const byFile = new Map(loadCorpus().map((s) => [s.file, s]));
@@ -75,14 +99,15 @@ test('corpus: every session parses with `toolguard audit --json`, with the same 
   }
 });
 
-test('corpus: each session uses only its labelled style\'s tools', () => {
+test("corpus: each session uses only its labelled style's tools", () => {
   const TOOLS = {
     dsh: ['bash', 'read_file', 'edit_file', 'write_file', 'job_output'],
     claude: ['Bash', 'Read', 'Edit', 'Write', 'BashOutput'],
     codex: ['shell', 'exec_command', 'write_stdin', 'apply_patch'],
   };
   for (const s of loadCorpus()) {
-    for (const e of s.events) if (e.type === 'call') assert.ok(TOOLS[s.style].includes(e.call.tool), `${s.name}: ${e.call.tool} is not a ${s.style} tool`);
+    for (const e of s.events)
+      if (e.type === 'call') assert.ok(TOOLS[s.style].includes(e.call.tool), `${s.name}: ${e.call.tool} is not a ${s.style} tool`);
   }
 });
 
@@ -111,7 +136,8 @@ async function alarmsAt(system, steps, config) {
   const pos = new Map(steps.map((c, i) => [c === 'user' ? null : c.index, i + 1]));
   return alarms.map((a) => pos.get(a.index));
 }
-const same = (n, tool = 'bash', args = { command: 'make' }, output = 'error: x') => Array.from({ length: n }, () => call(tool, args, output));
+const same = (n, tool = 'bash', args = { command: 'make' }, output = 'error: x') =>
+  Array.from({ length: n }, () => call(tool, args, output));
 
 test('Gemini CLI: fires at the 5th identical consecutive call (nudge), then halts at the 6th', async () => {
   assert.deepEqual(await alarmsAt(gemini, same(4)), []);
@@ -120,7 +146,10 @@ test('Gemini CLI: fires at the 5th identical consecutive call (nudge), then halt
   const polls = Array.from({ length: 5 }, (_, i) => call('bash', { command: 'kubectl get pods' }, `age ${i}s`));
   assert.deepEqual(await alarmsAt(gemini, polls), [5]);
   // key order matters (JSON.stringify), a different call restarts the count, a user prompt resets
-  assert.deepEqual(await alarmsAt(gemini, [...same(4, 'f', { a: 1, b: 2 }), call('f', { b: 2, a: 1 }), ...same(3, 'f', { a: 1, b: 2 })]), []);
+  assert.deepEqual(
+    await alarmsAt(gemini, [...same(4, 'f', { a: 1, b: 2 }), call('f', { b: 2, a: 1 }), ...same(3, 'f', { a: 1, b: 2 })]),
+    [],
+  );
   assert.deepEqual(await alarmsAt(gemini, [...same(4), 'user', ...same(4)]), []);
 });
 
@@ -129,7 +158,10 @@ test('Roo Code: blocks the 4th identical consecutive call, then starts over (8th
   assert.deepEqual(await alarmsAt(roo, same(8)), [4, 8]);
   assert.deepEqual(await alarmsAt(roo, [...same(3), call('bash', { command: 'ls' }), ...same(3)]), []);
   // top-level key order does not matter
-  assert.deepEqual(await alarmsAt(roo, [call('f', { a: 1, b: 2 }), call('f', { b: 2, a: 1 }), call('f', { a: 1, b: 2 }), call('f', { b: 2, a: 1 })]), [4]);
+  assert.deepEqual(
+    await alarmsAt(roo, [call('f', { a: 1, b: 2 }), call('f', { b: 2, a: 1 }), call('f', { a: 1, b: 2 }), call('f', { b: 2, a: 1 })]),
+    [4],
+  );
 });
 
 test('Cline: warns exactly at 3, escalates exactly at 5, never again; 3 failed tools ask; 3rd unchanged read', async () => {
@@ -149,7 +181,7 @@ test('Cline: warns exactly at 3, escalates exactly at 5, never again; 3 failed t
   assert.deepEqual(await alarmsAt(cline, [read(), read(), edit, read(), read()]), []);
   // a change made through the shell shows in the content (mtime moves)
   const readAs = (text) => call('read_file', { path: 'b.env' }, text);
-  const sed = call('bash', { command: "sed -i s/1/2/ b.env" }, '');
+  const sed = call('bash', { command: 'sed -i s/1/2/ b.env' }, '');
   assert.deepEqual(await alarmsAt(cline, [readAs('A=1'), sed, readAs('A=2'), sed, readAs('A=3')]), []);
 });
 
@@ -200,7 +232,9 @@ test('OpenHands: 4 identical action+observation pairs, A-B x3, same action with 
 test('OpenClaw: warns at 10 prior identical calls in the window, blocks at 20 identical outcomes, ping-pong at 10', async () => {
   const at = await alarmsAt(openclaw, same(21, 'bash', { command: 'curl x' }, '500'));
   assert.equal(at[0], 11);
-  const levels = (await replay(openclaw, { events: same(21, 'bash', { command: 'curl x' }, '500').map((c) => ({ type: 'call', call: c })) })).map((x) => x.level);
+  const levels = (
+    await replay(openclaw, { events: same(21, 'bash', { command: 'curl x' }, '500').map((c) => ({ type: 'call', call: c })) })
+  ).map((x) => x.level);
   assert.equal(levels.at(-1), 'critical');
   assert.equal(levels.filter((l) => l === 'critical').length, 1);
   // changing results: warning only (count of identical calls), never critical
@@ -223,7 +257,9 @@ test('toolguard row: the real engine; with loop detection off it matches the DSH
   const config = { loops: false };
   let steps = same(10);
   let ours;
-  try { ours = await alarmsAt(toolguard, steps, config); } catch (e) {
+  try {
+    ours = await alarmsAt(toolguard, steps, config);
+  } catch (e) {
     // engines from before issue 10 do not know `loops` yet: they are DSH-exact by construction
     if (!/loops/.test(e.message)) throw e;
     ours = await alarmsAt(toolguard, steps, {});
@@ -237,7 +273,10 @@ test('toolguard row: the real engine; with loop detection off it matches the DSH
 
 test('evaluateLoops: one row per system, numbers consistent with the labels', async () => {
   const result = await evaluateLoops();
-  assert.deepEqual(result.results.map((r) => r.name), ['DSH plugin', 'Gemini CLI', 'OpenHands V0', 'OpenHands V1', 'Roo Code', 'Cline', 'goose', 'OpenClaw', 'toolguard', 'toolguard audit']);
+  assert.deepEqual(
+    result.results.map((r) => r.name),
+    ['DSH plugin', 'Gemini CLI', 'OpenHands V0', 'OpenHands V1', 'Roo Code', 'Cline', 'goose', 'OpenClaw', 'toolguard', 'toolguard audit'],
+  );
   const sessions = loadCorpus();
   const episodes = sessions.reduce((n, s) => n + s.episodes.length, 0);
   const traps = sessions.reduce((n, s) => n + s.traps.length, 0);
@@ -259,7 +298,9 @@ test('evaluateLoops: one row per system, numbers consistent with the labels', as
       const key = `${a.level}\u0000${a.episode}`;
       byEpisode.set(key, [...(byEpisode.get(key) ?? []), a]);
     }
-    return [...byEpisode.values()].flatMap((list) => [...new Set([list[0], list[list.length - 1]])].map((a) => [a.index, a.level])).sort((x, y) => x[0] - y[0]);
+    return [...byEpisode.values()]
+      .flatMap((list) => [...new Set([list[0], list[list.length - 1]])].map((a) => [a.index, a.level]))
+      .sort((x, y) => x[0] - y[0]);
   };
   for (const s of sessions) {
     const at = (name) => ends(byName[name].alarms.get(s.name));
@@ -272,7 +313,9 @@ test('goals: compares one system with every baseline, episode by episode', () =>
     const vals = Object.values(firstAlarm);
     return { name, firstAlarm, trapsAlarmed, episodes: vals.length, caught: vals.filter((v) => v !== null).length };
   };
-  const baselineRows = ['DSH plugin', 'Gemini CLI', 'OpenHands V0', 'OpenHands V1', 'Roo Code', 'Cline', 'goose'].map((n) => row(n, { 'a#2': null, 'b#4': null }, 3));
+  const baselineRows = ['DSH plugin', 'Gemini CLI', 'OpenHands V0', 'OpenHands V1', 'Roo Code', 'Cline', 'goose'].map((n) =>
+    row(n, { 'a#2': null, 'b#4': null }, 3),
+  );
   const openclawRow = row('OpenClaw', { 'a#2': 5, 'b#4': null }, 1);
   let g = goals({ results: [...baselineRows, openclawRow, row('toolguard', { 'a#2': 6, 'b#4': 4 }, 0)] });
   assert.deepEqual(g.missedThatBaselinesCatch, []);

@@ -27,31 +27,52 @@ test('scoreLoops: caught, missed, a benign stretch alarmed, other alarms grouped
   };
   const a = sessionKey('a', 0);
   const alarms = [
-    { key: a, ordinal: 7 }, { key: a, ordinal: 8 }, // inside the first stuck episode
+    { key: a, ordinal: 7 },
+    { key: a, ordinal: 8 }, // inside the first stuck episode
     { key: a, ordinal: 13 }, // inside the benign stretch
-    { key: a, ordinal: 40 }, { key: a, ordinal: 45 }, // one other episode (5 apart)
+    { key: a, ordinal: 40 },
+    { key: a, ordinal: 45 }, // one other episode (5 apart)
     { key: a, ordinal: 70 }, // another (25 after)
     { key: sessionKey('b', 1), ordinal: 2 }, // in a session this system does not cover
   ];
   const r = scoreLoops(labels, alarms, new Set([a]));
   assert.equal(r.episodes, 2);
   assert.equal(r.caught, 1);
-  assert.deepEqual(r.missed.map((e) => e.first), [30]);
+  assert.deepEqual(
+    r.missed.map((e) => e.first),
+    [30],
+  );
   assert.equal(r.trapsAlarmed.length, 1);
-  assert.deepEqual(r.otherEpisodes.map((e) => [e.first, e.last, e.alarms.length]), [[40, 45, 2], [70, 70, 1]]);
+  assert.deepEqual(
+    r.otherEpisodes.map((e) => [e.first, e.last, e.alarms.length]),
+    [
+      [40, 45, 2],
+      [70, 70, 1],
+    ],
+  );
   assert.equal(r.falseEpisodes, 3);
 });
 
 test('scoreSilent: recall and precision over the labelled outputs, per class, flags outside the labels apart', () => {
-  const labels = { labels: [
-    { file: 'a', session: 0, ordinal: 1, label: 'failure', class: 'http-error' },
-    { file: 'a', session: 0, ordinal: 2, label: 'failure', class: 'hidden-traceback' },
-    { file: 'a', session: 0, ordinal: 3, label: 'benign', class: 'repro' },
-    { file: 'a', session: 0, ordinal: 4, label: 'benign', class: 'content' },
-    { file: 'z', session: 0, ordinal: 1, label: 'failure', class: 'http-error' },
-  ] };
+  const labels = {
+    labels: [
+      { file: 'a', session: 0, ordinal: 1, label: 'failure', class: 'http-error' },
+      { file: 'a', session: 0, ordinal: 2, label: 'failure', class: 'hidden-traceback' },
+      { file: 'a', session: 0, ordinal: 3, label: 'benign', class: 'repro' },
+      { file: 'a', session: 0, ordinal: 4, label: 'benign', class: 'content' },
+      { file: 'z', session: 0, ordinal: 1, label: 'failure', class: 'http-error' },
+    ],
+  };
   const a = sessionKey('a', 0);
-  const r = scoreSilent(labels, [{ key: a, ordinal: 2 }, { key: a, ordinal: 3 }, { key: a, ordinal: 9 }], new Set([a]));
+  const r = scoreSilent(
+    labels,
+    [
+      { key: a, ordinal: 2 },
+      { key: a, ordinal: 3 },
+      { key: a, ordinal: 9 },
+    ],
+    new Set([a]),
+  );
   assert.equal(r.failures, 2);
   assert.equal(r.hits, 1);
   assert.equal(r.recall, 0.5);
@@ -84,28 +105,40 @@ test('falseText: a re-read text on a write, a same-result text on a changed resu
   assert.equal(changesState({ tool: 'bash', command: 'cp f.orig f' }), true);
   assert.equal(changesState({ tool: 'bash', command: 'ls > /dev/null' }), false);
   assert.equal(changesState({ tool: 'str_replace_editor', args: { command: 'view' } }), false);
-  assert.equal(callFailed({ tool: 'edit', command: 'edit 1:2', output: 'Your proposed edit has introduced new syntax error(s).', exitCode: null }), true);
+  assert.equal(
+    callFailed({ tool: 'edit', command: 'edit 1:2', output: 'Your proposed edit has introduced new syntax error(s).', exitCode: null }),
+    true,
+  );
 });
 
 test('readers: a Codex text log names a multi-line command and takes its status from the later status line', () => {
   const dir = mkdtempSync(join(tmpdir(), 'wild-reader-'));
   mkdirSync(join(dir, 'c'));
-  writeFileSync(join(dir, 'c/agent.log'), [
-    '[2025-08-24T08:02:01] exec bash -lc \'printf "4',
-    '0 0',
-    '" | python3 solution.py\' in /app',
-    '[2025-08-24T08:02:01] bash -lc \'printf "4',
-    '0 0',
-    '" | python3 solution.py\' succeeded in 785ms:',
-    '6',
-    '[2025-08-24T08:02:02] tokens used: 10',
-    '[2025-08-24T08:02:03] exec update_plan in /app',
-    '[2025-08-24T08:02:03] update_plan exited -1 in 0ms:',
-    'No such file or directory (os error 2)',
-    '',
-  ].join('\n'));
+  writeFileSync(
+    join(dir, 'c/agent.log'),
+    [
+      '[2025-08-24T08:02:01] exec bash -lc \'printf "4',
+      '0 0',
+      '" | python3 solution.py\' in /app',
+      '[2025-08-24T08:02:01] bash -lc \'printf "4',
+      '0 0',
+      '" | python3 solution.py\' succeeded in 785ms:',
+      '6',
+      '[2025-08-24T08:02:02] tokens used: 10',
+      '[2025-08-24T08:02:03] exec update_plan in /app',
+      '[2025-08-24T08:02:03] update_plan exited -1 in 0ms:',
+      'No such file or directory (os error 2)',
+      '',
+    ].join('\n'),
+  );
   const [calls] = readWildFile({ file: 'c/agent.log', kind: 'codex-exec-text-log' }, dir);
-  assert.deepEqual(calls.map((c) => [c.ordinal, c.exitCode, c.output]), [[1, 0, '6'], [2, -1, 'No such file or directory (os error 2)']]);
+  assert.deepEqual(
+    calls.map((c) => [c.ordinal, c.exitCode, c.output]),
+    [
+      [1, 0, '6'],
+      [2, -1, 'No such file or directory (os error 2)'],
+    ],
+  );
   assert.match(calls[0].command, /^bash -lc 'printf "4\n0 0\n" \| python3 solution.py'$/);
 });
 
@@ -114,7 +147,10 @@ test('labels: well-formed, named as IDS.md says, no session content beyond a one
   assert.ok(loops.stuck.length >= 20 && loops.benign.length >= 20);
   for (const r of [...loops.stuck, ...loops.benign]) {
     assert.equal(typeof r.file, 'string');
-    assert.ok(Number.isInteger(r.session) && Number.isInteger(r.first) && Number.isInteger(r.last) && r.first >= 1 && r.first <= r.last, JSON.stringify(r));
+    assert.ok(
+      Number.isInteger(r.session) && Number.isInteger(r.first) && Number.isInteger(r.last) && r.first >= 1 && r.first <= r.last,
+      JSON.stringify(r),
+    );
     assert.ok(r.kind && r.note && r.note.length < 400);
   }
   const seen = new Set();
@@ -130,18 +166,23 @@ test('labels: well-formed, named as IDS.md says, no session content beyond a one
 });
 
 test('the eval skips cleanly, exit 0 and a message, when the real sessions are absent', () => {
-  const r = spawnSync(process.execPath, [join(root, 'scripts/eval/wild.eval.mjs')], { encoding: 'utf8', env: { ...process.env, TOOLGUARD_WILD: join(tmpdir(), 'no-such-wild-dir') } });
+  const r = spawnSync(process.execPath, [join(root, 'scripts/eval/wild.eval.mjs')], {
+    encoding: 'utf8',
+    env: { ...process.env, TOOLGUARD_WILD: join(tmpdir(), 'no-such-wild-dir') },
+  });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /absent .*skipped/);
 });
 
 test('scoreSilent alarm=error: context verdicts are neither catches nor false alarms, counted apart', () => {
-  const labels = { labels: [
-    { file: 'a', session: 0, ordinal: 1, label: 'failure', class: 'http-error' },
-    { file: 'a', session: 0, ordinal: 2, label: 'failure', class: 'or-echo' },
-    { file: 'a', session: 0, ordinal: 3, label: 'benign', class: 'repro' },
-    { file: 'a', session: 0, ordinal: 4, label: 'benign', class: 'probe' },
-  ] };
+  const labels = {
+    labels: [
+      { file: 'a', session: 0, ordinal: 1, label: 'failure', class: 'http-error' },
+      { file: 'a', session: 0, ordinal: 2, label: 'failure', class: 'or-echo' },
+      { file: 'a', session: 0, ordinal: 3, label: 'benign', class: 'repro' },
+      { file: 'a', session: 0, ordinal: 4, label: 'benign', class: 'probe' },
+    ],
+  };
   const a = sessionKey('a', 0);
   const flags = [
     { key: a, ordinal: 1, action: 'error' },
@@ -163,5 +204,8 @@ test('scoreSilent alarm=error: context verdicts are neither catches nor false al
   assert.equal(r.contextOnBenign, 1);
   assert.equal(r.unlabelled, 0);
   assert.deepEqual(r.byClass['benign/repro'], { label: 'benign', class: 'repro', n: 1, flagged: 0, context: 1 });
-  assert.deepEqual(r.misses.map((l) => l.ordinal), [2]);
+  assert.deepEqual(
+    r.misses.map((l) => l.ordinal),
+    [2],
+  );
 });

@@ -35,9 +35,7 @@ test('100,000-deep arguments: canonical form, chain and reminder, no stack overf
 
   const engine = new GuardEngine({ repeat: { thresholds: [2, 3], argumentsPreviewChars: 20 } });
   const verdicts = await timed(t, '3 observes of 100k-deep objects', () =>
-    [objects, messy.replace('"z":1', '"z":1'), objects].map((json) =>
-      engine.observe({ agentId: 'a', name: 'grep', argumentsJson: json }),
-    ),
+    [objects, messy.replace('"z":1', '"z":1'), objects].map((json) => engine.observe({ agentId: 'a', name: 'grep', argumentsJson: json })),
   );
   assert.equal(verdicts[0], null);
   // The second text differs (b, z) from the first: a new chain, count 1.
@@ -95,7 +93,10 @@ test('NUL bytes in arguments and output are ordinary characters', () => {
 
   const out = `binary\0junk\0\nTraceback (most recent call last): \0tail\n  File "x"\0\0`;
   const verdict = new GuardEngine().observe(call(), { text: out });
-  assert.deepEqual(verdict.failure.rules.map((r) => [r.id, r.line]), [['python-traceback', 2]]);
+  assert.deepEqual(
+    verdict.failure.rules.map((r) => [r.id, r.line]),
+    [['python-traceback', 2]],
+  );
   // A NUL is not whitespace: it stays in the excerpt.
   assert.equal(verdict.failure.rules[0].excerpt, 'Traceback (most recent call last): \0tail');
   // At the start of a line it is a character like any other: `^Traceback` no longer matches there.
@@ -113,7 +114,10 @@ test('invalid UTF-8 from a Buffer arrives as U+FFFD; a Buffer where a string bel
   assert.ok(text.startsWith('\ufffd\ufffd\ufffd\n'));
   const engine = new GuardEngine();
   const verdict = engine.observe(call(), { content: [{ type: 'text', text }] });
-  assert.deepEqual(verdict.failure.rules.map((r) => [r.id, r.line]), [['python-traceback', 2]]);
+  assert.deepEqual(
+    verdict.failure.rules.map((r) => [r.id, r.line]),
+    [['python-traceback', 2]],
+  );
   assert.ok(verdict.failure.text.endsWith(`\nOriginal output:\n${text}`));
   // U+FFFD in arguments is an ordinary character for the chain.
   const args = JSON.stringify({ path: Buffer.from([0x66, 0xff, 0x6f]).toString() });
@@ -158,7 +162,10 @@ test('10,000 user rules: load, then scan 1 MB with the right rule found', async 
   const verdict = await timed(t, 'first scan of ~2 MB (builds the rule sets)', () => engine.observe(call(), { text }));
   assert.deepEqual(
     verdict.failure.rules.map((r) => [r.id, r.line]),
-    [['user-4242', 40_002], ['user-9999', 20_001]],
+    [
+      ['user-4242', 40_002],
+      ['user-9999', 20_001],
+    ],
   );
   assert.equal(verdict.failure.action, 'error');
   const again = await timed(t, 'second scan of ~2 MB', () => engine.observe(call(), { text }));
@@ -178,7 +185,10 @@ test('user rule (a+)+$ against 1 MB of "a" (catastrophic for a backtracking engi
   });
   const text = 'a'.repeat(1 << 20);
   const verdict = await timed(t, 'scan 1 MB of a', () => engine.observe(call(), { text }));
-  assert.deepEqual(verdict.failure.rules.map((r) => [r.id, r.line]), [['nested-plus', 1]]);
+  assert.deepEqual(
+    verdict.failure.rules.map((r) => [r.id, r.line]),
+    [['nested-plus', 1]],
+  );
   assert.equal(verdict.failure.rules[0].excerpt, `${'a'.repeat(200)}…`);
   // The same with one character off the end: no match anywhere, still completes.
   assert.equal(await timed(t, 'scan 1 MB of a + "!"', () => engine.observe(call(), { text: `${text}!` })), null);
@@ -194,7 +204,9 @@ test('1,000,000 agents: one fixed-size chain each, all freed by forget', async (
   });
   globalThis.gc?.();
   const grown = process.memoryUsage().rss - before;
-  t.diagnostic(`RSS growth for 1,000,000 agents: ${(grown / 1e6).toFixed(1)} MB (${(grown / n).toFixed(0)} B/agent, JS garbage included unless run with --expose-gc)`);
+  t.diagnostic(
+    `RSS growth for 1,000,000 agents: ${(grown / 1e6).toFixed(1)} MB (${(grown / n).toFixed(0)} B/agent, JS garbage included unless run with --expose-gc)`,
+  );
   assert.equal(engine.agentCount, n);
   // Each chain is a digest + count: far below even a short argument text per agent.
   // Loose bound (the RSS includes allocator slack and JS garbage): 1 KB per agent.

@@ -13,7 +13,9 @@ const require = createRequire(import.meta.url);
 const { GuardEngine } = require('../../index.js');
 
 const fixtures = new URL('../fixtures/rules/', import.meta.url);
-const TEXTS = readdirSync(fixtures).sort().map((f) => readFileSync(new URL(f, fixtures), 'utf8'));
+const TEXTS = readdirSync(fixtures)
+  .sort()
+  .map((f) => readFileSync(new URL(f, fixtures), 'utf8'));
 const MARKERS = ['', '\n[exit code: 0]', '\n[exit code: 2]', '\n[killed by signal: SIGSEGV]'];
 const TRACEBACK = 'Traceback (most recent call last):\n  File "job.py", line 3\nKeyError: 1';
 
@@ -33,9 +35,7 @@ const CONFIGS = [
 ];
 
 test('observeAsync resolves to exactly what observe returns (generated call sequences)', async () => {
-  const text = fc
-    .tuple(fc.nat({ max: TEXTS.length - 1 }), fc.constantFrom(...MARKERS))
-    .map(([i, marker]) => TEXTS[i] + marker);
+  const text = fc.tuple(fc.nat({ max: TEXTS.length - 1 }), fc.constantFrom(...MARKERS)).map(([i, marker]) => TEXTS[i] + marker);
   const step = fc.record({
     agentId: fc.constantFrom('a', 'b', undefined),
     name: fc.constantFrom('bash', 'pwsh', 'job_output', 'read', 'grep'),
@@ -78,7 +78,13 @@ test('the chain advances at the call, in call order, whatever order the scans fi
   const finished = [];
   // A slow scan first, fast ones after, for two agents interleaved; none awaited yet.
   const pending = [
-    ['a', big], ['b', small], ['a', small], ['a', small], ['b', small], ['a', big], ['a', small],
+    ['a', big],
+    ['b', small],
+    ['a', small],
+    ['a', small],
+    ['b', small],
+    ['a', big],
+    ['a', small],
   ].map(([agent, result], i) => engine.observeAsync(exec(agent), result).then((v) => (finished.push(i), v)));
   // A synchronous call right after sees the chain already advanced by all of them.
   const now = engine.observe(exec('b'), small);
@@ -111,7 +117,13 @@ test('observe, reset, forget and agentCount work while scans are in flight', asy
   engine.forget('b');
   assert.equal(engine.agentCount, 1);
   const verdicts = await Promise.all(inFlight);
-  assert.deepEqual(verdicts.map((v) => [v.reminder ?? null, v.failure.summary]), [[null, 'bash: python-traceback'], [null, 'bash: python-traceback']]);
+  assert.deepEqual(
+    verdicts.map((v) => [v.reminder ?? null, v.failure.summary]),
+    [
+      [null, 'bash: python-traceback'],
+      [null, 'bash: python-traceback'],
+    ],
+  );
 });
 
 test('JavaScript that calls back into the engine while a call is read (toJSON, getters) is served', async () => {
@@ -126,14 +138,20 @@ test('JavaScript that calls back into the engine while a call is read (toJSON, g
   };
   const verdict = await engine.observeAsync({ agentId: 'y', name: 'bash', arguments: args }, result);
   assert.equal(verdict.failure.summary, 'bash: npm-error');
-  assert.deepEqual(inner.map((v) => v?.reminder?.count ?? null), [null, 2]);
+  assert.deepEqual(
+    inner.map((v) => v?.reminder?.count ?? null),
+    [null, 2],
+  );
   assert.equal(engine.observe({ agentId: 'y', name: 'bash', arguments: args }).reminder.count, 2);
 });
 
 test('observeAsync throws bad input at the call, like observe', () => {
   const engine = new GuardEngine();
   assert.throws(() => engine.observeAsync({ argumentsJson: '{}' }), /^Error: toolguard: exec\.name must be a string \(got undefined\)$/);
-  assert.throws(() => engine.observeAsync({ name: 'bash', argumentsJson: '{}' }, { content: 'x' }), /result\.content must be an array \(got string\)/);
+  assert.throws(
+    () => engine.observeAsync({ name: 'bash', argumentsJson: '{}' }, { content: 'x' }),
+    /result\.content must be an array \(got string\)/,
+  );
   assert.throws(() => engine.observeAsync({ name: 'bash', argumentsJson: '{}', arguments: {} }), /not both/);
 });
 
@@ -176,11 +194,12 @@ test('DSH plugin: a 10 MB output (async path) gets the same decision as a small 
   const agent = h.agent('s1');
   await h.turn(agent, [[{ name: 'bash', args: { size: 'small' } }], [{ name: 'bash', args: { size: 'large' } }]]);
   const results = h.timeline(agent).filter((e) => e.kind === 'result');
-  const header = (line) =>
-    '[loud-failure] bash exited 0 but its output shows it failed:\n' +
-    `- python-traceback (line ${line}): `;
+  const header = (line) => '[loud-failure] bash exited 0 but its output shows it failed:\n' + `- python-traceback (line ${line}): `;
   assert.equal(results.length, 2);
-  for (const [r, output, line] of [[results[0], outputs.small, 2], [results[1], outputs.large, 200_001]]) {
+  for (const [r, output, line] of [
+    [results[0], outputs.small, 2],
+    [results[1], outputs.large, 200_001],
+  ]) {
     assert.equal(r.isError, true);
     assert.ok(r.text.startsWith(header(line)), r.text.slice(0, 200));
     assert.ok(r.text.endsWith(`\nOriginal output:\n${output}`));

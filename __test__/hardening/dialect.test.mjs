@@ -23,7 +23,46 @@ const { GuardEngine } = require('../../index.js');
 // (`\0` stands in a group: `\0` followed by a digit is a legacy octal escape,
 // which the native dialect rejects at load by design.)
 
-const LITERALS = ['a', 'b', 'c', 'A', 'B', 'x', 'X', '0', '7', '9', ' ', '-', '_', ':', ',', '=', '"', "'", 'é', 'É', 'ß', 'ÿ', 'ø', 'Ø', 'k', 's', 'S', 'i', 'I', 'ı', 'İ', 'Ω', 'ω', 'ä', 'Ä', 'Ж', 'ж', '中'];
+const LITERALS = [
+  'a',
+  'b',
+  'c',
+  'A',
+  'B',
+  'x',
+  'X',
+  '0',
+  '7',
+  '9',
+  ' ',
+  '-',
+  '_',
+  ':',
+  ',',
+  '=',
+  '"',
+  "'",
+  'é',
+  'É',
+  'ß',
+  'ÿ',
+  'ø',
+  'Ø',
+  'k',
+  's',
+  'S',
+  'i',
+  'I',
+  'ı',
+  'İ',
+  'Ω',
+  'ω',
+  'ä',
+  'Ä',
+  'Ж',
+  'ж',
+  '中',
+];
 // Syntax characters: escaped, they are literals under every flag set.
 const SYNTAX = ['.', '*', '+', '?', '(', ')', '[', ']', '{', '}', '|', '^', '$', '\\', '/'];
 
@@ -82,16 +121,40 @@ const { pattern } = fc.letrec((tie) => ({
   term: fc.oneof({ weight: 8, arbitrary: tie('quantified') }, { weight: 2, arbitrary: tie('assertion') }),
   sequence: fc.array(tie('term'), { minLength: 1, maxLength: 5 }).map((terms) => terms.join('')),
   alternation: fc.array(tie('sequence'), { minLength: 1, maxLength: 3 }).map((alts) => alts.join('|')),
-  group: fc
-    .tuple(fc.constantFrom('(', '(?:'), tie('alternation'))
-    .map(([open, body]) => `${open}${body})`),
+  group: fc.tuple(fc.constantFrom('(', '(?:'), tie('alternation')).map(([open, body]) => `${open}${body})`),
   pattern: fc.oneof({ maxDepth: 3 }, tie('alternation')),
 }));
 const flags = fc.subarray(['i', 'm', 's', 'u']).map((f) => f.join(''));
 
 // ---- text generator -----------------------------------------------------------
 
-const TEXT_CHARS = [...LITERALS, '.', '*', '(', ')', '[', ']', '{', '}', '|', '^', '$', '\\', '/', '\t', '\f', '\v', '\u00a0', '\ufeff', '\u3000', 'e', 'E', 'z', 'Z', '5'];
+const TEXT_CHARS = [
+  ...LITERALS,
+  '.',
+  '*',
+  '(',
+  ')',
+  '[',
+  ']',
+  '{',
+  '}',
+  '|',
+  '^',
+  '$',
+  '\\',
+  '/',
+  '\t',
+  '\f',
+  '\v',
+  '\u00a0',
+  '\ufeff',
+  '\u3000',
+  'e',
+  'E',
+  'z',
+  'Z',
+  '5',
+];
 const line = fc.array(fc.constantFrom(...TEXT_CHARS), { maxLength: 12 }).map((cs) => cs.join(''));
 const text = fc.array(line, { minLength: 1, maxLength: 8 }).map((lines) => lines.join('\n'));
 
@@ -160,7 +223,12 @@ test('generated user patterns: JavaScript RegExp and the native dialect find the
         }
       },
     ),
-    { seed: 6_2026, numRuns: Number(process.env.DIALECT_RUNS ?? 130), endOnFailure: true, ...(process.env.DIALECT_PATH ? { path: process.env.DIALECT_PATH } : {}) },
+    {
+      seed: 6_2026,
+      numRuns: Number(process.env.DIALECT_RUNS ?? 130),
+      endOnFailure: true,
+      ...(process.env.DIALECT_PATH ? { path: process.env.DIALECT_PATH } : {}),
+    },
   );
   console.log(`dialect differential: ${patterns} patterns, ${comparisons} pattern×text comparisons (${matched} matches), 0 diffs`);
   assert.ok(patterns > 1500 && matched > comparisons / 10, `${patterns} patterns, ${matched}/${comparisons} matched`);

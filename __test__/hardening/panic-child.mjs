@@ -50,11 +50,18 @@ try {
   const agent = h.agent('s1');
   await h.turn(agent, [[{ name: tool, args: { size: 'small' } }], [{ name: tool, args: { size: 'large' } }]]);
   const results = h.timeline(agent).filter((e) => e.kind === 'result');
-  assert.deepEqual(results.map((r) => [r.isError, r.text]), [[false, outputs.small], [false, outputs.large]]);
+  assert.deepEqual(
+    results.map((r) => [r.isError, r.text]),
+    [
+      [false, outputs.small],
+      [false, outputs.large],
+    ],
+  );
   assert.deepEqual(h.contexts(agent), []);
   const warnings = h.warnings.map((w) => String(w.args?.[0] ?? w.content ?? w));
   assert.equal(warnings.length, 2, warnings.join('\n'));
-  for (const w of warnings) assert.match(w, /toolguard: guard engine failed, passing the tool result through unchanged: toolguard: internal error \(panic\)/);
+  for (const w of warnings)
+    assert.match(w, /toolguard: guard engine failed, passing the tool result through unchanged: toolguard: internal error \(panic\)/);
   ok('the DSH plugin fails open on the panic (sync and async paths)');
 } finally {
   await h.dispose();

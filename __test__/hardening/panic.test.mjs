@@ -29,25 +29,34 @@ function runChild(spec) {
 }
 
 for (const [spec, expected] of [
-  ['observe:bash', [
-    'observe: the panic is a JavaScript Error',
-    'observeAsync: the panic on the JS thread is a synchronous Error',
-    'the engine keeps working after a panic',
-    'the DSH plugin fails open on the panic (sync and async paths)',
-  ]],
-  ['scan:bash', [
-    'observe: the panic is a JavaScript Error',
-    'observeAsync: the panic on the pool thread is a rejected promise',
-    'the chain advanced in call order despite the panics',
-    'the engine keeps working after a panic',
-    'the DSH plugin fails open on the panic (sync and async paths)',
-  ]],
+  [
+    'observe:bash',
+    [
+      'observe: the panic is a JavaScript Error',
+      'observeAsync: the panic on the JS thread is a synchronous Error',
+      'the engine keeps working after a panic',
+      'the DSH plugin fails open on the panic (sync and async paths)',
+    ],
+  ],
+  [
+    'scan:bash',
+    [
+      'observe: the panic is a JavaScript Error',
+      'observeAsync: the panic on the pool thread is a rejected promise',
+      'the chain advanced in call order despite the panics',
+      'the engine keeps working after a panic',
+      'the DSH plugin fails open on the panic (sync and async paths)',
+    ],
+  ],
 ]) {
   test(`TOOLGUARD_TEST_PANIC=${spec}: a real Rust panic surfaces as a JavaScript Error, never a crash`, () => {
     const { code, signal, stdout, stderr } = runChild(spec);
     assert.equal(signal, null, `child killed by ${signal}\n${stderr}`);
     assert.equal(code, 0, `child failed\n${stdout}\n${stderr}`);
-    assert.deepEqual(stdout.trim().split('\n'), expected.map((name) => `ok ${name}`));
+    assert.deepEqual(
+      stdout.trim().split('\n'),
+      expected.map((name) => `ok ${name}`),
+    );
     // The panics really happened inside Rust (the default hook prints them).
     assert.match(stderr, /panicked at src[\\/]errors\.rs:\d+:\d+:\nTOOLGUARD_TEST_PANIC forced a panic for tool bash/);
   });
@@ -64,12 +73,15 @@ test('the hook is inert unless the variable names the tool, and absent from the 
   for (const [spec, addon] of inert) {
     const result = spawnSync(
       process.execPath,
-      ['-e', `
+      [
+        '-e',
+        `
         const { GuardEngine } = require(${JSON.stringify(require.resolve('../../index.js'))});
         const e = new GuardEngine();
         const v = e.observe({ agentId: 'a', name: 'bash', argumentsJson: '{}' }, { text: 'Traceback (most recent call last):' });
         e.observeAsync({ name: 'bash', argumentsJson: '{}' }, { text: 'npm ERR! x' }).then((w) => console.log(v.failure.summary, '|', w.failure.summary));
-      `],
+      `,
+      ],
       { env: { ...process.env, TOOLGUARD_TEST_PANIC: spec, NAPI_RS_NATIVE_LIBRARY_PATH: addon }, encoding: 'utf8' },
     );
     assert.equal(result.status, 0, `${spec}: ${result.stderr}`);

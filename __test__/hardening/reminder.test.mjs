@@ -52,7 +52,28 @@ const char = fc.oneof(
 );
 const str = fc.string({ unit: char, maxLength: 10 });
 const key = fc.oneof(
-  { weight: 2, arbitrary: fc.constantFrom('0', '9', '10', '01', '-0', '4294967294', '4294967295', '__proto__', 'constructor', '', 'a', 'B', '😀', '\ue000', '\uffff', '\ud83d', 'x\ude00') },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      '0',
+      '9',
+      '10',
+      '01',
+      '-0',
+      '4294967294',
+      '4294967295',
+      '__proto__',
+      'constructor',
+      '',
+      'a',
+      'B',
+      '😀',
+      '\ue000',
+      '\uffff',
+      '\ud83d',
+      'x\ude00',
+    ),
+  },
   { weight: 3, arbitrary: str },
 );
 const value = fc.letrec((tie) => ({
@@ -64,8 +85,16 @@ const value = fc.letrec((tie) => ({
   ),
   leaf: fc.oneof(
     { weight: 3, arbitrary: str },
-    { weight: 1, arbitrary: fc.tuple(fc.string({ unit: char, minLength: 1, maxLength: 3 }), fc.integer({ min: 50, max: 400 })).map(([s, n]) => s.repeat(n)) },
-    { weight: 2, arbitrary: fc.constantFrom(-0, 0, 1e21, 1e-7, 5e-7, 0.1, -1.5, 2 ** 53 + 2, 1.7976931348623157e308, 5e-324, true, false, null) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.string({ unit: char, minLength: 1, maxLength: 3 }), fc.integer({ min: 50, max: 400 }))
+        .map(([s, n]) => s.repeat(n)),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(-0, 0, 1e21, 1e-7, 5e-7, 0.1, -1.5, 2 ** 53 + 2, 1.7976931348623157e308, 5e-324, true, false, null),
+    },
     { weight: 1, arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true }) },
     { weight: 1, arbitrary: fc.constantFrom([], { entries: [] }) },
   ),
@@ -94,29 +123,41 @@ test('reminders for 10,000 generated arguments: native === reference === officia
   let cases = 0;
   let cut = 0;
   fc.assert(
-    fc.property(argumentText, fc.nat({ max: CAPS.length - 1 }), fc.constantFrom('bash', 'grep', 'tool😀'), fc.boolean(), (text, c, name, asObject) => {
-      const { cap, native, reference } = engines[c];
-      const agentId = `case-${cases++}`;
-      // As a parsed object: what a harness hands over after JSON.parse (only for valid JSON).
-      let exec = { agentId, name, argumentsJson: text };
-      if (asObject) {
-        try {
-          exec = { agentId, name, arguments: JSON.parse(text) };
-        } catch {}
-      }
-      const canonical = officialCanonical(text);
-      const official = [null, { text: GENTLE_REMINDER, count: 2 }, { text: detailedReminder(name, 3, previewArguments(canonical, cap)), count: 3 }];
-      if (canonical.length > cap) cut++;
-      for (const expected of official) {
-        const ours = native.observe(exec);
-        const theirs = reference.observe(exec);
-        const want = expected && { reminder: { tool: name, count: expected.count, text: expected.text, summary: `${name} × ${expected.count}` } };
-        assert.deepEqual(ours, want, `native, ${JSON.stringify(exec)}`);
-        assert.deepEqual(theirs, want, `reference, ${JSON.stringify(exec)}`);
-      }
-      native.forget(agentId);
-      reference.forget(agentId);
-    }),
+    fc.property(
+      argumentText,
+      fc.nat({ max: CAPS.length - 1 }),
+      fc.constantFrom('bash', 'grep', 'tool😀'),
+      fc.boolean(),
+      (text, c, name, asObject) => {
+        const { cap, native, reference } = engines[c];
+        const agentId = `case-${cases++}`;
+        // As a parsed object: what a harness hands over after JSON.parse (only for valid JSON).
+        let exec = { agentId, name, argumentsJson: text };
+        if (asObject) {
+          try {
+            exec = { agentId, name, arguments: JSON.parse(text) };
+          } catch {}
+        }
+        const canonical = officialCanonical(text);
+        const official = [
+          null,
+          { text: GENTLE_REMINDER, count: 2 },
+          { text: detailedReminder(name, 3, previewArguments(canonical, cap)), count: 3 },
+        ];
+        if (canonical.length > cap) cut++;
+        for (const expected of official) {
+          const ours = native.observe(exec);
+          const theirs = reference.observe(exec);
+          const want = expected && {
+            reminder: { tool: name, count: expected.count, text: expected.text, summary: `${name} × ${expected.count}` },
+          };
+          assert.deepEqual(ours, want, `native, ${JSON.stringify(exec)}`);
+          assert.deepEqual(theirs, want, `reference, ${JSON.stringify(exec)}`);
+        }
+        native.forget(agentId);
+        reference.forget(agentId);
+      },
+    ),
     { seed: 20260606, numRuns: 10_000 },
   );
   for (const { native } of engines) assert.equal(native.agentCount, 0);

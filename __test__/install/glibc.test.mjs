@@ -22,7 +22,10 @@ test('versions compare numerically', () => {
   assert.equal(compareVersions('2.17', '2.17.0'), 0);
 });
 
-for (const [what, file] of [['binary', portable], ['hook executable', portableHook]]) {
+for (const [what, file] of [
+  ['binary', portable],
+  ['hook executable', portableHook],
+]) {
   test(`the portable linux-x64-gnu ${what} needs at most GLIBC_${GLIBC_BASELINE}`, { skip: !linuxX64 && 'built on Linux x64 only' }, () => {
     assert.ok(existsSync(file), `build it first: node scripts/release/build-portable.mjs (missing ${file})`);
     const versions = glibcVersionsNeeded(file);
@@ -33,7 +36,11 @@ for (const [what, file] of [['binary', portable], ['hook executable', portableHo
 }
 
 test('the check flags the host-linked build (npm run build) on a glibc >= 2.34 machine', {
-  skip: !linuxX64 ? 'built on Linux x64 only' : !hostGlibc || compareVersions(hostGlibc, '2.34') < 0 ? `host glibc ${hostGlibc ?? 'none'}: a host build may legitimately stay under the baseline` : false,
+  skip: !linuxX64
+    ? 'built on Linux x64 only'
+    : !hostGlibc || compareVersions(hostGlibc, '2.34') < 0
+      ? `host glibc ${hostGlibc ?? 'none'}: a host build may legitimately stay under the baseline`
+      : false,
 }, () => {
   // glibc 2.34 gave the pthread and dl functions std uses new symbol versions,
   // so a build linked here cannot stay at the baseline.

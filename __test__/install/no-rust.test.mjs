@@ -26,7 +26,10 @@ const HARNESS = [
 ];
 
 function tarballFiles(tarball) {
-  return execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n').map((f) => f.replace(/^package\//, ''));
+  return execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((f) => f.replace(/^package\//, ''));
 }
 
 // Runs inside the project: every import resolves from its node_modules.
@@ -79,7 +82,8 @@ test('no Rust on PATH: the root and linux-x64-gnu tarballs install and every ent
   timeout: 600_000,
 }, async (t) => {
   assert.ok(existsSync(join(root, 'dist/ts/dsh/index.mjs')), 'build first: npm run build');
-  for (const file of [binary, hookExe]) assert.ok(existsSync(file), `build the portable binaries first: node scripts/release/build-portable.mjs (missing ${file})`);
+  for (const file of [binary, hookExe])
+    assert.ok(existsSync(file), `build the portable binaries first: node scripts/release/build-portable.mjs (missing ${file})`);
   for (const tool of ['cargo', 'rustc']) {
     assert.equal(spawnSync(tool, ['--version'], { env }).error?.code, 'ENOENT', `${tool} must not be on the test PATH`);
   }
@@ -104,12 +108,17 @@ test('no Rust on PATH: the root and linux-x64-gnu tarballs install and every ent
   // As the release workflow does after `napi artifacts`: the hook goes into the platform package's files.
   assert.ok(listHook(join(stage, 'npm/linux-x64-gnu')));
   // pre-publish reads the release commit (`git log -1`).
-  const git = (...args) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd: stage, stdio: 'ignore' });
+  const git = (...args) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd: stage, stdio: 'ignore' });
   git('init', '-q');
   git('commit', '-q', '--allow-empty', '-m', manifest.version);
   const prepublishEnv = { ...env };
   delete prepublishEnv.GITHUB_REPOSITORY;
-  execFileSync(process.execPath, [napi, 'pre-publish', '-t', 'npm', '--skip-optional-publish'], { cwd: stage, env: prepublishEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  execFileSync(process.execPath, [napi, 'pre-publish', '-t', 'npm', '--skip-optional-publish'], {
+    cwd: stage,
+    env: prepublishEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   // As release.yml does before publishing: the package is built, no `prepare`.
   npm(['pkg', 'delete', 'scripts.prepare'], stage);
   const published = JSON.parse(readFileSync(join(stage, 'package.json'), 'utf8'));
@@ -117,13 +126,30 @@ test('no Rust on PATH: the root and linux-x64-gnu tarballs install and every ent
   assert.deepEqual(published.optionalDependencies, { 'toolguard-linux-x64-gnu': manifest.version });
 
   const rootTarball = join(dir, JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', dir], stage))[0].filename);
-  const platformTarball = join(dir, JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', dir], join(stage, 'npm/linux-x64-gnu')))[0].filename);
+  const platformTarball = join(
+    dir,
+    JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', dir], join(stage, 'npm/linux-x64-gnu')))[0].filename,
+  );
   const rootFiles = tarballFiles(rootTarball);
-  for (const file of ['main.js', 'index.js', 'index.d.ts', 'bin/toolguard.mjs', 'dist/ts/dsh/index.mjs', 'dist/ts/dsh/index.d.mts',
-    'dist/ts/dsh/repeat-tool-reminder.mjs', 'dist/ts/dsh/loud-failure.mjs', 'dist/reference/index.mjs', 'rules/builtin.json']) {
+  for (const file of [
+    'main.js',
+    'index.js',
+    'index.d.ts',
+    'bin/toolguard.mjs',
+    'dist/ts/dsh/index.mjs',
+    'dist/ts/dsh/index.d.mts',
+    'dist/ts/dsh/repeat-tool-reminder.mjs',
+    'dist/ts/dsh/loud-failure.mjs',
+    'dist/reference/index.mjs',
+    'rules/builtin.json',
+  ]) {
     assert.ok(rootFiles.includes(file), `root tarball contains ${file}`);
   }
-  assert.deepEqual(rootFiles.filter((f) => f.endsWith('.node')), [], 'the root package ships no binary: the platform packages do');
+  assert.deepEqual(
+    rootFiles.filter((f) => f.endsWith('.node')),
+    [],
+    'the root package ships no binary: the platform packages do',
+  );
   assert.ok(!rootFiles.some((f) => /^(__test__|src|npm|target)\//.test(f)), 'no tests, Rust sources or platform folders shipped');
   assert.deepEqual(tarballFiles(platformTarball).sort(), ['README.md', 'package.json', 'toolguard-hook', 'toolguard.linux-x64-gnu.node']);
 
@@ -133,7 +159,10 @@ test('no Rust on PATH: the root and linux-x64-gnu tarballs install and every ent
   const warnings = npmInstall([rootTarball, platformTarball, ...HARNESS], project);
   assert.doesNotMatch(warnings, /install-scripts.*toolguard/, warnings);
   const installed = join(project, 'node_modules');
-  assert.deepEqual(readdirSync(join(installed, 'toolguard')).filter((f) => f.endsWith('.node')), []);
+  assert.deepEqual(
+    readdirSync(join(installed, 'toolguard')).filter((f) => f.endsWith('.node')),
+    [],
+  );
 
   const node = (args, input) => spawnSync(process.execPath, args, { cwd: project, env, input, encoding: 'utf8' });
 
@@ -157,17 +186,31 @@ test('no Rust on PATH: the root and linux-x64-gnu tarballs install and every ent
   assert.deepEqual(report['toolguard/dsh/repeat-tool-reminder'].timeline, [false, false, 'bash × 2']);
   assert.deepEqual(report['toolguard/dsh/loud-failure'].timeline, [true, true]);
   assert.deepEqual(report['toolguard/dsh'].timeline, [true, true, 'bash × 2']);
-  assert.deepEqual(Object.values(report).map((r) => r.name), ['repeat-tool-reminder', 'loud-failure', 'toolguard']);
-  for (const r of Object.values(report)) assert.ok(r.resolved.startsWith(`file://${join(installed, 'toolguard/')}`), `${r.resolved} is the installed copy`);
+  assert.deepEqual(
+    Object.values(report).map((r) => r.name),
+    ['repeat-tool-reminder', 'loud-failure', 'toolguard'],
+  );
+  for (const r of Object.values(report))
+    assert.ok(r.resolved.startsWith(`file://${join(installed, 'toolguard/')}`), `${r.resolved} is the installed copy`);
 
   // `toolguard audit` on the bundled samples (zstd, decoded natively).
   const bin = join(installed, '.bin/toolguard');
   // A home without Claude Code or Codex history: no path means the bundled sample.
-  const audit = spawnSync(bin, ['audit', '--json'], { cwd: project, env: { ...env, HOME: join(dir, 'home'), CLAUDE_CONFIG_DIR: '', CODEX_HOME: '' }, encoding: 'utf8' });
+  const audit = spawnSync(bin, ['audit', '--json'], {
+    cwd: project,
+    env: { ...env, HOME: join(dir, 'home'), CLAUDE_CONFIG_DIR: '', CODEX_HOME: '' },
+    encoding: 'utf8',
+  });
   assert.match(audit.stderr, /^toolguard audit: no FILES given, auditing the sample sessions bundled with the package/);
   assert.equal(audit.status, 1, 'exit 1: findings');
   const { summary, sessions } = JSON.parse(audit.stdout);
-  assert.deepEqual(sessions.map((s) => [s.sessionId, s.compressed]), [['sample-main', true], ['sample-sub', true]]);
+  assert.deepEqual(
+    sessions.map((s) => [s.sessionId, s.compressed]),
+    [
+      ['sample-main', true],
+      ['sample-sub', true],
+    ],
+  );
   // The loop detectors are on by default: alarms in `loops`, no result-blind reminders.
   assert.deepEqual([summary.files, summary.calls, summary.reminders, summary.loops, summary.failures], [2, 14, 0, 4, 3]);
 
@@ -184,7 +227,12 @@ test('no Rust on PATH: the root and linux-x64-gnu tarballs install and every ent
     ['toolguard hook (Node)', bin, { TOOLGUARD_NATIVE_HOOK: '0' }],
   ]) {
     const args = cmd === bin ? ['hook'] : [];
-    const hook = spawnSync(cmd, args, { cwd: project, env: { ...env, ...hookEnv, TOOLGUARD_STATE_DIR: join(dir, `hook-state-${answers.length}`) }, input: JSON.stringify(event), encoding: 'utf8' });
+    const hook = spawnSync(cmd, args, {
+      cwd: project,
+      env: { ...env, ...hookEnv, TOOLGUARD_STATE_DIR: join(dir, `hook-state-${answers.length}`) },
+      input: JSON.stringify(event),
+      encoding: 'utf8',
+    });
     assert.equal(hook.status, 0, `${how}: ${hook.stderr}`);
     assert.equal(hook.stderr, '', `${how}: no fallback warning, no error`);
     const out = JSON.parse(hook.stdout);

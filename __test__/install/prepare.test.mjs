@@ -16,7 +16,10 @@ function standIn({ dist, loads }) {
   mkdirSync(join(dir, 'scripts/release'), { recursive: true });
   copyFileSync(join(root, 'scripts/release/prepare.mjs'), join(dir, 'scripts/release/prepare.mjs'));
   const record = (what) => `node -e "require('fs').appendFileSync('ran', '${what}\\\\n')"`;
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'stand-in', private: true, scripts: { build: record('build'), 'build:ts': record('build:ts') } }));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'stand-in', private: true, scripts: { build: record('build'), 'build:ts': record('build:ts') } }),
+  );
   writeFileSync(join(dir, 'index.js'), loads ? 'module.exports = {};\n' : "throw new Error('no native binary for this platform');\n");
   if (dist) {
     for (const file of ['dist/ts/cli/main.mjs', 'dist/reference/index.mjs']) {

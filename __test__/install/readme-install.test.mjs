@@ -20,7 +20,10 @@ const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 function installCommands() {
   const block = readme.slice(readme.indexOf('<!-- install:begin -->'), readme.indexOf('<!-- install:end -->'));
   const sh = /```sh\n([\s\S]*?)```/.exec(block)?.[1] ?? '';
-  return sh.split('\n').map((line) => line.replace(/#.*$/, '').trim()).filter(Boolean);
+  return sh
+    .split('\n')
+    .map((line) => line.replace(/#.*$/, '').trim())
+    .filter(Boolean);
 }
 
 // A plain MCP stdio server (no SDK): one `bash` tool that prints its `out` argument.
@@ -41,14 +44,19 @@ test("the README's install section, followed literally, gives a working engine, 
 }, async (t) => {
   const commands = installCommands();
   const tarballName = `toolguard-${version}.tgz`;
-  assert.deepEqual(commands, [
-    'npm run pack:local',
-    `npm install /path/to/toolguard/${tarballName}`,
-    'npx toolguard audit',
-    'npx toolguard hook --native-path',
-    'npm install @modelcontextprotocol/sdk@^1.32.2',
-  ], 'the README install block is what this test runs');
-  for (const tool of ['cargo', 'rustc']) assert.equal(spawnSync(tool, ['--version'], { env }).error?.code, 'ENOENT', `${tool} must not be on the test PATH`);
+  assert.deepEqual(
+    commands,
+    [
+      'npm run pack:local',
+      `npm install /path/to/toolguard/${tarballName}`,
+      'npx toolguard audit',
+      'npx toolguard hook --native-path',
+      'npm install @modelcontextprotocol/sdk@^1.32.2',
+    ],
+    'the README install block is what this test runs',
+  );
+  for (const tool of ['cargo', 'rustc'])
+    assert.equal(spawnSync(tool, ['--version'], { env }).error?.code, 'ENOENT', `${tool} must not be on the test PATH`);
 
   const dir = mkdtempSync(join(tmpdir(), 'toolguard-readme-install-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -59,8 +67,9 @@ test("the README's install section, followed literally, gives a working engine, 
   const tarball = pack.stdout.trim();
   assert.equal(tarball, join(dir, tarballName));
   const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n');
-  for (const file of ['package/toolguard-hook', 'package/bin/toolguard.mjs', 'package/dist/ts/cli/main.mjs']) assert.ok(files.includes(file), file);
-  assert.equal(files.filter((f) => /^package\/toolguard\..+\.node$/.test(f)).length, 1, 'this machine\'s addon is in the tarball');
+  for (const file of ['package/toolguard-hook', 'package/bin/toolguard.mjs', 'package/dist/ts/cli/main.mjs'])
+    assert.ok(files.includes(file), file);
+  assert.equal(files.filter((f) => /^package\/toolguard\..+\.node$/.test(f)).length, 1, "this machine's addon is in the tarball");
 
   // 2. `npm install <tarball>` in an empty project: no warning about a script that is not there.
   const project = join(dir, 'project');
@@ -106,7 +115,9 @@ test("the README's install section, followed literally, gives a working engine, 
   assert.equal(answers[0].stdout, answers[1].stdout, 'the Node and the native hook answer alike');
 
   // `scan`, `rules | head`, `check-config`.
-  const scan = run(bin, ['scan', '-'], { input: 'Traceback (most recent call last):\n  File "x.py", line 1, in <module>\nValueError: boom\n' });
+  const scan = run(bin, ['scan', '-'], {
+    input: 'Traceback (most recent call last):\n  File "x.py", line 1, in <module>\nValueError: boom\n',
+  });
   assert.equal(scan.code, 1, scan.stderr);
   assert.match(scan.stdout, /^stdin: 1 rule fired\n {2}line +1 {2}python-traceback +error /);
   const head = spawnSync('bash', ['-c', 'set -o pipefail; npx toolguard rules | head -1'], { cwd: project, env, encoding: 'utf8' });
@@ -129,18 +140,31 @@ test("the README's install section, followed literally, gives a working engine, 
   assert.match(missing.stderr, /needs the package @modelcontextprotocol\/sdk.*\n.*npm install @modelcontextprotocol\/sdk@\^1\.32\.2/);
   npmInstall(['@modelcontextprotocol/sdk@^1.32.2'], project);
   const call = (id, out) => rpc(id, 'tools/call', { name: 'bash', arguments: { out } });
-  const input = [
-    rpc(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } }),
-    rpc(undefined, 'notifications/initialized', {}),
-    call(2, 'Traceback (most recent call last):\n  File "x.py", line 1\nValueError: boom'),
-    ...[3, 4, 5].map((id) => call(id, 'all good')),
-  ].join('\n') + '\n';
+  const input =
+    [
+      rpc(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } }),
+      rpc(undefined, 'notifications/initialized', {}),
+      call(2, 'Traceback (most recent call last):\n  File "x.py", line 1\nValueError: boom'),
+      ...[3, 4, 5].map((id) => call(id, 'all good')),
+    ].join('\n') + '\n';
   const mcp = await new Promise((resolve) => {
-    const child = spawnSync(bin, ['mcp', '--', process.execPath, 'server.mjs'], { cwd: project, env, input, encoding: 'utf8', timeout: 60_000 });
+    const child = spawnSync(bin, ['mcp', '--', process.execPath, 'server.mjs'], {
+      cwd: project,
+      env,
+      input,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     resolve(child);
   });
   assert.equal(mcp.status, 0, mcp.stderr);
-  const responses = new Map(mcp.stdout.trim().split('\n').map((line) => JSON.parse(line)).map((m) => [m.id, m]));
+  const responses = new Map(
+    mcp.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .map((m) => [m.id, m]),
+  );
   assert.equal(responses.get(2).result.isError, true, 'the traceback in a bash result is an error');
   assert.equal(responses.get(2).result._meta['toolguard/verdict'].failure.rules[0].id, 'python-traceback');
   assert.equal(responses.get(5).result._meta['toolguard/verdict'].loop.kind, 'repeat', 'the loop detectors run by default');

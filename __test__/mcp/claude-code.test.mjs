@@ -28,7 +28,11 @@ describe('toolguard mcp as an mcpServers entry of Claude Code', () => {
     const echo = (message) => ({ name: ECHO, input: { message } });
     session = await runSession([[echo('hi'), echo('hi'), echo('hi'), echo(traceback)]], scratch, {
       mcpServers: {
-        everything: { type: 'stdio', command: process.execPath, args: [join(root, 'bin/toolguard.mjs'), 'mcp', '--config', config, '--', process.execPath, EVERYTHING] },
+        everything: {
+          type: 'stdio',
+          command: process.execPath,
+          args: [join(root, 'bin/toolguard.mjs'), 'mcp', '--config', config, '--', process.execPath, EVERYTHING],
+        },
       },
       allowedTools: [ECHO],
     });

@@ -153,7 +153,10 @@ describe('toolguard mcp: guarding tools/call', () => {
   it('runs the loop detectors by default: an alarm at every call the loop goes on, with the verdict in _meta', async () => {
     const { client } = await connect();
     const call = { name: 'echo', arguments: { message: 'hi' } };
-    const expected = engineVerdicts({ loops: {} }, Array.from({ length: 5 }, () => ['echo', call.arguments, 'Echo: hi']));
+    const expected = engineVerdicts(
+      { loops: {} },
+      Array.from({ length: 5 }, () => ['echo', call.arguments, 'Echo: hi']),
+    );
     const results = [];
     for (let i = 0; i < 5; i++) results.push(await client.callTool(call));
     for (const i of [0, 1]) assert.deepEqual(results[i], { content: [{ type: 'text', text: 'Echo: hi' }] }, `call ${i + 1} unchanged`);
@@ -187,7 +190,9 @@ describe('toolguard mcp: guarding tools/call', () => {
     assert.deepEqual(denied, {
       content: [{ type: 'text', text: refusal.reason }],
       isError: true,
-      _meta: { [VERDICT_META_KEY]: { denied: { kind: refusal.kind, count: refusal.count, reminders: refusal.reminders, reason: refusal.reason } } },
+      _meta: {
+        [VERDICT_META_KEY]: { denied: { kind: refusal.kind, count: refusal.count, reminders: refusal.reminders, reason: refusal.reason } },
+      },
     });
     assert.ok(results.at(-2)._meta[VERDICT_META_KEY].loop, 'the call before carried the alarm');
   });
@@ -195,7 +200,10 @@ describe('toolguard mcp: guarding tools/call', () => {
   it("with loops: false, DSH's result-blind reminder at the thresholds, with the verdict in _meta", async () => {
     const { client } = await connect({ config: { loops: false } });
     const call = { name: 'echo', arguments: { message: 'hi' } };
-    const expected = engineVerdicts(undefined, Array.from({ length: 5 }, () => ['echo', call.arguments]));
+    const expected = engineVerdicts(
+      undefined,
+      Array.from({ length: 5 }, () => ['echo', call.arguments]),
+    );
     const results = [];
     for (let i = 0; i < 5; i++) results.push(await client.callTool(call));
     for (const i of [0, 1, 3]) {
@@ -289,8 +297,12 @@ describe('toolguard mcp: guarding tools/call', () => {
     // Three identical calls as tasks, in parallel: each result is scanned, and the last one to arrive is the 3rd of the run.
     const run = async () => {
       const seen = [];
-      for await (const m of client.experimental.tasks.callToolStream({ name: 'simulate-research-query', arguments: { topic: 'tides' } })) seen.push(m);
-      assert.ok(seen.some((m) => m.type === 'taskCreated'), 'ran as a task');
+      for await (const m of client.experimental.tasks.callToolStream({ name: 'simulate-research-query', arguments: { topic: 'tides' } }))
+        seen.push(m);
+      assert.ok(
+        seen.some((m) => m.type === 'taskCreated'),
+        'ran as a task',
+      );
       const last = seen.at(-1);
       assert.equal(last.type, 'result', JSON.stringify(last));
       return last.result;
@@ -300,10 +312,7 @@ describe('toolguard mcp: guarding tools/call', () => {
       assert.equal(result._meta[VERDICT_META_KEY].failure.rules[0].id, 'report');
       assert.match(result.content.at(-1).text, /A report, not data\./);
     }
-    assert.deepEqual(
-      results.map((r) => r._meta[VERDICT_META_KEY].reminder?.count).sort(),
-      [3, undefined, undefined],
-    );
+    assert.deepEqual(results.map((r) => r._meta[VERDICT_META_KEY].reminder?.count).sort(), [3, undefined, undefined]);
   });
 
   it('fails open: a panicking engine passes every result through unchanged, with a warning', async () => {
@@ -316,10 +325,17 @@ describe('toolguard mcp: guarding tools/call', () => {
     ]) {
       const { client, stderr } = await connect({ config, env: { TOOLGUARD_TEST_PANIC: panic, NAPI_RS_NATIVE_LIBRARY_PATH: panicAddon } });
       for (let i = 0; i < 3; i++) {
-        assert.deepEqual(await client.callTool({ name: 'echo', arguments: { message } }), { content: [{ type: 'text', text: `Echo: ${message}` }] }, panic);
+        assert.deepEqual(
+          await client.callTool({ name: 'echo', arguments: { message } }),
+          { content: [{ type: 'text', text: `Echo: ${message}` }] },
+          panic,
+        );
       }
       // Other tools are still guarded by the same engine.
-      for (let i = 0; i < 3; i++) await client.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } }).then((r) => (i === 2 ? assert.ok(r._meta[VERDICT_META_KEY].loop) : undefined));
+      for (let i = 0; i < 3; i++)
+        await client
+          .callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } })
+          .then((r) => (i === 2 ? assert.ok(r._meta[VERDICT_META_KEY].loop) : undefined));
       await client.close();
       assert.match(stderr(), /toolguard mcp: guard engine failed, passing the tool result through unchanged: .*TOOLGUARD_TEST_PANIC/);
     }
@@ -410,7 +426,10 @@ describe('McpGuard on plain messages', () => {
     const guard = new McpGuard(new GuardEngine({ loudFailure: { shellTools: ['echo'] } }));
     guard.fromClient(request(1, 'a'));
     const result = {
-      content: [{ type: 'text', text: `x${traceback}` }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }],
+      content: [
+        { type: 'text', text: `x${traceback}` },
+        { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+      ],
       structuredContent: { a: 1 },
       _meta: { 'example.com/trace': 'abc' },
       extra: true,
@@ -457,7 +476,12 @@ describe('McpGuard on plain messages', () => {
       guard.fromClient(request(id, 'a'));
       guard.fromServer(response(id, 'a'));
     }
-    guard.fromClient({ jsonrpc: '2.0', id: 3, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } });
+    guard.fromClient({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+    });
     guard.fromClient(request(4, 'a'));
     assert.equal(reminded(guard.fromServer(response(4, 'a'))), undefined);
   });
@@ -468,7 +492,10 @@ describe('McpGuard on plain messages', () => {
       guard.fromClient(request(id, 'a'));
       return guard.fromServer({ jsonrpc: '2.0', id, error: { code: -32603, message: 'failed', data: { x: 1 } } }).error;
     });
-    assert.deepEqual(said.slice(0, 2), [{ code: -32603, message: 'failed', data: { x: 1 } }, { code: -32603, message: 'failed', data: { x: 1 } }]);
+    assert.deepEqual(said.slice(0, 2), [
+      { code: -32603, message: 'failed', data: { x: 1 } },
+      { code: -32603, message: 'failed', data: { x: 1 } },
+    ]);
     assert.match(said[2].message, /^failed\n\n\[toolguard\] Loop detected: echo was called 3 times in a row/);
     assert.deepEqual([said[2].code, said[2].data], [-32603, { x: 1 }]);
   });

@@ -23,7 +23,9 @@ const FLAGS = [
 export function ensureChromium() {
   if (existsSync(CHROMIUM)) return CHROMIUM;
   if (process.getuid?.() !== 0) {
-    throw new Error(`${CHROMIUM} is missing and this is not root: install Debian's chromium package (apt-get update && apt-get install -y chromium)`);
+    throw new Error(
+      `${CHROMIUM} is missing and this is not root: install Debian's chromium package (apt-get update && apt-get install -y chromium)`,
+    );
   }
   // Progress goes to stderr: stdout carries the test runner's report.
   const run = (args) => spawnSync('apt-get', args, { stdio: ['ignore', 2, 2], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });

@@ -26,7 +26,12 @@ delete env.NODE_PATH;
 
 /** `npm …` quietly in `cwd` on that machine; stdout (throws on failure, with npm's stderr). */
 export function npm(args, cwd, extra = {}) {
-  return execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, env: { ...env, ...extra }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd,
+    env: { ...env, ...extra },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 /**
@@ -51,6 +56,11 @@ export function tracebackEvent(cwd) {
     cwd,
     tool_name: 'Bash',
     tool_input: { command: 'make docs 2>&1 | tail -n 3' },
-    tool_response: { stdout: 'Traceback (most recent call last):\n  File "docs.py", line 3, in <module>\nModuleNotFoundError: No module named \'yaml\'\n', stderr: '', interrupted: false, isImage: false },
+    tool_response: {
+      stdout: 'Traceback (most recent call last):\n  File "docs.py", line 3, in <module>\nModuleNotFoundError: No module named \'yaml\'\n',
+      stderr: '',
+      interrupted: false,
+      isImage: false,
+    },
   };
 }

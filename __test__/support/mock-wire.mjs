@@ -34,16 +34,51 @@ export function runChild(cmd, args, options, input) {
 export function writeMessage(res, { id, model, content, stop, stream }) {
   if (!stream) {
     res.writeHead(200, { 'content-type': 'application/json' });
-    return res.end(JSON.stringify({ id, type: 'message', role: 'assistant', model, content, stop_reason: stop, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 5 } }));
+    return res.end(
+      JSON.stringify({
+        id,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content,
+        stop_reason: stop,
+        stop_sequence: null,
+        usage: { input_tokens: 10, output_tokens: 5 },
+      }),
+    );
   }
   /** @type {Array<{ type: string } & Record<string, unknown>>} */
-  const events = [{ type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } }];
+  const events = [
+    {
+      type: 'message_start',
+      message: {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 10, output_tokens: 1 },
+      },
+    },
+  ];
   content.forEach((block, index) => {
     const start = block.type === 'tool_use' ? { ...block, input: {} } : { type: 'text', text: '' };
-    const delta = block.type === 'tool_use' ? { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } : { type: 'text_delta', text: block.text };
-    events.push({ type: 'content_block_start', index, content_block: start }, { type: 'content_block_delta', index, delta }, { type: 'content_block_stop', index });
+    const delta =
+      block.type === 'tool_use'
+        ? { type: 'input_json_delta', partial_json: JSON.stringify(block.input) }
+        : { type: 'text_delta', text: block.text };
+    events.push(
+      { type: 'content_block_start', index, content_block: start },
+      { type: 'content_block_delta', index, delta },
+      { type: 'content_block_stop', index },
+    );
   });
-  events.push({ type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 5 } }, { type: 'message_stop' });
+  events.push(
+    { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 5 } },
+    { type: 'message_stop' },
+  );
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   for (const e of events) res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
   res.end();
@@ -51,7 +86,13 @@ export function writeMessage(res, { id, model, content, stop, stream }) {
 
 /** A Responses API reply (OpenAI, as Codex reads it) of output `items`, streamed. */
 export function writeResponse(res, { id, items }) {
-  const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
+  const usage = {
+    input_tokens: 10,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 5,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 15,
+  };
   /** @type {Array<{ type: string } & Record<string, unknown>>} */
   const events = [{ type: 'response.created', response: { id, status: 'in_progress', output: [] } }];
   for (const [output_index, item] of items.entries()) {

@@ -32,7 +32,12 @@ export async function scriptedModel(turns) {
       const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
       if (blocks.some((c) => c.type === 'tool_result')) done += blocks.filter((c) => c.type === 'tool_result').length;
       else if (blocks.some((c) => c.type === 'text' && /^turn \d+$/.test(c.text.trim()))) {
-        turn = Number(blocks.find((c) => c.type === 'text' && /^turn \d+$/.test(c.text.trim())).text.trim().slice(5));
+        turn = Number(
+          blocks
+            .find((c) => c.type === 'text' && /^turn \d+$/.test(c.text.trim()))
+            .text.trim()
+            .slice(5),
+        );
         done = 0;
       }
     }
@@ -131,4 +136,3 @@ export async function runSession(turns, scratch, options = {}) {
   }
   return { requests, messages, results: toolResults(requests), stderr };
 }
-

@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
-const evals = readdirSync(dir).filter((f) => f.endsWith('.eval.mjs')).sort();
+const evals = readdirSync(dir)
+  .filter((f) => f.endsWith('.eval.mjs'))
+  .sort();
 let failed = 0;
 for (const file of evals) {
   const r = spawnSync(process.execPath, [join(dir, file), ...process.argv.slice(2)], { stdio: 'inherit' });

@@ -45,9 +45,18 @@ export function toCall(event, index) {
   let argsJson = event.argumentsJson;
   if (argsJson === undefined) argsJson = args === undefined ? '{}' : JSON.stringify(args);
   if (args === undefined) {
-    try { args = argsJson === '' ? {} : JSON.parse(argsJson); } catch { args = argsJson; }
+    try {
+      args = argsJson === '' ? {} : JSON.parse(argsJson);
+    } catch {
+      args = argsJson;
+    }
   }
-  const rawOutput = event.output ?? (event.content ?? []).filter((b) => b?.type === 'text').map((b) => b.text).join('\n');
+  const rawOutput =
+    event.output ??
+    (event.content ?? [])
+      .filter((b) => b?.type === 'text')
+      .map((b) => b.text)
+      .join('\n');
   const exitCode = Number.isInteger(event.exitCode) ? event.exitCode : null;
   const output = exitCode ? `${rawOutput}\n[exit code: ${exitCode}]` : rawOutput;
   return { index, tool: event.tool, args, argsJson, rawOutput, output, exitCode, isError: event.isError === true, callId: event.callId };
@@ -57,21 +66,29 @@ export function toCall(event, index) {
 export function readSession(file) {
   const events = [];
   let index = 0;
-  readFileSync(file, 'utf8').split('\n').forEach((text, i) => {
-    if (!text.trim()) return;
-    let event;
-    try { event = JSON.parse(text); } catch (e) { throw new Error(`${file}:${i + 1}: not JSON (${e.message})`); }
-    const type = event.type ?? 'call';
-    if (type === 'call') events.push({ type, call: toCall(event, index++) });
-    else if (type === 'user' || type === 'end') events.push({ type });
-    else throw new Error(`${file}:${i + 1}: unknown line type ${JSON.stringify(type)}`);
-  });
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .forEach((text, i) => {
+      if (!text.trim()) return;
+      let event;
+      try {
+        event = JSON.parse(text);
+      } catch (e) {
+        throw new Error(`${file}:${i + 1}: not JSON (${e.message})`);
+      }
+      const type = event.type ?? 'call';
+      if (type === 'call') events.push({ type, call: toCall(event, index++) });
+      else if (type === 'user' || type === 'end') events.push({ type });
+      else throw new Error(`${file}:${i + 1}: unknown line type ${JSON.stringify(type)}`);
+    });
   return events;
 }
 
 export function loadCorpus({ corpusDir = CORPUS_DIR, labelsFile = LABELS_FILE } = {}) {
   const labels = JSON.parse(readFileSync(labelsFile, 'utf8'));
-  const files = readdirSync(corpusDir).filter((f) => f.endsWith('.jsonl')).sort();
+  const files = readdirSync(corpusDir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort();
   const sessions = files.map((f) => {
     const name = basename(f, '.jsonl');
     const label = labels.sessions[name];
@@ -105,14 +122,29 @@ const median = (xs) => {
 
 /** Score one system's alarms against the labels. */
 export function score(sessions, alarmsBySession) {
-  const r = { episodes: 0, caught: 0, delays: [], missed: [], firstAlarm: {}, traps: 0, trapsAlarmed: 0, trapAlarms: 0, falseAlarms: [], long: 0, longStillAlarmed: 0, byShape: {}, unlabelledAlarms: 0 };
+  const r = {
+    episodes: 0,
+    caught: 0,
+    delays: [],
+    missed: [],
+    firstAlarm: {},
+    traps: 0,
+    trapsAlarmed: 0,
+    trapAlarms: 0,
+    falseAlarms: [],
+    long: 0,
+    longStillAlarmed: 0,
+    byShape: {},
+    unlabelledAlarms: 0,
+  };
   for (const s of sessions) {
     const alarms = alarmsBySession.get(s.name) ?? [];
     const inside = (from, to) => alarms.filter((a) => a.index >= from && a.index <= to);
     const labelled = new Set();
     for (const ep of s.episodes ?? []) {
       r.episodes += 1;
-      const shape = (r.byShape[ep.shape] ??= { episodes: 0, caught: 0 });
+      r.byShape[ep.shape] ??= { episodes: 0, caught: 0 };
+      const shape = r.byShape[ep.shape];
       shape.episodes += 1;
       const hits = inside(ep.from, ep.to);
       for (const a of hits) labelled.add(a);
@@ -203,8 +235,26 @@ export function formatGoals(g) {
 export function formatTable({ sessions, calls, results }) {
   const r0 = results[0];
   const rows = [
-    ['system', `episodes caught (of ${r0.episodes})`, 'delay median', 'delay max', `traps alarmed (of ${r0.traps})`, 'alarms in traps', `long episodes still alarmed (of ${r0.long})`],
-    ...results.map((r) => [r.name, String(r.caught), r.delayMedian ?? '–', r.delayMax ?? '–', String(r.trapsAlarmed), String(r.trapAlarms), String(r.longStillAlarmed)].map(String)),
+    [
+      'system',
+      `episodes caught (of ${r0.episodes})`,
+      'delay median',
+      'delay max',
+      `traps alarmed (of ${r0.traps})`,
+      'alarms in traps',
+      `long episodes still alarmed (of ${r0.long})`,
+    ],
+    ...results.map((r) =>
+      [
+        r.name,
+        String(r.caught),
+        r.delayMedian ?? '–',
+        r.delayMax ?? '–',
+        String(r.trapsAlarmed),
+        String(r.trapAlarms),
+        String(r.longStillAlarmed),
+      ].map(String),
+    ),
   ];
   const shapes = Object.keys(r0.byShape).sort();
   const shapeRows = [
@@ -213,7 +263,11 @@ export function formatTable({ sessions, calls, results }) {
   ];
   const md = (table) => {
     const [head, ...body] = table;
-    return [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i ? ' ---: ' : ' --- ')).join('|')}|`, ...body.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+    return [
+      `| ${head.join(' | ')} |`,
+      `|${head.map((_, i) => (i ? ' ---: ' : ' --- ')).join('|')}|`,
+      ...body.map((row) => `| ${row.join(' | ')} |`),
+    ].join('\n');
   };
   return [
     `Loop detection on corpus/loops: ${sessions} sessions, ${calls} tool calls, ${r0.episodes} stuck episodes, ${r0.traps} legitimate stretches.`,
@@ -249,11 +303,16 @@ export default async function main(argv = []) {
     writeFileSync(file, readmeWithTable(readFileSync(file, 'utf8'), formatTable(result)));
   }
   if (argv.includes('--json')) {
-    return JSON.stringify(result.results.map(({ alarms, ...r }) => r), null, 2);
+    return JSON.stringify(
+      result.results.map(({ alarms, ...r }) => r),
+      null,
+      2,
+    );
   }
   const lines = [formatTable(result), '', formatGoals(goals(result))];
   if (argv.includes('--verbose')) {
-    for (const r of result.results) lines.push('', `${r.name}: missed ${r.missed.join(', ') || 'none'}; false alarms ${r.falseAlarms.join(', ') || 'none'}`);
+    for (const r of result.results)
+      lines.push('', `${r.name}: missed ${r.missed.join(', ') || 'none'}; false alarms ${r.falseAlarms.join(', ') || 'none'}`);
   }
   return lines.join('\n');
 }

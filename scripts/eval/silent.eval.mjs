@@ -28,21 +28,25 @@ export const LABELS = ['silent-failure', 'benign', 'shown-failure'];
 /** The corpus entries, sorted by id; throws naming the file and line of a bad entry. */
 export function loadCorpus(dir = join(root, 'corpus/silent')) {
   const entries = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort()) {
-    readFileSync(join(dir, file), 'utf8').split('\n').forEach((line, i) => {
-      if (!line.trim()) return;
-      let e;
-      try {
-        e = JSON.parse(line);
-      } catch (err) {
-        throw new Error(`${file}:${i + 1}: ${err.message}`);
-      }
-      for (const k of ['id', 'family', 'label', 'command', 'note', 'output']) {
-        if (typeof e[k] !== 'string') throw new Error(`${file}:${i + 1}: missing string field ${k}`);
-      }
-      if (!LABELS.includes(e.label)) throw new Error(`${file}:${i + 1}: unknown label ${e.label}`);
-      entries.push(e);
-    });
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort()) {
+    readFileSync(join(dir, file), 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (!line.trim()) return;
+        let e;
+        try {
+          e = JSON.parse(line);
+        } catch (err) {
+          throw new Error(`${file}:${i + 1}: ${err.message}`);
+        }
+        for (const k of ['id', 'family', 'label', 'command', 'note', 'output']) {
+          if (typeof e[k] !== 'string') throw new Error(`${file}:${i + 1}: missing string field ${k}`);
+        }
+        if (!LABELS.includes(e.label)) throw new Error(`${file}:${i + 1}: unknown label ${e.label}`);
+        entries.push(e);
+      });
   }
   return entries.sort((a, b) => (a.id < b.id ? -1 : 1));
 }
@@ -82,7 +86,8 @@ export function table(results) {
   for (const r of results) add(r.entry.family, r);
   const total = { outputs: 0, silent: 0, hit: 0, context: 0, negatives: 0, fa: 0 };
   for (const s of fams.values()) for (const k of Object.keys(total)) total[k] += s[k];
-  const row = (name, s) => `| ${name} | ${s.outputs} | ${s.silent} | ${s.hit} | ${ratio(s.hit, s.silent)} | ${s.negatives} | ${s.fa} | ${ratio(s.hit, s.hit + s.fa)} |`;
+  const row = (name, s) =>
+    `| ${name} | ${s.outputs} | ${s.silent} | ${s.hit} | ${ratio(s.hit, s.silent)} | ${s.negatives} | ${s.fa} | ${ratio(s.hit, s.hit + s.fa)} |`;
   return [
     '| family | outputs | silent failures | detected | recall | benign + shown | false alarms | precision |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
@@ -99,7 +104,13 @@ export function summary(results) {
   const shown = results.length - silent.length - benign;
   const families = new Set(results.map((r) => r.entry.family)).size;
   return {
-    outputs: results.length, families, silent: silent.length, benign, shown, hit, falseAlarms: fa,
+    outputs: results.length,
+    families,
+    silent: silent.length,
+    benign,
+    shown,
+    hit,
+    falseAlarms: fa,
     recall: silent.length ? hit / silent.length : 0,
     precision: hit + fa ? hit / (hit + fa) : 0,
   };
@@ -111,8 +122,10 @@ const END = '<!-- silent-eval:end -->';
 /** The README block: a one-line summary and the table. */
 export function readmeBlock(results) {
   const s = summary(results);
-  return `${s.outputs} outputs from ${s.families} tool families (${s.silent} silent failures, ${s.benign} benign, ` +
-    `${s.shown} failures already shown by the exit marker); recall ${s.recall.toFixed(3)}, precision ${s.precision.toFixed(3)}.\n\n${table(results)}`;
+  return (
+    `${s.outputs} outputs from ${s.families} tool families (${s.silent} silent failures, ${s.benign} benign, ` +
+    `${s.shown} failures already shown by the exit marker); recall ${s.recall.toFixed(3)}, precision ${s.precision.toFixed(3)}.\n\n${table(results)}`
+  );
 }
 
 export function readmeWithBlock(readme, block) {
@@ -131,7 +144,10 @@ export function readmeBlockIn(readme) {
 
 function excerpt(r) {
   const lines = r.entry.output.split('\n').filter((l) => l.trim());
-  return lines.slice(-3).map((l) => `      ${l.slice(0, 140)}`).join('\n');
+  return lines
+    .slice(-3)
+    .map((l) => `      ${l.slice(0, 140)}`)
+    .join('\n');
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
@@ -142,14 +158,16 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const di = args.indexOf('--corpus');
   const dir = di >= 0 ? args[di + 1] : args.find((a) => a.startsWith('--corpus='))?.slice(9);
   if (dir !== undefined && !dir) throw new Error('silent.eval: --corpus needs a directory');
-  if (dir && args.includes('--write')) throw new Error('silent.eval: --write refreshes docs/rules.md from corpus/silent only; drop --corpus');
+  if (dir && args.includes('--write'))
+    throw new Error('silent.eval: --write refreshes docs/rules.md from corpus/silent only; drop --corpus');
   const results = evaluate(loadCorpus(dir ? resolve(dir) : undefined), config, ei >= 0 ? args[ei + 1] : 'native');
   const block = readmeBlock(results);
   console.log(`## silent failures (${dir ?? 'corpus/silent'})\n`);
   console.log(block);
   const misses = results.filter((r) => r.entry.label === 'silent-failure' && !r.flagged);
   const fas = results.filter((r) => r.entry.label !== 'silent-failure' && r.flagged);
-  const faOf = (label) => `${fas.filter((r) => r.entry.label === label).length} of ${results.filter((r) => r.entry.label === label).length} ${label}`;
+  const faOf = (label) =>
+    `${fas.filter((r) => r.entry.label === label).length} of ${results.filter((r) => r.entry.label === label).length} ${label}`;
   console.log(`\nfalse alarms by label: ${faOf('benign')}, ${faOf('shown-failure')}`);
   console.log(`\nmisses (${misses.length}):`);
   for (const r of misses) console.log(`  ${r.entry.id}  $ ${r.entry.command.split('\n')[0].slice(0, 100)}\n${excerpt(r)}`);

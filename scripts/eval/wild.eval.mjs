@@ -38,7 +38,12 @@ export function loadLabels(dir = LABELS_DIR) {
 }
 
 const ratio = (x) => (x === null || x === undefined ? '–' : x.toFixed(2));
-const md = ([head, ...body]) => [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i ? ' ---: ' : ' --- ')).join('|')}|`, ...body.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+const md = ([head, ...body]) =>
+  [
+    `| ${head.join(' | ')} |`,
+    `|${head.map((_, i) => (i ? ' ---: ' : ' --- ')).join('|')}|`,
+    ...body.map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n');
 
 export async function evaluateWild({ wildDir = WILD, labels = loadLabels() } = {}) {
   const sessions = readWild(wildDir);
@@ -57,8 +62,20 @@ export async function evaluateWild({ wildDir = WILD, labels = loadLabels() } = {
   const loops = runs.map((r) => {
     const s = scoreLoops(labels.loops, r.alarms, r.covered);
     const judged = r.name.startsWith('toolguard');
-    const falseTexts = judged ? r.alarms.filter((a) => r.covered.has(a.key)).map((a) => ({ ...a, why: falseText(a, calls.get(a.key)) })).filter((a) => a.why) : null;
-    return { name: r.name, note: r.note, sessions: r.covered.size, alarms: r.alarms.filter((a) => r.covered.has(a.key)).length, ...s, falseTexts };
+    const falseTexts = judged
+      ? r.alarms
+          .filter((a) => r.covered.has(a.key))
+          .map((a) => ({ ...a, why: falseText(a, calls.get(a.key)) }))
+          .filter((a) => a.why)
+      : null;
+    return {
+      name: r.name,
+      note: r.note,
+      sessions: r.covered.size,
+      alarms: r.alarms.filter((a) => r.covered.has(a.key)).length,
+      ...s,
+      falseTexts,
+    };
   });
   // Scoring (docs/evaluation.md, "What counts as an alarm"): a `context`
   // verdict tells the model what the output shows without calling the call
@@ -68,52 +85,132 @@ export async function evaluateWild({ wildDir = WILD, labels = loadLabels() } = {
   // told as errors), with context verdicts reported apart; the any-verdict
   // rows stay for honesty.
   const silent = [
-    ...[engine, shellEngine, audit].map((r) => ({ name: r.name, note: r.note, sessions: r.covered.size, ...scoreSilent(labels.silent, r.flags, r.covered) })),
-    { name: `${audit.name}, error verdicts only`, note: audit.note, sessions: audit.covered.size, ...scoreSilent(labels.silent, audit.flags, audit.covered, { alarm: 'error' }) },
+    ...[engine, shellEngine, audit].map((r) => ({
+      name: r.name,
+      note: r.note,
+      sessions: r.covered.size,
+      ...scoreSilent(labels.silent, r.flags, r.covered),
+    })),
+    {
+      name: `${audit.name}, error verdicts only`,
+      note: audit.note,
+      sessions: audit.covered.size,
+      ...scoreSilent(labels.silent, audit.flags, audit.covered, { alarm: 'error' }),
+    },
   ];
   let heldout3 = null;
   if (existsSync(HELDOUT3)) {
     const { loadCorpus, evaluate, summary } = await import('./silent.eval.mjs');
     heldout3 = { dir: HELDOUT3, ...summary(evaluate(loadCorpus(HELDOUT3))) };
   }
-  return { sessions: sessions.length, calls: sessions.reduce((n, s) => n + s.calls.length, 0), loops, silent, unread: audit.unread, partial: audit.partial, heldout3, labels };
+  return {
+    sessions: sessions.length,
+    calls: sessions.reduce((n, s) => n + s.calls.length, 0),
+    loops,
+    silent,
+    unread: audit.unread,
+    partial: audit.partial,
+    heldout3,
+    labels,
+  };
 }
 
 export function formatWild(r) {
   const st = r.labels.loops.stuck.length;
   const bn = r.labels.loops.benign.length;
   const out = [];
-  out.push(`Real sessions (../shared/wild): ${r.sessions} sessions, ${r.calls} tool calls; labels: ${st} stuck episodes, ${bn} benign repetition stretches, ${r.labels.silent.labels.length} exit-0 error-looking shell outputs (${r.labels.silent.labels.filter((l) => l.label === 'failure').length} failures).`);
+  out.push(
+    `Real sessions (../shared/wild): ${r.sessions} sessions, ${r.calls} tool calls; labels: ${st} stuck episodes, ${bn} benign repetition stretches, ${r.labels.silent.labels.length} exit-0 error-looking shell outputs (${r.labels.silent.labels.filter((l) => l.label === 'failure').length} failures).`,
+  );
   out.push('');
-  out.push('Loops. caught: stuck episodes with an alarm inside; false-alarm episodes: benign stretches alarmed + clusters of alarms outside every labelled stretch (alarms ≤ 10 calls apart); false texts: toolguard alarms whose text is untrue for their call (re-read of a write, same result for a changed result, same error without a failure).');
+  out.push(
+    'Loops. caught: stuck episodes with an alarm inside; false-alarm episodes: benign stretches alarmed + clusters of alarms outside every labelled stretch (alarms ≤ 10 calls apart); false texts: toolguard alarms whose text is untrue for their call (re-read of a write, same result for a changed result, same error without a failure).',
+  );
   out.push('');
-  out.push(md([
-    ['system', 'sessions read', 'stuck episodes caught', 'false-alarm episodes', '(benign stretches alarmed + other)', 'alarms', 'alarm texts false'],
-    ...r.loops.map((l) => [l.name, String(l.sessions), `${l.caught} of ${l.episodes}`, String(l.falseEpisodes), `${l.trapsAlarmed.length} + ${l.otherEpisodes.length}`, String(l.alarms), l.falseTexts ? String(l.falseTexts.length) : '–']),
-  ]));
+  out.push(
+    md([
+      [
+        'system',
+        'sessions read',
+        'stuck episodes caught',
+        'false-alarm episodes',
+        '(benign stretches alarmed + other)',
+        'alarms',
+        'alarm texts false',
+      ],
+      ...r.loops.map((l) => [
+        l.name,
+        String(l.sessions),
+        `${l.caught} of ${l.episodes}`,
+        String(l.falseEpisodes),
+        `${l.trapsAlarmed.length} + ${l.otherEpisodes.length}`,
+        String(l.alarms),
+        l.falseTexts ? String(l.falseTexts.length) : '–',
+      ]),
+    ]),
+  );
   out.push('');
-  out.push('Silent failures. The last row is the score (docs/evaluation.md, "What counts as an alarm"): an `error` verdict is the alarm — recall over failures told as errors, precision against benign outputs told as errors; a `context` verdict is neither, counted in the last column. The rows above count a verdict of either action, for comparison. Precision is over the labelled outputs; "other flags": alarms on calls outside the labelled candidates.');
+  out.push(
+    'Silent failures. The last row is the score (docs/evaluation.md, "What counts as an alarm"): an `error` verdict is the alarm — recall over failures told as errors, precision against benign outputs told as errors; a `context` verdict is neither, counted in the last column. The rows above count a verdict of either action, for comparison. Precision is over the labelled outputs; "other flags": alarms on calls outside the labelled candidates.',
+  );
   out.push('');
-  out.push(md([
-    ['system', 'sessions read', 'failures caught', 'recall', 'benign flagged', 'precision', 'other flags', 'context only (failures / benign)'],
-    ...r.silent.map((s) => [s.name, String(s.sessions), `${s.hits} of ${s.failures}`, ratio(s.recall), `${s.falseAlarms} of ${s.benign}`, ratio(s.precision), String(s.unlabelled), s.alarm === 'error' ? `${s.contextOnFailures} / ${s.contextOnBenign}` : '–']),
-  ]));
+  out.push(
+    md([
+      [
+        'system',
+        'sessions read',
+        'failures caught',
+        'recall',
+        'benign flagged',
+        'precision',
+        'other flags',
+        'context only (failures / benign)',
+      ],
+      ...r.silent.map((s) => [
+        s.name,
+        String(s.sessions),
+        `${s.hits} of ${s.failures}`,
+        ratio(s.recall),
+        `${s.falseAlarms} of ${s.benign}`,
+        ratio(s.precision),
+        String(s.unlabelled),
+        s.alarm === 'error' ? `${s.contextOnFailures} / ${s.contextOnBenign}` : '–',
+      ]),
+    ]),
+  );
   out.push('');
   const classes = [...new Set(r.silent.flatMap((s) => Object.keys(s.byClass)))].sort();
   out.push('Per class (flagged of labelled, in the sessions each system reads):');
   out.push('');
-  out.push(md([
-    ['label/class', ...r.silent.map((s) => s.name)],
-    ...classes.map((k) => [k, ...r.silent.map((s) => (s.byClass[k] ? `${s.byClass[k].flagged} of ${s.byClass[k].n}${s.byClass[k].context ? ` (+${s.byClass[k].context} context)` : ''}` : '–'))]),
-  ]));
+  out.push(
+    md([
+      ['label/class', ...r.silent.map((s) => s.name)],
+      ...classes.map((k) => [
+        k,
+        ...r.silent.map((s) =>
+          s.byClass[k]
+            ? `${s.byClass[k].flagged} of ${s.byClass[k].n}${s.byClass[k].context ? ` (+${s.byClass[k].context} context)` : ''}`
+            : '–',
+        ),
+      ]),
+    ]),
+  );
   out.push('');
   const formats = [...new Set(r.unread.map((e) => e.kind))];
-  out.push(`toolguard audit: no reader yet for ${r.unread.length} files (${formats.join('; ') || 'none'}); their sessions are left out of its rows.${r.partial.length ? ` Read in part: ${r.partial.join(', ')}.` : ''}`);
+  out.push(
+    `toolguard audit: no reader yet for ${r.unread.length} files (${formats.join('; ') || 'none'}); their sessions are left out of its rows.${r.partial.length ? ` Read in part: ${r.partial.join(', ')}.` : ''}`,
+  );
   if (r.heldout3) {
     const h = r.heldout3;
     out.push('');
-    out.push(`Held-out set #3 (${h.dir}): ${h.outputs} outputs of ${h.families} tools, ${h.silent} silent failures, ${h.benign} benign; recall ${h.recall.toFixed(3)}, precision ${h.precision.toFixed(3)}.`);
-  } else out.push('', 'Held-out set #3: no recording found (../heldout3/corpus or TOOLGUARD_HELDOUT3); scripts/record/silent-corpus/heldout3-cases.json says how to record it.');
+    out.push(
+      `Held-out set #3 (${h.dir}): ${h.outputs} outputs of ${h.families} tools, ${h.silent} silent failures, ${h.benign} benign; recall ${h.recall.toFixed(3)}, precision ${h.precision.toFixed(3)}.`,
+    );
+  } else
+    out.push(
+      '',
+      'Held-out set #3: no recording found (../heldout3/corpus or TOOLGUARD_HELDOUT3); scripts/record/silent-corpus/heldout3-cases.json says how to record it.',
+    );
   return out.join('\n');
 }
 
@@ -121,15 +218,26 @@ function verbose(r) {
   const out = [];
   for (const l of r.loops) {
     out.push('', `## ${l.name}`);
-    out.push(`missed: ${l.missed.map((e) => `${e.file.split('/').pop()}#${e.session} ${e.first}-${e.last} (${e.kind})`).join('; ') || 'none'}`);
-    out.push(`benign stretches alarmed: ${l.trapsAlarmed.map((e) => `${e.file.split('/').pop()}#${e.session} ${e.first}-${e.last} (${e.kind})`).join('; ') || 'none'}`);
-    out.push(`other false-alarm episodes: ${l.otherEpisodes.map((e) => `${e.key.split('/').pop()} ${e.first}-${e.last} ×${e.alarms.length}`).join('; ') || 'none'}`);
-    if (l.falseTexts) out.push(`false texts: ${l.falseTexts.map((a) => `${a.key.split('/').pop()} #${a.ordinal} ${a.kind}: ${a.why}`).join('; ') || 'none'}`);
+    out.push(
+      `missed: ${l.missed.map((e) => `${e.file.split('/').pop()}#${e.session} ${e.first}-${e.last} (${e.kind})`).join('; ') || 'none'}`,
+    );
+    out.push(
+      `benign stretches alarmed: ${l.trapsAlarmed.map((e) => `${e.file.split('/').pop()}#${e.session} ${e.first}-${e.last} (${e.kind})`).join('; ') || 'none'}`,
+    );
+    out.push(
+      `other false-alarm episodes: ${l.otherEpisodes.map((e) => `${e.key.split('/').pop()} ${e.first}-${e.last} ×${e.alarms.length}`).join('; ') || 'none'}`,
+    );
+    if (l.falseTexts)
+      out.push(
+        `false texts: ${l.falseTexts.map((a) => `${a.key.split('/').pop()} #${a.ordinal} ${a.kind}: ${a.why}`).join('; ') || 'none'}`,
+      );
   }
   for (const s of r.silent) {
     out.push('', `## ${s.name} (silent)`);
     out.push(`missed: ${s.misses.map((l) => `${l.file.split('/').pop()}#${l.session} #${l.ordinal} ${l.class}`).join('; ') || 'none'}`);
-    out.push(`benign flagged: ${s.wrong.map((l) => `${l.file.split('/').pop()}#${l.session} #${l.ordinal} ${l.class}`).join('; ') || 'none'}`);
+    out.push(
+      `benign flagged: ${s.wrong.map((l) => `${l.file.split('/').pop()}#${l.session} #${l.ordinal} ${l.class}`).join('; ') || 'none'}`,
+    );
   }
   return out.join('\n');
 }

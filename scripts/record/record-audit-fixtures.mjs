@@ -44,7 +44,8 @@ const SECOND = [['echo two'], ['echo two']];
 
 function filesUnder(dir) {
   const out = [];
-  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) if (e.isFile()) out.push(join(e.parentPath ?? e.path, e.name));
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true }))
+    if (e.isFile()) out.push(join(e.parentPath ?? e.path, e.name));
   return out;
 }
 
@@ -78,13 +79,24 @@ async function recordClaude(claude) {
         if (prior === seen)
           content = step.map((command, j) =>
             command === TASK
-              ? { type: 'tool_use', id: 'toolu_task', name: task, input: { description: 'list files', prompt: 'List the files three times.', subagent_type: 'general-purpose', run_in_background: false } }
+              ? {
+                  type: 'tool_use',
+                  id: 'toolu_task',
+                  name: task,
+                  input: {
+                    description: 'list files',
+                    prompt: 'List the files three times.',
+                    subagent_type: 'general-purpose',
+                    run_in_background: false,
+                  },
+                }
               : { type: 'tool_use', id: `toolu_${second ? 'b' : 'a'}${i}_${j}`, name: 'Bash', input: { command, description: 'step' } },
           );
         seen += step.length;
       }
     } else if (names.includes('Bash') && sub) {
-      if (results < SUB.length) content = [{ type: 'tool_use', id: `toolu_sub${results}`, name: 'Bash', input: { command: SUB[results][0], description: 'list' } }];
+      if (results < SUB.length)
+        content = [{ type: 'tool_use', id: `toolu_sub${results}`, name: 'Bash', input: { command: SUB[results][0], description: 'list' } }];
     } else if (!b.stream) {
       content = [{ type: 'text', text: 'ok' }];
     }
@@ -104,17 +116,28 @@ async function recordClaude(claude) {
   const settings = join(work, 'settings.json');
   writeFileSync(settings, JSON.stringify({ permissions: { allow: ['Bash', 'Task', 'Agent'] } }));
   const version = (await runChild(claude, ['--version'], { cwd, env })).out.trim();
-  const first = await runChild(claude, ['-p', 'go', '--settings', settings, '--model', 'claude-sonnet-4-5', '--output-format', 'json'], { cwd, env });
+  const first = await runChild(claude, ['-p', 'go', '--settings', settings, '--model', 'claude-sonnet-4-5', '--output-format', 'json'], {
+    cwd,
+    env,
+  });
   if (first.code !== 0) throw new Error(`claude: ${first.out}`);
   const session = JSON.parse(first.out.trim().split('\n').at(-1)).session_id;
-  const second = await runChild(claude, ['-p', 'again', '--resume', session, '--settings', settings, '--model', 'claude-sonnet-4-5'], { cwd, env });
+  const second = await runChild(claude, ['-p', 'again', '--resume', session, '--settings', settings, '--model', 'claude-sonnet-4-5'], {
+    cwd,
+    env,
+  });
   if (second.code !== 0) throw new Error(`claude --resume: ${second.out}`);
   server.close();
   const projects = join(config, 'projects');
   const out = join(fixtures, 'claude-code');
   rmSync(out, { recursive: true, force: true });
   cpSync(projects, out, { recursive: true });
-  console.log(`Claude Code ${version}:`, filesUnder(out).map((f) => relative(root, f)).join(', '));
+  console.log(
+    `Claude Code ${version}:`,
+    filesUnder(out)
+      .map((f) => relative(root, f))
+      .join(', '),
+  );
   writeFileSync(join(out, 'RECORDED-WITH.txt'), `@anthropic-ai/claude-code ${version} (scripts/record/record-audit-fixtures.mjs)\n`);
 }
 
@@ -141,39 +164,98 @@ async function recordCodex(codex) {
     const second = JSON.stringify(input).includes('"again"');
     const names = (b.tools ?? []).map((t) => t.name);
     const shell = names.includes('exec_command') ? 'exec_command' : names.includes('shell_command') ? 'shell_command' : 'shell';
-    const args = (cmd) => (shell === 'exec_command' ? { cmd } : shell === 'shell_command' ? { command: cmd } : { command: ['bash', '-lc', cmd] });
+    const args = (cmd) =>
+      shell === 'exec_command' ? { cmd } : shell === 'shell_command' ? { command: cmd } : { command: ['bash', '-lc', cmd] };
     const patch = (b.tools ?? []).find((t) => t.name === 'apply_patch');
     const steps = (second ? SECOND : MAIN).filter((step) => step[0] !== TASK);
     const prior = second ? done - countCalls(MAIN.filter((step) => step[0] !== TASK)) - (patch ? 1 : 0) : done;
     let items = null;
     let seen = 0;
     for (const [i, step] of steps.entries()) {
-      if (prior === seen) items = step.map((cmd, j) => ({ type: 'function_call', id: `fc_${responses}_${j}`, call_id: `call_${second ? 'b' : 'a'}${i}_${j}`, name: shell, arguments: JSON.stringify(args(cmd)), status: 'completed' }));
+      if (prior === seen)
+        items = step.map((cmd, j) => ({
+          type: 'function_call',
+          id: `fc_${responses}_${j}`,
+          call_id: `call_${second ? 'b' : 'a'}${i}_${j}`,
+          name: shell,
+          arguments: JSON.stringify(args(cmd)),
+          status: 'completed',
+        }));
       seen += step.length;
     }
     if (!items && !second && patch && prior === seen) {
       const text = '*** Begin Patch\n*** Add File: notes.txt\n+hello\n*** End Patch\n';
-      items = [patch.type === 'custom' ? { type: 'custom_tool_call', id: `ctc_${responses}`, call_id: 'call_patch', name: 'apply_patch', input: text, status: 'completed' } : { type: 'function_call', id: `fc_${responses}`, call_id: 'call_patch', name: 'apply_patch', arguments: JSON.stringify({ input: text }), status: 'completed' }];
+      items = [
+        patch.type === 'custom'
+          ? {
+              type: 'custom_tool_call',
+              id: `ctc_${responses}`,
+              call_id: 'call_patch',
+              name: 'apply_patch',
+              input: text,
+              status: 'completed',
+            }
+          : {
+              type: 'function_call',
+              id: `fc_${responses}`,
+              call_id: 'call_patch',
+              name: 'apply_patch',
+              arguments: JSON.stringify({ input: text }),
+              status: 'completed',
+            },
+      ];
     }
-    items ??= [{ type: 'message', id: `msg_${responses}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'done', annotations: [] }] }];
+    items ??= [
+      {
+        type: 'message',
+        id: `msg_${responses}`,
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: 'done', annotations: [] }],
+      },
+    ];
     writeResponse(res, { id: `resp_${responses}`, items });
   });
   writeFileSync(
     join(codexHome, 'config.toml'),
-    ['model = "gpt-5.1-codex"', 'model_provider = "mock"', '[model_providers.mock]', 'name = "mock"', `base_url = "http://127.0.0.1:${server.address().port}/v1"`, 'wire_api = "responses"', 'env_key = "MOCK_API_KEY"', ''].join('\n'),
+    [
+      'model = "gpt-5.1-codex"',
+      'model_provider = "mock"',
+      '[model_providers.mock]',
+      'name = "mock"',
+      `base_url = "http://127.0.0.1:${server.address().port}/v1"`,
+      'wire_api = "responses"',
+      'env_key = "MOCK_API_KEY"',
+      '',
+    ].join('\n'),
   );
   const env = { ...process.env, HOME: work, CODEX_HOME: codexHome, MOCK_API_KEY: 'x' };
   const version = (await runChild(codex, ['--version'], { cwd, env })).out.trim().split('\n').at(-1);
-  const first = await runChild(codex, ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '--json', 'go'], { cwd, env });
+  const first = await runChild(codex, ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '--json', 'go'], {
+    cwd,
+    env,
+  });
   if (first.code !== 0) throw new Error(`codex: ${first.out}`);
-  const thread = first.out.split('\n').filter((l) => l.includes('thread.started')).map((l) => JSON.parse(l).thread_id)[0];
-  const second = await runChild(codex, ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', 'resume', thread, 'again'], { cwd, env });
+  const thread = first.out
+    .split('\n')
+    .filter((l) => l.includes('thread.started'))
+    .map((l) => JSON.parse(l).thread_id)[0];
+  const second = await runChild(
+    codex,
+    ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', 'resume', thread, 'again'],
+    { cwd, env },
+  );
   if (second.code !== 0) throw new Error(`codex resume: ${second.out}`);
   server.close();
   const out = join(fixtures, 'codex');
   rmSync(out, { recursive: true, force: true });
   cpSync(join(codexHome, 'sessions'), join(out, 'sessions'), { recursive: true });
-  console.log(`${version}:`, filesUnder(out).map((f) => relative(root, f)).join(', '));
+  console.log(
+    `${version}:`,
+    filesUnder(out)
+      .map((f) => relative(root, f))
+      .join(', '),
+  );
   writeFileSync(join(out, 'RECORDED-WITH.txt'), `@openai/codex ${version} (scripts/record/record-audit-fixtures.mjs)\n`);
 }
 

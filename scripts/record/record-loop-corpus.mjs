@@ -64,7 +64,10 @@ S('poll-crashloop-claude', 'claude', async (a) => {
 
 // ───────────────────────── stuck: cycles ─────────────────────────
 
-const BAD_MEDIAN = ['    if n % 2 == 0:\n        return (s[mid] + s[mid + 1]) / 2', '    if n % 2 == 0:\n        return (s[mid - 1] + s[mid]) / 2'];
+const BAD_MEDIAN = [
+  '    if n % 2 == 0:\n        return (s[mid] + s[mid + 1]) / 2',
+  '    if n % 2 == 0:\n        return (s[mid - 1] + s[mid]) / 2',
+];
 
 S('cycle2-editfail-test-dsh', 'dsh', async (a) => {
   a.files(F.statskit);
@@ -145,7 +148,11 @@ S('cycle4-read-patch-make-grep-codex', 'codex', async (a) => {
   a.files(F.cBroken);
   for (let i = 0; i < 5; i++) {
     a.sh("sed -n '1,10p' src/config.c");
-    a.editFile('src/config.c', '    struct config c = { .port = 8080, .host_name = "localhost" };', '    struct config c = { .port = 8080, .host = "localhost" };');
+    a.editFile(
+      'src/config.c',
+      '    struct config c = { .port = 8080, .host_name = "localhost" };',
+      '    struct config c = { .port = 8080, .host = "localhost" };',
+    );
     a.sh('make');
     a.sh('grep -n "host" src/*.h');
   }
@@ -172,13 +179,22 @@ S('same-error-404-dsh', 'dsh', async (a, port) => {
 S('same-error-404-claude', 'claude', async (a, port) => {
   a.files(F.apiServer);
   await a.daemon(`python3 api.py ${port} 404q`, /listening/);
-  for (const id of ['ISSUE-101', '101', 'issue-101', '0101', 'ISS-101', '%23101']) a.sh(`curl -s -i http://127.0.0.1:${port}/api/issues/${id}`);
+  for (const id of ['ISSUE-101', '101', 'issue-101', '0101', 'ISS-101', '%23101'])
+    a.sh(`curl -s -i http://127.0.0.1:${port}/api/issues/${id}`);
   a.sh(`curl -s http://127.0.0.1:${port}/api/issues`);
 });
 
 S('same-error-module-codex', 'codex', async (a) => {
   a.files({ 'app.py': 'import ruamel.yaml\n\nprint(ruamel.yaml.YAML().load(open("config.yaml")))\n', 'config.yaml': 'port: 8080\n' });
-  for (const cmd of ['python3 app.py', 'python app.py', 'python3 -B app.py', 'PYTHONPATH=. python3 app.py', 'python3 -m app', 'python3 -I app.py']) a.sh(cmd);
+  for (const cmd of [
+    'python3 app.py',
+    'python app.py',
+    'python3 -B app.py',
+    'PYTHONPATH=. python3 app.py',
+    'python3 -m app',
+    'python3 -I app.py',
+  ])
+    a.sh(cmd);
   a.sh('python3 -c "import sys; print(sys.path)"');
 });
 
@@ -192,7 +208,8 @@ S('same-error-pip-dsh', 'dsh', async (a) => {
     'pip install --no-index --find-links vendor/ ruamel.yaml',
     'pip install --no-index -U ruamel.yaml',
     'pip3 install --no-index --user ruamel.yaml',
-  ]) a.sh(cmd);
+  ])
+    a.sh(cmd);
   a.sh('ls vendor/ 2>&1; pip download --help | head -n 3');
 });
 
@@ -216,7 +233,15 @@ S('same-error-rust-untouched-claude', 'claude', async (a) => {
 S('same-error-node-module-codex', 'codex', async (a) => {
   a.files(F.slugkit);
   a.setup('mkdir -p dist');
-  for (const cmd of ['node build.mjs', 'npm run build', 'node ./build.mjs', 'NODE_PATH=./node_modules node build.mjs', 'node --preserve-symlinks build.mjs', 'node --trace-warnings build.mjs']) a.sh(cmd);
+  for (const cmd of [
+    'node build.mjs',
+    'npm run build',
+    'node ./build.mjs',
+    'NODE_PATH=./node_modules node build.mjs',
+    'node --preserve-symlinks build.mjs',
+    'node --trace-warnings build.mjs',
+  ])
+    a.sh(cmd);
   a.sh('cat package.json');
 });
 
@@ -224,8 +249,21 @@ S('same-error-node-module-codex', 'codex', async (a) => {
 
 S('reread-unchanged-dsh', 'dsh', async (a) => {
   a.files({ 'config.yaml': 'server:\n  port: 8080\n  host: 0.0.0.0\nlogging:\n  level: info\n' });
-  a.files({ 'yaml_lite.py': 'def load(text):\n    out, cur = {}, None\n    for line in text.splitlines():\n        if not line.startswith(" "):\n            cur = out.setdefault(line.rstrip(":"), {})\n        else:\n            k, v = line.strip().split(": ")\n            cur[k] = v\n    return out\n', 'app.py': 'import yaml_lite\n\ncfg = yaml_lite.load(open("config.yaml").read())\nprint("db:", cfg["database"]["url"])\n' });
-  const between = ['python3 app.py', 'grep -n database app.py', 'ls -la', 'python3 -c "import yaml_lite; print(yaml_lite.load(open(\'config.yaml\').read()))"', 'git status 2>&1 | head -n 3', 'grep -rn "database" . --include=*.py', 'cat yaml_lite.py | head -n 5', 'python3 app.py 2>&1 | tail -n 1'];
+  a.files({
+    'yaml_lite.py':
+      'def load(text):\n    out, cur = {}, None\n    for line in text.splitlines():\n        if not line.startswith(" "):\n            cur = out.setdefault(line.rstrip(":"), {})\n        else:\n            k, v = line.strip().split(": ")\n            cur[k] = v\n    return out\n',
+    'app.py': 'import yaml_lite\n\ncfg = yaml_lite.load(open("config.yaml").read())\nprint("db:", cfg["database"]["url"])\n',
+  });
+  const between = [
+    'python3 app.py',
+    'grep -n database app.py',
+    'ls -la',
+    'python3 -c "import yaml_lite; print(yaml_lite.load(open(\'config.yaml\').read()))"',
+    'git status 2>&1 | head -n 3',
+    'grep -rn "database" . --include=*.py',
+    'cat yaml_lite.py | head -n 5',
+    'python3 app.py 2>&1 | tail -n 1',
+  ];
   for (const cmd of between) {
     a.readFile('config.yaml');
     a.sh(cmd);
@@ -235,13 +273,22 @@ S('reread-unchanged-dsh', 'dsh', async (a) => {
 S('reread-long-claude', 'claude', async (a) => {
   a.files({
     'src/settings.py': 'TIMEOUT = 30\nRETRIES = 3\nBACKOFF = 1.5\nENDPOINT = "https://api.internal/v2"\n',
-    'src/client.py': 'from settings import TIMEOUT, RETRIES\n\n\ndef fetch(url):\n    raise TimeoutError(f"timed out after {TIMEOUT}s x {RETRIES}")\n',
+    'src/client.py':
+      'from settings import TIMEOUT, RETRIES\n\n\ndef fetch(url):\n    raise TimeoutError(f"timed out after {TIMEOUT}s x {RETRIES}")\n',
   });
   const others = [
-    'grep -rn TIMEOUT src/', 'grep -rn RETRIES src/', 'cd src && python3 -c "import client; client.fetch(1)" 2>&1 | tail -n 1',
-    'wc -l src/*.py', 'grep -rn ENDPOINT src/', 'ls src/', 'cd src && python3 -c "import settings; print(settings.BACKOFF)"',
-    'grep -rn "def fetch" src/', 'head -n 3 src/client.py', 'cd src && python3 -c "import settings; print(settings.TIMEOUT * settings.RETRIES)"',
-    'grep -c "" src/settings.py', 'grep -rn import src/',
+    'grep -rn TIMEOUT src/',
+    'grep -rn RETRIES src/',
+    'cd src && python3 -c "import client; client.fetch(1)" 2>&1 | tail -n 1',
+    'wc -l src/*.py',
+    'grep -rn ENDPOINT src/',
+    'ls src/',
+    'cd src && python3 -c "import settings; print(settings.BACKOFF)"',
+    'grep -rn "def fetch" src/',
+    'head -n 3 src/client.py',
+    'cd src && python3 -c "import settings; print(settings.TIMEOUT * settings.RETRIES)"',
+    'grep -c "" src/settings.py',
+    'grep -rn import src/',
   ];
   let k = 0;
   for (let i = 0; i < 25; i++) {
@@ -252,7 +299,9 @@ S('reread-long-claude', 'claude', async (a) => {
 
 S('paging-again-dsh', 'dsh', async (a) => {
   a.files({ 'app.log': F.bigLog(1000) });
-  const pass = () => { for (let off = 0; off < 1000; off += 200) a.readFile('app.log', { offset: off, limit: 200 }); };
+  const pass = () => {
+    for (let off = 0; off < 1000; off += 200) a.readFile('app.log', { offset: off, limit: 200 });
+  };
   pass();
   a.sh('grep -c ERROR app.log');
   pass();
@@ -264,7 +313,14 @@ S('paging-again-dsh', 'dsh', async (a) => {
 
 S('paging-same-range-claude', 'claude', async (a) => {
   a.files({ 'app.log': F.bigLog(1000) });
-  const cmds = ['grep -n ERROR app.log', 'grep -c WARN app.log', 'grep -n "request 1346" app.log', 'awk \'$3=="ERROR"\' app.log | wc -l', 'grep -n "worker-2" app.log | tail -n 3', 'sed -n 346p app.log'];
+  const cmds = [
+    'grep -n ERROR app.log',
+    'grep -c WARN app.log',
+    'grep -n "request 1346" app.log',
+    'awk \'$3=="ERROR"\' app.log | wc -l',
+    'grep -n "worker-2" app.log | tail -n 3',
+    'sed -n 346p app.log',
+  ];
   for (const cmd of cmds) {
     a.readFile('app.log', { offset: 301, limit: 100 });
     a.sh(cmd);
@@ -272,7 +328,11 @@ S('paging-same-range-claude', 'claude', async (a) => {
 });
 
 S('user-reset-dsh', 'dsh', async (a) => {
-  a.files({ ...F.statskit, 'tests/test_io.py': 'from statskit.io import read_csv\n\n\ndef test_read_csv(tmp_path):\n    p = tmp_path / "x.csv"\n    p.write_text("1\\n2\\n")\n    assert read_csv(p) == [1.0, 2.0]\n' });
+  a.files({
+    ...F.statskit,
+    'tests/test_io.py':
+      'from statskit.io import read_csv\n\n\ndef test_read_csv(tmp_path):\n    p = tmp_path / "x.csv"\n    p.write_text("1\\n2\\n")\n    assert read_csv(p) == [1.0, 2.0]\n',
+  });
   for (let i = 0; i < 3; i++) a.sh(`${PYTEST} tests/test_io.py`);
   a.user();
   a.files({ 'statskit/io.py': 'def read_csv(path):\n    return [float(x) for x in open(path).read().split()]\n' });
@@ -382,7 +442,32 @@ S('debug-pdb-codex', 'codex', async (a) => {
   const P = /\(Pdb\) $/;
   const job = await a.interactive('python3 -m pdb walk.py', P);
   // n to the call, s into total(), then through the loop watching acc and x.
-  const keys = ['n', 's', 'n', 'n', 'n', 'n', 'p acc', 'n', 'n', 'n', 'n', 'p acc, x', 'n', 'n', 'n', 'n', 'p acc, x', 'n', 'n', 'n', 'n', 'n', 'p acc', 'c'];
+  const keys = [
+    'n',
+    's',
+    'n',
+    'n',
+    'n',
+    'n',
+    'p acc',
+    'n',
+    'n',
+    'n',
+    'n',
+    'p acc, x',
+    'n',
+    'n',
+    'n',
+    'n',
+    'p acc, x',
+    'n',
+    'n',
+    'n',
+    'n',
+    'n',
+    'p acc',
+    'c',
+  ];
   for (const k of keys) await a.stdin(job, `${k}\n`, { prompt: P });
 });
 
@@ -391,7 +476,28 @@ S('debug-gdb-codex', 'codex', async (a) => {
   a.setup('make -s');
   const P = /\(gdb\) $/;
   const job = await a.interactive('gdb -q -nx ./sum', P);
-  const keys = ['break main', 'run', 'next', 'next', 'next', 'next', 'step', 'next', 'next', 'next', 'print total', 'next', 'next', 'next', 'print total', 'next', 'next', 'next', 'info locals', 'continue'];
+  const keys = [
+    'break main',
+    'run',
+    'next',
+    'next',
+    'next',
+    'next',
+    'step',
+    'next',
+    'next',
+    'next',
+    'print total',
+    'next',
+    'next',
+    'next',
+    'print total',
+    'next',
+    'next',
+    'next',
+    'info locals',
+    'continue',
+  ];
   for (const k of keys) await a.stdin(job, `${k}\n`, { prompt: P });
 });
 
@@ -417,8 +523,11 @@ S('refactor-typehints-dsh', 'dsh', async (a) => {
   const tests = ['import importlib\n'];
   for (let m = 1; m <= 16; m++) {
     const id = String(m).padStart(2, '0');
-    mods[`inventory/m${id}.py`] = `"""Inventory rules, part ${m}."""\n\n\ndef restock_${id}(count, minimum):\n    return max(0, minimum - count)\n\n\ndef price_${id}(base, qty):\n    return round(base * qty * (1 - 0.0${m % 10}), 2)\n`;
-    tests.push(`\ndef test_restock_${id}():\n    assert importlib.import_module("inventory.m${id}").restock_${id}(3, 10) == 7\n\n\ndef test_price_${id}():\n    assert importlib.import_module("inventory.m${id}").price_${id}(2.0, 5) == round(10 * (1 - 0.0${m % 10}), 2)\n`);
+    mods[`inventory/m${id}.py`] =
+      `"""Inventory rules, part ${m}."""\n\n\ndef restock_${id}(count, minimum):\n    return max(0, minimum - count)\n\n\ndef price_${id}(base, qty):\n    return round(base * qty * (1 - 0.0${m % 10}), 2)\n`;
+    tests.push(
+      `\ndef test_restock_${id}():\n    assert importlib.import_module("inventory.m${id}").restock_${id}(3, 10) == 7\n\n\ndef test_price_${id}():\n    assert importlib.import_module("inventory.m${id}").price_${id}(2.0, 5) == round(10 * (1 - 0.0${m % 10}), 2)\n`,
+    );
   }
   a.files({ ...mods, 'inventory/__init__.py': '', 'tests/test_inventory.py': tests.join('') });
   a.sh(PYTEST);
@@ -438,10 +547,17 @@ S('refactor-const-claude', 'claude', async (a) => {
   const requires = [];
   for (let m = 1; m <= 20; m++) {
     const id = String(m).padStart(2, '0');
-    files[`lib/u${id}.js`] = `// unit ${m}\nexport function sum${id}(xs) {\n  var total = 0;\n  for (const x of xs) total += x * ${m};\n  return total;\n}\n\nexport function label${id}(name) {\n  var prefix = 'u${id}';\n  return prefix + ':' + name;\n}\n`;
-    requires.push(`import { sum${id}, label${id} } from '../lib/u${id}.js';\ntest('u${id}', () => { assert.equal(sum${id}([1, 2]), ${3 * m}); assert.equal(label${id}('x'), 'u${id}:x'); });\n`);
+    files[`lib/u${id}.js`] =
+      `// unit ${m}\nexport function sum${id}(xs) {\n  var total = 0;\n  for (const x of xs) total += x * ${m};\n  return total;\n}\n\nexport function label${id}(name) {\n  var prefix = 'u${id}';\n  return prefix + ':' + name;\n}\n`;
+    requires.push(
+      `import { sum${id}, label${id} } from '../lib/u${id}.js';\ntest('u${id}', () => { assert.equal(sum${id}([1, 2]), ${3 * m}); assert.equal(label${id}('x'), 'u${id}:x'); });\n`,
+    );
   }
-  a.files({ ...files, 'package.json': JSON.stringify({ name: 'units', type: 'module', scripts: { test: 'node --test' } }) + '\n', 'test/all.test.js': `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\n${requires.join('')}` });
+  a.files({
+    ...files,
+    'package.json': JSON.stringify({ name: 'units', type: 'module', scripts: { test: 'node --test' } }) + '\n',
+    'test/all.test.js': `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\n${requires.join('')}`,
+  });
   for (let m = 1; m <= 20; m++) {
     const id = String(m).padStart(2, '0');
     a.readFile(`lib/u${id}.js`);
@@ -461,7 +577,16 @@ S('paging-once-claude', 'claude', async (a) => {
 S('batch-distinct-files-codex', 'codex', async (a) => {
   a.files(F.statskit);
   a.files(F.slugkit);
-  const files = ['statskit/__init__.py', 'statskit/core.py', 'tests/test_core.py', 'package.json', 'src/slug.js', 'test/slug.test.js', 'build.mjs', 'README.md'];
+  const files = [
+    'statskit/__init__.py',
+    'statskit/core.py',
+    'tests/test_core.py',
+    'package.json',
+    'src/slug.js',
+    'test/slug.test.js',
+    'build.mjs',
+    'README.md',
+  ];
   for (const f of files) a.sh(`wc -l ${f}`);
   for (const f of files) a.sh(`head -n 3 ${f}`);
   a.sh(`grep -c "" ${files.join(' ')}`);
@@ -480,8 +605,10 @@ S('fix-errors-one-by-one-dsh', 'dsh', async (a) => {
 S('verify-deleted-claude', 'claude', async (a, port) => {
   a.files(F.apiServer);
   await a.daemon(`python3 api.py ${port} items`, /listening/);
-  for (const id of [3, 5, 8]) a.sh(`curl -s -X DELETE -w 'HTTP %{http_code}\\n' http://127.0.0.1:${port}/api/items/${id}`, `Delete item ${id}`);
-  for (const id of [3, 5, 8]) a.sh(`curl -s -w '\\nHTTP %{http_code}\\n' http://127.0.0.1:${port}/api/items/${id}`, `Confirm item ${id} is gone`);
+  for (const id of [3, 5, 8])
+    a.sh(`curl -s -X DELETE -w 'HTTP %{http_code}\\n' http://127.0.0.1:${port}/api/items/${id}`, `Delete item ${id}`);
+  for (const id of [3, 5, 8])
+    a.sh(`curl -s -w '\\nHTTP %{http_code}\\n' http://127.0.0.1:${port}/api/items/${id}`, `Confirm item ${id} is gone`);
   a.sh(`curl -s http://127.0.0.1:${port}/api/items`, 'List the remaining items');
 });
 
@@ -501,16 +628,26 @@ S('same-error-edit-claude', 'claude', async (a) => {
     "  return s.toLowerCase().replace(/\\s/g, '-');",
     "  return s.toLowerCase().replaceAll(' ', '-');",
     "return s.toLowerCase().replace( / /g, '-' );",
-  ]) a.editFile('src/slug.js', old, "  return s.toLowerCase().replace(/[^a-z0-9]+/g, '-');");
+  ])
+    a.editFile('src/slug.js', old, "  return s.toLowerCase().replace(/[^a-z0-9]+/g, '-');");
   a.sh('git diff --stat', 'Check what changed');
 });
 
 S('reread-cat-codex', 'codex', async (a) => {
   a.files({
     'settings.ini': '[db]\nhost = db.internal\nport = 5433\n\n[cache]\nttl = 30\n',
-    'connect.py': 'import configparser, socket\n\ncfg = configparser.ConfigParser()\ncfg.read("settings.ini")\nsocket.create_connection((cfg["db"]["host"], int(cfg["db"]["port"])), timeout=0.5)\n',
+    'connect.py':
+      'import configparser, socket\n\ncfg = configparser.ConfigParser()\ncfg.read("settings.ini")\nsocket.create_connection((cfg["db"]["host"], int(cfg["db"]["port"])), timeout=0.5)\n',
   });
-  const between = ['python3 connect.py 2>&1 | tail -n 1', 'grep -n port connect.py', 'getent hosts db.internal || echo no such host', 'python3 -c "import configparser as c; p=c.ConfigParser(); p.read(\'settings.ini\'); print(dict(p[\'db\']))"', 'ls -la', 'env | grep -i db_ || echo none', 'wc -l settings.ini connect.py'];
+  const between = [
+    'python3 connect.py 2>&1 | tail -n 1',
+    'grep -n port connect.py',
+    'getent hosts db.internal || echo no such host',
+    "python3 -c \"import configparser as c; p=c.ConfigParser(); p.read('settings.ini'); print(dict(p['db']))\"",
+    'ls -la',
+    'env | grep -i db_ || echo none',
+    'wc -l settings.ini connect.py',
+  ];
   for (const cmd of between) {
     a.sh('cat settings.ini');
     a.sh(cmd);
@@ -520,7 +657,11 @@ S('reread-cat-codex', 'codex', async (a) => {
 S('mixed-refactor-then-stuck-dsh', 'dsh', async (a) => {
   const mods = {};
   for (let m = 1; m <= 5; m++) mods[`inventory/m0${m}.py`] = `def restock_0${m}(count, minimum):\n    return max(0, minimum - count)\n`;
-  a.files({ ...mods, 'inventory/__init__.py': '', 'tests/test_inv.py': 'from inventory.m01 import restock_01\n\n\ndef test_restock():\n    assert restock_01(3, 10) == 7\n' });
+  a.files({
+    ...mods,
+    'inventory/__init__.py': '',
+    'tests/test_inv.py': 'from inventory.m01 import restock_01\n\n\ndef test_restock():\n    assert restock_01(3, 10) == 7\n',
+  });
   a.sh(PYTEST);
   for (let m = 1; m <= 4; m++) {
     a.readFile(`inventory/m0${m}.py`);

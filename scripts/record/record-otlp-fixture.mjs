@@ -46,7 +46,21 @@ const tick = () => (clock += 1000);
 /** A GenAI `execute_tool` span under `parent`. */
 function genaiTool(parent, id, name, args, result, error) {
   const ctx = api.trace.setSpan(api.context.active(), parent);
-  const span = tracer.startSpan(`execute_tool ${name}`, { startTime: tick(), kind: api.SpanKind.INTERNAL, attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name, 'gen_ai.tool.call.id': id, 'gen_ai.tool.type': 'function', 'gen_ai.tool.call.arguments': JSON.stringify(args) } }, ctx);
+  const span = tracer.startSpan(
+    `execute_tool ${name}`,
+    {
+      startTime: tick(),
+      kind: api.SpanKind.INTERNAL,
+      attributes: {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': name,
+        'gen_ai.tool.call.id': id,
+        'gen_ai.tool.type': 'function',
+        'gen_ai.tool.call.arguments': JSON.stringify(args),
+      },
+    },
+    ctx,
+  );
   if (result !== undefined) span.setAttribute('gen_ai.tool.call.result', typeof result === 'string' ? result : JSON.stringify(result));
   if (error) span.setStatus({ code: api.SpanStatusCode.ERROR, message: error });
   span.end(tick());
@@ -55,15 +69,32 @@ function genaiTool(parent, id, name, args, result, error) {
 /** An OpenInference TOOL span under `parent`. */
 function openinferenceTool(parent, name, args, output) {
   const ctx = api.trace.setSpan(api.context.active(), parent);
-  const span = tracer.startSpan(name, { startTime: tick(), attributes: { 'openinference.span.kind': 'TOOL', 'tool.name': name, 'input.value': JSON.stringify(args), 'input.mime_type': 'application/json', 'output.value': output } }, ctx);
+  const span = tracer.startSpan(
+    name,
+    {
+      startTime: tick(),
+      attributes: {
+        'openinference.span.kind': 'TOOL',
+        'tool.name': name,
+        'input.value': JSON.stringify(args),
+        'input.mime_type': 'application/json',
+        'output.value': output,
+      },
+    },
+    ctx,
+  );
   span.end(tick());
 }
 
 // Trace 1: a GenAI agent. `npm test` three times (a loop), a traceback that
 // exited 0 (a silent failure), the same with exit 2 (already shown), a tool
 // error (never scanned).
-const agent = tracer.startSpan('invoke_agent coder', { startTime: tick(), attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'coder' } });
-for (const id of ['t1', 't2', 't3']) genaiTool(agent, id, 'bash', { command: 'npm test' }, { stdout: '12 passing\n', stderr: '', exitCode: 0 });
+const agent = tracer.startSpan('invoke_agent coder', {
+  startTime: tick(),
+  attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'coder' },
+});
+for (const id of ['t1', 't2', 't3'])
+  genaiTool(agent, id, 'bash', { command: 'npm test' }, { stdout: '12 passing\n', stderr: '', exitCode: 0 });
 genaiTool(agent, 't4', 'bash', { command: 'python x.py | tee log' }, { stdout: traceback, stderr: '', exitCode: 0 });
 genaiTool(agent, 't5', 'bash', { command: 'python x.py' }, { stdout: traceback, stderr: '', exitCode: 2 });
 genaiTool(agent, 't6', 'bash', { command: 'python y.py' }, undefined, 'sandbox refused the command');
@@ -78,14 +109,19 @@ await provider.forceFlush();
 const spans = exporter.getFinishedSpans();
 const half = Math.floor(spans.length / 2);
 const decode = (bytes) => JSON.parse(Buffer.from(bytes).toString('utf8'));
-const requests = [decode(JsonTraceSerializer.serializeRequest(spans.slice(half))), decode(JsonTraceSerializer.serializeRequest(spans.slice(0, half)))];
+const requests = [
+  decode(JsonTraceSerializer.serializeRequest(spans.slice(half))),
+  decode(JsonTraceSerializer.serializeRequest(spans.slice(0, half))),
+];
 
 const out = join(dirname(fileURLToPath(import.meta.url)), '../../__test__/audit/fixtures/otlp');
 mkdirSync(out, { recursive: true });
 writeFileSync(join(out, 'genai.jsonl'), requests.map((r) => JSON.stringify(r)).join('\n') + '\n');
 const b64 = (hex) => Buffer.from(hex, 'hex').toString('base64');
 const rebased = requests.map((r) =>
-  JSON.stringify(r, (key, value) => (['traceId', 'spanId', 'parentSpanId'].includes(key) && typeof value === 'string' && value ? b64(value) : value)),
+  JSON.stringify(r, (key, value) =>
+    ['traceId', 'spanId', 'parentSpanId'].includes(key) && typeof value === 'string' && value ? b64(value) : value,
+  ),
 );
 writeFileSync(join(out, 'genai-base64.jsonl'), rebased.join('\n') + '\n');
 const version = (name) => JSON.parse(readFileSync(join(modules, name, 'package.json'), 'utf8')).version;

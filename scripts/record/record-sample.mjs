@@ -107,11 +107,10 @@ const SHELL = {
     'docs: 12 pages written to build/',
   'pytest -q tests/test_render.py':
     'F.                                                                       [100%]\n' +
-    'FAILED tests/test_render.py::test_toc - KeyError: \'toc\'\n' +
+    "FAILED tests/test_render.py::test_toc - KeyError: 'toc'\n" +
     '1 failed, 1 passed in 0.31s\n' +
     '[exit code: 1]',
-  'ls build/':
-    'index.html\nreport.pdf\nstyle.css',
+  'ls build/': 'index.html\nreport.pdf\nstyle.css',
 };
 
 function bash(args) {
@@ -146,7 +145,10 @@ async function record(compression) {
   h.tool(textTool('read_file', readFile));
 
   const turn = async (agent, steps, prompt, finalText) => {
-    model.script(agent.id, steps.map((calls) => ({ calls })));
+    model.script(
+      agent.id,
+      steps.map((calls) => ({ calls })),
+    );
     model.script(agent.id, [{ text: finalText }]);
     const { createUserMessage } = await import('@deepseek-ai/dsh-llm');
     agent.followup(createUserMessage({ content: [{ type: 'text', text: prompt }], source: { kind: 'user' } }));
@@ -156,22 +158,47 @@ async function record(compression) {
   const pytest = sh('pytest -q tests/test_render.py');
 
   const main = ctx.agentLoop.create(SessionId(MAIN), { provider: 'mock', model: 'mock' }, { cwd: CWD });
-  await turn(main, [
-    [sh('pandoc report.md -o report.pdf')],
-    [sh('make docs 2>&1 | tail -n 5'), { name: 'read_file', args: { path: 'tools/render.py' } }],
-    [pytest], [pytest], [pytest], [pytest], [pytest],
-  ], 'Build the report and make the tests pass.', 'The report is built and the docs are written, but test_toc still fails.');
+  await turn(
+    main,
+    [
+      [sh('pandoc report.md -o report.pdf')],
+      [sh('make docs 2>&1 | tail -n 5'), { name: 'read_file', args: { path: 'tools/render.py' } }],
+      [pytest],
+      [pytest],
+      [pytest],
+      [pytest],
+      [pytest],
+    ],
+    'Build the report and make the tests pass.',
+    'The report is built and the docs are written, but test_toc still fails.',
+  );
 
   // A subagent session: its own log, its own chain; the header names its parent.
-  const sub = ctx.agentLoop.create(SessionId(SUB), { provider: 'mock', model: 'mock' }, {
-    cwd: CWD, parentSession: SessionId(MAIN), origin: 'subagent', delegationDepth: 1,
-  });
+  const sub = ctx.agentLoop.create(
+    SessionId(SUB),
+    { provider: 'mock', model: 'mock' },
+    {
+      cwd: CWD,
+      parentSession: SessionId(MAIN),
+      origin: 'subagent',
+      delegationDepth: 1,
+    },
+  );
   const conftest = { name: 'read_file', args: { path: 'tests/conftest.py' } };
-  await turn(sub, [[{ name: 'read_file', args: { path: 'tests/fixtures.py' } }], [conftest], [conftest], [conftest], [sh('ls build/')]],
-    'Find where the toc fixture is defined.', 'The toc fixture is in tests/conftest.py and returns an empty dict.');
+  await turn(
+    sub,
+    [[{ name: 'read_file', args: { path: 'tests/fixtures.py' } }], [conftest], [conftest], [conftest], [sh('ls build/')]],
+    'Find where the toc fixture is defined.',
+    'The toc fixture is in tests/conftest.py and returns an empty dict.',
+  );
 
   // The user speaks: the main chain starts over, so this pytest counts 1.
-  await turn(main, [[pytest]], 'The toc fixture returns {}; fix it and run the test once more.', 'Still failing; the fixture needs a title key.');
+  await turn(
+    main,
+    [[pytest]],
+    'The toc fixture returns {}; fix it and run the test once more.',
+    'Still failing; the fixture needs a title key.',
+  );
 
   await ctx.fiber.dispose();
   return dir;

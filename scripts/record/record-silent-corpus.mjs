@@ -39,17 +39,70 @@ const WORK = join(SCRATCH, 'work');
 // The npm tools stay in the default scratch: one install serves every recording.
 const TOOLS = '/tmp/silent-corpus/tools/js';
 
-const APT = ['pandoc', 'ruby', 'ruby-rspec', 'php-cli', 'phpunit', 'golang-go', 'cmake', 'shellcheck', 'libxml2-utils',
-  'lua5.4', 'm4', 'mariadb-client', 'postgresql-client', 'clang', 'yamllint', 'ffmpeg', 'ghostscript', 'bats',
-  'texlive-latex-base', 'sqlite3', 'imagemagick', 'valgrind', 'jq', 'zstd', 'xz-utils', 'bzip2', 'zip', 'unzip',
-  'patch', 'bc', 'git', 'curl', 'wget', 'gcc', 'g++', 'make', 'default-jdk-headless', 'maven', 'docker.io', 'openssh-client', 'gnupg',
-  'redis-tools', 'rsync', 'ninja-build', 'pkg-config', 'autoconf', 'meson', 'poppler-utils', 'qpdf', 'sox', 'tcl', 'p7zip-full',
-  'man-db', 'xxd'];
+const APT = [
+  'pandoc',
+  'ruby',
+  'ruby-rspec',
+  'php-cli',
+  'phpunit',
+  'golang-go',
+  'cmake',
+  'shellcheck',
+  'libxml2-utils',
+  'lua5.4',
+  'm4',
+  'mariadb-client',
+  'postgresql-client',
+  'clang',
+  'yamllint',
+  'ffmpeg',
+  'ghostscript',
+  'bats',
+  'texlive-latex-base',
+  'sqlite3',
+  'imagemagick',
+  'valgrind',
+  'jq',
+  'zstd',
+  'xz-utils',
+  'bzip2',
+  'zip',
+  'unzip',
+  'patch',
+  'bc',
+  'git',
+  'curl',
+  'wget',
+  'gcc',
+  'g++',
+  'make',
+  'default-jdk-headless',
+  'maven',
+  'docker.io',
+  'openssh-client',
+  'gnupg',
+  'redis-tools',
+  'rsync',
+  'ninja-build',
+  'pkg-config',
+  'autoconf',
+  'meson',
+  'poppler-utils',
+  'qpdf',
+  'sox',
+  'tcl',
+  'p7zip-full',
+  'man-db',
+  'xxd',
+];
 const PIP = ['pytest', 'tenacity', 'requests', 'mypy', 'ruff', 'flake8', 'black', 'pylint'];
 const NPM = ['jest@29', 'vitest@2', 'mocha@10', 'typescript@5', 'esbuild@0.23', 'eslint@9', 'prettier@3'];
 
 const args = process.argv.slice(2);
-const only = args.find((a) => a.startsWith('--only='))?.slice(7).split(',');
+const only = args
+  .find((a) => a.startsWith('--only='))
+  ?.slice(7)
+  .split(',');
 
 function sh(cmd, opts = {}) {
   const r = spawnSync('bash', ['-c', cmd], { stdio: 'inherit', ...opts });
@@ -80,13 +133,25 @@ for (const [path, content] of Object.entries(files)) {
   writeFileSync(join(WORK, path), content);
 }
 const extra = {
-  'py/tests/test_xfail.py': 'import pytest\n\n@pytest.mark.xfail(reason="known bug #12")\ndef test_known_failure():\n    assert 1 == 2\n\ndef test_ok():\n    assert True\n',
-  'pkg-broken/setup.py': 'from setuptools import setup\nraise RuntimeError("this package needs libfoo-dev (pkg-config libfoo not found)")\nsetup(name="broken", version="0.1")\n',
-  '../npmproj/package.json': JSON.stringify({ name: 'npmproj', version: '1.0.0', private: true, scripts: {
-    fails: "node -e \"console.error('build: cannot find src/index.ts'); process.exit(1)\"",
-    ok: "node -e \"console.log('lint: 0 errors, 0 warnings')\"",
-    warns: "node -e \"console.warn('warning: option --legacy is deprecated'); console.log('built 3 files')\"",
-  } }, null, 2) + '\n',
+  'py/tests/test_xfail.py':
+    'import pytest\n\n@pytest.mark.xfail(reason="known bug #12")\ndef test_known_failure():\n    assert 1 == 2\n\ndef test_ok():\n    assert True\n',
+  'pkg-broken/setup.py':
+    'from setuptools import setup\nraise RuntimeError("this package needs libfoo-dev (pkg-config libfoo not found)")\nsetup(name="broken", version="0.1")\n',
+  '../npmproj/package.json':
+    JSON.stringify(
+      {
+        name: 'npmproj',
+        version: '1.0.0',
+        private: true,
+        scripts: {
+          fails: 'node -e "console.error(\'build: cannot find src/index.ts\'); process.exit(1)"',
+          ok: 'node -e "console.log(\'lint: 0 errors, 0 warnings\')"',
+          warns: "node -e \"console.warn('warning: option --legacy is deprecated'); console.log('built 3 files')\"",
+        },
+      },
+      null,
+      2,
+    ) + '\n',
   '../viteproj/index.html': '<!doctype html><script type="module" src="/main.js"></script>\n',
   '../viteproj/main.js': "import { render } from './render-missing.js';\nrender();\n",
   '../viteok/index.html': '<!doctype html><script type="module" src="/main.js"></script>\n',
@@ -110,8 +175,16 @@ if (own) {
 const env = {
   ...process.env,
   PATH: [...(own?.path ?? []), join(TOOLS, 'node_modules/.bin'), process.env.PATH].join(':'),
-  LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', TERM: 'dumb', NO_COLOR: '1', FORCE_COLOR: '0', CI: '1',
-  CARGO_TERM_COLOR: 'never', GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local', PIP_NO_COLOR: '1',
+  LANG: 'C.UTF-8',
+  LC_ALL: 'C.UTF-8',
+  TERM: 'dumb',
+  NO_COLOR: '1',
+  FORCE_COLOR: '0',
+  CI: '1',
+  CARGO_TERM_COLOR: 'never',
+  GOFLAGS: '-mod=mod',
+  GOTOOLCHAIN: 'local',
+  PIP_NO_COLOR: '1',
   CARGO_TARGET_DIR: join(SCRATCH, 'cargo-target'),
 };
 
@@ -124,11 +197,19 @@ function clip(text) {
   if (text.length <= MAX_STREAM) return { text, cut: 0 };
   // Keep the head and the tail (where summaries and tracebacks live).
   const lines = text.split('\n');
-  let head = [], tail = [], h = 0, t = 0;
-  for (const l of lines) { if (h + l.length > 2000 || head.length >= 40) break; head.push(l); h += l.length + 1; }
+  let head = [],
+    tail = [],
+    h = 0,
+    t = 0;
+  for (const l of lines) {
+    if (h + l.length > 2000 || head.length >= 40) break;
+    head.push(l);
+    h += l.length + 1;
+  }
   for (let i = lines.length - 1; i >= head.length; i--) {
     if (t + lines[i].length > 3500 || tail.length >= 80) break;
-    tail.unshift(lines[i]); t += lines[i].length + 1;
+    tail.unshift(lines[i]);
+    t += lines[i].length + 1;
   }
   const cut = lines.length - head.length - tail.length;
   return { text: [...head, `[… corpus: ${cut} lines cut …]`, ...tail].join('\n'), cut };
@@ -156,13 +237,20 @@ for (const { family, id, meaning, command, note } of cases) {
   seen.add(key);
   if (only && !only.includes(family)) continue;
   const r = spawnSync('bash', ['-c', command], { cwd: WORK, env, encoding: 'utf8', timeout: TIMEOUT, maxBuffer: 64 << 20 });
-  const so = clip(r.stdout ?? ''), se = clip(r.stderr ?? '');
+  const so = clip(r.stdout ?? ''),
+    se = clip(r.stderr ?? '');
   const timedOut = r.error?.code === 'ETIMEDOUT';
   const exitCode = r.status ?? -1;
-  const output = renderShellResult({ stdout: so.text, stderr: se.text, exitCode, signal: timedOut ? null : r.signal, timedOutMs: timedOut ? TIMEOUT : 0 });
+  const output = renderShellResult({
+    stdout: so.text,
+    stderr: se.text,
+    exitCode,
+    signal: timedOut ? null : r.signal,
+    timedOutMs: timedOut ? TIMEOUT : 0,
+  });
   const failed = timedOut || r.signal || exitCode !== 0;
   const label = meaning === 'ok' ? 'benign' : failed ? 'shown-failure' : 'silent-failure';
-  const entry = { id: key, family, label, command, note, exit: timedOut ? 'timeout' : r.signal ?? exitCode, output };
+  const entry = { id: key, family, label, command, note, exit: timedOut ? 'timeout' : (r.signal ?? exitCode), output };
   if (so.cut || se.cut) entry.truncated = `${so.cut + se.cut} lines cut from the middle`;
   if (!byFamily.has(family)) byFamily.set(family, []);
   byFamily.get(family).push(entry);
@@ -176,5 +264,7 @@ for (const [family, entries] of byFamily) {
 }
 const all = [...byFamily.values()].flat();
 const count = (l) => all.filter((e) => e.label === l).length;
-console.log(`recorded ${all.length} outputs in ${byFamily.size} families: ${count('silent-failure')} silent failures, ` +
-  `${count('benign')} benign, ${count('shown-failure')} shown failures → ${OUT}`);
+console.log(
+  `recorded ${all.length} outputs in ${byFamily.size} families: ${count('silent-failure')} silent failures, ` +
+    `${count('benign')} benign, ${count('shown-failure')} shown failures → ${OUT}`,
+);

@@ -28,4 +28,7 @@ execFileSync(join(venv, 'bin/python'), [join(root, 'scripts/record/record-trajec
   stdio: 'inherit',
   env: { ...process.env, MSWEA_COST_TRACKING: 'ignore_errors' },
 });
-writeFileSync(join(out, 'RECORDED-WITH.txt'), `${MINI_SWE_AGENT} (PyPI), Python ${execFileSync(join(venv, 'bin/python'), ['-c', 'import sys; print(sys.version.split()[0])']).toString().trim()}\n`);
+writeFileSync(
+  join(out, 'RECORDED-WITH.txt'),
+  `${MINI_SWE_AGENT} (PyPI), Python ${execFileSync(join(venv, 'bin/python'), ['-c', 'import sys; print(sys.version.split()[0])']).toString().trim()}\n`,
+);

@@ -18,13 +18,18 @@ for (let i = 0; i < args.length; i++) {
   if (args[i] === '--target' && args[i + 1]) target = args[++i];
   else if (args[i] === '--output-dir' && args[i + 1]) outputDir = resolve(args[++i]);
   else {
-    console.error(`build-hook: unknown argument ${args[i]}\nusage: node scripts/release/build-hook.mjs [--target TRIPLE] [--output-dir DIR]`);
+    console.error(
+      `build-hook: unknown argument ${args[i]}\nusage: node scripts/release/build-hook.mjs [--target TRIPLE] [--output-dir DIR]`,
+    );
     process.exit(2);
   }
 }
 const windows = target ? target.includes('-windows-') : process.platform === 'win32';
 const exe = windows ? 'toolguard-hook.exe' : 'toolguard-hook';
-const build = spawnSync('cargo', ['build', '--release', '-p', 'toolguard-hook', ...(target ? ['--target', target] : [])], { cwd: root, stdio: 'inherit' });
+const build = spawnSync('cargo', ['build', '--release', '-p', 'toolguard-hook', ...(target ? ['--target', target] : [])], {
+  cwd: root,
+  stdio: 'inherit',
+});
 if (build.status !== 0) process.exit(build.status ?? 1);
 mkdirSync(outputDir, { recursive: true });
 copyFileSync(join(root, 'target', ...(target ? [target] : []), 'release', exe), join(outputDir, exe));

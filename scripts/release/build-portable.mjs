@@ -35,7 +35,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     if (args[i] === '--target' && args[i + 1]) target = args[++i];
     else if (args[i] === '--output-dir' && args[i + 1]) outputDir = resolve(args[++i]);
     else {
-      console.error(`build-portable: unknown argument ${args[i]}\nusage: node scripts/release/build-portable.mjs [--target TRIPLE] [--output-dir DIR]`);
+      console.error(
+        `build-portable: unknown argument ${args[i]}\nusage: node scripts/release/build-portable.mjs [--target TRIPLE] [--output-dir DIR]`,
+      );
       process.exit(2);
     }
   }
@@ -54,7 +56,18 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   mkdirSync(staging, { recursive: true });
   // `-x` runs cargo-zigbuild, which reads a `.2.17` suffix as the glibc to link against.
   const zigTarget = triple.abi === 'gnu' ? `${target}.${GLIBC_BASELINE}` : target;
-  const argv = ['build', '--platform', '--release', '--target', zigTarget, '-x', '--target-dir', join(root, 'target/zig'), '--output-dir', staging];
+  const argv = [
+    'build',
+    '--platform',
+    '--release',
+    '--target',
+    zigTarget,
+    '-x',
+    '--target-dir',
+    join(root, 'target/zig'),
+    '--output-dir',
+    staging,
+  ];
   console.error(`$ napi ${argv.join(' ')}`);
   const napi = join(root, 'node_modules/@napi-rs/cli/dist/cli.js');
   const run = spawnSync(process.execPath, [napi, ...argv], { cwd: root, env, stdio: 'inherit' });

@@ -18,7 +18,10 @@ const fail = (why) => {
   console.error(`hook-smoke: ${why}`);
   process.exit(1);
 };
-const found = spawnSync(process.execPath, [join(root, 'bin/toolguard.mjs'), 'hook', '--native-path'], { encoding: 'utf8', env: { ...process.env, TOOLGUARD_NATIVE_HOOK: '' } });
+const found = spawnSync(process.execPath, [join(root, 'bin/toolguard.mjs'), 'hook', '--native-path'], {
+  encoding: 'utf8',
+  env: { ...process.env, TOOLGUARD_NATIVE_HOOK: '' },
+});
 if (found.stdout.trim() !== exe) fail(`toolguard hook --native-path printed ${JSON.stringify(found.stdout)} ${found.stderr}, not ${exe}`);
 const state = mkdtempSync(join(tmpdir(), 'toolguard-hook-smoke-'));
 const event = {

@@ -41,12 +41,20 @@ for (let i = 0; i < args.length; i++) {
 const addons = readdirSync(root).filter((f) => /^toolguard\..+\.node$/.test(f));
 const hook = ['toolguard-hook', 'toolguard-hook.exe'].find((f) => existsSync(join(root, f)));
 if (!existsSync(join(root, 'dist/ts/cli/main.mjs'))) fail('dist/ is missing: run `npm run build` first');
-if (addons.length !== 1) fail(`expected one native addon toolguard.<platform>.node in ${root}, found ${addons.length}: run \`npm run build\` first`);
+if (addons.length !== 1)
+  fail(`expected one native addon toolguard.<platform>.node in ${root}, found ${addons.length}: run \`npm run build\` first`);
 if (!hook) fail('no toolguard-hook executable beside it: run `npm run build` (or `npm run build:hook`) first');
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const pack = (cwd, to) =>
-  JSON.parse(execFileSync(npm, ['pack', '--json', '--ignore-scripts', '--pack-destination', to], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], shell: process.platform === 'win32' }))[0].filename;
+  JSON.parse(
+    execFileSync(npm, ['pack', '--json', '--ignore-scripts', '--pack-destination', to], {
+      cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+      shell: process.platform === 'win32',
+    }),
+  )[0].filename;
 
 const scratch = mkdtempSync(join(tmpdir(), 'toolguard-pack-'));
 try {

@@ -44,11 +44,16 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     if (args[i] === '--npm-dir' && args[i + 1]) npmDir = resolve(args[++i]);
     else if (args[i] === '--artifacts' && args[i + 1]) artifacts = resolve(args[++i]);
     else {
-      console.error(`platform-hook: unknown argument ${args[i]}\nusage: node scripts/release/platform-hook.mjs [--npm-dir npm] [--artifacts DIR]`);
+      console.error(
+        `platform-hook: unknown argument ${args[i]}\nusage: node scripts/release/platform-hook.mjs [--npm-dir npm] [--artifacts DIR]`,
+      );
       process.exit(2);
     }
   }
-  for (const [what, dir] of [['--npm-dir', npmDir], ['--artifacts', artifacts]]) {
+  for (const [what, dir] of [
+    ['--npm-dir', npmDir],
+    ['--artifacts', artifacts],
+  ]) {
     if (dir !== undefined && !existsSync(dir)) {
       console.error(`platform-hook: ${what} ${dir} does not exist`);
       process.exit(2);

@@ -105,9 +105,18 @@ for (const target of targets) {
   const before = new Set(artifacts(target));
   const started = Date.now();
   const { code, text } = await run('cargo', [
-    'fuzz', 'run', ...flags(target), target, work, join(fuzzDir, 'corpus', target), '--',
-    `-max_total_time=${seconds}`, `-timeout=${timeout}`, `-max_len=${TARGETS[target].maxLen}`,
-    '-rss_limit_mb=2048', '-print_final_stats=1',
+    'fuzz',
+    'run',
+    ...flags(target),
+    target,
+    work,
+    join(fuzzDir, 'corpus', target),
+    '--',
+    `-max_total_time=${seconds}`,
+    `-timeout=${timeout}`,
+    `-max_len=${TARGETS[target].maxLen}`,
+    '-rss_limit_mb=2048',
+    '-print_final_stats=1',
   ]);
   const runs = text.match(/stat::number_of_executed_units:\s*(\d+)/)?.[1] ?? text.match(/Done (\d+) runs/)?.[1] ?? '?';
   const cov = [...text.matchAll(/cov: (\d+) ft: (\d+)/g)].at(-1);

@@ -34,21 +34,31 @@ function platformPackage() {
 /** `{ bin, version }` of a Node 22, or `{ missing: why }`. Installs it (npm registry) when needed. */
 export function findNode22({ install = true, log = (line) => console.error(line) } = {}) {
   const given = process.env.TOOLGUARD_NODE22;
-  if (given) return is22(given) ? { bin: given, version: versionOf(given) } : { missing: `TOOLGUARD_NODE22=${given} is not a Node 22 binary` };
+  if (given)
+    return is22(given) ? { bin: given, version: versionOf(given) } : { missing: `TOOLGUARD_NODE22=${given} is not a Node 22 binary` };
   if (is22(process.execPath)) return { bin: process.execPath, version: process.version };
   const pkg = platformPackage();
-  if (!pkg) return { missing: `no Node 22 package on the npm registry for ${process.platform}-${process.arch}; set TOOLGUARD_NODE22 to a node 22 binary` };
+  if (!pkg)
+    return {
+      missing: `no Node 22 package on the npm registry for ${process.platform}-${process.arch}; set TOOLGUARD_NODE22 to a node 22 binary`,
+    };
   if (existsSync(pkg.bin) && is22(pkg.bin)) return { bin: pkg.bin, version: versionOf(pkg.bin) };
   if (!install) return { missing: `${pkg.name} is not installed under ${cache}` };
   log(`node22: installing ${pkg.name}@22 from the npm registry into ${cache}`);
   mkdirSync(cache, { recursive: true });
-  const npm = spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefix', cache, `${pkg.name}@22`], {
-    encoding: 'utf8',
-    shell: process.platform === 'win32',
-  });
+  const npm = spawnSync(
+    process.platform === 'win32' ? 'npm.cmd' : 'npm',
+    ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefix', cache, `${pkg.name}@22`],
+    {
+      encoding: 'utf8',
+      shell: process.platform === 'win32',
+    },
+  );
   if (npm.status !== 0 || !existsSync(pkg.bin) || !is22(pkg.bin)) {
     const reason = (npm.stderr || npm.error?.message || '').trim().split('\n').slice(-2).join(' ');
-    return { missing: `could not install ${pkg.name}@22 (${reason || 'no Node 22 binary in it'}); set TOOLGUARD_NODE22 to a node 22 binary` };
+    return {
+      missing: `could not install ${pkg.name}@22 (${reason || 'no Node 22 binary in it'}); set TOOLGUARD_NODE22 to a node 22 binary`,
+    };
   }
   return { bin: pkg.bin, version: versionOf(pkg.bin) };
 }

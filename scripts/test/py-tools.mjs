@@ -33,7 +33,18 @@ export function pyTools(names) {
     if (!TOOLS[name]) throw new Error(`py-tools: unknown tool ${name}`);
     const [requirement, marker] = TOOLS[name];
     if (existsSync(join(PY_TOOLS, name, marker))) continue;
-    const args = ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--root-user-action=ignore', '--upgrade', '--target', join(PY_TOOLS, name), requirement];
+    const args = [
+      '-m',
+      'pip',
+      'install',
+      '--quiet',
+      '--disable-pip-version-check',
+      '--root-user-action=ignore',
+      '--upgrade',
+      '--target',
+      join(PY_TOOLS, name),
+      requirement,
+    ];
     console.error(`$ ${python} ${args.join(' ')}`);
     try {
       execFileSync(python, args, { stdio: ['ignore', 'inherit', 'inherit'] });

@@ -22,8 +22,14 @@ function run(cmd, argv, env = {}) {
     console.log(`\n$ ${[cmd, ...argv].join(' ')}`);
     const child = spawn(cmd, argv, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let text = '';
-    child.stdout.on('data', (d) => { text += d; process.stdout.write(d); });
-    child.stderr.on('data', (d) => { text += d; process.stderr.write(d); });
+    child.stdout.on('data', (d) => {
+      text += d;
+      process.stdout.write(d);
+    });
+    child.stderr.on('data', (d) => {
+      text += d;
+      process.stderr.write(d);
+    });
     child.on('close', (code) => resolve({ code: code ?? 1, text }));
   });
 }
@@ -45,12 +51,18 @@ const count = (label, { code, text }, parse) => {
   const [p, f] = parse(text);
   passed += p;
   failed += f;
-  if (code !== 0 && f === 0) { failed += 1; problems.push(`${label} exited with ${code}`); }
-  else if (f > 0) problems.push(`${label}: ${f} failed`);
+  if (code !== 0 && f === 0) {
+    failed += 1;
+    problems.push(`${label} exited with ${code}`);
+  } else if (f > 0) problems.push(`${label}: ${f} failed`);
 };
 const cargoCounts = (text) => {
-  let p = 0, f = 0;
-  for (const m of text.matchAll(/test result: \w+\. (\d+) passed; (\d+) failed/g)) { p += +m[1]; f += +m[2]; }
+  let p = 0,
+    f = 0;
+  for (const m of text.matchAll(/test result: \w+\. (\d+) passed; (\d+) failed/g)) {
+    p += +m[1];
+    f += +m[2];
+  }
   return [p, f];
 };
 const nodeCounts = (text) => {

@@ -84,7 +84,10 @@ function withNotices(base: ToolResultOutput, notices: readonly string[]): ToolRe
     case 'text':
       return { ...base, value: appendNotices(base.value, notices) };
     case 'json':
-      return { type: 'content', value: [{ type: 'text', text: JSON.stringify(base.value) }, ...notices.map((text) => ({ type: 'text' as const, text }))] };
+      return {
+        type: 'content',
+        value: [{ type: 'text', text: JSON.stringify(base.value) }, ...notices.map((text) => ({ type: 'text' as const, text }))],
+      };
     case 'content':
       return { ...base, value: [...base.value, ...notices.map((text) => ({ type: 'text' as const, text }))] };
     case 'error-text':
@@ -110,7 +113,14 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, options: AiSdkGu
   // when it converts messages later, so entries stay, oldest evicted).
   const pending = new Map<string, string[]>();
 
-  function observe(name: string, input: unknown, options: ToolExecutionOptions<unknown>, output: unknown, isError: boolean, exitStatusFile?: string) {
+  function observe(
+    name: string,
+    input: unknown,
+    options: ToolExecutionOptions<unknown>,
+    output: unknown,
+    isError: boolean,
+    exitStatusFile?: string,
+  ) {
     try {
       if (turns.spoke(agentId, lastUserMessage(options.messages))) engine.reset(agentId);
       return engine.observe({ agentId, name, argumentsJson: argumentsJson(input ?? {}), exitStatusFile }, resultOf(output, isError));

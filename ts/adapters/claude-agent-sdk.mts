@@ -68,7 +68,11 @@ export function toolguardHooks(options: AdapterOptions = {}): ToolguardHooks {
   const preToolUse: HookCallback = async (input) => {
     if (input.hook_event_name !== 'PreToolUse') return none;
     try {
-      const refused = engine.check({ agentId: chainOf(input), name: input.tool_name, argumentsJson: argumentsJson(input.tool_input ?? {}) });
+      const refused = engine.check({
+        agentId: chainOf(input),
+        name: input.tool_name,
+        argumentsJson: argumentsJson(input.tool_input ?? {}),
+      });
       if (!refused) return none;
       return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: refused.reason } };
     } catch (error) {

@@ -119,7 +119,10 @@ export function hookOutputFor(verdict: GuardVerdict | null, scanned?: string, ho
 /** The hook library, or an error saying why it is not there. */
 function hookLibrary() {
   const addon = native();
-  if (!addon) throw new Error(`the hook needs the native binary, which could not be loaded on ${process.platform}-${process.arch} (${nativeFailure()})`);
+  if (!addon)
+    throw new Error(
+      `the hook needs the native binary, which could not be loaded on ${process.platform}-${process.arch} (${nativeFailure()})`,
+    );
   return addon;
 }
 
@@ -219,7 +222,8 @@ export async function runHook(
     try {
       input = await readAll(stdin, start.maxInputBytes);
     } catch (error) {
-      if (!late) write(stderr, `toolguard hook: cannot read the hook input: ${(error as Error).message} (tool result passed through unchanged)\n`);
+      if (!late)
+        write(stderr, `toolguard hook: cannot read the hook input: ${(error as Error).message} (tool result passed through unchanged)\n`);
       return 1;
     }
     // Past the deadline the answer is already given: nothing more is written.

@@ -12,7 +12,18 @@
  */
 import { createMiddleware, ToolMessage, type ToolCallRequest } from 'langchain';
 import { GuardEngine } from 'toolguard';
-import { type AdapterOptions, type GuardVerdict, UserTurns, appendNotices, argumentsJson, errorOf, failOpen, noticesOf, engineConfig, loopNotices } from './common.mjs';
+import {
+  type AdapterOptions,
+  type GuardVerdict,
+  UserTurns,
+  appendNotices,
+  argumentsJson,
+  errorOf,
+  failOpen,
+  noticesOf,
+  engineConfig,
+  loopNotices,
+} from './common.mjs';
 
 export interface LangChainGuardOptions extends AdapterOptions {
   /** The chain a call advances (default: the run's `thread_id`, else `'default'`). */
@@ -24,7 +35,9 @@ type Content = ToolMessage['content'];
 function contentText(content: Content): string {
   if (typeof content === 'string') return content;
   return content
-    .filter((block): block is { type: 'text'; text: string } => block.type === 'text' && typeof (block as { text?: unknown }).text === 'string')
+    .filter(
+      (block): block is { type: 'text'; text: string } => block.type === 'text' && typeof (block as { text?: unknown }).text === 'string',
+    )
     .map((block) => block.text)
     .join('\n');
 }
@@ -37,7 +50,13 @@ function appendTo(content: Content, notices: readonly string[]): Content {
 /** The message that replaces `message` for a verdict (`message` itself when nothing changes). */
 export function messageFor(message: ToolMessage, verdict: GuardVerdict): ToolMessage {
   const error = message.status === 'error' ? undefined : errorOf(verdict);
-  const fields = { tool_call_id: message.tool_call_id, name: message.name, artifact: message.artifact, metadata: message.metadata, id: message.id };
+  const fields = {
+    tool_call_id: message.tool_call_id,
+    name: message.name,
+    artifact: message.artifact,
+    metadata: message.metadata,
+    id: message.id,
+  };
   if (error !== undefined) {
     return new ToolMessage({ ...fields, content: appendNotices(error, loopNotices(verdict)), status: 'error' });
   }

@@ -19,7 +19,17 @@
  */
 import { defineToolOutputGuardrail, type ToolOutputGuardrailDefinition } from '@openai/agents';
 import { GuardEngine } from 'toolguard';
-import { type AdapterOptions, type GuardVerdict, appendNotices, errorOf, failOpen, noticesOf, resultOf, engineConfig, loopNotices } from './common.mjs';
+import {
+  type AdapterOptions,
+  type GuardVerdict,
+  appendNotices,
+  errorOf,
+  failOpen,
+  noticesOf,
+  resultOf,
+  engineConfig,
+  loopNotices,
+} from './common.mjs';
 
 export interface OpenAIAgentsGuardOptions extends AdapterOptions {
   /** What to do with a reminder or notice on an accepted output (see the module doc). Default `'replace'`. */

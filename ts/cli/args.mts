@@ -18,7 +18,9 @@ export function parseCommandLine<O extends Options>(argv: readonly string[], opt
     const flag = /'(-[^' ]+)/.exec(e.message)?.[1] ?? '';
     if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new UsageError(`unknown option ${flag}`);
     if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
-      const takesValue = Object.entries(options).some(([name, o]) => o.type === 'string' && (flag === `--${name}` || flag === `-${o.short}`));
+      const takesValue = Object.entries(options).some(
+        ([name, o]) => o.type === 'string' && (flag === `--${name}` || flag === `-${o.short}`),
+      );
       throw new UsageError(takesValue ? `${flag} needs a value` : `${flag} takes no value`);
     }
     throw new UsageError(e.message);
@@ -28,6 +30,7 @@ export function parseCommandLine<O extends Options>(argv: readonly string[], opt
 /** The value of a choice option, checked against its allowed values. */
 export function oneOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
   if (value === undefined) return fallback;
-  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`);
+  if (!(allowed as readonly string[]).includes(value))
+    throw new UsageError(`${flag} must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`);
   return value as T;
 }

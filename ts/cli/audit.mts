@@ -3,7 +3,19 @@
 // `auditFile` call per file); this layer finds the files, loads the config,
 // and prints the report.
 
-import { type Dirent, closeSync, lstatSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  type Dirent,
+  closeSync,
+  lstatSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,14 +26,37 @@ import { checkWithEngine, ConfigError, readConfig } from './config.mjs';
 import { renderHuman, type Style } from './render.mjs';
 import { renderJunit, renderSarif, unread } from './reports.mjs';
 import { renderHtml, writeHtmlReport } from './html.mjs';
-import { foldWaste, NO_WASTE, sessionWaste, wasteLine, type TimedSession, type TimelineCallJson, type WasteJson, type WasteSummary } from './waste.mjs';
+import {
+  foldWaste,
+  NO_WASTE,
+  sessionWaste,
+  wasteLine,
+  type TimedSession,
+  type TimelineCallJson,
+  type WasteJson,
+  type WasteSummary,
+} from './waste.mjs';
 import { DatasetSummary, datasetText, HtmlFolder, type DatasetJson } from './dataset.mjs';
 
 export { UsageError };
 
 export const FAIL_ON = ['loop', 'failure', 'any', 'none'] as const;
 export type FailOn = (typeof FAIL_ON)[number];
-export const FORMATS = ['auto', 'dsh', 'trace', 'claude-code', 'codex', 'otlp', 'mini-swe-agent', 'swe-agent', 'openhands-v1', 'openhands-v0', 'claude-code-md', 'codex-exec-log', 'mini-swe-agent-log'] as const;
+export const FORMATS = [
+  'auto',
+  'dsh',
+  'trace',
+  'claude-code',
+  'codex',
+  'otlp',
+  'mini-swe-agent',
+  'swe-agent',
+  'openhands-v1',
+  'openhands-v0',
+  'claude-code-md',
+  'codex-exec-log',
+  'mini-swe-agent-log',
+] as const;
 type Format = (typeof FORMATS)[number];
 
 export interface SiteJson {
@@ -253,7 +288,8 @@ their file and line and skipped.
 
 function parseOptions(argv: string[]): Options {
   const { values, positionals } = parseCommandLine(argv, AUDIT_OPTIONS);
-  if (values.json && values.report !== undefined && values.report !== 'json') throw new UsageError(`--json and --report ${values.report} disagree`);
+  if (values.json && values.report !== undefined && values.report !== 'json')
+    throw new UsageError(`--json and --report ${values.report} disagree`);
   if (values.color && values['no-color']) throw new UsageError('--color and --no-color disagree');
   return {
     paths: positionals,
@@ -277,7 +313,8 @@ export function parseSince(text: string, now = Date.now()): number {
   const age = /^(\d+)([mhd])$/.exec(text);
   if (age) return now - Number(age[1]) * { m: 60e3, h: 3600e3, d: 86400e3 }[age[2] as 'm' | 'h' | 'd'];
   const ms = Date.parse(text);
-  if (Number.isNaN(ms)) throw new UsageError(`--since must be a date (2025-10-01, 2025-10-01T12:00Z) or an age (30m, 12h, 7d) (got ${JSON.stringify(text)})`);
+  if (Number.isNaN(ms))
+    throw new UsageError(`--since must be a date (2025-10-01, 2025-10-01T12:00Z) or an age (30m, 12h, 7d) (got ${JSON.stringify(text)})`);
   return ms;
 }
 
@@ -290,7 +327,8 @@ function parseJobs(text: string): number {
 function parseBytes(text: string): number {
   const m = /^(\d+)([KMG]i?B?)?$/i.exec(text);
   const n = m ? Number(m[1]) * 1024 ** ('KMG'.indexOf((m[2] ?? ' ')[0]!.toUpperCase()) + 1) : NaN;
-  if (!(n >= 1 && Number.isSafeInteger(n))) throw new UsageError(`--max-line-bytes must be a positive size such as 1048576 or 64M (got ${JSON.stringify(text)})`);
+  if (!(n >= 1 && Number.isSafeInteger(n)))
+    throw new UsageError(`--max-line-bytes must be a positive size such as 1048576 or 64M (got ${JSON.stringify(text)})`);
   return n;
 }
 
@@ -328,7 +366,6 @@ function nativeAuditor(): typeof Auditor {
   );
 }
 
-
 /**
  * Which files a directory search picks up: DSH transcripts, or any JSON
  * Lines file or trajectory; a file whose name does not say (`*.json`,
@@ -342,7 +379,11 @@ function isLogName(name: string, format: Format, path: string): boolean {
   const found = detectLogFormat(path);
   // A page that quotes a log is not one: *.md only as a Markdown export,
   // *.log only as a terminal capture.
-  const fits = name.endsWith('.md') ? found === 'claude-code-md' : name.endsWith('.log') ? found === 'codex-exec-log' || found === 'mini-swe-agent-log' : found !== null;
+  const fits = name.endsWith('.md')
+    ? found === 'claude-code-md'
+    : name.endsWith('.log')
+      ? found === 'codex-exec-log' || found === 'mini-swe-agent-log'
+      : found !== null;
   return fits && (format === 'auto' || found === format);
 }
 
@@ -383,7 +424,8 @@ export function findInputs(paths: string[], format: Format): FoundInput[] {
     for (const entry of entries) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if ((entry.isFile() || entry.isSymbolicLink()) && isLogName(entry.name, format, path)) out.push({ path, key: slashes(relative(root, path)) });
+      else if ((entry.isFile() || entry.isSymbolicLink()) && isLogName(entry.name, format, path))
+        out.push({ path, key: slashes(relative(root, path)) });
     }
   };
   for (const path of paths) {
@@ -404,7 +446,10 @@ export function findInputs(paths: string[], format: Format): FoundInput[] {
       const before = out.length;
       root = path;
       walk(path);
-      if (out.length === before) throw new UsageError(`no session logs found under ${path} (looked for ${format === 'dsh' ? 'session.jsonl and session.jsonl.zstd' : '*.jsonl, *.jsonl.zst(d), *.ndjson, *.traj(.json), *.parquet, and *.json, *.md, *.log holding a known log'})`);
+      if (out.length === before)
+        throw new UsageError(
+          `no session logs found under ${path} (looked for ${format === 'dsh' ? 'session.jsonl and session.jsonl.zstd' : '*.jsonl, *.jsonl.zst(d), *.ndjson, *.traj(.json), *.parquet, and *.json, *.md, *.log holding a known log'})`,
+        );
     } else out.push({ path, key: slashes(path) });
   }
   return out;
@@ -449,7 +494,10 @@ export class Progress {
   private drawn = false;
   private last = 0;
   private readonly start = Date.now();
-  constructor(private stream: NodeJS.WriteStream, private now = () => Date.now()) {}
+  constructor(
+    private stream: NodeJS.WriteStream,
+    private now = () => Date.now(),
+  ) {}
   update(filesDone: number, filesTotal: number, bytesDone: number, bytesTotal: number) {
     const t = this.now();
     if (t - this.last < 100) return;
@@ -513,7 +561,13 @@ export class Totals {
   summary(failOn: FailOn): AuditDocument['summary'] {
     const { reminders, loops, failures } = this.n;
     const matched =
-      failOn === 'any' ? reminders + loops + failures > 0 : failOn === 'loop' ? reminders + loops > 0 : failOn === 'failure' ? failures > 0 : false;
+      failOn === 'any'
+        ? reminders + loops + failures > 0
+        : failOn === 'loop'
+          ? reminders + loops > 0
+          : failOn === 'failure'
+            ? failures > 0
+            : false;
     const n = this.n;
     return {
       files: n.files,
@@ -547,7 +601,15 @@ export function colorOn(stream: NodeJS.WriteStream, flag?: boolean, env: NodeJS.
 
 export function style(on: boolean): Style {
   const paint = (code: string) => (text: string) => (on ? `\x1b[${code}m${text}\x1b[0m` : text);
-  return { bold: paint('1'), dim: paint('2'), red: paint('31'), yellow: paint('33'), magenta: paint('35'), green: paint('32'), cyan: paint('36') };
+  return {
+    bold: paint('1'),
+    dim: paint('2'),
+    red: paint('31'),
+    yellow: paint('33'),
+    magenta: paint('35'),
+    green: paint('32'),
+    cyan: paint('36'),
+  };
 }
 
 /** Run `toolguard audit`; returns the exit code. */
@@ -580,7 +642,9 @@ function runAudit(argv: string[]): number {
   if (histories.length) {
     process.stderr.write(`toolguard audit: no FILES given, auditing ${histories.map(display).join(' and ')}.\n`);
   } else if (usingSample) {
-    process.stderr.write(`toolguard audit: no FILES given, auditing the sample sessions bundled with the package (${display(SAMPLE_DIR)}).\nGive a file or folder to audit your own: toolguard audit ~/.dsh/sessions\n`);
+    process.stderr.write(
+      `toolguard audit: no FILES given, auditing the sample sessions bundled with the package (${display(SAMPLE_DIR)}).\nGive a file or folder to audit your own: toolguard audit ~/.dsh/sessions\n`,
+    );
   }
   const sizes = inputs.map((i) => fileSize(i.path));
   const total = sizes.reduce((a, b) => a + b, 0);
@@ -589,7 +653,10 @@ function runAudit(argv: string[]): number {
   const progress = process.stderr.isTTY && (total >= 16e6 || inputs.length >= 200) ? new Progress(process.stderr) : undefined;
   const stream = options.report === 'jsonl';
   const htmlDir = options.html !== undefined && options.html !== '-' && isFolderTarget(options.html) ? options.html : undefined;
-  const folder = htmlDir === undefined ? undefined : new HtmlFolder(htmlDir, (session, back) => renderHtml(oneSession(session, options.failOn), new Date(), { back }));
+  const folder =
+    htmlDir === undefined
+      ? undefined
+      : new HtmlFolder(htmlDir, (session, back) => renderHtml(oneSession(session, options.failOn), new Date(), { back }));
   // A stream keeps the top of the ranking only; other reports hold every session anyway.
   const dataset = new DatasetSummary(stream ? 20 : 50);
   const totals = new Totals();
@@ -620,7 +687,14 @@ function runAudit(argv: string[]): number {
     };
     const onProgress = progress && ((fd: number, ft: number, bd: number, bt: number) => progress.update(fd, ft, bd, bt));
     try {
-      auditor.auditFiles(paths, names, inputs.map((i) => i.key), batch, onReport, onProgress);
+      auditor.auditFiles(
+        paths,
+        names,
+        inputs.map((i) => i.key),
+        batch,
+        onReport,
+        onProgress,
+      );
     } catch (e) {
       // Only the options can be refused before the audit starts (a bad --shard).
       if ((e as { code?: string }).code === 'InvalidArg') throw new UsageError((e as Error).message.replace(/^toolguard: /, ''));
@@ -643,13 +717,17 @@ function runAudit(argv: string[]): number {
   else if (options.report === 'sarif') process.stdout.write(renderSarif(document, packageVersion()));
   else if (options.report === 'junit') process.stdout.write(renderJunit(document));
   else {
-    process.stdout.write(renderHuman(document, style(colorOn(process.stdout, options.color)), process.stdout.isTTY ? process.stdout.columns : undefined));
+    process.stdout.write(
+      renderHuman(document, style(colorOn(process.stdout, options.color)), process.stdout.isTTY ? process.stdout.columns : undefined),
+    );
     // A collection's figures; for a few logs (a session and its subagents) they would say nothing new.
     if (count >= DATASET_MIN_RUNS) process.stdout.write(datasetText(summary.dataset));
   }
   // (No sessions at all is no failure: --since left nothing newer to read.)
   if (count > 0 && unreadCount === count) {
-    process.stderr.write(`toolguard audit: no input could be read (${unreadNames.join(', ')}${count > unreadNames.length ? ', …' : ''}): nothing was audited\n`);
+    process.stderr.write(
+      `toolguard audit: no input could be read (${unreadNames.join(', ')}${count > unreadNames.length ? ', …' : ''}): nothing was audited\n`,
+    );
     return 2;
   }
   return summary.exitCode;
@@ -679,7 +757,9 @@ function oneSession(session: SessionJson, failOn: FailOn): AuditDocument {
 function summaryText(summary: AuditDocument['summary'], sessions: number): string {
   const n = (count: number, one: string) => `${count} ${one}${count === 1 ? '' : 's'}`;
   const head = `toolguard audit: ${n(sessions, 'session')} (${n(summary.files, 'file')}) · ${n(summary.calls, 'tool call')} · ${n(summary.loops + summary.reminders, 'loop finding')} · ${n(summary.failedCalls, 'silent failure')} · ${n(summary.errors, 'input error')}\n`;
-  return head + (summary.waste ? wasteLine(summary.waste) + '\n' : '') + (summary.dataset && sessions > 1 ? datasetText(summary.dataset) : '');
+  return (
+    head + (summary.waste ? wasteLine(summary.waste) + '\n' : '') + (summary.dataset && sessions > 1 ? datasetText(summary.dataset) : '')
+  );
 }
 
 /** All of `text` to `fd`, synchronously: a pipe that is full blocks the audit (bounded memory) instead of queueing lines. */

@@ -22,7 +22,9 @@ const shellWord = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 function bash(spec: CompletionSpec): string {
   const cases = spec.map((c) => {
-    const choiceCases = Object.entries(c.choices).map(([o, values]) => `        --${o}) COMPREPLY=($(compgen -W ${shellWord(values.join(' '))} -- "$cur")); return ;;`);
+    const choiceCases = Object.entries(c.choices).map(
+      ([o, values]) => `        --${o}) COMPREPLY=($(compgen -W ${shellWord(values.join(' '))} -- "$cur")); return ;;`,
+    );
     return [
       `    ${shellWord(c.name)})`,
       ...(choiceCases.length ? ['      case "$prev" in', ...choiceCases, '      esac'] : []),
@@ -67,7 +69,8 @@ function fish(spec: CompletionSpec): string {
       lines.push(`complete -c toolguard -n ${shellWord(`__fish_seen_subcommand_from ${c.name}`)} -l ${shellWord(o)}${arg}`);
     }
     // Positionals are files for every command but completion itself.
-    if (c.name === 'completion') lines.push(`complete -c toolguard -n '__fish_seen_subcommand_from completion' -a ${shellWord(SHELLS.join(' '))}`);
+    if (c.name === 'completion')
+      lines.push(`complete -c toolguard -n '__fish_seen_subcommand_from completion' -a ${shellWord(SHELLS.join(' '))}`);
     else lines.push(`complete -c toolguard -n ${shellWord(`__fish_seen_subcommand_from ${c.name}`)} -F`);
   }
   return lines.join('\n') + '\n';

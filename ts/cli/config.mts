@@ -62,18 +62,29 @@ export function readConfig(path: string): LoadedConfig {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ConfigError(`cannot read config ${path}: ${(error as Error).message}`, { code: 'TOOLGUARD_CONFIG_UNREADABLE', path: [], file: path });
+    throw new ConfigError(`cannot read config ${path}: ${(error as Error).message}`, {
+      code: 'TOOLGUARD_CONFIG_UNREADABLE',
+      path: [],
+      file: path,
+    });
   }
   let value: unknown;
   try {
     value = text.trim() ? JSON.parse(text) : null;
   } catch (error) {
     const yaml = /\.ya?ml$/i.test(path) ? '; YAML configs need the native binary, which could not be loaded here' : '';
-    throw new ConfigError(`${path}: not valid JSON${yaml}: ${(error as Error).message} (${nativeFailure()})`, { code: 'TOOLGUARD_CONFIG_SYNTAX', path: [], file: path });
+    throw new ConfigError(`${path}: not valid JSON${yaml}: ${(error as Error).message} (${nativeFailure()})`, {
+      code: 'TOOLGUARD_CONFIG_SYNTAX',
+      path: [],
+      file: path,
+    });
   }
   if (value === null) return { path, config: {} };
   if (typeof value !== 'object' || Array.isArray(value)) {
-    throw new ConfigError(`${path}: a config is a mapping {repeat?, loudFailure?} (got ${Array.isArray(value) ? 'a list' : typeof value})`, { code: 'TOOLGUARD_WRONG_TYPE', path: [], file: path });
+    throw new ConfigError(
+      `${path}: a config is a mapping {repeat?, loudFailure?} (got ${Array.isArray(value) ? 'a list' : typeof value})`,
+      { code: 'TOOLGUARD_WRONG_TYPE', path: [], file: path },
+    );
   }
   return { path, config: value as GuardConfig };
 }

@@ -61,7 +61,9 @@ const NOT_STATED = '(not stated)';
 
 /** Most waste first: calls, then tokens, then wall time, then input order. */
 export function byWaste(a: RankedRun, b: RankedRun): number {
-  return b.wasteCalls - a.wasteCalls || (b.wasteTokens ?? 0) - (a.wasteTokens ?? 0) || (b.wasteMs ?? 0) - (a.wasteMs ?? 0) || a.index - b.index;
+  return (
+    b.wasteCalls - a.wasteCalls || (b.wasteTokens ?? 0) - (a.wasteTokens ?? 0) || (b.wasteMs ?? 0) - (a.wasteMs ?? 0) || a.index - b.index
+  );
 }
 
 function sessionTokens(s: SessionJson): number | null {
@@ -170,7 +172,9 @@ export function datasetText(d: DatasetJson): string {
     `Dataset: ${plural(d.runs, 'run')} · ${pct(d.shareStuck)} with a stuck episode (${d.runsStuck}) · ${pct(d.shareSilentFailure)} with a silent failure (${d.runsSilentFailure})`,
   );
   const tokenShare = d.stuckTokens !== null && d.tokens ? ` (${pct(d.stuckTokens / d.tokens)} of ${formatTokens(d.tokens)})` : '';
-  lines.push(`  inside stuck episodes: ${plural(d.stuckCalls, 'call')} of ${d.calls} (${pct(d.calls > 0 ? d.stuckCalls / d.calls : 0)}) · ${formatTokens(d.stuckTokens)} tokens${tokenShare}`);
+  lines.push(
+    `  inside stuck episodes: ${plural(d.stuckCalls, 'call')} of ${d.calls} (${pct(d.calls > 0 ? d.stuckCalls / d.calls : 0)}) · ${formatTokens(d.stuckTokens)} tokens${tokenShare}`,
+  );
   const table = (title: string, groups: GroupFigures[]) => {
     if (groups.length < 2 && (groups[0]?.name ?? NOT_STATED) === NOT_STATED) return;
     lines.push(`  by ${title}:`);
@@ -187,7 +191,9 @@ export function datasetText(d: DatasetJson): string {
   if (d.ranking.length > 0) {
     lines.push(`  most waste (calls · time · tokens in stuck episodes and silent failures):`);
     for (const r of d.ranking.slice(0, 10)) {
-      lines.push(`    ${String(r.wasteCalls).padStart(6)} ${r.wasteCalls === 1 ? "call " : "calls"} · ${formatDuration(r.wasteMs)} · ${formatTokens(r.wasteTokens)} tokens  ${r.file}`);
+      lines.push(
+        `    ${String(r.wasteCalls).padStart(6)} ${r.wasteCalls === 1 ? 'call ' : 'calls'} · ${formatDuration(r.wasteMs)} · ${formatTokens(r.wasteTokens)} tokens  ${r.file}`,
+      );
     }
   }
   return lines.join('\n') + '\n';
@@ -239,7 +245,19 @@ export function renderIndex(d: DatasetJson, runs: RankedRun[], generated = new D
     `</tbody></table>`;
   // Rows as compact arrays; the script draws PAGE rows at a time, so
   // 100,000 runs make a page that opens at once.
-  const rows = ranked.map((r) => [r.index, r.file, r.sessionId, r.model, r.agent, r.calls, r.stuckEpisodes, r.silentFailures, r.wasteCalls, r.wasteTokens, r.wasteMs]);
+  const rows = ranked.map((r) => [
+    r.index,
+    r.file,
+    r.sessionId,
+    r.model,
+    r.agent,
+    r.calls,
+    r.stuckEpisodes,
+    r.silentFailures,
+    r.wasteCalls,
+    r.wasteTokens,
+    r.wasteMs,
+  ]);
   const json = JSON.stringify(rows).replace(/</g, '\\u003c');
   const stat = (label: string, value: string) => `<div><dt>${label}</dt><dd>${value}</dd></div>`;
   return `<!doctype html>

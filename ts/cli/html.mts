@@ -102,7 +102,9 @@ function strip(
   const parts: string[] = [];
   for (const b of bands) {
     const x0 = x(b.from) - slot / 2;
-    parts.push(`<rect class="band ${b.kind}" x="${x0.toFixed(2)}" y="0" width="${(x(b.to) - x0 + slot / 2).toFixed(2)}" height="${height}"/>`);
+    parts.push(
+      `<rect class="band ${b.kind}" x="${x0.toFixed(2)}" y="0" width="${(x(b.to) - x0 + slot / 2).toFixed(2)}" height="${height}"/>`,
+    );
   }
   const paths = tools.map(() => [] as string[]);
   for (const c of calls) {
@@ -152,7 +154,15 @@ export function renderHtml(doc: AuditDocument, generated = new Date(), page: { b
     const bandsByAgent = new Map<string | null, Parameters<typeof strip>[4]>();
     const seenEpisode = new Set<number>();
     const stackAt = new Map<string, number>();
-    const addMark = (agent: string | null, tool: string, kind: 'loop' | 'failure', c: TimelineCallJson | undefined, index: number, label: string, waste: WasteJson | null | undefined) => {
+    const addMark = (
+      agent: string | null,
+      tool: string,
+      kind: 'loop' | 'failure',
+      c: TimelineCallJson | undefined,
+      index: number,
+      label: string,
+      waste: WasteJson | null | undefined,
+    ) => {
       if (c === undefined) return;
       const key = `${kind}\u0000${c.ordinal}`;
       const stack = stackAt.get(key) ?? 0;
@@ -170,7 +180,10 @@ export function renderHtml(doc: AuditDocument, generated = new Date(), page: { b
     };
     for (const l of loopFindings(s)) {
       const c = site(l);
-      const span = l.firstCall !== undefined && l.lastCall !== undefined ? `, calls #${l.firstCall}–#${l.lastCall}${(l.reminders ?? 1) > 1 ? `, ${l.reminders} reminders` : ''}` : '';
+      const span =
+        l.firstCall !== undefined && l.lastCall !== undefined
+          ? `, calls #${l.firstCall}–#${l.lastCall}${(l.reminders ?? 1) > 1 ? `, ${l.reminders} reminders` : ''}`
+          : '';
       const title = (l.summary ?? `${l.tool} × ${l.count ?? '?'}`) + span;
       const index = findings.length;
       findings.push({
@@ -192,7 +205,7 @@ export function renderHtml(doc: AuditDocument, generated = new Date(), page: { b
         text: l.text ?? '',
         waste: l.waste ?? null,
       });
-      addMark(l.agentId, l.tool, 'loop', c, index, `loop ${title}, call ${c?.ordinal ?? '?'} (${l.callId ?? "no id"})`, l.waste);
+      addMark(l.agentId, l.tool, 'loop', c, index, `loop ${title}, call ${c?.ordinal ?? '?'} (${l.callId ?? 'no id'})`, l.waste);
     }
     for (const f of s.failures as FailureLike[]) {
       const c = site(f);
@@ -216,7 +229,15 @@ export function renderHtml(doc: AuditDocument, generated = new Date(), page: { b
         text: f.text ?? f.message,
         waste: f.waste ?? null,
       });
-      addMark(f.agentId, f.tool, 'failure', c, index, `silent failure ${f.ruleId}, call ${c?.ordinal ?? '?'} (${f.callId ?? "no id"})`, f.waste);
+      addMark(
+        f.agentId,
+        f.tool,
+        'failure',
+        c,
+        index,
+        `silent failure ${f.ruleId}, call ${c?.ordinal ?? '?'} (${f.callId ?? 'no id'})`,
+        f.waste,
+      );
     }
     const span = Math.max(1, calls.length > 0 ? calls[calls.length - 1].ordinal : 1);
     const strips = agents
@@ -228,7 +249,9 @@ export function renderHtml(doc: AuditDocument, generated = new Date(), page: { b
       .join('');
     const w = s.waste;
     const loopsN = loopFindings(s).length;
-    const kinds = [loopsN > 0 ? 'loop' : '', s.failures.length > 0 ? 'failure' : '', loopsN + s.failures.length === 0 ? 'none' : ''].filter(Boolean).join(' ');
+    const kinds = [loopsN > 0 ? 'loop' : '', s.failures.length > 0 ? 'failure' : '', loopsN + s.failures.length === 0 ? 'none' : '']
+      .filter(Boolean)
+      .join(' ');
     const meta = [
       esc(s.file),
       s.format,
@@ -272,18 +295,27 @@ export function renderHtml(doc: AuditDocument, generated = new Date(), page: { b
     .sort((a, b) => b[1] - a[1])
     .map(([id, n]) => `<tr><td>silent failure</td><td>${esc(id)}</td><td class="n">${n}</td></tr>`);
   const loopKinds = new Map<string, number>();
-  for (const s of sessions) for (const l of loopFindings(s)) loopKinds.set(l.kind ?? 'repeat', (loopKinds.get(l.kind ?? 'repeat') ?? 0) + 1);
+  for (const s of sessions)
+    for (const l of loopFindings(s)) loopKinds.set(l.kind ?? 'repeat', (loopKinds.get(l.kind ?? 'repeat') ?? 0) + 1);
   const loopRows = [...loopKinds].map(([k, n]) => `<tr><td>loop</td><td>${esc(k)}</td><td class="n">${n}</td></tr>`);
   const ranked = sessions
     .map((s, i) => ({ s, i }))
     .filter(({ s }) => (s.waste?.episodes ?? 0) > 0)
-    .sort((a, b) => (b.s.waste!.calls - a.s.waste!.calls) || ((b.s.waste!.tokens ?? 0) - (a.s.waste!.tokens ?? 0)) || ((b.s.waste!.wallMs ?? 0) - (a.s.waste!.wallMs ?? 0)))
+    .sort(
+      (a, b) =>
+        b.s.waste!.calls - a.s.waste!.calls ||
+        (b.s.waste!.tokens ?? 0) - (a.s.waste!.tokens ?? 0) ||
+        (b.s.waste!.wallMs ?? 0) - (a.s.waste!.wallMs ?? 0),
+    )
     .slice(0, 10)
     .map(
       ({ s, i }) =>
         `<tr><td><a href="#s-${i}">${esc(sessionName(s))}</a></td><td class="n">${s.waste!.loop.episodes}</td><td class="n">${s.waste!.failure.episodes}</td><td class="n">${s.waste!.calls}</td><td class="n">${formatDuration(s.waste!.wallMs)}</td><td class="n">${formatTokens(s.waste!.tokens)}</td></tr>`,
     );
-  const toolOptions = [...allTools].sort().map((t) => `<option>${esc(t)}</option>`).join('');
+  const toolOptions = [...allTools]
+    .sort()
+    .map((t) => `<option>${esc(t)}</option>`)
+    .join('');
   const stat = (label: string, value: string, id: string) => `<div><dt>${label}</dt><dd id="${id}">${value}</dd></div>`;
   const json = JSON.stringify(findings).replace(/</g, '\\u003c');
   return `<!doctype html>

@@ -23,7 +23,8 @@ export interface Command {
 export const COMMANDS: Record<string, Command> = {
   audit: {
     args: '[FILES or DIRS or -...]',
-    summary: 'find loops and silent failures in recorded agent sessions (no FILES: this machine\'s Claude Code/Codex histories, else the bundled sample)',
+    summary:
+      "find loops and silent failures in recorded agent sessions (no FILES: this machine's Claude Code/Codex histories, else the bundled sample)",
     run: audit,
     options: AUDIT_OPTIONS,
     choices: { report: REPORTS, format: FORMATS, 'fail-on': FAIL_ON },
@@ -83,7 +84,12 @@ async function runMcp(argv: string[]): Promise<number> {
 }
 
 function spec(): CompletionSpec {
-  return Object.entries(COMMANDS).map(([name, c]) => ({ name, summary: c.summary, options: Object.keys(c.options ?? {}), choices: c.choices ?? {} }));
+  return Object.entries(COMMANDS).map(([name, c]) => ({
+    name,
+    summary: c.summary,
+    options: Object.keys(c.options ?? {}),
+    choices: c.choices ?? {},
+  }));
 }
 
 function help(): string {
@@ -120,5 +126,3 @@ export async function main(argv: string[]): Promise<number> {
   }
   return COMMANDS[command]!.run(rest);
 }
-
-

@@ -37,11 +37,13 @@ function cut(text: string, max: number): string {
  * shown escaped, so neither can break the table nor drive the terminal.
  */
 export function oneLine(text: string): string {
-  return text
-    .replace(/\r?\n/g, ' ⏎ ')
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this escapes for display
-    .replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
-    .replace(/\t/g, ' ');
+  return (
+    text
+      .replace(/\r?\n/g, ' ⏎ ')
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this escapes for display
+      .replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+      .replace(/\t/g, ' ')
+  );
 }
 
 const width = (s: string) => [...s].length;
@@ -75,7 +77,13 @@ function rows(session: SessionJson, c: Style): Row[] {
     const [first, last] = [run[0]!, run[run.length - 1]!];
     out.push({
       logLine: first.logLine,
-      cells: [String(first.logLine), first.callId ?? `#${first.ordinal}`, first.tool, `loop × ${last.count}+`, last.command !== null ? `$ ${last.command}` : last.arguments],
+      cells: [
+        String(first.logLine),
+        first.callId ?? `#${first.ordinal}`,
+        first.tool,
+        `loop × ${last.count}+`,
+        last.command !== null ? `$ ${last.command}` : last.arguments,
+      ],
       paint: c.yellow,
     });
   }
@@ -141,7 +149,14 @@ export function renderHuman(doc: AuditDocument, c: Style, columns?: number): str
       const used = 2 + widths.slice(0, 4).reduce((a, b) => a + b + 2, 0);
       const detail = Math.max(20, maxWidth - used);
       const fmt = (cells: string[], paint = (x: string) => x) =>
-        '  ' + [padLeft(cells[0], widths[0]), pad(cells[1], widths[1]), pad(cells[2], widths[2]), paint(pad(cells[3], widths[3])), cut(cells[4], detail)].join('  ');
+        '  ' +
+        [
+          padLeft(cells[0], widths[0]),
+          pad(cells[1], widths[1]),
+          pad(cells[2], widths[2]),
+          paint(pad(cells[3], widths[3])),
+          cut(cells[4], detail),
+        ].join('  ');
       lines.push(c.dim(fmt(head)));
       for (const row of table) {
         // Colour the finding cell only, so the table stays readable.
@@ -174,14 +189,20 @@ export function renderHuman(doc: AuditDocument, c: Style, columns?: number): str
     plural(s.calls, 'tool call'),
     s.reminders > 0 ? c.yellow(plural(s.reminders, WORDS.reminder)) : plural(s.reminders, WORDS.reminder),
     ...(s.loops > 0 ? [c.yellow(plural(s.loops, WORDS.loop))] : []),
-    (s.failedCalls > 0 ? c.red : (x: string) => x)(`${plural(s.failedCalls, 'silent failure')}${rules ? ` (calls per rule: ${rules})` : ''}`),
+    (s.failedCalls > 0 ? c.red : (x: string) => x)(
+      `${plural(s.failedCalls, 'silent failure')}${rules ? ` (calls per rule: ${rules})` : ''}`,
+    ),
     s.errors > 0 ? c.magenta(plural(s.errors, 'input error')) : plural(s.errors, 'input error'),
   ];
   lines.push(`${c.bold('Summary:')} ${parts.join(' · ')}`);
   const waste = (s as typeof s & { waste?: WasteSummary }).waste;
   if (waste !== undefined) lines.push(wasteLine(waste));
   if (s.reminders + s.loops + s.failures > 0) {
-    lines.push(c.dim('LINE: the tool call in the log · loop × N+: at least N identical calls in a row (the highest repeat reminder due) · cycle/repeat/same error/re-read/redo × N: one loop, at the call where it was raised, with the count it reached and its calls (#: the timeline\'s call numbers) · out:N: the line of the tool output'));
+    lines.push(
+      c.dim(
+        "LINE: the tool call in the log · loop × N+: at least N identical calls in a row (the highest repeat reminder due) · cycle/repeat/same error/re-read/redo × N: one loop, at the call where it was raised, with the count it reached and its calls (#: the timeline's call numbers) · out:N: the line of the tool output",
+      ),
+    );
   }
   return lines.join('\n') + '\n';
 }

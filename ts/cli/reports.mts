@@ -10,7 +10,8 @@ import type { AuditDocument, FailureJson, LoopJson, ReminderJson, SessionJson } 
 
 /** The SARIF rule id of a loop reminder (`--fail-on loop`); failures use their rule ids. */
 const LOOP_RULE = 'loop';
-const LOOP_TEXT = 'The agent is stuck in a loop: the same call (or block of calls, or the same error) again and again (a loop reminder or alarm was due).';
+const LOOP_TEXT =
+  'The agent is stuck in a loop: the same call (or block of calls, or the same error) again and again (a loop reminder or alarm was due).';
 
 /** Each loop once, where it started: a finding is a whole episode. */
 const loopStarts = (s: SessionJson): LoopJson[] => s.loops ?? [];
@@ -58,19 +59,35 @@ export function renderSarif(doc: AuditDocument, version: string): string {
   const notifications: Sarif.Notification[] = [];
   for (const s of doc.sessions) {
     for (const r of s.reminders) {
-      if (!rules.has(LOOP_RULE)) rules.set(LOOP_RULE, { id: LOOP_RULE, shortDescription: { text: LOOP_TEXT }, defaultConfiguration: { level: 'warning' } });
+      if (!rules.has(LOOP_RULE))
+        rules.set(LOOP_RULE, { id: LOOP_RULE, shortDescription: { text: LOOP_TEXT }, defaultConfiguration: { level: 'warning' } });
       results.push({ ruleId: LOOP_RULE, level: 'warning', message: { text: reminderText(r) }, locations: location(s, r.logLine) });
     }
     for (const l of loopStarts(s)) {
-      if (!rules.has(LOOP_RULE)) rules.set(LOOP_RULE, { id: LOOP_RULE, shortDescription: { text: LOOP_TEXT }, defaultConfiguration: { level: 'warning' } });
-      results.push({ ruleId: LOOP_RULE, level: 'warning', message: { text: `${l.summary}: ${l.evidence}` }, locations: location(s, l.logLine) });
+      if (!rules.has(LOOP_RULE))
+        rules.set(LOOP_RULE, { id: LOOP_RULE, shortDescription: { text: LOOP_TEXT }, defaultConfiguration: { level: 'warning' } });
+      results.push({
+        ruleId: LOOP_RULE,
+        level: 'warning',
+        message: { text: `${l.summary}: ${l.evidence}` },
+        locations: location(s, l.logLine),
+      });
     }
     for (const f of s.failures) {
       if (!rules.has(f.ruleId)) rules.set(f.ruleId, { id: f.ruleId, shortDescription: { text: f.message } });
-      results.push({ ruleId: f.ruleId, level: f.action === 'error' ? 'error' : 'note', message: { text: failureText(f) }, locations: location(s, f.logLine) });
+      results.push({
+        ruleId: f.ruleId,
+        level: f.action === 'error' ? 'error' : 'note',
+        message: { text: failureText(f) },
+        locations: location(s, f.logLine),
+      });
     }
     for (const e of s.errors) {
-      notifications.push({ level: 'error', message: { text: `${s.file}${e.line !== null ? `:${e.line}` : ''}: ${e.message}` }, locations: location(s, e.line) });
+      notifications.push({
+        level: 'error',
+        message: { text: `${s.file}${e.line !== null ? `:${e.line}` : ''}: ${e.message}` },
+        locations: location(s, e.line),
+      });
     }
     if (s.errorCount > s.errors.length) {
       notifications.push({ level: 'error', message: { text: `${s.file}: ${s.errorCount - s.errors.length} more input errors` } });
@@ -123,20 +140,30 @@ export function renderJunit(doc: AuditDocument): string {
     const cases: Case[] = [];
     for (const r of s.reminders) {
       const text = reminderText(r);
-      cases.push({ name: `line ${r.logLine}: ${r.callId} ${r.tool}: loop × ${r.count}`, ...(loopsFail ? { failure: { type: LOOP_RULE, message: r.summary, text } } : { out: text }) });
+      cases.push({
+        name: `line ${r.logLine}: ${r.callId} ${r.tool}: loop × ${r.count}`,
+        ...(loopsFail ? { failure: { type: LOOP_RULE, message: r.summary, text } } : { out: text }),
+      });
     }
     for (const l of loopStarts(s)) {
       const text = `${l.evidence}\n${l.text}`;
-      cases.push({ name: `line ${l.logLine}: ${l.callId} ${l.tool}: ${l.kind}`, ...(loopsFail ? { failure: { type: LOOP_RULE, message: l.summary, text } } : { out: text }) });
+      cases.push({
+        name: `line ${l.logLine}: ${l.callId} ${l.tool}: ${l.kind}`,
+        ...(loopsFail ? { failure: { type: LOOP_RULE, message: l.summary, text } } : { out: text }),
+      });
     }
     for (const fs of failingCalls(s)) {
       const f = fs[0]!;
       const ids = fs.map((x) => x.ruleId).join(', ');
       const text = fs.map(failureText).join('\n');
-      cases.push({ name: `line ${f.logLine}: ${f.callId} ${f.tool}: ${ids}`, ...(failuresFail ? { failure: { type: ids, message: f.summary, text } } : { out: text }) });
+      cases.push({
+        name: `line ${f.logLine}: ${f.callId} ${f.tool}: ${ids}`,
+        ...(failuresFail ? { failure: { type: ids, message: f.summary, text } } : { out: text }),
+      });
     }
     for (const e of s.errors) cases.push({ name: `input ${e.line === null ? 'file' : `line ${e.line}`}`, error: { message: e.message } });
-    if (s.errorCount > s.errors.length) cases.push({ name: 'input: more errors', error: { message: `${s.errorCount - s.errors.length} more input errors` } });
+    if (s.errorCount > s.errors.length)
+      cases.push({ name: 'input: more errors', error: { message: `${s.errorCount - s.errors.length} more input errors` } });
     if (cases.length === 0) cases.push({ name: 'no findings' });
     const failures = cases.filter((c) => c.failure).length;
     const errors = cases.filter((c) => c.error).length;
@@ -145,12 +172,15 @@ export function renderJunit(doc: AuditDocument): string {
     totals.errors += errors;
     const body = cases.map((c) => {
       const open = `    <testcase classname="${xmlAttr(s.file)}" name="${xmlAttr(c.name)}"`;
-      if (c.failure) return `${open}>\n      <failure type="${xmlAttr(c.failure.type)}" message="${xmlAttr(c.failure.message)}">${xmlText(c.failure.text)}</failure>\n    </testcase>`;
+      if (c.failure)
+        return `${open}>\n      <failure type="${xmlAttr(c.failure.type)}" message="${xmlAttr(c.failure.message)}">${xmlText(c.failure.text)}</failure>\n    </testcase>`;
       if (c.error) return `${open}>\n      <error message="${xmlAttr(c.error.message)}"/>\n    </testcase>`;
       if (c.out) return `${open}>\n      <system-out>${xmlText(c.out)}</system-out>\n    </testcase>`;
       return `${open}/>`;
     });
-    suites.push(`  <testsuite name="${xmlAttr(s.file)}" tests="${cases.length}" failures="${failures}" errors="${errors}" skipped="0">\n${body.join('\n')}\n  </testsuite>`);
+    suites.push(
+      `  <testsuite name="${xmlAttr(s.file)}" tests="${cases.length}" failures="${failures}" errors="${errors}" skipped="0">\n${body.join('\n')}\n  </testsuite>`,
+    );
   }
   return (
     '<?xml version="1.0" encoding="UTF-8"?>\n' +

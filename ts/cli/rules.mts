@@ -109,8 +109,11 @@ export function rules(argv: string[]): number {
     lines.push(`${r.id.padEnd(idWidth)}  ${r.action.padEnd(7)}  ${r.when.padEnd(7)}  ${source.padEnd(8)}  ${r.message}`);
   }
   const replaced = table.filter((r) => r.source !== 'builtin' && r.source !== 'config').length;
-  lines.push('', `${table.length} rules (${table.filter((r) => r.source === 'builtin').length} built-in, ` +
-    `${table.filter((r) => r.source === 'config').length} from the config, ${replaced} built-in replaced by the config: config*)`);
+  lines.push(
+    '',
+    `${table.length} rules (${table.filter((r) => r.source === 'builtin').length} built-in, ` +
+      `${table.filter((r) => r.source === 'config').length} from the config, ${replaced} built-in replaced by the config: config*)`,
+  );
   process.stdout.write(`${lines.join('\n')}\n`);
   return 0;
 }

@@ -93,7 +93,14 @@ export function scan(argv: string[]): number {
     const fired = observe(new GuardEngine(scanConfig(config, undefined) as never), text)?.failure?.rules ?? [];
     const all = observe(new GuardEngine(scanConfig(config, alwaysTable(table)) as never), text)?.failure?.rules ?? [];
     const firedIds = new Set(fired.map((h) => h.id));
-    hits = all.map((h) => ({ id: h.id, action: action.get(h.id) ?? 'error', line: h.line, excerpt: h.excerpt, message: h.message, silenced: !firedIds.has(h.id) }));
+    hits = all.map((h) => ({
+      id: h.id,
+      action: action.get(h.id) ?? 'error',
+      line: h.line,
+      excerpt: h.excerpt,
+      message: h.message,
+      silenced: !firedIds.has(h.id),
+    }));
   } catch (e) {
     process.stderr.write(`toolguard scan: ${(e as Error).message}\n${e instanceof UsageError ? "Try 'toolguard scan --help'.\n" : ''}`);
     return 2;
@@ -105,11 +112,15 @@ export function scan(argv: string[]): number {
     process.stdout.write(`${source}: no rule matched\n`);
   } else {
     const idWidth = Math.max(...hits.map((h) => h.id.length));
-    const lines = hits.map((h) =>
-      `  line ${String(h.line).padStart(4)}  ${h.id.padEnd(idWidth)}  ${(h.silenced ? 'silenced' : h.action).padEnd(8)}  ${h.excerpt}`);
+    const lines = hits.map(
+      (h) =>
+        `  line ${String(h.line).padStart(4)}  ${h.id.padEnd(idWidth)}  ${(h.silenced ? 'silenced' : h.action).padEnd(8)}  ${h.excerpt}`,
+    );
     const silenced = hits.length - firedCount;
-    process.stdout.write(`${source}: ${firedCount} rule${firedCount === 1 ? '' : 's'} fired` +
-      `${silenced ? `, ${silenced} silenced (the output already shows its failure)` : ''}\n${lines.join('\n')}\n`);
+    process.stdout.write(
+      `${source}: ${firedCount} rule${firedCount === 1 ? '' : 's'} fired` +
+        `${silenced ? `, ${silenced} silenced (the output already shows its failure)` : ''}\n${lines.join('\n')}\n`,
+    );
   }
   return firedCount > 0 ? 1 : 0;
 }

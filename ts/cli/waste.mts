@@ -168,7 +168,8 @@ function totals(episodes: Episode[], calls: TimelineCallJson[]): WasteTotals {
       if (seen.has(i)) continue;
       seen.add(i);
       const c = calls[i];
-      if (c.inputTokens !== undefined || c.outputTokens !== undefined) tokens = (tokens ?? 0) + (c.inputTokens ?? 0) + (c.outputTokens ?? 0);
+      if (c.inputTokens !== undefined || c.outputTokens !== undefined)
+        tokens = (tokens ?? 0) + (c.inputTokens ?? 0) + (c.outputTokens ?? 0);
     }
   }
   // Overlapping episodes (a loop of failing calls) count their time once.
@@ -180,7 +181,14 @@ function totals(episodes: Episode[], calls: TimelineCallJson[]): WasteTotals {
     if (b > from) wallMs = (wallMs as number) + (b - from);
     reach = Math.max(reach, b);
   }
-  return { episodes: episodes.length, calls: seen.size, wallMs, tokens, episodesWithoutTime: withoutTime, episodesWithoutTokens: withoutTokens };
+  return {
+    episodes: episodes.length,
+    calls: seen.size,
+    wallMs,
+    tokens,
+    episodesWithoutTime: withoutTime,
+    episodesWithoutTokens: withoutTokens,
+  };
 }
 
 function addTotals(a: WasteTotals, b: WasteTotals): WasteTotals {
@@ -214,9 +222,7 @@ export function sessionWaste(session: TimedSession): WasteSummary {
   const claim = (list: Episode[], findings: Finding[], build: (start: number) => ReturnType<typeof episodeFrom>) => {
     // Findings in timeline order; one inside an earlier episode joins it.
     const byIndex = new Map<number, Episode>();
-    const sorted = findings
-      .map((f) => ({ f, i: index.get(siteKey(f)) }))
-      .sort((a, b) => (a.i ?? Infinity) - (b.i ?? Infinity));
+    const sorted = findings.map((f) => ({ f, i: index.get(siteKey(f)) })).sort((a, b) => (a.i ?? Infinity) - (b.i ?? Infinity));
     for (const { f, i } of sorted) {
       if (i === undefined) {
         f.waste = null;
@@ -254,10 +260,14 @@ export function sessionWaste(session: TimedSession): WasteSummary {
   } else {
     // Repeat reminders fire at thresholds only: the episode runs on while
     // the agent repeats the same call (the chain's run length grows).
-    claim(loops, session.reminders as Finding[], (start) => episodeFrom(calls, start, 'loop', (i, last) => runsOn(calls, i, last), true, omitted));
+    claim(loops, session.reminders as Finding[], (start) =>
+      episodeFrom(calls, start, 'loop', (i, last) => runsOn(calls, i, last), true, omitted),
+    );
   }
   // A silent failure: the failing call and the agent's immediate retries of it.
-  claim(failures, session.failures as Finding[], (start) => episodeFrom(calls, start, 'failure', (i, last) => runsOn(calls, i, last), true, omitted));
+  claim(failures, session.failures as Finding[], (start) =>
+    episodeFrom(calls, start, 'failure', (i, last) => runsOn(calls, i, last), true, omitted),
+  );
   const loop = totals(loops, calls);
   const failure = totals(failures, calls);
   return { ...totals([...loops, ...failures], calls), loop, failure };

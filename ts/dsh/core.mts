@@ -141,9 +141,7 @@ export function installGuard(ctx: Context, options: ListenerOptions): void {
     // Nothing to do: no chain to advance and no output to scan.
     if (agentId === undefined && !options.scan) return null;
     if (callHandle !== undefined && agentId !== undefined) {
-      let reminder = hasLongString(exec.arguments)
-        ? observeCallValue(callHandle, agentId, exec.name, exec.arguments)
-        : false;
+      let reminder = hasLongString(exec.arguments) ? observeCallValue(callHandle, agentId, exec.name, exec.arguments) : false;
       if (reminder === false) {
         reminder = observeCall(callHandle, agentId, exec.name, JSON.stringify(exec.arguments) ?? '');
       }
@@ -169,9 +167,7 @@ export function installGuard(ctx: Context, options: ListenerOptions): void {
             content: result.content as EngineResult['content'],
             value: result.value,
           };
-    return !result.isError && textSize(result) >= asyncThreshold
-      ? engine.observeAsync(call, output)
-      : engine.observe(call, output);
+    return !result.isError && textSize(result) >= asyncThreshold ? engine.observeAsync(call, output) : engine.observe(call, output);
   }
 
   ctx.on('tools/post-execute', async (exec, result, next) => {

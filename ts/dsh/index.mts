@@ -25,7 +25,9 @@ export const Config: ConfigSchema<Config> = z.object({
   loudFailure: LoudFailureConfig as z<LoudFailureConfig>,
   loops: z
     .union([z.boolean(), z.dict(z.any())])
-    .description('Loop detectors over calls and results (README "Loop detection"): false for DSH\'s exact repeat reminder instead.') as unknown as z<boolean | LoopsOptions>,
+    .description(
+      'Loop detectors over calls and results (README "Loop detection"): false for DSH\'s exact repeat reminder instead.',
+    ) as unknown as z<boolean | LoopsOptions>,
 });
 
 export function apply(ctx: PluginContext, config: Config): void {

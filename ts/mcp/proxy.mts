@@ -34,7 +34,15 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { GuardEngine, GuardVerdict, LoopDenyVerdict, ToolResult } from 'toolguard';
-import { ASYNC_SCAN_THRESHOLD, appendNotices, argumentsJson, engineConfig, failOpen, foldIntoBlocks, loopNotices } from '../adapters/common.mjs';
+import {
+  ASYNC_SCAN_THRESHOLD,
+  appendNotices,
+  argumentsJson,
+  engineConfig,
+  failOpen,
+  foldIntoBlocks,
+  loopNotices,
+} from '../adapters/common.mjs';
 import { checkWithEngine, readConfig } from '../cli/config.mjs';
 
 /** The `_meta` key of the machine-readable verdict (an MCP `_meta` name: prefix `toolguard/`). */
@@ -85,7 +93,9 @@ export function isCallToolResult(value: unknown): value is CallToolResultLike {
     !!value &&
     typeof value === 'object' &&
     Array.isArray((value as { content?: unknown }).content) &&
-    (value as { content: unknown[] }).content.every((b) => !!b && typeof b === 'object' && typeof (b as { type?: unknown }).type === 'string')
+    (value as { content: unknown[] }).content.every(
+      (b) => !!b && typeof b === 'object' && typeof (b as { type?: unknown }).type === 'string',
+    )
   );
 }
 
@@ -102,7 +112,11 @@ export function guardedResult(result: CallToolResultLike, verdict: GuardVerdict)
 /** The answer to a `tools/call` the engine refused (`loops.deny`): an error result with the reason, the refusal in `_meta`. */
 export function deniedResult(refusal: LoopDenyVerdict): CallToolResultLike {
   const { kind, count, reminders, reason } = refusal;
-  return { content: [{ type: 'text', text: reason }], isError: true, _meta: { [VERDICT_META_KEY]: { denied: { kind, count, reminders, reason } } } };
+  return {
+    content: [{ type: 'text', text: reason }],
+    isError: true,
+    _meta: { [VERDICT_META_KEY]: { denied: { kind, count, reminders, reason } } },
+  };
 }
 
 /** The chain of the one session a stdio proxy serves. */

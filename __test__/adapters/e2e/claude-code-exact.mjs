@@ -83,7 +83,10 @@ async function session(exact) {
     .filter((b) => (b.tools ?? []).some((t) => t.name === 'Bash'))
     .map((b) => b.messages.at(-1).content)
     .filter((c) => Array.isArray(c) && c[0]?.type === 'tool_result');
-  const events = readFileSync(payloads, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const events = readFileSync(payloads, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   const after = events.filter((e) => e.hook_event_name.startsWith('PostToolUse'));
   return {
     work,
@@ -108,7 +111,10 @@ const off = await session(false);
 try {
   for (const s of [on, off]) assert.equal(s.run.code, 0, s.run.out);
   assert.equal(on.received.length, script.length, 'every call came back to the model');
-  assert.ok(on.commands[0].startsWith(`${failing}\n__tg_ps=`), `Claude Code ran the rewritten command (got ${JSON.stringify(on.commands[0])})`);
+  assert.ok(
+    on.commands[0].startsWith(`${failing}\n__tg_ps=`),
+    `Claude Code ran the rewritten command (got ${JSON.stringify(on.commands[0])})`,
+  );
   assert.equal(off.commands[0], failing, 'without exact mode the command is not rewritten');
   // The command's own output and exit status are unchanged.
   assert.deepEqual(on.outcomes, off.outcomes, 'same output and status with and without exact mode');
@@ -120,11 +126,17 @@ try {
   assert.ok(on.received[0].includes(named), `the failed stage reached the model: ${on.received[0]}`);
   assert.ok(!off.received[0].includes('stage-exit-status'), 'without exact mode the status is unknown');
   for (let i = 1; i < script.length; i += 1) {
-    assert.equal(on.received[i].replaceAll(on.work, '<work>'), off.received[i].replaceAll(off.work, '<work>'), `call ${i + 1} reached the model unchanged`);
+    assert.equal(
+      on.received[i].replaceAll(on.work, '<work>'),
+      off.received[i].replaceAll(off.work, '<work>'),
+      `call ${i + 1} reached the model unchanged`,
+    );
   }
   assert.deepEqual(on.sideFiles, [], 'the side files were read and deleted');
 } catch (error) {
   console.error(`FAIL: ${error.message}\nwork dirs: ${on.work} ${off.work}`);
   process.exit(1);
 }
-console.log('PASS: Claude Code exact mode — the stage that failed behind | tail reached the model with its status; outputs and exit statuses unchanged');
+console.log(
+  'PASS: Claude Code exact mode — the stage that failed behind | tail reached the model with its status; outputs and exit statuses unchanged',
+);

@@ -105,7 +105,10 @@ const results = turns.map((c) => (typeof c[0].content === 'string' ? c[0].conten
 const received = turns.map((c) => JSON.stringify(c));
 const said = replayPostToolUse(root, payloads, join(work, 'replay-state'), ['PostToolUse', 'PostToolUseFailure']);
 const loopAlarm = said[2]?.hookSpecificOutput?.additionalContext ?? '';
-const events = readFileSync(payloads, 'utf8').trim().split('\n').map((l) => JSON.parse(l).hook_event_name);
+const events = readFileSync(payloads, 'utf8')
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l).hook_event_name);
 // The failure events: the exit-3 traceback, then the five test runs.
 const failureSaid = said.slice(4);
 const failureAlarm = failureSaid[3]?.hookSpecificOutput?.additionalContext ?? '';
@@ -113,17 +116,32 @@ const failureAlarm = failureSaid[3]?.hookSpecificOutput?.additionalContext ?? ''
 try {
   assert.equal(run.code, 0, run.out);
   assert.equal(results.length, script.length, `the model saw ${script.length} tool results (got ${results.length})`);
-  assert.deepEqual(events.filter((e) => e.startsWith('PostToolUse')), [...Array(4).fill('PostToolUse'), ...Array(6).fill('PostToolUseFailure')], 'a non-zero exit comes as PostToolUseFailure');
+  assert.deepEqual(
+    events.filter((e) => e.startsWith('PostToolUse')),
+    [...Array(4).fill('PostToolUse'), ...Array(6).fill('PostToolUseFailure')],
+    'a non-zero exit comes as PostToolUseFailure',
+  );
   assert.equal(said[1], null, 'the hook says nothing on the 2nd call');
-  assert.match(loopAlarm, /^\[toolguard\] Loop detected: Bash was called 3 times in a row/, 'the hook raises a repeat alarm on the 3rd call');
+  assert.match(
+    loopAlarm,
+    /^\[toolguard\] Loop detected: Bash was called 3 times in a row/,
+    'the hook raises a repeat alarm on the 3rd call',
+  );
   assert.ok(!results[1].includes('[toolguard]'), 'no alarm on the 2nd call');
   assert.ok(results[2].includes(loopAlarm), 'the loop alarm reached the model with the 3rd result');
-  assert.ok(results[3].includes('[loud-failure] Bash exited 0 but its output shows it failed:\n- python-traceback (line 1)'), 'the failure header reached the model');
+  assert.ok(
+    results[3].includes('[loud-failure] Bash exited 0 but its output shows it failed:\n- python-traceback (line 1)'),
+    'the failure header reached the model',
+  );
   assert.ok(!results[3].includes('Original output:'), 'the output is not repeated in the reason');
   assert.ok(!results[4].includes('loud-failure'), 'a non-zero exit is left to Claude Code');
   assert.deepEqual(failureSaid.slice(0, 3), [null, null, null], 'no alarm before the third identical failing run');
   assert.equal(failureSaid[3]?.hookSpecificOutput?.hookEventName, 'PostToolUseFailure');
-  assert.match(failureAlarm, /^\[toolguard\] Loop detected: Bash was called 3 times in a row/, 'the hook raises a repeat alarm on the 3rd failing run');
+  assert.match(
+    failureAlarm,
+    /^\[toolguard\] Loop detected: Bash was called 3 times in a row/,
+    'the hook raises a repeat alarm on the 3rd failing run',
+  );
   assert.ok(!received[6].includes('[toolguard]'), 'no alarm with the 2nd failing run');
   assert.ok(received[7].includes(JSON.stringify(failureAlarm).slice(1, -1)), 'the loop alarm on the failing runs reached the model');
 } catch (error) {
@@ -131,4 +149,6 @@ try {
   process.exit(1);
 }
 const fixture = readFileSync(payloads, 'utf8');
-console.log(`PASS: Claude Code ${version} — loop alarms (also on failing runs, PostToolUseFailure) and failure header reached the model; hook payloads in ${payloads} (${fixture.trim().split('\n').length} events)`);
+console.log(
+  `PASS: Claude Code ${version} — loop alarms (also on failing runs, PostToolUseFailure) and failure header reached the model; hook payloads in ${payloads} (${fixture.trim().split('\n').length} events)`,
+);

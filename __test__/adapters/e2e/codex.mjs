@@ -53,8 +53,21 @@ const server = await listen((req, res, body) => {
   const args = (cmd) => (shell === 'exec_command' ? { cmd } : { command: ['bash', '-lc', cmd] });
   const item =
     done < script.length
-      ? { type: 'function_call', id: `fc_${requests.length}`, call_id: `call_${done + 1}`, name: shell, arguments: JSON.stringify(args(script[done])), status: 'completed' }
-      : { type: 'message', id: `msg_${requests.length}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'done', annotations: [] }] };
+      ? {
+          type: 'function_call',
+          id: `fc_${requests.length}`,
+          call_id: `call_${done + 1}`,
+          name: shell,
+          arguments: JSON.stringify(args(script[done])),
+          status: 'completed',
+        }
+      : {
+          type: 'message',
+          id: `msg_${requests.length}`,
+          role: 'assistant',
+          status: 'completed',
+          content: [{ type: 'output_text', text: 'done', annotations: [] }],
+        };
   writeResponse(res, { id: `resp_${requests.length}`, items: [item] });
 });
 const port = server.address().port;
@@ -99,31 +112,50 @@ const env = { ...process.env, HOME: home, CODEX_HOME: codexHome, MOCK_API_KEY: '
 const run = (args, input) => runChild(codex, args, { cwd, env }, input);
 
 // Trust the hooks as the /hooks review does: record the hashes Codex computes.
-const listed = await run(['app-server'], [
-  JSON.stringify({ id: 1, method: 'initialize', params: { clientInfo: { name: 'e2e', title: 'e2e', version: '1' } } }),
-  JSON.stringify({ method: 'initialized' }),
-  JSON.stringify({ id: 2, method: 'hooks/list', params: { cwds: [cwd] } }),
-  '',
-].join('\n'));
-const hooks = listed.out.split('\n').filter((l) => l.includes('"id":2')).map((l) => JSON.parse(l).result.data[0].hooks)[0];
+const listed = await run(
+  ['app-server'],
+  [
+    JSON.stringify({ id: 1, method: 'initialize', params: { clientInfo: { name: 'e2e', title: 'e2e', version: '1' } } }),
+    JSON.stringify({ method: 'initialized' }),
+    JSON.stringify({ id: 2, method: 'hooks/list', params: { cwds: [cwd] } }),
+    '',
+  ].join('\n'),
+);
+const hooks = listed.out
+  .split('\n')
+  .filter((l) => l.includes('"id":2'))
+  .map((l) => JSON.parse(l).result.data[0].hooks)[0];
 assert.ok(hooks?.length === 2, `hooks/list: ${listed.out.slice(0, 500)}`);
-appendFileSync(join(codexHome, 'config.toml'), hooks.map((h) => `[hooks.state.${JSON.stringify(h.key)}]\ntrusted_hash = ${JSON.stringify(h.currentHash)}\n`).join('\n'));
+appendFileSync(
+  join(codexHome, 'config.toml'),
+  hooks.map((h) => `[hooks.state.${JSON.stringify(h.key)}]\ntrusted_hash = ${JSON.stringify(h.currentHash)}\n`).join('\n'),
+);
 
 const version = (await run(['--version'])).out.trim().split('\n').at(-1);
 const result = await run(['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', 'go']);
 server.close();
 
-const outputs = requests.at(-1).input.filter((i) => i.type === 'function_call_output').map((i) => i.output);
+const outputs = requests
+  .at(-1)
+  .input.filter((i) => i.type === 'function_call_output')
+  .map((i) => i.output);
 const last = JSON.stringify(requests[3]?.input ?? []);
 const said = replayPostToolUse(root, payloads, join(work, 'replay-state'));
 const loopAlarm = said[2]?.hookSpecificOutput?.additionalContext ?? '';
-const failure = new GuardEngine({ loudFailure: { shellTools: ['Bash'] } }).observe({ name: 'Bash', argumentsJson: '{}' }, { text: 'Traceback (most recent call last):\n  File "x.py", line 1\nValueError: bad\n' }).failure.text;
+const failure = new GuardEngine({ loudFailure: { shellTools: ['Bash'] } }).observe(
+  { name: 'Bash', argumentsJson: '{}' },
+  { text: 'Traceback (most recent call last):\n  File "x.py", line 1\nValueError: bad\n' },
+).failure.text;
 
 try {
   assert.equal(result.code, 0, result.out);
   assert.equal(outputs.length, 5, `the model saw 5 tool outputs (got ${outputs.length})`);
   assert.equal(said[1], null, 'the hook says nothing on the 2nd call');
-  assert.match(loopAlarm, /^\[toolguard\] Loop detected: Bash was called 3 times in a row/, 'the hook raises a repeat alarm on the 3rd call');
+  assert.match(
+    loopAlarm,
+    /^\[toolguard\] Loop detected: Bash was called 3 times in a row/,
+    'the hook raises a repeat alarm on the 3rd call',
+  );
   assert.ok(!JSON.stringify(requests[2]?.input ?? []).includes('[toolguard]'), 'no alarm after the 2nd call');
   assert.ok(last.includes(JSON.stringify(loopAlarm).slice(1, -1)), 'the loop alarm reached the model after the 3rd call');
   assert.equal(outputs[3], failure, 'the exit-0 traceback output was replaced by the whole failure text');
@@ -133,4 +165,6 @@ try {
   console.error(`FAIL (${version}): ${error.message}\nwork dir: ${work}`);
   process.exit(1);
 }
-console.log(`PASS: ${version} — loop alarm, replaced exit-0 failure and untouched exit-3 output as expected; hook payloads in ${payloads} (${readFileSync(payloads, 'utf8').trim().split('\n').length} events)`);
+console.log(
+  `PASS: ${version} — loop alarm, replaced exit-0 failure and untouched exit-3 output as expected; hook payloads in ${payloads} (${readFileSync(payloads, 'utf8').trim().split('\n').length} events)`,
+);

@@ -16,7 +16,11 @@ export function replayPostToolUse(root, payloads, stateDir, events = ['PostToolU
     .split('\n')
     .filter((line) => events.includes(JSON.parse(line).hook_event_name))
     .map((line) => {
-      const r = spawnSync(process.execPath, [join(root, 'bin/toolguard.mjs'), 'hook'], { input: line, encoding: 'utf8', env: { ...process.env, TOOLGUARD_STATE_DIR: stateDir } });
+      const r = spawnSync(process.execPath, [join(root, 'bin/toolguard.mjs'), 'hook'], {
+        input: line,
+        encoding: 'utf8',
+        env: { ...process.env, TOOLGUARD_STATE_DIR: stateDir },
+      });
       return r.stdout.trim() ? JSON.parse(r.stdout) : null;
     });
 }

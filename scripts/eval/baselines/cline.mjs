@@ -23,7 +23,9 @@ export const MAX_MISTAKES = 3;
 
 function signature(args) {
   if (args === null || typeof args !== 'object') return JSON.stringify(args ?? {});
-  const keys = Object.keys(args).filter((k) => k !== 'task_progress').sort();
+  const keys = Object.keys(args)
+    .filter((k) => k !== 'task_progress')
+    .sort();
   return JSON.stringify(args, keys);
 }
 
@@ -70,6 +72,8 @@ export function create() {
       }
       return alarms;
     },
-    user() { mistakes = 0; },
+    user() {
+      mistakes = 0;
+    },
   };
 }

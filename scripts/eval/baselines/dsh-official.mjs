@@ -17,7 +17,11 @@ export function create(config = {}) {
   const preStep = listeners.get('agent/pre-step');
   return {
     async observe(call) {
-      const decision = await post({ agent, name: call.tool, arguments: call.args }, { content: [{ type: 'text', text: call.output }] }, async () => ({ kind: 'accept' }));
+      const decision = await post(
+        { agent, name: call.tool, arguments: call.args },
+        { content: [{ type: 'text', text: call.output }] },
+        async () => ({ kind: 'accept' }),
+      );
       const notes = decision.additionalContexts ?? [];
       return notes.map((m) => ({ level: 'reminder', reason: m.source.summary }));
     },

@@ -20,11 +20,18 @@ export function create() {
     observe(call) {
       const key = sha256(`${call.tool}:${JSON.stringify(call.args)}`);
       if (key === lastKey) count += 1;
-      else { lastKey = key; count = 1; }
+      else {
+        lastKey = key;
+        count = 1;
+      }
       if (count < TOOL_CALL_LOOP_THRESHOLD) return [];
       strikes += 1;
       return [{ level: strikes === 1 ? 'nudge' : 'halt', reason: `identical call × ${count}` }];
     },
-    user() { lastKey = null; count = 0; strikes = 0; },
+    user() {
+      lastKey = null;
+      count = 0;
+      strikes = 0;
+    },
   };
 }

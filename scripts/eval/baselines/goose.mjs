@@ -38,9 +38,15 @@ export function create({ maxRepetitions = null } = {}) {
       if (failed(call)) {
         const fp = [...call.output].slice(0, 100).join('');
         if (errTool === call.tool && errText === fp) streak += 1;
-        else { errTool = call.tool; errText = fp; streak = 1; }
+        else {
+          errTool = call.tool;
+          errText = fp;
+          streak = 1;
+        }
       } else {
-        errTool = null; errText = null; streak = 0;
+        errTool = null;
+        errText = null;
+        streak = 0;
       }
       return alarms;
     },

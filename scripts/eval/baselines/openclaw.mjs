@@ -20,7 +20,8 @@ export const CRITICAL = 20;
 export const GLOBAL = 30;
 
 const hashCall = (call) => `${call.tool}:${sha256(stableStringify(call.args))}`;
-const hashOutcome = (call) => (call.isError ? `error:${sha256(stableStringify(call.output))}` : sha256(stableStringify({ details: {}, text: call.output.trim() })));
+const hashOutcome = (call) =>
+  call.isError ? `error:${sha256(stableStringify(call.output))}` : sha256(stableStringify({ details: {}, text: call.output.trim() }));
 
 function noProgressStreak(history, tool, argsHash) {
   let streak = 0;
@@ -28,7 +29,11 @@ function noProgressStreak(history, tool, argsHash) {
   for (let i = history.length - 1; i >= 0; i--) {
     const r = history[i];
     if (r.tool !== tool || r.argsHash !== argsHash || !r.resultHash) continue;
-    if (!latest) { latest = r.resultHash; streak = 1; continue; }
+    if (!latest) {
+      latest = r.resultHash;
+      streak = 1;
+      continue;
+    }
     if (r.resultHash !== latest) break;
     streak += 1;
   }
@@ -40,7 +45,10 @@ function pingPong(history, current) {
   if (!last) return { count: 0, noProgress: false };
   let other;
   for (let i = history.length - 2; i >= 0; i--) {
-    if (history[i].argsHash !== last.argsHash) { other = history[i].argsHash; break; }
+    if (history[i].argsHash !== last.argsHash) {
+      other = history[i].argsHash;
+      break;
+    }
   }
   if (!other) return { count: 0, noProgress: false };
   let tail = 0;
@@ -54,14 +62,26 @@ function pingPong(history, current) {
   let noProgress = true;
   for (let i = history.length - tail; i < history.length; i++) {
     const r = history[i];
-    if (!r.resultHash) { noProgress = false; break; }
+    if (!r.resultHash) {
+      noProgress = false;
+      break;
+    }
     if (r.argsHash === last.argsHash) {
       if (!a) a = r.resultHash;
-      else if (a !== r.resultHash) { noProgress = false; break; }
+      else if (a !== r.resultHash) {
+        noProgress = false;
+        break;
+      }
     } else if (r.argsHash === other) {
       if (!b) b = r.resultHash;
-      else if (b !== r.resultHash) { noProgress = false; break; }
-    } else { noProgress = false; break; }
+      else if (b !== r.resultHash) {
+        noProgress = false;
+        break;
+      }
+    } else {
+      noProgress = false;
+      break;
+    }
   }
   if (!a || !b) noProgress = false;
   return { count: tail + 1, noProgress };
@@ -87,6 +107,8 @@ export function create() {
       if (history.length > HISTORY) history.splice(0, history.length - HISTORY);
       return alarm ? [alarm] : [];
     },
-    user() { history = []; },
+    user() {
+      history = [];
+    },
   };
 }

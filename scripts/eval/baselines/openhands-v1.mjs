@@ -29,7 +29,8 @@ export function create() {
       const last = (k) => h.slice(n - k);
       if (n >= 4) {
         const l4 = last(4);
-        if (l4.every((s) => s.action === l4[0].action && s.observation === l4[0].observation)) return [{ level: 'stuck', reason: 'action-observation loop' }];
+        if (l4.every((s) => s.action === l4[0].action && s.observation === l4[0].observation))
+          return [{ level: 'stuck', reason: 'action-observation loop' }];
       }
       if (n >= 3) {
         const l3 = last(3);
@@ -37,10 +38,13 @@ export function create() {
       }
       if (n >= 6) {
         const s = last(6);
-        if ([0, 1, 2, 3].every((i) => s[i].action === s[i + 2].action && s[i].observation === s[i + 2].observation)) return [{ level: 'stuck', reason: 'alternating action-observation loop' }];
+        if ([0, 1, 2, 3].every((i) => s[i].action === s[i + 2].action && s[i].observation === s[i + 2].observation))
+          return [{ level: 'stuck', reason: 'alternating action-observation loop' }];
       }
       return [];
     },
-    user() { history = []; },
+    user() {
+      history = [];
+    },
   };
 }

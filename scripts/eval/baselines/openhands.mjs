@@ -52,6 +52,8 @@ export function create() {
       }
       return [];
     },
-    user() { history = []; },
+    user() {
+      history = [];
+    },
   };
 }

@@ -22,7 +22,10 @@ export function create() {
     observe(call) {
       const json = serialize(call);
       if (previous === json) count += 1;
-      else { count = 0; previous = json; }
+      else {
+        count = 0;
+        previous = json;
+      }
       if (LIMIT > 0 && count >= LIMIT) {
         count = 0;
         previous = null;

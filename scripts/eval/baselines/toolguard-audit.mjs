@@ -17,7 +17,11 @@ let reports = new Map();
 
 /** One audit run over every session file (the CLI reads files, not single calls). */
 export function prepare(sessions, { auditArgs = [] } = {}) {
-  const out = execFileSync(process.execPath, [bin, 'audit', '--json', '--fail-on', 'none', '--format', 'trace', ...auditArgs, ...sessions.map((s) => s.file)], { cwd: root, encoding: 'utf8', maxBuffer: 256 << 20 });
+  const out = execFileSync(
+    process.execPath,
+    [bin, 'audit', '--json', '--fail-on', 'none', '--format', 'trace', ...auditArgs, ...sessions.map((s) => s.file)],
+    { cwd: root, encoding: 'utf8', maxBuffer: 256 << 20 },
+  );
   reports = new Map(JSON.parse(out).sessions.map((r) => [resolve(root, r.file), r]));
 }
 

@@ -7,7 +7,8 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const { GuardEngine } = require('../../../main.js');
 
-export const note = 'the real engine with the loop detectors on (`loops: {}`, as every toolguard product runs it); a verdict\'s loop member, else its reminder';
+export const note =
+  "the real engine with the loop detectors on (`loops: {}`, as every toolguard product runs it); a verdict's loop member, else its reminder";
 export const name = 'toolguard';
 
 export function create(config = { loops: {} }) {
@@ -20,8 +21,12 @@ export function create(config = { loops: {} }) {
       const verdict = engine.observe({ agentId, name: call.tool, argumentsJson: call.argsJson }, { content, isError: call.isError });
       const alarm = verdict?.loop ?? verdict?.reminder;
       if (!alarm) return [];
-      return [{ level: alarm.kind ?? 'reminder', reason: alarm.summary ?? '', ...(alarm.first !== undefined ? { episode: alarm.first } : {}) }];
+      return [
+        { level: alarm.kind ?? 'reminder', reason: alarm.summary ?? '', ...(alarm.first !== undefined ? { episode: alarm.first } : {}) },
+      ];
     },
-    user() { engine.reset(agentId); },
+    user() {
+      engine.reset(agentId);
+    },
   };
 }

@@ -19,13 +19,21 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const WILD = process.env.TOOLGUARD_WILD ?? join(repo, '../shared/wild');
 export const wildPresent = (dir = WILD) => existsSync(join(dir, 'manifest.json'));
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the ANSI sequences this strips
 const ANSI = /\x1b\[[0-9;?]*[a-zA-Z]|\x1b[()][0-9A-B]|\r/g;
 const SHELL = new Set(['bash', 'execute_bash', 'shell', 'exec_command', 'run']);
-const tsOf = (s) => { const t = Date.parse(s); return Number.isFinite(t) ? t : null; };
+const tsOf = (s) => {
+  const t = Date.parse(s);
+  return Number.isFinite(t) ? t : null;
+};
 
 function parseArgs(a) {
   if (a && typeof a === 'object') return a;
-  try { return JSON.parse(a); } catch { return { raw: String(a ?? '') }; }
+  try {
+    return JSON.parse(a);
+  } catch {
+    return { raw: String(a ?? '') };
+  }
 }
 
 const textOf = (content) => {
@@ -40,13 +48,29 @@ function claudeMessages(messages) {
   const byId = new Map();
   let prompted = false; // a user prompt came since the last call (detectors that reset on one need it)
   for (const { role, content, ts } of messages) {
-    if (role === 'user' && (typeof content === 'string' || (Array.isArray(content) && content.some((b) => b?.type === 'text') && !content.some((b) => b?.type === 'tool_result')))) prompted = true;
+    if (
+      role === 'user' &&
+      (typeof content === 'string' ||
+        (Array.isArray(content) && content.some((b) => b?.type === 'text') && !content.some((b) => b?.type === 'tool_result')))
+    )
+      prompted = true;
     if (!Array.isArray(content)) continue;
     for (const b of content) {
       if (role === 'assistant' && b?.type === 'tool_use') {
         if (byId.has(b.id)) continue; // a streamed message repeats its blocks
         const args = b.input ?? {};
-        const c = { callId: b.id, tool: b.name, args, command: b.name === 'Bash' ? String(args.command ?? '') : null, output: '', exitCode: null, isError: false, ts, resultTs: null, userBefore: prompted };
+        const c = {
+          callId: b.id,
+          tool: b.name,
+          args,
+          command: b.name === 'Bash' ? String(args.command ?? '') : null,
+          output: '',
+          exitCode: null,
+          isError: false,
+          ts,
+          resultTs: null,
+          userBefore: prompted,
+        };
         prompted = false;
         byId.set(b.id, c);
         calls.push(c);
@@ -66,7 +90,11 @@ function claudeJsonl(text) {
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
     let o;
-    try { o = JSON.parse(line); } catch { continue; }
+    try {
+      o = JSON.parse(line);
+    } catch {
+      continue;
+    }
     const m = o.message;
     if (!m || !o.type || (o.type !== 'assistant' && o.type !== 'user')) continue;
     messages.push({ role: m.role ?? o.type, content: m.content, ts: tsOf(o.timestamp) });
@@ -80,7 +108,11 @@ function claudeMarkdown(text) {
     const m = /^\s*### (User|Assistant)\n> ([^\n]*)\n\n(\[.*\])\s*$/s.exec(block);
     if (!m) continue;
     let content;
-    try { content = JSON.parse(m[3]); } catch { continue; }
+    try {
+      content = JSON.parse(m[3]);
+    } catch {
+      continue;
+    }
     messages.push({ role: m[1].toLowerCase(), content, ts: tsOf(m[2]) });
   }
   return [claudeMessages(messages)];
@@ -95,7 +127,16 @@ function miniSweV2(text) {
     if (m.role === 'assistant') {
       for (const tc of m.tool_calls ?? []) {
         const args = parseArgs(tc.function?.arguments);
-        const c = { callId: tc.id, tool: tc.function?.name ?? 'bash', args, command: String(args.command ?? args.raw ?? ''), output: '', exitCode: null, isError: false, ts: m.extra?.timestamp ? m.extra.timestamp * 1000 : null };
+        const c = {
+          callId: tc.id,
+          tool: tc.function?.name ?? 'bash',
+          args,
+          command: String(args.command ?? args.raw ?? ''),
+          output: '',
+          exitCode: null,
+          isError: false,
+          ts: m.extra?.timestamp ? m.extra.timestamp * 1000 : null,
+        };
         byId.set(tc.id, c);
         calls.push(c);
       }
@@ -113,10 +154,21 @@ function miniSweV2(text) {
 // ---------- classic SWE-agent ----------
 function sweClassic(text) {
   const o = JSON.parse(text);
-  return [(o.trajectory ?? []).map((s) => {
-    const action = String(s.action ?? '').replace(/\n$/, '');
-    return { callId: null, tool: action.split(/\s/)[0] || 'action', args: { command: action }, command: action, output: String(s.observation ?? ''), exitCode: null, isError: false, ts: null };
-  })];
+  return [
+    (o.trajectory ?? []).map((s) => {
+      const action = String(s.action ?? '').replace(/\n$/, '');
+      return {
+        callId: null,
+        tool: action.split(/\s/)[0] || 'action',
+        args: { command: action },
+        command: action,
+        output: String(s.observation ?? ''),
+        exitCode: null,
+        isError: false,
+        ts: null,
+      };
+    }),
+  ];
 }
 
 // ---------- OpenHands V1 SDK events (one session per line) ----------
@@ -133,7 +185,18 @@ function ohV1(text) {
       if (e.kind === 'ActionEvent') {
         const args = parseArgs(e.tool_call?.arguments ?? e.action ?? {});
         const cmd = e.action?.kind === 'ExecuteBashAction' ? String(e.action.command ?? '') : null;
-        const c = { callId: e.tool_call_id ?? e.id, tool: e.tool_name, args, command: cmd, output: '', exitCode: null, isError: false, ts: tsOf(e.timestamp), id: e.id, userBefore: prompted };
+        const c = {
+          callId: e.tool_call_id ?? e.id,
+          tool: e.tool_name,
+          args,
+          command: cmd,
+          output: '',
+          exitCode: null,
+          isError: false,
+          ts: tsOf(e.timestamp),
+          id: e.id,
+          userBefore: prompted,
+        };
         prompted = false;
         byId.set(e.id, c);
         if (e.tool_call_id) byId.set(e.tool_call_id, c);
@@ -143,7 +206,10 @@ function ohV1(text) {
         if (!c) continue;
         const ob = e.observation ?? {};
         c.output = String(ob.output ?? textOf(ob.content) ?? e.error ?? '').replace(ANSI, '');
-        if (e.kind === 'AgentErrorEvent') { c.output = String(e.error ?? ''); c.isError = true; }
+        if (e.kind === 'AgentErrorEvent') {
+          c.output = String(e.error ?? '');
+          c.isError = true;
+        }
         const rc = ob.metadata?.exit_code ?? ob.exit_code;
         c.exitCode = Number.isInteger(rc) && rc !== -1 ? rc : null;
         c.isError = c.isError || ob.error === true;
@@ -168,7 +234,16 @@ function ohV0Resolver(text) {
       if (e.action && !V0_SKIP.has(e.action)) {
         const args = { ...e };
         delete args.thought;
-        last = { callId: null, tool: e.action, args, command: e.action === 'run' ? String(e.command ?? '') : null, output: '', exitCode: null, isError: false, ts: null };
+        last = {
+          callId: null,
+          tool: e.action,
+          args,
+          command: e.action === 'run' ? String(e.command ?? '') : null,
+          output: '',
+          exitCode: null,
+          isError: false,
+          ts: null,
+        };
         calls.push(last);
       } else if (e.observation && last) {
         last.output = String(e.content ?? '');
@@ -189,7 +264,16 @@ function ohV0Stream(text) {
   const byId = new Map();
   for (const e of events) {
     if (e.action && e.source === 'agent' && !V0_SKIP.has(e.action)) {
-      const c = { callId: e.tool_call_metadata?.tool_call_id ?? null, tool: e.tool_call_metadata?.function_name ?? e.action, args: e.args ?? {}, command: e.action === 'run' ? String(e.args?.command ?? '') : null, output: '', exitCode: null, isError: false, ts: tsOf(e.timestamp) };
+      const c = {
+        callId: e.tool_call_metadata?.tool_call_id ?? null,
+        tool: e.tool_call_metadata?.function_name ?? e.action,
+        args: e.args ?? {},
+        command: e.action === 'run' ? String(e.args?.command ?? '') : null,
+        output: '',
+        exitCode: null,
+        isError: false,
+        ts: tsOf(e.timestamp),
+      };
       byId.set(e.id, c);
       calls.push(c);
     } else if (e.observation && byId.has(e.cause)) {
@@ -211,7 +295,7 @@ function miniSweTerminal(text) {
   const re = /<returncode>(-?\d+)<\/returncode>/g;
   let m;
   let prev = 0;
-  while ((m = re.exec(t))) {
+  for (m = re.exec(t); m; m = re.exec(t)) {
     const before = t.slice(prev, m.index);
     const fences = [...before.matchAll(/```(?:bash|sh)?\n([\s\S]*?)\n```/g)];
     const command = fences.length ? fences[fences.length - 1][1] : '';
@@ -245,7 +329,16 @@ function codexText(text) {
         while (!/ in \/\S*$/.test(cmd) && j + 1 < lines.length && !TS.test(lines[j + 1])) cmd += '\n' + lines[++j];
         cmd = cmd.replace(/ in \/\S*$/, '');
         // every `exec` ran through the shell, update_plan included (it exits -1: no such program)
-        cur = { callId: null, tool: 'exec_command', args: { command: cmd }, command: cmd, output: '', exitCode: null, isError: false, ts: tsOf(ts[1] + 'Z') };
+        cur = {
+          callId: null,
+          tool: 'exec_command',
+          args: { command: cmd },
+          command: cmd,
+          output: '',
+          exitCode: null,
+          isError: false,
+          ts: tsOf(ts[1] + 'Z'),
+        };
         calls.push(cur);
         i = j;
         continue;
@@ -254,7 +347,16 @@ function codexText(text) {
         let patch = '';
         let j = i;
         while (j + 1 < lines.length && !TS.test(lines[j + 1])) patch += lines[++j] + '\n';
-        cur = { callId: null, tool: 'apply_patch', args: { patch }, command: null, output: '', exitCode: null, isError: false, ts: tsOf(ts[1] + 'Z') };
+        cur = {
+          callId: null,
+          tool: 'apply_patch',
+          args: { patch },
+          command: null,
+          output: '',
+          exitCode: null,
+          isError: false,
+          ts: tsOf(ts[1] + 'Z'),
+        };
         calls.push(cur);
         i = j;
         continue;
@@ -321,13 +423,18 @@ export function readWildFile(entry, dir = WILD) {
 export function readWild(dir = WILD) {
   const out = [];
   for (const e of manifest(dir)) {
-    readWildFile(e, dir).forEach((calls, session) => out.push({ file: e.file, session, kind: e.kind, calls }));
+    readWildFile(e, dir).forEach((calls, session) => {
+      out.push({ file: e.file, session, kind: e.kind, calls });
+    });
   }
   return out;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  if (!wildPresent()) { console.log(`wild: ${WILD} is absent; nothing to read`); process.exit(0); }
+  if (!wildPresent()) {
+    console.log(`wild: ${WILD} is absent; nothing to read`);
+    process.exit(0);
+  }
   let bad = 0;
   for (const e of manifest()) {
     const sessions = readWildFile(e);
@@ -335,7 +442,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const sh = sessions.reduce((a, s) => a + s.filter((c) => c.command !== null).length, 0);
     const ok = n === e.calls;
     if (!ok) bad++;
-    if (!ok || process.argv.includes('-v')) console.log(`${ok ? 'ok ' : 'BAD'} ${e.file}: ${n} calls (manifest ${e.calls}), shell ${sh} (manifest ${e.bash})`);
+    if (!ok || process.argv.includes('-v'))
+      console.log(`${ok ? 'ok ' : 'BAD'} ${e.file}: ${n} calls (manifest ${e.calls}), shell ${sh} (manifest ${e.bash})`);
   }
   console.log(bad ? `${bad} files disagree with the manifest` : 'every file agrees with the manifest');
 }

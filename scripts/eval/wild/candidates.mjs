@@ -15,7 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { readWild, wildPresent, WILD } from './calls.mjs';
 
 /** Any error-looking word or shape (broad on purpose). */
-export const ERRORISH = /error|fail|fatal|exception|traceback|panic|abort|denied|not found|no such|cannot|can't|could not|couldn't|unable|invalid|refused|timed? ?out|segmentation|killed|unrecognized|unknown (option|command)|usage:|warning:|\bE\d{3,}\b|\b[45]\d\d\b (?:not found|error|forbidden|unauthorized|bad request|internal)|"detail"|missing|undefined|✗|✘|❌/i;
+export const ERRORISH =
+  /error|fail|fatal|exception|traceback|panic|abort|denied|not found|no such|cannot|can't|could not|couldn't|unable|invalid|refused|timed? ?out|segmentation|killed|unrecognized|unknown (option|command)|usage:|warning:|\bE\d{3,}\b|\b[45]\d\d\b (?:not found|error|forbidden|unauthorized|bad request|internal)|"detail"|missing|undefined|✗|✘|❌/i;
 
 export function isCandidate(call) {
   if (call.command === null) return false;
@@ -45,18 +46,36 @@ function show(c, context) {
     last = i;
   }
   if (idx.length > 14) shown.push(`      … (${idx.length - 14} more matched lines)`);
-  const cmd = c.command.split('\n').slice(0, 3).map((l) => l.slice(0, 240)).join('\n    > ');
+  const cmd = c.command
+    .split('\n')
+    .slice(0, 3)
+    .map((l) => l.slice(0, 240))
+    .join('\n    > ');
   return `## ${c.file} s${c.session} #${c.ordinal} ${c.callId ?? ''} exit=${c.exitCode ?? '?'} lines=${lines.length}\n    $ ${cmd}\n${shown.join('\n')}`;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  if (!wildPresent()) { console.log(`wild candidates: ${WILD} is absent; nothing to list`); process.exit(0); }
+  if (!wildPresent()) {
+    console.log(`wild candidates: ${WILD} is absent; nothing to list`);
+    process.exit(0);
+  }
   const arg = (n) => process.argv.find((a) => a.startsWith(`--${n}=`))?.slice(n.length + 3);
   const only = arg('file');
   const context = Number(arg('context') ?? 1);
   const list = candidates().filter((c) => !only || c.file.includes(only));
   if (process.argv.includes('--json')) {
-    console.log(JSON.stringify(list.map(({ file, session, ordinal, callId, command, exitCode }) => ({ file, session, ordinal, callId, command: command.split('\n')[0].slice(0, 200), exitCode }))));
+    console.log(
+      JSON.stringify(
+        list.map(({ file, session, ordinal, callId, command, exitCode }) => ({
+          file,
+          session,
+          ordinal,
+          callId,
+          command: command.split('\n')[0].slice(0, 200),
+          exitCode,
+        })),
+      ),
+    );
   } else {
     for (const c of list) console.log(show(c, context));
     console.log(`\n${list.length} candidates`);

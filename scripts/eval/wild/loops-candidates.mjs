@@ -17,15 +17,22 @@ import { readWild, wildPresent, WILD } from './calls.mjs';
 const h = (s) => createHash('sha1').update(s).digest('hex').slice(0, 10);
 const norm = (s) => String(s).replace(/\s+/g, ' ').trim();
 
-const ACK = /has been updated|Todos have been modified|File created successfully|Applied \d+ edits?|File updated\. Please review|The file .* has been (edited|created)|successfully (edited|created|wrote)/i;
+const ACK =
+  /has been updated|Todos have been modified|File created successfully|Applied \d+ edits?|File updated\. Please review|The file .* has been (edited|created)|successfully (edited|created|wrote)/i;
 
 export function shapeOf(c) {
   return h(`${c.tool}\u0000${norm(c.command ?? JSON.stringify(c.args ?? {}))}`);
 }
 /** The last error-looking line of an output, digits blanked (so "line 12" and "line 13" match). */
 export function errorLine(c) {
-  const lines = String(c.output).split('\n').filter((l) => /error|fail|not found|no such|cannot|invalid|denied|exception/i.test(l));
-  return lines.length ? norm(lines[lines.length - 1]).replace(/\d+/g, 'N').slice(0, 200) : null;
+  const lines = String(c.output)
+    .split('\n')
+    .filter((l) => /error|fail|not found|no such|cannot|invalid|denied|exception/i.test(l));
+  return lines.length
+    ? norm(lines[lines.length - 1])
+        .replace(/\d+/g, 'N')
+        .slice(0, 200)
+    : null;
 }
 
 /** Stretches of one session: [{ from, to, why }] on ordinals, merged when they overlap. */
@@ -43,8 +50,10 @@ export function stretches(calls, { gap = 3, min = 3 } = {}) {
       const k = key(c);
       if (!k) continue;
       const r = runs.get(k);
-      if (r && c.ordinal - r.last <= gap + 1) { r.last = c.ordinal; r.n++; }
-      else {
+      if (r && c.ordinal - r.last <= gap + 1) {
+        r.last = c.ordinal;
+        r.n++;
+      } else {
         if (r && r.n >= min) found.push({ from: r.first, to: r.last, why, n: r.n });
         runs.set(k, { first: c.ordinal, last: c.ordinal, n: 1 });
       }
@@ -55,8 +64,10 @@ export function stretches(calls, { gap = 3, min = 3 } = {}) {
   const merged = [];
   for (const s of found) {
     const m = merged[merged.length - 1];
-    if (m && s.from <= m.to + 1) { m.to = Math.max(m.to, s.to); m.why.add(`${s.why}×${s.n}`); }
-    else merged.push({ from: s.from, to: s.to, why: new Set([`${s.why}×${s.n}`]) });
+    if (m && s.from <= m.to + 1) {
+      m.to = Math.max(m.to, s.to);
+      m.why.add(`${s.why}×${s.n}`);
+    } else merged.push({ from: s.from, to: s.to, why: new Set([`${s.why}×${s.n}`]) });
   }
   return merged.map((m) => ({ ...m, why: [...m.why].join(', ') }));
 }
@@ -67,7 +78,10 @@ function short(c) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  if (!wildPresent()) { console.log(`wild loops candidates: ${WILD} is absent; nothing to list`); process.exit(0); }
+  if (!wildPresent()) {
+    console.log(`wild loops candidates: ${WILD} is absent; nothing to list`);
+    process.exit(0);
+  }
   const arg = (n) => process.argv.find((a) => a.startsWith(`--${n}=`))?.slice(n.length + 3);
   const only = arg('file');
   const opts = { gap: Number(arg('gap') ?? 3), min: Number(arg('min') ?? 3) };
@@ -78,8 +92,14 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       n++;
       console.log(`## ${s.file} s${s.session} #${st.from}-#${st.to} (${st.why})`);
       for (const c of s.calls.slice(Math.max(0, st.from - 2), Math.min(s.calls.length, st.to + 1))) {
-        const first = norm(String(c.output).split('\n').find((l) => l.trim() && !/^<\/?(returncode|output)/.test(l)) ?? '').slice(0, 90);
-        console.log(`  ${String(c.ordinal).padStart(4)} ${c.tool.slice(0, 14).padEnd(14)} ${c.exitCode ?? (c.isError ? 'E' : '-')} ${short(c)} → ${first}`);
+        const first = norm(
+          String(c.output)
+            .split('\n')
+            .find((l) => l.trim() && !/^<\/?(returncode|output)/.test(l)) ?? '',
+        ).slice(0, 90);
+        console.log(
+          `  ${String(c.ordinal).padStart(4)} ${c.tool.slice(0, 14).padEnd(14)} ${c.exitCode ?? (c.isError ? 'E' : '-')} ${short(c)} → ${first}`,
+        );
       }
     }
   }

@@ -29,26 +29,34 @@ export function scoreLoops(labels, alarms, covered) {
   const missed = [];
   for (const ep of stuck) {
     const hits = alarms.filter((a) => within(ep, a));
-    hits.forEach((a) => used.add(a));
+    for (const a of hits) used.add(a);
     (hits.length ? caught : missed).push(ep);
   }
   const trapsAlarmed = [];
   for (const b of benign) {
     const hits = alarms.filter((a) => !used.has(a) && within(b, a));
     if (!hits.length) continue;
-    hits.forEach((a) => used.add(a));
+    for (const a of hits) used.add(a);
     trapsAlarmed.push({ ...b, alarms: hits });
   }
-  const rest = alarms.filter((a) => !used.has(a) && covered.has(a.key)).sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : x.ordinal - y.ordinal));
+  const rest = alarms
+    .filter((a) => !used.has(a) && covered.has(a.key))
+    .sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : x.ordinal - y.ordinal));
   const other = [];
   for (const a of rest) {
     const last = other[other.length - 1];
-    if (last && last.key === a.key && a.ordinal - last.last <= FALSE_ALARM_GAP) { last.last = a.ordinal; last.alarms.push(a); }
-    else other.push({ key: a.key, first: a.ordinal, last: a.ordinal, alarms: [a] });
+    if (last && last.key === a.key && a.ordinal - last.last <= FALSE_ALARM_GAP) {
+      last.last = a.ordinal;
+      last.alarms.push(a);
+    } else other.push({ key: a.key, first: a.ordinal, last: a.ordinal, alarms: [a] });
   }
   return {
-    episodes: stuck.length, caught: caught.length, missed,
-    traps: benign.length, trapsAlarmed, otherEpisodes: other,
+    episodes: stuck.length,
+    caught: caught.length,
+    missed,
+    traps: benign.length,
+    trapsAlarmed,
+    otherEpisodes: other,
     falseEpisodes: trapsAlarmed.length + other.length,
   };
 }
@@ -72,30 +80,56 @@ export function scoreSilent(labels, flags, covered, { alarm = 'any' } = {}) {
   for (const id of flagged) contextOnly.delete(id);
   const labelled = new Set();
   const byClass = {};
-  let failures = 0, hits = 0, falseAlarms = 0, benign = 0, contextOnFailures = 0, contextOnBenign = 0;
-  const misses = [], wrong = [];
+  let failures = 0,
+    hits = 0,
+    falseAlarms = 0,
+    benign = 0,
+    contextOnFailures = 0,
+    contextOnBenign = 0;
+  const misses = [],
+    wrong = [];
   for (const l of labels.labels) {
     const key = sessionKey(l.file, l.session);
     if (!covered.has(key)) continue;
     const id = `${key}@${l.ordinal}`;
     labelled.add(id);
-    const c = (byClass[`${l.label}/${l.class}`] ??= { label: l.label, class: l.class, n: 0, flagged: 0 });
+    byClass[`${l.label}/${l.class}`] ??= { label: l.label, class: l.class, n: 0, flagged: 0 };
+    const c = byClass[`${l.label}/${l.class}`];
     c.n += 1;
     const f = flagged.has(id);
     if (f) c.flagged += 1;
     if (alarm !== 'any' && contextOnly.has(id)) {
       c.context = (c.context ?? 0) + 1;
-      if (l.label === 'failure') contextOnFailures += 1; else contextOnBenign += 1;
+      if (l.label === 'failure') contextOnFailures += 1;
+      else contextOnBenign += 1;
     }
-    if (l.label === 'failure') { failures += 1; if (f) hits += 1; else misses.push(l); }
-    else { benign += 1; if (f) { falseAlarms += 1; wrong.push(l); } }
+    if (l.label === 'failure') {
+      failures += 1;
+      if (f) hits += 1;
+      else misses.push(l);
+    } else {
+      benign += 1;
+      if (f) {
+        falseAlarms += 1;
+        wrong.push(l);
+      }
+    }
   }
   const unlabelled = flags.filter((f) => isAlarm(f) && covered.has(f.key) && !labelled.has(`${f.key}@${f.ordinal}`));
   return {
-    alarm, failures, benign, hits, falseAlarms, contextOnFailures, contextOnBenign,
+    alarm,
+    failures,
+    benign,
+    hits,
+    falseAlarms,
+    contextOnFailures,
+    contextOnBenign,
     recall: failures ? hits / failures : null,
     precision: hits + falseAlarms ? hits / (hits + falseAlarms) : null,
-    byClass, misses, wrong, unlabelled: unlabelled.length,
+    byClass,
+    misses,
+    wrong,
+    unlabelled: unlabelled.length,
   };
 }
 
@@ -112,17 +146,30 @@ export function scoreSilent(labels, flags, covered, { alarm = 'any' } = {}) {
 /** A call that writes, restores, deletes or navigates: not a read. */
 export function changesState(call) {
   const t = call.tool ?? '';
-  if (/^(Edit|MultiEdit|Write|NotebookEdit|apply_patch|edit|create|str_replace_editor|browser_(click|type|go_back|navigate|go_forward|scroll|select))/.test(t)) {
+  if (
+    /^(Edit|MultiEdit|Write|NotebookEdit|apply_patch|edit|create|str_replace_editor|browser_(click|type|go_back|navigate|go_forward|scroll|select))/.test(
+      t,
+    )
+  ) {
     if (t === 'str_replace_editor' && call.args?.command === 'view') return false;
     return true;
   }
   const cmd = call.command;
   if (!cmd) return false;
-  return /(^|[;&|(]\s*)(cp|mv|rm|touch|mkdir|patch|tee|ln|chmod|install|git\s+(checkout|restore|reset|stash|apply|commit|add|mv|rm))\b|\bsed\s+-i|>{1,2}\s*(?!\/dev\/null|&)[^\s>&|;]+/.test(cmd);
+  return /(^|[;&|(]\s*)(cp|mv|rm|touch|mkdir|patch|tee|ln|chmod|install|git\s+(checkout|restore|reset|stash|apply|commit|add|mv|rm))\b|\bsed\s+-i|>{1,2}\s*(?!\/dev\/null|&)[^\s>&|;]+/.test(
+    cmd,
+  );
 }
 
-const normOut = (s) => String(s ?? '').replace(/<timestamp>.*?<\/timestamp>/g, '').replace(/\s+/g, ' ').trim();
-const shapeOf = (c) => `${c.tool}\u0000${String(c.command ?? JSON.stringify(c.args ?? {})).replace(/\s+/g, ' ').trim()}`;
+const normOut = (s) =>
+  String(s ?? '')
+    .replace(/<timestamp>.*?<\/timestamp>/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+const shapeOf = (c) =>
+  `${c.tool}\u0000${String(c.command ?? JSON.stringify(c.args ?? {}))
+    .replace(/\s+/g, ' ')
+    .trim()}`;
 const ERRORISH = /error|fail|traceback|exception|not found|no such|cannot|denied|invalid|rejected|no exact match/i;
 
 /** Whether a call failed: an exit status, an error flag, or an error in a status-less result. */
@@ -131,7 +178,14 @@ export function callFailed(call) {
   if (call.exitCode !== null && call.exitCode !== undefined) {
     if (call.exitCode === 0) return false;
     // grep/rg/diff exit 1 with nothing printed: an answer (no match), not a failure
-    if (call.exitCode === 1 && /^\s*(cd\s+\S+\s*&&\s*)?(grep|rg|egrep|diff|cmp)\b/.test(call.command ?? '') && !normOut(call.output).replace(/<\/?(returncode|output)>|\b1\b/g, '').trim()) return false;
+    if (
+      call.exitCode === 1 &&
+      /^\s*(cd\s+\S+\s*&&\s*)?(grep|rg|egrep|diff|cmp)\b/.test(call.command ?? '') &&
+      !normOut(call.output)
+        .replace(/<\/?(returncode|output)>|\b1\b/g, '')
+        .trim()
+    )
+      return false;
     return true;
   }
   return ERRORISH.test(String(call.output ?? ''));
@@ -153,7 +207,9 @@ export function falseText(alarm, calls) {
     const shape = shapeOf(call);
     for (let i = alarm.ordinal - 2; i >= 0; i--) {
       if (shapeOf(calls[i]) !== shape) continue;
-      return normOut(calls[i].output) !== normOut(call.output) ? 'same-result text, but the result changed since the last identical call' : null;
+      return normOut(calls[i].output) !== normOut(call.output)
+        ? 'same-result text, but the result changed since the last identical call'
+        : null;
     }
     return null;
   }

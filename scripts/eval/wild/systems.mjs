@@ -33,9 +33,15 @@ export function toBaselineCall(c) {
   const exitCode = Number.isInteger(c.exitCode) ? c.exitCode : null;
   const args = c.args && typeof c.args === 'object' ? c.args : { value: c.args };
   return {
-    index: c.ordinal - 1, tool: c.tool, args, argsJson: JSON.stringify(args), rawOutput,
+    index: c.ordinal - 1,
+    tool: c.tool,
+    args,
+    argsJson: JSON.stringify(args),
+    rawOutput,
     output: exitCode ? `${rawOutput}\n[exit code: ${exitCode}]` : rawOutput,
-    exitCode, isError: c.isError === true, callId: c.callId,
+    exitCode,
+    isError: c.isError === true,
+    callId: c.callId,
   };
 }
 
@@ -47,7 +53,8 @@ export async function runPeer(peer, sessions) {
     const detector = peer.create();
     for (const c of s.calls) {
       if (c.userBefore) await detector.user();
-      for (const a of await detector.observe(toBaselineCall(c))) alarms.push({ key, ordinal: c.ordinal, kind: a.level ?? null, text: a.reason ?? '' });
+      for (const a of await detector.observe(toBaselineCall(c)))
+        alarms.push({ key, ordinal: c.ordinal, kind: a.level ?? null, text: a.reason ?? '' });
     }
   }
   return { name: peer.name, note: peer.note, covered: new Set(sessions.map((s) => sessionKey(s.file, s.session))), alarms, flags: [] };
@@ -78,12 +85,18 @@ export function runEngine(sessions, { config = { loops: {} }, name = 'toolguard 
       const v = engine.observe({ agentId, name: c.tool, argumentsJson: b.argsJson }, { content, isError: b.isError });
       const alarm = v?.loop ?? v?.reminder;
       if (alarm) alarms.push({ key, ordinal: c.ordinal, kind: v.loop ? alarm.kind : 'reminder', text: alarm.text ?? alarm.summary ?? '' });
-      if (v?.failure) flags.push({ key, ordinal: c.ordinal, rule: v.failure.rules?.map((r) => r.id).join(',') ?? '', action: v.failure.action });
+      if (v?.failure)
+        flags.push({ key, ordinal: c.ordinal, rule: v.failure.rules?.map((r) => r.id).join(',') ?? '', action: v.failure.action });
     }
   }
   return {
-    name, note: note ?? 'the engine fed the calls this eval reads from each format (default config, loops on); measures the detectors apart from the readers',
-    covered: new Set(sessions.map((s) => sessionKey(s.file, s.session))), alarms, flags,
+    name,
+    note:
+      note ??
+      'the engine fed the calls this eval reads from each format (default config, loops on); measures the detectors apart from the readers',
+    covered: new Set(sessions.map((s) => sessionKey(s.file, s.session))),
+    alarms,
+    flags,
   };
 }
 
@@ -95,7 +108,12 @@ export function runEngine(sessions, { config = { loops: {} }, name = 'toolguard 
  */
 export function runAudit(sessions, wildDir, manifest) {
   const files = manifest.map((e) => join(wildDir, e.file));
-  const out = execFileSync(process.execPath, [join(repo, 'bin/toolguard.mjs'), 'audit', '--json', '--fail-on', 'none', ...files], { cwd: repo, encoding: 'utf8', maxBuffer: 512 << 20, stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = execFileSync(process.execPath, [join(repo, 'bin/toolguard.mjs'), 'audit', '--json', '--fail-on', 'none', ...files], {
+    cwd: repo,
+    encoding: 'utf8',
+    maxBuffer: 512 << 20,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const doc = JSON.parse(out);
   const byKey = new Map(sessions.map((s) => [sessionKey(s.file, s.session), s]));
   const covered = new Set();
@@ -114,13 +132,28 @@ export function runAudit(sessions, wildDir, manifest) {
     if (r.calls !== ours.calls.length) partial.push(`${file}#${key.split('#').pop()}: ${r.calls} of ${ours.calls.length} calls`);
     const byId = new Map(ours.calls.filter((c) => c.callId).map((c) => [c.callId, c.ordinal]));
     const ordinalOf = (e) => (Number.isInteger(e.ordinal) ? e.ordinal : byId.get(e.callId));
-    for (const e of r.loops ?? []) { const o = ordinalOf(e); if (o) alarms.push({ key, ordinal: o, kind: e.kind, text: e.text ?? e.summary ?? '' }); }
-    if (!(r.loops ?? []).length) for (const e of r.reminders ?? []) { const o = ordinalOf(e); if (o) alarms.push({ key, ordinal: o, kind: 'reminder', text: e.text ?? '' }); }
-    for (const e of r.failures ?? []) { const o = ordinalOf(e); if (o) flags.push({ key, ordinal: o, rule: e.ruleId, action: e.verdict }); }
+    for (const e of r.loops ?? []) {
+      const o = ordinalOf(e);
+      if (o) alarms.push({ key, ordinal: o, kind: e.kind, text: e.text ?? e.summary ?? '' });
+    }
+    if (!(r.loops ?? []).length)
+      for (const e of r.reminders ?? []) {
+        const o = ordinalOf(e);
+        if (o) alarms.push({ key, ordinal: o, kind: 'reminder', text: e.text ?? '' });
+      }
+    for (const e of r.failures ?? []) {
+      const o = ordinalOf(e);
+      if (o) flags.push({ key, ordinal: o, rule: e.ruleId, action: e.verdict });
+    }
   }
   const unread = manifest.filter((e) => !readFiles.has(e.file));
   return {
-    name: 'toolguard audit', note: 'the `toolguard audit --json` CLI on the wild files with its defaults and its own readers',
-    covered, alarms, flags, partial, unread,
+    name: 'toolguard audit',
+    note: 'the `toolguard audit --json` CLI on the wild files with its defaults and its own readers',
+    covered,
+    alarms,
+    flags,
+    partial,
+    unread,
   };
 }

@@ -24,9 +24,11 @@ export function effective(cmd) {
   return c;
 }
 
-const READ = /^(cat|head|tail|sed\s+-n|nl|grep|egrep|rg|find|ls|tree|wc|awk|git\s+(diff|log|show|status|grep|blame)|diff|less|more|file|stat|du|echo|printf|open|search_file|search_dir|find_file|goto|scroll_(up|down))\b/;
+const READ =
+  /^(cat|head|tail|sed\s+-n|nl|grep|egrep|rg|find|ls|tree|wc|awk|git\s+(diff|log|show|status|grep|blame)|diff|less|more|file|stat|du|echo|printf|open|search_file|search_dir|find_file|goto|scroll_(up|down))\b/;
 /** A line a program printed about its own failure (not file content). */
-const PROGRAM_MSG = /^(\S+: )?(.*?: )?(No such file or directory|command not found|Permission denied|not found)\s*$|^(fatal|error|ERROR|Error): |^(grep|sed|cat|head|tail|find|ls|awk|git|bash|sh|zsh|\/bin\/sh|nl|wc|diff|rg)(: |:\d+: )|^Traceback \(most recent call last\)|Binary file .* matches/m;
+const PROGRAM_MSG =
+  /^(\S+: )?(.*?: )?(No such file or directory|command not found|Permission denied|not found)\s*$|^(fatal|error|ERROR|Error): |^(grep|sed|cat|head|tail|find|ls|awk|git|bash|sh|zsh|\/bin\/sh|nl|wc|diff|rg)(: |:\d+: )|^Traceback \(most recent call last\)|Binary file .* matches/m;
 
 /** The script a `python x.py` command runs, and whether an earlier call of the session wrote it. */
 export function scriptWritten(c, session) {
@@ -37,7 +39,11 @@ export function scriptWritten(c, session) {
     if (p.ordinal >= c.ordinal) break;
     const a = JSON.stringify(p.args ?? {});
     if (!a.includes(base)) continue;
-    if (/cat\s*>|cat <<|tee |> *\S*\.py|"create"|"command":"create"|file_text|Write|"content"/.test(a) || /^(Write|create|str_replace_editor)$/.test(p.tool)) return `${base} written at #${p.ordinal}`;
+    if (
+      /cat\s*>|cat <<|tee |> *\S*\.py|"create"|"command":"create"|file_text|Write|"content"/.test(a) ||
+      /^(Write|create|str_replace_editor)$/.test(p.tool)
+    )
+      return `${base} written at #${p.ordinal}`;
   }
   return `${base} not written in session`;
 }
@@ -47,7 +53,13 @@ export function bucket(c) {
   const out = c.output;
   const logish = /\.log\b|logs?\//.test(e);
   if (/(^|\s)(--help|-h)(\s|$)|\bhelp\b/.test(e) && !/Traceback/.test(out)) return 'help';
-  if (READ.test(e) && !/^cat\s*(<<|>)|^echo .*>|^printf .*>/.test(e) && !/\||&&|;|\bpython|\bpytest|\bnpm\b|\bnode\b/.test(e.replace(/\|\s*(head|tail|grep|wc|sort|uniq|cut|nl|sed -n)[^|;&]*/g, '')) && !PROGRAM_MSG.test(out)) return logish ? 'read-log' : 'read';
+  if (
+    READ.test(e) &&
+    !/^cat\s*(<<|>)|^echo .*>|^printf .*>/.test(e) &&
+    !/\||&&|;|\bpython|\bpytest|\bnpm\b|\bnode\b/.test(e.replace(/\|\s*(head|tail|grep|wc|sort|uniq|cut|nl|sed -n)[^|;&]*/g, '')) &&
+    !PROGRAM_MSG.test(out)
+  )
+    return logish ? 'read-log' : 'read';
   if (/^(python[0-9.]*|uv run python|\.venv\/bin\/python)\b/.test(e)) return /Traceback/.test(out) ? 'python-traceback' : 'python-other';
   if (/pytest|unittest|runtests|tox\b|npm (run )?test|jest|vitest/.test(e)) {
     if (/\b[1-9]\d* (failed|errors?)\b|FAILED|^FAIL|Traceback/m.test(out)) return 'tests-fail-words';
@@ -61,13 +73,22 @@ export function bucket(c) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  if (!wildPresent()) { console.log(`wild triage: ${WILD} is absent`); process.exit(0); }
+  if (!wildPresent()) {
+    console.log(`wild triage: ${WILD} is absent`);
+    process.exit(0);
+  }
   const arg = (n) => process.argv.find((a) => a.startsWith(`--${n}=`))?.slice(n.length + 3);
   const list = candidates();
   const sessions = new Map(readWild().map((s) => [`${s.file}#${s.session}`, s.calls]));
   const by = new Map();
-  list.forEach((c, i) => { c.index = i; });
-  for (const c of list) { const b = bucket(c); if (!by.has(b)) by.set(b, []); by.get(b).push(c); }
+  list.forEach((c, i) => {
+    c.index = i;
+  });
+  for (const c of list) {
+    const b = bucket(c);
+    if (!by.has(b)) by.set(b, []);
+    by.get(b).push(c);
+  }
   if (process.argv.includes('--counts')) {
     for (const [b, l] of [...by].sort((x, y) => y[1].length - x[1].length)) console.log(`${String(l.length).padStart(4)} ${b}`);
     process.exit(0);
@@ -80,7 +101,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       const lines = c.output.split('\n');
       const hits = lines.map((t, i) => [t, i]).filter(([t]) => ERRORISH.test(t));
       const tail = lines.filter((t) => t.trim()).slice(-2);
-      console.log(`## [${c.index}] ${b} | ${c.file.replace(/^.*\//, '').slice(0, 40)} s${c.session} #${c.ordinal} exit=${c.exitCode ?? '?'} n=${lines.length}`);
+      console.log(
+        `## [${c.index}] ${b} | ${c.file.replace(/^.*\//, '').slice(0, 40)} s${c.session} #${c.ordinal} exit=${c.exitCode ?? '?'} n=${lines.length}`,
+      );
       const w = scriptWritten(c, sessions.get(`${c.file}#${c.session}`));
       if (w) console.log(`  [script] ${w}`);
       console.log(`  $ ${c.command.replace(/\s*\n\s*/g, ' ⏎ ').slice(0, 260)}`);

@@ -63,7 +63,12 @@ export const statskitFixes = {
 };
 
 export const slugkit = {
-  'package.json': JSON.stringify({ name: 'slugkit', version: '1.0.0', type: 'module', scripts: { test: 'node --test', build: 'node build.mjs' } }, null, 2) + '\n',
+  'package.json':
+    JSON.stringify(
+      { name: 'slugkit', version: '1.0.0', type: 'module', scripts: { test: 'node --test', build: 'node build.mjs' } },
+      null,
+      2,
+    ) + '\n',
   'src/slug.js': `export function slugify(s) {
   return s.toLowerCase().replace(/ /g, '-');
 }
@@ -194,7 +199,10 @@ impl Ring {
 
 export const ringbufThreeFixes = [
   ['    pub fn capacity(&self) -> u32 {', '    pub fn capacity(&self) -> usize {'],
-  ['        self.buf.get(newest_index).copied()', '        let newest_index = (self.head + self.buf.len() - 1) % self.buf.len().max(1);\n        self.buf.get(newest_index).copied()'],
+  [
+    '        self.buf.get(newest_index).copied()',
+    '        let newest_index = (self.head + self.buf.len() - 1) % self.buf.len().max(1);\n        self.buf.get(newest_index).copied()',
+  ],
   ['        self.buf.iter().sum_all()', '        self.buf.iter().map(|&v| v as i64).sum()'],
 ];
 
@@ -267,7 +275,10 @@ mod tests {
 
 export const ringbufFixes = {
   len: ['    pub fn len(&self) -> usize {\n        self.cap\n    }', '    pub fn len(&self) -> usize {\n        self.buf.len()\n    }'],
-  items: ['        self.buf.clone()', '        let mut out = self.buf[self.head..].to_vec();\n        out.extend_from_slice(&self.buf[..self.head]);\n        out'],
+  items: [
+    '        self.buf.clone()',
+    '        let mut out = self.buf[self.head..].to_vec();\n        out.extend_from_slice(&self.buf[..self.head]);\n        out',
+  ],
   full: ['self.buf.len() > self.cap', 'self.buf.len() == self.cap'],
 };
 
@@ -453,7 +464,7 @@ int main(void) {
     return total > 100;
 }
 `,
-  'Makefile': 'sum: sum.c\n\tgcc -g -O0 -o sum sum.c\n',
+  Makefile: 'sum: sum.c\n\tgcc -g -O0 -o sum sum.c\n',
 };
 
 /** A C program with a compile error, built with make. */
@@ -482,7 +493,7 @@ struct config load_config(const char *path) {
     return c;
 }
 `,
-  'Makefile': 'app: src/main.c src/config.c\n\tgcc -Wall -o app src/main.c src/config.c\n',
+  Makefile: 'app: src/main.c src/config.c\n\tgcc -Wall -o app src/main.c src/config.c\n',
 };
 
 export function bigLog(lines = 1000) {
@@ -491,7 +502,9 @@ export function bigLog(lines = 1000) {
   for (let i = 1; i <= lines; i++) {
     const lvl = i % 173 === 0 ? 'ERROR' : levels[i % levels.length];
     const ms = (i * 37) % 900;
-    out.push(`2026-11-30T08:${String(Math.floor(i / 60) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}.${String(ms).padStart(3, '0')}Z ${lvl} worker-${i % 4} request ${1000 + i} handled in ${ms}ms`);
+    out.push(
+      `2026-11-30T08:${String(Math.floor(i / 60) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}.${String(ms).padStart(3, '0')}Z ${lvl} worker-${i % 4} request ${1000 + i} handled in ${ms}ms`,
+    );
   }
   return out.join('\n') + '\n';
 }

@@ -83,14 +83,22 @@ export class Recorder {
     const child = spawn('bash', ['-c', cmd], { cwd: this.dir, env: this.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     this.procs.push(child);
     let text = '';
-    child.stdout.on('data', (d) => { text += d; });
-    child.stderr.on('data', (d) => { text += d; });
+    child.stdout.on('data', (d) => {
+      text += d;
+    });
+    child.stderr.on('data', (d) => {
+      text += d;
+    });
     for (let i = 0; i < 100 && !readyPattern.test(text); i++) await sleep(50);
     if (!readyPattern.test(text)) throw new Error(`${this.name}: daemon not ready: ${cmd}\n${text}`);
     return child;
   }
-  wait(ms) { return sleep(ms); }
-  read(path) { return readFileSync(join(this.dir, path), 'utf8'); }
+  wait(ms) {
+    return sleep(ms);
+  }
+  read(path) {
+    return readFileSync(join(this.dir, path), 'utf8');
+  }
 
   // ---- recording ----
   record(tool, args, result) {
@@ -101,11 +109,19 @@ export class Recorder {
     this.calls += 1;
     return result;
   }
-  user() { this.lines.push({ type: 'user' }); }
+  user() {
+    this.lines.push({ type: 'user' });
+  }
 
   exec(cmd, timeout = 120_000) {
     const t0 = process.hrtime.bigint();
-    const r = spawnSync('bash', ['-c', `{\n${cmd}\n} 2>&1`], { cwd: this.dir, env: this.env, encoding: 'utf8', timeout, maxBuffer: 64 << 20 });
+    const r = spawnSync('bash', ['-c', `{\n${cmd}\n} 2>&1`], {
+      cwd: this.dir,
+      env: this.env,
+      encoding: 'utf8',
+      timeout,
+      maxBuffer: 64 << 20,
+    });
     const secs = Number(process.hrtime.bigint() - t0) / 1e9;
     return { output: r.stdout ?? '', exitCode: r.status ?? 124, secs };
   }
@@ -115,12 +131,20 @@ export class Recorder {
     const r = this.exec(cmd);
     if (this.style === 'dsh') return this.record('bash', { command: cmd }, { output: r.output, exitCode: r.exitCode });
     if (this.style === 'claude') {
-      const short = cmd.split(/\s+/).filter((w) => !/^(\d*[<>|&]|tail|head|-n|\d+$)/.test(w)).slice(0, 3).join(' ');
+      const short = cmd
+        .split(/\s+/)
+        .filter((w) => !/^(\d*[<>|&]|tail|head|-n|\d+$)/.test(w))
+        .slice(0, 3)
+        .join(' ');
       const desc = description ?? DESCRIBE[this.calls % DESCRIBE.length](short);
       return this.record('Bash', { command: cmd, description: desc }, { output: r.output, exitCode: r.exitCode });
     }
     const out = `Exit code: ${r.exitCode}\nWall time: ${r.secs.toFixed(1)} seconds\nOutput:\n${r.output}`;
-    return this.record('shell', { command: ['bash', '-lc', cmd], workdir: this.dir, timeout_ms: 120000 }, { output: out, exitCode: r.exitCode });
+    return this.record(
+      'shell',
+      { command: ['bash', '-lc', cmd], workdir: this.dir, timeout_ms: 120000 },
+      { output: out, exitCode: r.exitCode },
+    );
   }
 
   /** Codex's unified exec: a command that finishes within the yield time. */
@@ -143,9 +167,13 @@ export class Recorder {
     }
     const tool = this.style === 'dsh' ? 'read_file' : 'Read';
     const args = this.style === 'dsh' ? { path } : { file_path: abs };
-    if (offset !== undefined) { args.offset = offset; args.limit = limit; }
+    if (offset !== undefined) {
+      args.offset = offset;
+      args.limit = limit;
+    }
     if (!existsSync(abs)) {
-      const output = this.style === 'dsh' ? `read_file: ${path}: no such file or directory` : '<tool_use_error>File does not exist.</tool_use_error>';
+      const output =
+        this.style === 'dsh' ? `read_file: ${path}: no such file or directory` : '<tool_use_error>File does not exist.</tool_use_error>';
       return this.record(tool, args, { output, isError: true });
     }
     const all = readFileSync(abs, 'utf8').replace(/\n$/, '').split('\n');
@@ -153,7 +181,8 @@ export class Recorder {
     const start = offset === undefined ? 0 : this.style === 'dsh' ? offset : offset - 1;
     const slice = limit === undefined ? all.slice(start) : all.slice(start, start + limit);
     let output = catN(slice, start + 1);
-    if (this.style === 'dsh' && start + slice.length < all.length) output += `\n[lines ${start + 1}-${start + slice.length} of ${all.length}]`;
+    if (this.style === 'dsh' && start + slice.length < all.length)
+      output += `\n[lines ${start + 1}-${start + slice.length} of ${all.length}]`;
     return this.record(tool, args, { output });
   }
 
@@ -162,20 +191,40 @@ export class Recorder {
     const text = existsSync(abs) ? readFileSync(abs, 'utf8') : null;
     const hits = text === null ? 0 : text.split(oldString).length - 1;
     if (this.style === 'codex') {
-      const patch = `*** Begin Patch\n*** Update File: ${path}\n@@\n${oldString.split('\n').map((l) => `-${l}`).join('\n')}\n${newString.split('\n').map((l) => `+${l}`).join('\n')}\n*** End Patch`;
-      if (hits !== 1) return this.record('apply_patch', { input: patch }, { output: `apply_patch verification failed: Failed to find expected lines in ${abs}:\n${oldString}`, isError: true });
-      writeFileSync(abs, text.replace(oldString, () => newString));
+      const patch = `*** Begin Patch\n*** Update File: ${path}\n@@\n${oldString
+        .split('\n')
+        .map((l) => `-${l}`)
+        .join('\n')}\n${newString
+        .split('\n')
+        .map((l) => `+${l}`)
+        .join('\n')}\n*** End Patch`;
+      if (hits !== 1)
+        return this.record(
+          'apply_patch',
+          { input: patch },
+          { output: `apply_patch verification failed: Failed to find expected lines in ${abs}:\n${oldString}`, isError: true },
+        );
+      writeFileSync(
+        abs,
+        text.replace(oldString, () => newString),
+      );
       return this.record('apply_patch', { input: patch }, { output: `Success. Updated the following files:\nM ${path}\n` });
     }
     const dsh = this.style === 'dsh';
     const tool = dsh ? 'edit_file' : 'Edit';
-    const args = dsh ? { path, old_string: oldString, new_string: newString } : { file_path: abs, old_string: oldString, new_string: newString };
+    const args = dsh
+      ? { path, old_string: oldString, new_string: newString }
+      : { file_path: abs, old_string: oldString, new_string: newString };
     if (hits === 0) {
-      const output = dsh ? `edit_file: old_string not found in ${path}` : `<tool_use_error>String to replace not found in file.\nString: ${oldString}</tool_use_error>`;
+      const output = dsh
+        ? `edit_file: old_string not found in ${path}`
+        : `<tool_use_error>String to replace not found in file.\nString: ${oldString}</tool_use_error>`;
       return this.record(tool, args, { output, isError: true });
     }
     if (hits > 1) {
-      const output = dsh ? `edit_file: old_string matches ${hits} places in ${path}; give more context` : `<tool_use_error>Found ${hits} matches of the string to replace, but replace_all is false.</tool_use_error>`;
+      const output = dsh
+        ? `edit_file: old_string matches ${hits} places in ${path}; give more context`
+        : `<tool_use_error>Found ${hits} matches of the string to replace, but replace_all is false.</tool_use_error>`;
       return this.record(tool, args, { output, isError: true });
     }
     const updated = text.replace(oldString, () => newString);
@@ -185,7 +234,9 @@ export class Recorder {
     const lines = updated.split('\n');
     const from = Math.max(1, at - 3);
     const snippet = catN(lines.slice(from - 1, at + newString.split('\n').length + 2), from);
-    return this.record(tool, args, { output: `The file ${abs} has been updated. Here's the result of running \`cat -n\` on a snippet of the edited file:\n${snippet}` });
+    return this.record(tool, args, {
+      output: `The file ${abs} has been updated. Here's the result of running \`cat -n\` on a snippet of the edited file:\n${snippet}`,
+    });
   }
 
   writeFile(path, content) {
@@ -193,8 +244,12 @@ export class Recorder {
     mkdirSync(dirname(abs), { recursive: true });
     writeFileSync(abs, content);
     if (this.style === 'dsh') return this.record('write_file', { path, content }, { output: `Wrote ${content.length} bytes to ${path}` });
-    if (this.style === 'claude') return this.record('Write', { file_path: abs, content }, { output: `File created successfully at: ${abs}` });
-    const patch = `*** Begin Patch\n*** Add File: ${path}\n${content.split('\n').map((l) => `+${l}`).join('\n')}\n*** End Patch`;
+    if (this.style === 'claude')
+      return this.record('Write', { file_path: abs, content }, { output: `File created successfully at: ${abs}` });
+    const patch = `*** Begin Patch\n*** Add File: ${path}\n${content
+      .split('\n')
+      .map((l) => `+${l}`)
+      .join('\n')}\n*** End Patch`;
     return this.record('apply_patch', { input: patch }, { output: `Success. Updated the following files:\nA ${path}\n` });
   }
 
@@ -202,9 +257,15 @@ export class Recorder {
   spawnJob(cmd) {
     const child = spawn('bash', ['-c', `exec ${cmd}`], { cwd: this.dir, env: this.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
     const job = { child, text: '', cursor: 0, exit: null, t0: Date.now() };
-    child.stdout.on('data', (d) => { job.text += d; });
-    child.stderr.on('data', (d) => { job.text += d; });
-    child.on('exit', (code, signal) => { job.exit = code ?? signal; });
+    child.stdout.on('data', (d) => {
+      job.text += d;
+    });
+    child.stderr.on('data', (d) => {
+      job.text += d;
+    });
+    child.on('exit', (code, signal) => {
+      job.exit = code ?? signal;
+    });
     this.procs.push(child);
     return job;
   }
@@ -221,18 +282,32 @@ export class Recorder {
     if (this.style === 'dsh') {
       job.id = `job_${id}`;
       this.jobs.set(job.id, job);
-      this.record('bash', { command: cmd, run_in_background: true }, { output: `Started background job ${job.id} (pid ${job.child.pid}). Read its output with job_output.` });
+      this.record(
+        'bash',
+        { command: cmd, run_in_background: true },
+        { output: `Started background job ${job.id} (pid ${job.child.pid}). Read its output with job_output.` },
+      );
     } else if (this.style === 'claude') {
       job.id = `bash_${id}`;
       this.jobs.set(job.id, job);
-      this.record('Bash', { command: cmd, description: description ?? `Start ${cmd.split(' ')[0]} in the background`, run_in_background: true }, { output: `Command running in background with ID: ${job.id}` });
+      this.record(
+        'Bash',
+        { command: cmd, description: description ?? `Start ${cmd.split(' ')[0]} in the background`, run_in_background: true },
+        { output: `Command running in background with ID: ${job.id}` },
+      );
     } else {
       job.id = id;
       this.jobs.set(job.id, job);
       const t0 = Date.now();
       await sleep(500);
       const out = this.take(job);
-      this.record('exec_command', { cmd, workdir: this.dir, yield_time_ms: 500 }, { output: `Wall time: ${((Date.now() - t0) / 1000).toFixed(1)} seconds\nProcess running with session ID ${job.id}\nOutput:\n${out}` });
+      this.record(
+        'exec_command',
+        { cmd, workdir: this.dir, yield_time_ms: 500 },
+        {
+          output: `Wall time: ${((Date.now() - t0) / 1000).toFixed(1)} seconds\nProcess running with session ID ${job.id}\nOutput:\n${out}`,
+        },
+      );
     }
     return job;
   }
@@ -270,7 +345,11 @@ export class Recorder {
     }
     const out = this.take(job);
     const state = job.exit !== null ? `Process exited with code ${job.exit}` : `Process running with session ID ${job.id}`;
-    return this.record('write_stdin', { session_id: job.id, chars, yield_time_ms: prompt ? 1000 : waitMs }, { output: `Wall time: ${((Date.now() - t0) / 1000).toFixed(1)} seconds\n${state}\nOutput:\n${out}` });
+    return this.record(
+      'write_stdin',
+      { session_id: job.id, chars, yield_time_ms: prompt ? 1000 : waitMs },
+      { output: `Wall time: ${((Date.now() - t0) / 1000).toFixed(1)} seconds\n${state}\nOutput:\n${out}` },
+    );
   }
 
   /** Codex: start an interactive program and wait for its prompt. */
@@ -281,13 +360,21 @@ export class Recorder {
     const t0 = Date.now();
     for (let i = 0; i < 100 && !prompt.test(job.text); i++) await sleep(50);
     const out = this.take(job);
-    this.record('exec_command', { cmd, workdir: this.dir, yield_time_ms: 1000 }, { output: `Wall time: ${((Date.now() - t0) / 1000).toFixed(1)} seconds\nProcess running with session ID ${job.id}\nOutput:\n${out}` });
+    this.record(
+      'exec_command',
+      { cmd, workdir: this.dir, yield_time_ms: 1000 },
+      { output: `Wall time: ${((Date.now() - t0) / 1000).toFixed(1)} seconds\nProcess running with session ID ${job.id}\nOutput:\n${out}` },
+    );
     return job;
   }
 
   finish(outDir) {
     for (const p of this.procs) {
-      try { process.kill(-p.pid, 'SIGKILL'); } catch { /* already gone */ }
+      try {
+        process.kill(-p.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
     }
     const file = join(outDir, `${this.name}.jsonl`);
     writeFileSync(file, this.lines.map((l) => JSON.stringify(l)).join('\n') + '\n');

@@ -10,10 +10,15 @@ for (const file of process.argv.slice(2).filter((a) => !a.startsWith('--'))) {
   let i = 0;
   for (const line of readFileSync(file, 'utf8').split('\n').filter(Boolean)) {
     const ev = JSON.parse(line);
-    if (ev.type && ev.type !== 'call') { console.log(`     -- ${ev.type}`); continue; }
+    if (ev.type && ev.type !== 'call') {
+      console.log(`     -- ${ev.type}`);
+      continue;
+    }
     const args = JSON.stringify(ev.arguments).replace(/\s+/g, ' ');
     const out = (ev.output ?? '').replace(/\s+/g, ' ');
     const flag = ev.isError ? ' ERR' : ev.exitCode ? ` exit=${ev.exitCode}` : '';
-    console.log(`${String(i++).padStart(4)} ${ev.tool}${flag} ${full ? args : args.slice(0, 110)}\n       → ${full ? out : out.slice(0, 160)}`);
+    console.log(
+      `${String(i++).padStart(4)} ${ev.tool}${flag} ${full ? args : args.slice(0, 110)}\n       → ${full ? out : out.slice(0, 160)}`,
+    );
   }
 }
