@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -17,6 +17,8 @@ const wild = process.env.TOOLGUARD_WILD ?? join(root, '../shared/wild');
 
 function auditJson(args, status = 0) {
   const run = spawnSync(process.execPath, [join(root, 'bin/toolguard.mjs'), 'audit', '--json', '--fail-on', 'none', ...args], {
+    // The CLI names files relative to its cwd when they lie below it (a
+    // checkout under the temp folder): tests resolve them against it.
     cwd: tmpdir(),
     encoding: 'utf8',
     maxBuffer: 1 << 30,
@@ -27,7 +29,7 @@ function auditJson(args, status = 0) {
 
 test('a directory of trajectories: every format found by content, one report per session', () => {
   const doc = auditJson([fixtures]);
-  const seen = doc.sessions.map((s) => [relative(fixtures, s.file), s.session, s.format, s.calls, s.errorCount]);
+  const seen = doc.sessions.map((s) => [relative(fixtures, resolve(tmpdir(), s.file)), s.session, s.format, s.calls, s.errorCount]);
   assert.deepEqual(seen, [
     ['claude-code-md/session-full.md', 0, 'claude-code-md', 4, 0],
     ['codex-exec-log/agent.log', 0, 'codex-exec-log', 4, 0],
@@ -80,7 +82,7 @@ test('every session in ../shared/wild reads with no input errors and the manifes
   );
   const calls = new Map();
   for (const s of doc.sessions) {
-    const file = relative(wild, s.file);
+    const file = relative(wild, resolve(tmpdir(), s.file));
     calls.set(file, [...(calls.get(file) ?? []), s.calls]);
   }
   for (const entry of manifest) {

@@ -211,8 +211,8 @@ test('no Rust on PATH: the root and linux-x64-gnu tarballs install and every ent
       ['sample-sub', true],
     ],
   );
-  // The loop detectors are on by default: alarms in `loops`, no result-blind reminders.
-  assert.deepEqual([summary.files, summary.calls, summary.reminders, summary.loops, summary.failures], [2, 14, 0, 4, 3]);
+  // The loop detectors are on by default: one finding per loop in `loops` (two), no result-blind reminders.
+  assert.deepEqual([summary.files, summary.calls, summary.reminders, summary.loops, summary.failures], [2, 14, 0, 2, 3]);
 
   // `toolguard hook` as Claude Code runs it: a traceback behind exit 0 is blocked.
   const event = tracebackEvent(project);
