@@ -277,3 +277,116 @@ fn detection_by_content_and_forcing_a_format() {
         "mini-swe-agent trajectory without a \"messages\" list"
     );
 }
+
+/// `(call id, tool, the DSH exit marker of its result)` of each call.
+fn calls_read(read: &ReadSession) -> Vec<(Option<&str>, &str, Option<&str>)> {
+    read.events
+        .iter()
+        .filter_map(|e| match e {
+            ReadEvent::Call(c) => Some((
+                c.call_id.as_deref(),
+                c.tool.as_str(),
+                c.result
+                    .as_ref()
+                    .and_then(|r| r.text.rfind("[exit code: ").map(|at| &r.text[at..])),
+            )),
+            ReadEvent::Prompt { .. } => None,
+        })
+        .collect()
+}
+
+#[test]
+fn openhands_sdk_conversation_folders_recorded_by_the_real_package() {
+    // The SDK's persisted folders (base_state.json + events/), recorded with
+    // openhands-sdk against a scripted model (scripts/record/record-trajectory-fixtures.mjs --openhands).
+    for name in ["normal", "stuck", "silent"] {
+        let state = fixture(&format!("openhands-sdk/{name}/base_state.json"));
+        assert_eq!(
+            detect_path(&state, 1 << 20).unwrap(),
+            Some(Format::OpenHandsV1),
+            "{name}"
+        );
+        // One event alone is no session.
+        let events = state.with_file_name("events");
+        let first = std::fs::read_dir(&events).unwrap().next().unwrap().unwrap();
+        assert_eq!(detect_path(&first.path(), 1 << 20).unwrap(), None);
+    }
+    let normal = one("openhands-sdk/normal/base_state.json");
+    assert_eq!(normal.format, Format::OpenHandsV1);
+    assert_eq!(normal.errors, vec![]);
+    assert_eq!(
+        normal.session_id.as_deref(),
+        Some("00000000-0000-0000-0000-000000000001")
+    );
+    assert_eq!(normal.model.as_deref(), Some("openai/mock"));
+    assert_eq!((normal.calls, normal.unanswered), (3, 0));
+    assert_eq!(failures(&normal), vec![]);
+    assert_eq!(loops(&normal), vec![]);
+    assert_eq!(notes(&normal), vec![]);
+
+    let stuck = one("openhands-sdk/stuck/base_state.json");
+    assert_eq!(stuck.errors, vec![]);
+    assert_eq!((stuck.calls, stuck.unanswered), (6, 0));
+    // The same failing command five times: one loop, alarmed at the third.
+    assert_eq!(loops(&stuck), vec![(3, "repeat")]);
+    assert_eq!(failures(&stuck), vec![]);
+
+    let silent = one("openhands-sdk/silent/base_state.json");
+    assert_eq!(silent.errors, vec![]);
+    assert_eq!((silent.calls, silent.unanswered), (2, 0));
+    // `python3 -c 'import nope' 2>&1 | tail -1`: exit 0, the ImportError shown.
+    assert_eq!(loops(&silent), vec![]);
+    let silent_failures = failures(&silent);
+    assert!(!silent_failures.is_empty());
+    assert!(silent_failures
+        .iter()
+        .all(|f| f.0 == 1 && f.1 == Some("call_0")));
+
+    // The exit codes are the observations' metadata.exit_code.
+    let (document, _) =
+        openhands_v1::persisted_document(&fixture("openhands-sdk/stuck/base_state.json"), 1 << 20)
+            .unwrap();
+    let read = read_value(Format::OpenHandsV1, &document).unwrap();
+    let exit_1 = Some("[exit code: 1]");
+    assert_eq!(
+        calls_read(&read),
+        vec![
+            (Some("call_0"), "terminal", exit_1),
+            (Some("call_1"), "terminal", exit_1),
+            (Some("call_2"), "terminal", exit_1),
+            (Some("call_3"), "terminal", exit_1),
+            (Some("call_4"), "terminal", exit_1),
+            (Some("call_5"), "finish", None),
+        ]
+    );
+    let (document, _) =
+        openhands_v1::persisted_document(&fixture("openhands-sdk/silent/base_state.json"), 1 << 20)
+            .unwrap();
+    let read = read_value(Format::OpenHandsV1, &document).unwrap();
+    // Exit 0 (metadata.exit_code): no marker, as DSH writes none.
+    assert_eq!(
+        calls_read(&read),
+        vec![
+            (Some("call_0"), "terminal", None),
+            (Some("call_1"), "finish", None),
+        ]
+    );
+    // Forced by name, the folder reads the same; a limit below its size is an error, not a cut.
+    assert_eq!(
+        audit_file("openhands-sdk/stuck/base_state.json", Format::OpenHandsV1)[0].calls,
+        6
+    );
+    let config =
+        Config::with_loops_by_default(&toolguard_core::config::ConfigValue::Undefined).unwrap();
+    let mut auditor = Auditor::new(&config).unwrap();
+    auditor.options.max_line_bytes = 1000;
+    let short = auditor.audit_path(
+        &fixture("openhands-sdk/stuck/base_state.json"),
+        Format::Auto,
+        &mut |_, _| {},
+    );
+    assert_eq!(short[0].calls, 0);
+    assert!(short[0].errors[0]
+        .message
+        .contains("longer than the limit of 1000 bytes"));
+}
