@@ -49,7 +49,7 @@ pub(crate) fn is_persisted_state(path: &Path) -> bool {
 }
 
 /// A persisted conversation as one document, the shape an evaluation output
-/// line has: `{"id", "metadata": {"llm": {"model"}}, "history": [events]}`,
+/// line has: `{"id", "metadata": {"llm": {"model"}}, "stats", "history": [events]}`,
 /// the events in the order of their file's index. At most `limit` bytes of
 /// event files are read; a longer conversation, an unreadable or malformed
 /// file is an error naming it. Also the bytes read (state and events).
@@ -103,6 +103,9 @@ pub(crate) fn persisted_document(state_path: &Path, limit: usize) -> Result<(Val
             serde_json::json!({"llm": {"model": model}}),
         );
     }
+    if let Some(stats) = state.get("stats") {
+        document.insert("stats".to_owned(), stats.clone());
+    }
     document.insert("history".to_owned(), Value::Array(history));
     Ok((Value::Object(document), total))
 }
@@ -145,6 +148,20 @@ pub(crate) fn read(value: &Value) -> Result<ReadSession, String> {
     let mut by_action: HashMap<String, usize> = HashMap::new();
     let mut by_call: HashMap<String, usize> = HashMap::new();
     let mut usage_of_response: HashMap<String, ()> = HashMap::new();
+    // A persisted conversation's token counts are per model response in its
+    // `stats` (base_state.json), not on the events: by response id.
+    let mut usage_by_response: HashMap<&str, &Value> = HashMap::new();
+    if let Some(Value::Object(by_usage)) = value.pointer("/stats/usage_to_metrics") {
+        for metrics in by_usage.values() {
+            if let Some(Value::Array(usages)) = metrics.get("token_usages") {
+                for usage in usages {
+                    if let Some(id) = usage.get("response_id").and_then(Value::as_str) {
+                        usage_by_response.entry(id).or_insert(usage);
+                    }
+                }
+            }
+        }
+    }
     for (index, event) in events.iter().enumerate() {
         let kind = event.get("kind").and_then(Value::as_str).unwrap_or("");
         let text_of = |key: &str| event.get(key).and_then(Value::as_str).map(str::to_owned);
@@ -172,7 +189,11 @@ pub(crate) fn read(value: &Value) -> Result<ReadSession, String> {
                 // Tokens are per model response; its first call carries them.
                 let usage = text_of("llm_response_id")
                     .filter(|r| usage_of_response.insert(r.clone(), ()).is_none())
-                    .and_then(|_| event.pointer("/metrics/accumulated_token_usage"))
+                    .and_then(|response| {
+                        event
+                            .pointer("/metrics/accumulated_token_usage")
+                            .or_else(|| usage_by_response.get(response.as_str()).copied())
+                    })
                     .and_then(openai_usage);
                 let at = read.events.len();
                 if let Some(id) = &id {

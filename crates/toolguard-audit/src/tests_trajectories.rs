@@ -359,6 +359,19 @@ fn openhands_sdk_conversation_folders_recorded_by_the_real_package() {
             (Some("call_5"), "finish", None),
         ]
     );
+    // Tokens per model response, from base_state.json's stats (the events carry none).
+    let usage: Vec<Option<(u64, u64)>> = read
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            ReadEvent::Call(c) => Some(c.usage),
+            ReadEvent::Prompt { .. } => None,
+        })
+        .collect();
+    assert_eq!(
+        usage,
+        (0..6).map(|n| Some((100 + n, 10))).collect::<Vec<_>>()
+    );
     let (document, _) =
         openhands_v1::persisted_document(&fixture("openhands-sdk/silent/base_state.json"), 1 << 20)
             .unwrap();
