@@ -1,11 +1,13 @@
 //! OpenHands V1 (software-agent-sdk) conversations: a `history` (or
-//! `events`) list of events, as the SDK persists them and as evaluation
-//! outputs write one conversation a line (`{"instance_id", "history": […],
+//! `events`) list of events, as evaluation outputs write one conversation a
+//! line (`{"instance_id", "history": […],
 //! "metadata": {"llm": {"model"}}, …}`). Shapes checked against the real
-//! package (scripts/record/record-audit-fixtures.mjs; __test__/audit/fixtures/openhands-v1/).
+//! package (openhands-sdk 1.58.2: tests/fixtures/openhands-sdk/, recorded by
+//! scripts/record/record-trajectory-fixtures.mjs --openhands) and the
+//! evaluation outputs in ../shared/wild.
 //!
 //! ```text
-//! {"kind": "ActionEvent", "id", "timestamp", "tool_name": "execute_bash", "tool_call_id",
+//! {"kind": "ActionEvent", "id", "timestamp", "tool_name": "execute_bash" (SDK 1.x: "terminal"), "tool_call_id",
 //!  "tool_call": {"arguments": "{…}"}, "action": {"kind": "ExecuteBashAction", "command", …}}
 //! {"kind": "ObservationEvent", "action_id", "tool_call_id", "tool_name",
 //!  "observation": {"kind": "ExecuteBashObservation", "output" | "content": […],

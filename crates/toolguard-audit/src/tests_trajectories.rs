@@ -1,6 +1,7 @@
 //! The trajectory readers on their fixtures (tests/fixtures/: mini-swe-agent
-//! recorded with the real package, scripts/record/record-trajectory-fixtures.py; the
-//! others written from the documented shapes, see its README).
+//! and the OpenHands SDK recorded with the real packages,
+//! scripts/record/record-trajectory-fixtures.mjs; the others written from the
+//! documented shapes, see its README).
 
 use super::*;
 use std::path::PathBuf;
