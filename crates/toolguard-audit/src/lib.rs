@@ -400,7 +400,9 @@ impl Auditor {
         if matches!(format, Format::Auto | Format::OpenHandsV1)
             && openhands_v1::is_persisted_state(path)
         {
-            return emit(self.audit_persisted_conversation(name, path));
+            let report = self.audit_persisted_conversation(name, path);
+            progress(report.bytes, report.bytes);
+            return emit(report);
         }
         let file = match File::open(path) {
             Ok(file) => file,
