@@ -36,6 +36,7 @@ test('a directory of trajectories: every format found by content, one report per
     ['mini-swe-agent/scripted-textbased.traj.json', 0, 'mini-swe-agent', 5, 0],
     ['mini-swe-agent/scripted.traj.json', 0, 'mini-swe-agent', 5, 0],
     ['mini-swe-agent-log/agent.log', 0, 'mini-swe-agent-log', 3, 0],
+    ['openhands-sdk/followup/base_state.json', 0, 'openhands-v1', 4, 0],
     ['openhands-sdk/normal/base_state.json', 0, 'openhands-v1', 3, 0],
     ['openhands-sdk/silent/base_state.json', 0, 'openhands-v1', 2, 0],
     ['openhands-sdk/stuck/base_state.json', 0, 'openhands-v1', 6, 0],
@@ -47,7 +48,7 @@ test('a directory of trajectories: every format found by content, one report per
   ]);
   // The README beside them is no log, nor is one OpenHands event file; a
   // file of two sessions counts once.
-  assert.equal(doc.summary.files, 12);
+  assert.equal(doc.summary.files, 13);
   // Calls are named by ordinal; callId is the format's own or null.
   const mini = doc.sessions.find((s) => s.file.endsWith('scripted.traj.json'));
   assert.deepEqual(
@@ -76,7 +77,7 @@ test('OpenHands SDK conversation folders recorded by the real SDK: calls, exit c
       .map((f) => JSON.parse(readFileSync(join(sdk, name, 'events', f), 'utf8')));
   const doc = auditJson(['--format', 'auto', sdk]);
   const byRun = new Map(doc.sessions.map((s) => [relative(sdk, resolve(tmpdir(), s.file)).split('/')[0], s]));
-  assert.deepEqual([...byRun.keys()], ['normal', 'silent', 'stuck']);
+  assert.deepEqual([...byRun.keys()], ['followup', 'normal', 'silent', 'stuck']);
   for (const [name, session] of byRun) {
     const events = logged(name);
     const actions = events.filter((e) => e.kind === 'ActionEvent');
@@ -102,9 +103,9 @@ test('OpenHands SDK conversation folders recorded by the real SDK: calls, exit c
   assert.deepEqual(exitCodes('normal'), [0, 0]);
   assert.deepEqual(exitCodes('stuck'), [1, 1, 1, 1, 1]);
   assert.deepEqual(exitCodes('silent'), [0]);
+  assert.deepEqual(exitCodes('followup'), [0, 0]);
 
-  const normal = byRun.get('normal');
-  assert.deepEqual([normal.loops, normal.failures], [[], []]);
+  for (const name of ['normal', 'followup']) assert.deepEqual([byRun.get(name).loops, byRun.get(name).failures], [[], []]);
 
   // The same failing command five times: one loop, alarmed at the third
   // call; the failures are loud (exit 1), so none is silent.

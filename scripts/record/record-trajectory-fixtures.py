@@ -86,19 +86,23 @@ def main(out_dir):
     record(out_dir, server, "mini_textbased", LitellmTextbasedModel, "scripted-textbased.traj.json")
     server.shutdown()
 
-# OpenHands SDK runs: name -> (task, the terminal commands in order; then `finish`).
+# OpenHands SDK runs: name -> [(a user message, the terminal commands it gets
+# in order; then `finish`), …]: each message is sent and the conversation run.
 OPENHANDS_RUNS = {
-    "normal": ("Write a note and read it back.", ["echo hello > note.txt", "cat note.txt"]),
+    "normal": [("Write a note and read it back.", ["echo hello > note.txt", "cat note.txt"])],
     # The same failing command over and over: the SDK's own stuck detector may stop it first.
-    "stuck": ("Find out why the import fails.", ["python3 -c 'import nosuchmodule'"] * 5),
+    "stuck": [("Find out why the import fails.", ["python3 -c 'import nosuchmodule'"] * 5)],
     # Exit 0 from the pipeline's last stage, the ImportError hidden behind it.
-    "silent": ("Check that the module imports.", ["python3 -c 'import nope' 2>&1 | tail -1"]),
+    "silent": [("Check that the module imports.", ["python3 -c 'import nope' 2>&1 | tail -1"])],
+    # A second user message after the first run finished: a new prompt mid-conversation.
+    "followup": [("List the files.", ["ls"]), ("Now count them.", ["ls | wc -l"])],
 }
 
 
 class OpenHandsHandler(BaseHTTPRequestHandler):
     """Chat completions: the run's next terminal command, then `finish`."""
     script = []
+    served = 0
 
     def log_message(self, *a):
         pass
@@ -107,15 +111,17 @@ class OpenHandsHandler(BaseHTTPRequestHandler):
         length = int(self.headers.get("content-length", 0))
         json.loads(self.rfile.read(length) or b"{}")
         n = turn["n"]; turn["n"] += 1
+        # Response and call ids unique in the conversation (a model's are).
+        k = OpenHandsHandler.served; OpenHandsHandler.served += 1
         if n < len(self.script):
             function = {"name": "terminal", "arguments": json.dumps({"command": self.script[n]})}
         else:
             function = {"name": "finish", "arguments": json.dumps({"message": "Done."})}
-        body = {"id": f"chatcmpl-{n}", "object": "chat.completion", "created": 1700000000 + n, "model": "mock",
+        body = {"id": f"chatcmpl-{k}", "object": "chat.completion", "created": 1700000000 + k, "model": "mock",
                 "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
-                    "role": "assistant", "content": f"Step {n + 1}.",
-                    "tool_calls": [{"id": f"call_{n}", "type": "function", "function": function}]}}],
-                "usage": {"prompt_tokens": 100 + n, "completion_tokens": 10, "total_tokens": 110 + n}}
+                    "role": "assistant", "content": f"Step {k + 1}.",
+                    "tool_calls": [{"id": f"call_{k}", "type": "function", "function": function}]}}],
+                "usage": {"prompt_tokens": 100 + k, "completion_tokens": 10, "total_tokens": 110 + k}}
         data = json.dumps(body).encode()
         self.send_response(200); self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(data))); self.end_headers(); self.wfile.write(data)
@@ -129,9 +135,8 @@ def record_openhands(out_dir):
     from openhands.tools.terminal import TerminalTool
     server = HTTPServer(("127.0.0.1", 0), OpenHandsHandler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    for number, (name, (task, commands)) in enumerate(OPENHANDS_RUNS.items(), start=1):
-        turn["n"] = 0
-        OpenHandsHandler.script = commands
+    for number, (name, turns) in enumerate(OPENHANDS_RUNS.items(), start=1):
+        OpenHandsHandler.served = 0
         llm = LLM(model="openai/mock", base_url=f"http://127.0.0.1:{server.server_port}/v1",
                   api_key=SecretStr("none"), usage_id="agent")
         agent = Agent(llm=llm, tools=[Tool(name=TerminalTool.name)])
@@ -140,8 +145,11 @@ def record_openhands(out_dir):
         persist = tempfile.mkdtemp()
         conversation = Conversation(agent=agent, workspace=work, persistence_dir=persist,
                                     conversation_id=uuid.UUID(int=number), visualizer=None)
-        conversation.send_message(task)
-        conversation.run()
+        for task, commands in turns:
+            turn["n"] = 0
+            OpenHandsHandler.script = commands
+            conversation.send_message(task)
+            conversation.run()
         print(f"{name}: {conversation.state.execution_status}", file=sys.stderr)
         conversation.close()
         # The SDK writes <persistence_dir>/<conversation id hex>/; keep its

@@ -300,7 +300,7 @@ fn calls_read(read: &ReadSession) -> Vec<(Option<&str>, &str, Option<&str>)> {
 fn openhands_sdk_conversation_folders_recorded_by_the_real_package() {
     // The SDK's persisted folders (base_state.json + events/), recorded with
     // openhands-sdk against a scripted model (scripts/record/record-trajectory-fixtures.mjs --openhands).
-    for name in ["normal", "stuck", "silent"] {
+    for name in ["normal", "stuck", "silent", "followup"] {
         let state = fixture(&format!("openhands-sdk/{name}/base_state.json"));
         assert_eq!(
             detect_path(&state, 1 << 20).unwrap(),
@@ -383,6 +383,24 @@ fn openhands_sdk_conversation_folders_recorded_by_the_real_package() {
         vec![
             (Some("call_0"), "terminal", None),
             (Some("call_1"), "finish", None),
+        ]
+    );
+    // A second user message after the first run finished: a prompt between
+    // calls 2 and 3 (it restarts the chains).
+    let (document, _) = openhands_v1::persisted_document(
+        &fixture("openhands-sdk/followup/base_state.json"),
+        1 << 20,
+    )
+    .unwrap();
+    let read = read_value(Format::OpenHandsV1, &document).unwrap();
+    assert!(matches!(read.events[2], ReadEvent::Prompt { .. }));
+    assert_eq!(
+        calls_read(&read),
+        vec![
+            (Some("call_0"), "terminal", None),
+            (Some("call_1"), "finish", None),
+            (Some("call_2"), "terminal", None),
+            (Some("call_3"), "finish", None),
         ]
     );
     // Forced by name, the folder reads the same; a limit below its size is an error, not a cut.
