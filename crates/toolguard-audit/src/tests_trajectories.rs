@@ -422,3 +422,46 @@ fn openhands_sdk_conversation_folders_recorded_by_the_real_package() {
         .message
         .contains("longer than the limit of 1000 bytes"));
 }
+
+#[test]
+fn an_openhands_conversation_folder_is_read_in_index_order_and_a_bad_event_file_is_named() {
+    let dir =
+        std::env::temp_dir().join(format!("toolguard-openhands-folder-{}", std::process::id()));
+    let events = dir.join("events");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&events).unwrap();
+    std::fs::write(
+        dir.join("base_state.json"),
+        r#"{"id": "c1", "agent": {"llm": {"model": "m"}}}"#,
+    )
+    .unwrap();
+    let action = |n: u32| {
+        format!(
+            r#"{{"kind": "ActionEvent", "id": "a{n}", "tool_name": "terminal", "tool_call_id": "call_{n}", "tool_call": {{"arguments": "{{\"command\": \"echo {n}\"}}"}}}}"#
+        )
+    };
+    // Past 99999 the index has six digits: ordered by number, not by name.
+    std::fs::write(events.join("event-100000-bbbbbbbb.json"), action(2)).unwrap();
+    std::fs::write(events.join("event-99999-aaaaaaaa.json"), action(1)).unwrap();
+    std::fs::write(events.join(".eventlog.lock"), "").unwrap();
+    let state = dir.join("base_state.json");
+    let (document, _) = openhands_v1::persisted_document(&state, 1 << 20).unwrap();
+    let read = read_value(Format::OpenHandsV1, &document).unwrap();
+    let ids: Vec<_> = calls_read(&read).into_iter().map(|c| c.0).collect();
+    assert_eq!(ids, vec![Some("call_1"), Some("call_2")]);
+    assert_eq!(read.session_id.as_deref(), Some("c1"));
+    assert_eq!(read.model.as_deref(), Some("m"));
+    // A malformed event file: the session's error names it.
+    std::fs::write(events.join("event-100001-cccccccc.json"), "{").unwrap();
+    let config =
+        Config::with_loops_by_default(&toolguard_core::config::ConfigValue::Undefined).unwrap();
+    let mut auditor = Auditor::new(&config).unwrap();
+    let reports = auditor.audit_path(&state, Format::Auto, &mut |_, _| {});
+    assert_eq!(reports.len(), 1);
+    let message = &reports[0].errors[0].message;
+    assert!(
+        message.contains("event-100001-cccccccc.json: malformed JSON"),
+        "{message}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
