@@ -40,6 +40,7 @@ test('a directory of trajectories: every format found by content, one report per
     ['openhands-sdk/normal/base_state.json', 0, 'openhands-v1', 3, 0],
     ['openhands-sdk/silent/base_state.json', 0, 'openhands-v1', 2, 0],
     ['openhands-sdk/stuck/base_state.json', 0, 'openhands-v1', 6, 0],
+    ['openhands-sdk/toolerror/base_state.json', 0, 'openhands-v1', 4, 0],
     ['openhands-v0/event-stream.json', 0, 'openhands-v0', 2, 0],
     ['openhands-v0/resolver-output.jsonl', 0, 'openhands-v0', 2, 0],
     ['openhands-v1/output.jsonl', 0, 'openhands-v1', 6, 0],
@@ -48,7 +49,7 @@ test('a directory of trajectories: every format found by content, one report per
   ]);
   // The README beside them is no log, nor is one OpenHands event file; a
   // file of two sessions counts once.
-  assert.equal(doc.summary.files, 13);
+  assert.equal(doc.summary.files, 14);
   // Calls are named by ordinal; callId is the format's own or null.
   const mini = doc.sessions.find((s) => s.file.endsWith('scripted.traj.json'));
   assert.deepEqual(
@@ -77,7 +78,7 @@ test('OpenHands SDK conversation folders recorded by the real SDK: calls, exit c
       .map((f) => JSON.parse(readFileSync(join(sdk, name, 'events', f), 'utf8')));
   const doc = auditJson(['--format', 'auto', sdk]);
   const byRun = new Map(doc.sessions.map((s) => [relative(sdk, resolve(tmpdir(), s.file)).split('/')[0], s]));
-  assert.deepEqual([...byRun.keys()], ['followup', 'normal', 'silent', 'stuck']);
+  assert.deepEqual([...byRun.keys()], ['followup', 'normal', 'silent', 'stuck', 'toolerror']);
   for (const [name, session] of byRun) {
     const events = logged(name);
     const actions = events.filter((e) => e.kind === 'ActionEvent');
@@ -104,8 +105,16 @@ test('OpenHands SDK conversation folders recorded by the real SDK: calls, exit c
   assert.deepEqual(exitCodes('stuck'), [1, 1, 1, 1, 1]);
   assert.deepEqual(exitCodes('silent'), [0]);
   assert.deepEqual(exitCodes('followup'), [0, 0]);
+  // An unknown tool and rejected arguments get AgentErrorEvents, not observations.
+  assert.deepEqual(exitCodes('toolerror'), [0]);
+  assert.deepEqual(
+    logged('toolerror')
+      .filter((e) => e.kind === 'AgentErrorEvent')
+      .map((e) => e.tool_call_id),
+    ['call_0', 'call_1'],
+  );
 
-  for (const name of ['normal', 'followup']) assert.deepEqual([byRun.get(name).loops, byRun.get(name).failures], [[], []]);
+  for (const name of ['normal', 'followup', 'toolerror']) assert.deepEqual([byRun.get(name).loops, byRun.get(name).failures], [[], []]);
 
   // The same failing command five times: one loop, alarmed at the third
   // call; the failures are loud (exit 1), so none is silent.

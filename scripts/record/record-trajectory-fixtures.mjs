@@ -33,7 +33,7 @@
 // below) in a venv inside the root, copies the .py there, runs it with
 // chroot (the scripted server listens on 127.0.0.1: same network), and
 // writes (replacing) crates/toolguard-audit/tests/fixtures/openhands-sdk/
-// {normal,stuck,silent,followup}/: each the SDK's persisted conversation folder
+// {normal,stuck,silent,followup,toolerror}/: each the SDK's persisted conversation folder
 // (base_state.json and events/event-NNNNN-<id>.json, as the SDK wrote them),
 // with RECORDED-WITH.txt. Undo: umount the three mounts, rm -rf the root.
 import { execFileSync } from 'node:child_process';

@@ -87,7 +87,7 @@ def main(out_dir):
     server.shutdown()
 
 # OpenHands SDK runs: name -> [(a user message, the terminal commands it gets
-# in order; then `finish`), …]: each message is sent and the conversation run.
+# in order (or a {name, arguments} tool call); then `finish`), …]: each message is sent and the conversation run.
 OPENHANDS_RUNS = {
     "normal": [("Write a note and read it back.", ["echo hello > note.txt", "cat note.txt"])],
     # The same failing command over and over: the SDK's own stuck detector may stop it first.
@@ -96,6 +96,10 @@ OPENHANDS_RUNS = {
     "silent": [("Check that the module imports.", ["python3 -c 'import nope' 2>&1 | tail -1"])],
     # A second user message after the first run finished: a new prompt mid-conversation.
     "followup": [("List the files.", ["ls"]), ("Now count them.", ["ls | wc -l"])],
+    # Calls the SDK cannot run: a tool the agent does not have, arguments its
+    # schema rejects. It answers each with an error event, not an observation.
+    "toolerror": [("Show the date.", [{"name": "nosuchtool", "arguments": {}},
+                                      {"name": "terminal", "arguments": {"cmd": "date"}}, "date +%Y"])],
 }
 
 
@@ -113,7 +117,9 @@ class OpenHandsHandler(BaseHTTPRequestHandler):
         n = turn["n"]; turn["n"] += 1
         # Response and call ids unique in the conversation (a model's are).
         k = OpenHandsHandler.served; OpenHandsHandler.served += 1
-        if n < len(self.script):
+        if n < len(self.script) and isinstance(self.script[n], dict):
+            function = {"name": self.script[n]["name"], "arguments": json.dumps(self.script[n]["arguments"])}
+        elif n < len(self.script):
             function = {"name": "terminal", "arguments": json.dumps({"command": self.script[n]})}
         else:
             function = {"name": "finish", "arguments": json.dumps({"message": "Done."})}

@@ -20,8 +20,8 @@
 //! Every `ActionEvent` is a call (`finish` and `think` too); a result is
 //! paired by `action_id` (the action's `id`) or `tool_call_id`. The shell's
 //! exit code is `observation.metadata.exit_code` (`observation.exit_code`
-//! stays null in real outputs). A user `MessageEvent` after the first call
-//! restarts the chains.
+//! is null in the published evaluation outputs; SDK 1.58 fills both). A
+//! user `MessageEvent` after the first call restarts the chains.
 //!
 //! The SDK's own store of a conversation (`LocalConversation` with a
 //! `persistence_dir`) is a folder: `base_state.json` beside `events/`, one

@@ -300,7 +300,7 @@ fn calls_read(read: &ReadSession) -> Vec<(Option<&str>, &str, Option<&str>)> {
 fn openhands_sdk_conversation_folders_recorded_by_the_real_package() {
     // The SDK's persisted folders (base_state.json + events/), recorded with
     // openhands-sdk against a scripted model (scripts/record/record-trajectory-fixtures.mjs --openhands).
-    for name in ["normal", "stuck", "silent", "followup"] {
+    for name in ["normal", "stuck", "silent", "followup", "toolerror"] {
         let state = fixture(&format!("openhands-sdk/{name}/base_state.json"));
         assert_eq!(
             detect_path(&state, 1 << 20).unwrap(),
@@ -401,6 +401,37 @@ fn openhands_sdk_conversation_folders_recorded_by_the_real_package() {
             (Some("call_1"), "finish", None),
             (Some("call_2"), "terminal", None),
             (Some("call_3"), "finish", None),
+        ]
+    );
+    // Calls the SDK could not run (an unknown tool, arguments its schema
+    // rejects): an ActionEvent answered by an AgentErrorEvent, an error result.
+    let (document, _) = openhands_v1::persisted_document(
+        &fixture("openhands-sdk/toolerror/base_state.json"),
+        1 << 20,
+    )
+    .unwrap();
+    let read = read_value(Format::OpenHandsV1, &document).unwrap();
+    let results: Vec<(&str, bool, bool)> = read
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            ReadEvent::Call(c) => c.result.as_ref().map(|r| {
+                (
+                    c.tool.as_str(),
+                    r.is_error,
+                    r.text.contains("not found") || r.text.contains("Field required"),
+                )
+            }),
+            ReadEvent::Prompt { .. } => None,
+        })
+        .collect();
+    assert_eq!(
+        results,
+        vec![
+            ("nosuchtool", true, true),
+            ("terminal", true, true),
+            ("terminal", false, false),
+            ("finish", false, false),
         ]
     );
     // Forced by name, the folder reads the same; a limit below its size is an error, not a cut.
