@@ -10,6 +10,11 @@
 //   exitCode: the status the log recorded (null when the format has none);
 //   isError: the harness's own error flag; ts: epoch ms when the log has one;
 //   userBefore: a user prompt came since the previous call (Claude Code, OpenHands V1).
+/**
+ * What a reader returns for one call (readWildFile adds file, session, ordinal).
+ * @typedef {{callId: string | null, tool: string, args: object, command: string | null, output: string,
+ *   exitCode: number | null, isError: boolean, ts: number | null, resultTs?: number | null, userBefore?: boolean}} ReadCall
+ */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -314,7 +319,9 @@ function codexText(text) {
   const lines = text.replace(ANSI, '').split('\n');
   const TS = /^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\] /;
   const calls = [];
+  /** @type {ReadCall | null} */
   let cur = null; // the call whose start we saw and whose end we wait for
+  /** @type {ReadCall | null} */
   let collecting = null; // the call whose output lines follow
   for (let i = 0; i < lines.length; i++) {
     const l = lines[i];
@@ -391,6 +398,7 @@ function codexText(text) {
   return [calls];
 }
 
+/** @type {Array<[string, (text: string) => ReadCall[][]]>} */
 const READERS = [
   ['claude-code-jsonl', claudeJsonl],
   ['claude-code-session-export-md', claudeMarkdown],
