@@ -157,7 +157,7 @@ describe('observeCallValue (native) against observeCall of JSON.stringify', () =
     const config = { repeat: { thresholds: [2, 3], argumentsPreviewChars: 1e9 } };
     let walked = 0;
     fc.assert(
-      fc.property(fc.oneof({ weight: 4, arbitrary: flat }, { weight: 1, arbitrary: refused }), fc.boolean(), (value, isFlat) => {
+      fc.property(fc.oneof({ weight: 4, arbitrary: flat }, { weight: 1, arbitrary: refused }), fc.boolean(), (value, _isFlat) => {
         const viaValue = new native.GuardEngine(config);
         const viaText = new native.GuardEngine(config);
         let textThrew = false;

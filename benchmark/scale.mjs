@@ -160,7 +160,7 @@ const result = {
   parquet_2_threads: parquet ?? copy,
   parquet_bytes: copy.file ? statSync(copy.file).size : null,
   parquet_vs_jsonl: parquet ? two.wall_s / parquet.wall_s : null,
-  parquet_vs_jsonl_from_cpu: parquet && parquet.cpu_s && two.cpu_s ? two.cpu_s / parquet.cpu_s : null,
+  parquet_vs_jsonl_from_cpu: parquet?.cpu_s && two.cpu_s ? two.cpu_s / parquet.cpu_s : null,
   targets: { speedup_2_vs_1: 1.7, peak_rss_mb_jsonl: 300, parquet_vs_jsonl: 0.8 },
 };
 if (asJson) process.stdout.write(JSON.stringify(result, null, 2) + '\n');

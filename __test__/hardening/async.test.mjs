@@ -85,7 +85,12 @@ test('the chain advances at the call, in call order, whatever order the scans fi
     ['b', small],
     ['a', big],
     ['a', small],
-  ].map(([agent, result], i) => engine.observeAsync(exec(agent), result).then((v) => (finished.push(i), v)));
+  ].map(([agent, result], i) =>
+    engine.observeAsync(exec(agent), result).then((v) => {
+      finished.push(i);
+      return v;
+    }),
+  );
   // A synchronous call right after sees the chain already advanced by all of them.
   const now = engine.observe(exec('b'), small);
   assert.equal(now.reminder.count, 3);
@@ -129,7 +134,12 @@ test('observe, reset, forget and agentCount work while scans are in flight', asy
 test('JavaScript that calls back into the engine while a call is read (toJSON, getters) is served', async () => {
   const engine = new GuardEngine({ repeat: { thresholds: [2] } });
   const inner = [];
-  const args = { toJSON: () => (inner.push(engine.observe({ agentId: 'x', name: 'grep', argumentsJson: '{}' })), { q: 1 }) };
+  const args = {
+    toJSON: () => {
+      inner.push(engine.observe({ agentId: 'x', name: 'grep', argumentsJson: '{}' }));
+      return { q: 1 };
+    },
+  };
   const result = {
     get content() {
       inner.push(engine.observe({ agentId: 'x', name: 'grep', argumentsJson: '{}' }));
