@@ -1,6 +1,6 @@
 // Reads the real sessions of ../shared/wild/ (never copied into the repo) into
-// one call list per session, named as /work/helpers/IDS.md says:
-// {file, session, ordinal, callId}. Used by the labelling helpers
+// one call list per session, each call named {file, session, ordinal, callId}
+// (docs/evaluation.md says how). Used by the labelling helpers
 // (candidates.mjs, loops-candidates.mjs) and by scripts/eval/wild.eval.mjs to
 // feed the re-stated peers; counts are checked against manifest.json's `calls`.
 //
