@@ -81,6 +81,7 @@ async function measure(target, jobs, cores) {
   let stderr = '';
   child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
   const threads = new Map();
+  /** @type {number | null} */
   let rssKb = null;
   const poll = () => {
     try {
@@ -118,6 +119,7 @@ async function measure(target, jobs, cores) {
 }
 
 async function best(target, jobs, cores) {
+  /** @type {Awaited<ReturnType<typeof measure>>} */
   let out;
   for (let i = 0; i < repeats; i++) {
     const m = await measure(target, jobs, cores);
