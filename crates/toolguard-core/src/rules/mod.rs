@@ -5,6 +5,7 @@
 //! automata are built on first use, and every rule runs in time linear in
 //! the scanned text (Rust `regex`, no backtracking).
 
+mod anchor;
 pub mod dialect;
 mod literal;
 mod prefilter;
