@@ -359,11 +359,19 @@ fn size_bound(hir: &regex_syntax::hir::Hir) -> Option<usize> {
             HirKind::Empty | HirKind::Look(_) => STATE,
             HirKind::Literal(l) => l.0.len() * STATE,
             HirKind::Class(Class::Bytes(c)) => STATE + c.ranges().len() * EDGE,
-            // A range of scalar values is at most a few dozen UTF-8 byte
-            // sequences (fewer than 8 per encoded length, each of at most 4
-            // bytes): 128 states per range covers it.
-            HirKind::Class(Class::Unicode(c)) if c.is_ascii() => STATE + c.ranges().len() * EDGE,
-            HirKind::Class(Class::Unicode(c)) => c.ranges().len() * 128 * (STATE + EDGE),
+            // A range of scalar values splits into fewer than 2L UTF-8 byte
+            // sequences of L bytes per encoded length L it spans (one more
+            // split at the surrogates): 4L sequences of L states each.
+            HirKind::Class(Class::Unicode(c)) => {
+                let mut sum = STATE;
+                for r in c.ranges() {
+                    sum += EDGE;
+                    for l in r.start().len_utf8().max(2)..=r.end().len_utf8() {
+                        sum += 4 * l * l * (STATE + EDGE);
+                    }
+                }
+                sum
+            }
             HirKind::Capture(c) => bound(&c.sub)? + 2 * STATE,
             HirKind::Concat(subs) => {
                 let mut sum = STATE;
