@@ -16,6 +16,9 @@ use std::collections::HashMap;
 /// four bytes; three-byte anchors are shared by more literals (the 431
 /// built-in literals of 3+ bytes need over 100 distinct four-byte anchors).
 pub const MIN_ANCHOR: usize = 4;
+/// Literals this long or longer are not anchored: the prefilter finds them
+/// by sampled 4-byte windows (`prefilter.rs`), for any number of them.
+pub const SAMPLED: usize = 7;
 pub const MAX_ANCHOR: usize = 4;
 /// At most this many distinct anchors when the table allows: the packed
 /// searcher holds 64 patterns (Fat Teddy above 32).
@@ -179,7 +182,7 @@ mod tests {
         let lits: Vec<Vec<u8>> = set
             .required_literals()
             .into_iter()
-            .filter(|l| l.len() < 7)
+            .filter(|l| l.len() < SAMPLED)
             .collect();
         let anchors = choose(&lits);
         let mut long: Vec<&[u8]> = Vec::new();
@@ -226,5 +229,29 @@ mod tests {
             long.dedup();
             assert!(long.len() <= BUDGET);
         }
+    }
+
+    /// The build-time anchors (build.rs) cover every built-in literal the
+    /// prefilter anchors, so a process with the built-ins chooses none; each
+    /// is a substring of its literal, and they fit the budget.
+    #[test]
+    fn build_time_anchors_cover_the_builtins() {
+        let table = crate::rules::builtin_table::SHORT_ANCHORS;
+        let set = crate::rules::RuleSet::compile(vec![]).unwrap();
+        for l in set.required_literals() {
+            if l.len() < SAMPLED {
+                assert!(table.iter().any(|a| a.0 == l.as_slice()), "{l:?}");
+            }
+        }
+        let mut long: Vec<&[u8]> = Vec::new();
+        for &(l, off, len) in table {
+            assert!(len >= 1 && off + len <= l.len(), "{l:?}");
+            if len >= MIN_ANCHOR {
+                long.push(&l[off..off + len]);
+            }
+        }
+        long.sort_unstable();
+        long.dedup();
+        assert!(long.len() <= BUDGET, "{} anchors", long.len());
     }
 }

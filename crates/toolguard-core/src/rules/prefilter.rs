@@ -34,8 +34,11 @@ use crate::digest::FastHash;
 /// The windows map is consulted on every bit-set hit: a multiply, not SipHash.
 type Windows = HashMap<u32, Vec<(usize, usize)>, FastHash>;
 
+/// Per anchor, the literals having it and its offset in them.
+type Members = Vec<Vec<(usize, usize)>>;
+
 /// Literals at least this long are found by sampling.
-const LONG: usize = 7;
+const LONG: usize = anchor::SAMPLED;
 /// Sampling step: a literal of `LONG` bytes contains a whole 4-byte window
 /// starting at some multiple of `STRIDE`.
 const STRIDE: usize = LONG - 3;
@@ -136,13 +139,8 @@ impl Finder {
         }
         // Per group (anchors of 3+ bytes, of 1–2): distinct anchors and the
         // literals having each, with the anchor's offset in them.
-        let anchors = anchor::choose(
-            &short_lits
-                .iter()
-                .map(|&k| lits[k].clone())
-                .collect::<Vec<_>>(),
-        );
-        let mut parts: [(Vec<&[u8]>, Vec<Vec<(usize, usize)>>); 2] = Default::default();
+        let anchors = short_anchors(&lits, &short_lits);
+        let mut parts: [(Vec<&[u8]>, Members); 2] = Default::default();
         for (&k, &(off, len)) in short_lits.iter().zip(&anchors) {
             let a = &lits[k][off..off + len];
             let (names, members) = &mut parts[usize::from(len < anchor::MIN_ANCHOR)];
@@ -203,6 +201,24 @@ impl Finder {
             sources: vec![Source::default(); 1 + self.short.len()],
         }
     }
+}
+
+/// The anchors of the literals `ks` (all shorter than `LONG`): those build.rs
+/// chose for the built-ins when every one is a built-in literal (any subset
+/// of a cover stays within the budget), else chosen now.
+fn short_anchors(lits: &[Vec<u8>], ks: &[usize]) -> Vec<(usize, usize)> {
+    let table = super::builtin_table::SHORT_ANCHORS;
+    let known: Option<Vec<(usize, usize)>> = ks
+        .iter()
+        .map(|&k| {
+            table
+                .iter()
+                .find(|a| a.0 == lits[k].as_slice())
+                .map(|a| (a.1, a.2))
+        })
+        .collect();
+    known
+        .unwrap_or_else(|| anchor::choose(&ks.iter().map(|&k| lits[k].clone()).collect::<Vec<_>>()))
 }
 
 #[derive(Clone, Default)]
@@ -449,9 +465,17 @@ mod tests {
     #[test]
     fn every_builtin_literal_is_found_at_every_offset() {
         let set = crate::rules::RuleSet::compile(vec![]).unwrap();
-        let mut lits = set.required_literals();
-        lits.extend([b"zq".to_vec(), b"q".to_vec(), b"qzq".to_vec()]);
-        let f = Finder::new(lits.clone()).unwrap();
+        let builtin = set.required_literals();
+        let mut more = builtin.clone();
+        more.extend([b"zq".to_vec(), b"q".to_vec(), b"qzq".to_vec()]);
+        // The built-ins alone take build.rs's anchors; with more, chosen now.
+        for lits in [builtin, more] {
+            every_offset(&lits);
+        }
+    }
+
+    fn every_offset(lits: &[Vec<u8>]) {
+        let f = Finder::new(lits.to_vec()).unwrap();
         for (k, l) in lits.iter().enumerate() {
             for pad in 0..20 {
                 for around in [&b"."[..], b"\n", b"xx xx"] {
