@@ -450,6 +450,28 @@ impl Engine {
         }
     }
 
+    /// The paths the agent wrote in this session, oldest first (empty: none).
+    pub fn written_paths(&self, agent_id: &str) -> Vec<&str> {
+        self.writes
+            .get(agent_id)
+            .map_or_else(Vec::new, |w| w.paths().collect())
+    }
+
+    /// Put back paths saved with [`Engine::written_paths`] (bounded as the
+    /// engine bounds them).
+    pub fn restore_writes<S: Into<String>>(
+        &mut self,
+        agent_id: &str,
+        paths: impl IntoIterator<Item = S>,
+    ) {
+        let writes = SessionWrites::from_paths(paths);
+        if writes.is_empty() {
+            self.writes.remove(agent_id);
+        } else {
+            self.writes.insert(agent_id.to_owned(), writes);
+        }
+    }
+
     /// The agent's chain as `(digest, count)` (see [`Chains::state`]).
     pub fn chain_state(&self, agent_id: &str) -> Option<(u128, u64)> {
         self.chains.state(agent_id)
