@@ -135,15 +135,19 @@ describe('toolguard/langchain exact mode', () => {
     });
     const session = async (engine, thread) => {
       ran.length = 0;
-      const agent = agentWith([...calls('bash', { command: failing }, 1), ...calls('bash', { command: 'echo ok | cat' }, 1), []], [realBash], {
-        engine,
-      });
+      const agent = agentWith(
+        [...calls('bash', { command: failing }, 1), ...calls('bash', { command: 'echo ok | cat' }, 1), []],
+        [realBash],
+        {
+          engine,
+        },
+      );
       const state = await agent.invoke({ messages: [new HumanMessage('go')] }, { configurable: { thread_id: thread } });
       return { ran: [...ran], seen: toolMessages(state).map((m) => [m.content, m.status]), state };
     };
     const on = await session({ exactMode: true }, 'exact-on');
     const off = await session({}, 'exact-off');
-    assert.ok(on.ran[0].command.startsWith(`${failing}\n__tg_ps=`), 'the tool ran the rewritten command');
+    assert.ok(on.ran[0].command.startsWith(`${failing}\n__tg_rc=`), 'the tool ran the rewritten command');
     assert.equal(off.ran[0].command, failing, 'without exact mode the command is not rewritten');
     assert.deepEqual(
       on.ran.map((r) => r.result),

@@ -146,7 +146,7 @@ describe('toolguard/openai-agents exact mode (guardTool)', () => {
     };
     const on = await session({ exactMode: true });
     const off = await session({});
-    assert.ok(on.ran[0].command.startsWith(`${failing}\n__tg_ps=`), 'the tool ran the rewritten command');
+    assert.ok(on.ran[0].command.startsWith(`${failing}\n__tg_rc=`), 'the tool ran the rewritten command');
     assert.equal(off.ran[0].command, failing);
     assert.deepEqual(
       on.ran.map((r) => r.result),
@@ -163,6 +163,9 @@ describe('toolguard/openai-agents exact mode (guardTool)', () => {
   it('guardTool refuses a guardrail it did not make', async () => {
     const { guardTool } = await import('toolguard/openai-agents');
     const plain = tool({ name: 't', description: 't', parameters: z.object({}), execute: async () => 'x' });
-    assert.throws(() => guardTool(plain, { type: 'tool_output', name: 'x', run: async () => ({ behavior: { type: 'allow' } }) }), /toolguardGuardrail/);
+    assert.throws(
+      () => guardTool(plain, { type: 'tool_output', name: 'x', run: async () => ({ behavior: { type: 'allow' } }) }),
+      /toolguardGuardrail/,
+    );
   });
 });

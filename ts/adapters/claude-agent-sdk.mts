@@ -89,7 +89,9 @@ export function toolguardHooks(options: AdapterOptions = {}): ToolguardHooks {
       const args = argumentsJson(input.tool_input ?? {});
       const refused = engine.check({ agentId: chainOf(input), name: input.tool_name, argumentsJson: args });
       if (refused) {
-        return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: refused.reason } };
+        return {
+          hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: refused.reason },
+        };
       }
       const rewritten = exact.start(engine, input.tool_use_id, input.tool_name, args);
       if (rewritten === null) return none;

@@ -121,7 +121,9 @@ export function toolguardMiddleware(options: LangChainGuardOptions = {}) {
       try {
         // The tool runs the rewritten command; the engine still sees the agent's own call.
         result = await handler(
-          exact ? { ...request, toolCall: { ...request.toolCall, args: JSON.parse(exact.argumentsJson) as Record<string, unknown> } } : request,
+          exact
+            ? { ...request, toolCall: { ...request.toolCall, args: JSON.parse(exact.argumentsJson) as Record<string, unknown> } }
+            : request,
         );
       } catch (error) {
         // The call still advances the detectors; a due alarm joins the error's

@@ -19,15 +19,7 @@
  */
 import type { ExtensionAPI, ExtensionFactory, ToolResultEvent } from '@mariozechner/pi-coding-agent';
 import { GuardEngine } from 'toolguard';
-import {
-  type AdapterOptions,
-  ExactCalls,
-  type GuardVerdict,
-  argumentsJson,
-  engineConfig,
-  failOpen,
-  foldIntoBlocks,
-} from './common.mjs';
+import { type AdapterOptions, ExactCalls, type GuardVerdict, argumentsJson, engineConfig, failOpen, foldIntoBlocks } from './common.mjs';
 
 export interface PiGuardOptions extends AdapterOptions {
   /** Where reminders and notices go: appended to the result (default) or as pi custom messages. */

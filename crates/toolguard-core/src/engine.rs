@@ -241,7 +241,7 @@ impl Engine {
     /// ([`exact::rewrite_arguments`]); `None` with `exactMode` off, for a
     /// tool not scanned, or a command not rewritten.
     pub fn exact_arguments(&self, call: &Call, side_file: &str) -> Option<String> {
-        if !self.exact_mode || !self.scans(call.name) {
+        if !self.exact_mode || !self.scans(call.name) || !exact::rewrites_tool(call.name) {
             return None;
         }
         exact::rewrite_arguments(call.arguments_json, side_file)
