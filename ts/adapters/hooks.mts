@@ -51,13 +51,12 @@ export const HOOK_SHELL_TOOLS: readonly string[] = (
 
 /**
  * The engine config of the in-process Claude Agent SDK adapter, as the hook
- * reads a config file: `config` with `shellTools` defaulting to
- * {@link HOOK_SHELL_TOOLS} and the loop detectors on unless `loops: false`.
+ * reads a config file: the loop detectors on unless `loops: false`. An
+ * absent `loudFailure.shellTools` is the core's default list
+ * ({@link HOOK_SHELL_TOOLS}, `Bash` among them) in the engine itself.
  */
 export function hookEngineConfig(config: GuardConfig = {}): GuardConfig {
-  const loudFailure = { ...config.loudFailure };
-  if (loudFailure.shellTools === undefined) loudFailure.shellTools = [...HOOK_SHELL_TOOLS];
-  return engineConfig({ ...config, loudFailure });
+  return engineConfig(config);
 }
 
 /** The fields of a hook event the hook reads (Claude Code and Codex share them). */
