@@ -126,14 +126,6 @@ export declare function __hookStateFileName(chainId: string): string
 export declare function __loadConfigFile(path: string): GuardConfig
 
 /**
- * The text of a shell tool's output value as the engine scans it — the
- * hook library's `shell_text_of`, so the in-process adapters read a
- * `{stdout, stderr, exitCode}` object, an `output` string or text `content`
- * blocks exactly as `toolguard hook` reads the same JSON. `null`: no text.
- */
-export declare function __shellText(output: unknown): string | null
-
-/**
  * The canonical form of a call's arguments, exactly as the official plugin
  * computes it from the raw argument text (`JSON.stringify(sortJsonValue(parseArguments(text)))`).
  *

@@ -843,7 +843,6 @@ module.exports.__hookStart = nativeBinding.__hookStart
 module.exports.__hookStateDir = nativeBinding.__hookStateDir
 module.exports.__hookStateFileName = nativeBinding.__hookStateFileName
 module.exports.__loadConfigFile = nativeBinding.__loadConfigFile
-module.exports.__shellText = nativeBinding.__shellText
 module.exports.canonicalize = nativeBinding.canonicalize
 module.exports.detectLogFormat = nativeBinding.detectLogFormat
 module.exports.observeCall = nativeBinding.observeCall

@@ -15,7 +15,6 @@ use toolguard_core::config::ConfigValue;
 use toolguard_core::engine::FailureAction;
 
 use crate::errors::{file_error, guarded, invalid};
-use crate::js_input::read_js_string;
 
 /// What one hook invocation prints and its exit code.
 #[napi(object)]
@@ -165,83 +164,6 @@ pub fn hook_output(
             scanned.as_deref(),
             host,
             &event_name,
-        ))
-    })
-}
-
-/// A string member of a JS object (`None` for anything else, as the hook
-/// ignores a member of another type).
-fn string_member(object: &Object, key: &str) -> Result<Option<String>> {
-    let value: Unknown = object.get_named_property_unchecked(key)?;
-    Ok(match value.get_type()? {
-        ValueType::String => Some(read_js_string(&value)?.0),
-        _ => None,
-    })
-}
-
-/// The text of a shell tool's output value as the engine scans it — the
-/// hook library's `shell_text_of`, so the in-process adapters read a
-/// `{stdout, stderr, exitCode}` object, an `output` string or text `content`
-/// blocks exactly as `toolguard hook` reads the same JSON. `null`: no text.
-#[napi(
-    js_name = "__shellText",
-    catch_unwind,
-    ts_args_type = "output: unknown"
-)]
-pub fn shell_text(output: Unknown) -> Result<Option<String>> {
-    guarded(|| {
-        match output.get_type()? {
-            ValueType::String => return Ok(Some(read_js_string(&output)?.0)),
-            ValueType::Object => {}
-            _ => return Ok(None),
-        }
-        let object = unsafe { output.cast::<Object>() }?;
-        let (stdout, stderr, out) = (
-            string_member(&object, "stdout")?,
-            string_member(&object, "stderr")?,
-            string_member(&object, "output")?,
-        );
-        let content: Unknown = object.get_named_property_unchecked("content")?;
-        let mut texts: Option<Vec<String>> = None;
-        if content.is_array()? {
-            let blocks = unsafe { content.cast::<Object>() }?;
-            let mut found = Vec::new();
-            for i in 0..blocks.get_array_length_unchecked()? {
-                let block: Unknown = blocks.get_element(i)?;
-                if block.get_type()? != ValueType::Object {
-                    continue;
-                }
-                let block = unsafe { block.cast::<Object>() }?;
-                if string_member(&block, "type")?.as_deref() != Some("text") {
-                    continue;
-                }
-                if let Some(text) = string_member(&block, "text")? {
-                    found.push(text);
-                }
-            }
-            texts = Some(found);
-        }
-        let number = |key: &str| -> Result<Option<f64>> {
-            let value: Unknown = object.get_named_property_unchecked(key)?;
-            Ok(match value.get_type()? {
-                ValueType::Number => Some(unsafe { value.cast::<f64>() }?),
-                _ => None,
-            })
-        };
-        let exit_code = match number("exitCode")? {
-            Some(code) => Some(code),
-            None => number("exit_code")?,
-        };
-        Ok(toolguard_hook::shell_text_of(
-            &toolguard_hook::ShellOutput {
-                stdout: stdout.as_deref(),
-                stderr: stderr.as_deref(),
-                output: out.as_deref(),
-                content: texts
-                    .as_ref()
-                    .map(|t| t.iter().map(String::as_str).collect()),
-                exit_code,
-            },
         ))
     })
 }

@@ -7,8 +7,6 @@
  */
 import { rmSync } from 'node:fs';
 import type { ExactCall, GuardEngine, GuardConfig, GuardVerdict, ToolResult } from 'toolguard';
-import { referenceShellText } from '../../reference/shell-text.mjs';
-import { native } from '../native.mjs';
 
 export type { GuardConfig, GuardVerdict, ToolResult };
 
@@ -110,16 +108,32 @@ export function appendNotices(text: string, notices: readonly string[]): string 
  * `[stderr]\n<stderr>` when stderr is non-empty, then `[exit code: N]` when a
  * non-zero exit code is reported — so `when: 'success'` rules stay silent on
  * output that already shows failure, exactly as for DSH results. Anything
- * else: undefined (the engine then sees only the value). Decided once, in the
- * hook library (`toolguard_hook::shell_text_of`, through the addon), so an
- * adapter reads an output as `toolguard hook` reads its JSON; without a native
- * binary the reference twin (reference/shell-text.mts) reads it.
+ * else: undefined (the engine then sees only the value).
  */
 export function shellText(output: unknown): string | undefined {
   if (typeof output === 'string') return output;
   if (output === null || typeof output !== 'object') return undefined;
-  const addon = native();
-  return (addon ? addon.__shellText(output) : referenceShellText(output)) ?? undefined;
+  const o = output as Record<string, unknown>;
+  const stdout = typeof o.stdout === 'string' ? o.stdout : undefined;
+  const stderr = typeof o.stderr === 'string' ? o.stderr : undefined;
+  let text: string | undefined;
+  if (stdout !== undefined || stderr !== undefined) {
+    text = stdout ?? '';
+    if (stderr) text += `${text && !text.endsWith('\n') ? '\n' : ''}[stderr]\n${stderr}`;
+    if (!text) text = '(no output)';
+  } else if (typeof o.output === 'string') {
+    text = o.output;
+  } else if (Array.isArray(o.content)) {
+    const blocks = (o.content as unknown[]).filter(
+      (b): b is { type: 'text'; text: string } =>
+        !!b && typeof b === 'object' && (b as { type?: unknown }).type === 'text' && typeof (b as { text?: unknown }).text === 'string',
+    );
+    if (blocks.length) text = blocks.map((b) => b.text).join('\n');
+  }
+  if (text === undefined) return undefined;
+  const code = typeof o.exitCode === 'number' ? o.exitCode : typeof o.exit_code === 'number' ? o.exit_code : undefined;
+  if (code !== undefined && code !== 0) text += `${text.endsWith('\n') ? '' : '\n'}[exit code: ${code}]`;
+  return text;
 }
 
 /**

@@ -1,7 +1,7 @@
 //! Shell results as the engine reads them: the DSH shell result format, so
 //! every reader shows a command's output and exit the same way and
 //! `when: success` rules behave alike in every format. Mirrors
-//! `toolguard_hook::shell_text_of` (the hook's and the adapters' side of the same shape).
+//! `shellText` in ts/adapters/common.mts (the adapters' side of the same shape).
 
 use serde_json::Value;
 use toolguard_core::markers::{shell_streams, shows_failure};

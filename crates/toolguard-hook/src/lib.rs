@@ -621,78 +621,45 @@ fn codex_exit_code(path: &str, call_id: &Value) -> Option<f64> {
     None
 }
 
-/// The members of a shell tool's output that its text is made of: the
-/// form both the hook's events (JSON) and the in-process adapters' values
-/// (through the addon's `__shellText`) take to [`shell_text_of`].
-#[derive(Debug, Default)]
-pub struct ShellOutput<'a> {
-    pub stdout: Option<&'a str>,
-    pub stderr: Option<&'a str>,
-    pub output: Option<&'a str>,
-    /// The `text` of the `{type: "text"}` blocks of a `content` array
-    /// (`Some` whenever `content` is an array).
-    pub content: Option<Vec<&'a str>>,
-    /// `exitCode`, else `exit_code`, when a number.
-    pub exit_code: Option<f64>,
-}
-
-/// The text of a shell tool's output object as the engine expects it (the
-/// DSH shell result format; a string output is its own text): `{stdout,
-/// stderr}` as stdout, then
-/// `[stderr]\n<stderr>` when stderr is not empty (`(no output)` when both
-/// are empty); else `output`; else the text blocks of `content`, one per
-/// line; then `[exit code: N]` for a non-zero exit code — so `when:
-/// success` rules stay silent on output that already shows a failure.
-/// `None`: no text (the engine then sees only the value).
-pub fn shell_text_of(o: &ShellOutput) -> Option<String> {
-    use toolguard_core::markers::shell_streams;
-    let mut text = if let Some(text) = shell_streams(o.stdout, o.stderr) {
-        text
-    } else if let Some(output) = o.output {
-        output.to_owned()
-    } else {
-        match &o.content {
-            Some(texts) if !texts.is_empty() => texts.join("\n"),
-            _ => return None,
-        }
-    };
-    if let Some(code) = o.exit_code.filter(|&c| c != 0.0) {
-        if !text.ends_with('\n') {
-            text.push('\n');
-        }
-        text.push_str(&format!("[exit code: {}]", js_number(code)));
-    }
-    Some(text)
-}
-
-/// [`shell_text_of`] a hook event's JSON `tool_response`.
+/// The text of a shell tool's output as the engine expects it (the DSH shell
+/// result format; `shellText` in ts/adapters/common.mts for the in-process adapters).
 fn shell_text(output: &Value) -> Option<String> {
+    use toolguard_core::markers::shell_streams;
     let members = match output {
         Value::String(s) => return Some(s.clone()),
         Value::Object(members) => members,
         _ => return None,
     };
     let string = |key: &str| members.get(key).and_then(Value::as_str);
-    let content = match members.get("content") {
-        Some(Value::Array(blocks)) => Some(
-            blocks
-                .iter()
-                .filter(|b| b["type"] == "text")
-                .filter_map(|b| b["text"].as_str())
-                .collect(),
-        ),
-        _ => None,
+    let (stdout, stderr) = (string("stdout"), string("stderr"));
+    let mut text = if let Some(text) = shell_streams(stdout, stderr) {
+        text
+    } else if let Some(output) = string("output") {
+        output.to_owned()
+    } else if let Some(Value::Array(blocks)) = members.get("content") {
+        let texts: Vec<&str> = blocks
+            .iter()
+            .filter(|b| b["type"] == "text")
+            .filter_map(|b| b["text"].as_str())
+            .collect();
+        if texts.is_empty() {
+            return None;
+        }
+        texts.join("\n")
+    } else {
+        return None;
     };
-    shell_text_of(&ShellOutput {
-        stdout: string("stdout"),
-        stderr: string("stderr"),
-        output: string("output"),
-        content,
-        exit_code: members
-            .get("exitCode")
-            .and_then(Value::as_f64)
-            .or_else(|| members.get("exit_code").and_then(Value::as_f64)),
-    })
+    let code = members
+        .get("exitCode")
+        .and_then(Value::as_f64)
+        .or_else(|| members.get("exit_code").and_then(Value::as_f64));
+    if let Some(code) = code.filter(|&c| c != 0.0) {
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&format!("[exit code: {}]", js_number(code)));
+    }
+    Some(text)
 }
 
 /// What a verdict has to say, as text: the form both the hook's own
