@@ -109,6 +109,13 @@ export function appendNotices(text: string, notices: readonly string[]): string 
  * non-zero exit code is reported — so `when: 'success'` rules stay silent on
  * output that already shows failure, exactly as for DSH results. Anything
  * else: undefined (the engine then sees only the value).
+ *
+ * The hook library's `shell_text` decides the same for `toolguard hook`
+ * (hooks.test.mjs holds the two equal). It stays here, not behind the
+ * addon: a call into Rust copies the streams twice (in, and the text back
+ * out), measured at 3 µs for a 200 B stdout and 132 µs for 64 KB against
+ * 0.4 µs / 0.03 µs here (V8 joins strings without copying), on the event
+ * loop of every adapter call.
  */
 export function shellText(output: unknown): string | undefined {
   if (typeof output === 'string') return output;
