@@ -92,7 +92,7 @@ try {
   for (const s of [on, off]) assert.equal(s.run.code, 0, s.run.out);
   assert.equal(on.received.length, script.length, 'every call came back to the model');
   assert.ok(
-    on.commands[0].startsWith(`${failing}\n__tg_ps=`),
+    on.commands[0].startsWith(`${failing}\n__tg_rc=`),
     `Claude Code ran the rewritten command (got ${JSON.stringify(on.commands[0])})`,
   );
   assert.equal(off.commands[0], failing, 'without exact mode the command is not rewritten');

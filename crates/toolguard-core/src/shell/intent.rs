@@ -150,6 +150,25 @@ impl SessionWrites {
     pub fn is_empty(&self) -> bool {
         self.paths.is_empty()
     }
+
+    /// The paths, oldest first (for a state file: the native hook runs one
+    /// process per event).
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        self.paths.iter().map(String::as_str)
+    }
+
+    /// Paths saved with [`SessionWrites::paths`], oldest first; only the
+    /// newest `CAP` are kept, as [`SessionWrites::record`] keeps them.
+    pub fn from_paths<S: Into<String>>(paths: impl IntoIterator<Item = S>) -> Self {
+        let mut writes = Self::default();
+        for path in paths {
+            if writes.paths.len() == Self::CAP {
+                writes.paths.pop_front();
+            }
+            writes.paths.push_back(path.into());
+        }
+        writes
+    }
 }
 
 /// A `>` redirect to a file in the text: not a dup (`2>&1`, `>&2`) or
