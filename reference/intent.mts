@@ -208,7 +208,7 @@ export function adjust(ctx: ScanContext | undefined, text: string, first: ActedH
     if (need === undefined) return true;
     switch (need.kind) {
       case 'effect':
-        return model.commands.some((c) => c.effect === need.effect || (need.effect === 'network' && c.url !== undefined));
+        return model.commands.some((c) => need.effects.some((e) => c.effect === e || (e === 'network' && c.url !== undefined)));
       case 'program-ran':
         return isProgramMessage(m.hit.excerpt, model);
       case 'programs':
@@ -219,7 +219,7 @@ export function adjust(ctx: ScanContext | undefined, text: string, first: ActedH
   // A fallback message that says the command failed, printed: not a probe's answer.
   const probe = model.probe && !fallbackSaidFailure(model, text, table.fallbackFailure);
   // An own script or probe that could not run its own code is not excused as a reproduction.
-  const broken = table.brokenScript !== undefined && table.brokenScript.test(text);
+  const broken = table.brokenScript !== undefined && matches.some((m) => m.hit.id === table.brokenScript);
   const meant = (ctx.ownScript || probe) && !broken;
   const hidden = model.masks.some((m) => m === 'pipeline' || m === 'fallback' || m === 'sequence');
   // Content shown from files: a displaying command that names no file prints its own errors.

@@ -65,7 +65,7 @@ interface Program {
 }
 
 /** When a rule of `commandRules` counts (intent.rs `Need`). */
-export type Need = { kind: 'effect'; effect: Effect } | { kind: 'program-ran' } | { kind: 'programs'; programs: string[] };
+export type Need = { kind: 'effect'; effects: Effect[] } | { kind: 'program-ran' } | { kind: 'programs'; programs: string[] };
 
 interface Table {
   programs: Map<string, Program>;
@@ -75,20 +75,20 @@ interface Table {
   noise: string[];
   /** Rules that count only with a command, and when. */
   commandRules: Map<string, Need>;
-  /** Lines that say a program could not run its own code (`brokenScript`). */
-  brokenScript: RegExp | undefined;
+  /** The rule whose match says a script could not run its own code (`brokenScript`). */
+  brokenScript: string | undefined;
   /** Words of a fallback message that says the command before it failed. */
   fallbackFailure: string[];
   /** Rules whose match is a test runner's own verdict (`runnerVerdicts`). */
   runnerVerdicts: string[];
 }
 
-/** programs.rs `need`: `program-ran` | `effect:<effect>` | `programs:a,b`. */
+/** programs.rs `need`: `program-ran` | `effect:<effect>[,<effect>…]` | `programs:a,b`. */
 function need(s: string): Need | undefined {
   if (s === 'program-ran') return { kind: 'program-ran' };
   if (s.startsWith('effect:')) {
-    const e = s.slice('effect:'.length);
-    return EFFECTS.has(e as Effect) ? { kind: 'effect', effect: e as Effect } : undefined;
+    const effects = s.slice('effect:'.length).split(',');
+    return effects.every((e) => EFFECTS.has(e as Effect)) ? { kind: 'effect', effects: effects as Effect[] } : undefined;
   }
   return s.startsWith('programs:') ? { kind: 'programs', programs: s.slice('programs:'.length).split(',') } : undefined;
 }
@@ -163,13 +163,7 @@ function tableOf(): Table {
     const n = typeof v === 'string' ? need(v) : undefined;
     if (n !== undefined) commandRules.set(id, n);
   }
-  const broken = strings(root.brokenScript);
-  let brokenScript: RegExp | undefined;
-  try {
-    brokenScript = broken.length > 0 ? new RegExp(broken.map((p) => `(?:${p})`).join('|')) : undefined;
-  } catch {
-    brokenScript = undefined;
-  }
+  const brokenScript = typeof root.brokenScript === 'string' ? root.brokenScript : undefined;
   table = {
     programs,
     wrappers,

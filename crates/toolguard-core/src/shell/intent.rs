@@ -289,7 +289,7 @@ pub fn adjust(
     let broken = table
         .broken_script
         .as_ref()
-        .is_some_and(|r| r.is_match(text));
+        .is_some_and(|id| matches.iter().any(|m| m.id == *id));
     let meant = (own_script || probe) && !broken;
     let hidden = model
         .masks
@@ -346,8 +346,9 @@ fn fallback_said_failure(model: &CallModel, text: &str, words: &[String]) -> boo
 /// When a rule of `commandRules` counts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Need {
-    /// A program of the given effect ran (`network`: curl, wget, http…).
-    Effect(Effect),
+    /// A program of one of the given effects ran (`network`: curl, wget,
+    /// http…; `run,test`: code ran).
+    Effect(Vec<Effect>),
     /// The matched line is a `prog: message` of a program that ran.
     ProgramRan,
     /// One of these programs ran.
@@ -357,10 +358,11 @@ pub(super) enum Need {
 impl Need {
     fn holds(&self, model: &CallModel, excerpt: &str) -> bool {
         match self {
-            Need::Effect(e) => model
-                .commands
-                .iter()
-                .any(|c| c.effect == *e || (*e == Effect::Network && c.url.is_some())),
+            Need::Effect(effects) => model.commands.iter().any(|c| {
+                effects
+                    .iter()
+                    .any(|e| c.effect == *e || (*e == Effect::Network && c.url.is_some()))
+            }),
             Need::ProgramRan => is_program_message(excerpt, model),
             Need::Programs(p) => model.commands.iter().any(|c| p.contains(&c.program)),
         }

@@ -57,9 +57,9 @@ pub(super) struct Table {
     pub(super) noise: Vec<String>,
     /// Rules that count only with a command, and when (`intent.rs`).
     pub(super) command_rules: HashMap<String, Need>,
-    /// Lines that say a program could not run its own code (`brokenScript`);
-    /// `None` when the list is empty or does not compile.
-    pub(super) broken_script: Option<regex::Regex>,
+    /// The rule whose match says a script could not run its own code
+    /// (`brokenScript`: a rule id of rules/builtin.json).
+    pub(super) broken_script: Option<String>,
     /// Words of a fallback message that says the command before it failed.
     pub(super) fallback_failure: Vec<String>,
     /// Rules whose match is a test runner's own verdict (`runnerVerdicts`).
@@ -181,13 +181,10 @@ pub(super) fn table() -> &'static Table {
                     .collect()
             })
             .unwrap_or_default();
-        let broken = strings(root.get("brokenScript"));
-        let broken_script = (!broken.is_empty())
-            .then(|| {
-                let joined: Vec<String> = broken.iter().map(|p| format!("(?:{p})")).collect();
-                regex::Regex::new(&joined.join("|")).ok()
-            })
-            .flatten();
+        let broken_script = root
+            .get("brokenScript")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         Table {
             noise: strings(root.get("noise")),
             command_rules,
@@ -204,13 +201,17 @@ pub(super) fn table() -> &'static Table {
     })
 }
 
-/// `program-ran` | `effect:<effect>` | `programs:a,b`.
+/// `program-ran` | `effect:<effect>[,<effect>…]` | `programs:a,b`.
 pub(super) fn need(s: &str) -> Option<Need> {
     if s == "program-ran" {
         return Some(Need::ProgramRan);
     }
     if let Some(e) = s.strip_prefix("effect:") {
-        return Effect::parse(e).map(Need::Effect);
+        return e
+            .split(',')
+            .map(Effect::parse)
+            .collect::<Option<Vec<_>>>()
+            .map(Need::Effect);
     }
     s.strip_prefix("programs:")
         .map(|p| Need::Programs(p.split(',').map(str::to_owned).collect()))
