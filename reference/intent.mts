@@ -161,10 +161,19 @@ export function isProgramMessage(input: string, model: CallModel): boolean {
 
 /** intent.rs `fallback_said_failure`: a `|| echo …` fallback whose message says failure printed that message (not after a lookup). */
 function fallbackSaidFailure(model: CallModel, text: string, words: string[]): boolean {
-  return model.commands.some((c, k) => {
-    if (k === 0 || c.joiner !== 'or' || c.stage !== 0) return false;
+  return fallbackMessages(model, true).some((msg) => {
+    const lower = msg.replace(/[A-Z]+/g, (x) => x.toLowerCase());
+    return words.some((w) => lower.includes(w)) && text.includes(msg);
+  });
+}
+
+/** The trimmed, non-empty messages of the call's `|| echo …` / `|| printf …` fallbacks (with `afterRun`, only after a command that is not a read or a search). */
+function fallbackMessages(model: CallModel, afterRun: boolean): string[] {
+  const out: string[] = [];
+  model.commands.forEach((c, k) => {
+    if (k === 0 || c.joiner !== 'or' || c.stage !== 0) return;
     const before = model.commands[k - 1]!.effect;
-    if (before === 'read' || before === 'search') return false;
+    if (afterRun && (before === 'read' || before === 'search')) return;
     let msg: string;
     if (c.program === 'echo') {
       let i = 0;
@@ -172,17 +181,42 @@ function fallbackSaidFailure(model: CallModel, text: string, words: string[]): b
       msg = c.args.slice(i).join(' ');
     } else if (c.program === 'printf') {
       const f = c.args[0];
-      if (f === undefined || f.includes('%')) return false;
+      if (f === undefined || f.includes('%')) return;
       msg = f;
       while (msg.endsWith('\\n')) msg = msg.slice(0, -2);
-    } else return false;
+    } else return;
     msg = msg.replace(
       /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g,
       '',
     );
-    const lower = msg.replace(/[A-Z]+/g, (x) => x.toLowerCase());
-    return msg !== '' && words.some((w) => lower.includes(w)) && text.includes(msg);
+    if (msg !== '') out.push(msg);
   });
+  return out;
+}
+
+/** intent.rs `missing_command`: the name a shell's `command not found` line says is missing. */
+function missingCommand(line: string): string | undefined {
+  const z = line.indexOf('command not found: ');
+  if (z >= 0) return rustTrim(line.slice(z + 'command not found: '.length));
+  let head: string;
+  if (line.endsWith(': command not found')) head = line.slice(0, -': command not found'.length);
+  else if (line.endsWith(': not found')) head = line.slice(0, -': not found'.length);
+  else return undefined;
+  const parts = head.split(': ');
+  return rustTrim(parts[parts.length - 1]!);
+}
+
+const rustTrim = (s: string) =>
+  s.replace(
+    /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g,
+    '',
+  );
+
+/** intent.rs `asked_about`: a command names `name` as a word, or a fallback message mentions it. */
+function askedAbout(model: CallModel, name: string): boolean {
+  const lowerName = name.replace(/[A-Z]+/g, (x) => x.toLowerCase());
+  const word = (text: string) => text.split(/[^A-Za-z0-9_.-]/).some((w) => w.replace(/[A-Z]+/g, (x) => x.toLowerCase()) === lowerName);
+  return model.commands.some((c) => c.args.includes(name)) || fallbackMessages(model, false).some(word);
 }
 
 /** Adjusts the rule matches of one output by the call's context; `rescan` scans another text (the output with noise lines blanked). */
@@ -227,7 +261,10 @@ export function adjust(ctx: ScanContext | undefined, text: string, first: ActedH
   return matches.map((m) => {
     const ownError = isProgramMessage(m.hit.excerpt, model);
     // A test runner's verdict is the check's result, whoever wrote it.
-    const excused = meant && !table.runnerVerdicts.includes(m.hit.id);
+    // A missing command is the answer only of a probe that asked about it.
+    const missing = table.missingCommand === m.hit.id ? missingCommand(m.hit.excerpt) : undefined;
+    const unaskedMissing = missing !== undefined && !askedAbout(model, missing);
+    const excused = meant && !table.runnerVerdicts.includes(m.hit.id) && !unaskedMissing;
     if (m.action === 'error' && (excused || (showsFiles && !ownError))) return { ...m, action: 'context' };
     if (m.action === 'context' && hidden && !meant && !showsFiles) return { ...m, action: 'error' };
     return m;

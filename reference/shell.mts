@@ -81,6 +81,8 @@ interface Table {
   fallbackFailure: string[];
   /** Rules whose match is a test runner's own verdict (`runnerVerdicts`). */
   runnerVerdicts: string[];
+  /** The rule whose match is a shell's `command not found` (`missingCommand`). */
+  missingCommand: string | undefined;
 }
 
 /** programs.rs `need`: `program-ran` | `effect:<effect>[,<effect>…]` | `programs:a,b`. */
@@ -173,12 +175,16 @@ function tableOf(): Table {
     brokenScript,
     fallbackFailure: strings(root.fallbackFailure),
     runnerVerdicts: strings(root.runnerVerdicts),
+    missingCommand: typeof root.missingCommand === 'string' ? root.missingCommand : undefined,
   };
   return table;
 }
 
 /** The program table's noise lines and command rules (intent.mts). */
-export function scanTable(): Pick<Table, 'noise' | 'commandRules' | 'brokenScript' | 'fallbackFailure' | 'runnerVerdicts'> {
+export function scanTable(): Pick<
+  Table,
+  'noise' | 'commandRules' | 'brokenScript' | 'fallbackFailure' | 'runnerVerdicts' | 'missingCommand'
+> {
   return tableOf();
 }
 

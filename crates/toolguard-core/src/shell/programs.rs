@@ -64,6 +64,8 @@ pub(super) struct Table {
     pub(super) fallback_failure: Vec<String>,
     /// Rules whose match is a test runner's own verdict (`runnerVerdicts`).
     pub(super) runner_verdicts: Vec<String>,
+    /// The rule whose match is a shell's `command not found` (`missingCommand`).
+    pub(super) missing_command: Option<String>,
 }
 
 fn strings(v: Option<&Value>) -> Vec<String> {
@@ -191,6 +193,10 @@ pub(super) fn table() -> &'static Table {
             broken_script,
             fallback_failure: strings(root.get("fallbackFailure")),
             runner_verdicts: strings(root.get("runnerVerdicts")),
+            missing_command: root
+                .get("missingCommand")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
             programs,
             wrappers,
             shell_tools: strings(tools.get("shellTools"))
