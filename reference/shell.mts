@@ -1157,7 +1157,11 @@ function toolModel(name: string, argumentsJson: string): CallModel {
     if (path !== undefined) cmd.reads.push(path);
     else if (Array.isArray(record.paths)) for (const p of record.paths) if (typeof p === 'string') cmd.reads.push(p);
   } else if (effect === 'write') {
-    if (path !== undefined) cmd.writes.push(path);
+    // SWE-agent's command form: `{"command": "create repro.py"}` (tools.rs `command_operand`).
+    const words = (text('command') ?? '').split(/[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/).filter((w) => w !== '');
+    const operand = words[0] === short ? words[1] : undefined;
+    const written = path ?? (operand !== undefined && !/^[0-9:]+$/.test(operand) ? operand : undefined);
+    if (written !== undefined) cmd.writes.push(written);
     if (short === 'apply_patch' || short === 'applypatch') {
       const patch =
         ['input', 'patch', 'diff', 'content'].map(text).find((v) => v !== undefined) ?? (typeof args === 'string' ? args : argumentsJson);

@@ -523,6 +523,32 @@ mod tests {
     }
 
     #[test]
+    fn a_script_created_with_swe_agents_create_command_is_the_agents_own() {
+        let mut engine = Engine::new(&Config::default()).unwrap();
+        engine.advance(&Call {
+            agent_id: Some("a"),
+            name: "create",
+            arguments_json: r#"{"command":"create reproduce_bug.py"}"#,
+        });
+        let out = Output {
+            texts: vec![TRACEBACK],
+            ..Output::default()
+        };
+        let v = engine.observe(
+            &Call {
+                agent_id: Some("a"),
+                name: "bash",
+                arguments_json: r#"{"command":"python reproduce_bug.py"}"#,
+            },
+            Some(&out),
+        );
+        assert_eq!(
+            v.and_then(|v| v.failure).map(|f| f.action),
+            Some(FailureAction::Context)
+        );
+    }
+
+    #[test]
     fn a_caught_error_of_the_scripts_own_code_is_an_error() {
         // Caught and printed by the script: no traceback, no other rule.
         let write = "cat > /testbed/test_fix.py << 'EOF'\ntry:\n    f()\nexcept Exception as e:\n    print('Error:', e)\nEOF";
