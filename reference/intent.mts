@@ -15,7 +15,7 @@
  * - A `context` rule is `error` when the command hid the real status.
  */
 import type { RuleAction, RuleHit } from './types.mjs';
-import { classifyCall, isShellTool, scanTable, type CallModel } from './shell.mjs';
+import { classifyCall, isShellTool, isWriteProgram, scanTable, type CallModel } from './shell.mjs';
 
 /** What the scan knows of the call that produced the output. */
 export interface ScanContext {
@@ -45,6 +45,17 @@ export function scanContext(name: string, argumentsJson: string, writes: Session
 
 const normalize = (p: string) => (p.startsWith('./') ? p.slice(2) : p);
 
+/** intent.rs `first_word`: the first word of the `command` argument, read off the JSON text. */
+function firstWord(argumentsJson: string): string | undefined {
+  const at = argumentsJson.indexOf('"command"');
+  if (at < 0) return undefined;
+  const m =
+    /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*:[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*"([^\t\n\f\r "\\]*)/.exec(
+      argumentsJson.slice(at + '"command"'.length),
+    );
+  return m !== null && m[1] !== '' ? m[1] : undefined;
+}
+
 /** A `>` redirect to a file in the text: not a dup (`2>&1`, `>&2`) or `/dev/null` (intent.rs `writes_a_file`). */
 function writesAFile(text: string): boolean {
   for (let i = text.indexOf('>'); i !== -1; i = text.indexOf('>', i + 1)) {
@@ -63,7 +74,11 @@ export class SessionWrites {
 
   /** Whether a call may write (a cheap test before modelling it): an edit tool, or a shell command with a redirect or `tee`. */
   static mayWrite(name: string, argumentsJson: string): boolean {
-    if (isShellTool(name)) return writesAFile(argumentsJson) || argumentsJson.includes('tee ');
+    if (isShellTool(name)) {
+      if (writesAFile(argumentsJson) || argumentsJson.includes('tee ')) return true;
+      const first = firstWord(argumentsJson);
+      return first !== undefined && isWriteProgram(first);
+    }
     const lower = name.replace(/[A-Z]+/g, (c) => c.toLowerCase());
     return ['edit', 'write', 'create', 'patch', 'str_replace', 'insert', 'replace'].some((k) => lower.includes(k));
   }

@@ -733,6 +733,11 @@ function command(raw: RawCommand, depth: number, model: Building): Command | und
   return cmd;
 }
 
+/** programs.rs `is_write_program`: a program of the table whose effect is a write. */
+export function isWriteProgram(name: string): boolean {
+  return tableOf().programs.get(name)?.effect === 'write';
+}
+
 function lookup(name: string): Program | undefined {
   const t = tableOf();
   // `python3.11`, `pip3.12`: the versioned names of a known program.
@@ -1158,7 +1163,9 @@ function toolModel(name: string, argumentsJson: string): CallModel {
     else if (Array.isArray(record.paths)) for (const p of record.paths) if (typeof p === 'string') cmd.reads.push(p);
   } else if (effect === 'write') {
     // SWE-agent's command form: `{"command": "create repro.py"}` (tools.rs `command_operand`).
-    const words = (text('command') ?? '').split(/[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/).filter((w) => w !== '');
+    const words = (text('command') ?? '')
+      .split(/[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/)
+      .filter((w) => w !== '');
     const operand = words[0] === short ? words[1] : undefined;
     const written = path ?? (operand !== undefined && !/^[0-9:]+$/.test(operand) ? operand : undefined);
     if (written !== undefined) cmd.writes.push(written);

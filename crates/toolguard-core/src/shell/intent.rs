@@ -88,10 +88,13 @@ impl SessionWrites {
     pub const CAP: usize = 64;
 
     /// Whether a call of tool `name` may write (a cheap test before
-    /// modelling it): an edit tool, or a shell command with a redirect or `tee`.
+    /// modelling it): an edit tool, or a shell command with a redirect or
+    /// `tee`, or one that starts with a write program (`create repro.py`).
     pub fn may_write(name: &str, arguments_json: &str) -> bool {
         if super::is_shell_tool(name) {
-            writes_a_file(arguments_json) || arguments_json.contains("tee ")
+            writes_a_file(arguments_json)
+                || arguments_json.contains("tee ")
+                || first_word(arguments_json).is_some_and(super::programs::is_write_program)
         } else {
             let lower = name.to_ascii_lowercase();
             [
@@ -164,6 +167,19 @@ fn writes_a_file(text: &str) -> bool {
         let rest = &rest[start..];
         !(rest.starts_with(b"&") || rest.starts_with(b"/dev/null") || rest.is_empty())
     })
+}
+
+/// The first word of the `command` argument, read off the JSON text (no
+/// escapes, no leading blanks: otherwise `None`, and the call is modelled
+/// only if another test says so).
+fn first_word(arguments_json: &str) -> Option<&str> {
+    let (_, rest) = arguments_json.split_once("\"command\"")?;
+    let rest = rest.trim_start().strip_prefix(':')?.trim_start();
+    let rest = rest.strip_prefix('"')?;
+    let end = rest
+        .find(|c: char| c.is_ascii_whitespace() || c == '"' || c == '\\')
+        .unwrap_or(rest.len());
+    (end > 0).then(|| &rest[..end])
 }
 
 fn normalize(p: &str) -> String {
@@ -544,6 +560,15 @@ mod tests {
         );
         assert_eq!(
             v.and_then(|v| v.failure).map(|f| f.action),
+            Some(FailureAction::Context)
+        );
+        // The same steps as a SWE-agent trajectory records them: bash calls.
+        assert_eq!(
+            action(
+                &["create reproduce_bug.py"],
+                "python reproduce_bug.py",
+                TRACEBACK
+            ),
             Some(FailureAction::Context)
         );
     }

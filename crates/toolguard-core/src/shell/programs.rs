@@ -223,6 +223,15 @@ pub(super) fn need(s: &str) -> Option<Need> {
         .map(|p| Need::Programs(p.split(',').map(str::to_owned).collect()))
 }
 
+/// Whether `name` is a program of the table whose effect is a write
+/// (`touch`, `cp`, SWE-agent's `create`).
+pub(super) fn is_write_program(name: &str) -> bool {
+    table()
+        .programs
+        .get(name)
+        .is_some_and(|p| p.effect == Effect::Write)
+}
+
 pub(super) fn shell_tools() -> &'static [String] {
     &table().shell_tools
 }
