@@ -782,7 +782,10 @@ describe('reference: built-in rules on their fixtures', () => {
   const commandFor = (id, text) => {
     const need = commandRules[id];
     if (need === undefined) return {};
-    if (need.startsWith('effect:network')) return { command: 'curl -s http://localhost:8000/api' };
+    const effects = need.startsWith('effect:') ? need.slice('effect:'.length).split(',') : [];
+    if (effects.includes('network')) return { command: 'curl -s http://localhost:8000/api' };
+    if (effects.includes('run')) return { command: 'python check.py' };
+    if (effects.includes('test')) return { command: 'python -m pytest' };
     const programs = text
       .split('\n')
       .map((l) => /^\s*([^\s:]+):/.exec(l)?.[1])
