@@ -268,7 +268,7 @@ export function adjust(ctx: ScanContext | undefined, text: string, first: ActedH
   // A fallback message that says the command failed, printed: not a probe's answer.
   const probe = model.probe && !fallbackSaidFailure(model, text, table.fallbackFailure);
   // An own script or probe that could not run its own code is not excused as a reproduction.
-  const broken = table.brokenScript !== undefined && matches.some((m) => m.hit.id === table.brokenScript);
+  const broken = matches.some((m) => table.brokenScript.includes(m.hit.id));
   const meant = (ctx.ownScript || probe) && !broken;
   const hidden = model.masks.some((m) => m === 'pipeline' || m === 'fallback' || m === 'sequence');
   // Content shown from files: a displaying command that names no file prints its own errors.

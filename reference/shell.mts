@@ -75,8 +75,8 @@ interface Table {
   noise: string[];
   /** Rules that count only with a command, and when. */
   commandRules: Map<string, Need>;
-  /** The rule whose match says a script could not run its own code (`brokenScript`). */
-  brokenScript: string | undefined;
+  /** The rules whose match says a script could not run its own code (`brokenScript`). */
+  brokenScript: string[];
   /** Words of a fallback message that says the command before it failed. */
   fallbackFailure: string[];
   /** Rules whose match is a test runner's own verdict (`runnerVerdicts`). */
@@ -165,7 +165,7 @@ function tableOf(): Table {
     const n = typeof v === 'string' ? need(v) : undefined;
     if (n !== undefined) commandRules.set(id, n);
   }
-  const brokenScript = typeof root.brokenScript === 'string' ? root.brokenScript : undefined;
+  const brokenScript = strings(root.brokenScript);
   table = {
     programs,
     wrappers,

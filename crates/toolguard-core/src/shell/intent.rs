@@ -302,10 +302,7 @@ pub fn adjust(
     // An own script or a probe that could not run its own code (a NameError,
     // an unresolved import, a call with wrong arguments) did not show the
     // behaviour it was written to show: not excused as a reproduction.
-    let broken = table
-        .broken_script
-        .as_ref()
-        .is_some_and(|id| matches.iter().any(|m| m.id == *id));
+    let broken = matches.iter().any(|m| table.broken_script.contains(&m.id));
     let meant = (own_script || probe) && !broken;
     let hidden = model
         .masks

@@ -57,9 +57,9 @@ pub(super) struct Table {
     pub(super) noise: Vec<String>,
     /// Rules that count only with a command, and when (`intent.rs`).
     pub(super) command_rules: HashMap<String, Need>,
-    /// The rule whose match says a script could not run its own code
-    /// (`brokenScript`: a rule id of rules/builtin.json).
-    pub(super) broken_script: Option<String>,
+    /// The rules whose match says a script could not run its own code
+    /// (`brokenScript`: rule ids of rules/builtin.json).
+    pub(super) broken_script: Vec<String>,
     /// Words of a fallback message that says the command before it failed.
     pub(super) fallback_failure: Vec<String>,
     /// Rules whose match is a test runner's own verdict (`runnerVerdicts`).
@@ -183,10 +183,7 @@ pub(super) fn table() -> &'static Table {
                     .collect()
             })
             .unwrap_or_default();
-        let broken_script = root
-            .get("brokenScript")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
+        let broken_script = strings(root.get("brokenScript"));
         Table {
             noise: strings(root.get("noise")),
             command_rules,
