@@ -782,7 +782,9 @@ describe('reference: built-in rules on their fixtures', () => {
   const commandFor = (id, text) => {
     const need = commandRules[id];
     if (need === undefined) return {};
-    const effects = need.startsWith('effect:') ? need.slice('effect:'.length).split(',') : [];
+    // A list: any of its needs; an `effect:` need names the effects.
+    const needs = Array.isArray(need) ? need : [need];
+    const effects = needs.flatMap((n) => (n.startsWith('effect:') ? n.slice('effect:'.length).split(',') : []));
     if (effects.includes('network')) return { command: 'curl -s http://localhost:8000/api' };
     if (effects.includes('run')) return { command: 'python check.py' };
     if (effects.includes('test')) return { command: 'python -m pytest' };

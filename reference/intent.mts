@@ -15,7 +15,7 @@
  * - A `context` rule is `error` when the command hid the real status.
  */
 import type { RuleAction, RuleHit } from './types.mjs';
-import { classifyCall, isShellTool, isWriteProgram, scanTable, type CallModel } from './shell.mjs';
+import { classifyCall, isShellTool, isWriteProgram, scanTable, type CallModel, type Need } from './shell.mjs';
 
 /** What the scan knows of the call that produced the output. */
 export interface ScanContext {
@@ -234,6 +234,23 @@ function askedAbout(model: CallModel, name: string): boolean {
   return model.commands.some((c) => c.args.includes(name)) || fallbackMessages(model, false).some(word);
 }
 
+/** intent.rs `Need::holds`: whether a command rule counts for this call. */
+function holds(need: Need, model: CallModel, excerpt: string): boolean {
+  switch (need.kind) {
+    case 'effect':
+      return model.commands.some((c) => need.effects.some((e) => c.effect === e || (e === 'network' && c.url !== undefined)));
+    case 'program-ran':
+      return isProgramMessage(excerpt, model);
+    case 'programs':
+      return model.commands.some((c) => need.programs.includes(c.program));
+    case 'code':
+      return model.commands.some((c) => c.inlineCode !== undefined && need.texts.some((t) => c.inlineCode!.includes(t)));
+    case 'any':
+      return need.needs.some((n) => holds(n, model, excerpt));
+  }
+  return false; // an unknown need (none today): the rule does not apply
+}
+
 /** Adjusts the rule matches of one output by the call's context; `rescan` scans another text (the output with noise lines blanked). */
 export function adjust(ctx: ScanContext | undefined, text: string, first: ActedHit[], rescan: (text: string) => ActedHit[]): ActedHit[] {
   const table = scanTable();
@@ -254,16 +271,7 @@ export function adjust(ctx: ScanContext | undefined, text: string, first: ActedH
   const model = ctx.model;
   matches = matches.filter((m) => {
     const need = table.commandRules.get(m.hit.id);
-    if (need === undefined) return true;
-    switch (need.kind) {
-      case 'effect':
-        return model.commands.some((c) => need.effects.some((e) => c.effect === e || (e === 'network' && c.url !== undefined)));
-      case 'program-ran':
-        return isProgramMessage(m.hit.excerpt, model);
-      case 'programs':
-        return model.commands.some((c) => need.programs.includes(c.program));
-    }
-    return false; // an unknown need (none today): the rule does not apply
+    return need === undefined || holds(need, model, m.hit.excerpt);
   });
   // A fallback message that says the command failed, printed: not a probe's answer.
   const probe = model.probe && !fallbackSaidFailure(model, text, table.fallbackFailure);

@@ -65,7 +65,12 @@ interface Program {
 }
 
 /** When a rule of `commandRules` counts (intent.rs `Need`). */
-export type Need = { kind: 'effect'; effects: Effect[] } | { kind: 'program-ran' } | { kind: 'programs'; programs: string[] };
+export type Need =
+  | { kind: 'effect'; effects: Effect[] }
+  | { kind: 'program-ran' }
+  | { kind: 'programs'; programs: string[] }
+  | { kind: 'code'; texts: string[] }
+  | { kind: 'any'; needs: Need[] };
 
 interface Table {
   programs: Map<string, Program>;
@@ -85,13 +90,27 @@ interface Table {
   missingCommand: string | undefined;
 }
 
-/** programs.rs `need`: `program-ran` | `effect:<effect>[,<effect>…]` | `programs:a,b`. */
+/** programs.rs `need_of`: one need, or a list of which any may hold. */
+function needOf(v: unknown): Need | undefined {
+  if (typeof v === 'string') return need(v);
+  if (!Array.isArray(v)) return undefined;
+  const needs: Need[] = [];
+  for (const n of v) {
+    const one = typeof n === 'string' ? need(n) : undefined;
+    if (one === undefined) return undefined;
+    needs.push(one);
+  }
+  return { kind: 'any', needs };
+}
+
+/** programs.rs `need`: `program-ran` | `effect:<effect>[,<effect>…]` | `programs:a,b` | `code:<text>[,<text>…]`. */
 function need(s: string): Need | undefined {
   if (s === 'program-ran') return { kind: 'program-ran' };
   if (s.startsWith('effect:')) {
     const effects = s.slice('effect:'.length).split(',');
     return effects.every((e) => EFFECTS.has(e as Effect)) ? { kind: 'effect', effects: effects as Effect[] } : undefined;
   }
+  if (s.startsWith('code:')) return { kind: 'code', texts: s.slice('code:'.length).split(',') };
   return s.startsWith('programs:') ? { kind: 'programs', programs: s.slice('programs:'.length).split(',') } : undefined;
 }
 
@@ -162,7 +181,7 @@ function tableOf(): Table {
   }
   const commandRules = new Map<string, Need>();
   for (const [id, v] of Object.entries(isRecord(root.commandRules) ? root.commandRules : {})) {
-    const n = typeof v === 'string' ? need(v) : undefined;
+    const n = needOf(v);
     if (n !== undefined) commandRules.set(id, n);
   }
   const brokenScript = strings(root.brokenScript);
@@ -570,6 +589,8 @@ export interface Command {
   quiet: boolean;
   /** The script an interpreter runs. */
   script: string | undefined;
+  /** The code an interpreter or shell runs inline (`-c`, a heredoc). */
+  inlineCode: string | undefined;
   /** The directory of the last `cd` before it in the line, if any. */
   cwd: string | undefined;
   pipeline: number;
@@ -599,6 +620,7 @@ const newCommand = (): Command => ({
   url: undefined,
   quiet: false,
   script: undefined,
+  inlineCode: undefined,
   cwd: undefined,
   pipeline: 0,
   stage: 0,
@@ -894,6 +916,7 @@ function interpreter(cmd: Command, prog: Program, raw: RawCommand, args: string[
     k += 1;
     if (prog.shell && a.startsWith('-') && !a.startsWith('--') && a.includes('c')) {
       // `bash -c '…'`: the inner line's commands stand for this one.
+      cmd.inlineCode = args[k] ?? '';
       if (depth < MAX_DEPTH) {
         const before = model.commands.length;
         modelLine(args[k] ?? '', depth + 1, model);
@@ -910,6 +933,7 @@ function interpreter(cmd: Command, prog: Program, raw: RawCommand, args: string[
       return;
     }
     if (a === '-c' || a === '-e' || a === '--eval' || a === '-p') {
+      cmd.inlineCode = args[k];
       cmd.effect = 'run';
       if (args[k] !== undefined && isProbeCode(args[k]!)) model.probe = true;
       return;
@@ -935,6 +959,7 @@ function interpreter(cmd: Command, prog: Program, raw: RawCommand, args: string[
   }
   // `python` with its code on stdin (`python - <<EOF`).
   cmd.effect = 'run';
+  if (raw.heredoc !== undefined) cmd.inlineCode = raw.heredoc;
   if (raw.heredoc !== undefined && isProbeCode(raw.heredoc)) model.probe = true;
 }
 

@@ -408,6 +408,11 @@ pub(super) enum Need {
     ProgramRan,
     /// One of these programs ran.
     Programs(Vec<String>),
+    /// Inline code that ran (`python -c`, a heredoc) contains one of these
+    /// texts (an HTTP client: `requests.`, `TestClient(`).
+    Code(Vec<String>),
+    /// Any of these holds.
+    Any(Vec<Need>),
 }
 
 impl Need {
@@ -420,6 +425,12 @@ impl Need {
             }),
             Need::ProgramRan => is_program_message(excerpt, model),
             Need::Programs(p) => model.commands.iter().any(|c| p.contains(&c.program)),
+            Need::Code(texts) => model.commands.iter().any(|c| {
+                c.inline_code
+                    .as_deref()
+                    .is_some_and(|code| texts.iter().any(|t| code.contains(t.as_str())))
+            }),
+            Need::Any(needs) => needs.iter().any(|n| n.holds(model, excerpt)),
         }
     }
 }
@@ -637,6 +648,16 @@ mod tests {
         let cmd = "type rg || echo none";
         let out = "bash: type: rg: not found\nnone\n";
         assert_ne!(action(&[], cmd, out), Some(FailureAction::Error));
+    }
+
+    #[test]
+    fn an_http_error_from_inline_client_code_is_an_error() {
+        let cmd = "python -c \"\nfrom fastapi.testclient import TestClient\nfrom app.main import app\nr = TestClient(app).get('/session/1')\nprint(f'Status: {r.status_code}')\nprint(f'Body: {r.text}')\n\"";
+        let out = "Status: 500\nBody: {\"detail\":\"Failed to load session context\"}\n";
+        assert_eq!(action(&[], cmd, out), Some(FailureAction::Error));
+        // The same lines from code that talks to no HTTP client are its text.
+        let cmd = "python -c \"print('Status: 500')\"";
+        assert_eq!(action(&[], cmd, "Status: 500\n"), None);
     }
 
     #[test]

@@ -179,7 +179,7 @@ pub(super) fn table() -> &'static Table {
             .and_then(Value::as_object)
             .map(|o| {
                 o.iter()
-                    .filter_map(|(id, v)| Some((id.clone(), need(v.as_str()?)?)))
+                    .filter_map(|(id, v)| Some((id.clone(), need_of(v)?)))
                     .collect()
             })
             .unwrap_or_default();
@@ -204,7 +204,21 @@ pub(super) fn table() -> &'static Table {
     })
 }
 
-/// `program-ran` | `effect:<effect>[,<effect>…]` | `programs:a,b`.
+/// A `commandRules` value: one need, or a list of which any may hold.
+fn need_of(v: &Value) -> Option<Need> {
+    match v {
+        Value::String(s) => need(s),
+        Value::Array(a) => a
+            .iter()
+            .map(|n| need(n.as_str()?))
+            .collect::<Option<Vec<_>>>()
+            .map(Need::Any),
+        _ => None,
+    }
+}
+
+/// `program-ran` | `effect:<effect>[,<effect>…]` | `programs:a,b` |
+/// `code:<text>[,<text>…]`.
 pub(super) fn need(s: &str) -> Option<Need> {
     if s == "program-ran" {
         return Some(Need::ProgramRan);
@@ -215,6 +229,9 @@ pub(super) fn need(s: &str) -> Option<Need> {
             .map(Effect::parse)
             .collect::<Option<Vec<_>>>()
             .map(Need::Effect);
+    }
+    if let Some(t) = s.strip_prefix("code:") {
+        return Some(Need::Code(t.split(',').map(str::to_owned).collect()));
     }
     s.strip_prefix("programs:")
         .map(|p| Need::Programs(p.split(',').map(str::to_owned).collect()))
