@@ -616,36 +616,7 @@ mod tests {
         command: &str,
         statuses: Option<&ExitStatuses>,
     ) -> Option<crate::engine::Failure> {
-        use crate::engine::{Call, Engine, Output};
-        let mut engine = Engine::new(&crate::config::Config::default()).unwrap();
-        let args = |c: &str| serde_json::json!({ "command": c }).to_string();
-        for b in before {
-            let a = args(b);
-            let call = Call {
-                agent_id: Some("a"),
-                name: "Bash",
-                arguments_json: &a,
-            };
-            engine.observe(
-                &call,
-                Some(&Output {
-                    texts: vec![""],
-                    ..Output::default()
-                }),
-            );
-        }
-        let a = args(command);
-        let call = Call {
-            agent_id: Some("a"),
-            name: "Bash",
-            arguments_json: &a,
-        };
-        let out = Output {
-            texts: vec!["done"],
-            exit_statuses: statuses,
-            ..Output::default()
-        };
-        engine.observe(&call, Some(&out))?.failure
+        crate::shell::tests::bash_failure(before, command, "done", statuses)
     }
 
     #[test]

@@ -442,34 +442,7 @@ mod tests {
 
     /// The action of the verdict on `output` of a `bash` call running `command` (after `before`).
     fn action(before: &[&str], command: &str, output: &str) -> Option<FailureAction> {
-        let mut engine = Engine::new(&Config::default()).unwrap();
-        let args = |c: &str| serde_json::json!({ "command": c }).to_string();
-        for b in before {
-            let a = args(b);
-            let call = Call {
-                agent_id: Some("a"),
-                name: "bash",
-                arguments_json: &a,
-            };
-            engine.observe(
-                &call,
-                Some(&Output {
-                    texts: vec![""],
-                    ..Output::default()
-                }),
-            );
-        }
-        let a = args(command);
-        let call = Call {
-            agent_id: Some("a"),
-            name: "bash",
-            arguments_json: &a,
-        };
-        let out = Output {
-            texts: vec![output],
-            ..Output::default()
-        };
-        engine.observe(&call, Some(&out))?.failure.map(|f| f.action)
+        crate::shell::tests::bash_failure(before, command, output, None).map(|f| f.action)
     }
 
     const TRACEBACK: &str = "Traceback (most recent call last):\n  File \"/testbed/reproduce.py\", line 3, in <module>\n    f()\nValueError: bad value\n";
