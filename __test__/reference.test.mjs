@@ -782,7 +782,12 @@ describe('reference: built-in rules on their fixtures', () => {
   const commandFor = (id, text) => {
     const need = commandRules[id];
     if (need === undefined) return {};
-    if (need.startsWith('effect:network')) return { command: 'curl -s http://localhost:8000/api' };
+    // A list: any of its needs; an `effect:` need names the effects.
+    const needs = Array.isArray(need) ? need : [need];
+    const effects = needs.flatMap((n) => (n.startsWith('effect:') ? n.slice('effect:'.length).split(',') : []));
+    if (effects.includes('network')) return { command: 'curl -s http://localhost:8000/api' };
+    if (effects.includes('run')) return { command: 'python check.py' };
+    if (effects.includes('test')) return { command: 'python -m pytest' };
     const programs = text
       .split('\n')
       .map((l) => /^\s*([^\s:]+):/.exec(l)?.[1])

@@ -15,7 +15,7 @@
  * - A `context` rule is `error` when the command hid the real status.
  */
 import type { RuleAction, RuleHit } from './types.mjs';
-import { classifyCall, isShellTool, scanTable, type CallModel } from './shell.mjs';
+import { classifyCall, isShellTool, isWriteProgram, scanTable, type CallModel, type Need } from './shell.mjs';
 
 /** What the scan knows of the call that produced the output. */
 export interface ScanContext {
@@ -45,6 +45,17 @@ export function scanContext(name: string, argumentsJson: string, writes: Session
 
 const normalize = (p: string) => (p.startsWith('./') ? p.slice(2) : p);
 
+/** intent.rs `first_word`: the first word of the `command` argument, read off the JSON text. */
+function firstWord(argumentsJson: string): string | undefined {
+  const at = argumentsJson.indexOf('"command"');
+  if (at < 0) return undefined;
+  const m =
+    /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*:[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*"([^\t\n\f\r "\\]*)/.exec(
+      argumentsJson.slice(at + '"command"'.length),
+    );
+  return m !== null && m[1] !== '' ? m[1] : undefined;
+}
+
 /** A `>` redirect to a file in the text: not a dup (`2>&1`, `>&2`) or `/dev/null` (intent.rs `writes_a_file`). */
 function writesAFile(text: string): boolean {
   for (let i = text.indexOf('>'); i !== -1; i = text.indexOf('>', i + 1)) {
@@ -63,7 +74,11 @@ export class SessionWrites {
 
   /** Whether a call may write (a cheap test before modelling it): an edit tool, or a shell command with a redirect or `tee`. */
   static mayWrite(name: string, argumentsJson: string): boolean {
-    if (isShellTool(name)) return writesAFile(argumentsJson) || argumentsJson.includes('tee ');
+    if (isShellTool(name)) {
+      if (writesAFile(argumentsJson) || argumentsJson.includes('tee ')) return true;
+      const first = firstWord(argumentsJson);
+      return first !== undefined && isWriteProgram(first);
+    }
     const lower = name.replace(/[A-Z]+/g, (c) => c.toLowerCase());
     return ['edit', 'write', 'create', 'patch', 'str_replace', 'insert', 'replace'].some((k) => lower.includes(k));
   }
@@ -161,10 +176,19 @@ export function isProgramMessage(input: string, model: CallModel): boolean {
 
 /** intent.rs `fallback_said_failure`: a `|| echo …` fallback whose message says failure printed that message (not after a lookup). */
 function fallbackSaidFailure(model: CallModel, text: string, words: string[]): boolean {
-  return model.commands.some((c, k) => {
-    if (k === 0 || c.joiner !== 'or' || c.stage !== 0) return false;
+  return fallbackMessages(model, true).some((msg) => {
+    const lower = msg.replace(/[A-Z]+/g, (x) => x.toLowerCase());
+    return words.some((w) => lower.includes(w)) && text.includes(msg);
+  });
+}
+
+/** The trimmed, non-empty messages of the call's `|| echo …` / `|| printf …` fallbacks (with `afterRun`, only after a command that is not a read or a search). */
+function fallbackMessages(model: CallModel, afterRun: boolean): string[] {
+  const out: string[] = [];
+  model.commands.forEach((c, k) => {
+    if (k === 0 || c.joiner !== 'or' || c.stage !== 0) return;
     const before = model.commands[k - 1]!.effect;
-    if (before === 'read' || before === 'search') return false;
+    if (afterRun && (before === 'read' || before === 'search')) return;
     let msg: string;
     if (c.program === 'echo') {
       let i = 0;
@@ -172,17 +196,59 @@ function fallbackSaidFailure(model: CallModel, text: string, words: string[]): b
       msg = c.args.slice(i).join(' ');
     } else if (c.program === 'printf') {
       const f = c.args[0];
-      if (f === undefined || f.includes('%')) return false;
+      if (f === undefined || f.includes('%')) return;
       msg = f;
       while (msg.endsWith('\\n')) msg = msg.slice(0, -2);
-    } else return false;
+    } else return;
     msg = msg.replace(
       /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g,
       '',
     );
-    const lower = msg.replace(/[A-Z]+/g, (x) => x.toLowerCase());
-    return msg !== '' && words.some((w) => lower.includes(w)) && text.includes(msg);
+    if (msg !== '') out.push(msg);
   });
+  return out;
+}
+
+/** intent.rs `missing_command`: the name a shell's `command not found` line says is missing. */
+function missingCommand(line: string): string | undefined {
+  const z = line.indexOf('command not found: ');
+  if (z >= 0) return rustTrim(line.slice(z + 'command not found: '.length));
+  let head: string;
+  if (line.endsWith(': command not found')) head = line.slice(0, -': command not found'.length);
+  else if (line.endsWith(': not found')) head = line.slice(0, -': not found'.length);
+  else return undefined;
+  const parts = head.split(': ');
+  return rustTrim(parts[parts.length - 1]!);
+}
+
+const rustTrim = (s: string) =>
+  s.replace(
+    /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g,
+    '',
+  );
+
+/** intent.rs `asked_about`: a command names `name` as a word, or a fallback message mentions it. */
+function askedAbout(model: CallModel, name: string): boolean {
+  const lowerName = name.replace(/[A-Z]+/g, (x) => x.toLowerCase());
+  const word = (text: string) => text.split(/[^A-Za-z0-9_.-]/).some((w) => w.replace(/[A-Z]+/g, (x) => x.toLowerCase()) === lowerName);
+  return model.commands.some((c) => c.args.includes(name)) || fallbackMessages(model, false).some(word);
+}
+
+/** intent.rs `Need::holds`: whether a command rule counts for this call. */
+function holds(need: Need, model: CallModel, excerpt: string): boolean {
+  switch (need.kind) {
+    case 'effect':
+      return model.commands.some((c) => need.effects.some((e) => c.effect === e || (e === 'network' && c.url !== undefined)));
+    case 'program-ran':
+      return isProgramMessage(excerpt, model);
+    case 'programs':
+      return model.commands.some((c) => need.programs.includes(c.program));
+    case 'code':
+      return model.commands.some((c) => c.inlineCode !== undefined && need.texts.some((t) => c.inlineCode!.includes(t)));
+    case 'any':
+      return need.needs.some((n) => holds(n, model, excerpt));
+  }
+  return false; // an unknown need (none today): the rule does not apply
 }
 
 /** Adjusts the rule matches of one output by the call's context; `rescan` scans another text (the output with noise lines blanked). */
@@ -205,21 +271,12 @@ export function adjust(ctx: ScanContext | undefined, text: string, first: ActedH
   const model = ctx.model;
   matches = matches.filter((m) => {
     const need = table.commandRules.get(m.hit.id);
-    if (need === undefined) return true;
-    switch (need.kind) {
-      case 'effect':
-        return model.commands.some((c) => c.effect === need.effect || (need.effect === 'network' && c.url !== undefined));
-      case 'program-ran':
-        return isProgramMessage(m.hit.excerpt, model);
-      case 'programs':
-        return model.commands.some((c) => need.programs.includes(c.program));
-    }
-    return false; // an unknown need (none today): the rule does not apply
+    return need === undefined || holds(need, model, m.hit.excerpt);
   });
   // A fallback message that says the command failed, printed: not a probe's answer.
   const probe = model.probe && !fallbackSaidFailure(model, text, table.fallbackFailure);
   // An own script or probe that could not run its own code is not excused as a reproduction.
-  const broken = table.brokenScript !== undefined && table.brokenScript.test(text);
+  const broken = matches.some((m) => table.brokenScript.includes(m.hit.id));
   const meant = (ctx.ownScript || probe) && !broken;
   const hidden = model.masks.some((m) => m === 'pipeline' || m === 'fallback' || m === 'sequence');
   // Content shown from files: a displaying command that names no file prints its own errors.
@@ -227,7 +284,10 @@ export function adjust(ctx: ScanContext | undefined, text: string, first: ActedH
   return matches.map((m) => {
     const ownError = isProgramMessage(m.hit.excerpt, model);
     // A test runner's verdict is the check's result, whoever wrote it.
-    const excused = meant && !table.runnerVerdicts.includes(m.hit.id);
+    // A missing command is the answer only of a probe that asked about it.
+    const missing = table.missingCommand === m.hit.id ? missingCommand(m.hit.excerpt) : undefined;
+    const unaskedMissing = missing !== undefined && !askedAbout(model, missing);
+    const excused = meant && !table.runnerVerdicts.includes(m.hit.id) && !unaskedMissing;
     if (m.action === 'error' && (excused || (showsFiles && !ownError))) return { ...m, action: 'context' };
     if (m.action === 'context' && hidden && !meant && !showsFiles) return { ...m, action: 'error' };
     return m;

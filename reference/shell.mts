@@ -65,7 +65,12 @@ interface Program {
 }
 
 /** When a rule of `commandRules` counts (intent.rs `Need`). */
-export type Need = { kind: 'effect'; effect: Effect } | { kind: 'program-ran' } | { kind: 'programs'; programs: string[] };
+export type Need =
+  | { kind: 'effect'; effects: Effect[] }
+  | { kind: 'program-ran' }
+  | { kind: 'programs'; programs: string[] }
+  | { kind: 'code'; texts: string[] }
+  | { kind: 'any'; needs: Need[] };
 
 interface Table {
   programs: Map<string, Program>;
@@ -75,21 +80,37 @@ interface Table {
   noise: string[];
   /** Rules that count only with a command, and when. */
   commandRules: Map<string, Need>;
-  /** Lines that say a program could not run its own code (`brokenScript`). */
-  brokenScript: RegExp | undefined;
+  /** The rules whose match says a script could not run its own code (`brokenScript`). */
+  brokenScript: string[];
   /** Words of a fallback message that says the command before it failed. */
   fallbackFailure: string[];
   /** Rules whose match is a test runner's own verdict (`runnerVerdicts`). */
   runnerVerdicts: string[];
+  /** The rule whose match is a shell's `command not found` (`missingCommand`). */
+  missingCommand: string | undefined;
 }
 
-/** programs.rs `need`: `program-ran` | `effect:<effect>` | `programs:a,b`. */
+/** programs.rs `need_of`: one need, or a list of which any may hold. */
+function needOf(v: unknown): Need | undefined {
+  if (typeof v === 'string') return need(v);
+  if (!Array.isArray(v)) return undefined;
+  const needs: Need[] = [];
+  for (const n of v) {
+    const one = typeof n === 'string' ? need(n) : undefined;
+    if (one === undefined) return undefined;
+    needs.push(one);
+  }
+  return { kind: 'any', needs };
+}
+
+/** programs.rs `need`: `program-ran` | `effect:<effect>[,<effect>…]` | `programs:a,b` | `code:<text>[,<text>…]`. */
 function need(s: string): Need | undefined {
   if (s === 'program-ran') return { kind: 'program-ran' };
   if (s.startsWith('effect:')) {
-    const e = s.slice('effect:'.length);
-    return EFFECTS.has(e as Effect) ? { kind: 'effect', effect: e as Effect } : undefined;
+    const effects = s.slice('effect:'.length).split(',');
+    return effects.every((e) => EFFECTS.has(e as Effect)) ? { kind: 'effect', effects: effects as Effect[] } : undefined;
   }
+  if (s.startsWith('code:')) return { kind: 'code', texts: s.slice('code:'.length).split(',') };
   return s.startsWith('programs:') ? { kind: 'programs', programs: s.slice('programs:'.length).split(',') } : undefined;
 }
 
@@ -160,16 +181,10 @@ function tableOf(): Table {
   }
   const commandRules = new Map<string, Need>();
   for (const [id, v] of Object.entries(isRecord(root.commandRules) ? root.commandRules : {})) {
-    const n = typeof v === 'string' ? need(v) : undefined;
+    const n = needOf(v);
     if (n !== undefined) commandRules.set(id, n);
   }
-  const broken = strings(root.brokenScript);
-  let brokenScript: RegExp | undefined;
-  try {
-    brokenScript = broken.length > 0 ? new RegExp(broken.map((p) => `(?:${p})`).join('|')) : undefined;
-  } catch {
-    brokenScript = undefined;
-  }
+  const brokenScript = strings(root.brokenScript);
   table = {
     programs,
     wrappers,
@@ -179,12 +194,16 @@ function tableOf(): Table {
     brokenScript,
     fallbackFailure: strings(root.fallbackFailure),
     runnerVerdicts: strings(root.runnerVerdicts),
+    missingCommand: typeof root.missingCommand === 'string' ? root.missingCommand : undefined,
   };
   return table;
 }
 
 /** The program table's noise lines and command rules (intent.mts). */
-export function scanTable(): Pick<Table, 'noise' | 'commandRules' | 'brokenScript' | 'fallbackFailure' | 'runnerVerdicts'> {
+export function scanTable(): Pick<
+  Table,
+  'noise' | 'commandRules' | 'brokenScript' | 'fallbackFailure' | 'runnerVerdicts' | 'missingCommand'
+> {
   return tableOf();
 }
 
@@ -570,6 +589,8 @@ export interface Command {
   quiet: boolean;
   /** The script an interpreter runs. */
   script: string | undefined;
+  /** The code an interpreter or shell runs inline (`-c`, a heredoc). */
+  inlineCode: string | undefined;
   /** The directory of the last `cd` before it in the line, if any. */
   cwd: string | undefined;
   pipeline: number;
@@ -599,6 +620,7 @@ const newCommand = (): Command => ({
   url: undefined,
   quiet: false,
   script: undefined,
+  inlineCode: undefined,
   cwd: undefined,
   pipeline: 0,
   stage: 0,
@@ -731,6 +753,11 @@ function command(raw: RawCommand, depth: number, model: Building): Command | und
     cmd.quiet = false;
   }
   return cmd;
+}
+
+/** programs.rs `is_write_program`: a program of the table whose effect is a write. */
+export function isWriteProgram(name: string): boolean {
+  return tableOf().programs.get(name)?.effect === 'write';
 }
 
 function lookup(name: string): Program | undefined {
@@ -889,6 +916,7 @@ function interpreter(cmd: Command, prog: Program, raw: RawCommand, args: string[
     k += 1;
     if (prog.shell && a.startsWith('-') && !a.startsWith('--') && a.includes('c')) {
       // `bash -c '…'`: the inner line's commands stand for this one.
+      cmd.inlineCode = args[k] ?? '';
       if (depth < MAX_DEPTH) {
         const before = model.commands.length;
         modelLine(args[k] ?? '', depth + 1, model);
@@ -905,6 +933,7 @@ function interpreter(cmd: Command, prog: Program, raw: RawCommand, args: string[
       return;
     }
     if (a === '-c' || a === '-e' || a === '--eval' || a === '-p') {
+      cmd.inlineCode = args[k];
       cmd.effect = 'run';
       if (args[k] !== undefined && isProbeCode(args[k]!)) model.probe = true;
       return;
@@ -930,6 +959,7 @@ function interpreter(cmd: Command, prog: Program, raw: RawCommand, args: string[
   }
   // `python` with its code on stdin (`python - <<EOF`).
   cmd.effect = 'run';
+  if (raw.heredoc !== undefined) cmd.inlineCode = raw.heredoc;
   if (raw.heredoc !== undefined && isProbeCode(raw.heredoc)) model.probe = true;
 }
 
@@ -1157,7 +1187,13 @@ function toolModel(name: string, argumentsJson: string): CallModel {
     if (path !== undefined) cmd.reads.push(path);
     else if (Array.isArray(record.paths)) for (const p of record.paths) if (typeof p === 'string') cmd.reads.push(p);
   } else if (effect === 'write') {
-    if (path !== undefined) cmd.writes.push(path);
+    // SWE-agent's command form: `{"command": "create repro.py"}` (tools.rs `command_operand`).
+    const words = (text('command') ?? '')
+      .split(/[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/)
+      .filter((w) => w !== '');
+    const operand = words[0] === short ? words[1] : undefined;
+    const written = path ?? (operand !== undefined && !/^[0-9:]+$/.test(operand) ? operand : undefined);
+    if (written !== undefined) cmd.writes.push(written);
     if (short === 'apply_patch' || short === 'applypatch') {
       const patch =
         ['input', 'patch', 'diff', 'content'].map(text).find((v) => v !== undefined) ?? (typeof args === 'string' ? args : argumentsJson);

@@ -92,7 +92,7 @@ fn plugin_messages_do_not_reset_but_the_user_does() {
 
 #[test]
 fn silent_failure_found_and_error_results_never_scanned() {
-    let tb = "Traceback (most recent call last):\n  File \"x.py\", line 1\nNameError: x";
+    let tb = "Traceback (most recent call last):\n  File \"x.py\", line 1\nValueError: x";
     let lines = vec![
         call(0, "c0", "bash", r#"{"command":"python x.py | tail"}"#),
         result(1, "c0", tb, false),

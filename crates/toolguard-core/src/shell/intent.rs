@@ -88,10 +88,13 @@ impl SessionWrites {
     pub const CAP: usize = 64;
 
     /// Whether a call of tool `name` may write (a cheap test before
-    /// modelling it): an edit tool, or a shell command with a redirect or `tee`.
+    /// modelling it): an edit tool, or a shell command with a redirect or
+    /// `tee`, or one that starts with a write program (`create repro.py`).
     pub fn may_write(name: &str, arguments_json: &str) -> bool {
         if super::is_shell_tool(name) {
-            writes_a_file(arguments_json) || arguments_json.contains("tee ")
+            writes_a_file(arguments_json)
+                || arguments_json.contains("tee ")
+                || first_word(arguments_json).is_some_and(super::programs::is_write_program)
         } else {
             let lower = name.to_ascii_lowercase();
             [
@@ -183,6 +186,19 @@ fn writes_a_file(text: &str) -> bool {
         let rest = &rest[start..];
         !(rest.starts_with(b"&") || rest.starts_with(b"/dev/null") || rest.is_empty())
     })
+}
+
+/// The first word of the `command` argument, read off the JSON text (no
+/// escapes, no leading blanks: otherwise `None`, and the call is modelled
+/// only if another test says so).
+fn first_word(arguments_json: &str) -> Option<&str> {
+    let (_, rest) = arguments_json.split_once("\"command\"")?;
+    let rest = rest.trim_start().strip_prefix(':')?.trim_start();
+    let rest = rest.strip_prefix('"')?;
+    let end = rest
+        .find(|c: char| c.is_ascii_whitespace() || c == '"' || c == '\\')
+        .unwrap_or(rest.len());
+    (end > 0).then(|| &rest[..end])
 }
 
 fn normalize(p: &str) -> String {
@@ -305,10 +321,7 @@ pub fn adjust(
     // An own script or a probe that could not run its own code (a NameError,
     // an unresolved import, a call with wrong arguments) did not show the
     // behaviour it was written to show: not excused as a reproduction.
-    let broken = table
-        .broken_script
-        .as_ref()
-        .is_some_and(|r| r.is_match(text));
+    let broken = matches.iter().any(|m| table.broken_script.contains(&m.id));
     let meant = (own_script || probe) && !broken;
     let hidden = model
         .masks
@@ -321,7 +334,12 @@ pub fn adjust(
     for m in &mut matches {
         let own_error = is_program_message(&m.excerpt, model);
         // A test runner's verdict is the check's result, whoever wrote it.
-        let excused = meant && !table.runner_verdicts.contains(&m.id);
+        // A missing command is the answer only of a probe that asked about
+        // it; otherwise the script or probe failed to ask (a name from a
+        // mangled quote, a tool its subprocess lacked, the probe's own tool).
+        let unasked_missing = table.missing_command.as_deref() == Some(m.id.as_str())
+            && missing_command(&m.excerpt).is_some_and(|name| !asked_about(model, name));
+        let excused = meant && !table.runner_verdicts.contains(&m.id) && !unasked_missing;
         if m.action == Action::Error && (excused || (shows_files && !own_error)) {
             m.action = Action::Context;
         } else if m.action == Action::Context && hidden && !meant && !shows_files {
@@ -335,12 +353,22 @@ pub fn adjust(
 /// `words`) printed that message: the command before it failed. A fallback
 /// after a lookup (`which x || echo "x not found"`) is a probe's answer.
 fn fallback_said_failure(model: &CallModel, text: &str, words: &[String]) -> bool {
-    model.commands.iter().enumerate().any(|(k, c)| {
+    fallback_messages(model, true).any(|msg| {
+        let lower = msg.to_ascii_lowercase();
+        words.iter().any(|w| lower.contains(w.as_str())) && text.contains(msg.as_str())
+    })
+}
+
+/// The messages of the `|| echo …` / `|| printf …` fallbacks of the call
+/// (with `after_run`, only those after a command that is not a read or a
+/// search), trimmed and non-empty.
+fn fallback_messages(model: &CallModel, after_run: bool) -> impl Iterator<Item = String> + '_ {
+    model.commands.iter().enumerate().filter_map(move |(k, c)| {
         if k == 0 || c.joiner != Joiner::Or || c.stage != 0 {
-            return false;
+            return None;
         }
-        if matches!(model.commands[k - 1].effect, Effect::Read | Effect::Search) {
-            return false;
+        if after_run && matches!(model.commands[k - 1].effect, Effect::Read | Effect::Search) {
+            return None;
         }
         let msg = match c.program.as_str() {
             "echo" => c
@@ -352,36 +380,76 @@ fn fallback_said_failure(model: &CallModel, text: &str, words: &[String]) -> boo
                 .join(" "),
             "printf" => match c.args.first() {
                 Some(f) if !f.contains('%') => f.trim_end_matches("\\n").to_owned(),
-                _ => return false,
+                _ => return None,
             },
-            _ => return false,
+            _ => return None,
         };
         let msg = msg.trim();
-        let lower = msg.to_ascii_lowercase();
-        !msg.is_empty() && words.iter().any(|w| lower.contains(w.as_str())) && text.contains(msg)
+        (!msg.is_empty()).then(|| msg.to_owned())
     })
+}
+
+/// The name a shell's `command not found` line says is missing: bash
+/// `bash: line 1: foo: command not found`, dash `/bin/sh: 1: foo: not found`,
+/// zsh `zsh: command not found: foo`.
+fn missing_command(line: &str) -> Option<&str> {
+    if let Some((_, name)) = line.split_once("command not found: ") {
+        return Some(name.trim());
+    }
+    let head = line
+        .strip_suffix(": command not found")
+        .or_else(|| line.strip_suffix(": not found"))?;
+    head.rsplit(": ").next().map(str::trim)
+}
+
+/// Whether the call asked about the missing command `name`: a command
+/// names it as a word (`type foo`, `hash foo`), or a fallback message
+/// mentions it (`foo --version || echo "foo is not installed"`).
+fn asked_about(model: &CallModel, name: &str) -> bool {
+    let word = |text: &str| {
+        text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.'))
+            .any(|w| w.eq_ignore_ascii_case(name))
+    };
+    model
+        .commands
+        .iter()
+        .any(|c| c.args.iter().any(|a| a == name))
+        || fallback_messages(model, false).any(|m| word(&m))
 }
 
 /// When a rule of `commandRules` counts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Need {
-    /// A program of the given effect ran (`network`: curl, wget, http…).
-    Effect(Effect),
+    /// A program of one of the given effects ran (`network`: curl, wget,
+    /// http…; `run,test`: code ran).
+    Effect(Vec<Effect>),
     /// The matched line is a `prog: message` of a program that ran.
     ProgramRan,
     /// One of these programs ran.
     Programs(Vec<String>),
+    /// Inline code that ran (`python -c`, a heredoc) contains one of these
+    /// texts (an HTTP client: `requests.`, `TestClient(`).
+    Code(Vec<String>),
+    /// Any of these holds.
+    Any(Vec<Need>),
 }
 
 impl Need {
     fn holds(&self, model: &CallModel, excerpt: &str) -> bool {
         match self {
-            Need::Effect(e) => model
-                .commands
-                .iter()
-                .any(|c| c.effect == *e || (*e == Effect::Network && c.url.is_some())),
+            Need::Effect(effects) => model.commands.iter().any(|c| {
+                effects
+                    .iter()
+                    .any(|e| c.effect == *e || (*e == Effect::Network && c.url.is_some()))
+            }),
             Need::ProgramRan => is_program_message(excerpt, model),
             Need::Programs(p) => model.commands.iter().any(|c| p.contains(&c.program)),
+            Need::Code(texts) => model.commands.iter().any(|c| {
+                c.inline_code
+                    .as_deref()
+                    .is_some_and(|code| texts.iter().any(|t| code.contains(t.as_str())))
+            }),
+            Need::Any(needs) => needs.iter().any(|n| n.holds(model, excerpt)),
         }
     }
 }
@@ -468,6 +536,138 @@ mod tests {
             "python -c \"try:\n    import pkg\nexcept OSError as e:\n    print('Error:', e)\"";
         let out = "Traceback (most recent call last):\n  File \"<string>\", line 2, in <module>\nModuleNotFoundError: No module named 'pkg'\n";
         assert_eq!(action(&[], probe, out), Some(FailureAction::Error));
+    }
+
+    #[test]
+    fn a_script_created_with_swe_agents_create_command_is_the_agents_own() {
+        let mut engine = Engine::new(&Config::default()).unwrap();
+        engine.advance(&Call {
+            agent_id: Some("a"),
+            name: "create",
+            arguments_json: r#"{"command":"create reproduce_bug.py"}"#,
+        });
+        let out = Output {
+            texts: vec![TRACEBACK],
+            ..Output::default()
+        };
+        let v = engine.observe(
+            &Call {
+                agent_id: Some("a"),
+                name: "bash",
+                arguments_json: r#"{"command":"python reproduce_bug.py"}"#,
+            },
+            Some(&out),
+        );
+        assert_eq!(
+            v.and_then(|v| v.failure).map(|f| f.action),
+            Some(FailureAction::Context)
+        );
+        // The same steps as a SWE-agent trajectory records them: bash calls.
+        assert_eq!(
+            action(
+                &["create reproduce_bug.py"],
+                "python reproduce_bug.py",
+                TRACEBACK
+            ),
+            Some(FailureAction::Context)
+        );
+    }
+
+    #[test]
+    fn a_caught_error_of_the_scripts_own_code_is_an_error() {
+        // Caught and printed by the script: no traceback, no other rule.
+        let write = "cat > /testbed/test_fix.py << 'EOF'\ntry:\n    f()\nexcept Exception as e:\n    print('Error:', e)\nEOF";
+        let out = "Testing modpath_from_file:\n   Error: name 'modpath_from_file_with_callback' is not defined\n";
+        assert_eq!(
+            action(&[write], "cd /testbed && python test_fix.py", out),
+            Some(FailureAction::Error)
+        );
+        let out = "Error: GreedyUntil.greedy_match() takes from 5 to 6 positional arguments but 7 were given\n";
+        assert_eq!(
+            action(&[], "python debug_match.py", out),
+            Some(FailureAction::Error)
+        );
+        // pytest's `E   ` line of a conftest that cannot import.
+        let out = "ImportError while loading conftest '/p/tests/conftest.py'.\ntests/conftest.py:9: in <module>\n    from app.schemas import X\nE   ModuleNotFoundError: No module named 'app'\n";
+        assert_eq!(
+            action(&[], "uv run pytest tests/ -v 2>&1 | tail -40", out),
+            Some(FailureAction::Error)
+        );
+        // The same message quoted in a displayed file, or in prose a
+        // converter printed, is content.
+        let doc =
+            "A missing dependency looks like:\n\n    ModuleNotFoundError: No module named 'yaml'\n";
+        assert_eq!(action(&[], "pandoc docs/T.md -t plain", doc), None);
+        let log = "NameError: name 'x' is not defined\n";
+        assert_eq!(
+            action(&[], "cat app.log", log),
+            Some(FailureAction::Context)
+        );
+    }
+
+    #[test]
+    fn a_count_of_failed_tests_from_an_own_script_is_an_error() {
+        let write = "cat > /testbed/final_test.py << 'EOF'\nprint('x')\nEOF";
+        let out = "Test 7: NaN bounds\n  \u{2717} FAILED: len() of unsized object\nResults: 7/8 tests passed\n\u{2717} 1 tests failed.\n";
+        assert_eq!(
+            action(&[write], "cd /testbed && python final_test.py", out),
+            Some(FailureAction::Error)
+        );
+        // One case's mark alone, from a script that shows cases on purpose: context.
+        let out = "Test 2: merge(['a'], ['b'])\n  \u{2717} FAIL\n";
+        assert_eq!(
+            action(&[write], "cd /testbed && python final_test.py", out),
+            Some(FailureAction::Context)
+        );
+    }
+
+    #[test]
+    fn a_missing_command_the_probe_did_not_ask_about_is_an_error() {
+        // A tool a probe's subprocess lacked.
+        let probe = "python3 -c \"\nimport os\ntry:\n    os.popen('ps aux')\nexcept OSError as e:\n    print(e)\n\"";
+        assert_eq!(
+            action(&[], probe, "/bin/sh: 1: ps: not found\n"),
+            Some(FailureAction::Error)
+        );
+        // The probe's own tool is missing: it could not ask its question.
+        let cmd = "pkill -f 'python -m notebook' || echo \"No existing notebook process found\"";
+        let out = "/bin/sh: 1: pkill: not found\nNo existing notebook process found\n";
+        assert_eq!(action(&[], cmd, out), Some(FailureAction::Error));
+        // A probe that asked whether the command exists: its answer.
+        let cmd = "node --version || echo \"node is not installed\"";
+        let out = "bash: node: command not found\nnode is not installed\n";
+        assert_eq!(action(&[], cmd, out), Some(FailureAction::Context));
+        let cmd = "type rg || echo none";
+        let out = "bash: type: rg: not found\nnone\n";
+        assert_ne!(action(&[], cmd, out), Some(FailureAction::Error));
+    }
+
+    #[test]
+    fn an_http_error_from_inline_client_code_is_an_error() {
+        let cmd = "python -c \"\nfrom fastapi.testclient import TestClient\nfrom app.main import app\nr = TestClient(app).get('/session/1')\nprint(f'Status: {r.status_code}')\nprint(f'Body: {r.text}')\n\"";
+        let out = "Status: 500\nBody: {\"detail\":\"Failed to load session context\"}\n";
+        assert_eq!(action(&[], cmd, out), Some(FailureAction::Error));
+        // The same lines from code that talks to no HTTP client are its text.
+        let cmd = "python -c \"print('Status: 500')\"";
+        assert_eq!(action(&[], cmd, "Status: 500\n"), None);
+    }
+
+    #[test]
+    fn curl_of_a_bare_not_found_body_and_zsh_builtin_errors() {
+        assert_eq!(
+            action(
+                &[],
+                "curl -s http://localhost:8000/openapi.json | head -100",
+                "Not found"
+            ),
+            Some(FailureAction::Error)
+        );
+        // The same word in a file shown is content.
+        assert_eq!(action(&[], "cat notes.txt", "Not found\n"), None);
+        let cmd =
+            "source .venv/bin/activate && uvicorn app:app & sleep 3; curl -s localhost:8000/health";
+        let out = "OK\n(eval):source:1: no such file or directory: .venv/bin/activate\n";
+        assert_eq!(action(&[], cmd, out), Some(FailureAction::Error));
     }
 
     #[test]

@@ -57,13 +57,15 @@ pub(super) struct Table {
     pub(super) noise: Vec<String>,
     /// Rules that count only with a command, and when (`intent.rs`).
     pub(super) command_rules: HashMap<String, Need>,
-    /// Lines that say a program could not run its own code (`brokenScript`);
-    /// `None` when the list is empty or does not compile.
-    pub(super) broken_script: Option<regex::Regex>,
+    /// The rules whose match says a script could not run its own code
+    /// (`brokenScript`: rule ids of rules/builtin.json).
+    pub(super) broken_script: Vec<String>,
     /// Words of a fallback message that says the command before it failed.
     pub(super) fallback_failure: Vec<String>,
     /// Rules whose match is a test runner's own verdict (`runnerVerdicts`).
     pub(super) runner_verdicts: Vec<String>,
+    /// The rule whose match is a shell's `command not found` (`missingCommand`).
+    pub(super) missing_command: Option<String>,
 }
 
 fn strings(v: Option<&Value>) -> Vec<String> {
@@ -177,23 +179,21 @@ pub(super) fn table() -> &'static Table {
             .and_then(Value::as_object)
             .map(|o| {
                 o.iter()
-                    .filter_map(|(id, v)| Some((id.clone(), need(v.as_str()?)?)))
+                    .filter_map(|(id, v)| Some((id.clone(), need_of(v)?)))
                     .collect()
             })
             .unwrap_or_default();
-        let broken = strings(root.get("brokenScript"));
-        let broken_script = (!broken.is_empty())
-            .then(|| {
-                let joined: Vec<String> = broken.iter().map(|p| format!("(?:{p})")).collect();
-                regex::Regex::new(&joined.join("|")).ok()
-            })
-            .flatten();
+        let broken_script = strings(root.get("brokenScript"));
         Table {
             noise: strings(root.get("noise")),
             command_rules,
             broken_script,
             fallback_failure: strings(root.get("fallbackFailure")),
             runner_verdicts: strings(root.get("runnerVerdicts")),
+            missing_command: root
+                .get("missingCommand")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
             programs,
             wrappers,
             shell_tools: strings(tools.get("shellTools"))
@@ -204,16 +204,46 @@ pub(super) fn table() -> &'static Table {
     })
 }
 
-/// `program-ran` | `effect:<effect>` | `programs:a,b`.
+/// A `commandRules` value: one need, or a list of which any may hold.
+fn need_of(v: &Value) -> Option<Need> {
+    match v {
+        Value::String(s) => need(s),
+        Value::Array(a) => a
+            .iter()
+            .map(|n| need(n.as_str()?))
+            .collect::<Option<Vec<_>>>()
+            .map(Need::Any),
+        _ => None,
+    }
+}
+
+/// `program-ran` | `effect:<effect>[,<effect>…]` | `programs:a,b` |
+/// `code:<text>[,<text>…]`.
 pub(super) fn need(s: &str) -> Option<Need> {
     if s == "program-ran" {
         return Some(Need::ProgramRan);
     }
     if let Some(e) = s.strip_prefix("effect:") {
-        return Effect::parse(e).map(Need::Effect);
+        return e
+            .split(',')
+            .map(Effect::parse)
+            .collect::<Option<Vec<_>>>()
+            .map(Need::Effect);
+    }
+    if let Some(t) = s.strip_prefix("code:") {
+        return Some(Need::Code(t.split(',').map(str::to_owned).collect()));
     }
     s.strip_prefix("programs:")
         .map(|p| Need::Programs(p.split(',').map(str::to_owned).collect()))
+}
+
+/// Whether `name` is a program of the table whose effect is a write
+/// (`touch`, `cp`, SWE-agent's `create`).
+pub(super) fn is_write_program(name: &str) -> bool {
+    table()
+        .programs
+        .get(name)
+        .is_some_and(|p| p.effect == Effect::Write)
 }
 
 pub(super) fn shell_tools() -> &'static [String] {

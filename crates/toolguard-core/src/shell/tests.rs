@@ -304,6 +304,17 @@ fn non_shell_tools() {
         (m.effect, m.writes.clone()),
         (Some(Effect::Write), vec!["/x.py".to_owned()])
     );
+    // SWE-agent's command form names the path after the tool's name.
+    let m = classify_call("create", r#"{"command":"create reproduce_bug.py"}"#);
+    assert_eq!(
+        (m.effect, m.writes.clone()),
+        (Some(Effect::Write), vec!["reproduce_bug.py".to_owned()])
+    );
+    let m = classify_call(
+        "edit",
+        r#"{"command":"edit 1:1\nimport numpy\nend_of_edit"}"#,
+    );
+    assert!(m.writes.is_empty(), "{:?}", m.writes);
     let m = classify_call(
         "Edit",
         r#"{"file_path":"src/a.rs","old_string":"x","new_string":"y"}"#,

@@ -25,6 +25,17 @@ fn path_of(args: &Value) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// The path of a tool whose `command` argument is the tool's own command
+/// line (SWE-agent: `create repro.py`): the word after the tool's name,
+/// unless it is a line range (`edit 1:5` edits the open file).
+fn command_operand(short: &str, args: &Value) -> Option<String> {
+    let mut words = args.get("command")?.as_str()?.split_whitespace();
+    (words.next()? == short).then_some(())?;
+    let operand = words.next()?;
+    let range = operand.bytes().all(|b| b.is_ascii_digit() || b == b':');
+    (!range).then(|| operand.to_owned())
+}
+
 fn num(args: &Value, keys: &[&str]) -> Option<u64> {
     keys.iter().find_map(|k| match args.get(*k)? {
         Value::Number(n) => n.as_u64(),
@@ -189,6 +200,8 @@ pub(super) fn classify_tool(name: &str, arguments_json: &str) -> CallModel {
             }
         }
         Effect::Write => {
+            // SWE-agent's command form: `{"command": "create repro.py"}`.
+            let path = path.or_else(|| command_operand(short, &args));
             if let Some(p) = path {
                 cmd.writes.push(p);
             }
