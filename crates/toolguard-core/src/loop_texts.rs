@@ -41,6 +41,29 @@ fn searcher(words: &[String]) -> AhoCorasick {
         .expect("a few literal phrases always build")
 }
 
+/// A searcher for `words` in text lowercased by [`lower_head`]. Built
+/// case-sensitive on purpose: aho-corasick's case-insensitive automaton has
+/// no SIMD prefilter and walks every byte (~16 instructions a byte, most of
+/// a `read_file` call's loop cost); on lowercased text the packed searcher
+/// applies, and ASCII lowercasing keeps every byte offset.
+fn lower_searcher(words: &[String]) -> AhoCorasick {
+    let lower: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
+    AhoCorasickBuilder::new()
+        .match_kind(MatchKind::LeftmostFirst)
+        .build(&lower)
+        .expect("a few literal phrases always build")
+}
+
+/// The first [`REJECTION_HEAD`] bytes of `text`, ASCII-lowercased into `buf`
+/// (same length, same offsets as `head(text, REJECTION_HEAD)`).
+fn lower_head<'b>(text: &str, buf: &'b mut [u8; REJECTION_HEAD]) -> &'b [u8] {
+    let h = head(text, REJECTION_HEAD).as_bytes();
+    let out = &mut buf[..h.len()];
+    out.copy_from_slice(h);
+    out.make_ascii_lowercase();
+    out
+}
+
 fn texts() -> &'static Texts {
     static TEXTS: OnceLock<Texts> = OnceLock::new();
     TEXTS.get_or_init(|| {
@@ -49,7 +72,7 @@ fn texts() -> &'static Texts {
         // than fail a guard.
         let root: Value = serde_json::from_str(DATA).unwrap_or(Value::Null);
         Texts {
-            rejections: searcher(&strings(root.pointer("/rejections/phrases"))),
+            rejections: lower_searcher(&strings(root.pointer("/rejections/phrases"))),
             prefixes: strings(root.pointer("/rejections/prefixes")),
             no_results: strings(root.pointer("/noResults/lines")),
             job_done: searcher(&strings(root.pointer("/jobDone/phrases"))),
@@ -79,7 +102,8 @@ pub fn is_rejection(text: &str, shell: bool) -> bool {
     {
         return true;
     }
-    t.rejections.is_match(head(text, REJECTION_HEAD))
+    t.rejections
+        .is_match(lower_head(text, &mut [0; REJECTION_HEAD]))
 }
 
 /// The line of a result that holds a rejection phrase, if any: a refusal
@@ -87,7 +111,10 @@ pub fn is_rejection(text: &str, shell: bool) -> bool {
 /// unmatched `]`, the next an unmatched `)`). A bare prefix (`ERROR:`) is no
 /// such line: what follows it is the error.
 pub fn rejection_line(text: &str) -> Option<&str> {
-    let at = texts().rejections.find(head(text, REJECTION_HEAD))?.start();
+    let at = texts()
+        .rejections
+        .find(lower_head(text, &mut [0; REJECTION_HEAD]))?
+        .start();
     let from = text[..at].rfind('\n').map_or(0, |i| i + 1);
     let to = text[at..].find('\n').map_or(text.len(), |i| at + i);
     Some(text[from..to].trim_end_matches('\r'))
@@ -153,5 +180,21 @@ mod tests {
         assert!(!job_done(
             "<status>running</status>\n<stdout>epoch 3</stdout>"
         ));
+    }
+
+    #[test]
+    fn rejection_phrases_ignore_case_and_keep_their_line() {
+        // Searched in a lowercased copy: any ASCII case matches, and the
+        // line returned is the original text's, not the copy's.
+        assert!(is_rejection("NO EXACT MATCH FOUND in a.py", false));
+        let text = "é header\nERROR: No Replacement Was Performed, OLD_STR x\nmore";
+        assert_eq!(
+            rejection_line(text),
+            Some("ERROR: No Replacement Was Performed, OLD_STR x")
+        );
+        // Only the head is searched, cut at a character boundary.
+        let long = format!("{}No exact match found", "é".repeat(REJECTION_HEAD));
+        assert!(!is_rejection(&long, false));
+        assert_eq!(rejection_line(&long), None);
     }
 }
