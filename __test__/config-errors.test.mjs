@@ -103,7 +103,9 @@ describe('a bad key in a config: the same message, code and path on every path',
     assertEngineError(() => toolguardGuardrail({ engine: bad }), 'openai-agents');
     const { toolguard } = await import('toolguard/pi');
     // The two methods of pi's ExtensionAPI the extension calls while it starts.
-    const pi = /** @type {import('@mariozechner/pi-coding-agent').ExtensionAPI} */ (/** @type {unknown} */ ({ on() {}, registerMessageRenderer() {} }));
+    const pi = /** @type {import('@mariozechner/pi-coding-agent').ExtensionAPI} */ (
+      /** @type {unknown} */ ({ on() {}, registerMessageRenderer() {} })
+    );
     assertEngineError(() => toolguard({ engine: bad })(pi), 'pi');
   });
 });
