@@ -19,17 +19,20 @@ after(() => rmSync(scratch, { recursive: true, force: true }));
 const bad = { repeat: { thresholds: [3], treshold: 2 } };
 const code = 'TOOLGUARD_UNKNOWN_KEY';
 const path = ['repeat', 'treshold'];
+// The keys the section accepts, as data beside the message (the core's list).
+const expected = ['thresholds', 'include', 'exclude', 'argumentsPreviewChars'];
 const message = 'toolguard: unknown key config.repeat.treshold (expected one of: thresholds, include, exclude, argumentsPreviewChars)';
 const file = join(scratch, 'bad.yaml');
 writeFileSync(file, '# a typo on line 4\nrepeat:\n  thresholds: [3]\n  treshold: 2\n');
 const located = `${file}:4: ${message}`;
 
-/** The error `build` throws, which must be the engine's: same message, code and path. */
+/** The error `build` throws, which must be the engine's: same message, code, path and accepted keys. */
 function assertEngineError(build, what) {
-  assert.throws(build, (/** @type {Error & { code?: string, path?: unknown }} */ error) => {
+  assert.throws(build, (/** @type {Error & { code?: string, path?: unknown, expected?: unknown }} */ error) => {
     assert.equal(error.message, message, what);
     assert.equal(error.code, code, what);
     assert.deepEqual(error.path, path, what);
+    assert.deepEqual(error.expected, expected, what);
     return true;
   });
 }
@@ -55,7 +58,10 @@ describe('a bad key in a config: the same message, code and path on every path',
       () => readConfig(file),
       (error) => {
         assert.ok(error instanceof ConfigError);
-        assert.deepEqual([error.message, error.code, error.path, error.file, error.line], [located, code, path, file, 4]);
+        assert.deepEqual(
+          [error.message, error.code, error.path, error.expected, error.file, error.line],
+          [located, code, path, expected, file, 4],
+        );
         return true;
       },
     );
@@ -103,7 +109,9 @@ describe('a bad key in a config: the same message, code and path on every path',
     assertEngineError(() => toolguardGuardrail({ engine: bad }), 'openai-agents');
     const { toolguard } = await import('toolguard/pi');
     // The two methods of pi's ExtensionAPI the extension calls while it starts.
-    const pi = /** @type {import('@mariozechner/pi-coding-agent').ExtensionAPI} */ (/** @type {unknown} */ ({ on() {}, registerMessageRenderer() {} }));
+    const pi = /** @type {import('@mariozechner/pi-coding-agent').ExtensionAPI} */ (
+      /** @type {unknown} */ ({ on() {}, registerMessageRenderer() {} })
+    );
     assertEngineError(() => toolguard({ engine: bad })(pi), 'pi');
   });
 });

@@ -2,7 +2,8 @@
 //! JavaScript `Error` here, in one place, and no panic crosses N-API. A
 //! config error is data: the `Error` carries `code` (a stable name) and
 //! `path` (the bad key's path, as lightningcss attaches `loc` and `data`),
-//! and a config file's also `file` and `line`, so no caller reads the message.
+//! an unknown key's also `expected` (the keys its section accepts), and a
+//! config file's also `file` and `line`, so no caller reads the message.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -20,14 +21,14 @@ pub fn core_error(e: toolguard_core::Error) -> Error {
 /// `code`, and `path` (steps below the config; `[]` for the config as a whole).
 pub fn config_error(env: &Env, e: toolguard_core::Error, config: &ConfigValue) -> Error {
     let path = e.path(config).unwrap_or_default();
-    data_error(env, e.to_string(), e.code(), &path, None)
+    data_error(env, e.to_string(), e.code(), &path, e.expected(), None)
 }
 
 /// A config file's error (toolguard-hook's loader): its message names the
 /// file and line; `file` and `line` are properties too.
 pub fn file_error(env: &Env, e: toolguard_hook::config::FileError) -> Error {
     let at = (e.file.as_str(), e.line);
-    data_error(env, e.message, e.code, &e.path, Some(at))
+    data_error(env, e.message, e.code, &e.path, e.expected, Some(at))
 }
 
 fn data_error(
@@ -35,6 +36,7 @@ fn data_error(
     message: String,
     code: &str,
     path: &[PathStep],
+    expected: Option<&[&str]>,
     file: Option<(&str, Option<usize>)>,
 ) -> Error {
     let build = || -> Result<Error> {
@@ -48,6 +50,9 @@ fn data_error(
             })
             .collect();
         error.set("path", steps)?;
+        if let Some(keys) = expected {
+            error.set("expected", keys.to_vec())?;
+        }
         if let Some((file, line)) = file {
             error.set("file", file)?;
             if let Some(line) = line {

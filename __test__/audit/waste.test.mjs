@@ -21,7 +21,13 @@ function cli(args) {
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
-/** A session with a hand-made timeline: `calls` as [callId, tool, repeat?, time?, endTime?, tokens?, agentId?]. */
+/**
+ * A session with a hand-made timeline: `calls` as [callId, tool, repeat?, time?, endTime?, tokens?, agentId?].
+ * Loosely typed on purpose: only what sessionWaste reads (the timeline, and
+ * findings the tests add as partial ReminderJson/FailureJson/LoopJson) is
+ * built, not a whole TimedSession.
+ * @returns {any}
+ */
 function session(calls, findings = {}, omitted = 0) {
   return {
     reminders: [],

@@ -37,7 +37,17 @@ after(async () => {
   for (const client of clients) await client.close().catch(() => {});
 });
 
-/** An SDK client connected to the server: through the proxy (default) or directly. */
+/**
+ * An SDK client connected to the server: through the proxy (default) or directly.
+ * @param {{
+ *   server?: string[],
+ *   config?: object, // written to the --config file as JSON
+ *   env?: Record<string, string>,
+ *   capabilities?: import('@modelcontextprotocol/sdk/types.js').ClientCapabilities,
+ *   direct?: boolean,
+ *   setup?: (client: Client) => void,
+ * }} [options]
+ */
 async function connect({ server = EVERYTHING, config, env = {}, capabilities = {}, direct = false, setup } = {}) {
   const args = direct ? server : [BIN, 'mcp', ...(config ? ['--config', configFile(config)] : []), '--', process.execPath, ...server];
   const transport = new StdioClientTransport({
@@ -63,6 +73,15 @@ function engineVerdicts(config, calls) {
     engine.observe({ agentId: 'a', name, arguments: args }, text === undefined ? undefined : { content: [{ type: 'text', text }] }),
   );
 }
+
+/**
+ * The proxy's verdict in a tool result's `_meta`. Cast at the SDK boundary: the
+ * SDK types `_meta` values as unknown, and a callTool answer as a union with
+ * the legacy `{ toolResult }` shape.
+ * @param {any} result
+ * @returns {import('../../dist/ts/mcp/proxy.mjs').VerdictMeta}
+ */
+const verdictIn = (result) => result._meta[VERDICT_META_KEY];
 
 const traceback = '\nTraceback (most recent call last):\n  File "app.py", line 3, in <module>\nValueError: bad input';
 
@@ -99,7 +118,8 @@ describe('toolguard mcp: relaying', () => {
       capabilities: { sampling: {}, elicitation: {}, roots: {} },
       setup: (c) => {
         c.setRequestHandler(CreateMessageRequestSchema, async (request) => {
-          sampled.push(request.params.messages[0].content.text);
+          // Cast: the content is a union of block types; the server sends text.
+          sampled.push(/** @type {{ text: string }} */ (request.params.messages[0].content).text);
           return { model: 'scripted', role: 'assistant', content: { type: 'text', text: 'sampled answer' } };
         });
         c.setRequestHandler(ElicitRequestSchema, async (request) => {
@@ -116,7 +136,7 @@ describe('toolguard mcp: relaying', () => {
     const progress = [];
     const onmessage = transport.onmessage;
     transport.onmessage = (message, extra) => {
-      if (message.method === 'notifications/progress') progress.push(message.params.progress);
+      if ('method' in message && message.method === 'notifications/progress') progress.push(message.params.progress);
       onmessage(message, extra);
     };
     const long = await client.callTool(
@@ -194,7 +214,7 @@ describe('toolguard mcp: guarding tools/call', () => {
         [VERDICT_META_KEY]: { denied: { kind: refusal.kind, count: refusal.count, reminders: refusal.reminders, reason: refusal.reason } },
       },
     });
-    assert.ok(results.at(-2)._meta[VERDICT_META_KEY].loop, 'the call before carried the alarm');
+    assert.ok(verdictIn(results.at(-2)).loop, 'the call before carried the alarm');
   });
 
   it("with loops: false, DSH's result-blind reminder at the thresholds, with the verdict in _meta", async () => {
@@ -237,7 +257,7 @@ describe('toolguard mcp: guarding tools/call', () => {
     assert.deepEqual(result.content, [{ type: 'text', text: verdict.failure.text }]);
     assert.match(result.content[0].text, /^\[loud-failure\] echo exited 0 but its output shows it failed:\n- python-traceback \(line 2\)/);
     assert.ok(result.content[0].text.endsWith(`Echo: ${traceback}`), 'the original output follows the header');
-    const meta = result._meta[VERDICT_META_KEY];
+    const meta = verdictIn(result);
     assert.equal(meta.failure.action, 'error');
     assert.deepEqual(
       meta.failure.rules.map((r) => r.id),
@@ -270,12 +290,14 @@ describe('toolguard mcp: guarding tools/call', () => {
     // DSH's result-blind reminder: the weather it returns may change from call to call.
     const { client } = await connect({ config: { loops: false } });
     await client.listTools();
+    // Cast: callTool's answer is typed as a union with the legacy `{ toolResult }` shape.
+    /** @type {any[]} */
     const results = [];
     for (let i = 0; i < 3; i++) results.push(await client.callTool(call));
     assert.deepEqual(results[0], plain);
     assert.deepEqual(results[2].structuredContent, plain.structuredContent);
     assert.equal(results[2].content.length, 2, 'the output, then the reminder');
-    assert.equal(results[2]._meta[VERDICT_META_KEY].reminder.count, 3);
+    assert.equal(verdictIn(results[2]).reminder.count, 3);
 
     const rule = { id: 'drizzle', pattern: 'drizzle', action: 'error', message: 'Drizzle is a failure here.' };
     const strict = await connect({ config: { loudFailure: { shellTools: ['get-structured-content'], rules: [rule] } } });
@@ -305,14 +327,15 @@ describe('toolguard mcp: guarding tools/call', () => {
       );
       const last = seen.at(-1);
       assert.equal(last.type, 'result', JSON.stringify(last));
-      return last.result;
+      // Cast: the stream's result is typed as a union with the legacy `{ toolResult }` shape.
+      return /** @type {any} */ (last.result);
     };
     const results = await Promise.all([run(), run(), run()]);
     for (const result of results) {
-      assert.equal(result._meta[VERDICT_META_KEY].failure.rules[0].id, 'report');
+      assert.equal(verdictIn(result).failure.rules[0].id, 'report');
       assert.match(result.content.at(-1).text, /A report, not data\./);
     }
-    assert.deepEqual(results.map((r) => r._meta[VERDICT_META_KEY].reminder?.count).sort(), [3, undefined, undefined]);
+    assert.deepEqual(results.map((r) => verdictIn(r).reminder?.count).sort(), [3, undefined, undefined]);
   });
 
   it('fails open: a panicking engine passes every result through unchanged, with a warning', async () => {
@@ -335,7 +358,7 @@ describe('toolguard mcp: guarding tools/call', () => {
       for (let i = 0; i < 3; i++)
         await client
           .callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } })
-          .then((r) => (i === 2 ? assert.ok(r._meta[VERDICT_META_KEY].loop) : undefined));
+          .then((r) => (i === 2 ? assert.ok(verdictIn(r).loop) : undefined));
       await client.close();
       assert.match(stderr(), /toolguard mcp: guard engine failed, passing the tool result through unchanged: .*TOOLGUARD_TEST_PANIC/);
     }
@@ -423,9 +446,23 @@ describe('toolguard mcp: the server process and the command line', () => {
 });
 
 describe('McpGuard on plain messages', () => {
+  /** @typedef {import('@modelcontextprotocol/sdk/types.js').JSONRPCMessage} JSONRPCMessage */
+  /** @returns {JSONRPCMessage} */
   const request = (id, message) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { message } } });
+  /** @returns {JSONRPCMessage} */
   const response = (id, text) => ({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }] } });
-  const reminded = (out) => out.result._meta?.[VERDICT_META_KEY]?.reminder?.count;
+  /**
+   * A guard's answer, read as a plain object. Cast: the SDK's JSONRPCMessage
+   * union has no common `result`/`error`; fromServer answers a promise only
+   * for an output long enough to scan off-thread, never in these tests.
+   * @param {JSONRPCMessage | Promise<JSONRPCMessage> | undefined} message
+   * @returns {any}
+   */
+  const sync = (message) => {
+    assert.ok(!(message instanceof Promise), 'answered synchronously');
+    return message;
+  };
+  const reminded = (out) => sync(out).result._meta?.[VERDICT_META_KEY]?.reminder?.count;
 
   it("keeps the server's own _meta keys and every other result field", () => {
     const guard = new McpGuard(new GuardEngine({ loudFailure: { shellTools: ['echo'] } }));
@@ -439,7 +476,7 @@ describe('McpGuard on plain messages', () => {
       _meta: { 'example.com/trace': 'abc' },
       extra: true,
     };
-    const out = guard.fromServer({ jsonrpc: '2.0', id: 1, result }).result;
+    const out = sync(guard.fromServer({ jsonrpc: '2.0', id: 1, result })).result;
     assert.equal(out.isError, true);
     assert.deepEqual(out.content[1], result.content[1], 'the image block is kept');
     assert.equal(out._meta['example.com/trace'], 'abc');
@@ -463,7 +500,7 @@ describe('McpGuard on plain messages', () => {
     let answer;
     let id = 0;
     while (!answer && id < 10) {
-      answer = guard.fromClient(request(++id, 'a'));
+      answer = sync(guard.fromClient(request(++id, 'a')));
       if (!answer) guard.fromServer(response(id, 'a'));
     }
     assert.equal(answer.id, id);
@@ -495,7 +532,7 @@ describe('McpGuard on plain messages', () => {
     const guard = new McpGuard(new GuardEngine({ loops: {} }));
     const said = [1, 2, 3].map((id) => {
       guard.fromClient(request(id, 'a'));
-      return guard.fromServer({ jsonrpc: '2.0', id, error: { code: -32603, message: 'failed', data: { x: 1 } } }).error;
+      return sync(guard.fromServer({ jsonrpc: '2.0', id, error: { code: -32603, message: 'failed', data: { x: 1 } } })).error;
     });
     assert.deepEqual(said.slice(0, 2), [
       { code: -32603, message: 'failed', data: { x: 1 } },
@@ -514,6 +551,7 @@ describe('McpGuard on plain messages', () => {
     const late = response(2, 'a');
     assert.equal(guard.fromServer(late), late, 'relayed as it came');
     guard.fromClient(request(3, 'a'));
+    /** @type {JSONRPCMessage} */
     const server = { jsonrpc: '2.0', id: 3, method: 'sampling/createMessage', params: {} };
     assert.equal(guard.fromServer(server), server);
     assert.equal(reminded(guard.fromServer(response(3, 'a'))), undefined, 'two counted calls so far');

@@ -26,11 +26,15 @@ if (!modules) {
   console.error('usage: node scripts/record/record-otlp-fixture.mjs <node_modules with the OpenTelemetry SDK>');
   process.exit(2);
 }
-const require = createRequire(join(modules, 'x.js'));
-const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = require('@opentelemetry/sdk-trace-base');
-const { JsonTraceSerializer } = require('@opentelemetry/otlp-transformer');
-const { resourceFromAttributes } = require('@opentelemetry/resources');
-const api = require('@opentelemetry/api');
+// Loosely typed on purpose: the SDK comes from the directory given above, not
+// from the repository's node_modules, so the type check has no declarations
+// for it (a plain `require` would make tsc look them up and fail).
+/** @type {(name: string) => any} */
+const load = createRequire(join(modules, 'x.js'));
+const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = load('@opentelemetry/sdk-trace-base');
+const { JsonTraceSerializer } = load('@opentelemetry/otlp-transformer');
+const { resourceFromAttributes } = load('@opentelemetry/resources');
+const api = load('@opentelemetry/api');
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({

@@ -22,6 +22,7 @@ import * as zlib from 'node:zlib';
 
 import { Context } from '@deepseek-ai/cordis';
 import LlmRuntime, { LlmAdapter } from '@deepseek-ai/dsh-llm';
+import { CallId } from '@deepseek-ai/dsh-llm/brand';
 import SessionStore, { SessionId } from '@deepseek-ai/dsh-session';
 import JsonlPersistence from '@deepseek-ai/dsh-session-persistence-jsonl';
 import SystemPrompt from '@deepseek-ai/dsh-system-prompt';
@@ -32,7 +33,8 @@ import * as RepeatToolReminder from '@deepseek-ai/dsh-repeat-tool-reminder';
 
 import { Harness, textTool } from '../../__test__/dsh/kit.mjs';
 
-if (typeof zlib.zstdCompress !== 'function') {
+// `in`: @types/node here predates zstd (Node 22.15), so no property access.
+if (!('zstdCompress' in zlib)) {
   console.error('record-sample: this Node has no zstd; run it with: node scripts/test/node22.mjs scripts/record/record-sample.mjs');
   process.exit(2);
 }
@@ -55,6 +57,10 @@ class StreamingModel extends LlmAdapter {
     this.scripts.set(sessionId, [...(this.scripts.get(sessionId) ?? []), ...responses]);
   }
 
+  /**
+   * @param {import('@deepseek-ai/dsh-llm/types').GenerateOptions} options
+   * @returns {AsyncGenerator<import('@deepseek-ai/dsh-llm/types').StreamChunk>}
+   */
   async *stream(options) {
     // A model takes time to answer; with the 5 ms write window this puts each
     // step in its own append batch, i.e. its own zstd frame, as in real logs.
@@ -64,7 +70,7 @@ class StreamingModel extends LlmAdapter {
     if (response.calls) {
       let index = 0;
       for (const call of response.calls) {
-        const id = `call_${String(++this.seq).padStart(2, '0')}`;
+        const id = CallId(`call_${String(++this.seq).padStart(2, '0')}`);
         const raw = JSON.stringify(call.args);
         yield { type: 'block-start', index, blockType: 'tool-call' };
         for (const piece of pieces(raw, 3)) {
@@ -177,12 +183,15 @@ async function record(compression) {
   const sub = ctx.agentLoop.create(
     SessionId(SUB),
     { provider: 'mock', model: 'mock' },
-    {
+    // Cast: create() is typed `Pick<SessionHeader, 'cwd'>`, but it hands the
+    // meta whole to sessions.prepare(), which records these lineage fields
+    // (the sample-sub header has them; the audit nests the sub under its parent).
+    /** @type {any} */ ({
       cwd: CWD,
       parentSession: SessionId(MAIN),
       origin: 'subagent',
       delegationDepth: 1,
-    },
+    }),
   );
   const conftest = { name: 'read_file', args: { path: 'tests/conftest.py' } };
   await turn(

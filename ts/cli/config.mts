@@ -14,6 +14,8 @@ export interface ConfigErrorData {
   code?: string;
   /** The bad key's path below the config (`['repeat', 'treshold']`); `[]`: the file as a whole. */
   path?: (string | number)[];
+  /** For an unknown key: the keys its section accepts. */
+  expected?: string[];
   file?: string;
   line?: number;
 }
@@ -22,6 +24,7 @@ export interface ConfigErrorData {
 export class ConfigError extends Error implements ConfigErrorData {
   code?: string;
   path?: (string | number)[];
+  expected?: string[];
   file?: string;
   line?: number;
 
@@ -32,8 +35,8 @@ export class ConfigError extends Error implements ConfigErrorData {
 
   /** A config error from an error the addon or an engine threw, keeping its data. */
   static from(error: unknown, message = error instanceof Error ? error.message : String(error)): ConfigError {
-    const { code, path, file, line } = (error ?? {}) as ConfigErrorData;
-    return new ConfigError(message, { code, path, file, line });
+    const { code, path, expected, file, line } = (error ?? {}) as ConfigErrorData;
+    return new ConfigError(message, { code, path, expected, file, line });
   }
 }
 

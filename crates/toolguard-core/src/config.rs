@@ -584,10 +584,18 @@ pub fn rule_from_value(value: &ConfigValue, at: &KeyPath) -> Result<Rule, Error>
         })
     };
     if let Some(key) = unknown_key(value, RULE_KEYS) {
-        return Err(problem(format!(
-            "unknown key `{key}` (expected one of: {})",
-            RULE_KEYS.join(", ")
-        )));
+        return Err(RuleError {
+            at: Some(at.clone()),
+            expected: Some(RULE_KEYS),
+            ..RuleError::new(
+                &id,
+                format!(
+                    "unknown key `{key}` (expected one of: {})",
+                    RULE_KEYS.join(", ")
+                ),
+            )
+        }
+        .into());
     }
     let string = |key: &str, default: Option<&str>| -> Result<String, Error> {
         match (value.get(key), default) {
@@ -1042,6 +1050,30 @@ mod tests {
                 Some(vec![key("loudFailure"), key("rules"), Index(0)])
             ),
             "a pattern error is found by its id"
+        );
+    }
+
+    #[test]
+    fn an_unknown_key_error_lists_the_accepted_keys_as_data() {
+        let expected = |json: &str| {
+            let value = ConfigValue::from_json(json).unwrap();
+            Config::from_value(&value).unwrap_err().expected()
+        };
+        let rule = r#"{"id":"x","pattern":"a","action":"error","message":"m","flag":1}"#;
+        assert_eq!(
+            expected(&format!(r#"{{"loudFailure":{{"rules":[{rule}]}}}}"#)),
+            Some(RULE_KEYS)
+        );
+        assert_eq!(expected(r#"{"loops":{"reread":3}}"#), Some(LOOPS_KEYS));
+        assert_eq!(
+            expected(r#"{"repeats":{}}"#),
+            Some(&["repeat", "loudFailure", "loops", "exactMode"][..])
+        );
+        // Not an unknown key: nothing to list.
+        assert_eq!(expected(r#"{"loops":{"window":1}}"#), None);
+        assert_eq!(
+            expected(r#"{"loudFailure":{"rules":[{"id":"x","action":"loud"}]}}"#),
+            None
         );
     }
 

@@ -123,6 +123,8 @@ pub struct RuleError {
     /// Where the rule is, when the decoder knew (a pattern that does not
     /// compile is found later, by id: see [`Error::path`]).
     pub at: Option<KeyPath>,
+    /// For an unknown key: the keys a rule accepts (see [`Error::expected`]).
+    pub expected: Option<&'static [&'static str]>,
 }
 
 impl RuleError {
@@ -131,6 +133,7 @@ impl RuleError {
             id: id.to_owned(),
             reason: reason.into(),
             at: None,
+            expected: None,
         }
     }
 }
@@ -143,6 +146,17 @@ impl Error {
             Error::Config(e) => e.code(),
             Error::Rule(_) => "TOOLGUARD_BAD_RULE",
             Error::ChainCount | Error::State(_) => "TOOLGUARD_BAD_STATE",
+        }
+    }
+
+    /// For an unknown key, the keys its section accepts: the one list the
+    /// decoder checks against, as data (a JavaScript error's `expected`), so
+    /// no caller reads it back from the message.
+    pub fn expected(&self) -> Option<&'static [&'static str]> {
+        match self {
+            Error::Config(ConfigError::UnknownKey { expected, .. }) => Some(expected),
+            Error::Rule(e) => e.expected,
+            _ => None,
         }
     }
 

@@ -37,6 +37,8 @@ pub struct FileError {
     pub message: String,
     /// The key path of the bad value (empty: the file as a whole).
     pub path: Vec<PathStep>,
+    /// For an unknown key: the keys its section accepts (the core's list).
+    pub expected: Option<&'static [&'static str]>,
     pub file: String,
     pub line: Option<usize>,
 }
@@ -74,6 +76,7 @@ impl Loaded {
             code: error.code(),
             message,
             path,
+            expected: error.expected(),
             file,
             line,
         }
@@ -139,6 +142,7 @@ pub fn read(path: Option<&str>) -> Result<Loaded, FileError> {
         code,
         message,
         path: Vec::new(),
+        expected: None,
         file: path.to_owned(),
         line,
     };
@@ -559,6 +563,10 @@ mod tests {
         );
         assert_eq!((e.code, e.line), ("TOOLGUARD_UNKNOWN_KEY", Some(4)));
         assert_eq!(e.path, vec![key("repeat"), key("treshold")]);
+        assert_eq!(
+            e.expected,
+            Some(&["thresholds", "include", "exclude", "argumentsPreviewChars"][..])
+        );
         assert!(e.message.ends_with("k.json:4: toolguard: unknown key config.repeat.treshold (expected one of: thresholds, include, exclude, argumentsPreviewChars)"), "{}", e.message);
         let e = checked("k.yaml", "loudFailure:\n  rules:\n    - id: a\n      pattern: x\n      action: error\n      message: m\n    - id: b\n      pattern: '('\n      action: error\n      message: m\n");
         assert_eq!((e.code, e.line), ("TOOLGUARD_BAD_RULE", Some(7)));
@@ -566,6 +574,7 @@ mod tests {
             e.path,
             vec![key("loudFailure"), key("rules"), PathStep::Index(1)]
         );
+        assert_eq!(e.expected, None, "a bad pattern is no unknown key");
         let e = checked("s.json", "{\n\"repeat\": }");
         assert_eq!((e.code, e.line), ("TOOLGUARD_CONFIG_SYNTAX", Some(2)));
         assert!(
