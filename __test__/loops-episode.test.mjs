@@ -60,7 +60,7 @@ test('a saved loop state of another version starts the agent afresh', () => {
   }
   fresh.restoreChain('a', saved);
   assert.equal(fresh.observe(exec, result)?.loop?.count, 3, 'the saved window is back');
-  assert.throws(() => fresh.restoreChain('a', { loops: 'L2.zz' }), /state\.loops/);
+  assert.throws(() => fresh.restoreChain('a', { loops: 'L3.zz' }), /state\.loops/);
 });
 
 test('toolguard audit: a 300-call loop is one finding and one table row, numbered as the timeline', async () => {
