@@ -167,10 +167,14 @@ const PYTEST = '{"command":"pytest -q"}';
 const REJECTED = (detail) =>
   `Your proposed edit has introduced new syntax error(s). Please understand the fixes and retry your edit commmand.\n\nERRORS:\n- E999 SyntaxError: unmatched '${detail}'`;
 /** Misses on real sessions (issue 21): what each engine must now call a loop, and at which call. */
-const IMPORT_FAIL = "Traceback (most recent call last):\n  File \"<string>\", line 1\nImportError: cannot import name 'formatargspec' from 'inspect'\n[exit code: 1]";
+const IMPORT_FAIL =
+  "Traceback (most recent call last):\n  File \"<string>\", line 1\nImportError: cannot import name 'formatargspec' from 'inspect'\n[exit code: 1]";
 
 const SYNTAX_FAIL = (line) =>
   `Traceback (most recent call last):\n  File "pkg/a.py", line ${line}\n    import struct\nSyntaxError: invalid syntax\n[exit code: 1]`;
+
+const HARNESS_TIMEOUT = (cmd) =>
+  `<exception>An error occurred while executing the command: Command '['docker', 'exec', '-w', '/testbed', 'bash', '-c', '${cmd}']' timed out after 60 seconds</exception>\n<returncode>-1</returncode>`;
 
 const WILD_MISSES = {
   // OpenHands V1 looks at the page with browser_get_state: a look, so the same click between looks is a redo.
@@ -199,7 +203,7 @@ const WILD_MISSES = {
       ['bash', '{"command":"python -c \'import astroid\'"}', IMPORT_FAIL, false],
       ['bash', '{"command":"cat > p.py << \'EOF\'\\nimport inspect\\nEOF\\npython p.py"}', IMPORT_FAIL, false],
       ['bash', '{"command":"sed -i s/a/b/ w.py"}', '', false],
-      ['bash', '{"command":"python -c \'import astroid\'"}', 'NameError: name \'inspect\' is not defined\n[exit code: 1]', false],
+      ['bash', '{"command":"python -c \'import astroid\'"}', "NameError: name 'inspect' is not defined\n[exit code: 1]", false],
       ['bash', '{"command":"python -c \'import astroid\'"}', IMPORT_FAIL, false],
     ],
     at: 4,
@@ -242,6 +246,53 @@ const WILD_MISSES = {
     ],
     at: 6,
     kind: 're-read',
+  },
+  // `pytest | tail` exits 0 whatever pytest said: its import error three times with looks between (loops3).
+  'a test behind a pipe whose output names an error': {
+    calls: [0, 1, 2, 3, 4].map((i) =>
+      i % 2 === 0
+        ? [
+            'Bash',
+            '{"command":"uv run pytest tests/ -v 2>&1 | tail -40"}',
+            "ImportError while loading conftest '/p/tests/conftest.py'.\nE   ModuleNotFoundError: No module named 'x'",
+            false,
+          ]
+        : ['Bash', `{"command":"ls -la tests/${i}"}`, 'conftest.py', false],
+    ),
+    at: 4,
+    kind: 're-read',
+  },
+  // Three installs killed by the harness's timeout, whose message quotes each command line (loops3).
+  'a harness error quoting other command lines': {
+    calls: [
+      [
+        'bash',
+        JSON.stringify({ command: 'pip install numpy -q 2>&1 | tail -5' }),
+        HARNESS_TIMEOUT('pip install numpy -q 2>&1 | tail -5'),
+        true,
+      ],
+      [
+        'bash',
+        '{"command":"python3 -c \'import numpy\' 2>&1 | head -2"}',
+        "Traceback (most recent call last):\nModuleNotFoundError: No module named 'numpy'",
+        false,
+      ],
+      [
+        'bash',
+        JSON.stringify({ command: 'apt-get update && apt-get install -y python3-numpy' }),
+        HARNESS_TIMEOUT('apt-get update && apt-get install -y python3-numpy'),
+        true,
+      ],
+      ['bash', '{"command":"python3 -m pip list | head -5"}', 'Package Version', false],
+      [
+        'bash',
+        JSON.stringify({ command: 'python3 -m pip install numpy --no-cache-dir -q' }),
+        HARNESS_TIMEOUT('python3 -m pip install numpy --no-cache-dir -q'),
+        true,
+      ],
+    ],
+    at: 4,
+    kind: 'same-error',
   },
   // Claude Code's bare `Exit code 7` three times from three health checks (loops3).
   'a bare exit status from different calls': {

@@ -202,6 +202,9 @@ export function resolveLoops(value: unknown): ResolvedLoops | undefined {
   return config;
 }
 
+/** With other calls between them, failures with one error count for `same-error` only among the last this many calls. */
+const RECENT = 12;
+
 const FAILED = 1;
 const SOFT = 2;
 const TRANSIENT = 4;
@@ -216,6 +219,10 @@ const PATHLESS = 64;
 const TROUBLED = 0x80;
 /** In the effect cache, beside the effect code: the call writes no path. */
 const NO_PATH = 0x80;
+/** In the effect cache: the command hid its real exit status and is no probe. */
+const HIDDEN = 0x40;
+/** In the effect cache: the call writes a path (any effect). */
+const WRITES = 0x20;
 
 /** What a call does, by the shell model, as an entry keeps it (loops.rs `effect`). */
 const EFFECT_CODES: Record<Effect, number> = { read: 1, write: 2, run: 3, test: 4, wait: 5, search: 6, network: 7, navigate: 8, other: 9 };
@@ -235,6 +242,8 @@ interface Entry {
   time: number;
   flags: number;
   effect: number;
+  /** The call tries to change something: a state change, or a run that writes a file. */
+  attempt: boolean;
 }
 
 const failing = (e: Entry) => (e.flags & (FAILED | SOFT)) !== 0;
@@ -399,6 +408,8 @@ export class Loops {
     const model = classifyCall(name, argumentsJson);
     let code = model.effect === undefined ? E.UNKNOWN : EFFECT_CODES[model.effect];
     if (code === E.WRITE && model.writes.length === 0) code |= NO_PATH;
+    if (model.masks.length > 0 && !model.probe) code |= HIDDEN;
+    if (model.writes.length > 0) code |= WRITES;
     if (this.#effects.size >= EFFECT_CACHE) this.#effects.clear();
     this.#effects.set(call, code);
     return code;
@@ -432,7 +443,12 @@ export class Loops {
     if (!tool.tracked) return undefined;
     const call = this.#callDigest(name, argumentsJson, tool.ignored);
     const cached = this.#effect(call, name, argumentsJson);
-    const [effect, pathless] = [cached & ~NO_PATH, (cached & NO_PATH) !== 0];
+    const [effect, pathless, hidden, writes] = [
+      cached & ~(NO_PATH | HIDDEN | WRITES),
+      (cached & NO_PATH) !== 0,
+      (cached & HIDDEN) !== 0,
+      (cached & WRITES) !== 0,
+    ];
     let state = this.#agents.get(agent);
     if (state === undefined) {
       state = { entries: [], ordinal: 0, active: undefined, denied: undefined };
@@ -442,9 +458,10 @@ export class Loops {
     state.denied = undefined;
     if (denied === call) return undefined;
     const recurs = state.entries.some((e) => e.call === call);
-    const entry = this.#entry(name, tool, call, effect, pathless, argumentsJson, outcome, recurs);
+    const entry = this.#entry(name, tool, call, effect, pathless, hidden, argumentsJson, outcome, recurs);
     state.ordinal += 1;
     entry.ordinal = state.ordinal;
+    entry.attempt = writes || entry.effect === E.WRITE;
     if (state.entries.length === this.#window) state.entries.shift();
     state.entries.push(entry);
     // A call new to the window can only be in a same-error loop, and only when it failed.
@@ -502,6 +519,7 @@ export class Loops {
     call: string,
     effect: number,
     pathless: boolean,
+    hidden: boolean,
     argumentsJson: string,
     outcome: LoopOutcome,
     recurs: boolean,
@@ -517,6 +535,8 @@ export class Loops {
     // A failure seen only by a silent-failure rule in an output that shows an
     // HTTP error status is that status: a soft failure.
     let failed = hard || (outcome.flagged && httpError(text) === undefined);
+    // A run or test whose real status the command hid: its output naming an error is the failure.
+    if (!failed && hidden && (effect === E.RUN || effect === E.TEST) && namesError(text)) failed = true;
     // A search that found nothing answered the question: not a failure.
     if (failed && !outcome.flagged && effect === E.SEARCH && foundNothing(text, isFrame)) failed = false;
     if (failed) flags |= FAILED;
@@ -546,7 +566,7 @@ export class Loops {
       flags |= NORMALIZED;
       result = resultDigest(text, outcome.isError, this.#memo);
     }
-    return { call, result, raw, sig, bare, tool: digest(name), ordinal: 0, time: 0, flags, effect };
+    return { call, result, raw, sig, bare, tool: digest(name), ordinal: 0, time: 0, flags, effect, attempt: false };
   }
 
   #threshold(base: number | undefined, multiplier: number, transient: boolean): number | undefined {
@@ -644,7 +664,7 @@ export class Loops {
           skipped = true;
           continue;
         }
-        if (succeeded.has(e.call)) break;
+        if (succeeded.has(e.call) || (skipped && i >= RECENT)) break;
         // The same call failing otherwise since (the values in the line moved): that is progress.
         if (chain.some((r) => r.call === e.call && !sameResult(r, e))) break;
         scattered ||= skipped;
@@ -653,13 +673,24 @@ export class Loops {
       const distinct = new Set(chain.map((e) => e.call)).size;
       // With other calls between them, a loop only when one of them was a state change (an attempt);
       // a refused change tried again the same way counts alone.
-      const attempt = chain.some((e) => e.effect === E.WRITE);
+      const attempt = chain.some((e) => e.attempt);
       const count = scattered && !attempt ? 1 : distinct >= 2 || (scattered && last.effect === E.WRITE) ? chain.length : 1;
       const soft = chain.some((e) => (e.flags & SOFT) !== 0);
       const limit = this.#threshold(soft ? config.softError : config.sameError, multiplier, transient);
       if (limit !== undefined && count >= limit) {
         const calls = chain.map((e) => e.ordinal).reverse();
-        return { kind: 'same-error', count, period: 1, calls, nextCall: last.call, transient, about: 'calls', spanMs: undefined, distinct, scattered };
+        return {
+          kind: 'same-error',
+          count,
+          period: 1,
+          calls,
+          nextCall: last.call,
+          transient,
+          about: 'calls',
+          spanMs: undefined,
+          distinct,
+          scattered,
+        };
       }
     }
 
@@ -693,9 +724,10 @@ export class Loops {
 
     // Attempt again: a failing run or test whose last run failed the same way, with a run between them
     // that had already run, with the same result, before that last one.
-    const againT = (last.effect === E.RUN || last.effect === E.TEST) && troubled(last) && config.reRead !== undefined
-      ? this.#threshold(2, multiplier, transient)
-      : undefined;
+    const againT =
+      (last.effect === E.RUN || last.effect === E.TEST) && troubled(last) && config.reRead !== undefined
+        ? this.#threshold(2, multiplier, transient)
+        : undefined;
     if (againT !== undefined && againT <= 2) {
       let j = -1;
       for (let i = 1; i < n; i += 1) {
@@ -707,8 +739,7 @@ export class Loops {
       if (j > 0) {
         const prev = at(j);
         const same =
-          troubled(prev) &&
-          (sameResult(last, prev) || (failing(last) && failing(prev) && last.sig !== '' && last.sig === prev.sig));
+          troubled(prev) && (sameResult(last, prev) || (failing(last) && failing(prev) && last.sig !== '' && last.sig === prev.sig));
         let step = false;
         for (let i = 1; i < j && same && !step; i += 1) {
           const y = at(i);
@@ -792,8 +823,8 @@ export class Loops {
         found.distinct === 1
           ? 'the same call each time'
           : found.distinct !== undefined && found.distinct < found.count
-          ? `with ${found.distinct} different sets of arguments`
-          : 'each time with other arguments';
+            ? `with ${found.distinct} different sets of arguments`
+            : 'each time with other arguments';
       const row = found.scattered === true ? ', whatever was tried in between,' : ' in a row';
       head = `${tool} failed ${count} times${row} with the same error, ${how} (calls ${calls}): ${line}`;
     } else if (found.kind === 'redo') {
@@ -867,7 +898,7 @@ export class Loops {
           ].join(':');
     out += `.${s.denied ?? '-'}`;
     for (const e of s.entries) {
-      out += `.${e.call}${e.result}${e.raw}${e.sig === '' ? '0'.repeat(16) : e.sig}${e.bare === '' ? '0'.repeat(16) : e.bare}${e.tool}${hex(e.flags)}:${hex(e.ordinal)}:${hex(e.time)}:${hex(e.effect)}`;
+      out += `.${e.call}${e.result}${e.raw}${e.sig === '' ? '0'.repeat(16) : e.sig}${e.bare === '' ? '0'.repeat(16) : e.bare}${e.tool}${hex(e.flags)}:${hex(e.ordinal)}:${hex(e.time)}:${hex(e.effect)}:${e.attempt ? 1 : 0}`;
     }
     return out;
   }
@@ -947,7 +978,7 @@ function parseState(state: string, window: number): AgentLoops | undefined {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: the range is "ASCII only", control characters included on purpose
     if (e.length < 103 || !/^[\x00-\x7f]*$/.test(e)) return undefined;
     const tail = e.slice(96).split(':');
-    if (tail.length !== 4) return undefined;
+    if (tail.length !== 5 || (tail[4] !== '0' && tail[4] !== '1')) return undefined;
     const [call, result, raw, sig, bare, tool] = [0, 16, 32, 48, 64, 80].map((k) => digestOf(e.slice(k, k + 16)));
     const [ordinal, time] = [hexOf(tail[1]), hexOf(tail[2])];
     const flags = /^\+?[0-9a-fA-F]{1,2}$/.test(tail[0]!) ? Number.parseInt(tail[0]!.replace('+', ''), 16) : undefined;
@@ -964,6 +995,7 @@ function parseState(state: string, window: number): AgentLoops | undefined {
       time: time!,
       flags: flags!,
       effect: effect!,
+      attempt: tail[4] === '1',
     });
     if (entries.length > window) entries.shift();
   }
@@ -1178,7 +1210,8 @@ export function signature(line: string, argumentsJson: string): string {
   for (const token of normal.split(SIGNATURE_SPLIT)) {
     const numeric = /^[0-9]*$/.test(token);
     const arg = !numeric && Buffer.byteLength(token, 'utf8') >= 3 && argumentsJson.includes(token);
-    if (afterArg && (arg || token === '')) continue;
+    // Inside a run, a short token of the arguments (`-q`, `&&`) goes on with it.
+    if (afterArg && (arg || token === '' || argumentsJson.includes(token))) continue;
     if (arg) {
       out.push('<arg>');
       afterArg = true;

@@ -158,6 +158,11 @@ pub struct LoopDeny {
     pub reason: String,
 }
 
+/// With other calls between them, failures with one error count for
+/// `same-error` only among the last this many calls: a few attempts, not
+/// an error met again much later.
+const RECENT: usize = 12;
+
 /// At most this many call ordinals are listed as evidence.
 pub const EVIDENCE_CALLS: usize = 12;
 
@@ -182,6 +187,11 @@ const TROUBLED: u8 = 0x80;
 
 /// In [`Loops::effects`], beside the effect code: the call writes no path.
 const NO_PATH: u8 = 0x80;
+/// In [`Loops::effects`]: the command hid its real exit status (`| tail`,
+/// `; echo`) and is no probe, so its output is all that shows a failure.
+const HIDDEN: u8 = 0x40;
+/// In [`Loops::effects`]: the call writes a path (any effect).
+const WRITES: u8 = 0x20;
 
 /// What a call does, by the shell model ([`shell::classify_call`]), as
 /// [`Entry::effect`] keeps it.
@@ -234,6 +244,9 @@ struct Entry {
     flags: u8,
     /// What the call does ([`effect`]).
     effect: u8,
+    /// The call tries to change something: a state change, or a run that
+    /// writes a file (a server started with its log redirected).
+    attempt: bool,
 }
 
 impl Entry {
@@ -515,6 +528,12 @@ impl Loops {
         if e == effect::WRITE && model.writes.is_empty() {
             e |= NO_PATH;
         }
+        if model.hides_status() && !model.probe {
+            e |= HIDDEN;
+        }
+        if !model.writes.is_empty() {
+            e |= WRITES;
+        }
         if self.effects.len() >= EFFECT_CACHE {
             self.effects.clear();
         }
@@ -590,7 +609,12 @@ impl Loops {
         }
         let call = self.call_digest(name, arguments_json, tool.ignores);
         let effect = self.effect(call, name, arguments_json);
-        let (effect, pathless) = (effect & !NO_PATH, effect & NO_PATH != 0);
+        let (effect, pathless, hidden, writes) = (
+            effect & !(NO_PATH | HIDDEN | WRITES),
+            effect & NO_PATH != 0,
+            effect & HIDDEN != 0,
+            effect & WRITES != 0,
+        );
         if !self.agents.contains_key(agent) {
             self.agents.insert(agent.to_owned(), AgentLoops::default());
         }
@@ -607,6 +631,7 @@ impl Loops {
             call,
             effect,
             pathless,
+            hidden,
             arguments_json,
             outcome,
             recurs,
@@ -618,6 +643,7 @@ impl Loops {
             .unwrap_or_else(|| state.ordinal.saturating_add(1));
         entry.ordinal = state.ordinal;
         entry.time = mark.time_ms.unwrap_or(0);
+        entry.attempt = writes || entry.effect == effect::WRITE;
         if state.entries.len() == self.window {
             state.entries.pop_front();
         }
@@ -837,7 +863,7 @@ impl Loops {
         }
         for e in &s.entries {
             out.push_str(&format!(
-                ".{:016x}{:016x}{:016x}{:016x}{:016x}{:016x}{:x}:{:x}:{:x}:{:x}",
+                ".{:016x}{:016x}{:016x}{:016x}{:016x}{:016x}{:x}:{:x}:{:x}:{:x}:{}",
                 e.call,
                 e.result,
                 e.raw,
@@ -847,7 +873,8 @@ impl Loops {
                 e.flags,
                 e.ordinal,
                 e.time,
-                e.effect
+                e.effect,
+                u8::from(e.attempt)
             ));
         }
         Some(out)
@@ -917,7 +944,13 @@ fn parse_state(state: &str, window: usize) -> Option<AgentLoops> {
             return None;
         }
         let mut tail = e[96..].split(':');
-        let (flags, ord, time, effect) = (tail.next()?, tail.next()?, tail.next()?, tail.next()?);
+        let (flags, ord, time, effect, attempt) = (
+            tail.next()?,
+            tail.next()?,
+            tail.next()?,
+            tail.next()?,
+            tail.next()?,
+        );
         if tail.next().is_some() {
             return None;
         }
@@ -932,6 +965,11 @@ fn parse_state(state: &str, window: usize) -> Option<AgentLoops> {
             ordinal: hex(ord)?,
             time: hex(time)?,
             effect: u8::from_str_radix(effect, 16).ok()?,
+            attempt: match attempt {
+                "0" => false,
+                "1" => true,
+                _ => return None,
+            },
         });
         if entries.len() > window {
             entries.pop_front();
@@ -1089,7 +1127,7 @@ impl Limits {
                     skipped = true;
                     continue;
                 }
-                if succeeded.contains(&e.call) {
+                if succeeded.contains(&e.call) || (skipped && i >= RECENT) {
                     break;
                 }
                 // The same call failing otherwise since (the values in the
@@ -1109,7 +1147,7 @@ impl Limits {
             // error met while looking around is what it is investigating. A
             // refused change (a click on a missing element) tried again the
             // same way counts alone.
-            let attempt = run.iter().any(|e| e.effect == effect::WRITE);
+            let attempt = run.iter().any(|e| e.attempt);
             let count = if scattered && !attempt {
                 1
             } else if distinct.len() >= 2 || (scattered && last.effect == effect::WRITE) {
@@ -1219,7 +1257,10 @@ impl Limits {
                 let prev = at(j);
                 let same = prev.troubled()
                     && (last.same_result(&prev)
-                        || (last.failing() && prev.failing() && last.sig != 0 && last.sig == prev.sig));
+                        || (last.failing()
+                            && prev.failing()
+                            && last.sig != 0
+                            && last.sig == prev.sig));
                 let step = same
                     && (1..j).any(|i| {
                         let y = at(i);
@@ -1301,6 +1342,7 @@ fn entry(
     call: u64,
     effect: u8,
     pathless: bool,
+    hidden: bool,
     arguments_json: &str,
     outcome: &LoopOutcome,
     recurs: bool,
@@ -1318,6 +1360,11 @@ fn entry(
     // an HTTP error status is that status: a soft failure (a 404 can be the
     // answer wanted, as when checking that a deleted item is gone).
     let mut failed = hard || (outcome.flagged && http_error(text).is_none());
+    // A run or test whose real status the command hid (`pytest | tail`):
+    // its output naming an error is the failure the status would have shown.
+    if !failed && hidden && matches!(effect, effect::RUN | effect::TEST) && names_error(text) {
+        failed = true;
+    }
     // A search that found nothing answered the question: not a failure.
     if failed
         && !outcome.flagged
@@ -1364,7 +1411,11 @@ fn entry(
     // A run or test that comes back and names an error in its output,
     // though nothing said it failed (a caught traceback, a runner's error
     // behind `| tail`): only on recurrence, where the re-read rule reads it.
-    if recurs && flags & FAILED == 0 && matches!(effect, effect::RUN | effect::TEST) && names_error(text) {
+    if recurs
+        && flags & FAILED == 0
+        && matches!(effect, effect::RUN | effect::TEST)
+        && names_error(text)
+    {
         flags |= TROUBLED;
     }
     let raw = xxh3_64(text.as_bytes()) ^ u64::from(outcome.is_error);
@@ -1385,6 +1436,7 @@ fn entry(
         time: 0,
         flags,
         effect,
+        attempt: false,
     }
 }
 
@@ -1814,7 +1866,8 @@ pub fn signature(line: &str, arguments_json: &str, buf: &mut String) -> u64 {
     {
         let numeric = token.bytes().all(|b| b.is_ascii_digit());
         let arg = !numeric && token.len() >= 3 && arguments_json.contains(token);
-        if after_arg && (arg || token.is_empty()) {
+        // Inside a run, a short token of the arguments (`-q`, `&&`) goes on with it.
+        if after_arg && (arg || token.is_empty() || arguments_json.contains(token)) {
             continue;
         }
         if i > 0 {
@@ -2926,7 +2979,12 @@ mod tests {
             ("bash", patch, fail, false),
             ("bash", r#"{"command":"sed -i 's/a/b/' w.py"}"#, "", false),
             ("bash", import, other, false),
-            ("bash", r#"{"command":"cat > fix.py << 'EOF'\nx\nEOF"}"#, "", false),
+            (
+                "bash",
+                r#"{"command":"cat > fix.py << 'EOF'\nx\nEOF"}"#,
+                "",
+                false,
+            ),
             ("bash", import, fail, false),
         ];
         let mut l = loops();
@@ -2939,10 +2997,30 @@ mod tests {
         let looking = [
             ("bash", import, fail, false),
             ("bash", r#"{"command":"python repro.py"}"#, fail, false),
-            ("bash", r#"{"command":"grep -n formatargspec w.py"}"#, "34: x", false),
-            ("bash", r#"{"command":"python -c 'from inspect import formatargspec'"}"#, fail, false),
+            (
+                "bash",
+                r#"{"command":"grep -n formatargspec w.py"}"#,
+                "34: x",
+                false,
+            ),
+            (
+                "bash",
+                r#"{"command":"python -c 'from inspect import formatargspec'"}"#,
+                fail,
+                false,
+            ),
         ];
         assert_eq!(first_alarm(&run(&mut l, &looking)), None);
+        // The same error met again much later (past the last 12 calls) is
+        // not the same attempt.
+        let mut l = loops();
+        let mut later = vec![("bash", import, fail, false), ("bash", patch, fail, false)];
+        let reads: Vec<String> = (0..10)
+            .map(|i| format!(r#"{{"command":"sed -n '{i},+5p' a.py"}}"#))
+            .collect();
+        later.extend(reads.iter().map(|a| ("bash", a.as_str(), "x = 1", false)));
+        later.push(("bash", r#"{"command":"python -c 'import astroid.x'"}"#, fail, false));
+        assert_eq!(first_alarm(&run(&mut l, &later)), None);
         // Before: the success and the other failure in between ended the run.
         // A failing call that has since succeeded is dealt with: no loop.
         let mut l = loops();
@@ -2960,32 +3038,135 @@ mod tests {
         let mut l = loops();
         let fail = "E: ModuleNotFoundError: No module named 'numpy'\n[exit code: 1]";
         let mut last = None;
-        for (i, cmd) in ["pip install numpy", "ls", "apt-get install numpy", "ls", "pip3 install numpy"]
-            .iter()
-            .enumerate()
+        for (i, cmd) in [
+            "pip install numpy",
+            "ls",
+            "apt-get install numpy",
+            "ls",
+            "pip3 install numpy",
+        ]
+        .iter()
+        .enumerate()
         {
             let args = format!(r#"{{"command":"{cmd}"}}"#);
             let out = if i % 2 == 0 { fail } else { "a b" };
-            last = l.observe("a", "bash", &args, &LoopOutcome { text: out, is_error: false, flagged: false });
+            last = l.observe(
+                "a",
+                "bash",
+                &args,
+                &LoopOutcome {
+                    text: out,
+                    is_error: false,
+                    flagged: false,
+                },
+            );
         }
         let alarm = last.expect("an alarm at the third install");
-        assert!(alarm.text.contains("failed 3 times, whatever was tried in between, with the same error"), "{}", alarm.text);
+        assert!(
+            alarm
+                .text
+                .contains("failed 3 times, whatever was tried in between, with the same error"),
+            "{}",
+            alarm.text
+        );
+    }
+
+    #[test]
+    fn a_harness_error_quoting_other_command_lines_is_one_error() {
+        // Three ways to install numpy, each killed by the harness's timeout,
+        // whose message quotes the whole command line; a failing check and
+        // a listing in between.
+        let timeout = |cmd: &str| {
+            format!("<exception>An error occurred while executing the command: Command '['docker', 'exec', '-w', '/testbed', 'bash', '-c', '{cmd}']' timed out after 60 seconds</exception>\n<returncode>-1</returncode>")
+        };
+        let cmds = [
+            "pip install numpy -q 2>&1 | tail -5",
+            "apt-get update && apt-get install -y python3-numpy 2>&1 | tail -5",
+            "python3 -m pip install numpy --no-cache-dir -q 2>&1 | tail -5",
+        ];
+        let args: Vec<String> = cmds
+            .iter()
+            .map(|c| serde_json::json!({ "command": c }).to_string())
+            .collect();
+        let outs: Vec<String> = cmds.iter().map(|c| timeout(c)).collect();
+        let check =
+            "Traceback (most recent call last):\nModuleNotFoundError: No module named 'numpy'";
+        let calls = [
+            ("bash", args[0].as_str(), outs[0].as_str(), true),
+            (
+                "bash",
+                r#"{"command":"python3 -c 'import numpy' 2>&1 | head -2"}"#,
+                check,
+                false,
+            ),
+            ("bash", args[1].as_str(), outs[1].as_str(), true),
+            (
+                "bash",
+                r#"{"command":"python3 -m pip list | head -5"}"#,
+                "Package Version",
+                false,
+            ),
+            ("bash", args[2].as_str(), outs[2].as_str(), true),
+        ];
+        let mut l = loops();
+        let r = run(&mut l, &calls);
+        assert_eq!(first_alarm(&r), Some((4, "same-error")));
+    }
+
+    #[test]
+    fn a_server_started_again_and_again_is_an_attempt() {
+        // A run that writes a file (a server with its log redirected) is an
+        // attempt: the same bare `Exit code 7` after it, with looks between.
+        let health = r#"{"command":"sleep 3 && curl -s http://localhost:8081/health"}"#;
+        let start = |i: u32| {
+            format!(
+                r#"{{"command":"nohup uvicorn app:app --port 8081 > /tmp/app{i}.log 2>&1 &\nsleep 4\ncurl -s http://localhost:8081/health"}}"#
+            )
+        };
+        let (s1, s2) = (start(1), start(2));
+        let calls = [
+            ("Bash", health, "Exit code 7", true),
+            (
+                "Bash",
+                r#"{"command":"tail -5 /tmp/app.log"}"#,
+                "ModuleNotFoundError: No module named 'app'",
+                false,
+            ),
+            ("Bash", s1.as_str(), "Exit code 7", true),
+            ("Bash", r#"{"command":"pwd"}"#, "/p", false),
+            ("Bash", s2.as_str(), "Exit code 7", true),
+        ];
+        let mut l = loops();
+        let r = run(&mut l, &calls);
+        assert_eq!(first_alarm(&r), Some((4, "same-error")));
     }
 
     #[test]
     fn a_bare_exit_status_is_its_number() {
         // Claude Code's `Exit code 7` with nothing else: curl's 7 three
         // times is one error; 7, 1, 2 are three.
-        let health = |i: usize| format!(r#"{{"command":"sleep {i} && curl -s http://localhost:8081/health"}}"#);
+        let health = |i: usize| {
+            format!(r#"{{"command":"sleep {i} && curl -s http://localhost:8081/health"}}"#)
+        };
         let calls: Vec<(String, &str)> = (1..=3).map(|i| (health(i), "Exit code 7")).collect();
         let mut l = loops();
-        let r = run(&mut l, &calls.iter().map(|(a, o)| ("Bash", a.as_str(), *o, true)).collect::<Vec<_>>());
+        let r = run(
+            &mut l,
+            &calls
+                .iter()
+                .map(|(a, o)| ("Bash", a.as_str(), *o, true))
+                .collect::<Vec<_>>(),
+        );
         assert_eq!(first_alarm(&r), Some((2, "same-error")));
         let codes = ["Exit code 7", "Exit code 1", "Exit code 2"];
         let mut l = loops();
         let r = run(
             &mut l,
-            &calls.iter().zip(codes).map(|((a, _), o)| ("Bash", a.as_str(), o, true)).collect::<Vec<_>>(),
+            &calls
+                .iter()
+                .zip(codes)
+                .map(|((a, _), o)| ("Bash", a.as_str(), o, true))
+                .collect::<Vec<_>>(),
         );
         assert_eq!(first_alarm(&r), None);
     }
@@ -3012,11 +3193,64 @@ mod tests {
         let ok = "test_invalid_input PASSED\ntest_error_path PASSED\n2 passed in 0.1s";
         let calls = [
             ("bash", PYTEST, ok, false),
-            ("str_replace_editor", r#"{"command":"str_replace","path":"a.py","old_str":"a","new_str":"b"}"#, "ok", false),
+            (
+                "str_replace_editor",
+                r#"{"command":"str_replace","path":"a.py","old_str":"a","new_str":"b"}"#,
+                "ok",
+                false,
+            ),
             ("bash", PYTEST, ok, false),
-            ("str_replace_editor", r#"{"command":"str_replace","path":"a.py","old_str":"b","new_str":"c"}"#, "ok", false),
+            (
+                "str_replace_editor",
+                r#"{"command":"str_replace","path":"a.py","old_str":"b","new_str":"c"}"#,
+                "ok",
+                false,
+            ),
             ("bash", PYTEST, ok, false),
         ];
+        let mut l = loops();
+        assert_eq!(first_alarm(&run(&mut l, &calls)), None);
+    }
+
+    #[test]
+    fn a_test_run_behind_a_pipe_that_names_an_error_is_failing() {
+        // `pytest | tail -40` exits 0 whatever pytest said: the conftest's
+        // import error, three times with looks between, is one failing re-run.
+        let pytest = r#"{"command":"uv run pytest tests/ -v 2>&1 | tail -40"}"#;
+        let out = "ImportError while loading conftest '/p/tests/conftest.py'.\ntests/conftest.py:9: in <module>\nE   ModuleNotFoundError: No module named 'ies_backend'";
+        let calls = [
+            ("Bash", pytest, out, false),
+            (
+                "Bash",
+                r#"{"command":"ls -la tests/"}"#,
+                "conftest.py",
+                false,
+            ),
+            ("Bash", pytest, out, false),
+            (
+                "Read",
+                r#"{"file_path":"/p/tests/conftest.py"}"#,
+                "import x",
+                false,
+            ),
+            ("Bash", pytest, out, false),
+        ];
+        let mut l = loops();
+        let r = run(&mut l, &calls);
+        assert_eq!(first_alarm(&r), Some((4, "re-read")));
+        // Status not hidden, the same words: a passing run's output is content.
+        let plain = r#"{"command":"uv run pytest tests/ -v"}"#;
+        let ok = "tests/test_errors.py::test_error_message PASSED\n1 passed";
+        let calls: Vec<_> = calls
+            .iter()
+            .map(|&(t, a, o, f)| {
+                if a == pytest {
+                    (t, plain, ok, f)
+                } else {
+                    (t, a, o, f)
+                }
+            })
+            .collect();
         let mut l = loops();
         assert_eq!(first_alarm(&run(&mut l, &calls)), None);
     }
@@ -3028,7 +3262,9 @@ mod tests {
         // attempt, though its edits differ.
         let test = r#"{"command":"python test_fix.py"}"#;
         let check = r#"{"command":"python -c 'import pkg'"}"#;
-        let fail = |line: u32| format!("Traceback (most recent call last):\n  File \"pkg/a.py\", line {line}\n    import struct\nSyntaxError: invalid syntax\n[exit code: 1]");
+        let fail = |line: u32| {
+            format!("Traceback (most recent call last):\n  File \"pkg/a.py\", line {line}\n    import struct\nSyntaxError: invalid syntax\n[exit code: 1]")
+        };
         let (f1, f2) = (fail(13), fail(500));
         let calls = [
             ("bash", r#"{"command":"python fix1.py"}"#, "Updated", false),
@@ -3056,13 +3292,38 @@ mod tests {
         // OpenHands' browser: the element is not there, the agent clicks
         // another, looks, and clicks the missing one again.
         let calls = [
-            ("browser_click", r#"{"index":1260}"#, "Element with index 1260 not found", false),
-            ("browser_click", r#"{"index":1230}"#, "Clicked element 1230", false),
+            (
+                "browser_click",
+                r#"{"index":1260}"#,
+                "Element with index 1260 not found",
+                false,
+            ),
+            (
+                "browser_click",
+                r#"{"index":1230}"#,
+                "Clicked element 1230",
+                false,
+            ),
             ("browser_get_state", "{}", "page", false),
-            ("browser_click", r#"{"index":1260}"#, "Element with index 1260 not found", false),
-            ("browser_click", r#"{"index":1231}"#, "Clicked element 1231", false),
+            (
+                "browser_click",
+                r#"{"index":1260}"#,
+                "Element with index 1260 not found",
+                false,
+            ),
+            (
+                "browser_click",
+                r#"{"index":1231}"#,
+                "Clicked element 1231",
+                false,
+            ),
             ("browser_get_state", "{}", "page 2", false),
-            ("browser_click", r#"{"index":1260}"#, "Element with index 1260 not found", false),
+            (
+                "browser_click",
+                r#"{"index":1260}"#,
+                "Element with index 1260 not found",
+                false,
+            ),
         ];
         let mut l = loops();
         let r = run(&mut l, &calls);
@@ -3070,10 +3331,17 @@ mod tests {
         // Other missing ids each time: the same refusal with new arguments.
         let mut l = loops();
         let ids: Vec<(String, String)> = (0..3)
-            .map(|i| (format!(r#"{{"index":{}}}"#, 100 + i), format!("Element with index {} not found", 100 + i)))
+            .map(|i| {
+                (
+                    format!(r#"{{"index":{}}}"#, 100 + i),
+                    format!("Element with index {} not found", 100 + i),
+                )
+            })
             .collect();
-        let calls: Vec<(&str, &str, &str, bool)> =
-            ids.iter().map(|(a, o)| ("browser_click", a.as_str(), o.as_str(), false)).collect();
+        let calls: Vec<(&str, &str, &str, bool)> = ids
+            .iter()
+            .map(|(a, o)| ("browser_click", a.as_str(), o.as_str(), false))
+            .collect();
         assert_eq!(first_alarm(&run(&mut l, &calls)), Some((2, "same-error")));
     }
 

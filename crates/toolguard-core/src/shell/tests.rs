@@ -311,7 +311,10 @@ fn non_shell_tools() {
         )
         .effect
     };
-    assert_eq!(ipython("open_file('/workspace/src/a.tsx')"), Some(Effect::Read));
+    assert_eq!(
+        ipython("open_file('/workspace/src/a.tsx')"),
+        Some(Effect::Read)
+    );
     assert_eq!(
         ipython("edit_file_by_replace(\n'/a.py',\nto_replace=\"x\",\nnew_content=\"y\"\n)"),
         Some(Effect::Write)
