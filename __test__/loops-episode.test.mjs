@@ -51,10 +51,10 @@ test('a saved loop state of another version starts the agent afresh', () => {
   const engine = new GuardEngine({ loops: {} });
   for (let i = 0; i < 2; i++) engine.observe(exec, result);
   const saved = engine.chainState('a');
-  assert.match(saved.loops, /^L2\./);
+  assert.match(saved.loops, /^L3\./);
   const fresh = new GuardEngine({ loops: {} });
-  // An older toolguard's state (`L1.`) and a foreign one: no throw, no window.
-  for (const loops of ['L1.2.-.-', 'something else']) {
+  // An older toolguard's state (`L1.`, `L2.`) and a foreign one: no throw, no window.
+  for (const loops of ['L1.2.-.-', 'L2.2.-.-', 'something else']) {
     fresh.restoreChain('a', { loops });
     assert.equal(fresh.chainState('a'), null, loops);
   }

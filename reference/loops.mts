@@ -545,7 +545,9 @@ export class Loops {
     let bare = '';
     if (flags !== 0) {
       // A refusal's own line is its error: the detail after it varies from one rejected attempt to the next.
-      const error = rejectionLine(text) ?? errorLine(text);
+      // A failure with nothing but its exit status (`[exit code: 7]`) is that status, unless it says the command was stopped.
+      const frame = rustLines(text).map(trimLikeRust).find(isFrame);
+      const error = rejectionLine(text) ?? errorLine(text) ?? (frame !== undefined && !stopped(frame) ? frame : undefined);
       // A bare exit-status line (`Exit code 7`) is all the failure says: its number is the error.
       if (error !== undefined) {
         const frame = isFrame(trimLikeRust(error));
@@ -1183,6 +1185,13 @@ function isFrame(t: string): boolean {
     (t.startsWith('<returncode>') && t.endsWith('</returncode>')) ||
     (t.startsWith('[status: ') && t.endsWith(']'))
   );
+}
+
+/** A status line whose number says the command was stopped, not that it failed: 124, 137, 143, -9, -15 (loops.rs `stopped`). */
+function stopped(frame: string): boolean {
+  const m = /(-?)([0-9]+)[^0-9]*$/.exec(frame);
+  if (m === null) return false;
+  return m[1] === '-' ? m[2] === '9' || m[2] === '15' : m[2] === '124' || m[2] === '137' || m[2] === '143';
 }
 
 function isHarnessHeader(t: string): boolean {

@@ -1382,7 +1382,18 @@ fn entry(
     if flags != 0 {
         // A refusal's own line is its error: the detail after it varies
         // from one rejected attempt to the next.
-        if let Some(error) = loop_texts::rejection_line(text).or_else(|| error_line(text)) {
+        // A failure with nothing but its exit status (`[exit code: 7]`) is
+        // that status, unless the status says it was stopped (a timeout, a
+        // kill): that says nothing of which error.
+        let error = loop_texts::rejection_line(text)
+            .or_else(|| error_line(text))
+            .or_else(|| {
+                text.lines()
+                    .map(str::trim)
+                    .find(|t| is_frame(t))
+                    .filter(|t| !stopped(t))
+            });
+        if let Some(error) = error {
             // A bare exit-status line (`Exit code 7`) is all the failure
             // says: its number is the error (curl's 7 is not grep's 1).
             sig = if is_frame(error.trim()) {
@@ -1833,6 +1844,20 @@ fn is_frame(t: &str) -> bool {
         || (t.starts_with("[Command finished with exit code ") && t.ends_with(']'))
         || (t.starts_with("<returncode>") && t.ends_with("</returncode>"))
         || (t.starts_with("[status: ") && t.ends_with(']'))
+}
+
+/// A status line whose number says the command was stopped, not that it
+/// failed: `timeout`'s 124, a kill (137, 143, -9, -15).
+fn stopped(frame: &str) -> bool {
+    let digits = frame.trim_end_matches(|c: char| !c.is_ascii_digit());
+    let start = digits
+        .rfind(|c: char| !c.is_ascii_digit())
+        .map_or(0, |i| i + 1);
+    let negative = digits[..start].ends_with('-');
+    matches!(
+        (negative, &digits[start..]),
+        (false, "124" | "137" | "143") | (true, "9" | "15")
+    )
 }
 
 /// Codex's shell header lines and the harness's trailing markers.
@@ -3019,7 +3044,12 @@ mod tests {
             .map(|i| format!(r#"{{"command":"sed -n '{i},+5p' a.py"}}"#))
             .collect();
         later.extend(reads.iter().map(|a| ("bash", a.as_str(), "x = 1", false)));
-        later.push(("bash", r#"{"command":"python -c 'import astroid.x'"}"#, fail, false));
+        later.push((
+            "bash",
+            r#"{"command":"python -c 'import astroid.x'"}"#,
+            fail,
+            false,
+        ));
         assert_eq!(first_alarm(&run(&mut l, &later)), None);
         // Before: the success and the other failure in between ended the run.
         // A failing call that has since succeeded is dealt with: no loop.
@@ -3158,6 +3188,29 @@ mod tests {
                 .collect::<Vec<_>>(),
         );
         assert_eq!(first_alarm(&r), Some((2, "same-error")));
+        // A reader that carries the status as a marker line only: before, no
+        // line to sign, so never the same error.
+        let mut l = loops();
+        let r = run(
+            &mut l,
+            &calls
+                .iter()
+                .map(|(a, _)| ("Bash", a.as_str(), "[exit code: 7]", true))
+                .collect::<Vec<_>>(),
+        );
+        assert_eq!(first_alarm(&r), Some((2, "same-error")));
+        // Killed by a timeout, with nothing printed: stopped, not one error.
+        for stop in ["[exit code: 124]", "[exit code: -9]"] {
+            let mut l = loops();
+            let r = run(
+                &mut l,
+                &calls
+                    .iter()
+                    .map(|(a, _)| ("Bash", a.as_str(), stop, true))
+                    .collect::<Vec<_>>(),
+            );
+            assert_eq!(first_alarm(&r), None, "{stop}");
+        }
         let codes = ["Exit code 7", "Exit code 1", "Exit code 2"];
         let mut l = loops();
         let r = run(
