@@ -101,6 +101,14 @@ export declare class GuardEngine {
  */
 export declare function __hookAnswer(config: string | undefined | null, input: Uint8Array, env: Record<string, string>, remainingMs: number): HookAnswer
 
+/**
+ * The hook library's answer to a verdict (`toolguard_hook::hook_output_of`)
+ * as JSON text, `null` when there is nothing to say: the in-process Claude
+ * Agent SDK adapter answers as the hook command does. `scanned` is the
+ * text the engine scanned; `host` is `"claude-code"` or `"codex"`.
+ */
+export declare function __hookOutput(verdict: GuardVerdict | null, scanned: string | undefined | null, host: 'claude-code' | 'codex', eventName: string): string | null
+
 /** `toolguard hook <argv>`: the command line and the deadline. */
 export declare function __hookStart(argv: Array<string>, env: Record<string, string>): HookStart
 
@@ -192,6 +200,18 @@ export interface HookAnswer {
   stderr: string
 }
 
+/** A verdict's failure as `__hookOutput` reads it. */
+export interface HookFailure {
+  /** `"error"` or `"context"`. */
+  action: string
+  text: string
+}
+
+/** A verdict's notice as `__hookOutput` reads it (the verdict object's `text`). */
+export interface HookNotice {
+  text: string
+}
+
 /**
  * Before the event is read: an answer at once (`--help`, a bad command
  * line), or how to read it.
@@ -207,6 +227,13 @@ export interface HookStart {
   maxInputBytes: number
   /** What to print when the deadline passes. */
   timeoutAnswer: HookAnswer
+}
+
+/** The parts of a `GuardVerdict` a hook answer is made of (other members are ignored). */
+export interface HookVerdict {
+  reminder?: HookNotice
+  loop?: HookNotice
+  failure?: HookFailure
 }
 
 /** `check` refused the call: it would continue a loop already reminded `loops.deny` times. */

@@ -838,6 +838,7 @@ module.exports = nativeBinding
 module.exports.Auditor = nativeBinding.Auditor
 module.exports.GuardEngine = nativeBinding.GuardEngine
 module.exports.__hookAnswer = nativeBinding.__hookAnswer
+module.exports.__hookOutput = nativeBinding.__hookOutput
 module.exports.__hookStart = nativeBinding.__hookStart
 module.exports.__hookStateDir = nativeBinding.__hookStateDir
 module.exports.__hookStateFileName = nativeBinding.__hookStateFileName

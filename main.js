@@ -16,8 +16,8 @@
 /** The first line of the innermost cause: what actually failed (a missing file, a dlopen error). */
 function rootCause(error) {
   let e = error;
-  while (e && e.cause) e = e.cause;
-  return String((e && e.message) || e).split('\n')[0];
+  while (e?.cause) e = e.cause;
+  return String(e?.message || e).split('\n')[0];
 }
 
 let binding;

@@ -164,6 +164,7 @@ function stringText(s, st) {
 function toText(root, st) {
   const ws = st.space;
   let out = '';
+  /** @type {Array<{ raw?: string, node?: any }>} a JSON text piece, or a tree node still to write */
   const stack = [{ node: root }];
   while (stack.length) {
     const item = stack.pop();
@@ -176,6 +177,7 @@ function toText(root, st) {
     else if (n.string !== undefined) out += stringText(n.string, st);
     else if (n.literal !== undefined) out += n.literal;
     else if (n.array) {
+      /** @type {typeof stack} */
       const parts = [{ raw: `${ws}[${ws}` }];
       n.array.forEach((child, i) => {
         parts.push(...(i ? [{ raw: `${ws},${ws}` }] : []), { node: child });
@@ -183,6 +185,7 @@ function toText(root, st) {
       parts.push({ raw: `${ws}]${ws}` });
       stack.push(...parts.reverse());
     } else {
+      /** @type {typeof stack} */
       const parts = [{ raw: `{${ws}` }];
       n.object.forEach(([k, child], i) => {
         if (i) parts.push({ raw: `,${ws}` });

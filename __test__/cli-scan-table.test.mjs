@@ -16,6 +16,7 @@ const { GuardEngine } = require('../index.js');
 /** The rule keys the engine's decoder accepts, from its own error message. */
 function ruleKeys() {
   try {
+    // @ts-expect-error an unknown rule key is the point
     new GuardEngine({ loudFailure: { rules: [{ id: 'x', pattern: 'a', message: 'm', notAKey: 1 }] } });
   } catch (e) {
     const listed = /expected one of: ([^)]*)\)/.exec(e.message);

@@ -26,7 +26,7 @@ const located = `${file}:4: ${message}`;
 
 /** The error `build` throws, which must be the engine's: same message, code and path. */
 function assertEngineError(build, what) {
-  assert.throws(build, (error) => {
+  assert.throws(build, (/** @type {Error & { code?: string, path?: unknown }} */ error) => {
     assert.equal(error.message, message, what);
     assert.equal(error.code, code, what);
     assert.deepEqual(error.path, path, what);
@@ -40,8 +40,9 @@ describe('a bad key in a config: the same message, code and path on every path',
     const { Auditor } = await import('toolguard');
     assertEngineError(() => new Auditor(JSON.stringify(bad)), 'Auditor');
     // Arrays and rules are paths too.
+    // @ts-expect-error a number where a tool name belongs: the error under test
     assert.throws(() => new GuardEngine({ loops: { exempt: ['a', 3] } }), { code: 'TOOLGUARD_WRONG_TYPE', path: ['loops', 'exempt', 1] });
-    const rule = (id, pattern) => ({ id, pattern, action: 'error', message: 'm' });
+    const rule = (id, pattern) => ({ id, pattern, action: /** @type {const} */ ('error'), message: 'm' });
     assert.throws(() => new GuardEngine({ loudFailure: { rules: [rule('a', 'x'), rule('b', '(')] } }), {
       code: 'TOOLGUARD_BAD_RULE',
       path: ['loudFailure', 'rules', 1],
@@ -101,7 +102,9 @@ describe('a bad key in a config: the same message, code and path on every path',
     const { toolguardGuardrail } = await import('toolguard/openai-agents');
     assertEngineError(() => toolguardGuardrail({ engine: bad }), 'openai-agents');
     const { toolguard } = await import('toolguard/pi');
-    assertEngineError(() => toolguard({ engine: bad })({ on() {}, registerMessageRenderer() {} }), 'pi');
+    // The two methods of pi's ExtensionAPI the extension calls while it starts.
+    const pi = /** @type {import('@mariozechner/pi-coding-agent').ExtensionAPI} */ (/** @type {unknown} */ ({ on() {}, registerMessageRenderer() {} }));
+    assertEngineError(() => toolguard({ engine: bad })(pi), 'pi');
   });
 });
 

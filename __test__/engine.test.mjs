@@ -120,6 +120,7 @@ test('malformed argument text counts as a raw string and empty text as {}', () =
 });
 
 test('repeat config errors carry the official texts', () => {
+  /** @type {Array<[any, string]>} ill-typed on purpose: the input and the error it gets */
   const cases = [
     [{ thresholds: [] }, 'repeat-tool-reminder: `thresholds` must not be empty'],
     [{ thresholds: [3, 1] }, 'repeat-tool-reminder: invalid threshold 1 — every threshold must be an integer >= 2'],
@@ -135,6 +136,7 @@ test('repeat config errors carry the official texts', () => {
 });
 
 test('config shape errors name the key', () => {
+  /** @type {Array<[any, string]>} ill-typed on purpose: the input and the error it gets */
   const cases = [
     ['x', 'toolguard: config must be an object (got string)'],
     [{ repeat: 3 }, 'toolguard: config.repeat must be an object (got number)'],
@@ -159,6 +161,7 @@ test('config shape errors name the key', () => {
 
 test('bad exec input names the field', () => {
   const engine = new GuardEngine();
+  /** @type {Array<[any, string]>} ill-typed on purpose: the input and the error it gets */
   const cases = [
     [null, 'toolguard: exec must be an object (got null)'],
     [{ argumentsJson: '{}' }, 'toolguard: exec.name must be a string (got undefined)'],
@@ -180,10 +183,15 @@ test('bad exec input names the field', () => {
 test('bad result input names the field (only for scanned tools)', () => {
   const engine = new GuardEngine();
   const exec = { name: 'bash', argumentsJson: '{}' };
+  // @ts-expect-error the wrong type is the point
   assert.throws(() => engine.observe(exec, 7), { message: 'toolguard: result must be an object or a string (got number)' });
+  // @ts-expect-error the wrong type is the point
   assert.throws(() => engine.observe(exec, ['out']), { message: 'toolguard: result must be an object or a string (got array)' });
+  // @ts-expect-error the wrong type is the point
   assert.throws(() => engine.observe(exec, { content: 'x' }), { message: 'toolguard: result.content must be an array (got string)' });
+  // @ts-expect-error the wrong type is the point
   assert.throws(() => engine.observe(exec, { isError: 1 }), { message: 'toolguard: result.isError must be a boolean (got number)' });
+  // @ts-expect-error the wrong type is the point
   assert.throws(() => engine.observe(exec, { content: [{ type: 'text', text: 3 }] }), {
     message: 'toolguard: result.content[0].text must be a string (got number)',
   });
@@ -241,6 +249,7 @@ test('only shellTools are scanned, error results never, and non-text blocks are 
 });
 
 test('context rules add a notice; an error match wins over context', () => {
+  /** @type {import('toolguard').Rule[]} */
   const rules = [
     {
       id: 'warn-deprecated',
@@ -274,6 +283,7 @@ test('user rules replace built-ins by id in place; off rules never run; duplicat
   });
   const hit = replaced.observe({ name: 'bash', argumentsJson: '{}' }, { text: traceback }).failure.rules[0];
   assert.deepEqual([hit.id, hit.message, hit.line], [probe, 'mine', 4]);
+  /** @type {import('toolguard').Rule} */
   const dup = { id: 'mine', pattern: 'x', action: 'error', message: 'm' };
   assert.throws(() => new GuardEngine({ loudFailure: { rules: [dup, dup] } }), /loud-failure: rule mine: /);
 });
@@ -295,6 +305,7 @@ test('bad rules fail the load naming the rule id and the construct', () => {
 });
 
 test('scanValue scans the JSON of a successful value, after the text blocks', () => {
+  /** @type {import('toolguard').Rule[]} */
   const rules = [{ id: 'quota', pattern: 'quota exceeded', action: 'error', message: 'over quota' }];
   const value = { status: 'quota exceeded' };
   const result = { text: 'line one\nline two', value };
@@ -316,6 +327,7 @@ test('a reminder and a failure can come together', () => {
 });
 
 test('with scanValue, failure markers of the text still keep when:success rules silent', () => {
+  /** @type {import('toolguard').Rule[]} */
   const rules = [{ id: 'quota', pattern: 'quota exceeded', action: 'error', message: 'over quota' }];
   const engine = new GuardEngine({ loudFailure: { rules, scanValue: true } });
   const result = { text: 'quota exceeded\n[exit code: 3]', value: { stdout: 'quota exceeded' } };
@@ -349,6 +361,7 @@ test('a string result of a tool that is not scanned reaches the loop detectors a
     }
   }
   assert.deepEqual(asString.chainState('a'), asObject.chainState('a'));
+  // @ts-expect-error the wrong type is the point
   assert.throws(() => asString.observe({ name: 'read_file', agentId: 'a', argumentsJson: '{}' }, 42), {
     message: 'toolguard: result must be an object or a string (got number)',
   });
@@ -356,6 +369,7 @@ test('a string result of a tool that is not scanned reaches the loop detectors a
 
 test('reset and forget name a non-string agentId', () => {
   const engine = new GuardEngine();
+  // @ts-expect-error the wrong type is the point
   assert.throws(() => engine.reset(1), { message: 'toolguard: agentId must be a string (got number)' });
   assert.throws(() => engine.forget(undefined), { message: 'toolguard: agentId must be a string (got undefined)' });
 });

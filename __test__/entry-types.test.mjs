@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { strictDiagnostics } from './support/typecheck.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -82,19 +83,9 @@ function typeErrors(files) {
     writeFileSync(join(dir, name), source);
     return join(dir, name);
   });
-  const options = {
-    strict: true,
-    noEmit: true,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    target: ts.ScriptTarget.ES2022,
-    types: [],
-    skipLibCheck: false,
-  };
-  const program = ts.createProgram(paths, options);
-  return ts
-    .getPreEmitDiagnostics(program)
-    .map((d) => `${d.file ? d.file.fileName.slice(dir.length + 1) : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+  return strictDiagnostics(paths).map(
+    (d) => `${d.file ? d.file.fileName.slice(dir.length + 1) : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
+  );
 }
 
 test("exec takes exactly one of arguments and argumentsJson; the README's engine API example type-checks", () => {
@@ -138,18 +129,7 @@ const config: both.Config = { repeat: { thresholds: [3, 5, 8], include: [], excl
 export { plugins, config };
 `,
   );
-  const program = ts.createProgram([file], {
-    strict: true,
-    noEmit: true,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    target: ts.ScriptTarget.ES2022,
-    types: [],
-    skipLibCheck: false,
-  });
-  const errors = ts
-    .getPreEmitDiagnostics(program)
-    .map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+  const errors = strictDiagnostics([file]).map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
   assert.deepEqual(errors, []);
 });
 

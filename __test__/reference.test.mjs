@@ -1244,3 +1244,24 @@ function normalize(verdict) {
   }
   return out;
 }
+
+describe('reference engine: exact mode is native only, and says so', () => {
+  it('exactCall runs every call as written; a config asking for exactMode warns once per process', async () => {
+    const warnings = [];
+    const onWarning = (w) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      for (let i = 0; i < 2; i++) {
+        const engine = new GuardEngine({ exactMode: true });
+        assert.equal(engine.exactCall({ name: 'bash', arguments: { command: 'make | tail -1' } }), null);
+      }
+      assert.equal(new GuardEngine({}).exactCall({ name: 'bash', arguments: { command: 'make | tail' } }), null);
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    const ours = warnings.filter((w) => w.code === 'TOOLGUARD_EXACT_MODE_NATIVE_ONLY');
+    assert.equal(ours.length, 1, warnings.map(String).join('\n'));
+    assert.match(ours[0].message, /exactMode needs the native engine/);
+  });
+});

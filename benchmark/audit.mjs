@@ -89,12 +89,14 @@ function* step(n, state) {
 function generate(dir, bytesWanted) {
   const plain = join(dir, 'session.jsonl');
   const packed = join(dir, 'session.jsonl.zstd');
-  const canZstd = typeof zlib.zstdCompressSync === 'function';
+  // zstd came to node:zlib in Node 22.15, after the @types/node (20) this package pins.
+  const { zstdCompressSync } = /** @type {{ zstdCompressSync?: (data: Buffer) => Buffer }} */ (/** @type {unknown} */ (zlib));
+  const canZstd = typeof zstdCompressSync === 'function';
   const fdPlain = openSync(plain, 'w');
   const fdPacked = canZstd ? openSync(packed, 'w') : undefined;
   const header = '{"type":"session","version":0,"id":"bench","createdAt":1796000000000,"cwd":"/srv/app","delegationDepth":0}\n';
   writeSync(fdPlain, header);
-  if (canZstd) writeSync(fdPacked, zlib.zstdCompressSync(Buffer.from(header)));
+  if (canZstd) writeSync(fdPacked, zstdCompressSync(Buffer.from(header)));
   const state = { seq: 0 };
   let written = header.length;
   let n = 0;
@@ -104,7 +106,7 @@ function generate(dir, bytesWanted) {
     for (let s = 0; s < 8; s++) for (const line of step(n++, state)) batch += line + '\n';
     const buf = Buffer.from(batch);
     writeSync(fdPlain, buf);
-    if (canZstd) writeSync(fdPacked, zlib.zstdCompressSync(buf));
+    if (canZstd) writeSync(fdPacked, zstdCompressSync(buf));
     written += buf.length;
   }
   closeSync(fdPlain);

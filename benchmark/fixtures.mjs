@@ -170,7 +170,11 @@ export function nestedValue(nodes, seed = 11) {
   const root = { version: 3 };
   left--;
   let i = 0;
-  while (left > 0) root[`section_${(i++ * 7919) % 100003}`] = (left--, build(0));
+  while (left > 0) {
+    const key = `section_${(i++ * 7919) % 100003}`;
+    left--;
+    root[key] = build(0);
+  }
   return root;
 }
 

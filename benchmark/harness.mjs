@@ -65,7 +65,14 @@ export function median(values) {
  * @returns {Promise<Array<{subject: string, ns_per_op: number, samples: number, batch: number}>>}
  */
 export async function compare(subjects, plan) {
-  const state = subjects.map((s) => ({ ...s, batch: makeBatch(s.op, s.async === true), next: 0, samples: [], k: 1 }));
+  const state = subjects.map((s) => ({
+    ...s,
+    batch: makeBatch(s.op, s.async === true),
+    next: 0,
+    /** @type {number[]} */ samples: [],
+    k: 1,
+    perCall: 0,
+  }));
 
   // Warm up (JIT, lazy regex caches, first-call allocations) and size the
   // batch so one sample takes about `sampleMs`.
@@ -144,7 +151,8 @@ export async function compare(subjects, plan) {
     for (const task of bench.tasks) {
       const s = state.find((x) => x.subject === task.name);
       const result = task.result;
-      if (result.state !== 'completed') throw new Error(`benchmark task ${task.name} ${result.state}: ${result.error ?? ''}`);
+      if (result.state !== 'completed')
+        throw new Error(`benchmark task ${task.name} ${result.state}: ${'error' in result ? result.error : ''}`);
       s.samples.push(...result.latency.samples);
     }
   }

@@ -30,6 +30,7 @@ const event = (tool_name, tool_input, tool_response) =>
   JSON.stringify({ session_id: 'bench', hook_event_name: 'PostToolUse', cwd: project, tool_name, tool_input, tool_response });
 const bash = event('Bash', { command: 'make' }, { stdout: 'ok\n', stderr: '', interrupted: false, isImage: false });
 const read = event('Read', { file_path: 'x' }, { type: 'text', file: { filePath: 'x', content: 'hi' } });
+/** @type {Record<string, [string, string[], string]>} name: command, arguments, stdin */
 const subjects = {
   'floor (/bin/true)': ['/bin/true', [], bash],
   'npx toolguard hook (Bash)': ['npx', ['toolguard', 'hook'], bash],

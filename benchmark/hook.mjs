@@ -127,6 +127,8 @@ const rows = subjects.map((s, i) => ({
   median_ms: quantile(times[i], 0.5),
   p95_ms: quantile(times[i], 0.95),
   cpu_ms_mean: Number.isNaN(cpu[i]) ? null : cpu[i] / runs,
+  /** @type {number | null} the median minus the /bin/true floor's */
+  over_floor_ms: null,
 }));
 const floor = rows.find((r) => r.subject.startsWith('floor'));
 for (const r of rows) r.over_floor_ms = floor ? r.median_ms - floor.median_ms : null;

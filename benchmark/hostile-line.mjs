@@ -18,7 +18,12 @@ import { parseArgs } from 'node:util';
 import * as zlib from 'node:zlib';
 
 const { values } = parseArgs({ options: { gb: { type: 'string', default: '1.5' }, limit: { type: 'string' }, json: { type: 'boolean' } } });
-if (!zlib.createZstdCompress) {
+// zstd came to node:zlib in Node 22.15, after the @types/node (20) this package pins.
+const { createZstdCompress, constants } =
+  /** @type {{ createZstdCompress?: (o: object) => import('node:stream').Transform, constants: Record<string, number> }} */ (
+    /** @type {unknown} */ (zlib)
+  );
+if (!createZstdCompress) {
   console.error('needs Node >= 22.15 (node:zlib zstd) to write the hostile file');
   process.exit(2);
 }
@@ -32,11 +37,7 @@ async function* body() {
   for (let left = bytes; left > 0; left -= chunk.length) yield left >= chunk.length ? chunk : chunk.subarray(0, left);
   yield after;
 }
-await pipeline(
-  Readable.from(body()),
-  zlib.createZstdCompress({ params: { [zlib.constants.ZSTD_c_compressionLevel]: 19 } }),
-  createWriteStream(file),
-);
+await pipeline(Readable.from(body()), createZstdCompress({ params: { [constants.ZSTD_c_compressionLevel]: 19 } }), createWriteStream(file));
 
 const child = `
   const { Auditor } = await import(${JSON.stringify(new URL('../index.js', import.meta.url).href)}).then((m) => m.default ?? m);

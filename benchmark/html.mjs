@@ -56,7 +56,7 @@ try {
         new Promise((resolve) => {
           requestAnimationFrame(() =>
             setTimeout(() => {
-              const nav = performance.getEntriesByType('navigation')[0];
+              const nav = /** @type {PerformanceNavigationTiming} */ (performance.getEntriesByType('navigation')[0]);
               resolve({
                 load: nav.loadEventEnd - nav.startTime,
                 render: performance.now() - nav.startTime,

@@ -70,7 +70,8 @@ const MEMORY_AGENTS = { full: [100_000, 10_000], quick: [100_000, 2_000], smoke:
 const started = performance.now();
 const doc = {
   node: process.version,
-  toolguard: (await import('toolguard/package.json', { with: { type: 'json' } }).catch(() => ({ default: {} }))).default.version,
+  toolguard: (await import('toolguard/package.json', { with: { type: 'json' } }).catch(() => ({ default: { version: undefined } }))).default
+    .version,
   platform: `${process.platform}-${process.arch}`,
   cpu: os.cpus()[0]?.model ?? 'unknown',
   cpus: os.cpus().length,
@@ -106,10 +107,12 @@ if (runs('loops')) {
 
 if (runs('memory')) {
   const jobs = [];
-  for (const [args, agents] of [
+  /** @type {Array<[string, number]>} the arguments' size, agents */
+  const sizes = [
     ['small', MEMORY_AGENTS[0]],
     ['64k', MEMORY_AGENTS[1]],
-  ]) {
+  ];
+  for (const [args, agents] of sizes) {
     for (const subject of ['engine-toolguard', 'engine-reference', 'dsh-toolguard', 'dsh-official']) jobs.push({ subject, args, agents });
   }
   for (const job of jobs) {

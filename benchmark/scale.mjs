@@ -81,6 +81,7 @@ async function measure(target, jobs, cores) {
   let stderr = '';
   child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
   const threads = new Map();
+  /** @type {number | null} */
   let rssKb = null;
   const poll = () => {
     try {
@@ -118,6 +119,7 @@ async function measure(target, jobs, cores) {
 }
 
 async function best(target, jobs, cores) {
+  /** @type {Awaited<ReturnType<typeof measure>>} */
   let out;
   for (let i = 0; i < repeats; i++) {
     const m = await measure(target, jobs, cores);
@@ -160,7 +162,7 @@ const result = {
   parquet_2_threads: parquet ?? copy,
   parquet_bytes: copy.file ? statSync(copy.file).size : null,
   parquet_vs_jsonl: parquet ? two.wall_s / parquet.wall_s : null,
-  parquet_vs_jsonl_from_cpu: parquet && parquet.cpu_s && two.cpu_s ? two.cpu_s / parquet.cpu_s : null,
+  parquet_vs_jsonl_from_cpu: parquet?.cpu_s && two.cpu_s ? two.cpu_s / parquet.cpu_s : null,
   targets: { speedup_2_vs_1: 1.7, peak_rss_mb_jsonl: 300, parquet_vs_jsonl: 0.8 },
 };
 if (asJson) process.stdout.write(JSON.stringify(result, null, 2) + '\n');

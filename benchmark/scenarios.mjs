@@ -165,13 +165,15 @@ export const LOOP_CASES = (() => {
       },
     };
   };
-  return [
+  /** @type {Array<[string, (i: number) => {name: string, arguments: Record<string, string>, result: object}]>} */
+  const cases = [
     ['bash, ~200 B output', (i) => shell(i, 200)],
     ['bash, 4 KB output', (i) => shell(i, 4096)],
     ['read_file, ~2 KB', read],
     ['session mix (bash, read, edit)', (i) => [shell(i, 600), read(i), edit(i)][i % 3]],
     ['edit, then the same failing tests again (~3 KB, changing)', (i) => (i % 2 ? retest(i >> 1) : edit(i >> 1))],
   ];
+  return cases;
 })();
 
 /**
@@ -234,6 +236,7 @@ export async function engineLoopScenarios(plan, log) {
       content: [{ type: 'text', text: 'FAILED tests/test_m.py::test_a - assert 2 == 1\n1 failed, 40 passed in 0.31s\n[exit code: 1]' }],
     },
   });
+  /** @type {typeof LOOP_CASES} */
   const cases = [...LOOP_CASES, ['stuck: the same failing tests every call (an alarm each time)', stuck]];
   for (const [name, make] of cases) {
     const calls = Array.from({ length: 64 }, (_, i) => make(i));

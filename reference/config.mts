@@ -5,7 +5,7 @@
  * name the rule id. `undefined` means "use the default" everywhere; `null` is
  * accepted as absent only for the config and its two sections, as natively.
  */
-import { configError, invalid, kindOf, pathOf, type ConfigPath } from './errors.mjs';
+import { configError, invalid, kindOf, pathOf } from './errors.mjs';
 import { resolveLoops, type ResolvedLoops } from './loops.mjs';
 import { defaultShellTools } from './shell.mjs';
 import { validateThresholds } from './repeat.mjs';

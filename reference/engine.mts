@@ -28,6 +28,20 @@ import type {
 } from './types.mjs';
 import { matchesAny, wildcardToRegExp } from './wildcard.mjs';
 
+let exactModeWarned = false;
+
+/** Once per process: `exactMode` asked for, and this engine cannot give it. */
+function warnExactMode(): void {
+  if (exactModeWarned) return;
+  exactModeWarned = true;
+  // The reference also runs outside Node (no `process` there: no warning).
+  const host = (globalThis as { process?: { emitWarning?: (message: string, options: { code: string }) => void } }).process;
+  host?.emitWarning?.(
+    'toolguard: exactMode needs the native engine; the reference engine runs every call as written (docs/reference-engine.md)',
+    { code: 'TOOLGUARD_EXACT_MODE_NATIVE_ONLY' },
+  );
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return kindOf(value) === 'object';
 }
@@ -148,6 +162,7 @@ export class GuardEngine implements GuardEngineLike {
     this.#loops = loops === undefined ? undefined : new Loops(loops);
     this.#blindRepeat = loops === undefined || loops.resultBlindRepeat;
     advancers.set(this, (agentId, name, argumentsJson) => this.#advance(agentId, name, argumentsJson));
+    if (config?.exactMode === true) warnExactMode();
   }
 
   /** The chain half of a call (engine.rs `advance`): the paths it writes noted, the result-blind repeat reminder. */
@@ -272,7 +287,10 @@ export class GuardEngine implements GuardEngineLike {
 
   /**
    * Exact mode's rewrite is the native engine's (docs/exact-mode.md): the
-   * reference rewrites nothing, so calls run as written.
+   * reference rewrites nothing, so calls run as written and a stage hidden
+   * behind `| tail` is judged from the output, as without exact mode
+   * (docs/reference-engine.md says why; a config with `exactMode: true`
+   * warns once).
    */
   exactCall(_exec: unknown): null {
     return null;

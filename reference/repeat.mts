@@ -5,7 +5,7 @@
  * key string itself, as the official plugin does.
  */
 import { canonicalizeValue } from './canonical.mjs';
-import { configError, invalid } from './errors.mjs';
+import { configError } from './errors.mjs';
 import type { ReminderVerdict } from './types.mjs';
 import { matchesAny, wildcardToRegExp } from './wildcard.mjs';
 

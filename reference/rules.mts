@@ -13,7 +13,7 @@
 import { createRequire } from 'node:module';
 
 import type { ResolvedRule } from './config.mjs';
-import { configError, invalid } from './errors.mjs';
+import { configError } from './errors.mjs';
 import type { BuiltinRule, RuleAction, RuleHit, RuleWhen } from './types.mjs';
 import { trimLikeRust } from './whitespace.mjs';
 

@@ -12,8 +12,9 @@ use napi::bindgen_prelude::*;
 use napi::sys;
 use napi_derive::napi;
 use toolguard_core::config::ConfigValue;
+use toolguard_core::engine::FailureAction;
 
-use crate::errors::{file_error, guarded};
+use crate::errors::{file_error, guarded, invalid};
 
 /// What one hook invocation prints and its exit code.
 #[napi(object)]
@@ -84,6 +85,86 @@ pub fn hook_answer(
     guarded(|| {
         let deadline = Instant::now() + Duration::from_secs_f64(remaining_ms.max(0.0) / 1000.0);
         Ok(toolguard_hook::answer(config.as_deref(), &input, &env_fn(&env), deadline).into())
+    })
+}
+
+/// A verdict's notice as `__hookOutput` reads it (the verdict object's `text`).
+#[napi(object)]
+pub struct HookNotice {
+    pub text: String,
+}
+
+/// A verdict's failure as `__hookOutput` reads it.
+#[napi(object)]
+pub struct HookFailure {
+    /// `"error"` or `"context"`.
+    pub action: String,
+    pub text: String,
+}
+
+/// The parts of a `GuardVerdict` a hook answer is made of (other members are ignored).
+#[napi(object)]
+pub struct HookVerdict {
+    pub reminder: Option<HookNotice>,
+    #[napi(js_name = "loop")]
+    pub loop_alarm: Option<HookNotice>,
+    pub failure: Option<HookFailure>,
+}
+
+/// The hook library's answer to a verdict (`toolguard_hook::hook_output_of`)
+/// as JSON text, `null` when there is nothing to say: the in-process Claude
+/// Agent SDK adapter answers as the hook command does. `scanned` is the
+/// text the engine scanned; `host` is `"claude-code"` or `"codex"`.
+#[napi(
+    js_name = "__hookOutput",
+    catch_unwind,
+    ts_args_type = "verdict: GuardVerdict | null, scanned: string | undefined | null, host: 'claude-code' | 'codex', eventName: string"
+)]
+pub fn hook_output(
+    verdict: Option<HookVerdict>,
+    scanned: Option<String>,
+    host: String,
+    event_name: String,
+) -> Result<Option<String>> {
+    guarded(|| {
+        let Some(verdict) = verdict else {
+            return Ok(None);
+        };
+        let host = match host.as_str() {
+            "claude-code" => toolguard_hook::Host::ClaudeCode,
+            "codex" => toolguard_hook::Host::Codex,
+            other => {
+                return Err(invalid(format!(
+                    "toolguard: host must be 'claude-code' or 'codex' (got {other:?})"
+                )))
+            }
+        };
+        let failure = match &verdict.failure {
+            Some(f) => {
+                let action = match f.action.as_str() {
+                    "error" => FailureAction::Error,
+                    "context" => FailureAction::Context,
+                    other => {
+                        return Err(invalid(format!(
+                            "toolguard: verdict.failure.action must be 'error' or 'context' (got {other:?})"
+                        )))
+                    }
+                };
+                Some((action, f.text.as_str()))
+            }
+            None => None,
+        };
+        let said = toolguard_hook::Said {
+            reminder: verdict.reminder.as_ref().map(|n| n.text.as_str()),
+            loop_alarm: verdict.loop_alarm.as_ref().map(|n| n.text.as_str()),
+            failure,
+        };
+        Ok(toolguard_hook::hook_output_of(
+            &said,
+            scanned.as_deref(),
+            host,
+            &event_name,
+        ))
     })
 }
 

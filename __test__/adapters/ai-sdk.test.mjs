@@ -128,7 +128,7 @@ describe('toolguard/ai-sdk with the real AI SDK', { skip }, () => {
     };
     const on = await session({ exactMode: true });
     const off = await session({});
-    assert.ok(on.ran[0].command.startsWith(`${failing}\n__tg_ps=`), 'the tool ran the rewritten command');
+    assert.ok(on.ran[0].command.startsWith(`${failing}\n__tg_rc=`), 'the tool ran the rewritten command');
     assert.equal(off.ran[0].command, failing, 'without exact mode the command is not rewritten');
     // The command's own output and exit status are unchanged.
     assert.deepEqual(

@@ -81,6 +81,52 @@ describe('toolguard/claude-agent-sdk in a real Agent SDK session', () => {
   });
 });
 
+describe('toolguard/claude-agent-sdk exact mode in a real Agent SDK session', () => {
+  it("a stage that failed behind | tail reaches the model with its real status; Claude Code's own record of each call is unchanged", async () => {
+    const failing = `python3 -c 'import sys; print("boom"); sys.exit(3)' | tail -1`;
+    const session = async (engine) => {
+      const hooks = toolguardHooks({ engine });
+      // Claude Code's record of each call, as a later PostToolUse hook sees it.
+      const record = [];
+      const spy = async (input) => {
+        record.push({ command: input.tool_input.command, response: input.tool_response });
+        return {};
+      };
+      const s = await runSession([[failing, 'echo ok | cat']], scratch, {
+        hooks: { ...hooks, PostToolUse: [...hooks.PostToolUse, { hooks: [spy] }] },
+      });
+      return { ...s, record };
+    };
+    const on = await session({ exactMode: true });
+    const off = await session({});
+    assert.equal(on.results.length, 2, on.stderr);
+    assert.ok(on.record[0].command.startsWith(`${failing}\n__tg_rc=`), `Claude Code ran the rewritten command: ${on.record[0].command}`);
+    assert.equal(off.record[0].command, failing);
+    // The command's own output and exit status: Claude Code's tool_response, the
+    // same in both runs (`noOutputExpected` is its guess from the command's text).
+    const response = ({ noOutputExpected, ...r }) => r;
+    assert.deepEqual(
+      on.record.map((r) => response(r.response)),
+      off.record.map((r) => response(r.response)),
+    );
+    assert.equal(on.record[0].response.stdout, 'boom');
+    // The model: the failed stage with its status (exact), the plain output (without).
+    assert.match(on.results[0].text, /stage-exit-status \(line 1\): python3 \(stage 1 of 2\) exited 3/);
+    assert.ok(!on.results[0].text.includes('Original output:'), 'Claude Code shows the output above the reason');
+    assert.doesNotMatch(off.results[0].text, /loud-failure/);
+    assert.equal(on.results[1].text, off.results[1].text, 'a passing pipeline reaches the model unchanged');
+    // The model's own call is the agent's command.
+    const asked = on.requests
+      .at(-1)
+      .messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+      .filter((c) => c.type === 'tool_use');
+    assert.deepEqual(
+      asked.map((c) => c.input.command),
+      [failing, 'echo ok | cat'],
+    );
+  });
+});
+
 describe('toolguard/claude-agent-sdk callbacks', () => {
   const base = { session_id: 's1', transcript_path: '/dev/null', cwd: '/' };
   const post = (tool_name, tool_response, extra = {}) => ({

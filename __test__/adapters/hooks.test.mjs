@@ -15,6 +15,7 @@ import { GuardEngine } from 'toolguard';
 import { HOOK_SHELL_TOOLS, hookEngineConfig, hookOutputFor, hostOf, runHook, stateDir, stateFileName } from 'toolguard/hooks';
 import { PassThrough, Readable } from 'node:stream';
 import { shellText } from '../../dist/ts/adapters/common.mjs';
+import { referenceHookOutput } from '../../dist/reference/hook-output.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 // The command users register: `toolguard hook` (bin/toolguard.mjs dispatches it).
@@ -203,6 +204,54 @@ describe('toolguard hook (child process)', () => {
     assert.equal(`${got.reason}\nOriginal output:\n${out}`, failure);
     assert.doesNotMatch(got.reason, /Original output/);
     assert.equal(got.hookSpecificOutput, undefined);
+  });
+
+  it('a script the agent wrote in an earlier event (another process) is its own: its traceback is context, not a block, also after the user spoke', async () => {
+    const env = { TOOLGUARD_STATE_DIR: freshDir() };
+    const out = 'Traceback (most recent call last):\n  File "/work/repro.py", line 3, in <module>\n    f()\nValueError: bad value\n';
+    const run = bash('s-own', 'python3 repro.py 2>&1 | tail -5', out);
+    const write = {
+      ...bash('s-own', ''),
+      tool_name: 'Write',
+      tool_input: { file_path: '/work/repro.py', content: 'from m import f\nf()\n' },
+      tool_response: { type: 'create', filePath: '/work/repro.py' },
+    };
+    const [before] = await runAll([{ ...run, session_id: 's-other' }], { env });
+    assert.equal(before.decision, 'block', 'a script the agent did not write: the hidden traceback is an error');
+    const outs = await runAll([write, run, prompt('s-own'), run], { env });
+    for (const o of [outs[1], outs[3]]) {
+      assert.equal(o.decision, undefined, JSON.stringify(o));
+      assert.match(o.hookSpecificOutput.additionalContext, /python-traceback/);
+    }
+  });
+
+  it("the reference twin of the hook library's verdict translation answers as the library does", () => {
+    const engine = new GuardEngine(hookEngineConfig({ loops: false }));
+    const traceback = 'Traceback (most recent call last):\n  File "t.py", line 3, in <module>\nKeyError: 1\n';
+    const panic = "thread 'main' panicked at src/main.rs:2:5:\nboom\n";
+    const cases = [
+      ['python t.py | tail', traceback],
+      ['cargo run', panic],
+      ['cargo run', panic],
+      ['cargo run', panic],
+      ['ls', 'a\n'],
+    ].map(([command, text]) => [engine.observe({ agentId: 'a', name: 'Bash', arguments: { command } }, { text }), text]);
+    assert.ok(cases.some(([v]) => v?.failure?.action === 'error'));
+    assert.ok(cases.some(([v]) => v?.failure?.action === 'context' && v.reminder));
+    let compared = 0;
+    for (const [verdict, text] of cases) {
+      if (!verdict) continue;
+      for (const host of ['claude-code', 'codex']) {
+        for (const event of ['PostToolUse', 'PostToolUseFailure']) {
+          for (const scanned of [text, undefined]) {
+            assert.deepEqual(referenceHookOutput(verdict, scanned, host, event), hookOutputFor(verdict, scanned, host, event));
+            compared++;
+          }
+        }
+      }
+    }
+    assert.ok(compared >= 24, `${compared}`);
+    assert.equal(hookOutputFor(null), null);
   });
 
   it('a context rule and a reminder share additionalContext (reminder first), no decision', async () => {

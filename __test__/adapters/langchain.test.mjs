@@ -121,3 +121,48 @@ describe('toolguard/langchain in a real createAgent loop', () => {
     assert.equal(thrown[2].cause.message, 'pytest: 1 failed');
   });
 });
+
+describe('toolguard/langchain exact mode', () => {
+  it("a stage that failed behind | tail is an error with its real status; the command's output and exit status are unchanged", async () => {
+    const { spawnSync } = await import('node:child_process');
+    const failing = `python3 -c 'import sys; print("boom"); sys.exit(3)' | tail -1`;
+    // A real shell tool: bash runs the command it is given.
+    const ran = [];
+    const realBash = bashTool((command) => {
+      const r = spawnSync('bash', ['-c', command], { encoding: 'utf8' });
+      ran.push({ command, result: { stdout: r.stdout, stderr: r.stderr, status: r.status } });
+      return r.stdout;
+    });
+    const session = async (engine, thread) => {
+      ran.length = 0;
+      const agent = agentWith(
+        [...calls('bash', { command: failing }, 1), ...calls('bash', { command: 'echo ok | cat' }, 1), []],
+        [realBash],
+        {
+          engine,
+        },
+      );
+      const state = await agent.invoke({ messages: [new HumanMessage('go')] }, { configurable: { thread_id: thread } });
+      return { ran: [...ran], seen: toolMessages(state).map((m) => [m.content, m.status]), state };
+    };
+    const on = await session({ exactMode: true }, 'exact-on');
+    const off = await session({}, 'exact-off');
+    assert.ok(on.ran[0].command.startsWith(`${failing}\n__tg_rc=`), 'the tool ran the rewritten command');
+    assert.equal(off.ran[0].command, failing, 'without exact mode the command is not rewritten');
+    assert.deepEqual(
+      on.ran.map((r) => r.result),
+      off.ran.map((r) => r.result),
+      "the command's own output and exit status are unchanged",
+    );
+    assert.deepEqual(on.ran[0].result, { stdout: 'boom\n', stderr: '', status: 0 });
+    // What the model reads: the failed stage with its real status (exact), the plain output (without).
+    assert.equal(on.seen[0][1], 'error');
+    assert.match(on.seen[0][0], /stage-exit-status \(line 1\): python3 \(stage 1 of 2\) exited 3/);
+    assert.ok(on.seen[0][0].endsWith('Original output:\nboom\n'), on.seen[0][0]);
+    assert.deepEqual(off.seen[0], ['boom\n', 'success']);
+    assert.deepEqual(on.seen[1], off.seen[1], 'a passing pipeline reaches the model unchanged');
+    // The conversation keeps the agent's own command.
+    const asked = on.state.messages.flatMap((m) => m.tool_calls ?? []).map((c) => c.args.command);
+    assert.deepEqual(asked, [failing, 'echo ok | cat']);
+  });
+});

@@ -119,3 +119,53 @@ describe('toolguard/openai-agents with the real Agents SDK', () => {
     assert.match(lastResult(model2, 1), /^\[loud-failure\] bash exited 0 but its output shows it failed:\n- npm-error/);
   });
 });
+
+describe('toolguard/openai-agents exact mode (guardTool)', () => {
+  it("a stage that failed behind | tail is rejected with its real status; the command's output and exit status are unchanged", async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { guardTool } = await import('toolguard/openai-agents');
+    const failing = `python3 -c 'import sys; print("boom"); sys.exit(3)' | tail -1`;
+    const ran = [];
+    const realBash = () =>
+      tool({
+        name: 'bash',
+        description: 'run a shell command',
+        parameters: z.object({ command: z.string() }),
+        execute: async ({ command }) => {
+          const r = spawnSync('bash', ['-c', command], { encoding: 'utf8' });
+          ran.push({ command, result: { stdout: r.stdout, stderr: r.stderr, exitCode: r.status } });
+          return r.stdout;
+        },
+      });
+    const session = async (engine) => {
+      ran.length = 0;
+      const model = new ScriptedModel([[call('bash', { command: failing })], [call('bash', { command: 'echo ok | cat' })]]);
+      const agent = new Agent({ name: 'coder', model, tools: [guardTool(realBash(), toolguardGuardrail({ engine }))] });
+      await run(agent, 'go');
+      return { ran: [...ran], seen: [lastResult(model, 1), lastResult(model, 2)] };
+    };
+    const on = await session({ exactMode: true });
+    const off = await session({});
+    assert.ok(on.ran[0].command.startsWith(`${failing}\n__tg_rc=`), 'the tool ran the rewritten command');
+    assert.equal(off.ran[0].command, failing);
+    assert.deepEqual(
+      on.ran.map((r) => r.result),
+      off.ran.map((r) => r.result),
+      "the command's own output and exit status are unchanged",
+    );
+    assert.deepEqual(on.ran[0].result, { stdout: 'boom\n', stderr: '', exitCode: 0 });
+    assert.match(on.seen[0], /stage-exit-status \(line 1\): python3 \(stage 1 of 2\) exited 3/);
+    assert.ok(on.seen[0].endsWith('Original output:\nboom\n'), on.seen[0]);
+    assert.equal(off.seen[0], 'boom\n');
+    assert.equal(on.seen[1], off.seen[1], 'a passing pipeline reaches the model unchanged');
+  });
+
+  it('guardTool refuses a guardrail it did not make', async () => {
+    const { guardTool } = await import('toolguard/openai-agents');
+    const plain = tool({ name: 't', description: 't', parameters: z.object({}), execute: async () => 'x' });
+    assert.throws(
+      () => guardTool(plain, { type: 'tool_output', name: 'x', run: async () => ({ behavior: { type: 'allow' } }) }),
+      /toolguardGuardrail/,
+    );
+  });
+});

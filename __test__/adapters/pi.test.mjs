@@ -26,6 +26,11 @@ after(() => faux.unregister());
 
 /** A headless pi session with the toolguard extension and only the bash tool. */
 async function piSession(extension = toolguard()) {
+  return piSessionWith([extension]);
+}
+
+/** A headless pi session with these extensions (in load order) and only the bash tool. */
+async function piSessionWith(extensions) {
   const dir = mkdtempSync(join(scratch, 's-'));
   const authStorage = AuthStorage.inMemory();
   authStorage.setRuntimeApiKey(faux.getModel().provider, 'test');
@@ -34,7 +39,7 @@ async function piSession(extension = toolguard()) {
     cwd: dir,
     agentDir: dir,
     settingsManager,
-    extensionFactories: [extension],
+    extensionFactories: extensions,
     noSkills: true,
     noPromptTemplates: true,
     noThemes: true,
@@ -185,5 +190,40 @@ describe('toolguard/pi in a real pi session', () => {
         { type: 'text', text: 'R' },
       ],
     });
+  });
+});
+
+describe('toolguard/pi exact mode', () => {
+  it("a stage that failed behind | tail is an error with its real status; the command's output and exit status are unchanged", async () => {
+    const failing = `python3 -c 'import sys; print("boom"); sys.exit(3)' | tail -1`;
+    // What pi's own bash tool ran (seen by an extension loaded after toolguard's,
+    // which patches the input) and returned (seen by one loaded before it, which patches the result).
+    const ran = [];
+    const command = (pi) => {
+      pi.on('tool_call', (event) => {
+        ran.push({ command: event.input.command });
+      });
+    };
+    const result = (pi) => {
+      pi.on('tool_result', (event) => {
+        ran.at(-1).result = { text: texts(event), isError: event.isError };
+      });
+    };
+    const onSession = await piSessionWith([result, toolguard({ engine: { exactMode: true } }), command]);
+    const on = { seen: await turn(onSession, [failing, 'echo ok | cat']), ran: ran.splice(0) };
+    const offSession = await piSessionWith([result, toolguard({ engine: {} }), command]);
+    const off = { seen: await turn(offSession, [failing, 'echo ok | cat']), ran: ran.splice(0) };
+    assert.ok(on.ran[0].command.startsWith(`${failing}\n__tg_rc=`), `pi ran the rewritten command: ${on.ran[0].command}`);
+    assert.equal(off.ran[0].command, failing);
+    assert.deepEqual(
+      on.ran.map((r) => r.result),
+      off.ran.map((r) => r.result),
+      "the command's own output and exit status are unchanged",
+    );
+    assert.deepEqual(on.ran[0].result, { text: ['boom\n'], isError: false });
+    assert.equal(on.seen[0].isError, true);
+    assert.match(texts(on.seen[0])[0], /stage-exit-status \(line 1\): python3 \(stage 1 of 2\) exited 3/);
+    assert.deepEqual(texts(off.seen[0]), ['boom\n']);
+    assert.deepEqual(texts(on.seen[1]), texts(off.seen[1]), 'a passing pipeline reaches the model unchanged');
   });
 });

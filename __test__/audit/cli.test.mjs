@@ -23,6 +23,7 @@ const emptyHome = mkdtempSync(join(tmpdir(), 'toolguard-home-'));
 
 /** The environment with no colour settings or agent histories of the caller's, plus `extra`. */
 function withoutColorVars(extra = {}) {
+  /** @type {NodeJS.ProcessEnv} */
   const env = { ...process.env, HOME: emptyHome };
   delete env.NO_COLOR;
   delete env.FORCE_COLOR;
@@ -289,6 +290,7 @@ test('bad config and bad usage exit 2 with a message naming the problem', () => 
   writeFileSync(unknown, 'repeats:\n  thresholds: [3]\n');
   const tabs = join(dir, 'tabs.yaml');
   writeFileSync(tabs, 'repeat:\n\tthresholds: [3]\n');
+  /** @type {Array<[string[], RegExp]>} */
   const cases = [
     [['audit', '--config', bad, trace], /repeat-tool-reminder: invalid threshold 1 — every threshold must be an integer >= 2/],
     [['audit', '--config', unknown, trace], /unknown key config\.repeats/],
@@ -323,6 +325,7 @@ test('exit codes follow --fail-on', () => {
     }) + '\n',
   );
   const clean = join(fixtures, 'trace/clean.jsonl');
+  /** @type {Array<[string[], number]>} */
   const expect = [
     [[clean], 0],
     [['--fail-on', 'none', trace], 0],

@@ -21,6 +21,10 @@ const dshExact = join(root, '__test__/audit/dsh-exact.json');
 
 const scratch = mkdtempSync(join(tmpdir(), 'toolguard-first-run-'));
 
+/**
+ * @param {string[]} args
+ * @param {{ env?: NodeJS.ProcessEnv, input?: string | Buffer }} [options] `env`: over the caller's, with no colour settings
+ */
 function cli(args, { env = {}, input } = {}) {
   const base = { ...process.env };
   delete base.NO_COLOR;
@@ -39,6 +43,7 @@ test('inputs that cannot be audited exit 2, naming the problem (a mistyped path 
   mkdirSync(empty);
   const binary = join(scratch, 'binary.jsonl');
   writeFileSync(binary, Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 37) % 256)));
+  /** @type {Array<[string[], RegExp]>} */
   const cases = [
     [[join(scratch, 'nope', 'x.jsonl')], /nope[\\/]x\.jsonl: no such file or directory/],
     [[empty], /no session logs found under .*empty/],
@@ -69,6 +74,7 @@ test('audit - reads a log from standard input (plain or zstd)', () => {
 test('colours: off when piped, on with FORCE_COLOR or --color, off with --no-color, FORCE_COLOR=0 or NO_COLOR', () => {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC (\x1b) is the ANSI escape this test checks for
   const esc = /\x1b\[/;
+  /** @type {Array<[string[], NodeJS.ProcessEnv, boolean]>} flags, environment, coloured */
   const cases = [
     [[], {}, false],
     [[], { FORCE_COLOR: '1' }, true],
@@ -185,11 +191,11 @@ test('--report junit: well-formed JUnit XML, a failure per finding matched by --
     isArray: (name) => name === 'testsuite' || name === 'testcase',
   });
   // t10's tool `shell` is a shell tool (the one default list): its `command not found` counts.
-  for (const [failOn, failures] of [
+  for (const [failOn, failures] of /** @type {Array<[string, number]>} */ ([
     ['any', 5],
     ['failure', 3],
     ['none', 0],
-  ]) {
+  ])) {
     const run = cli(['audit', '--config', dshExact, '--report', 'junit', '--fail-on', failOn, trace, broken]);
     assert.equal(XMLValidator.validate(run.stdout), true, run.stdout);
     const { testsuites } = parser.parse(run.stdout);

@@ -162,7 +162,7 @@ test('the bundled sample: DOM matches the JSON, a failure mark opens its call, k
   await page.focus('#f-session');
   await page.keyboard.press('Tab');
   const focused = await page.evaluate(() => {
-    const a = document.activeElement;
+    const a = /** @type {HTMLElement} */ (document.activeElement);
     const style = getComputedStyle(a);
     return {
       mark: a.classList.contains('mark'),

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { strictDiagnostics } from '../support/typecheck.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -50,17 +51,7 @@ test('the --json document Rust writes is exactly the AuditDocument type', () => 
     file,
     `import type { AuditDocument } from ${JSON.stringify(types)};\n${docs.map((d, i) => `export const doc${i}: AuditDocument = ${d};`).join('\n')}\n`,
   );
-  const program = ts.createProgram([file], {
-    strict: true,
-    noEmit: true,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    target: ts.ScriptTarget.ES2022,
-    types: ['node'],
-    skipLibCheck: true,
-  });
-  const errors = ts
-    .getPreEmitDiagnostics(program)
+  const errors = strictDiagnostics([file], { types: ['node'], skipLibCheck: true })
     .filter((d) => d.file?.fileName === file)
     .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
   assert.deepEqual(errors, []);

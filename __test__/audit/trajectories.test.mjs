@@ -1,12 +1,12 @@
 // `toolguard audit` on trajectories and terminal captures: the fixtures in
-// crates/toolguard-audit/tests/fixtures (mini-swe-agent recorded with the
-// real package, scripts/record/record-trajectory-fixtures.py; the rest written from
-// the documented shapes), and every real session in ../shared/wild/ (read
-// from there, never copied; skipped, saying so, when absent).
+// crates/toolguard-audit/tests/fixtures (mini-swe-agent and the OpenHands SDK
+// recorded with the real packages, scripts/record/record-trajectory-fixtures.mjs;
+// the rest written from the documented shapes), and every real session in
+// ../shared/wild/ (read from there, never copied; skipped, saying so, when absent).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,14 +36,20 @@ test('a directory of trajectories: every format found by content, one report per
     ['mini-swe-agent/scripted-textbased.traj.json', 0, 'mini-swe-agent', 5, 0],
     ['mini-swe-agent/scripted.traj.json', 0, 'mini-swe-agent', 5, 0],
     ['mini-swe-agent-log/agent.log', 0, 'mini-swe-agent-log', 3, 0],
+    ['openhands-sdk/followup/base_state.json', 0, 'openhands-v1', 4, 0],
+    ['openhands-sdk/normal/base_state.json', 0, 'openhands-v1', 3, 0],
+    ['openhands-sdk/silent/base_state.json', 0, 'openhands-v1', 2, 0],
+    ['openhands-sdk/stuck/base_state.json', 0, 'openhands-v1', 6, 0],
+    ['openhands-sdk/toolerror/base_state.json', 0, 'openhands-v1', 4, 0],
     ['openhands-v0/event-stream.json', 0, 'openhands-v0', 2, 0],
     ['openhands-v0/resolver-output.jsonl', 0, 'openhands-v0', 2, 0],
     ['openhands-v1/output.jsonl', 0, 'openhands-v1', 6, 0],
     ['openhands-v1/output.jsonl', 1, 'openhands-v1', 1, 0],
     ['swe-agent/run.traj', 0, 'swe-agent', 4, 0],
   ]);
-  // The README beside them is no log; a file of two sessions counts once.
-  assert.equal(doc.summary.files, 9);
+  // The README beside them is no log, nor is one OpenHands event file; a
+  // file of two sessions counts once.
+  assert.equal(doc.summary.files, 14);
   // Calls are named by ordinal; callId is the format's own or null.
   const mini = doc.sessions.find((s) => s.file.endsWith('scripted.traj.json'));
   assert.deepEqual(
@@ -58,6 +64,75 @@ test('a directory of trajectories: every format found by content, one report per
   assert.deepEqual(mini.notes, [{ line: 1, ordinal: 5, message: 'call 5 (bash, call_4) has no result in the log' }]);
   // A waste episode points at its calls by ordinal too.
   assert.equal(text.loops[0].waste.fromOrdinal, 3);
+});
+
+// The OpenHands SDK's persisted conversations, recorded with openhands-sdk
+// against a scripted model: each folder is base_state.json + events/, one
+// event a file, exactly as the SDK wrote them.
+test('OpenHands SDK conversation folders recorded by the real SDK: calls, exit codes, the stuck run, the silent failure', () => {
+  const sdk = join(fixtures, 'openhands-sdk');
+  const logged = (name) =>
+    readdirSync(join(sdk, name, 'events'))
+      .filter((f) => f.startsWith('event-'))
+      .sort()
+      .map((f) => JSON.parse(readFileSync(join(sdk, name, 'events', f), 'utf8')));
+  const doc = auditJson(['--format', 'auto', sdk]);
+  const byRun = new Map(doc.sessions.map((s) => [relative(sdk, resolve(tmpdir(), s.file)).split('/')[0], s]));
+  assert.deepEqual([...byRun.keys()], ['followup', 'normal', 'silent', 'stuck', 'toolerror']);
+  for (const [name, session] of byRun) {
+    const events = logged(name);
+    const actions = events.filter((e) => e.kind === 'ActionEvent');
+    // As many calls as the SDK logged actions, named by its tool call ids, all answered.
+    assert.equal(session.format, 'openhands-v1', name);
+    assert.deepEqual(session.errors, [], name);
+    assert.equal(session.calls, actions.length, name);
+    assert.equal(session.unanswered, 0, name);
+    assert.deepEqual(
+      session.timeline.calls.map((c) => [c.callId, c.tool]),
+      actions.map((a) => [a.tool_call_id, a.tool_name]),
+      name,
+    );
+    assert.equal(session.model, 'openai/mock');
+    // The last action is the SDK's own finish tool.
+    assert.equal(actions.at(-1).tool_name, 'finish');
+  }
+  // Exit codes are the observations' metadata.exit_code, which the SDK wrote.
+  const exitCodes = (name) =>
+    logged(name)
+      .filter((e) => e.kind === 'ObservationEvent' && e.tool_name === 'terminal')
+      .map((e) => e.observation.metadata.exit_code);
+  assert.deepEqual(exitCodes('normal'), [0, 0]);
+  assert.deepEqual(exitCodes('stuck'), [1, 1, 1, 1, 1]);
+  assert.deepEqual(exitCodes('silent'), [0]);
+  assert.deepEqual(exitCodes('followup'), [0, 0]);
+  // An unknown tool and rejected arguments get AgentErrorEvents, not observations.
+  assert.deepEqual(exitCodes('toolerror'), [0]);
+  assert.deepEqual(
+    logged('toolerror')
+      .filter((e) => e.kind === 'AgentErrorEvent')
+      .map((e) => e.tool_call_id),
+    ['call_0', 'call_1'],
+  );
+
+  for (const name of ['normal', 'followup', 'toolerror']) assert.deepEqual([byRun.get(name).loops, byRun.get(name).failures], [[], []]);
+
+  // The same failing command five times: one loop, alarmed at the third
+  // call; the failures are loud (exit 1), so none is silent.
+  const stuck = byRun.get('stuck');
+  assert.deepEqual(
+    stuck.loops.map((l) => [l.kind, l.ordinal, l.command, l.calls]),
+    [['repeat', 3, "python3 -c 'import nosuchmodule'", [1, 2, 3, 4, 5]]],
+  );
+  assert.deepEqual(stuck.failures, []);
+  // Its tokens come from base_state.json's per-response stats: calls 3-5.
+  assert.equal(stuck.loops[0].waste.tokens, 102 + 103 + 104 + 3 * 10);
+
+  // `python3 -c 'import nope' 2>&1 | tail -1` exits 0 with the ImportError shown.
+  const silent = byRun.get('silent');
+  assert.deepEqual(silent.loops, []);
+  assert.ok(silent.failures.length > 0);
+  assert.deepEqual([...new Set(silent.failures.map((f) => [f.ordinal, f.callId, f.tool].join(' ')))], ['1 call_0 terminal']);
+  assert.equal(doc.summary.failedCalls, 1);
 });
 
 test('--format forces a reader by name', () => {

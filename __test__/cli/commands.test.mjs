@@ -72,6 +72,7 @@ test('check-config: JSON and YAML (flow style, JSON in .yaml, no extension) are 
 });
 
 test('check-config: an invalid config exits 2 with file, line and what is wrong', () => {
+  /** @type {Array<[string, RegExp]>} */
   const cases = [
     [
       file('typo.yaml', 'repeat:\n  thresholds: [3]\n  treshold: 5\n'),

@@ -14,7 +14,8 @@ test('official repeat-tool-reminder ignores an unknown key (the behaviour the dr
   await h.plugin(await import('@deepseek-ai/dsh-repeat-tool-reminder'), { thresholds: [3], treshold: 4 });
 });
 
-for (const [label, specifier, config, key, expected] of [
+/** @type {Array<[string, string, object, string, string]>} label, module specifier, config, the unknown key, the keys listed */
+const unknownKeyCases = [
   [
     'toolguard/dsh/repeat-tool-reminder',
     'toolguard/dsh/repeat-tool-reminder',
@@ -23,7 +24,8 @@ for (const [label, specifier, config, key, expected] of [
     'thresholds, include, exclude, argumentsPreviewChars',
   ],
   ['toolguard/dsh/loud-failure', 'toolguard/dsh/loud-failure', { shellTool: ['bash'] }, 'shellTool', 'rules, shellTools, scanValue'],
-]) {
+];
+for (const [label, specifier, config, key, expected] of unknownKeyCases) {
   test(`${label}: an unknown top-level key loads with one warning naming it`, async (t) => {
     const h = await boot();
     t.after(() => h.dispose());

@@ -5,8 +5,10 @@
 
 // The harness targets Node ^22.19; Node 20 lacks Promise.withResolvers, which
 // the agent loop uses. Polyfill before any loop code runs.
-if (typeof Promise.withResolvers !== 'function') {
-  Promise.withResolvers = function withResolvers() {
+// The cast: lib ES2022 (Node 20's) does not declare it.
+const PromiseCtor = /** @type {PromiseConstructor & { withResolvers?: Function }} */ (Promise);
+if (typeof PromiseCtor.withResolvers !== 'function') {
+  PromiseCtor.withResolvers = function withResolvers() {
     let resolve, reject;
     const promise = new this((res, rej) => {
       resolve = res;
@@ -18,6 +20,7 @@ if (typeof Promise.withResolvers !== 'function') {
 
 import { Context } from '@deepseek-ai/cordis';
 import LlmRuntime, { LlmAdapter, createUserMessage } from '@deepseek-ai/dsh-llm';
+import { CallId } from '@deepseek-ai/dsh-llm/brand';
 import SessionStore, { SessionId } from '@deepseek-ai/dsh-session';
 import SystemPrompt from '@deepseek-ai/dsh-system-prompt';
 import ToolRuntime from '@deepseek-ai/dsh-tools';
@@ -60,6 +63,10 @@ export class ScriptedModel extends LlmAdapter {
     for (const wake of waiting) wake();
   }
 
+  /**
+   * @param {import('@deepseek-ai/dsh-llm/types').GenerateOptions} options
+   * @returns {AsyncGenerator<import('@deepseek-ai/dsh-llm/types').StreamChunk>}
+   */
   async *stream(options) {
     const sessionId = options.sessionId;
     this.requests.push(options);
@@ -69,7 +76,7 @@ export class ScriptedModel extends LlmAdapter {
     if (response.calls) {
       let index = 0;
       for (const call of response.calls) {
-        const id = `call_${++this.callSeq}`;
+        const id = CallId(`call_${++this.callSeq}`);
         const raw = typeof call.args === 'string' ? call.args : JSON.stringify(call.args ?? {});
         yield { type: 'block-start', index, blockType: 'tool-call' };
         yield { type: 'tool-call-delta', index, id, name: call.name, argumentsDelta: raw };
@@ -92,6 +99,10 @@ export class ScriptedModel extends LlmAdapter {
  * A tool whose canonical value is a string rendered as one text block.
  * `run(args, exec)` returns the string (e.g. a fake shell transcript with an
  * `[exit code: N]` marker) or throws to produce an error result.
+ */
+/**
+ * @param {string} name
+ * @param {(args: any, exec: unknown) => string | Promise<string>} [run] `args` is the model's JSON
  */
 export function textTool(name, run = () => 'ok') {
   return {

@@ -36,6 +36,7 @@ for (const variant of ours) {
     t.after(() => h.dispose());
     h.tool(textTool('probe'));
     await h.plugin(module, variant.wrap({}));
+    /** @type {WeakRef<object>} */
     let collected;
     await (async () => {
       const handle = await h.ownedAgent('s1');

@@ -244,6 +244,7 @@ for (const variant of selected(loudFailureVariants)) {
     });
 
     describe('a bad rule table fails the plugin load naming the rule id', () => {
+      /** @type {Array<[string, object[], string]>} label, rules, the id the error names */
       const cases = [
         ['an invalid regex', [{ ...BOOM, id: 'bad-regex', pattern: 'unclosed(' }], 'bad-regex'],
         ['a stateful flag', [{ ...BOOM, id: 'bad-flag', flags: 'g' }], 'bad-flag'],
@@ -264,7 +265,7 @@ for (const variant of selected(loudFailureVariants)) {
           const module = await variant.load();
           const h = await boot();
           t.after(() => h.dispose());
-          await assert.rejects(h.plugin(module, variant.wrap({ rules })), (error) => {
+          await assert.rejects(h.plugin(module, variant.wrap({ rules })), (/** @type {Error} */ error) => {
             assert.match(error.message, new RegExp(`^loud-failure: rule ${id}: `));
             return true;
           });

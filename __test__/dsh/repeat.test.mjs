@@ -417,7 +417,7 @@ for (const variant of selected(repeatVariants)) {
           const module = await variant.load();
           const h = await boot();
           t.after(() => h.dispose());
-          await assert.rejects(h.plugin(module, variant.wrap(config)), (error) => {
+          await assert.rejects(h.plugin(module, variant.wrap(config)), (/** @type {Error} */ error) => {
             assert.equal(error.message, message);
             return true;
           });

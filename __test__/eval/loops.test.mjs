@@ -136,6 +136,7 @@ async function alarmsAt(system, steps, config) {
   const pos = new Map(steps.map((c, i) => [c === 'user' ? null : c.index, i + 1]));
   return alarms.map((a) => pos.get(a.index));
 }
+/** @param {number} n @param {string} [tool] @param {object} [args] @param {string} [output] */
 const same = (n, tool = 'bash', args = { command: 'make' }, output = 'error: x') =>
   Array.from({ length: n }, () => call(tool, args, output));
 
@@ -254,17 +255,9 @@ test('DSH plugin (the real package): reminders at 3, 5 and 8 identical calls; a 
 });
 
 test('toolguard row: the real engine; with loop detection off it matches the DSH plugin', async () => {
-  const config = { loops: false };
+  /** @type {Array<ReturnType<typeof call> | 'user'>} */
   let steps = same(10);
-  let ours;
-  try {
-    ours = await alarmsAt(toolguard, steps, config);
-  } catch (e) {
-    // engines from before issue 10 do not know `loops` yet: they are DSH-exact by construction
-    if (!/loops/.test(e.message)) throw e;
-    ours = await alarmsAt(toolguard, steps, {});
-  }
-  assert.deepEqual(ours, await alarmsAt(dsh, steps));
+  assert.deepEqual(await alarmsAt(toolguard, steps, { loops: false }), await alarmsAt(dsh, steps));
   steps = [...same(2), 'user', ...same(2)];
   assert.deepEqual(await alarmsAt(toolguard, steps), []);
 });

@@ -1,5 +1,5 @@
 // The real-session evaluation (scripts/eval/wild.eval.mjs): its scorer is
-// right on tiny synthetic cases, its readers name calls as IDS.md says, the
+// right on tiny synthetic cases, its readers name calls as docs/evaluation.md says, the
 // committed labels are well-formed and carry no session content beyond a short
 // command line, and the eval skips cleanly (exit 0, says so) without ../shared.
 import { test } from 'node:test';
@@ -142,7 +142,7 @@ test('readers: a Codex text log names a multi-line command and takes its status 
   assert.match(calls[0].command, /^bash -lc 'printf "4\n0 0\n" \| python3 solution.py'$/);
 });
 
-test('labels: well-formed, named as IDS.md says, no session content beyond a one-line command', () => {
+test('labels: well-formed, named as docs/evaluation.md says, no session content beyond a one-line command', () => {
   const { loops, silent } = loadLabels();
   assert.ok(loops.stuck.length >= 20 && loops.benign.length >= 20);
   for (const r of [...loops.stuck, ...loops.benign]) {

@@ -124,12 +124,19 @@ test('invalid UTF-8 from a Buffer arrives as U+FFFD; a Buffer where a string bel
   assert.equal(canonicalize(args), '{"path":"f\ufffdo"}');
 
   const named = (field) => (error) => error instanceof Error && error.message === `toolguard: ${field} must be a string (got object)`;
+  // @ts-expect-error bytes where a string belongs: the error under test
   assert.throws(() => engine.observe(call(), { text: bytes }), named('result.text'));
+  // @ts-expect-error bytes where a string belongs: the error under test
   assert.throws(() => engine.observe(call(), { content: [{ type: 'text', text: bytes }] }), named('result.content[0].text'));
+  // @ts-expect-error bytes where a string belongs: the error under test
   assert.throws(() => engine.observe({ name: 'bash', argumentsJson: bytes }), named('exec.argumentsJson'));
+  // @ts-expect-error bytes where a string belongs: the error under test
   assert.throws(() => engine.observe({ name: Buffer.from('bash'), argumentsJson: '{}' }), named('exec.name'));
+  // @ts-expect-error bytes where a string belongs: the error under test
   assert.throws(() => engine.observe({ agentId: Buffer.from('a'), name: 'bash', argumentsJson: '{}' }), named('exec.agentId'));
+  // @ts-expect-error bytes where a string belongs: the error under test
   assert.throws(() => engine.reset(Buffer.from('a')), Error);
+  // @ts-expect-error bytes where a string belongs: the error under test
   assert.throws(() => canonicalize(bytes), Error);
 });
 
@@ -148,6 +155,7 @@ test('lone surrogates in argument text stay distinct calls, quoted as the offici
 });
 
 test('10,000 user rules: load, then scan 1 MB with the right rule found', async (t) => {
+  /** @type {import('toolguard').Rule[]} */
   const rules = Array.from({ length: 10_000 }, (_, i) => ({
     id: `user-${i}`,
     pattern: `^E${i}: job failed with code \\d+$`,

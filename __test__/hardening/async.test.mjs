@@ -19,6 +19,7 @@ const TEXTS = readdirSync(fixtures)
 const MARKERS = ['', '\n[exit code: 0]', '\n[exit code: 2]', '\n[killed by signal: SIGSEGV]'];
 const TRACEBACK = 'Traceback (most recent call last):\n  File "job.py", line 3\nKeyError: 1';
 
+/** @type {import('toolguard').GuardConfig[]} */
 const CONFIGS = [
   {},
   { repeat: { thresholds: [2, 4], argumentsPreviewChars: 12 }, loudFailure: { scanValue: true } },
@@ -85,7 +86,12 @@ test('the chain advances at the call, in call order, whatever order the scans fi
     ['b', small],
     ['a', big],
     ['a', small],
-  ].map(([agent, result], i) => engine.observeAsync(exec(agent), result).then((v) => (finished.push(i), v)));
+  ].map(([agent, result], i) =>
+    engine.observeAsync(exec(agent), result).then((v) => {
+      finished.push(i);
+      return v;
+    }),
+  );
   // A synchronous call right after sees the chain already advanced by all of them.
   const now = engine.observe(exec('b'), small);
   assert.equal(now.reminder.count, 3);
@@ -129,7 +135,12 @@ test('observe, reset, forget and agentCount work while scans are in flight', asy
 test('JavaScript that calls back into the engine while a call is read (toJSON, getters) is served', async () => {
   const engine = new GuardEngine({ repeat: { thresholds: [2] } });
   const inner = [];
-  const args = { toJSON: () => (inner.push(engine.observe({ agentId: 'x', name: 'grep', argumentsJson: '{}' })), { q: 1 }) };
+  const args = {
+    toJSON: () => {
+      inner.push(engine.observe({ agentId: 'x', name: 'grep', argumentsJson: '{}' }));
+      return { q: 1 };
+    },
+  };
   const result = {
     get content() {
       inner.push(engine.observe({ agentId: 'x', name: 'grep', argumentsJson: '{}' }));
@@ -147,8 +158,10 @@ test('JavaScript that calls back into the engine while a call is read (toJSON, g
 
 test('observeAsync throws bad input at the call, like observe', () => {
   const engine = new GuardEngine();
+  // @ts-expect-error no name: the error under test
   assert.throws(() => engine.observeAsync({ argumentsJson: '{}' }), /^Error: toolguard: exec\.name must be a string \(got undefined\)$/);
   assert.throws(
+    // @ts-expect-error content as a string: the error under test
     () => engine.observeAsync({ name: 'bash', argumentsJson: '{}' }, { content: 'x' }),
     /result\.content must be an array \(got string\)/,
   );
@@ -193,13 +206,16 @@ test('DSH plugin: a 10 MB output (async path) gets the same decision as a small 
   await h.plugin(await import('toolguard/dsh/loud-failure'), {});
   const agent = h.agent('s1');
   await h.turn(agent, [[{ name: 'bash', args: { size: 'small' } }], [{ name: 'bash', args: { size: 'large' } }]]);
-  const results = h.timeline(agent).filter((e) => e.kind === 'result');
+  // The result entries of the timeline (kind 'result': a tool's isError and text).
+  const results = /** @type {Array<{ isError: boolean, text: string }>} */ (h.timeline(agent).filter((e) => e.kind === 'result'));
   const header = (line) => '[loud-failure] bash exited 0 but its output shows it failed:\n' + `- python-traceback (line ${line}): `;
   assert.equal(results.length, 2);
-  for (const [r, output, line] of [
+  /** @type {Array<[typeof results[0], string, number]>} result, the output, the traceback's line */
+  const expected = [
     [results[0], outputs.small, 2],
     [results[1], outputs.large, 200_001],
-  ]) {
+  ];
+  for (const [r, output, line] of expected) {
     assert.equal(r.isError, true);
     assert.ok(r.text.startsWith(header(line)), r.text.slice(0, 200));
     assert.ok(r.text.endsWith(`\nOriginal output:\n${output}`));

@@ -188,6 +188,7 @@ test('generated user patterns: JavaScript RegExp and the native dialect find the
       (generated, texts) => {
         // Only patterns JavaScript itself accepts (the generator can still
         // produce e.g. `a{3,}{2}`-like nothing-to-repeat forms under `u`).
+        /** @type {import('toolguard').Rule[]} */
         const rules = [];
         for (const [p, f] of generated) {
           // Many unbounded quantifiers in one pattern make V8 backtrack for

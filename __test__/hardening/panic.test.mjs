@@ -28,7 +28,8 @@ function runChild(spec) {
   return { code: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr };
 }
 
-for (const [spec, expected] of [
+/** @type {Array<[string, string[]]>} TOOLGUARD_TEST_PANIC, the child's passing checks */
+const panicCases = [
   [
     'observe:bash',
     [
@@ -48,7 +49,8 @@ for (const [spec, expected] of [
       'the DSH plugin fails open on the panic (sync and async paths)',
     ],
   ],
-]) {
+];
+for (const [spec, expected] of panicCases) {
   test(`TOOLGUARD_TEST_PANIC=${spec}: a real Rust panic surfaces as a JavaScript Error, never a crash`, () => {
     const { code, signal, stdout, stderr } = runChild(spec);
     assert.equal(signal, null, `child killed by ${signal}\n${stderr}`);

@@ -132,6 +132,7 @@ test('reminders for 10,000 generated arguments: native === reference === officia
         const { cap, native, reference } = engines[c];
         const agentId = `case-${cases++}`;
         // As a parsed object: what a harness hands over after JSON.parse (only for valid JSON).
+        /** @type {import('toolguard').ToolExecution} */
         let exec = { agentId, name, argumentsJson: text };
         if (asObject) {
           try {

@@ -15,7 +15,8 @@ const portable = join(root, 'npm/linux-x64-gnu/toolguard.linux-x64-gnu.node');
 const portableHook = join(root, 'npm/linux-x64-gnu/toolguard-hook');
 const hostBuild = join(root, 'toolguard.linux-x64-gnu.node');
 const linuxX64 = process.platform === 'linux' && process.arch === 'x64';
-const hostGlibc = process.report.getReport().header.glibcVersionRuntime;
+// getReport() is typed as a bare object; its header is documented (Node's diagnostic report).
+const hostGlibc = /** @type {{ header: { glibcVersionRuntime?: string } }} */ (process.report.getReport()).header.glibcVersionRuntime;
 
 test('versions compare numerically', () => {
   assert.deepEqual(['2.34', '2.3.4', '2.17', '2.2.5', '2.14'].sort(compareVersions), ['2.2.5', '2.3.4', '2.14', '2.17', '2.34']);

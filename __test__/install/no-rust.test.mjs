@@ -85,7 +85,11 @@ test('no Rust on PATH: the root and linux-x64-gnu tarballs install and every ent
   for (const file of [binary, hookExe])
     assert.ok(existsSync(file), `build the portable binaries first: node scripts/release/build-portable.mjs (missing ${file})`);
   for (const tool of ['cargo', 'rustc']) {
-    assert.equal(spawnSync(tool, ['--version'], { env }).error?.code, 'ENOENT', `${tool} must not be on the test PATH`);
+    assert.equal(
+      /** @type {NodeJS.ErrnoException | undefined} */ (spawnSync(tool, ['--version'], { env }).error)?.code,
+      'ENOENT',
+      `${tool} must not be on the test PATH`,
+    );
   }
   const dir = mkdtempSync(join(tmpdir(), 'toolguard-install-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -221,11 +225,13 @@ test('no Rust on PATH: the root and linux-x64-gnu tarballs install and every ent
   const where = spawnSync(bin, ['hook', '--native-path'], { cwd: project, env, encoding: 'utf8' });
   assert.equal(where.stdout.trim(), installedHook, where.stderr);
   const answers = [];
-  for (const [how, cmd, hookEnv] of [
+  /** @type {Array<[string, string, NodeJS.ProcessEnv]>} what runs the hook, the command, its environment */
+  const hookRuns = [
     ['toolguard hook (native)', bin, { TOOLGUARD_NATIVE_HOOK: '' }],
     ['the executable itself', installedHook, {}],
     ['toolguard hook (Node)', bin, { TOOLGUARD_NATIVE_HOOK: '0' }],
-  ]) {
+  ];
+  for (const [how, cmd, hookEnv] of hookRuns) {
     const args = cmd === bin ? ['hook'] : [];
     const hook = spawnSync(cmd, args, {
       cwd: project,

@@ -56,7 +56,11 @@ test("the README's install section, followed literally, gives a working engine, 
     'the README install block is what this test runs',
   );
   for (const tool of ['cargo', 'rustc'])
-    assert.equal(spawnSync(tool, ['--version'], { env }).error?.code, 'ENOENT', `${tool} must not be on the test PATH`);
+    assert.equal(
+      /** @type {NodeJS.ErrnoException | undefined} */ (spawnSync(tool, ['--version'], { env }).error)?.code,
+      'ENOENT',
+      `${tool} must not be on the test PATH`,
+    );
 
   const dir = mkdtempSync(join(tmpdir(), 'toolguard-readme-install-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -82,6 +86,11 @@ test("the README's install section, followed literally, gives a working engine, 
   const names = tree.map((path) => path.split('node_modules/').at(-1));
   assert.ok(names.includes('toolguard') && names.length <= 3, `npm ls --omit=dev: ${names.join(', ')}`);
 
+  /**
+   * @param {string} command
+   * @param {string[]} args
+   * @param {{ input?: string, extra?: NodeJS.ProcessEnv }} [options] `extra`: environment over the test's
+   */
   const run = (command, args, { input, extra = {} } = {}) => {
     const r = spawnSync(command, args, { cwd: project, env: { ...env, ...extra }, input, encoding: 'utf8' });
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };

@@ -371,7 +371,12 @@ describe('toolguard mcp: the server process and the command line', () => {
   it('a server dying mid-call: the client sees the connection close, the server stderr and exit are reported', async () => {
     const { client, transport, stderr } = await connect({ server: CRASH });
     const clientOnClose = transport.onclose; // the Client's own handler rejects its pending requests
-    const closed = new Promise((resolve) => (transport.onclose = () => (clientOnClose(), resolve())));
+    const closed = new Promise((resolve) => {
+      transport.onclose = () => {
+        clientOnClose();
+        resolve();
+      };
+    });
     await assert.rejects(client.callTool({ name: 'crash', arguments: { code: 5 } }));
     await closed;
     assert.match(stderr(), /crash-server: exiting with 5/);

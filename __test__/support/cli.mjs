@@ -11,6 +11,11 @@ const bin = join(root, 'bin/toolguard.mjs');
 /** `cli(args, {node?, ...spawnOptions})` runs `node [node...] bin/toolguard.mjs args` in a fresh scratch folder; `file(name, text)` writes one there. */
 export function scratchCli(prefix) {
   const scratch = mkdtempSync(join(tmpdir(), prefix));
+  /**
+   * @param {string[]} args
+   * @param {{ node?: string[], input?: string, cwd?: string, env?: NodeJS.ProcessEnv }} [options] `node`: flags for node itself
+   * @returns {{ code: number | null, stdout: string, stderr: string }}
+   */
   const cli = (args, { node = [], ...options } = {}) => {
     const run = spawnSync(process.execPath, [...node, bin, ...args], { cwd: scratch, encoding: 'utf8', ...options });
     return { code: run.status, stdout: run.stdout, stderr: run.stderr };

@@ -30,6 +30,53 @@ export function runChild(cmd, args, options, input) {
   });
 }
 
+/**
+ * A local Anthropic Messages API in front of Claude Code. Token counts get a
+ * fixed answer. The main loop is the request that offers the Bash tool: it
+ * gets `next(body)`'s tool call (`{id, name, input}`), or the text `done` when
+ * that returns nothing; side requests (titles, summaries) get `ok`. Replies
+ * echo the request's `model` and `stream` unless `answer` fixes them.
+ * `requests`: the main loop's request bodies, in order.
+ * @param {(body: any) => { id: string, name: string, input: object } | undefined} next `body`: the request's JSON
+ * @param {{ model?: string, stream?: boolean }} [answer]
+ */
+export async function messagesServer(next, answer = {}) {
+  const requests = [];
+  const server = await listen((req, res, body) => {
+    if (!req.url.startsWith('/v1/messages') || req.url.includes('count_tokens')) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify({ input_tokens: 10 }));
+    }
+    const b = JSON.parse(body);
+    const main = (b.tools ?? []).some((t) => t.name === 'Bash');
+    if (main) requests.push(b);
+    const call = main ? next(b) : undefined;
+    writeMessage(res, {
+      id: `msg_${requests.length}`,
+      model: answer.model ?? b.model,
+      content: call ? [{ type: 'tool_use', ...call }] : [{ type: 'text', text: main ? 'done' : 'ok' }],
+      stop: call ? 'tool_use' : 'end_turn',
+      stream: answer.stream ?? b.stream,
+    });
+  });
+  return { server, requests };
+}
+
+/** `next` for {@link messagesServer}: one Bash call per command of `script`, in order, in one user turn. */
+export function bashScript(script) {
+  return (body) => {
+    const done = body.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((c) => c.type === 'tool_result').length;
+    return done < script.length
+      ? { id: `toolu_${done + 1}`, name: 'Bash', input: { command: script[done], description: 'step' } }
+      : undefined;
+  };
+}
+
+/** The content of each main-loop request that answers tool calls (its last message's blocks), in order. */
+export function toolResultTurns(requests) {
+  return requests.map((b) => b.messages.at(-1).content).filter((c) => Array.isArray(c) && c[0]?.type === 'tool_result');
+}
+
 /** An assistant message of `content` blocks (text or tool_use) as the Messages API sends it. */
 export function writeMessage(res, { id, model, content, stop, stream }) {
   if (!stream) {

@@ -5,7 +5,7 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { query } from '@anthropic-ai/claude-agent-sdk';
-import { listen, writeMessage } from './mock-wire.mjs';
+import { messagesServer } from './mock-wire.mjs';
 
 /**
  * The scripted model. A script step is a Bash command, or `{name, input}` for
@@ -15,44 +15,33 @@ import { listen, writeMessage } from './mock-wire.mjs';
  * (titles, summaries) get a short text.
  */
 export async function scriptedModel(turns) {
-  const requests = [];
-  const server = await listen((req, res, body) => {
-    if (!req.url.startsWith('/v1/messages') || req.url.includes('count_tokens')) {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      return res.end(JSON.stringify({ input_tokens: 10 }));
-    }
-    const b = JSON.parse(body);
-    const main = (b.tools ?? []).some((t) => t.name === 'Bash');
-    if (main) requests.push(b);
-    // Where the conversation is: which user turn, and how many tool results since it began.
-    let turn = -1;
-    let done = 0;
-    for (const m of b.messages) {
-      if (m.role !== 'user') continue;
-      const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
-      if (blocks.some((c) => c.type === 'tool_result')) done += blocks.filter((c) => c.type === 'tool_result').length;
-      else if (blocks.some((c) => c.type === 'text' && /^turn \d+$/.test(c.text.trim()))) {
-        turn = Number(
-          blocks
-            .find((c) => c.type === 'text' && /^turn \d+$/.test(c.text.trim()))
-            .text.trim()
-            .slice(5),
-        );
-        done = 0;
+  return messagesServer(
+    (b) => {
+      // Where the conversation is: which user turn, and how many tool results since it began.
+      let turn = -1;
+      let done = 0;
+      for (const m of b.messages) {
+        if (m.role !== 'user') continue;
+        const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
+        if (blocks.some((c) => c.type === 'tool_result')) done += blocks.filter((c) => c.type === 'tool_result').length;
+        else if (blocks.some((c) => c.type === 'text' && /^turn \d+$/.test(c.text.trim()))) {
+          turn = Number(
+            blocks
+              .find((c) => c.type === 'text' && /^turn \d+$/.test(c.text.trim()))
+              .text.trim()
+              .slice(5),
+          );
+          done = 0;
+        }
       }
-    }
-    const script = turns[turn] ?? [];
-    let content = [{ type: 'text', text: main ? 'done' : 'ok' }];
-    let stop = 'end_turn';
-    if (main && done < script.length) {
+      const script = turns[turn] ?? [];
+      if (done >= script.length) return undefined;
       const step = script[done];
       const call = typeof step === 'string' ? { name: 'Bash', input: { command: step, description: 'step' } } : step;
-      content = [{ type: 'tool_use', id: `toolu_${turn}_${done + 1}`, ...call }];
-      stop = 'tool_use';
-    }
-    writeMessage(res, { id: `msg_${requests.length}`, model: 'claude-sonnet-4-5', content, stop, stream: true });
-  });
-  return { server, requests };
+      return { id: `toolu_${turn}_${done + 1}`, ...call };
+    },
+    { model: 'claude-sonnet-4-5', stream: true },
+  );
 }
 
 /** The text of each tool result the model was sent, in order (string or block content). */

@@ -252,7 +252,7 @@ export default async function main(argv = []) {
   const r = await evaluateWild();
   if (argv.includes('--json')) {
     const { labels, ...rest } = r;
-    return JSON.stringify(rest, (k, v) => (v instanceof Set ? [...v] : v), 2);
+    return JSON.stringify(rest, (_k, v) => (v instanceof Set ? [...v] : v), 2);
   }
   const text = formatWild(r);
   if (argv.includes('--write')) {

@@ -66,6 +66,7 @@ async function recordClaude(claude) {
     const task = names.find((n) => n === 'Task' || n === 'Agent');
     const text = JSON.stringify(b.messages);
     const results = b.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((c) => c.type === 'tool_result').length;
+    /** @type {Array<{ type: string } & Record<string, unknown>>} Messages API content blocks: text or tool_use */
     let content = [{ type: 'text', text: 'done' }];
     const first = b.messages[0]?.content;
     const sub = JSON.stringify(first ?? '').includes('List the files three times.');

@@ -27,6 +27,17 @@ const PYTEST = 'python -m pytest -q';
 const scenarios = [];
 const S = (name, style, run) => scenarios.push({ name, style, run });
 
+/** The fixes of a fixture's table, by name, in order. */
+const pick = (table, ...names) => names.map((name) => table[name]);
+
+/** The edit-and-check rhythm: each `[old, new]` edit of `file`, then `check` run again. */
+function editThenCheck(a, file, edits, check) {
+  for (const [o, n] of edits) {
+    a.editFile(file, o, n);
+    a.sh(check);
+  }
+}
+
 // ───────────────────────── stuck: identical repeat ─────────────────────────
 
 S('repeat-pytest-dsh', 'dsh', async (a) => {
@@ -224,10 +235,7 @@ S('same-error-rust-untouched-claude', 'claude', async (a) => {
     ['    println!("items {:?}", ring.items());', '    let items = ring.items();\n    println!("items {:?}", items);'],
     ['use ringbuf::Ring;', 'use ringbuf::Ring as RingBuffer;\nuse ringbuf::Ring;'],
   ];
-  for (const [o, n] of edits) {
-    a.editFile('src/main.rs', o, n);
-    a.sh('cargo build 2>&1');
-  }
+  editThenCheck(a, 'src/main.rs', edits, 'cargo build 2>&1');
 });
 
 S('same-error-node-module-codex', 'codex', async (a) => {
@@ -388,30 +396,21 @@ S('retest-after-edit-dsh', 'dsh', async (a) => {
   a.files(F.statskit);
   a.sh(PYTEST);
   a.readFile('statskit/core.py');
-  for (const fix of ['median', 'mode', 'variance']) {
-    a.editFile('statskit/core.py', ...F.statskitFixes[fix]);
-    a.sh(PYTEST);
-  }
+  editThenCheck(a, 'statskit/core.py', pick(F.statskitFixes, 'median', 'mode', 'variance'), PYTEST);
 });
 
 S('retest-after-edit-claude', 'claude', async (a) => {
   a.files(F.slugkit);
   a.sh('npm test 2>&1 | tail -n 40');
   a.readFile('src/slug.js');
-  for (const fix of ['slugify', 'truncate', 'titleCase']) {
-    a.editFile('src/slug.js', ...F.slugkitFixes[fix]);
-    a.sh('npm test 2>&1 | tail -n 40');
-  }
+  editThenCheck(a, 'src/slug.js', pick(F.slugkitFixes, 'slugify', 'truncate', 'titleCase'), 'npm test 2>&1 | tail -n 40');
 });
 
 S('retest-after-edit-codex', 'codex', async (a) => {
   a.files(F.ringbufTests);
   a.setup('cargo build -q --tests 2>&1');
   a.sh('cargo test 2>&1 | tail -n 30');
-  for (const fix of ['len', 'items', 'full']) {
-    a.editFile('src/lib.rs', ...F.ringbufFixes[fix]);
-    a.sh('cargo test 2>&1 | tail -n 30');
-  }
+  editThenCheck(a, 'src/lib.rs', pick(F.ringbufFixes, 'len', 'items', 'full'), 'cargo test 2>&1 | tail -n 30');
 });
 
 S('reread-after-edit-dsh', 'dsh', async (a) => {
@@ -596,10 +595,7 @@ S('fix-errors-one-by-one-dsh', 'dsh', async (a) => {
   a.files(F.ringbufThreeErrors);
   a.sh('cargo build 2>&1');
   a.readFile('src/lib.rs');
-  for (const [o, n] of F.ringbufThreeFixes) {
-    a.editFile('src/lib.rs', o, n);
-    a.sh('cargo build 2>&1');
-  }
+  editThenCheck(a, 'src/lib.rs', F.ringbufThreeFixes, 'cargo build 2>&1');
 });
 
 S('verify-deleted-claude', 'claude', async (a, port) => {

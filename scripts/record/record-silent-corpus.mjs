@@ -239,7 +239,7 @@ for (const { family, id, meaning, command, note } of cases) {
   const r = spawnSync('bash', ['-c', command], { cwd: WORK, env, encoding: 'utf8', timeout: TIMEOUT, maxBuffer: 64 << 20 });
   const so = clip(r.stdout ?? ''),
     se = clip(r.stderr ?? '');
-  const timedOut = r.error?.code === 'ETIMEDOUT';
+  const timedOut = /** @type {NodeJS.ErrnoException | undefined} */ (r.error)?.code === 'ETIMEDOUT';
   const exitCode = r.status ?? -1;
   const output = renderShellResult({
     stdout: so.text,

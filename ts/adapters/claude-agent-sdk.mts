@@ -15,6 +15,10 @@
  * - `PreToolUse` (with `loops.deny` in the config): a call that would go on
  *   with a loop already alarmed that many times is refused
  *   (`permissionDecision: "deny"` and the reason), as the hook command does.
+ *   With `exactMode` (docs/exact-mode.md) a shell command that is not
+ *   refused is rewritten (`updatedInput`) to record each pipeline stage's
+ *   exit status; the post-call events read it, so a stage that failed
+ *   behind `| tail` is known, and model the agent's own command.
  * - `UserPromptSubmit`: the user spoke, the session's chain starts over.
  * - `SubagentStop` / `SessionEnd`: that chain's state is freed.
  *
@@ -24,7 +28,7 @@
  */
 import type { HookCallback, HookCallbackMatcher, HookEvent, HookInput, HookJSONOutput } from '@anthropic-ai/claude-agent-sdk';
 import { GuardEngine } from 'toolguard';
-import { type AdapterOptions, ASYNC_SCAN_THRESHOLD, argumentsJson, failOpen, noticesOf, resultOf } from './common.mjs';
+import { type AdapterOptions, ASYNC_SCAN_THRESHOLD, ExactCalls, argumentsJson, failOpen, resultOf } from './common.mjs';
 import { hookEngineConfig, hookOutputFor } from './hooks.mjs';
 
 const ADAPTER = 'toolguard/claude-agent-sdk';
@@ -49,12 +53,24 @@ export type ToolguardHooks = Partial<Record<HookEvent, HookCallbackMatcher[]>>;
 export function toolguardHooks(options: AdapterOptions = {}): ToolguardHooks {
   const engine = new GuardEngine(hookEngineConfig(options.engine));
   const none: HookJSONOutput = {};
+  const exact = new ExactCalls(ADAPTER);
+
+  /** The call as the engine sees it: the agent's own arguments, and exact mode's side file when the call was rewritten. */
+  function execOf(input: { tool_name: string; tool_input: unknown; tool_use_id: string } & Parameters<typeof chainOf>[0]) {
+    const rewritten = exact.take(input.tool_use_id);
+    return {
+      agentId: chainOf(input),
+      name: input.tool_name,
+      argumentsJson: rewritten?.argumentsJson ?? argumentsJson(input.tool_input ?? {}),
+      exitStatusFile: rewritten?.exitStatusFile,
+    };
+  }
 
   const postToolUse: HookCallback = async (input) => {
     if (input.hook_event_name !== 'PostToolUse') return none;
     try {
       const result = resultOf(input.tool_response);
-      const exec = { agentId: chainOf(input), name: input.tool_name, argumentsJson: argumentsJson(input.tool_input ?? {}) };
+      const exec = execOf(input);
       const verdict =
         (result.text?.length ?? 0) >= ASYNC_SCAN_THRESHOLD ? await engine.observeAsync(exec, result) : engine.observe(exec, result);
       return hookOutputFor(verdict, result.text, 'claude-code') ?? none;
@@ -65,16 +81,21 @@ export function toolguardHooks(options: AdapterOptions = {}): ToolguardHooks {
   };
 
   // The engine decides (`check`); without `loops.deny` it refuses nothing.
+  // A refusal wins; else, in exact mode, the rewritten command (as the hook
+  // command answers: no permissionDecision, the permission rules apply as before).
   const preToolUse: HookCallback = async (input) => {
     if (input.hook_event_name !== 'PreToolUse') return none;
     try {
-      const refused = engine.check({
-        agentId: chainOf(input),
-        name: input.tool_name,
-        argumentsJson: argumentsJson(input.tool_input ?? {}),
-      });
-      if (!refused) return none;
-      return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: refused.reason } };
+      const args = argumentsJson(input.tool_input ?? {});
+      const refused = engine.check({ agentId: chainOf(input), name: input.tool_name, argumentsJson: args });
+      if (refused) {
+        return {
+          hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: refused.reason },
+        };
+      }
+      const rewritten = exact.start(engine, input.tool_use_id, input.tool_name, args);
+      if (rewritten === null) return none;
+      return { hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: JSON.parse(rewritten) } };
     } catch (error) {
       failOpen(ADAPTER, error);
       return none;
@@ -84,11 +105,9 @@ export function toolguardHooks(options: AdapterOptions = {}): ToolguardHooks {
   const postToolUseFailure: HookCallback = async (input) => {
     if (input.hook_event_name !== 'PostToolUseFailure') return none;
     try {
-      const exec = { agentId: chainOf(input), name: input.tool_name, argumentsJson: argumentsJson(input.tool_input ?? {}) };
-      const verdict = engine.observe(exec, { isError: true });
-      const notices = verdict ? noticesOf(verdict) : [];
-      if (notices.length === 0) return none;
-      return { hookSpecificOutput: { hookEventName: 'PostToolUseFailure', additionalContext: notices.join('\n\n') } };
+      // Not scanned: nothing to block, only notices (the side file is still read and deleted).
+      const verdict = engine.observe(execOf(input), { isError: true });
+      return hookOutputFor(verdict, undefined, 'claude-code', 'PostToolUseFailure') ?? none;
     } catch (error) {
       failOpen(ADAPTER, error);
       return none;

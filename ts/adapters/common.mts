@@ -5,7 +5,8 @@
  * thresholds, rule matching and verdict texts are the engine's.
  * @module toolguard/adapters/common
  */
-import type { GuardEngine, GuardConfig, GuardVerdict, ToolResult } from 'toolguard';
+import { rmSync } from 'node:fs';
+import type { ExactCall, GuardEngine, GuardConfig, GuardVerdict, ToolResult } from 'toolguard';
 
 export type { GuardConfig, GuardVerdict, ToolResult };
 
@@ -108,6 +109,13 @@ export function appendNotices(text: string, notices: readonly string[]): string 
  * non-zero exit code is reported — so `when: 'success'` rules stay silent on
  * output that already shows failure, exactly as for DSH results. Anything
  * else: undefined (the engine then sees only the value).
+ *
+ * The hook library's `shell_text` decides the same for `toolguard hook`
+ * (hooks.test.mjs holds the two equal). It stays here, not behind the
+ * addon: a call into Rust copies the streams twice (in, and the text back
+ * out), measured at 3 µs for a 200 B stdout and 132 µs for 64 KB against
+ * 0.4 µs / 0.03 µs here (V8 joins strings without copying), on the event
+ * loop of every adapter call.
  */
 export function shellText(output: unknown): string | undefined {
   if (typeof output === 'string') return output;
@@ -179,4 +187,63 @@ export class UserTurns {
 export function failOpen(adapter: string, error: unknown): void {
   const reason = error instanceof Error ? error.message : String(error);
   process.emitWarning(`${adapter}: guard engine failed, passing the tool result through unchanged: ${reason}`, 'ToolguardWarning');
+}
+
+/** An exact-mode call in flight: the side file to read after it, and the agent's own arguments. */
+export interface ExactPending {
+  /** `exec.exitStatusFile` for `observe`. */
+  exitStatusFile: string;
+  /** The arguments the agent wrote (the engine models and compares these, not the rewrite). */
+  argumentsJson: string;
+}
+
+/**
+ * Exact mode (docs/exact-mode.md) for hosts whose rewrite and result arrive
+ * in separate callbacks (a pre-call hook, then a post-call one): what the
+ * engine's `exactCall` gave, by the host's call id, until the result comes
+ * back. The rewrite and the reading of the side file are the engine's; this
+ * only carries the file name between the two callbacks. Bounded: past
+ * `max` calls that never came back, the oldest is dropped with its side file.
+ */
+export class ExactCalls {
+  private pending = new Map<string, ExactPending>();
+
+  constructor(
+    private readonly adapter: string,
+    private readonly max = 1024,
+  ) {}
+
+  /**
+   * The rewritten arguments of call `id` (JSON text), or `null` to run it as
+   * written (exact mode off, not a shell command, or not rewritten).
+   */
+  start(engine: GuardEngine, id: string, name: string, argumentsJson: string): string | null {
+    let exact: ExactCall | null;
+    try {
+      exact = engine.exactCall({ name, argumentsJson });
+    } catch (error) {
+      failOpen(this.adapter, error);
+      return null;
+    }
+    if (!exact) return null;
+    this.drop(id);
+    this.pending.set(id, { exitStatusFile: exact.exitStatusFile, argumentsJson });
+    if (this.pending.size > this.max) this.drop(this.pending.keys().next().value!);
+    return exact.argumentsJson;
+  }
+
+  /** Call `id`'s side file and original arguments, once (`undefined`: not rewritten). */
+  take(id: string | undefined): ExactPending | undefined {
+    if (id === undefined) return undefined;
+    const pending = this.pending.get(id);
+    this.pending.delete(id);
+    return pending;
+  }
+
+  private drop(id: string): void {
+    const pending = this.pending.get(id);
+    if (!pending) return;
+    this.pending.delete(id);
+    rmSync(pending.exitStatusFile, { force: true });
+  }
 }

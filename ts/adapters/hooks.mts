@@ -6,9 +6,9 @@
  * library (crates/toolguard-hook), which the native `toolguard-hook`
  * executable and this module (through the addon) both run, so the two give
  * the same answers byte for byte. What is here is what must be JavaScript:
- * reading a stream within the deadline, writing the answer, and the verdict
- * translation the in-process Claude Agent SDK adapter shares
- * ({@link hookOutputFor}).
+ * reading a stream within the deadline and writing the answer. The
+ * in-process Claude Agent SDK adapter answers through the library's verdict
+ * translation too ({@link hookOutputFor}).
  *
  * - `PostToolUse`: the call and its output advance the session's loop
  *   window (and chain) and the output is scanned. A loop alarm, reminder or
@@ -36,8 +36,9 @@
 import { fstatSync, readFileSync, writeSync, createReadStream } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { GuardConfig, GuardVerdict } from 'toolguard';
-import { engineConfig, errorOf, noticesOf } from './common.mjs';
+import { engineConfig } from './common.mjs';
 import { native, nativeFailure } from '../native.mjs';
+import { referenceHookOutput } from '../../reference/hook-output.mjs';
 
 /**
  * Shell tools of the hosts: the core's one default list
@@ -50,13 +51,12 @@ export const HOOK_SHELL_TOOLS: readonly string[] = (
 
 /**
  * The engine config of the in-process Claude Agent SDK adapter, as the hook
- * reads a config file: `config` with `shellTools` defaulting to
- * {@link HOOK_SHELL_TOOLS} and the loop detectors on unless `loops: false`.
+ * reads a config file: the loop detectors on unless `loops: false`. An
+ * absent `loudFailure.shellTools` is the core's default list
+ * ({@link HOOK_SHELL_TOOLS}, `Bash` among them) in the engine itself.
  */
 export function hookEngineConfig(config: GuardConfig = {}): GuardConfig {
-  const loudFailure = { ...config.loudFailure };
-  if (loudFailure.shellTools === undefined) loudFailure.shellTools = [...HOOK_SHELL_TOOLS];
-  return engineConfig({ ...config, loudFailure });
+  return engineConfig(config);
 }
 
 /** The fields of a hook event the hook reads (Claude Code and Codex share them). */
@@ -86,34 +86,34 @@ export function hostOf(input: Pick<HookInput, 'turn_id'>): HookHost {
   return typeof input.turn_id === 'string' ? 'codex' : 'claude-code';
 }
 
-/** What the hook prints for `PostToolUse` (nothing is printed when the guard has nothing to say). */
+/** What the hook prints after a call (nothing is printed when the guard has nothing to say). */
 export interface HookOutput {
   decision?: 'block';
   reason?: string;
-  hookSpecificOutput?: { hookEventName: 'PostToolUse'; additionalContext: string };
+  hookSpecificOutput?: { hookEventName: 'PostToolUse' | 'PostToolUseFailure'; additionalContext: string };
 }
 
 /**
  * The answer to one verdict (`null`: print nothing), for the in-process
- * Claude Agent SDK adapter; the hook library answers the same way.
- * `scanned` is the output text the engine was given. Claude Code shows the
- * model the tool output right above the hook's reason, so there the reason
- * drops the failure text's verbatim copy of it (`\nOriginal output:\n<output>`)
- * instead of doubling a long output; Codex replaces the output with the
- * reason, so there the reason is the whole failure text.
+ * Claude Agent SDK adapter: the hook library's own translation
+ * (`toolguard_hook::hook_output_of`, through the addon), so it answers as
+ * `toolguard hook` does — an `error` failure blocks with a reason that, for
+ * Claude Code, drops the copy of `scanned` (the output text the engine was
+ * given, which Claude Code shows right above the reason); the reminder, the
+ * loop alarm and a `context` notice go to `additionalContext`. Without a
+ * native binary the reference engine's twin answers (reference/hook-output.mts).
  */
-export function hookOutputFor(verdict: GuardVerdict | null, scanned?: string, host: HookHost = 'claude-code'): HookOutput | null {
+export function hookOutputFor(
+  verdict: GuardVerdict | null,
+  scanned?: string,
+  host: HookHost = 'claude-code',
+  eventName: 'PostToolUse' | 'PostToolUseFailure' = 'PostToolUse',
+): HookOutput | null {
   if (!verdict) return null;
-  const out: HookOutput = {};
-  const error = errorOf(verdict);
-  if (error !== undefined) {
-    const copy = scanned === undefined || host === 'codex' ? undefined : `\nOriginal output:\n${scanned}`;
-    out.decision = 'block';
-    out.reason = copy !== undefined && error.endsWith(copy) ? error.slice(0, -copy.length) : error;
-  }
-  const notices = noticesOf(verdict);
-  if (notices.length) out.hookSpecificOutput = { hookEventName: 'PostToolUse', additionalContext: notices.join('\n\n') };
-  return out.decision || out.hookSpecificOutput ? out : null;
+  const addon = native();
+  if (!addon) return referenceHookOutput(verdict, scanned, host, eventName);
+  const text = addon.__hookOutput(verdict, scanned, host, eventName);
+  return text === null ? null : (JSON.parse(text) as HookOutput);
 }
 
 /** The hook library, or an error saying why it is not there. */

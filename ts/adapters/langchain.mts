@@ -8,10 +8,16 @@
  *
  * One chain per thread (`configurable.thread_id`, else `'default'`, or your
  * `agentId(request)`); a new last human message in the agent state resets it.
+ *
+ * With `engine: { exactMode: true }` (docs/exact-mode.md) a shell tool's
+ * `command` runs rewritten by the engine to record each pipeline stage's
+ * exit status (the tool must run it with bash or zsh); the engine reads the
+ * statuses back, so a stage that failed behind `| tail` is an `error` with
+ * its real status, and it models the agent's own command.
  * @module toolguard/langchain
  */
 import { createMiddleware, ToolMessage, type ToolCallRequest } from 'langchain';
-import { GuardEngine } from 'toolguard';
+import { type ExactCall, GuardEngine } from 'toolguard';
 import {
   type AdapterOptions,
   type GuardVerdict,
@@ -81,13 +87,13 @@ export function toolguardMiddleware(options: LangChainGuardOptions = {}) {
   const turns = new UserTurns();
   const agentIdOf = options.agentId ?? ((request: ToolCallRequest) => String(request.runtime?.configurable?.thread_id ?? 'default'));
 
-  function observe(request: ToolCallRequest, message: ToolMessage | undefined) {
+  function observe(request: ToolCallRequest, message: ToolMessage | undefined, exact: ExactCall | null) {
     try {
       const agentId = agentIdOf(request);
       if (turns.spoke(agentId, lastHuman(request))) engine.reset(agentId);
       const { name, args } = request.toolCall;
       return engine.observe(
-        { agentId, name, argumentsJson: argumentsJson(args ?? {}) },
+        { agentId, name, argumentsJson: argumentsJson(args ?? {}), exitStatusFile: exact?.exitStatusFile },
         // A Command (state update) or a thrown tool error has no output to scan.
         message ? { isError: message.status === 'error', text: contentText(message.content) } : { isError: true },
       );
@@ -97,16 +103,32 @@ export function toolguardMiddleware(options: LangChainGuardOptions = {}) {
     }
   }
 
+  /** Exact mode: the engine's rewrite of the call (`null`: run it as written). */
+  function exactCall(request: ToolCallRequest): ExactCall | null {
+    try {
+      return engine.exactCall({ name: request.toolCall.name, argumentsJson: argumentsJson(request.toolCall.args ?? {}) });
+    } catch (error) {
+      failOpen('toolguard/langchain', error);
+      return null;
+    }
+  }
+
   return createMiddleware({
     name: 'toolguard',
     wrapToolCall: async (request, handler) => {
+      const exact = exactCall(request);
       let result: Awaited<ReturnType<typeof handler>>;
       try {
-        result = await handler(request);
+        // The tool runs the rewritten command; the engine still sees the agent's own call.
+        result = await handler(
+          exact
+            ? { ...request, toolCall: { ...request.toolCall, args: JSON.parse(exact.argumentsJson) as Record<string, unknown> } }
+            : request,
+        );
       } catch (error) {
         // The call still advances the detectors; a due alarm joins the error's
         // message (what a caller that handles tool errors shows the model).
-        const verdict = observe(request, undefined);
+        const verdict = observe(request, undefined, exact);
         const notices = verdict ? loopNotices(verdict) : [];
         if (notices.length && error instanceof Error) {
           const withAlarm = new Error(appendNotices(error.message, notices), { cause: error });
@@ -116,7 +138,7 @@ export function toolguardMiddleware(options: LangChainGuardOptions = {}) {
         throw error;
       }
       const message = ToolMessage.isInstance(result) ? result : undefined;
-      const verdict = observe(request, message);
+      const verdict = observe(request, message, exact);
       return verdict && message ? messageFor(message, verdict) : result;
     },
   });

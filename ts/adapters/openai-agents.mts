@@ -15,12 +15,19 @@
  *
  * One chain per run and agent: every `run()` (a new user turn) starts afresh,
  * so no reset event is needed.
+ *
+ * Exact mode (`engine: { exactMode: true }`, docs/exact-mode.md): a guardrail
+ * sees the call only after it ran, so the rewrite needs the tool itself —
+ * `guardTool(tool, guard)` returns the tool with the guardrail attached and
+ * its `command` run as the engine rewrites it (the tool must run it with
+ * bash or zsh); the guardrail reads the recorded stage statuses back.
  * @module toolguard/openai-agents
  */
-import { defineToolOutputGuardrail, type ToolOutputGuardrailDefinition } from '@openai/agents';
+import { defineToolOutputGuardrail, type FunctionTool, type ToolOutputGuardrailDefinition } from '@openai/agents';
 import { GuardEngine } from 'toolguard';
 import {
   type AdapterOptions,
+  ExactCalls,
   type GuardVerdict,
   appendNotices,
   errorOf,
@@ -38,6 +45,11 @@ export interface OpenAIAgentsGuardOptions extends AdapterOptions {
   name?: string;
 }
 
+const ADAPTER = 'toolguard/openai-agents';
+
+/** Each guardrail's engine and exact-mode calls in flight, for {@link guardTool}. */
+const exactOf = new WeakMap<object, { engine: GuardEngine; calls: ExactCalls }>();
+
 function outputText(output: unknown): string {
   return typeof output === 'string' ? output : (JSON.stringify(output) ?? '');
 }
@@ -46,6 +58,7 @@ function outputText(output: unknown): string {
 export function toolguardGuardrail(options: OpenAIAgentsGuardOptions = {}): ToolOutputGuardrailDefinition {
   const engine = new GuardEngine(engineConfig(options.engine));
   const replace = (options.notices ?? 'replace') === 'replace';
+  const calls = new ExactCalls(ADAPTER);
 
   // The run context object identifies a run; ids are minted per (run, agent)
   // and freed with the run's context.
@@ -70,17 +83,19 @@ export function toolguardGuardrail(options: OpenAIAgentsGuardOptions = {}): Tool
     return id;
   }
 
-  return defineToolOutputGuardrail({
+  const guardrail = defineToolOutputGuardrail({
     name: options.name ?? 'toolguard',
     run: async ({ context, agent, toolCall, output }) => {
       let verdict: GuardVerdict | null = null;
       try {
+        // `toolCall` is the model's call: the agent's own arguments, also when the tool ran a rewrite.
+        const exitStatusFile = calls.take(toolCall.callId)?.exitStatusFile;
         verdict = engine.observe(
-          { agentId: idOf(context, agent.name), name: toolCall.name, argumentsJson: toolCall.arguments },
+          { agentId: idOf(context, agent.name), name: toolCall.name, argumentsJson: toolCall.arguments, exitStatusFile },
           resultOf(output),
         );
       } catch (error) {
-        failOpen('toolguard/openai-agents', error);
+        failOpen(ADAPTER, error);
       }
       if (!verdict) return { behavior: { type: 'allow' } };
       const outputInfo = { toolguard: verdict };
@@ -95,4 +110,30 @@ export function toolguardGuardrail(options: OpenAIAgentsGuardOptions = {}): Tool
       return { behavior: { type: 'allow' }, outputInfo };
     },
   });
+  exactOf.set(guardrail, { engine, calls });
+  return guardrail;
+}
+
+/**
+ * `tool` guarded by `guard` (a {@link toolguardGuardrail}, appended to its
+ * `outputGuardrails`) and, with `exactMode` on in the guard's engine config,
+ * run with its shell command rewritten by the engine (`exactCall`) to
+ * record each pipeline stage's exit status, which the guardrail reads back.
+ * Without `exactMode` this is the same as adding `guard` to
+ * `outputGuardrails`.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: any function tool, whatever its context, parameters and result types
+export function guardTool<T extends FunctionTool<any, any, any>>(tool: T, guard: ToolOutputGuardrailDefinition): T {
+  const exact = exactOf.get(guard);
+  if (!exact) throw new TypeError('toolguard/openai-agents: guardTool needs a guardrail made by toolguardGuardrail()');
+  const invoke = tool.invoke;
+  return {
+    ...tool,
+    outputGuardrails: [...(tool.outputGuardrails ?? []), guard],
+    invoke: (runContext, input, details) => {
+      const id = details?.toolCall?.callId;
+      const rewritten = id === undefined ? null : exact.calls.start(exact.engine, id, tool.name, input);
+      return invoke(runContext, rewritten ?? input, details);
+    },
+  };
 }

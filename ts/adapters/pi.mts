@@ -10,11 +10,16 @@
  *   of DSH's `additionalContexts`;
  * - `error` rule: the result becomes `isError: true` with the failure header
  *   and the original output.
+ *
+ * With `engine: { exactMode: true }` (docs/exact-mode.md) the `tool_call`
+ * handler rewrites a shell command in place (pi's `event.input` is mutable)
+ * to record each pipeline stage's exit status; the `tool_result` handler
+ * gives the engine the statuses and the agent's own command.
  * @module toolguard/pi
  */
 import type { ExtensionAPI, ExtensionFactory, ToolResultEvent } from '@mariozechner/pi-coding-agent';
 import { GuardEngine } from 'toolguard';
-import { type AdapterOptions, type GuardVerdict, argumentsJson, engineConfig, failOpen, foldIntoBlocks } from './common.mjs';
+import { type AdapterOptions, ExactCalls, type GuardVerdict, argumentsJson, engineConfig, failOpen, foldIntoBlocks } from './common.mjs';
 
 export interface PiGuardOptions extends AdapterOptions {
   /** Where reminders and notices go: appended to the result (default) or as pi custom messages. */
@@ -45,6 +50,7 @@ export function toolguard(options: PiGuardOptions = {}): ExtensionFactory {
   return (pi: ExtensionAPI) => {
     // Built at load: a bad config fails the extension instead of falling back.
     const engine = new GuardEngine(engineConfig(options.engine));
+    const exact = new ExactCalls('toolguard/pi');
 
     // Same order as appended notices: the reminder, the loop alarm, then a context failure's notice.
     function send(verdict: GuardVerdict): void {
@@ -59,11 +65,24 @@ export function toolguard(options: PiGuardOptions = {}): ExtensionFactory {
       }
     }
 
+    // Exact mode: the engine rewrites the command; pi runs the patched input.
+    pi.on('tool_call', (event) => {
+      const rewritten = exact.start(engine, event.toolCallId, event.toolName, argumentsJson(event.input));
+      if (rewritten !== null) Object.assign(event.input, JSON.parse(rewritten));
+      return undefined;
+    });
+
     pi.on('tool_result', (event, ctx) => {
       let verdict: GuardVerdict | null = null;
       try {
+        const rewritten = exact.take(event.toolCallId);
         verdict = engine.observe(
-          { agentId: ctx.sessionManager.getSessionId(), name: event.toolName, argumentsJson: argumentsJson(event.input) },
+          {
+            agentId: ctx.sessionManager.getSessionId(),
+            name: event.toolName,
+            argumentsJson: rewritten?.argumentsJson ?? argumentsJson(event.input),
+            exitStatusFile: rewritten?.exitStatusFile,
+          },
           { isError: event.isError, content: event.content },
         );
       } catch (error) {

@@ -111,7 +111,7 @@ function strip(
     const i = lane.get(c.tool) as number;
     paths[i].push(`M${x(c.ordinal).toFixed(1)} ${i * LANE + 3}v${LANE - 6}`);
   }
-  paths.forEach((d, i) => {
+  paths.forEach((d) => {
     if (d.length > 0) parts.push(`<path class="calls" d="${d.join('')}"/>`);
   });
   // Marks stay clickable at any density: 10 to 16 units, the call's slot when it fits.

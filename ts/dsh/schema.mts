@@ -16,7 +16,8 @@ const SHELL_TOOLS: string[] = (createRequire(import.meta.url)('toolguard/rules/s
  * `toolguard/dsh` type-checks in a project that has neither installed.
  */
 export interface ConfigSchema<T> {
-  (value?: any): T; // what a schema accepts is its own business
+  // biome-ignore lint/suspicious/noExplicitAny: what a schema accepts is its own business (unknown would refuse every caller's value)
+  (value?: any): T;
   /** The keys of an object schema. */
   dict?: Record<string, unknown>;
 }

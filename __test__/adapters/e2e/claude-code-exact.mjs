@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
-import { listen, runChild, writeMessage } from '../../support/mock-wire.mjs';
+import { bashScript, messagesServer, runChild, toolResultTurns } from '../../support/mock-wire.mjs';
 
 const claude = process.argv[2];
 if (!claude) {
@@ -40,24 +40,7 @@ async function session(exact) {
   const payloads = join(work, 'payloads.jsonl');
   const config = join(work, 'toolguard.json');
   writeFileSync(config, JSON.stringify(exact ? { exactMode: true } : {}));
-  const requests = [];
-  const server = await listen((req, res, body) => {
-    if (!req.url.startsWith('/v1/messages') || req.url.includes('count_tokens')) {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      return res.end(JSON.stringify({ input_tokens: 10 }));
-    }
-    const b = JSON.parse(body);
-    requests.push(b);
-    const main = (b.tools ?? []).some((t) => t.name === 'Bash');
-    const done = b.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((c) => c.type === 'tool_result').length;
-    let content = [{ type: 'text', text: main ? 'done' : 'ok' }];
-    let stop = 'end_turn';
-    if (main && done < script.length) {
-      content = [{ type: 'tool_use', id: `toolu_${done + 1}`, name: 'Bash', input: { command: script[done], description: 'step' } }];
-      stop = 'tool_use';
-    }
-    writeMessage(res, { id: `msg_${requests.length}`, model: b.model, content, stop, stream: b.stream });
-  });
+  const { server, requests } = await messagesServer(bashScript(script));
   const hook = `tee -a ${payloads} | ${process.execPath} ${join(root, 'bin/toolguard.mjs')} hook --config ${config}`;
   const settings = join(work, 'settings.json');
   const entry = [{ matcher: '*', hooks: [{ type: 'command', command: hook }] }];
@@ -79,10 +62,7 @@ async function session(exact) {
     },
   });
   server.close();
-  const turns = requests
-    .filter((b) => (b.tools ?? []).some((t) => t.name === 'Bash'))
-    .map((b) => b.messages.at(-1).content)
-    .filter((c) => Array.isArray(c) && c[0]?.type === 'tool_result');
+  const turns = toolResultTurns(requests);
   const events = readFileSync(payloads, 'utf8')
     .trim()
     .split('\n')
@@ -112,7 +92,7 @@ try {
   for (const s of [on, off]) assert.equal(s.run.code, 0, s.run.out);
   assert.equal(on.received.length, script.length, 'every call came back to the model');
   assert.ok(
-    on.commands[0].startsWith(`${failing}\n__tg_ps=`),
+    on.commands[0].startsWith(`${failing}\n__tg_rc=`),
     `Claude Code ran the rewritten command (got ${JSON.stringify(on.commands[0])})`,
   );
   assert.equal(off.commands[0], failing, 'without exact mode the command is not rewritten');

@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
-import { listen, runChild, writeMessage } from '../../support/mock-wire.mjs';
+import { bashScript, messagesServer, runChild, toolResultTurns } from '../../support/mock-wire.mjs';
 import { replayPostToolUse } from './replay.mjs';
 
 const claude = process.argv[2];
@@ -44,26 +44,7 @@ const traceback = `printf 'Traceback (most recent call last):\\n  File "x.py", l
 // A pytest-like run that fails: the loop users report most, run again and again.
 const failingTests = `printf 'F\\n=== FAILURES ===\\nE   assert 1 == 2\\n1 failed in 0.01s\\n'; exit 1`;
 const script = ['echo hi', 'echo hi', 'echo hi', traceback, `${traceback}; exit 3`, ...Array(5).fill(failingTests)];
-const requests = [];
-
-const server = await listen((req, res, body) => {
-  if (!req.url.startsWith('/v1/messages') || req.url.includes('count_tokens')) {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    return res.end(JSON.stringify({ input_tokens: 10 }));
-  }
-  const b = JSON.parse(body);
-  requests.push(b);
-  // The main loop is the request that offers the Bash tool; side requests get a short text.
-  const main = (b.tools ?? []).some((t) => t.name === 'Bash');
-  const done = b.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((c) => c.type === 'tool_result').length;
-  let content = [{ type: 'text', text: main ? 'done' : 'ok' }];
-  let stop = 'end_turn';
-  if (main && done < script.length) {
-    content = [{ type: 'tool_use', id: `toolu_${done + 1}`, name: 'Bash', input: { command: script[done], description: 'step' } }];
-    stop = 'tool_use';
-  }
-  writeMessage(res, { id: `msg_${requests.length}`, model: b.model, content, stop, stream: b.stream });
-});
+const { server, requests } = await messagesServer(bashScript(script));
 const port = server.address().port;
 
 const hook = `tee -a ${payloads} | ${process.execPath} ${join(root, 'bin/toolguard.mjs')} hook`;
@@ -96,10 +77,7 @@ const run = await runChild(claude, ['-p', 'go', '--settings', settings, '--model
 });
 server.close();
 
-const turns = requests
-  .filter((b) => (b.tools ?? []).some((t) => t.name === 'Bash'))
-  .map((b) => b.messages.at(-1).content)
-  .filter((c) => Array.isArray(c) && c[0]?.type === 'tool_result');
+const turns = toolResultTurns(requests);
 const results = turns.map((c) => (typeof c[0].content === 'string' ? c[0].content : JSON.stringify(c[0].content)));
 // Everything the model got with each result (hook context may come as a block of its own).
 const received = turns.map((c) => JSON.stringify(c));

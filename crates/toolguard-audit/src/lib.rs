@@ -397,6 +397,13 @@ impl Auditor {
         emit: &mut dyn FnMut(SessionReport),
     ) {
         let name = path.to_string_lossy().into_owned();
+        if matches!(format, Format::Auto | Format::OpenHandsV1)
+            && openhands_v1::is_persisted_state(path)
+        {
+            let report = self.audit_persisted_conversation(name, path);
+            progress(report.bytes, report.bytes);
+            return emit(report);
+        }
         let file = match File::open(path) {
             Ok(file) => file,
             Err(e) => return emit(SessionReport::unreadable(name, format, e)),
@@ -430,6 +437,26 @@ impl Auditor {
             emit(report);
         }
         progress(counted.get(), total);
+    }
+
+    /// An OpenHands SDK conversation folder, named by its `base_state.json`:
+    /// its event files, in order, are one session.
+    fn audit_persisted_conversation(&mut self, name: String, path: &Path) -> SessionReport {
+        let mut report = SessionReport::new(name, Format::OpenHandsV1);
+        let read = openhands_v1::persisted_document(path, self.options.max_line_bytes).and_then(
+            |(document, bytes)| {
+                report.bytes = bytes;
+                report.decoded_bytes = bytes;
+                openhands_v1::read(&document)
+            },
+        );
+        match read {
+            Ok(read) => session::audit_whole_session(self, report, read),
+            Err(message) => {
+                report.error(None, message);
+                report
+            }
+        }
     }
 
     /// Audit a byte stream (plain or zstd); one report per session.

@@ -1,11 +1,13 @@
 //! OpenHands V1 (software-agent-sdk) conversations: a `history` (or
-//! `events`) list of events, as the SDK persists them and as evaluation
-//! outputs write one conversation a line (`{"instance_id", "history": […],
+//! `events`) list of events, as evaluation outputs write one conversation a
+//! line (`{"instance_id", "history": […],
 //! "metadata": {"llm": {"model"}}, …}`). Shapes checked against the real
-//! package (scripts/record/record-audit-fixtures.mjs; __test__/audit/fixtures/openhands-v1/).
+//! package (openhands-sdk 1.58.2: tests/fixtures/openhands-sdk/, recorded by
+//! scripts/record/record-trajectory-fixtures.mjs --openhands) and the
+//! evaluation outputs in ../shared/wild.
 //!
 //! ```text
-//! {"kind": "ActionEvent", "id", "timestamp", "tool_name": "execute_bash", "tool_call_id",
+//! {"kind": "ActionEvent", "id", "timestamp", "tool_name": "execute_bash" (SDK 1.x: "terminal"), "tool_call_id",
 //!  "tool_call": {"arguments": "{…}"}, "action": {"kind": "ExecuteBashAction", "command", …}}
 //! {"kind": "ObservationEvent", "action_id", "tool_call_id", "tool_name",
 //!  "observation": {"kind": "ExecuteBashObservation", "output" | "content": […],
@@ -18,10 +20,16 @@
 //! Every `ActionEvent` is a call (`finish` and `think` too); a result is
 //! paired by `action_id` (the action's `id`) or `tool_call_id`. The shell's
 //! exit code is `observation.metadata.exit_code` (`observation.exit_code`
-//! stays null in real outputs). A user `MessageEvent` after the first call
-//! restarts the chains.
+//! is null in the published evaluation outputs; SDK 1.58 fills both). A
+//! user `MessageEvent` after the first call restarts the chains.
+//!
+//! The SDK's own store of a conversation (`LocalConversation` with a
+//! `persistence_dir`) is a folder: `base_state.json` beside `events/`, one
+//! event a file (`event-00000-<event id>.json`). Its `base_state.json` stands
+//! for the whole folder ([`is_persisted_state`], [`persisted_document`]).
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -34,6 +42,75 @@ const RESULT_KINDS: [&str; 3] = [
     "AgentErrorEvent",
     "UserRejectObservation",
 ];
+
+/// Whether `path` is the `base_state.json` of a persisted SDK conversation
+/// (an `events` folder beside it).
+pub(crate) fn is_persisted_state(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == "base_state.json")
+        && path.with_file_name("events").is_dir()
+}
+
+/// A persisted conversation as one document, the shape an evaluation output
+/// line has: `{"id", "metadata": {"llm": {"model"}}, "stats", "history": [events]}`,
+/// the events in the order of their file's index. At most `limit` bytes of
+/// event files are read; a longer conversation, an unreadable or malformed
+/// file is an error naming it. Also the bytes read (state and events).
+pub(crate) fn persisted_document(state_path: &Path, limit: usize) -> Result<(Value, u64), String> {
+    let read_json = |path: &Path| -> Result<Value, String> {
+        let bytes =
+            std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        serde_json::from_slice(&bytes)
+            .map_err(|e| format!("{}: malformed JSON: {e}", path.display()))
+    };
+    let state = read_json(state_path)?;
+    let mut total = std::fs::metadata(state_path).map(|m| m.len()).unwrap_or(0);
+    let folder = state_path.with_file_name("events");
+    let entries =
+        std::fs::read_dir(&folder).map_err(|e| format!("cannot read {}: {e}", folder.display()))?;
+    // The SDK names them `event-{index:05}-{event id}.json` (the index may grow past 5 digits).
+    let mut files: Vec<(u64, std::path::PathBuf)> = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| format!("cannot read {}: {e}", folder.display()))?;
+        let name = entry.file_name();
+        let Some(index) = name
+            .to_str()
+            .filter(|n| n.ends_with(".json"))
+            .and_then(|n| n.strip_prefix("event-"))
+            .and_then(|n| n.split('-').next())
+            .and_then(|n| n.parse::<u64>().ok())
+        else {
+            continue; // the SDK's lock and marker files
+        };
+        files.push((index, entry.path()));
+    }
+    files.sort();
+    let mut history = Vec::with_capacity(files.len());
+    for (_, path) in &files {
+        total += std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        if total > limit as u64 {
+            return Err(format!(
+                "the events of this conversation ({}) are longer than the limit of {limit} bytes (--max-line-bytes), skipped",
+                folder.display()
+            ));
+        }
+        history.push(read_json(path)?);
+    }
+    let mut document = serde_json::Map::new();
+    if let Some(id) = state.get("id") {
+        document.insert("id".to_owned(), id.clone());
+    }
+    if let Some(model) = state.pointer("/agent/llm/model") {
+        document.insert(
+            "metadata".to_owned(),
+            serde_json::json!({"llm": {"model": model}}),
+        );
+    }
+    if let Some(stats) = state.get("stats") {
+        document.insert("stats".to_owned(), stats.clone());
+    }
+    document.insert("history".to_owned(), Value::Array(history));
+    Ok((Value::Object(document), total))
+}
 
 /// A list of V1 events: objects with a `kind` such as `ActionEvent`.
 pub(crate) fn looks_like(history: &[Value]) -> bool {
@@ -73,6 +150,20 @@ pub(crate) fn read(value: &Value) -> Result<ReadSession, String> {
     let mut by_action: HashMap<String, usize> = HashMap::new();
     let mut by_call: HashMap<String, usize> = HashMap::new();
     let mut usage_of_response: HashMap<String, ()> = HashMap::new();
+    // A persisted conversation's token counts are per model response in its
+    // `stats` (base_state.json), not on the events: by response id.
+    let mut usage_by_response: HashMap<&str, &Value> = HashMap::new();
+    if let Some(Value::Object(by_usage)) = value.pointer("/stats/usage_to_metrics") {
+        for metrics in by_usage.values() {
+            if let Some(Value::Array(usages)) = metrics.get("token_usages") {
+                for usage in usages {
+                    if let Some(id) = usage.get("response_id").and_then(Value::as_str) {
+                        usage_by_response.entry(id).or_insert(usage);
+                    }
+                }
+            }
+        }
+    }
     for (index, event) in events.iter().enumerate() {
         let kind = event.get("kind").and_then(Value::as_str).unwrap_or("");
         let text_of = |key: &str| event.get(key).and_then(Value::as_str).map(str::to_owned);
@@ -100,7 +191,11 @@ pub(crate) fn read(value: &Value) -> Result<ReadSession, String> {
                 // Tokens are per model response; its first call carries them.
                 let usage = text_of("llm_response_id")
                     .filter(|r| usage_of_response.insert(r.clone(), ()).is_none())
-                    .and_then(|_| event.pointer("/metrics/accumulated_token_usage"))
+                    .and_then(|response| {
+                        event
+                            .pointer("/metrics/accumulated_token_usage")
+                            .or_else(|| usage_by_response.get(response.as_str()).copied())
+                    })
                     .and_then(openai_usage);
                 let at = read.events.len();
                 if let Some(id) = &id {

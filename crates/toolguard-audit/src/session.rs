@@ -425,6 +425,16 @@ pub(crate) fn audit_whole(
     emit(report)
 }
 
+/// A session read whole from somewhere other than one document (an
+/// OpenHands conversation folder): audited as [`audit_whole`] audits one.
+pub(crate) fn audit_whole_session(
+    auditor: &mut Auditor,
+    report: SessionReport,
+    read: ReadSession,
+) -> SessionReport {
+    audit_read(auditor, report, &at_line(read, 1))
+}
+
 /// Calls with no line of their own are placed on `line` (where their session is).
 fn at_line(mut read: ReadSession, line: u64) -> ReadSession {
     for event in &mut read.events {
@@ -502,6 +512,9 @@ impl Run<'_> {
 /// the first `limit` bytes are read (a text capture or a JSON document
 /// longer than that is not recognized).
 pub fn detect_path(path: &Path, limit: usize) -> io::Result<Option<Format>> {
+    if openhands_v1::is_persisted_state(path) {
+        return Ok(Some(Format::OpenHandsV1));
+    }
     let mut bytes = Vec::new();
     std::fs::File::open(path)?
         .take(limit as u64)

@@ -86,6 +86,26 @@ fn always_rule() -> Config {
     Config::from_json(r#"{"loudFailure":{"rules":[{"id":"value-error","pattern":"ValueError: bad","when":"always","action":"error","message":"a ValueError"}]}}"#).unwrap()
 }
 
+/// `text` audited with [`always_rule`].
+fn audit_always(text: &[u8]) -> SessionReport {
+    audit_with(text, Format::Auto, &always_rule(), AuditOptions::default())
+}
+
+/// The always rule's findings: (call id, summary, excerpt).
+fn value_errors(r: &SessionReport) -> Vec<(String, String, String)> {
+    r.failures
+        .iter()
+        .filter(|f| f.rule_id == "value-error")
+        .map(|f| {
+            (
+                f.site.call_id.clone().unwrap_or_default(),
+                f.summary.clone(),
+                f.excerpt.clone(),
+            )
+        })
+        .collect()
+}
+
 #[test]
 fn claude_code_transcript_recorded_by_the_real_cli() {
     let text = std::fs::read(find("claude-code", "-e4a8f21ff3d1.jsonl")).unwrap();
@@ -120,19 +140,8 @@ fn claude_code_transcript_recorded_by_the_real_cli() {
 #[test]
 fn claude_code_non_zero_exit_is_shown_as_the_dsh_marker() {
     let text = std::fs::read(find("claude-code", "-e4a8f21ff3d1.jsonl")).unwrap();
-    let report = audit_with(&text, Format::Auto, &always_rule(), AuditOptions::default());
-    let got: Vec<(String, String, String)> = report
-        .failures
-        .iter()
-        .filter(|f| f.rule_id == "value-error")
-        .map(|f| {
-            (
-                f.site.call_id.clone().unwrap_or_default(),
-                f.summary.clone(),
-                f.excerpt.clone(),
-            )
-        })
-        .collect();
+    let report = audit_always(&text);
+    let got = value_errors(&report);
     // Exit 3 (`is_error: true`, `Exit code 3`) is a command that ran: scanned, and the
     // header does not claim it exited 0.
     assert_eq!(got.len(), 2, "{got:?}");
@@ -184,18 +193,7 @@ fn codex_rollout_recorded_by_the_real_cli() {
         vec![("call_a3_0".to_owned(), "python-traceback".to_owned())]
     );
     // The exit code came from the text header: exit 3 is shown, exit 0 is not.
-    let report = audit_with(&text, Format::Auto, &always_rule(), AuditOptions::default());
-    let summaries: Vec<(String, String)> = report
-        .failures
-        .iter()
-        .filter(|f| f.rule_id == "value-error")
-        .map(|f| {
-            (
-                f.site.call_id.clone().unwrap_or_default(),
-                f.summary.clone(),
-            )
-        })
-        .collect();
+    let summaries = value_errors(&audit_always(&text));
     assert_eq!(summaries.len(), 2);
     assert_ne!(
         summaries[0].1, summaries[1].1,
@@ -238,24 +236,10 @@ fn codex_output_forms_and_tool_kinds() {
         r#"{"type":"response_item"}"#.to_owned(),
     ]
     .join("\n");
-    let report = audit_with(
-        text.as_bytes(),
-        Format::Auto,
-        &always_rule(),
-        AuditOptions::default(),
-    );
+    let report = audit_always(text.as_bytes());
     assert_eq!(report.format, Format::Codex);
     assert_eq!(report.calls, 5);
-    let scanned: Vec<(String, String)> = report
-        .failures
-        .iter()
-        .map(|f| {
-            (
-                f.site.call_id.clone().unwrap_or_default(),
-                f.rule_id.clone(),
-            )
-        })
-        .collect();
+    let scanned = failures(&report);
     // Exit 0 (a, d): python-traceback and the always rule; exit 1/2 (b, c): the always rule only.
     assert_eq!(
         scanned,

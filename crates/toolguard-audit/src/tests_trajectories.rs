@@ -1,6 +1,7 @@
 //! The trajectory readers on their fixtures (tests/fixtures/: mini-swe-agent
-//! recorded with the real package, scripts/record/record-trajectory-fixtures.py; the
-//! others written from the documented shapes, see its README).
+//! and the OpenHands SDK recorded with the real packages,
+//! scripts/record/record-trajectory-fixtures.mjs; the others written from the
+//! documented shapes, see its README).
 
 use super::*;
 use std::path::PathBuf;
@@ -276,4 +277,222 @@ fn detection_by_content_and_forcing_a_format() {
         wrong[0].errors[0].message,
         "mini-swe-agent trajectory without a \"messages\" list"
     );
+}
+
+/// `(call id, tool, the DSH exit marker of its result)` of each call.
+fn calls_read(read: &ReadSession) -> Vec<(Option<&str>, &str, Option<&str>)> {
+    read.events
+        .iter()
+        .filter_map(|e| match e {
+            ReadEvent::Call(c) => Some((
+                c.call_id.as_deref(),
+                c.tool.as_str(),
+                c.result
+                    .as_ref()
+                    .and_then(|r| r.text.rfind("[exit code: ").map(|at| &r.text[at..])),
+            )),
+            ReadEvent::Prompt { .. } => None,
+        })
+        .collect()
+}
+
+#[test]
+fn openhands_sdk_conversation_folders_recorded_by_the_real_package() {
+    // The SDK's persisted folders (base_state.json + events/), recorded with
+    // openhands-sdk against a scripted model (scripts/record/record-trajectory-fixtures.mjs --openhands).
+    for name in ["normal", "stuck", "silent", "followup", "toolerror"] {
+        let state = fixture(&format!("openhands-sdk/{name}/base_state.json"));
+        assert_eq!(
+            detect_path(&state, 1 << 20).unwrap(),
+            Some(Format::OpenHandsV1),
+            "{name}"
+        );
+        // One event alone is no session.
+        let events = state.with_file_name("events");
+        let first = std::fs::read_dir(&events).unwrap().next().unwrap().unwrap();
+        assert_eq!(detect_path(&first.path(), 1 << 20).unwrap(), None);
+    }
+    let normal = one("openhands-sdk/normal/base_state.json");
+    assert_eq!(normal.format, Format::OpenHandsV1);
+    assert_eq!(normal.errors, vec![]);
+    assert_eq!(
+        normal.session_id.as_deref(),
+        Some("00000000-0000-0000-0000-000000000001")
+    );
+    assert_eq!(normal.model.as_deref(), Some("openai/mock"));
+    assert_eq!((normal.calls, normal.unanswered), (3, 0));
+    assert_eq!(failures(&normal), vec![]);
+    assert_eq!(loops(&normal), vec![]);
+    assert_eq!(notes(&normal), vec![]);
+
+    let stuck = one("openhands-sdk/stuck/base_state.json");
+    assert_eq!(stuck.errors, vec![]);
+    assert_eq!((stuck.calls, stuck.unanswered), (6, 0));
+    // The same failing command five times: one loop, alarmed at the third.
+    assert_eq!(loops(&stuck), vec![(3, "repeat")]);
+    assert_eq!(failures(&stuck), vec![]);
+
+    let silent = one("openhands-sdk/silent/base_state.json");
+    assert_eq!(silent.errors, vec![]);
+    assert_eq!((silent.calls, silent.unanswered), (2, 0));
+    // `python3 -c 'import nope' 2>&1 | tail -1`: exit 0, the ImportError shown.
+    assert_eq!(loops(&silent), vec![]);
+    let silent_failures = failures(&silent);
+    assert!(!silent_failures.is_empty());
+    assert!(silent_failures
+        .iter()
+        .all(|f| f.0 == 1 && f.1 == Some("call_0")));
+
+    // The exit codes are the observations' metadata.exit_code.
+    let (document, _) =
+        openhands_v1::persisted_document(&fixture("openhands-sdk/stuck/base_state.json"), 1 << 20)
+            .unwrap();
+    let read = read_value(Format::OpenHandsV1, &document).unwrap();
+    let exit_1 = Some("[exit code: 1]");
+    assert_eq!(
+        calls_read(&read),
+        vec![
+            (Some("call_0"), "terminal", exit_1),
+            (Some("call_1"), "terminal", exit_1),
+            (Some("call_2"), "terminal", exit_1),
+            (Some("call_3"), "terminal", exit_1),
+            (Some("call_4"), "terminal", exit_1),
+            (Some("call_5"), "finish", None),
+        ]
+    );
+    // Tokens per model response, from base_state.json's stats (the events carry none).
+    let usage: Vec<Option<(u64, u64)>> = read
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            ReadEvent::Call(c) => Some(c.usage),
+            ReadEvent::Prompt { .. } => None,
+        })
+        .collect();
+    assert_eq!(
+        usage,
+        (0..6).map(|n| Some((100 + n, 10))).collect::<Vec<_>>()
+    );
+    let (document, _) =
+        openhands_v1::persisted_document(&fixture("openhands-sdk/silent/base_state.json"), 1 << 20)
+            .unwrap();
+    let read = read_value(Format::OpenHandsV1, &document).unwrap();
+    // Exit 0 (metadata.exit_code): no marker, as DSH writes none.
+    assert_eq!(
+        calls_read(&read),
+        vec![
+            (Some("call_0"), "terminal", None),
+            (Some("call_1"), "finish", None),
+        ]
+    );
+    // A second user message after the first run finished: a prompt between
+    // calls 2 and 3 (it restarts the chains).
+    let (document, _) = openhands_v1::persisted_document(
+        &fixture("openhands-sdk/followup/base_state.json"),
+        1 << 20,
+    )
+    .unwrap();
+    let read = read_value(Format::OpenHandsV1, &document).unwrap();
+    assert!(matches!(read.events[2], ReadEvent::Prompt { .. }));
+    assert_eq!(
+        calls_read(&read),
+        vec![
+            (Some("call_0"), "terminal", None),
+            (Some("call_1"), "finish", None),
+            (Some("call_2"), "terminal", None),
+            (Some("call_3"), "finish", None),
+        ]
+    );
+    // Calls the SDK could not run (an unknown tool, arguments its schema
+    // rejects): an ActionEvent answered by an AgentErrorEvent, an error result.
+    let (document, _) = openhands_v1::persisted_document(
+        &fixture("openhands-sdk/toolerror/base_state.json"),
+        1 << 20,
+    )
+    .unwrap();
+    let read = read_value(Format::OpenHandsV1, &document).unwrap();
+    let results: Vec<(&str, bool, bool)> = read
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            ReadEvent::Call(c) => c.result.as_ref().map(|r| {
+                (
+                    c.tool.as_str(),
+                    r.is_error,
+                    r.text.contains("not found") || r.text.contains("Field required"),
+                )
+            }),
+            ReadEvent::Prompt { .. } => None,
+        })
+        .collect();
+    assert_eq!(
+        results,
+        vec![
+            ("nosuchtool", true, true),
+            ("terminal", true, true),
+            ("terminal", false, false),
+            ("finish", false, false),
+        ]
+    );
+    // Forced by name, the folder reads the same; a limit below its size is an error, not a cut.
+    assert_eq!(
+        audit_file("openhands-sdk/stuck/base_state.json", Format::OpenHandsV1)[0].calls,
+        6
+    );
+    let config =
+        Config::with_loops_by_default(&toolguard_core::config::ConfigValue::Undefined).unwrap();
+    let mut auditor = Auditor::new(&config).unwrap();
+    auditor.options.max_line_bytes = 1000;
+    let short = auditor.audit_path(
+        &fixture("openhands-sdk/stuck/base_state.json"),
+        Format::Auto,
+        &mut |_, _| {},
+    );
+    assert_eq!(short[0].calls, 0);
+    assert!(short[0].errors[0]
+        .message
+        .contains("longer than the limit of 1000 bytes"));
+}
+
+#[test]
+fn an_openhands_conversation_folder_is_read_in_index_order_and_a_bad_event_file_is_named() {
+    let dir =
+        std::env::temp_dir().join(format!("toolguard-openhands-folder-{}", std::process::id()));
+    let events = dir.join("events");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&events).unwrap();
+    std::fs::write(
+        dir.join("base_state.json"),
+        r#"{"id": "c1", "agent": {"llm": {"model": "m"}}}"#,
+    )
+    .unwrap();
+    let action = |n: u32| {
+        format!(
+            r#"{{"kind": "ActionEvent", "id": "a{n}", "tool_name": "terminal", "tool_call_id": "call_{n}", "tool_call": {{"arguments": "{{\"command\": \"echo {n}\"}}"}}}}"#
+        )
+    };
+    // Past 99999 the index has six digits: ordered by number, not by name.
+    std::fs::write(events.join("event-100000-bbbbbbbb.json"), action(2)).unwrap();
+    std::fs::write(events.join("event-99999-aaaaaaaa.json"), action(1)).unwrap();
+    std::fs::write(events.join(".eventlog.lock"), "").unwrap();
+    let state = dir.join("base_state.json");
+    let (document, _) = openhands_v1::persisted_document(&state, 1 << 20).unwrap();
+    let read = read_value(Format::OpenHandsV1, &document).unwrap();
+    let ids: Vec<_> = calls_read(&read).into_iter().map(|c| c.0).collect();
+    assert_eq!(ids, vec![Some("call_1"), Some("call_2")]);
+    assert_eq!(read.session_id.as_deref(), Some("c1"));
+    assert_eq!(read.model.as_deref(), Some("m"));
+    // A malformed event file: the session's error names it.
+    std::fs::write(events.join("event-100001-cccccccc.json"), "{").unwrap();
+    let config =
+        Config::with_loops_by_default(&toolguard_core::config::ConfigValue::Undefined).unwrap();
+    let mut auditor = Auditor::new(&config).unwrap();
+    let reports = auditor.audit_path(&state, Format::Auto, &mut |_, _| {});
+    assert_eq!(reports.len(), 1);
+    let message = &reports[0].errors[0].message;
+    assert!(
+        message.contains("event-100001-cccccccc.json: malformed JSON"),
+        "{message}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }

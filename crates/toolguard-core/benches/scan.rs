@@ -193,11 +193,24 @@ fn measure_one_scan() {
         Ok(path) => std::fs::read_to_string(path).unwrap(),
         Err(_) => build_log(10_000_000),
     };
-    let user = if std::env::var("SCAN_DOUBLE").is_ok() {
+    let mut user = if std::env::var("SCAN_DOUBLE").is_ok() {
         doubled_user_rules()
     } else {
         vec![]
     };
+    // SCAN_OFF=id,id: those built-ins switched off (what one rule costs).
+    for id in std::env::var("SCAN_OFF").unwrap_or_default().split(',') {
+        if let Some(r) = toolguard_core::rules::builtin_rules()
+            .into_iter()
+            .find(|r| r.id == id)
+        {
+            user.push(Rule {
+                action: Action::Off,
+                pattern: String::new(),
+                ..r
+            });
+        }
+    }
     let t = Instant::now();
     let set = RuleSet::compile(user).unwrap();
     println!("compile {:?}", t.elapsed());

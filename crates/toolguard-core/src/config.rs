@@ -995,34 +995,31 @@ mod tests {
             (e.code(), e.path(&value))
         };
         let key = |k: &str| Key(k.to_owned());
-        assert_eq!(
-            check(r#"{"repeat":{"treshold":1}}"#),
+        let cases = [
             (
+                r#"{"repeat":{"treshold":1}}"#,
                 "TOOLGUARD_UNKNOWN_KEY",
-                Some(vec![key("repeat"), key("treshold")])
-            )
-        );
-        assert_eq!(
-            check(r#"{"repeat":{"thresholds":[1]}}"#),
+                vec![key("repeat"), key("treshold")],
+            ),
             (
+                r#"{"repeat":{"thresholds":[1]}}"#,
                 "TOOLGUARD_OUT_OF_RANGE",
-                Some(vec![key("repeat"), key("thresholds")])
-            )
-        );
-        assert_eq!(
-            check(r#"{"loops":{"window":1}}"#),
+                vec![key("repeat"), key("thresholds")],
+            ),
             (
+                r#"{"loops":{"window":1}}"#,
                 "TOOLGUARD_OUT_OF_RANGE",
-                Some(vec![key("loops"), key("window")])
-            )
-        );
-        assert_eq!(
-            check(r#"{"repeat":{"include":[1]}}"#),
+                vec![key("loops"), key("window")],
+            ),
             (
+                r#"{"repeat":{"include":[1]}}"#,
                 "TOOLGUARD_WRONG_TYPE",
-                Some(vec![key("repeat"), key("include"), Index(0)])
-            )
-        );
+                vec![key("repeat"), key("include"), Index(0)],
+            ),
+        ];
+        for (json, code, path) in cases {
+            assert_eq!(check(json), (code, Some(path)), "{json}");
+        }
         let rule = r#"{"id":"mine","pattern":"(","action":"error","message":"m"}"#;
         let rules = format!(
             r#"{{"loudFailure":{{"rules":[{rule},{}]}}}}"#,

@@ -241,7 +241,7 @@ impl Engine {
     /// ([`exact::rewrite_arguments`]); `None` with `exactMode` off, for a
     /// tool not scanned, or a command not rewritten.
     pub fn exact_arguments(&self, call: &Call, side_file: &str) -> Option<String> {
-        if !self.exact_mode || !self.scans(call.name) {
+        if !self.exact_mode || !self.scans(call.name) || !exact::rewrites_tool(call.name) {
             return None;
         }
         exact::rewrite_arguments(call.arguments_json, side_file)
@@ -465,6 +465,28 @@ impl Engine {
         match self.loops.as_mut() {
             Some(loops) => loops.restore(agent_id, state).map_err(Error::State),
             None => Ok(()),
+        }
+    }
+
+    /// The paths the agent wrote in this session, oldest first (empty: none).
+    pub fn written_paths(&self, agent_id: &str) -> Vec<&str> {
+        self.writes
+            .get(agent_id)
+            .map_or_else(Vec::new, |w| w.paths().collect())
+    }
+
+    /// Put back paths saved with [`Engine::written_paths`] (bounded as the
+    /// engine bounds them).
+    pub fn restore_writes<S: Into<String>>(
+        &mut self,
+        agent_id: &str,
+        paths: impl IntoIterator<Item = S>,
+    ) {
+        let writes = SessionWrites::from_paths(paths);
+        if writes.is_empty() {
+            self.writes.remove(agent_id);
+        } else {
+            self.writes.insert(agent_id.to_owned(), writes);
         }
     }
 

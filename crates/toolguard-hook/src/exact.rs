@@ -39,6 +39,7 @@ pub fn updated_input(
     if !config.exact_mode
         || matches!(field(event, "turn_id"), Some(Value::String(_)))
         || !scans_with(&shell_tool_patterns(&config.loud_failure.shell_tools), tool)
+        || !exact::rewrites_tool(tool)
     {
         return None;
     }
@@ -127,7 +128,7 @@ mod tests {
         assert_eq!(input["description"], "build");
         let command = input["command"].as_str().unwrap();
         assert!(
-            command.starts_with("make 2>&1 | tail -1\n__tg_ps="),
+            command.starts_with("make 2>&1 | tail -1\n__tg_rc="),
             "{command}"
         );
         // The host reports the rewritten input after the call: the agent's arguments back.

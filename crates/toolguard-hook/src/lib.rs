@@ -311,7 +311,22 @@ fn run(
             }
             Ok(())
         }
-        Some("UserPromptSubmit") => state::with_lock(&file, lock_deadline, || state::remove(&file)),
+        // The chain starts over; what the agent wrote stays its own, as
+        // `Engine::reset` keeps it (a script written before the user spoke
+        // is still its reproduction script).
+        Some("UserPromptSubmit") => state::with_lock(&file, lock_deadline, || {
+            let saved = state::read_saved(&file).unwrap_or_default();
+            match saved.chain {
+                Some(chain) if !chain.writes.is_empty() => {
+                    let kept = state::SavedChain {
+                        writes: chain.writes,
+                        ..Default::default()
+                    };
+                    state::write_atomic(&file, &state::saved_text(&kept, &state::Saved::default()))
+                }
+                _ => state::remove(&file),
+            }
+        }),
         Some("SessionEnd") => {
             state::with_lock(&file, lock_deadline, || state::remove(&file))?;
             // The session's subagents end with it: their chains go too, not only at the TTL sweep.
@@ -356,17 +371,24 @@ fn restore(engine: &mut Engine, saved: &state::SavedChain) -> Result<(), Failure
             .restore_loops(AGENT, loops)
             .map_err(|e| Failure(e.to_string()))?;
     }
+    engine.restore_writes(AGENT, saved.writes.iter().map(String::as_str));
     Ok(())
 }
 
-/// Save the engine's chain and loop window, when it has either: untracked
-/// calls (include/exclude, exempt tools) leave none and are transparent.
+/// Save the engine's chain, loop window and the paths the agent wrote,
+/// when it has any: untracked calls (include/exclude, exempt tools) leave
+/// none and are transparent.
 fn save(engine: &Engine, file: &Path, kept: &state::Saved) -> Result<(), Failure> {
     let now = state::SavedChain {
         chain: engine.chain_state(AGENT),
         loops: engine.loop_state(AGENT),
+        writes: engine
+            .written_paths(AGENT)
+            .into_iter()
+            .map(str::to_owned)
+            .collect(),
     };
-    if now.chain.is_none() && now.loops.is_none() {
+    if now.chain.is_none() && now.loops.is_none() && now.writes.is_empty() {
         return Ok(());
     }
     state::write_atomic(file, &state::saved_text(&now, kept))
@@ -413,8 +435,11 @@ fn pre_tool_use(
     Ok(())
 }
 
-#[derive(Clone, Copy, PartialEq)]
-enum Host {
+/// The host of a hook event: they differ in what a `PostToolUse` block
+/// does (Claude Code keeps the output and shows the reason after it; Codex
+/// replaces the output with the reason).
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum Host {
     ClaudeCode,
     Codex,
 }
@@ -644,10 +669,17 @@ fn shell_text(output: &Value) -> Option<String> {
     Some(text)
 }
 
+/// What a verdict has to say, as text: the form both the hook's own
+/// verdicts and the in-process Claude Agent SDK adapter's (a JS verdict,
+/// through the addon's `__hookOutput`) take to [`hook_output_of`].
+#[derive(Debug, Default)]
+pub struct Said<'a> {
+    pub reminder: Option<&'a str>,
+    pub loop_alarm: Option<&'a str>,
+    pub failure: Option<(FailureAction, &'a str)>,
+}
+
 /// The hook's answer to one verdict as JSON text; `None`: print nothing.
-/// Claude Code shows the tool output right above the reason, so there the
-/// reason drops the failure text's copy of it; Codex replaces the output
-/// with the reason.
 fn hook_output(
     verdict: Option<&Verdict>,
     scanned: Option<&str>,
@@ -655,39 +687,54 @@ fn hook_output(
     event_name: &str,
 ) -> Option<String> {
     let verdict = verdict?;
-    let mut out = serde_json::Map::new();
-    if let Some(failure) = verdict
-        .failure
+    let reminder = verdict
+        .reminder
         .as_ref()
-        .filter(|f| f.action == FailureAction::Error)
-    {
+        .map(|r| String::from_utf16_lossy(&r.text));
+    let said = Said {
+        reminder: reminder.as_deref(),
+        loop_alarm: verdict.loop_alarm.as_ref().map(|a| a.text.as_str()),
+        failure: verdict
+            .failure
+            .as_ref()
+            .map(|f| (f.action, f.text.as_str())),
+    };
+    hook_output_of(&said, scanned, host, event_name)
+}
+
+/// The answer (JSON text) to what a verdict said; `None`: print nothing.
+/// An `error` failure blocks: Claude Code shows the tool output right
+/// above the reason, so there the reason drops the failure text's copy of
+/// it (`scanned`, the text the engine scanned); Codex replaces the output
+/// with the reason, so there it is the whole failure text. The reminder,
+/// the loop alarm, then a `context` notice (the DSH plugins' order) go to
+/// `hookSpecificOutput.additionalContext` of `event_name`.
+pub fn hook_output_of(
+    said: &Said,
+    scanned: Option<&str>,
+    host: Host,
+    event_name: &str,
+) -> Option<String> {
+    let mut out = serde_json::Map::new();
+    if let Some((FailureAction::Error, text)) = said.failure {
         let copy = scanned
             .filter(|_| host == Host::ClaudeCode)
             .map(|s| format!("\nOriginal output:\n{s}"));
         let reason = match copy {
-            Some(copy) if failure.text.ends_with(&copy) => {
-                &failure.text[..failure.text.len() - copy.len()]
-            }
-            _ => failure.text.as_str(),
+            Some(copy) if text.ends_with(&copy) => &text[..text.len() - copy.len()],
+            _ => text,
         };
         out.insert("decision".into(), "block".into());
         out.insert("reason".into(), reason.into());
     }
-    // Reminder, loop alarm, then a `context` notice, as the DSH plugins order them.
-    let mut notices: Vec<String> = Vec::new();
-    if let Some(reminder) = &verdict.reminder {
-        notices.push(String::from_utf16_lossy(&reminder.text));
-    }
-    if let Some(alarm) = &verdict.loop_alarm {
-        notices.push(alarm.text.clone());
-    }
-    if let Some(failure) = verdict
-        .failure
-        .as_ref()
-        .filter(|f| f.action == FailureAction::Context)
-    {
-        notices.push(failure.text.clone());
-    }
+    let context = match said.failure {
+        Some((FailureAction::Context, text)) => Some(text),
+        _ => None,
+    };
+    let notices: Vec<&str> = [said.reminder, said.loop_alarm, context]
+        .into_iter()
+        .flatten()
+        .collect();
     if !notices.is_empty() {
         out.insert(
             "hookSpecificOutput".into(),
@@ -749,6 +796,55 @@ pub fn replace_lone_surrogates(text: &str) -> std::borrow::Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One hook process per event: `events` answered in turn with the state
+    /// in `dir`; what each printed.
+    fn run_events(dir: &Path, events: &[Value]) -> Vec<String> {
+        let dir = dir.to_string_lossy().into_owned();
+        let env = move |key: &str| (key == "TOOLGUARD_STATE_DIR").then(|| dir.clone());
+        events
+            .iter()
+            .map(|e| {
+                let deadline = Instant::now() + std::time::Duration::from_secs(5);
+                let a = answer(None, e.to_string().as_bytes(), &env, deadline);
+                assert_eq!((a.code, a.stderr.as_str()), (0, ""), "{e}");
+                String::from_utf8(a.stdout).unwrap()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_script_written_in_an_earlier_event_is_the_agents_own() {
+        let dir = std::env::temp_dir().join(format!("tg-hook-writes-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let event = |name: &str, input: Value, response: Value| {
+            serde_json::json!({"session_id": "s1", "hook_event_name": "PostToolUse",
+                "tool_name": name, "tool_input": input, "tool_response": response})
+        };
+        let traceback = "Traceback (most recent call last):\n  File \"/work/repro.py\", line 3, in <module>\n    f()\nValueError: bad value\n";
+        let run = event(
+            "Bash",
+            serde_json::json!({"command": "cd /work && python3 repro.py 2>&1 | tail -5"}),
+            serde_json::json!({"stdout": traceback, "stderr": ""}),
+        );
+        let write = event(
+            "Write",
+            serde_json::json!({"file_path": "/work/repro.py", "content": "from m import f\nf()\n"}),
+            serde_json::json!({"type": "create"}),
+        );
+        let prompt = serde_json::json!({"session_id": "s1", "hook_event_name": "UserPromptSubmit"});
+        // Not written by the agent: the hidden traceback is an error.
+        let out = run_events(&dir, &[run.clone()]);
+        assert!(out[0].contains(r#""decision":"block""#), "{}", out[0]);
+        // Written in an earlier event (another process): a reproduction, context only,
+        // also after the user spoke.
+        let out = run_events(&dir.join("b"), &[write, run.clone(), prompt, run]);
+        for printed in [&out[1], &out[3]] {
+            assert!(!printed.contains("decision"), "{printed}");
+            assert!(printed.contains("python-traceback"), "{printed}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn numbers_of_env_text() {

@@ -326,9 +326,10 @@ pub fn with_lock<T>(
     result
 }
 
-/// A state file as read: `{"v":1,"kind":"engine","chain":{"digest"?,"count"?,"loops"?}}`
-/// — the repeat chain's digest and run length, and the loop detectors'
-/// window as the core's opaque string. Members this hook does not know (a
+/// A state file as read: `{"v":1,"kind":"engine","chain":{"digest"?,"count"?,"loops"?,"writes"?}}`
+/// — the repeat chain's digest and run length, the loop detectors'
+/// window as the core's opaque string, and the paths the agent wrote in the
+/// session (its own scripts, `Engine::written_paths`; older files have none). Members this hook does not know (a
 /// newer hook's) are kept and written back unchanged.
 #[derive(Debug, Default)]
 pub struct Saved {
@@ -345,7 +346,13 @@ pub struct SavedChain {
     pub chain: Option<(u128, u64)>,
     /// The loop window (`Engine::loop_state`).
     pub loops: Option<String>,
+    /// The paths the agent wrote, oldest first (`Engine::written_paths`).
+    pub writes: Vec<String>,
 }
+
+/// A written path longer than this is not saved (no real path is; it keeps
+/// a state file small: the core keeps at most `SessionWrites::CAP` paths).
+pub const MAX_SAVED_PATH: usize = 4096;
 
 /// Read a state file; an absent, unreadable or other-format one is no state
 /// (it is overwritten). A v1 engine state whose members are not what this
@@ -387,6 +394,18 @@ pub fn read_saved(file: &Path) -> Result<Saved, Failure> {
         Some(Value::String(loops)) => saved.loops = Some(loops.clone()),
         Some(_) => return Err(bad("state.loops must be a string")),
     }
+    match chain.get("writes") {
+        None => {}
+        Some(Value::Array(paths)) => {
+            for path in paths {
+                match path {
+                    Value::String(p) => saved.writes.push(p.clone()),
+                    _ => return Err(bad("state.writes must be an array of strings")),
+                }
+            }
+        }
+        Some(_) => return Err(bad("state.writes must be an array of strings")),
+    }
     Ok(Saved {
         chain: Some(saved),
         members,
@@ -400,7 +419,7 @@ pub fn saved_text(state: &SavedChain, kept: &Saved) -> String {
         Some(Value::Object(chain)) => chain.clone(),
         _ => Map::new(),
     };
-    for key in ["digest", "count", "loops"] {
+    for key in ["digest", "count", "loops", "writes"] {
         chain.remove(key);
     }
     if let Some((digest, count)) = state.chain {
@@ -409,6 +428,15 @@ pub fn saved_text(state: &SavedChain, kept: &Saved) -> String {
     }
     if let Some(loops) = &state.loops {
         chain.insert("loops".into(), loops.clone().into());
+    }
+    let writes: Vec<Value> = state
+        .writes
+        .iter()
+        .filter(|p| p.len() <= MAX_SAVED_PATH)
+        .map(|p| Value::from(p.as_str()))
+        .collect();
+    if !writes.is_empty() {
+        chain.insert("writes".into(), Value::Array(writes));
     }
     let mut members = kept.members.clone();
     members.insert("v".into(), 1.into());
@@ -507,6 +535,7 @@ mod tests {
                         &SavedChain {
                             chain: Some((0xab, 3)),
                             loops: None,
+                            writes: vec!["repro.py".into(), "x".repeat(MAX_SAVED_PATH + 1)],
                         },
                         &s,
                     );
@@ -531,13 +560,18 @@ mod tests {
             chain,
             Some(SavedChain {
                 chain: Some((0xab, 2)),
-                loops: Some("L1".into())
+                loops: Some("L1".into()),
+                writes: Vec::new(),
             })
         );
         assert_eq!(
             text,
-            r#"{"chain":{"count":3,"digest":"000000000000000000000000000000ab","x":1},"kind":"engine","v":1,"y":[]}"#
+            r#"{"chain":{"count":3,"digest":"000000000000000000000000000000ab","writes":["repro.py"],"x":1},"kind":"engine","v":1,"y":[]}"#
         );
+        assert!(read(&engine(r#","chain":{"writes":"a.py"}"#)).is_err());
+        assert!(read(&engine(r#","chain":{"writes":[1]}"#)).is_err());
+        let (chain, _) = read(&engine(r#","chain":{"writes":["a.py","b/c.sh"]}"#)).unwrap();
+        assert_eq!(chain.unwrap().writes, ["a.py", "b/c.sh"]);
         let _ = fs::remove_dir_all(&dir);
     }
 }

@@ -11,7 +11,8 @@ export const name = 'DSH plugin';
 export function create(config = {}) {
   const listeners = new Map();
   const ctx = { on: (event, fn) => listeners.set(event, fn) };
-  official.apply(ctx, official.Config(config));
+  // The cast: apply() uses only `on` of the full cordis Context.
+  official.apply(/** @type {import('@deepseek-ai/cordis').Context} */ (/** @type {unknown} */ (ctx)), official.Config(config));
   const agent = {};
   const post = listeners.get('tools/post-execute');
   const preStep = listeners.get('agent/pre-step');

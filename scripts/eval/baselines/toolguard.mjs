@@ -19,10 +19,11 @@ export function create(config = { loops: {} }) {
       const content = [{ type: 'text', text: call.rawOutput }];
       if (call.exitCode) content.push({ type: 'text', text: `[exit code: ${call.exitCode}]` });
       const verdict = engine.observe({ agentId, name: call.tool, argumentsJson: call.argsJson }, { content, isError: call.isError });
-      const alarm = verdict?.loop ?? verdict?.reminder;
+      const loop = verdict?.loop;
+      const alarm = loop ?? verdict?.reminder;
       if (!alarm) return [];
       return [
-        { level: alarm.kind ?? 'reminder', reason: alarm.summary ?? '', ...(alarm.first !== undefined ? { episode: alarm.first } : {}) },
+        { level: loop?.kind ?? 'reminder', reason: alarm.summary ?? '', ...(loop?.first !== undefined ? { episode: loop.first } : {}) },
       ];
     },
     user() {

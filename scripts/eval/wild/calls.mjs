@@ -1,6 +1,6 @@
 // Reads the real sessions of ../shared/wild/ (never copied into the repo) into
-// one call list per session, named as /work/helpers/IDS.md says:
-// {file, session, ordinal, callId}. Used by the labelling helpers
+// one call list per session, each call named {file, session, ordinal, callId}
+// (docs/evaluation.md says how). Used by the labelling helpers
 // (candidates.mjs, loops-candidates.mjs) and by scripts/eval/wild.eval.mjs to
 // feed the re-stated peers; counts are checked against manifest.json's `calls`.
 //
@@ -10,6 +10,11 @@
 //   exitCode: the status the log recorded (null when the format has none);
 //   isError: the harness's own error flag; ts: epoch ms when the log has one;
 //   userBefore: a user prompt came since the previous call (Claude Code, OpenHands V1).
+/**
+ * What a reader returns for one call (readWildFile adds file, session, ordinal).
+ * @typedef {{callId: string | null, tool: string, args: object, command: string | null, output: string,
+ *   exitCode: number | null, isError: boolean, ts: number | null, resultTs?: number | null, userBefore?: boolean}} ReadCall
+ */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +26,6 @@ export const wildPresent = (dir = WILD) => existsSync(join(dir, 'manifest.json')
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the ANSI sequences this strips
 const ANSI = /\x1b\[[0-9;?]*[a-zA-Z]|\x1b[()][0-9A-B]|\r/g;
-const SHELL = new Set(['bash', 'execute_bash', 'shell', 'exec_command', 'run']);
 const tsOf = (s) => {
   const t = Date.parse(s);
   return Number.isFinite(t) ? t : null;
@@ -314,14 +318,30 @@ function codexText(text) {
   const lines = text.replace(ANSI, '').split('\n');
   const TS = /^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\] /;
   const calls = [];
+  /** @type {ReadCall | null} */
   let cur = null; // the call whose start we saw and whose end we wait for
+  /** @type {ReadCall | null} */
   let collecting = null; // the call whose output lines follow
+  const ENDED = / (succeeded|exited (-?\d+)) in \d+ms:$/;
   for (let i = 0; i < lines.length; i++) {
     const l = lines[i];
     const ts = TS.exec(l);
     if (ts) {
       collecting = null;
+      const at = tsOf(ts[1] + 'Z');
       const body = l.slice(ts[0].length);
+      /** A call starts at this line. */
+      const begin = (tool, args, command) => {
+        cur = { callId: null, tool, args, command, output: '', exitCode: null, isError: false, ts: at };
+        calls.push(cur);
+      };
+      /** The current call ended with `status` (an ENDED match); its output lines follow. */
+      const finish = (status) => {
+        cur.exitCode = status[1] === 'succeeded' ? 0 : Number(status[2]);
+        cur.resultTs = at;
+        collecting = cur;
+        cur = null;
+      };
       if (body.startsWith('exec ')) {
         // the command may span lines up to " in <cwd>"
         let cmd = body.slice(5);
@@ -329,17 +349,7 @@ function codexText(text) {
         while (!/ in \/\S*$/.test(cmd) && j + 1 < lines.length && !TS.test(lines[j + 1])) cmd += '\n' + lines[++j];
         cmd = cmd.replace(/ in \/\S*$/, '');
         // every `exec` ran through the shell, update_plan included (it exits -1: no such program)
-        cur = {
-          callId: null,
-          tool: 'exec_command',
-          args: { command: cmd },
-          command: cmd,
-          output: '',
-          exitCode: null,
-          isError: false,
-          ts: tsOf(ts[1] + 'Z'),
-        };
-        calls.push(cur);
+        begin('exec_command', { command: cmd }, cmd);
         i = j;
         continue;
       }
@@ -347,38 +357,22 @@ function codexText(text) {
         let patch = '';
         let j = i;
         while (j + 1 < lines.length && !TS.test(lines[j + 1])) patch += lines[++j] + '\n';
-        cur = {
-          callId: null,
-          tool: 'apply_patch',
-          args: { patch },
-          command: null,
-          output: '',
-          exitCode: null,
-          isError: false,
-          ts: tsOf(ts[1] + 'Z'),
-        };
-        calls.push(cur);
+        begin('apply_patch', { patch }, null);
         i = j;
         continue;
       }
-      const end = / (succeeded|exited (-?\d+)) in \d+ms:$/.exec(body);
+      const end = ENDED.exec(body);
       if (end && cur) {
-        cur.exitCode = end[1] === 'succeeded' ? 0 : Number(end[2]);
-        cur.resultTs = tsOf(ts[1] + 'Z');
-        collecting = cur;
-        cur = null;
+        finish(end);
         continue;
       }
       if (!end && cur) {
         // a multi-line command echoed again: its status line is a later, untimestamped line
         let j = i;
         while (j + 1 < lines.length && !TS.test(lines[j + 1])) {
-          const e = / (succeeded|exited (-?\d+)) in \d+ms:$/.exec(lines[++j]);
+          const e = ENDED.exec(lines[++j]);
           if (!e) continue;
-          cur.exitCode = e[1] === 'succeeded' ? 0 : Number(e[2]);
-          cur.resultTs = tsOf(ts[1] + 'Z');
-          collecting = cur;
-          cur = null;
+          finish(e);
           i = j;
           break;
         }
@@ -391,6 +385,7 @@ function codexText(text) {
   return [calls];
 }
 
+/** @type {Array<[string, (text: string) => ReadCall[][]]>} */
 const READERS = [
   ['claude-code-jsonl', claudeJsonl],
   ['claude-code-session-export-md', claudeMarkdown],

@@ -37,6 +37,7 @@ export function errorLine(c) {
 
 /** Stretches of one session: [{ from, to, why }] on ordinals, merged when they overlap. */
 export function stretches(calls, { gap = 3, min = 3 } = {}) {
+  /** @type {Array<[string, (c: any) => string | null]>} `c`: a call of readWildFile */
   const keys = [
     ['same call', shapeOf],
     // an acknowledgement ("has been updated", "Todos have been modified") repeats on every write: not a sign

@@ -3,7 +3,7 @@
 // tiny synthetic cases; scripts/eval/wild.eval.mjs feeds them the real runs.
 //
 // Names: a session is `${file}#${session}`; an alarm or a flag is
-// { key, ordinal, kind?, text? } with the 1-based ordinal of IDS.md.
+// { key, ordinal, kind?, text? } with the 1-based ordinal of readWildFile (calls.mjs).
 
 export const sessionKey = (file, session) => `${file}#${session}`;
 

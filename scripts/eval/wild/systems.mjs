@@ -69,6 +69,10 @@ export const WILD_SHELL_TOOLS = ['bash', 'Bash', 'execute_bash', 'exec_command',
  * runs them; a verdict's `loop`, else its `reminder`, is an alarm; its
  * `failure` is a silent-failure flag.
  */
+/**
+ * @param {Array<object>} sessions
+ * @param {{ config?: object, name?: string, note?: string }} [options] `config`: a GuardEngine config
+ */
 export function runEngine(sessions, { config = { loops: {} }, name = 'toolguard engine', note } = {}) {
   const { GuardEngine } = require(join(repo, 'main.js'));
   const alarms = [];

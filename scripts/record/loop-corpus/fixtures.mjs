@@ -159,10 +159,17 @@ fn main() {
 `,
 };
 
-/** A crate with three different compile errors, fixed one at a time. */
-export const ringbufThreeErrors = {
-  'Cargo.toml': ringbufBroken['Cargo.toml'],
-  'src/lib.rs': `pub struct Ring {
+/** The ring buffer (usize capacity) that the next two crates start from, and its `push`. */
+const ringPush = `    pub fn push(&mut self, v: i32) {
+        if self.buf.len() < self.cap {
+            self.buf.push(v);
+        } else {
+            self.buf[self.head] = v;
+            self.head = (self.head + 1) % self.cap;
+        }
+    }
+`;
+const ringUsize = `pub struct Ring {
     buf: Vec<i32>,
     cap: usize,
     head: usize,
@@ -172,20 +179,17 @@ impl Ring {
     pub fn new(cap: usize) -> Self {
         Ring { buf: Vec::with_capacity(cap), cap, head: 0 }
     }
+`;
 
+/** A crate with three different compile errors, fixed one at a time. */
+export const ringbufThreeErrors = {
+  'Cargo.toml': ringbufBroken['Cargo.toml'],
+  'src/lib.rs': `${ringUsize}
     pub fn capacity(&self) -> u32 {
         self.cap
     }
 
-    pub fn push(&mut self, v: i32) {
-        if self.buf.len() < self.cap {
-            self.buf.push(v);
-        } else {
-            self.buf[self.head] = v;
-            self.head = (self.head + 1) % self.cap;
-        }
-    }
-
+${ringPush}
     pub fn newest(&self) -> Option<i32> {
         self.buf.get(newest_index).copied()
     }
@@ -209,17 +213,7 @@ export const ringbufThreeFixes = [
 /** A crate that compiles, with three failing unit tests. */
 export const ringbufTests = {
   'Cargo.toml': ringbufBroken['Cargo.toml'],
-  'src/lib.rs': `pub struct Ring {
-    buf: Vec<i32>,
-    cap: usize,
-    head: usize,
-}
-
-impl Ring {
-    pub fn new(cap: usize) -> Self {
-        Ring { buf: Vec::with_capacity(cap), cap, head: 0 }
-    }
-
+  'src/lib.rs': `${ringUsize}
     pub fn len(&self) -> usize {
         self.cap
     }
@@ -228,15 +222,7 @@ impl Ring {
         self.buf.len() > self.cap
     }
 
-    pub fn push(&mut self, v: i32) {
-        if self.buf.len() < self.cap {
-            self.buf.push(v);
-        } else {
-            self.buf[self.head] = v;
-            self.head = (self.head + 1) % self.cap;
-        }
-    }
-
+${ringPush}
     pub fn items(&self) -> Vec<i32> {
         self.buf.clone()
     }

@@ -114,9 +114,9 @@ export const files = {
   'rs/warn/Cargo.toml': `[package]\nname = "warndemo"\nversion = "0.1.0"\nedition = "2021"\n`,
   'rs/warn/src/main.rs': `fn main() {\n    let unused = 1;\n    println!("error_count = 0");\n}\n`,
   'rs/tests/Cargo.toml': `[package]\nname = "testsdemo"\nversion = "0.1.0"\nedition = "2021"\n`,
-  'rs/tests/src/lib.rs': `pub fn add(a: i32, b: i32) -> i32 { a - b }\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n    #[test]\n    fn adds() { assert_eq!(add(2, 2), 4); }\n    #[test]\n    fn error_path() { assert!(\"x\".parse::<i32>().is_err()); }\n}\n`,
+  'rs/tests/src/lib.rs': `pub fn add(a: i32, b: i32) -> i32 { a - b }\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n    #[test]\n    fn adds() { assert_eq!(add(2, 2), 4); }\n    #[test]\n    fn error_path() { assert!("x".parse::<i32>().is_err()); }\n}\n`,
   'rs/testsok/Cargo.toml': `[package]\nname = "testsok"\nversion = "0.1.0"\nedition = "2021"\n`,
-  'rs/testsok/src/lib.rs': `pub fn parse(s: &str) -> Result<i32, String> { s.parse().map_err(|e| format!("error: {e}")) }\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n    #[test]\n    fn error_is_reported() { assert!(parse(\"x\").unwrap_err().starts_with(\"error:\")); }\n    #[test]\n    #[should_panic(expected = \"boom\")]\n    fn panics() { panic!(\"boom\"); }\n}\n`,
+  'rs/testsok/src/lib.rs': `pub fn parse(s: &str) -> Result<i32, String> { s.parse().map_err(|e| format!("error: {e}")) }\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n    #[test]\n    fn error_is_reported() { assert!(parse("x").unwrap_err().starts_with("error:")); }\n    #[test]\n    #[should_panic(expected = "boom")]\n    fn panics() { panic!("boom"); }\n}\n`,
   // ---------- Java ----------
   'java/Bad.java': `public class Bad {\n    public static void main(String[] args) {\n        int x = "one";\n        System.out.println(x)\n    }\n}\n`,
   'java/Crash.java': `public class Crash {\n    static int parse(String s) { return Integer.parseInt(s); }\n    public static void main(String[] args) {\n        System.out.println("parsing port");\n        System.out.println(parse("80a"));\n    }\n}\n`,

@@ -8,21 +8,37 @@
 //! window is looked up in a bit set of the windows those literals have at
 //! offsets `0..STRIDE` (each occurrence holds exactly one sampled position
 //! at such an offset, so it is reported once); a window that passes two
-//! hash filters is checked against the literals having it. The few shorter
-//! literals go through aho-corasick's packed searcher, split by length (4–6,
-//! 3, 1–2 bytes): it fingerprints the shortest length of its set, so one
-//! short literal would cost the others their selectivity.
+//! hash filters is checked against the literals having it. The shorter
+//! literals go through aho-corasick's packed (Teddy) searcher by anchors
+//! (`anchor.rs`): each literal of 3–6 bytes has a 3- or 4-byte substring as
+//! its anchor, at most 32 distinct (Slim Teddy; the built-ins' 38 such
+//! literals were 36 + 2 patterns in a Fat and a Slim pass), and the literals
+//! sharing an anchor are compared where it occurs. Literals of 1–2 bytes
+//! (`:0`…`:9`) are their own anchors in a pass of their own: Teddy
+//! fingerprints the shortest pattern's length, so one 2-byte pattern would
+//! cost the others their selectivity.
+//!
+//! Tried (speed3): anchors for every literal in one pass. The 431 built-in
+//! literals of 3+ bytes need over 100 distinct 4-byte anchors, and 64
+//! (Teddy's limit) only with common trigrams (`er `, `in `, `ion`): 97 M
+//! instructions per MiB of build log instead of 20.5 M, most of it Teddy's
+//! and our verification of those hits. Rare anchors for hundreds of varied
+//! literals need the sampled pass's unbounded window set.
 
 use aho_corasick::{AhoCorasick, MatchKind};
 use std::collections::HashMap;
 
+use super::anchor;
 use crate::digest::FastHash;
 
 /// The windows map is consulted on every bit-set hit: a multiply, not SipHash.
 type Windows = HashMap<u32, Vec<(usize, usize)>, FastHash>;
 
+/// Per anchor, the literals having it and its offset in them.
+type Members = Vec<Vec<(usize, usize)>>;
+
 /// Literals at least this long are found by sampling.
-const LONG: usize = 7;
+const LONG: usize = anchor::SAMPLED;
 /// Sampling step: a literal of `LONG` bytes contains a whole 4-byte window
 /// starting at some multiple of `STRIDE`.
 const STRIDE: usize = LONG - 3;
@@ -61,7 +77,7 @@ fn bytes_at(text: &[u8], p: usize, n: usize) -> u64 {
 
 pub(super) struct Finder {
     lits: Vec<Vec<u8>>,
-    /// Literals of 3..LONG bytes, and of 1–2 bytes.
+    /// Anchors of 3–4 bytes (literals of 3..LONG bytes), and of 1–2 bytes.
     short: Vec<Short>,
     first: Box<[u8; 1 << FIRST_BITS]>,
     second: Box<[u64; 1 << (SECOND_BITS - 6)]>,
@@ -69,13 +85,16 @@ pub(super) struct Finder {
     windows: Windows,
 }
 
-/// One aho-corasick searcher over some short literals. Leftmost-first (the
-/// packed searcher needs it) reports one literal per start; `family` lists,
-/// per pattern, every literal of the group sharing a start with it (it and
-/// those it is a prefix of or that are a prefix of it), all compared there.
+/// One aho-corasick searcher over distinct anchors. Leftmost-first (the
+/// packed searcher needs it) reports one anchor per start, and the search
+/// resumes one byte after it, so every start of an anchor is visited;
+/// `family` lists, per anchor, every anchor of the group that can match at
+/// that start (it, and those it is a prefix of or that are a prefix of it);
+/// `members`, per anchor, the literals having it and its offset in them.
 struct Short {
     searcher: Searcher,
     family: Vec<Vec<usize>>,
+    members: Vec<Vec<(usize, usize)>>,
 }
 
 /// aho-corasick's packed (Teddy) searcher when it can be built: the
@@ -96,7 +115,7 @@ impl Finder {
         }
         let mut first = Box::new([0u8; 1 << FIRST_BITS]);
         let mut windows = Windows::default();
-        let (mut mid, mut three, mut tiny) = (Vec::new(), Vec::new(), Vec::new());
+        let mut short_lits = Vec::new();
         for (k, l) in lits.iter().enumerate() {
             if l.len() >= LONG {
                 for o in 0..STRIDE {
@@ -106,12 +125,8 @@ impl Finder {
                     *slot = if *slot == 0 { n } else { (*slot).min(n) };
                     windows.entry(w).or_default().push((k, o));
                 }
-            } else if l.len() >= 4 {
-                mid.push(k);
-            } else if l.len() == 3 {
-                three.push(k);
             } else {
-                tiny.push(k);
+                short_lits.push(k);
             }
         }
         let mut second = Box::new([0u64; 1 << (SECOND_BITS - 6)]);
@@ -122,36 +137,53 @@ impl Finder {
                 second[h / 64] |= 1 << (h % 64);
             }
         }
+        // Per group (anchors of 3+ bytes, of 1–2): distinct anchors and the
+        // literals having each, with the anchor's offset in them.
+        let anchors = short_anchors(&lits, &short_lits);
+        let mut parts: [(Vec<&[u8]>, Members); 2] = Default::default();
+        for (&k, &(off, len)) in short_lits.iter().zip(&anchors) {
+            let a = &lits[k][off..off + len];
+            let (names, members) = &mut parts[usize::from(len < anchor::MIN_ANCHOR)];
+            match names.iter().position(|&n| n == a) {
+                Some(j) => members[j].push((k, off)),
+                None => {
+                    names.push(a);
+                    members.push(vec![(k, off)]);
+                }
+            }
+        }
         let mut short = Vec::new();
-        for group in [mid, three, tiny] {
-            if group.is_empty() {
+        for (names, members) in parts {
+            if names.is_empty() {
                 continue;
             }
             let packed = aho_corasick::packed::Config::new()
                 .match_kind(aho_corasick::packed::MatchKind::LeftmostFirst)
                 .builder()
-                .extend(group.iter().map(|&k| &lits[k]))
+                .extend(&names)
                 .build();
             let searcher = match packed {
                 Some(p) => Searcher::Packed(p),
                 None => Searcher::Ac(
                     AhoCorasick::builder()
                         .match_kind(MatchKind::LeftmostFirst)
-                        .build(group.iter().map(|&k| &lits[k]))
+                        .build(&names)
                         .ok()?,
                 ),
             };
-            let family = group
+            let family = names
                 .iter()
-                .map(|&k| {
-                    group
-                        .iter()
-                        .copied()
-                        .filter(|&j| lits[j].starts_with(&lits[k]) || lits[k].starts_with(&lits[j]))
+                .map(|a| {
+                    (0..names.len())
+                        .filter(|&j| names[j].starts_with(a) || a.starts_with(names[j]))
                         .collect()
                 })
                 .collect();
-            short.push(Short { searcher, family });
+            short.push(Short {
+                searcher,
+                family,
+                members,
+            });
         }
         Some(Finder {
             lits,
@@ -171,6 +203,24 @@ impl Finder {
     }
 }
 
+/// The anchors of the literals `ks` (all shorter than `LONG`): those build.rs
+/// chose for the built-ins when every one is a built-in literal (any subset
+/// of a cover stays within the budget), else chosen now.
+fn short_anchors(lits: &[Vec<u8>], ks: &[usize]) -> Vec<(usize, usize)> {
+    let table = super::builtin_table::SHORT_ANCHORS;
+    let known: Option<Vec<(usize, usize)>> = ks
+        .iter()
+        .map(|&k| {
+            table
+                .iter()
+                .find(|a| a.0 == lits[k].as_slice())
+                .map(|a| (a.1, a.2))
+        })
+        .collect();
+    known
+        .unwrap_or_else(|| anchor::choose(&ks.iter().map(|&k| lits[k].clone()).collect::<Vec<_>>()))
+}
+
 #[derive(Clone, Default)]
 struct Source {
     /// Where this source resumes (sampled position, or search start).
@@ -182,10 +232,11 @@ struct Source {
 }
 
 /// Batches of occurrences `(start, literal index)`. All occurrences of one
-/// batch lie in one line (they start at one position, or all contain one
-/// sampled position); batches come in order of a key (the start, or the
-/// sampled position) that never goes back a line: an occurrence starting
-/// before an earlier batch's key contains that key, so shares its line.
+/// batch contain one position, the batch's key (an anchor's start, or a
+/// sampled position), so lie in one line (literals hold no newline);
+/// batches come in order of that key, so never go back a line: an
+/// occurrence starting before an earlier batch's key contains its own,
+/// later key, in the same line.
 pub(super) struct Occurrences<'a> {
     f: &'a Finder,
     text: &'a [u8],
@@ -299,8 +350,8 @@ impl Occurrences<'_> {
         !batch.is_empty()
     }
 
-    /// The next start of a literal of aho-corasick group `g`; every literal
-    /// of the group starting there into `batch`.
+    /// The next start of an anchor of group `g`; every literal having one of
+    /// the anchors starting there, found around it, into `batch`.
     fn search(&mut self, g: usize, batch: &mut Vec<(usize, usize)>) -> Option<usize> {
         let short = &self.f.short[g];
         let src = &mut self.sources[1 + g];
@@ -316,10 +367,15 @@ impl Occurrences<'_> {
         };
         let s = m.start();
         src.pos = s + 1;
-        for &k in &short.family[m.pattern().as_usize()] {
-            let l = &self.f.lits[k];
-            if self.text.get(s..s + l.len()) == Some(l.as_slice()) {
-                batch.push((s, k));
+        for &a in &short.family[m.pattern().as_usize()] {
+            for &(k, off) in &short.members[a] {
+                let Some(start) = s.checked_sub(off) else {
+                    continue;
+                };
+                let l = &self.f.lits[k];
+                if self.text.get(start..start + l.len()) == Some(l.as_slice()) {
+                    batch.push((start, k));
+                }
             }
         }
         Some(s)
@@ -399,6 +455,43 @@ mod tests {
             }
             want.sort_unstable();
             assert_eq!(got, want, "round {round}: {lits:?} in {text:?}");
+        }
+    }
+
+    /// Every literal of the built-in table (and of the table doubled by a
+    /// user rule that adds short ones) found at every offset of a text, on
+    /// its own line and inside others, exactly once: anchors never lose an
+    /// occurrence, whatever their offset in the literal.
+    #[test]
+    fn every_builtin_literal_is_found_at_every_offset() {
+        let set = crate::rules::RuleSet::compile(vec![]).unwrap();
+        let builtin = set.required_literals();
+        let mut more = builtin.clone();
+        more.extend([b"zq".to_vec(), b"q".to_vec(), b"qzq".to_vec()]);
+        // The built-ins alone take build.rs's anchors; with more, chosen now.
+        for lits in [builtin, more] {
+            every_offset(&lits);
+        }
+    }
+
+    fn every_offset(lits: &[Vec<u8>]) {
+        let f = Finder::new(lits.to_vec()).unwrap();
+        for (k, l) in lits.iter().enumerate() {
+            for pad in 0..20 {
+                for around in [&b"."[..], b"\n", b"xx xx"] {
+                    let mut text = around.repeat(pad);
+                    let at = text.len();
+                    text.extend_from_slice(l);
+                    text.extend_from_slice(&around.repeat(pad % 3));
+                    let mut occ = f.occurrences(&text);
+                    let mut batch = Vec::new();
+                    let mut n = 0;
+                    while occ.next_batch(&mut batch) {
+                        n += batch.iter().filter(|&&o| o == (at, k)).count();
+                    }
+                    assert_eq!(n, 1, "{:?} at {at}", String::from_utf8_lossy(l));
+                }
+            }
         }
     }
 }

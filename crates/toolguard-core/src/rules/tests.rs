@@ -889,3 +889,71 @@ fn build_time_table_matches_the_load_time_check() {
         );
     }
 }
+
+/// The size check's shortcut (`size_bound`) never admits a pattern the
+/// compiler would reject: every pattern it bounds compiles with the bound
+/// itself as the limit (those within the rule limit, the only ones the
+/// shortcut admits). Built-in patterns and vetoes, and patterns built to
+/// stress what the bound charges (Unicode classes, counted repetitions,
+/// alternations, case folding).
+#[test]
+fn size_bound_is_never_below_the_compilers_count() {
+    let mut srcs: Vec<String> = Vec::new();
+    for r in builtin_rules() {
+        for p in std::iter::once(&r.pattern).chain(r.unless.as_ref()) {
+            srcs.push(dialect::translate(p, &r.flags).unwrap());
+        }
+    }
+    let atoms = [
+        "a",
+        "é",
+        "[a-z]",
+        ".",
+        "(?s:.)",
+        r"\w",
+        r"\d",
+        r"\s",
+        "[^\n]",
+        "(?i)k",
+        "(?i)straße",
+        "[\u{80}-\u{10FFFF}]",
+        "[\u{7FF}-\u{800}\u{FFFF}-\u{10000}]",
+        r"\b",
+        "^",
+        "(?:ab|cd|é)",
+        r"\p{Greek}",
+        "[^a]",
+        "(?-u:[\\x00-\\x7F])",
+        "x?",
+    ];
+    let reps = ["", "*", "+", "?", "{3}", "{2,5}", "{64}", "{0,64}", "{1,}"];
+    for a in atoms {
+        for r in reps {
+            srcs.push(format!("(?:{a}){r}"));
+            srcs.push(format!("(?:(?:{a}){r}|z{a}){r}"));
+            srcs.push(format!("(({a}{a}){r}){r}"));
+        }
+    }
+    let mut bounded = 0;
+    for src in &srcs {
+        let hir = regex_syntax::ParserBuilder::new()
+            .utf8(true)
+            .build()
+            .parse(src)
+            .unwrap();
+        // Only a bound within the limit skips the compiler.
+        let Some(b) = size_bound(&hir).filter(|&b| b <= RULE_SIZE_LIMIT) else {
+            continue;
+        };
+        bounded += 1;
+        regex_automata::nfa::thompson::Compiler::new()
+            .configure(
+                regex_automata::nfa::thompson::Config::new()
+                    .nfa_size_limit(Some(b))
+                    .shrink(false),
+            )
+            .build_from_hir(&hir)
+            .unwrap_or_else(|e| panic!("{src:?}: bound {b} too small: {e}"));
+    }
+    assert!(bounded > srcs.len() / 2, "{bounded} of {}", srcs.len());
+}

@@ -14,17 +14,45 @@ use super::{CallModel, Joiner};
 /// Commands longer than this are not rewritten (the shell model's bound).
 pub const MAX_REWRITE: usize = super::MAX_INPUT;
 
-/// The recorder line. `$?` and the status array expand before the
-/// assignment runs, so both are the original command's; bash fills
-/// `PIPESTATUS`, zsh `pipestatus` (the other expands to nothing). The side
-/// file is written with `>|` (a `noclobber` shell) in a group whose stderr
-/// is `/dev/null` (so a missing directory prints nothing, in zsh too); `(exit …)` restores the status without
-/// leaving the shell.
+/// The recorder line. `$?` expands first, before anything runs, so it is
+/// the original command's; the stage statuses are read in a command
+/// substitution (a subshell sees the parent's `PIPESTATUS` / `pipestatus`:
+/// bash fills the one, zsh the other, each expands to nothing in the other
+/// shell) through `eval` with stderr to `/dev/null`, so a POSIX shell
+/// without arrays (dash as `sh`) fails only that subshell, silently: it
+/// records the status alone (stages unknown) and the command's output and
+/// status stay as they were. The side file is written with `>|` (a
+/// `noclobber` shell) in a group whose stderr is `/dev/null` (so a missing
+/// directory prints nothing, in zsh too); `(exit …)` restores the status
+/// without leaving the shell.
 fn recorder(side_file: &str) -> String {
     format!(
-        "__tg_ps=\"${{PIPESTATUS[*]-}}${{pipestatus[*]-}}\" __tg_rc=$?; {{ printf '%s %s\\n' \"$__tg_rc\" \"$__tg_ps\" >| {}; }} 2>/dev/null; (exit $__tg_rc)",
+        "{}{{ printf '%s %s\\n' \"$__tg_rc\" \"$__tg_ps\" >| {}{RECORDER_END}",
+        &RECORDER_START[1..],
         quote(side_file)
     )
+}
+
+/// Whether exact mode may rewrite a command of tool `name`: any shell tool
+/// but one that runs PowerShell (`powershellTools` in
+/// rules/shell-tools.json, substrings compared without case), where the
+/// POSIX recorder would break the command.
+pub fn rewrites_tool(name: &str) -> bool {
+    use std::sync::OnceLock;
+    static POWERSHELL: OnceLock<Vec<String>> = OnceLock::new();
+    let powershell = POWERSHELL.get_or_init(|| {
+        const SHELL_TOOLS: &str = include_str!("../../../../rules/shell-tools.json");
+        // Checked by the tests (`powershell_tools_are_never_rewritten`).
+        let root: serde_json::Value = serde_json::from_str(SHELL_TOOLS).unwrap_or_default();
+        root["powershellTools"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|n| n.as_str().map(str::to_ascii_lowercase))
+            .collect()
+    });
+    let name = name.to_ascii_lowercase();
+    !powershell.iter().any(|p| name.contains(p.as_str()))
 }
 
 /// `s` as one single-quoted shell word.
@@ -81,7 +109,7 @@ pub fn strip(command: &str) -> Option<&str> {
     (line.ends_with(RECORDER_END) && !line.contains('\n')).then(|| &command[..at])
 }
 
-const RECORDER_START: &str = "\n__tg_ps=\"${PIPESTATUS[*]-}${pipestatus[*]-}\" __tg_rc=$?; ";
+const RECORDER_START: &str = "\n__tg_rc=$? __tg_ps=$({ eval 'printf %s \"${PIPESTATUS[*]-}${pipestatus[*]-}\"'; } 2>/dev/null); ";
 const RECORDER_END: &str = "; } 2>/dev/null; (exit $__tg_rc)";
 
 /// `set -e`, `set -eu`, `set -o errexit` anywhere (conservative: a word
@@ -456,8 +484,17 @@ mod tests {
     ];
 
     fn shells() -> Vec<&'static str> {
+        installed(&["bash", "zsh"])
+    }
+
+    /// The shells with stage statuses, and dash: a POSIX `sh` without them.
+    fn posix_shells() -> Vec<&'static str> {
+        installed(&["bash", "zsh", "dash"])
+    }
+
+    fn installed(shells: &[&'static str]) -> Vec<&'static str> {
         let mut found = Vec::new();
-        for sh in ["bash", "zsh"] {
+        for &sh in shells {
             if Command::new(sh).arg("-c").arg("true").status().is_ok() {
                 found.push(sh);
             } else {
@@ -479,9 +516,14 @@ mod tests {
     }
 
     #[test]
-    fn rewritten_commands_keep_output_and_status_in_bash_and_zsh() {
-        for sh in shells() {
+    fn rewritten_commands_keep_output_and_status_in_bash_zsh_and_dash() {
+        for sh in posix_shells() {
             for (n, cmd) in SAME.iter().enumerate() {
+                if sh == "dash" && cmd.contains("$'") {
+                    // bash's `$'…'` is an unterminated quote to dash: a
+                    // syntax error as written and rewritten (on another line).
+                    continue;
+                }
                 let file = side(&format!("{sh}-{n}"));
                 let _ = std::fs::remove_file(&file);
                 let rewritten = rewrite(cmd, file.to_str().unwrap())
@@ -492,6 +534,13 @@ mod tests {
                 let text = std::fs::read_to_string(&file).ok();
                 if cmd.starts_with("exit") {
                     assert_eq!(text, None, "exit leaves before the recorder");
+                    continue;
+                }
+                if sh == "dash" {
+                    // The status alone: the stages are unknown, never "passed".
+                    let text = text.unwrap_or_else(|| panic!("dash: {cmd:?}: no side file"));
+                    assert!(text.ends_with(" \n"), "dash: {cmd:?}: {text:?}");
+                    assert_eq!(ExitStatuses::parse(&text), None, "dash: {cmd:?}");
                     continue;
                 }
                 if cmd.ends_with('&') {
@@ -535,8 +584,18 @@ mod tests {
     }
 
     #[test]
+    fn powershell_tools_are_never_rewritten() {
+        for name in ["pwsh", "PowerShell", "run_powershell"] {
+            assert!(!rewrites_tool(name), "{name}");
+        }
+        for name in ["bash", "Bash", "shell", "exec_command", "sh"] {
+            assert!(rewrites_tool(name), "{name}");
+        }
+    }
+
+    #[test]
     fn a_missing_side_directory_prints_nothing() {
-        for sh in shells() {
+        for sh in posix_shells() {
             let rewritten = rewrite("echo hi | cat", "/nonexistent-tg/dir/ps").unwrap();
             assert_eq!(
                 run(sh, &rewritten),
@@ -616,36 +675,7 @@ mod tests {
         command: &str,
         statuses: Option<&ExitStatuses>,
     ) -> Option<crate::engine::Failure> {
-        use crate::engine::{Call, Engine, Output};
-        let mut engine = Engine::new(&crate::config::Config::default()).unwrap();
-        let args = |c: &str| serde_json::json!({ "command": c }).to_string();
-        for b in before {
-            let a = args(b);
-            let call = Call {
-                agent_id: Some("a"),
-                name: "Bash",
-                arguments_json: &a,
-            };
-            engine.observe(
-                &call,
-                Some(&Output {
-                    texts: vec![""],
-                    ..Output::default()
-                }),
-            );
-        }
-        let a = args(command);
-        let call = Call {
-            agent_id: Some("a"),
-            name: "Bash",
-            arguments_json: &a,
-        };
-        let out = Output {
-            texts: vec!["done"],
-            exit_statuses: statuses,
-            ..Output::default()
-        };
-        engine.observe(&call, Some(&out))?.failure
+        crate::shell::tests::bash_failure(before, command, "done", statuses)
     }
 
     #[test]

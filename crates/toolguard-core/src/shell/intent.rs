@@ -150,6 +150,25 @@ impl SessionWrites {
     pub fn is_empty(&self) -> bool {
         self.paths.is_empty()
     }
+
+    /// The paths, oldest first (for a state file: the native hook runs one
+    /// process per event).
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        self.paths.iter().map(String::as_str)
+    }
+
+    /// Paths saved with [`SessionWrites::paths`], oldest first; only the
+    /// newest `CAP` are kept, as [`SessionWrites::record`] keeps them.
+    pub fn from_paths<S: Into<String>>(paths: impl IntoIterator<Item = S>) -> Self {
+        let mut writes = Self::default();
+        for path in paths {
+            if writes.paths.len() == Self::CAP {
+                writes.paths.pop_front();
+            }
+            writes.paths.push_back(path.into());
+        }
+        writes
+    }
 }
 
 /// A `>` redirect to a file in the text: not a dup (`2>&1`, `>&2`) or
@@ -374,34 +393,7 @@ mod tests {
 
     /// The action of the verdict on `output` of a `bash` call running `command` (after `before`).
     fn action(before: &[&str], command: &str, output: &str) -> Option<FailureAction> {
-        let mut engine = Engine::new(&Config::default()).unwrap();
-        let args = |c: &str| serde_json::json!({ "command": c }).to_string();
-        for b in before {
-            let a = args(b);
-            let call = Call {
-                agent_id: Some("a"),
-                name: "bash",
-                arguments_json: &a,
-            };
-            engine.observe(
-                &call,
-                Some(&Output {
-                    texts: vec![""],
-                    ..Output::default()
-                }),
-            );
-        }
-        let a = args(command);
-        let call = Call {
-            agent_id: Some("a"),
-            name: "bash",
-            arguments_json: &a,
-        };
-        let out = Output {
-            texts: vec![output],
-            ..Output::default()
-        };
-        engine.observe(&call, Some(&out))?.failure.map(|f| f.action)
+        crate::shell::tests::bash_failure(before, command, output, None).map(|f| f.action)
     }
 
     const TRACEBACK: &str = "Traceback (most recent call last):\n  File \"/testbed/reproduce.py\", line 3, in <module>\n    f()\nValueError: bad value\n";

@@ -207,6 +207,36 @@ pub struct Command {
     pub cwd: Option<String>,
 }
 
+impl Command {
+    /// A command that stands alone (its own pipeline's only, last stage) with
+    /// nothing known yet beyond its program and effect; the classifier and
+    /// the tool-name table fill in the rest.
+    pub fn new(program: String, effect: Effect) -> Self {
+        Command {
+            program,
+            args: Vec::new(),
+            effect,
+            reads: Vec::new(),
+            writes: Vec::new(),
+            filter: false,
+            answer_exits: Vec::new(),
+            quiet: false,
+            pipeline: 0,
+            stage: 0,
+            last_stage: true,
+            joiner: Joiner::Start,
+            background: false,
+            masks: Vec::new(),
+            stderr_hidden: false,
+            stdout_to_file: false,
+            script: None,
+            inline_code: None,
+            url: None,
+            cwd: None,
+        }
+    }
+}
+
 /// What one tool call did.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CallModel {

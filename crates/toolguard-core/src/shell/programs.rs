@@ -353,28 +353,7 @@ fn command(raw: &RawCommand, depth: u32, model: &mut CallModel) -> Option<Comman
         }
         words = &rest[skip.min(rest.len())..];
     }
-    let mut cmd = Command {
-        program: String::new(),
-        args: Vec::new(),
-        effect: Effect::Other,
-        reads: Vec::new(),
-        writes: Vec::new(),
-        filter: false,
-        answer_exits: Vec::new(),
-        quiet: false,
-        pipeline: 0,
-        stage: 0,
-        last_stage: true,
-        joiner: Joiner::Start,
-        background: false,
-        masks: Vec::new(),
-        stderr_hidden: false,
-        stdout_to_file: false,
-        script: None,
-        inline_code: None,
-        url: None,
-        cwd: None,
-    };
+    let mut cmd = Command::new(String::new(), Effect::Other);
     if let Some(first) = words.first() {
         cmd.program = basename(first).to_owned();
         cmd.args = words[1..].to_vec();

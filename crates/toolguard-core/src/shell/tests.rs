@@ -8,6 +8,42 @@ use super::*;
 /// `display` `programs=a,b` `script=p` `answer=1` `reporter=prog`.
 const CASES: &str = include_str!("cases.tsv");
 
+/// The engine's failure verdict on `output` of a `bash` call running
+/// `command` (after `before`, each with an empty output), with `statuses`:
+/// the scanner's (intent.rs) and exact mode's (exact.rs) tests drive it alike.
+pub(super) fn bash_failure(
+    before: &[&str],
+    command: &str,
+    output: &str,
+    statuses: Option<&crate::shell::exact::ExitStatuses>,
+) -> Option<crate::engine::Failure> {
+    use crate::engine::{Call, Engine, Output};
+    let mut engine = Engine::new(&crate::config::Config::default()).unwrap();
+    let args = |c: &str| serde_json::json!({ "command": c }).to_string();
+    fn call(arguments_json: &str) -> Call<'_> {
+        Call {
+            agent_id: Some("a"),
+            name: "bash",
+            arguments_json,
+        }
+    }
+    for b in before {
+        let a = args(b);
+        let empty = Output {
+            texts: vec![""],
+            ..Output::default()
+        };
+        engine.observe(&call(&a), Some(&empty));
+    }
+    let a = args(command);
+    let out = Output {
+        texts: vec![output],
+        exit_statuses: statuses,
+        ..Output::default()
+    };
+    engine.observe(&call(&a), Some(&out))?.failure
+}
+
 fn range_str(r: &Option<LineRange>) -> String {
     match r {
         None => String::new(),

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{CallModel, Command, Effect, Joiner, LineRange, PathRead};
+use super::{CallModel, Command, Effect, LineRange, PathRead};
 
 const PATH_KEYS: &[&str] = &[
     "path",
@@ -92,28 +92,7 @@ fn patch_paths(text: &str) -> Vec<String> {
 }
 
 fn pseudo(name: &str, effect: Effect) -> Command {
-    Command {
-        program: name.to_owned(),
-        args: Vec::new(),
-        effect,
-        reads: Vec::new(),
-        writes: Vec::new(),
-        filter: false,
-        answer_exits: Vec::new(),
-        quiet: false,
-        pipeline: 0,
-        stage: 0,
-        last_stage: true,
-        joiner: Joiner::Start,
-        background: false,
-        masks: Vec::new(),
-        stderr_hidden: false,
-        stdout_to_file: false,
-        script: None,
-        inline_code: None,
-        url: None,
-        cwd: None,
-    }
+    Command::new(name.to_owned(), effect)
 }
 
 /// The function a code cell that is one call names (`open_file('/a.py')`
