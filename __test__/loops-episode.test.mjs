@@ -51,16 +51,16 @@ test('a saved loop state of another version starts the agent afresh', () => {
   const engine = new GuardEngine({ loops: {} });
   for (let i = 0; i < 2; i++) engine.observe(exec, result);
   const saved = engine.chainState('a');
-  assert.match(saved.loops, /^L2\./);
+  assert.match(saved.loops, /^L3\./);
   const fresh = new GuardEngine({ loops: {} });
-  // An older toolguard's state (`L1.`) and a foreign one: no throw, no window.
-  for (const loops of ['L1.2.-.-', 'something else']) {
+  // An older toolguard's state (`L1.`, `L2.`) and a foreign one: no throw, no window.
+  for (const loops of ['L1.2.-.-', 'L2.2.-.-', 'something else']) {
     fresh.restoreChain('a', { loops });
     assert.equal(fresh.chainState('a'), null, loops);
   }
   fresh.restoreChain('a', saved);
   assert.equal(fresh.observe(exec, result)?.loop?.count, 3, 'the saved window is back');
-  assert.throws(() => fresh.restoreChain('a', { loops: 'L2.zz' }), /state\.loops/);
+  assert.throws(() => fresh.restoreChain('a', { loops: 'L3.zz' }), /state\.loops/);
 });
 
 test('toolguard audit: a 300-call loop is one finding and one table row, numbered as the timeline', async () => {

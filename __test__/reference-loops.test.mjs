@@ -167,6 +167,15 @@ const PYTEST = '{"command":"pytest -q"}';
 const REJECTED = (detail) =>
   `Your proposed edit has introduced new syntax error(s). Please understand the fixes and retry your edit commmand.\n\nERRORS:\n- E999 SyntaxError: unmatched '${detail}'`;
 /** Misses on real sessions (issue 21): what each engine must now call a loop, and at which call. */
+const IMPORT_FAIL =
+  "Traceback (most recent call last):\n  File \"<string>\", line 1\nImportError: cannot import name 'formatargspec' from 'inspect'\n[exit code: 1]";
+
+const SYNTAX_FAIL = (line) =>
+  `Traceback (most recent call last):\n  File "pkg/a.py", line ${line}\n    import struct\nSyntaxError: invalid syntax\n[exit code: 1]`;
+
+const HARNESS_TIMEOUT = (cmd) =>
+  `<exception>An error occurred while executing the command: Command '['docker', 'exec', '-w', '/testbed', 'bash', '-c', '${cmd}']' timed out after 60 seconds</exception>\n<returncode>-1</returncode>`;
+
 const WILD_MISSES = {
   // OpenHands V1 looks at the page with browser_get_state: a look, so the same click between looks is a redo.
   'the same click with browser_get_state between': {
@@ -185,6 +194,109 @@ const WILD_MISSES = {
       ['bash', '{"command":"edit 287:295\\n    y = (\\nend_of_edit"}', REJECTED(')'), false],
       ['bash', '{"command":"edit 287:295\\n    y = (\\nend_of_edit"}', REJECTED(')'), false],
     ],
+    at: 2,
+    kind: 'same-error',
+  },
+  // The same import failure comes back after patches that failed the same way or otherwise (loops3).
+  'the same failure with other calls of the tool between': {
+    calls: [
+      ['bash', '{"command":"python -c \'import astroid\'"}', IMPORT_FAIL, false],
+      ['bash', '{"command":"cat > p.py << \'EOF\'\\nimport inspect\\nEOF\\npython p.py"}', IMPORT_FAIL, false],
+      ['bash', '{"command":"sed -i s/a/b/ w.py"}', '', false],
+      ['bash', '{"command":"python -c \'import astroid\'"}', "NameError: name 'inspect' is not defined\n[exit code: 1]", false],
+      ['bash', '{"command":"python -c \'import astroid\'"}', IMPORT_FAIL, false],
+    ],
+    at: 4,
+    kind: 'same-error',
+  },
+  // An own script catches its error and exits 0; the edits between do not change it (loops3).
+  'a re-run whose output names an error after each edit': {
+    calls: [
+      ['bash', '{"command":"python test_fix.py 2>&1"}', 'Error: too many indices for array', false],
+      ['bash', '{"command":"python fix1.py"}', 'Fixed', false],
+      ['bash', '{"command":"python test_fix.py 2>&1"}', 'Error: too many indices for array', false],
+      ['bash', '{"command":"python fix2.py"}', 'Fixed', false],
+      ['bash', '{"command":"python test_fix.py 2>&1"}', 'Error: too many indices for array', false],
+    ],
+    at: 4,
+    kind: 're-read',
+  },
+  // OpenHands' browser refuses a click on an element that is not there, again and again (loops3).
+  'a click refused in words, other clicks between': {
+    calls: [
+      ['browser_click', '{"index":1260}', 'Element with index 1260 not found', false],
+      ['browser_click', '{"index":1230}', 'Clicked element 1230', false],
+      ['browser_click', '{"index":1260}', 'Element with index 1260 not found', false],
+      ['browser_get_state', '{}', 'page', false],
+      ['browser_click', '{"index":1260}', 'Element with index 1260 not found', false],
+    ],
+    at: 4,
+    kind: 'same-error',
+  },
+  // The same attempt again: the same import check before the test, the test fails the same way (loops3).
+  'the same attempt made again with the same failure': {
+    calls: [
+      ['bash', '{"command":"python fix1.py"}', 'Updated', false],
+      ['bash', '{"command":"python -c \'import pkg\'"}', '', false],
+      ['bash', '{"command":"python test_fix.py"}', SYNTAX_FAIL(13), false],
+      ['bash', '{"command":"cp a.py.bak a.py"}', '', false],
+      ['bash', '{"command":"python fix2.py"}', 'Updated', false],
+      ['bash', '{"command":"python -c \'import pkg\'"}', '', false],
+      ['bash', '{"command":"python test_fix.py"}', SYNTAX_FAIL(500), false],
+    ],
+    at: 6,
+    kind: 're-read',
+  },
+  // `pytest | tail` exits 0 whatever pytest said: its import error three times with looks between (loops3).
+  'a test behind a pipe whose output names an error': {
+    calls: [0, 1, 2, 3, 4].map((i) =>
+      i % 2 === 0
+        ? [
+            'Bash',
+            '{"command":"uv run pytest tests/ -v 2>&1 | tail -40"}',
+            "ImportError while loading conftest '/p/tests/conftest.py'.\nE   ModuleNotFoundError: No module named 'x'",
+            false,
+          ]
+        : ['Bash', `{"command":"ls -la tests/${i}"}`, 'conftest.py', false],
+    ),
+    at: 4,
+    kind: 're-read',
+  },
+  // Three installs killed by the harness's timeout, whose message quotes each command line (loops3).
+  'a harness error quoting other command lines': {
+    calls: [
+      [
+        'bash',
+        JSON.stringify({ command: 'pip install numpy -q 2>&1 | tail -5' }),
+        HARNESS_TIMEOUT('pip install numpy -q 2>&1 | tail -5'),
+        true,
+      ],
+      [
+        'bash',
+        '{"command":"python3 -c \'import numpy\' 2>&1 | head -2"}',
+        "Traceback (most recent call last):\nModuleNotFoundError: No module named 'numpy'",
+        false,
+      ],
+      [
+        'bash',
+        JSON.stringify({ command: 'apt-get update && apt-get install -y python3-numpy' }),
+        HARNESS_TIMEOUT('apt-get update && apt-get install -y python3-numpy'),
+        true,
+      ],
+      ['bash', '{"command":"python3 -m pip list | head -5"}', 'Package Version', false],
+      [
+        'bash',
+        JSON.stringify({ command: 'python3 -m pip install numpy --no-cache-dir -q' }),
+        HARNESS_TIMEOUT('python3 -m pip install numpy --no-cache-dir -q'),
+        true,
+      ],
+    ],
+    at: 4,
+    kind: 'same-error',
+  },
+  // Claude Code's bare `Exit code 7` three times from three health checks (loops3).
+  'a bare exit status from different calls': {
+    calls: [1, 2, 3].map((i) => ['Bash', `{"command":"sleep ${i} && curl -s http://localhost:8081/health"}`, 'Exit code 7', true]),
     at: 2,
     kind: 'same-error',
   },
@@ -1029,24 +1141,27 @@ describe('reference shell model: effects', () => {
   });
 });
 
-describe('native loop detectors: a known bug (reported to the lead)', { skip }, () => {
-  // loops.rs `call_digest` re-writes the canonical arguments through
-  // serde_json (keys in byte order, ryu numbers) only when an ignored key
-  // (`description` of Claude Code's Bash) was there to remove: the same
-  // command with and without a description then differs when its arguments
-  // hold keys like "10"/"9" or numbers like 1e21. The reference mirrors it
-  // (`serdeJson`) so the differential holds; fix both together.
-  it('the same Bash call with and without its description is the same call', {
-    todo: 'loops.rs call_digest: canonical text vs serde re-serialization',
-  }, () => {
-    const engine = new native.GuardEngine({ loops: {} });
-    const withDescription = '{"command":"ls","env":{"10":1,"9":2},"description":"list"}';
-    const without = '{"command":"ls","env":{"10":1,"9":2}}';
-    const alarms = [withDescription, without, withDescription].map(
-      (a) => engine.observe({ agentId: 'a', name: 'Bash', argumentsJson: a }, 'same')?.loop?.summary,
-    );
-    assert.deepEqual(alarms, [undefined, undefined, 'Bash: repeat × 3']);
-  });
+describe('loop detectors: ignored argument keys', () => {
+  // loops.rs `call_digest` wrote the arguments through serde_json (keys in
+  // byte order, ryu numbers) only when an ignored key (`description` of
+  // Claude Code's Bash) was there to remove: the same command with and
+  // without a description then differed when its arguments held keys like
+  // "10"/"9" or numbers like 1e21. Both engines now write the canonical form.
+  for (const [label, Engine] of [
+    ['native', native?.GuardEngine],
+    ['reference', Reference],
+  ])
+    it(`${label}: the same Bash call with and without its description is the same call`, { skip: Engine ? false : skip }, () => {
+      for (const rest of ['"env":{"10":1,"9":2}', '"n":1e21', '"x":1.5e-7']) {
+        const engine = new Engine({ loops: {} });
+        const withDescription = `{"command":"ls",${rest},"description":"list"}`;
+        const without = `{"command":"ls",${rest}}`;
+        const alarms = [withDescription, without, withDescription].map(
+          (a) => engine.observe({ agentId: 'a', name: 'Bash', argumentsJson: a }, 'same')?.loop?.summary,
+        );
+        assert.deepEqual(alarms, [undefined, undefined, 'Bash: repeat × 3'], rest);
+      }
+    });
 });
 
 describe('reference engine: its data files ship', () => {
@@ -1073,7 +1188,7 @@ describe('reference loop detectors: state', () => {
     assert.deepEqual(verdict.loop.calls, [1, 2, 3]);
     assert.equal(second.chainState('a').loops, first.observe(call, '1 failed\n[exit code: 1]') && first.chainState('a').loops);
     assert.equal(second.check(call).kind, 'repeat', 'the active loop came back too');
-    assert.throws(() => second.restoreChain('a', { loops: 'L2.zz.-.-' }), { message: 'toolguard: state.loops is not a saved loop state' });
+    assert.throws(() => second.restoreChain('a', { loops: 'L3.zz.-.-' }), { message: 'toolguard: state.loops is not a saved loop state' });
     // A state of another version (an older toolguard's) starts the agent afresh, as natively.
     second.restoreChain('a', { loops: 'L1.2.-.-' });
     assert.equal(second.chainState('a'), null);

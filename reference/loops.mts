@@ -202,6 +202,9 @@ export function resolveLoops(value: unknown): ResolvedLoops | undefined {
   return config;
 }
 
+/** With other calls between them, failures with one error count for `same-error` only among the last this many calls. */
+const RECENT = 12;
+
 const FAILED = 1;
 const SOFT = 2;
 const TRANSIENT = 4;
@@ -212,8 +215,14 @@ const NORMALIZED = 16;
 const DONE = 32;
 /** A state change that names no file (a click, an install): what it changed shows only through other looks. */
 const PATHLESS = 64;
+/** A run or test that came back and whose output names an error though nothing said it failed: for `re-read` it fails the same way. */
+const TROUBLED = 0x80;
 /** In the effect cache, beside the effect code: the call writes no path. */
 const NO_PATH = 0x80;
+/** In the effect cache: the command hid its real exit status and is no probe. */
+const HIDDEN = 0x40;
+/** In the effect cache: the call writes a path (any effect). */
+const WRITES = 0x20;
 
 /** What a call does, by the shell model, as an entry keeps it (loops.rs `effect`). */
 const EFFECT_CODES: Record<Effect, number> = { read: 1, write: 2, run: 3, test: 4, wait: 5, search: 6, network: 7, navigate: 8, other: 9 };
@@ -225,15 +234,21 @@ interface Entry {
   result: string;
   raw: string;
   sig: string;
+  /** The failure's line as it reads (digits as `#`, nothing taken out for the arguments); `''` when none. */
+  bare: string;
   tool: string;
   ordinal: number;
   /** When the call was made (ms since the epoch); 0: unknown (always, through this API). */
   time: number;
   flags: number;
   effect: number;
+  /** The call tries to change something: a state change, or a run that writes a file. */
+  attempt: boolean;
 }
 
 const failing = (e: Entry) => (e.flags & (FAILED | SOFT)) !== 0;
+/** Failing, or a re-run whose output names an error. */
+const troubled = (e: Entry) => failing(e) || (e.flags & TROUBLED) !== 0;
 /** Polls a job that has not said it ended: waiting, judged by the poll rule. */
 const polling = (e: Entry) => e.effect === E.WAIT && (e.flags & DONE) === 0;
 const sameResult = (a: Entry, b: Entry) => ((a.flags & b.flags & NORMALIZED) !== 0 ? a.result === b.result : a.raw === b.raw);
@@ -310,6 +325,8 @@ interface Found {
   spanMs: number | undefined;
   /** Same error: how many of its calls differ (fewer than `count` when some were retried word for word). */
   distinct?: number;
+  /** Same error: other calls of the tool came between its failures. */
+  scattered?: boolean;
 }
 
 const KIND_CODES: Record<LoopKind, number> = { repeat: 1, cycle: 2, 'same-error': 3, 're-read': 4, redo: 5 };
@@ -322,7 +339,7 @@ const LABELS: Record<LoopKind, string> = {
 };
 
 /** The version tag that starts a saved loop state (loops.rs `STATE_VERSION`). */
-export const STATE_VERSION = 'L2';
+export const STATE_VERSION = 'L3';
 
 /** The most calls the effect cache keeps before it starts over (loops.rs `EFFECT_CACHE`). */
 const EFFECT_CACHE = 4096;
@@ -377,7 +394,8 @@ export class Loops {
       const value: unknown = JSON.parse(canonical);
       if (isObject(value) && !Array.isArray(value) && ignored.some((key) => Object.hasOwn(value, key))) {
         for (const key of ignored) delete value[key];
-        canonical = serdeJson(value);
+        // Canonical again, so a call with the key and one without it digest alike.
+        canonical = canonicalizeValue(value);
       }
     }
     return digest(`${name}\0${canonical}`);
@@ -390,6 +408,8 @@ export class Loops {
     const model = classifyCall(name, argumentsJson);
     let code = model.effect === undefined ? E.UNKNOWN : EFFECT_CODES[model.effect];
     if (code === E.WRITE && model.writes.length === 0) code |= NO_PATH;
+    if (model.masks.length > 0 && !model.probe) code |= HIDDEN;
+    if (model.writes.length > 0) code |= WRITES;
     if (this.#effects.size >= EFFECT_CACHE) this.#effects.clear();
     this.#effects.set(call, code);
     return code;
@@ -423,7 +443,12 @@ export class Loops {
     if (!tool.tracked) return undefined;
     const call = this.#callDigest(name, argumentsJson, tool.ignored);
     const cached = this.#effect(call, name, argumentsJson);
-    const [effect, pathless] = [cached & ~NO_PATH, (cached & NO_PATH) !== 0];
+    const [effect, pathless, hidden, writes] = [
+      cached & ~(NO_PATH | HIDDEN | WRITES),
+      (cached & NO_PATH) !== 0,
+      (cached & HIDDEN) !== 0,
+      (cached & WRITES) !== 0,
+    ];
     let state = this.#agents.get(agent);
     if (state === undefined) {
       state = { entries: [], ordinal: 0, active: undefined, denied: undefined };
@@ -433,9 +458,10 @@ export class Loops {
     state.denied = undefined;
     if (denied === call) return undefined;
     const recurs = state.entries.some((e) => e.call === call);
-    const entry = this.#entry(name, tool, call, effect, pathless, argumentsJson, outcome, recurs);
+    const entry = this.#entry(name, tool, call, effect, pathless, hidden, argumentsJson, outcome, recurs);
     state.ordinal += 1;
     entry.ordinal = state.ordinal;
+    entry.attempt = writes || entry.effect === E.WRITE;
     if (state.entries.length === this.#window) state.entries.shift();
     state.entries.push(entry);
     // A call new to the window can only be in a same-error loop, and only when it failed.
@@ -493,6 +519,7 @@ export class Loops {
     call: string,
     effect: number,
     pathless: boolean,
+    hidden: boolean,
     argumentsJson: string,
     outcome: LoopOutcome,
     recurs: boolean,
@@ -508,28 +535,40 @@ export class Loops {
     // A failure seen only by a silent-failure rule in an output that shows an
     // HTTP error status is that status: a soft failure.
     let failed = hard || (outcome.flagged && httpError(text) === undefined);
+    // A run or test whose real status the command hid: its output naming an error is the failure.
+    if (!failed && hidden && (effect === E.RUN || effect === E.TEST) && namesError(text)) failed = true;
     // A search that found nothing answered the question: not a failure.
     if (failed && !outcome.flagged && effect === E.SEARCH && foundNothing(text, isFrame)) failed = false;
     if (failed) flags |= FAILED;
     else if (httpError(text) !== undefined) flags |= SOFT;
     let sig = '';
+    let bare = '';
     if (flags !== 0) {
       // A refusal's own line is its error: the detail after it varies from one rejected attempt to the next.
-      const error = rejectionLine(text) ?? errorLine(text);
-      if (error !== undefined) sig = signature(error, argumentsJson);
+      // A failure with nothing but its exit status (`[exit code: 7]`) is that status, unless it says the command was stopped.
+      const frame = rustLines(text).map(trimLikeRust).find(isFrame);
+      const error = rejectionLine(text) ?? errorLine(text) ?? (frame !== undefined && !stopped(frame) ? frame : undefined);
+      // A bare exit-status line (`Exit code 7`) is all the failure says: its number is the error.
+      if (error !== undefined) {
+        const frame = isFrame(trimLikeRust(error));
+        sig = frame ? digest(`F${trimLikeRust(error)}`) : signature(error, argumentsJson);
+        bare = frame ? sig : signature(error, '');
+      }
       if (transient(text)) flags |= TRANSIENT;
     } else if (tool.mutating || effect === E.WRITE) {
       flags |= MUTATION;
     }
     if (effect === E.WAIT && jobDone(text)) flags |= DONE;
     if (pathless) flags |= PATHLESS;
+    // A run or test that comes back and names an error in its output, though nothing said it failed.
+    if (recurs && (flags & FAILED) === 0 && (effect === E.RUN || effect === E.TEST) && namesError(text)) flags |= TROUBLED;
     const raw = digest(`${outcome.isError ? 'E' : 'S'}${text}`);
     let result = raw;
     if (recurs) {
       flags |= NORMALIZED;
       result = resultDigest(text, outcome.isError, this.#memo);
     }
-    return { call, result, raw, sig, tool: digest(name), ordinal: 0, time: 0, flags, effect };
+    return { call, result, raw, sig, bare, tool: digest(name), ordinal: 0, time: 0, flags, effect, attempt: false };
   }
 
   #threshold(base: number | undefined, multiplier: number, transient: boolean): number | undefined {
@@ -612,28 +651,48 @@ export class Loops {
       }
     }
 
-    // Same error: consecutive failures of this tool with one signature, counted by distinct calls.
+    // Same error: failures of this tool with one signature within the window, other calls in between,
+    // counted once two different calls failed so; a call that has since succeeded ends the look back.
     if (failing(last) && last.sig !== '') {
       const chain: Entry[] = [last];
-      // Failures that retry the call just before them word for word, with nothing in between.
-      let retries = 0;
-      let newerAt = 0;
+      const succeeded = new Set<string>();
+      let scattered = false;
+      let skipped = false;
       for (let i = 1; i < n; i += 1) {
         const e = at(i);
         if (e.tool !== last.tool) continue;
-        if (!(failing(e) && e.sig === last.sig)) break;
-        if (newerAt === i - 1 && chain[chain.length - 1].call === e.call) retries += 1;
-        newerAt = i;
+        if (!(failing(e) && (e.sig === last.sig || (e.bare !== '' && e.bare === last.bare)))) {
+          if (!failing(e)) succeeded.add(e.call);
+          skipped = true;
+          continue;
+        }
+        if (succeeded.has(e.call) || (skipped && i >= RECENT)) break;
+        // The same call failing otherwise since (the values in the line moved): that is progress.
+        if (chain.some((r) => r.call === e.call && !sameResult(r, e))) break;
+        scattered ||= skipped;
         chain.push(e);
       }
       const distinct = new Set(chain.map((e) => e.call)).size;
-      // Distinct calls, plus, once the arguments changed, the word-for-word retries among them (the same call alone stays a repeat's).
-      const count = distinct >= 2 ? distinct + retries : 1;
+      // With other calls between them, a loop only when one of them was a state change (an attempt);
+      // a refused change tried again the same way counts alone.
+      const attempt = chain.some((e) => e.attempt);
+      const count = scattered && !attempt ? 1 : distinct >= 2 || (scattered && last.effect === E.WRITE) ? chain.length : 1;
       const soft = chain.some((e) => (e.flags & SOFT) !== 0);
       const limit = this.#threshold(soft ? config.softError : config.sameError, multiplier, transient);
       if (limit !== undefined && count >= limit) {
         const calls = chain.map((e) => e.ordinal).reverse();
-        return { kind: 'same-error', count, period: 1, calls, nextCall: last.call, transient, about: 'calls', spanMs: undefined, distinct };
+        return {
+          kind: 'same-error',
+          count,
+          period: 1,
+          calls,
+          nextCall: last.call,
+          transient,
+          about: 'calls',
+          spanMs: undefined,
+          distinct,
+          scattered,
+        };
       }
     }
 
@@ -642,7 +701,7 @@ export class Loops {
       last.effect === E.WRITE || last.effect === E.WAIT || last.effect === E.NAVIGATE
         ? false
         : last.effect === E.RUN || last.effect === E.TEST
-          ? failing(last)
+          ? troubled(last)
           : true;
     const reRead = reads ? this.#threshold(config.reRead, multiplier, transient) : undefined;
     if (reRead !== undefined) {
@@ -650,7 +709,7 @@ export class Loops {
       let newer = last;
       for (let i = 1; i < n; i += 1) {
         const e = at(i);
-        if ((e.flags & MUTATION) !== 0 && !failing(last)) break;
+        if ((e.flags & MUTATION) !== 0 && !troubled(last)) break;
         // Looking again after waiting on a job is checking on it.
         if (polling(e)) break;
         if (e.call !== last.call) continue;
@@ -662,6 +721,46 @@ export class Loops {
         calls.reverse();
         const about: About = last.effect === E.RUN || last.effect === E.TEST ? 'reruns' : 'calls';
         return { kind: 're-read', count: calls.length, period: 1, calls, nextCall: last.call, transient, about, spanMs: undefined };
+      }
+    }
+
+    // Attempt again: a failing run or test whose last run failed the same way, with a run between them
+    // that had already run, with the same result, before that last one.
+    const againT =
+      (last.effect === E.RUN || last.effect === E.TEST) && troubled(last) && config.reRead !== undefined
+        ? this.#threshold(2, multiplier, transient)
+        : undefined;
+    if (againT !== undefined && againT <= 2) {
+      let j = -1;
+      for (let i = 1; i < n; i += 1) {
+        if (at(i).call === last.call) {
+          j = i;
+          break;
+        }
+      }
+      if (j > 0) {
+        const prev = at(j);
+        const same =
+          troubled(prev) && (sameResult(last, prev) || (failing(last) && failing(prev) && last.sig !== '' && last.sig === prev.sig));
+        let step = false;
+        for (let i = 1; i < j && same && !step; i += 1) {
+          const y = at(i);
+          if ((y.effect !== E.RUN && y.effect !== E.TEST) || y.call === last.call) continue;
+          for (let k = j + 1; k < n && !step; k += 1) if (sameAs(at(k), y)) step = true;
+        }
+        if (step) {
+          return {
+            kind: 're-read',
+            count: 2,
+            period: 1,
+            calls: [prev.ordinal, last.ordinal],
+            nextCall: last.call,
+            transient,
+            about: 'reruns',
+            spanMs: undefined,
+            scattered: true,
+          };
+        }
       }
     }
 
@@ -723,13 +822,19 @@ export class Loops {
       const line = error === undefined ? '' : excerpt(error);
       evidence = `calls ${calls}: ${tool} failed with the same error each time: ${line}`;
       const how =
-        found.distinct !== undefined && found.distinct < found.count
-          ? `with ${found.distinct} different sets of arguments`
-          : 'each time with other arguments';
-      head = `${tool} failed ${count} times in a row with the same error, ${how} (calls ${calls}): ${line}`;
+        found.distinct === 1
+          ? 'the same call each time'
+          : found.distinct !== undefined && found.distinct < found.count
+            ? `with ${found.distinct} different sets of arguments`
+            : 'each time with other arguments';
+      const row = found.scattered === true ? ', whatever was tried in between,' : ' in a row';
+      head = `${tool} failed ${count} times${row} with the same error, ${how} (calls ${calls}): ${line}`;
     } else if (found.kind === 'redo') {
       evidence = `calls ${calls}: the same ${tool} change made again with the same result, only looks in between`;
       head = `${tool} made the same change ${count} times since call #${first} with the same result each time, with nothing but looking in between (calls ${calls}).`;
+    } else if (found.about === 'reruns' && found.scattered === true) {
+      evidence = `calls ${calls}: the same ${tool} run failed the same way after the same steps as before`;
+      head = `${tool} ran the same command ${count} times since call #${first} and it failed the same way each time, after the same steps as the time before (calls ${calls}).`;
     } else if (found.about === 'reruns') {
       evidence = `calls ${calls}: the same ${tool} run failed the same way each time, other calls in between`;
       head = `${tool} ran the same command ${count} times since call #${first} and it failed the same way each time, whatever was done in between (calls ${calls}).`;
@@ -795,7 +900,7 @@ export class Loops {
           ].join(':');
     out += `.${s.denied ?? '-'}`;
     for (const e of s.entries) {
-      out += `.${e.call}${e.result}${e.raw}${e.sig === '' ? '0'.repeat(16) : e.sig}${e.tool}${hex(e.flags)}:${hex(e.ordinal)}:${hex(e.time)}:${hex(e.effect)}`;
+      out += `.${e.call}${e.result}${e.raw}${e.sig === '' ? '0'.repeat(16) : e.sig}${e.bare === '' ? '0'.repeat(16) : e.bare}${e.tool}${hex(e.flags)}:${hex(e.ordinal)}:${hex(e.time)}:${hex(e.effect)}:${e.attempt ? 1 : 0}`;
     }
     return out;
   }
@@ -873,24 +978,26 @@ function parseState(state: string, window: number): AgentLoops | undefined {
   const entries: Entry[] = [];
   for (const e of parts.slice(4)) {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: the range is "ASCII only", control characters included on purpose
-    if (e.length < 87 || !/^[\x00-\x7f]*$/.test(e)) return undefined;
-    const tail = e.slice(80).split(':');
-    if (tail.length !== 4) return undefined;
-    const [call, result, raw, sig, tool] = [0, 16, 32, 48, 64].map((k) => digestOf(e.slice(k, k + 16)));
+    if (e.length < 103 || !/^[\x00-\x7f]*$/.test(e)) return undefined;
+    const tail = e.slice(96).split(':');
+    if (tail.length !== 5 || (tail[4] !== '0' && tail[4] !== '1')) return undefined;
+    const [call, result, raw, sig, bare, tool] = [0, 16, 32, 48, 64, 80].map((k) => digestOf(e.slice(k, k + 16)));
     const [ordinal, time] = [hexOf(tail[1]), hexOf(tail[2])];
     const flags = /^\+?[0-9a-fA-F]{1,2}$/.test(tail[0]!) ? Number.parseInt(tail[0]!.replace('+', ''), 16) : undefined;
     const effect = /^\+?[0-9a-fA-F]{1,2}$/.test(tail[3]!) ? Number.parseInt(tail[3]!.replace('+', ''), 16) : undefined;
-    if ([call, result, raw, sig, tool, ordinal, time, flags, effect].includes(undefined)) return undefined;
+    if ([call, result, raw, sig, bare, tool, ordinal, time, flags, effect].includes(undefined)) return undefined;
     entries.push({
       call: call!,
       result: result!,
       raw: raw!,
       sig: sig === '0'.repeat(16) ? '' : sig!,
+      bare: bare === '0'.repeat(16) ? '' : bare!,
       tool: tool!,
       ordinal: ordinal!,
       time: time!,
       flags: flags!,
       effect: effect!,
+      attempt: tail[4] === '1',
     });
     if (entries.length > window) entries.shift();
   }
@@ -1056,6 +1163,15 @@ export function errorLine(text: string): string | undefined {
   return first;
 }
 
+/** Whether `text` names an error: a Python traceback, or a line with an error word that is not a passing test's line (loops.rs `names_error`). */
+function namesError(text: string): boolean {
+  if (text.includes(TRACEBACK)) return true;
+  for (const line of text.split('\n')) {
+    if (ERROR_WORDS.test(line) && !(line.includes('PASS') || line.includes('passed') || line.includes(' ok'))) return true;
+  }
+  return false;
+}
+
 function isBanner(t: string): boolean {
   return t.length >= 3 && /^[=_\-*]{3}/.test(t);
 }
@@ -1069,6 +1185,13 @@ function isFrame(t: string): boolean {
     (t.startsWith('<returncode>') && t.endsWith('</returncode>')) ||
     (t.startsWith('[status: ') && t.endsWith(']'))
   );
+}
+
+/** A status line whose number says the command was stopped, not that it failed: 124, 137, 143, -9, -15 (loops.rs `stopped`). */
+function stopped(frame: string): boolean {
+  const m = /(-?)([0-9]+)[^0-9]*$/.exec(frame);
+  if (m === null) return false;
+  return m[1] === '-' ? m[2] === '9' || m[2] === '15' : m[2] === '124' || m[2] === '137' || m[2] === '143';
 }
 
 function isHarnessHeader(t: string): boolean {
@@ -1091,58 +1214,20 @@ const SIGNATURE_SPLIT = /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029
 export function signature(line: string, argumentsJson: string): string {
   const normal = normalizeLine(line);
   const out: string[] = [];
+  // A run of argument tokens is one `<arg>`.
+  let afterArg = false;
   for (const token of normal.split(SIGNATURE_SPLIT)) {
     const numeric = /^[0-9]*$/.test(token);
-    if (!numeric && Buffer.byteLength(token, 'utf8') >= 3 && argumentsJson.includes(token)) {
+    const arg = !numeric && Buffer.byteLength(token, 'utf8') >= 3 && argumentsJson.includes(token);
+    // Inside a run, a short token of the arguments (`-q`, `&&`) goes on with it.
+    if (afterArg && (arg || token === '' || argumentsJson.includes(token))) continue;
+    if (arg) {
       out.push('<arg>');
+      afterArg = true;
       continue;
     }
+    afterArg &&= token === '';
     out.push(token.replace(/[0-9]+/g, '#'));
   }
   return digest(out.join(' '));
-}
-
-/**
- * serde_json's compact text of a parsed value, which the native engine
- * writes for arguments it removed an ignored key from: object keys in code
- * point order at every level (a `BTreeMap`), integers that fit 64 bits as
- * written, other numbers as Rust's `ryu` prints them.
- */
-export function serdeJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(serdeJson).join(',')}]`;
-  if (isObject(value)) {
-    const keys = Object.keys(value).sort(compareCodePoints);
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${serdeJson(value[k])}`).join(',')}}`;
-  }
-  if (typeof value === 'number') return serdeNumber(value);
-  return JSON.stringify(value) ?? 'null';
-}
-
-function compareCodePoints(a: string, b: string): number {
-  const x = Array.from(a, (c) => c.codePointAt(0)!);
-  const y = Array.from(b, (c) => c.codePointAt(0)!);
-  for (let i = 0; i < Math.min(x.length, y.length); i += 1) if (x[i] !== y[i]) return x[i]! - y[i]!;
-  return x.length - y.length;
-}
-
-/** A number as serde_json writes the value it parsed from JavaScript's text of it. */
-function serdeNumber(n: number): string {
-  const text = String(n);
-  // JavaScript writes integers below 1e21 in full: serde reads those that fit u64/i64 as integers.
-  if (/^-?[0-9]+$/.test(text)) {
-    const big = BigInt(text);
-    if (big >= -(2n ** 63n) && big < 2n ** 64n) return text;
-  }
-  // Otherwise an f64, written by ryu: the shortest digits, in ryu's layout.
-  const [mantissa, exp] = Math.abs(n).toExponential().split('e') as [string, string];
-  const digits = mantissa.replace('.', '');
-  const kk = Number(exp) + 1; // where the decimal point goes
-  const sign = n < 0 ? '-' : '';
-  const length = digits.length;
-  const k = kk - length;
-  if (k >= 0 && kk <= 16) return `${sign}${digits}${'0'.repeat(k)}.0`;
-  if (kk > 0 && kk <= 16) return `${sign}${digits.slice(0, kk)}.${digits.slice(kk)}`;
-  if (kk > -5 && kk <= 0) return `${sign}0.${'0'.repeat(-kk)}${digits}`;
-  const e = kk - 1;
-  return `${sign}${digits[0]}${length === 1 ? '' : `.${digits.slice(1)}`}e${e}`;
 }

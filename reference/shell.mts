@@ -970,9 +970,24 @@ function isProbeCode(code: string): boolean {
 
 // -------------------------------------------------------------- tools.rs
 
+/** The function a code cell that is one call names (`open_file('/a.py')` → `open_file`), lowercased (tools.rs `skill_call`). */
+function skillCall(record: Record<string, unknown>): string | undefined {
+  if (typeof record.code !== 'string') return undefined;
+  const code = record.code.trim();
+  const open = code.indexOf('(');
+  if (open < 0) return undefined;
+  const name = code.slice(0, open).trim();
+  return name !== '' && /^[A-Za-z0-9_]+$/.test(name) && code.endsWith(')') ? name.toLowerCase() : undefined;
+}
+
 /** The effect of a non-shell tool by its name (lowercased, after an MCP prefix) and, for editors, its `command`. */
 function toolEffect(short: string, args: unknown): Effect | undefined {
   const record = isRecord(args) ? args : {};
+  // OpenHands' IPython tool runs one agent-skill call: the skill says what the call does.
+  if (short === 'run_ipython' || short === 'ipython' || short === 'execute_ipython_cell') {
+    const skill = skillCall(record);
+    return skill === undefined ? undefined : toolEffect(skill, null);
+  }
   const subValue =
     typeof record.command === 'string'
       ? record.command
@@ -1029,6 +1044,9 @@ const TOOL_EFFECTS = new Map<string, Effect>([
     'ls',
     'list_files',
     'directory_tree',
+    'goto_line',
+    'scroll_down',
+    'scroll_up',
   ].map((k): [string, Effect] => [k, 'read']),
   ...[
     'edit',
@@ -1053,6 +1071,8 @@ const TOOL_EFFECTS = new Map<string, Effect>([
     'write_to_file',
     'undo_edit',
     'edit_notebook',
+    'edit_file_by_replace',
+    'insert_content_at_line',
     'killbash',
     'killshell',
     'kill_shell',

@@ -349,6 +349,21 @@ describe('toolguard hook (child process)', () => {
     assert.deepEqual(await runAll(polls, { env }), Array(6).fill(null));
   });
 
+  it('a quiet poll is judged by wall time too: nine quick BashOutput polls are waiting, not a loop', async () => {
+    // The hook stamps each call with the time (kept in the state file), so the
+    // poll rule's pollQuietSeconds (300) applies as in the audit's logs; before,
+    // a live host judged polls by count alone and the 8th was "stuck".
+    const env = { TOOLGUARD_STATE_DIR: freshDir() };
+    const polls = Array.from({ length: 9 }, () => ({
+      ...bash('s-quiet', 'x'),
+      tool_name: 'BashOutput',
+      tool_input: { bash_id: 'b1' },
+      tool_response: { stdout: '', stderr: '', status: 'running' },
+    }));
+    assert.notEqual(expected(polls)[7], null, 'without times the count alone decides');
+    assert.deepEqual(await runAll(polls, { env }), Array(9).fill(null));
+  });
+
   it('a state file written before the loop window existed still restores', async () => {
     const dir = freshDir();
     const env = { TOOLGUARD_STATE_DIR: dir };

@@ -347,14 +347,32 @@ impl Engine {
         output: Option<&Output>,
         flagged: bool,
     ) -> Option<LoopAlarm> {
+        self.observe_loop_marked(call, output, flagged, CallMark::default())
+    }
+
+    /// [`Engine::observe_loop`] of a call whose time (or ordinal) the host
+    /// knows: a live host that gives the wall time lets a quiet poll be
+    /// judged by time as well as by count.
+    pub fn observe_loop_marked(
+        &mut self,
+        call: &Call,
+        output: Option<&Output>,
+        flagged: bool,
+        mark: CallMark,
+    ) -> Option<LoopAlarm> {
         let text = output.map(|o| join_lines(&o.texts)).unwrap_or_default();
-        self.observe_outcome(
-            call,
-            &LoopOutcome {
-                text: &text,
-                is_error: output.is_some_and(|o| o.is_error),
-                flagged,
-            },
+        let outcome = LoopOutcome {
+            text: &text,
+            is_error: output.is_some_and(|o| o.is_error),
+            flagged,
+        };
+        let loops = self.loops.as_mut()?;
+        loops.observe_marked(
+            call.agent_id?,
+            call.name,
+            call.arguments_json,
+            &outcome,
+            mark,
         )
     }
 

@@ -158,6 +158,11 @@ pub struct LoopDeny {
     pub reason: String,
 }
 
+/// With other calls between them, failures with one error count for
+/// `same-error` only among the last this many calls: a few attempts, not
+/// an error met again much later.
+const RECENT: usize = 12;
+
 /// At most this many call ordinals are listed as evidence.
 pub const EVIDENCE_CALLS: usize = 12;
 
@@ -175,9 +180,18 @@ const DONE: u8 = 32;
 /// A state change that names no file (a click, an install): what it
 /// changed shows only through other looks.
 const PATHLESS: u8 = 64;
+/// A run or test that came back again and whose output names an error
+/// though nothing said it failed (a caught traceback, a runner's error
+/// behind `| tail`): for `re-read` it fails the same way.
+const TROUBLED: u8 = 0x80;
 
 /// In [`Loops::effects`], beside the effect code: the call writes no path.
 const NO_PATH: u8 = 0x80;
+/// In [`Loops::effects`]: the command hid its real exit status (`| tail`,
+/// `; echo`) and is no probe, so its output is all that shows a failure.
+const HIDDEN: u8 = 0x40;
+/// In [`Loops::effects`]: the call writes a path (any effect).
+const WRITES: u8 = 0x20;
 
 /// What a call does, by the shell model ([`shell::classify_call`]), as
 /// [`Entry::effect`] keeps it.
@@ -219,6 +233,10 @@ struct Entry {
     raw: u64,
     /// Error signature of a failure; 0 when none.
     sig: u64,
+    /// The failure's line as it reads (digits as `#`, nothing taken out
+    /// for the arguments): what two different calls' failures share when
+    /// their arguments differ in the words the line holds; 0 when none.
+    bare: u64,
     tool: u64,
     ordinal: u64,
     /// When the call was made (ms since the epoch); 0: unknown.
@@ -226,11 +244,19 @@ struct Entry {
     flags: u8,
     /// What the call does ([`effect`]).
     effect: u8,
+    /// The call tries to change something: a state change, or a run that
+    /// writes a file (a server started with its log redirected).
+    attempt: bool,
 }
 
 impl Entry {
     fn failing(&self) -> bool {
         self.flags & (FAILED | SOFT) != 0
+    }
+
+    /// Failing, or a re-run whose output names an error ([`TROUBLED`]).
+    fn troubled(&self) -> bool {
+        self.failing() || self.flags & TROUBLED != 0
     }
 
     /// Polls a job that has not said it ended: waiting, judged by the poll rule.
@@ -480,9 +506,12 @@ impl Loops {
                     for k in ignored {
                         map.remove(k.as_str());
                     }
+                    // Canonical again (serde_json writes keys and numbers
+                    // its own way): a call with the key and one without it
+                    // must digest alike.
                     let text = serde_json::Value::Object(map).to_string();
                     self.key.truncate(name.len() + 1);
-                    self.key.push_str(&text);
+                    canonicalize_arguments(&text, &mut self.key);
                 }
             }
         }
@@ -498,6 +527,12 @@ impl Loops {
         let mut e = effect_code(model.effect);
         if e == effect::WRITE && model.writes.is_empty() {
             e |= NO_PATH;
+        }
+        if model.hides_status() && !model.probe {
+            e |= HIDDEN;
+        }
+        if !model.writes.is_empty() {
+            e |= WRITES;
         }
         if self.effects.len() >= EFFECT_CACHE {
             self.effects.clear();
@@ -574,7 +609,12 @@ impl Loops {
         }
         let call = self.call_digest(name, arguments_json, tool.ignores);
         let effect = self.effect(call, name, arguments_json);
-        let (effect, pathless) = (effect & !NO_PATH, effect & NO_PATH != 0);
+        let (effect, pathless, hidden, writes) = (
+            effect & !(NO_PATH | HIDDEN | WRITES),
+            effect & NO_PATH != 0,
+            effect & HIDDEN != 0,
+            effect & WRITES != 0,
+        );
         if !self.agents.contains_key(agent) {
             self.agents.insert(agent.to_owned(), AgentLoops::default());
         }
@@ -591,6 +631,7 @@ impl Loops {
             call,
             effect,
             pathless,
+            hidden,
             arguments_json,
             outcome,
             recurs,
@@ -602,6 +643,7 @@ impl Loops {
             .unwrap_or_else(|| state.ordinal.saturating_add(1));
         entry.ordinal = state.ordinal;
         entry.time = mark.time_ms.unwrap_or(0);
+        entry.attempt = writes || entry.effect == effect::WRITE;
         if state.entries.len() == self.window {
             state.entries.pop_front();
         }
@@ -706,19 +748,30 @@ impl Loops {
             ),
             (LoopKind::SameError, _) => {
                 let line = error_line(text).map(excerpt).unwrap_or_default();
-                let how = if found.distinct < found.count {
+                let how = if found.distinct == 1 {
+                    "the same call each time".to_owned()
+                } else if found.distinct < found.count {
                     format!("with {} different sets of arguments", found.distinct)
                 } else {
                     "each time with other arguments".to_owned()
                 };
+                let row = if found.scattered {
+                    ", whatever was tried in between,"
+                } else {
+                    " in a row"
+                };
                 (
                     format!("calls {calls}: {tool} failed with the same error each time: {line}"),
-                    format!("{tool} failed {count} times in a row with the same error, {how} (calls {calls}): {line}"),
+                    format!("{tool} failed {count} times{row} with the same error, {how} (calls {calls}): {line}"),
                 )
             }
             (LoopKind::Redo, _) => (
                 format!("calls {calls}: the same {tool} change made again with the same result, only looks in between"),
                 format!("{tool} made the same change {count} times since call #{first} with the same result each time, with nothing but looking in between (calls {calls})."),
+            ),
+            (LoopKind::ReRead, About::Reruns) if found.scattered => (
+                format!("calls {calls}: the same {tool} run failed the same way after the same steps as before"),
+                format!("{tool} ran the same command {count} times since call #{first} and it failed the same way each time, after the same steps as the time before (calls {calls})."),
             ),
             (LoopKind::ReRead, About::Reruns) => (
                 format!("calls {calls}: the same {tool} run failed the same way each time, other calls in between"),
@@ -810,8 +863,18 @@ impl Loops {
         }
         for e in &s.entries {
             out.push_str(&format!(
-                ".{:016x}{:016x}{:016x}{:016x}{:016x}{:x}:{:x}:{:x}:{:x}",
-                e.call, e.result, e.raw, e.sig, e.tool, e.flags, e.ordinal, e.time, e.effect
+                ".{:016x}{:016x}{:016x}{:016x}{:016x}{:016x}{:x}:{:x}:{:x}:{:x}:{}",
+                e.call,
+                e.result,
+                e.raw,
+                e.sig,
+                e.bare,
+                e.tool,
+                e.flags,
+                e.ordinal,
+                e.time,
+                e.effect,
+                u8::from(e.attempt)
             ));
         }
         Some(out)
@@ -836,7 +899,7 @@ impl Loops {
 
 /// The version tag that starts a saved loop state ([`Loops::state`]); a
 /// change to what the state holds changes it.
-pub const STATE_VERSION: &str = "L2";
+pub const STATE_VERSION: &str = "L3";
 
 /// A state of this version back into an agent's window (`None`: damaged).
 fn parse_state(state: &str, window: usize) -> Option<AgentLoops> {
@@ -877,11 +940,17 @@ fn parse_state(state: &str, window: usize) -> Option<AgentLoops> {
     };
     let mut entries = VecDeque::new();
     for e in parts {
-        if e.len() < 87 || !e.is_ascii() {
+        if e.len() < 103 || !e.is_ascii() {
             return None;
         }
-        let mut tail = e[80..].split(':');
-        let (flags, ord, time, effect) = (tail.next()?, tail.next()?, tail.next()?, tail.next()?);
+        let mut tail = e[96..].split(':');
+        let (flags, ord, time, effect, attempt) = (
+            tail.next()?,
+            tail.next()?,
+            tail.next()?,
+            tail.next()?,
+            tail.next()?,
+        );
         if tail.next().is_some() {
             return None;
         }
@@ -890,11 +959,17 @@ fn parse_state(state: &str, window: usize) -> Option<AgentLoops> {
             result: hex(&e[16..32])?,
             raw: hex(&e[32..48])?,
             sig: hex(&e[48..64])?,
-            tool: hex(&e[64..80])?,
+            bare: hex(&e[64..80])?,
+            tool: hex(&e[80..96])?,
             flags: u8::from_str_radix(flags, 16).ok()?,
             ordinal: hex(ord)?,
             time: hex(time)?,
             effect: u8::from_str_radix(effect, 16).ok()?,
+            attempt: match attempt {
+                "0" => false,
+                "1" => true,
+                _ => return None,
+            },
         });
         if entries.len() > window {
             entries.pop_front();
@@ -974,6 +1049,7 @@ impl Limits {
                     },
                     span_ms,
                     distinct: 0,
+                    scattered: false,
                 });
             }
         }
@@ -1023,43 +1099,59 @@ impl Limits {
                         about: if polling { About::Polls } else { About::Calls },
                         span_ms,
                         distinct: 0,
+                        scattered: false,
                     });
                 }
             }
         }
 
-        // Same error: consecutive failures of this tool with one signature,
-        // counted by distinct calls (the same call again is a repeat or a
-        // re-read: the other detectors compare its whole result).
+        // Same error: failures of this tool with one signature within the
+        // window, other calls (of this tool too) in between: the same failure
+        // coming back whatever was tried between. Counted once at least two
+        // different calls failed so (the same call alone is a repeat's or a
+        // re-read's: they compare its whole result). A call that has since
+        // succeeded ends the look back: its failure was dealt with.
         if last.failing() && last.sig != 0 {
             let mut run: Vec<Entry> = vec![last];
-            // Failures that retry the call just before them word for word,
-            // with nothing in between (a re-run after an edit is not one).
-            let mut retries = 0;
-            let mut newer_at = 0;
+            let mut succeeded: Vec<u64> = Vec::new();
+            let (mut scattered, mut skipped) = (false, false);
             for i in 1..n {
                 let e = at(i);
                 if e.tool != last.tool {
                     continue;
                 }
-                if !(e.failing() && e.sig == last.sig) {
+                if !(e.failing() && (e.sig == last.sig || (e.bare != 0 && e.bare == last.bare))) {
+                    if !e.failing() && !succeeded.contains(&e.call) {
+                        succeeded.push(e.call);
+                    }
+                    skipped = true;
+                    continue;
+                }
+                if succeeded.contains(&e.call) || (skipped && i >= RECENT) {
                     break;
                 }
-                if newer_at == i - 1 && run.last().is_some_and(|r| r.call == e.call) {
-                    retries += 1;
+                // The same call failing otherwise since (the values in the
+                // line moved): that is progress, not the same failure.
+                if run.iter().any(|r| r.call == e.call && !r.same_result(&e)) {
+                    break;
                 }
-                newer_at = i;
+                scattered |= skipped;
                 run.push(e);
             }
             let mut distinct: Vec<u64> = run.iter().map(|e| e.call).collect();
             distinct.sort_unstable();
             distinct.dedup();
-            // Counted by distinct calls, plus, once the arguments changed,
-            // the word-for-word retries among them: a rejected edit tried
-            // again as it was is one more failure (the same call alone
-            // stays a repeat's).
-            let count = if distinct.len() >= 2 {
-                distinct.len() + retries
+            // With other calls of the tool between them, the failures are a
+            // loop only when the agent was trying to change something (one of
+            // them a state change: an install, an edit, a patch): the same
+            // error met while looking around is what it is investigating. A
+            // refused change (a click on a missing element) tried again the
+            // same way counts alone.
+            let attempt = run.iter().any(|e| e.attempt);
+            let count = if scattered && !attempt {
+                1
+            } else if distinct.len() >= 2 || (scattered && last.effect == effect::WRITE) {
+                run.len()
             } else {
                 1
             };
@@ -1077,6 +1169,7 @@ impl Limits {
                         kind: LoopKind::SameError,
                         count: count as u64,
                         distinct: distinct.len() as u64,
+                        scattered,
                         period: 1,
                         calls,
                         next_call: last.call,
@@ -1097,7 +1190,7 @@ impl Limits {
         // same way ("what changed in between has not changed the failure").
         let reads = match last.effect {
             effect::WRITE | effect::WAIT | effect::NAVIGATE => false,
-            effect::RUN | effect::TEST => last.failing(),
+            effect::RUN | effect::TEST => last.troubled(),
             _ => true,
         };
         let threshold = if reads {
@@ -1110,7 +1203,7 @@ impl Limits {
             let mut newer = last;
             for i in 1..n {
                 let e = at(i);
-                if e.flags & MUTATION != 0 && !last.failing() {
+                if e.flags & MUTATION != 0 && !last.troubled() {
                     break;
                 }
                 // Looking again after waiting on a job (sleep, a poll) is
@@ -1143,7 +1236,52 @@ impl Limits {
                     },
                     span_ms: None,
                     distinct: 0,
+                    scattered: false,
                 });
+            }
+        }
+
+        // Attempt again: a failing run or test whose last run failed the
+        // same way, with a run between them that had already run, with the
+        // same result, before that last one (the same fix script, the same
+        // import check): the agent went round the same attempt again.
+        let again = if matches!(last.effect, effect::RUN | effect::TEST) && last.troubled() {
+            self.re_read
+                .and(self.threshold(Some(2), multiplier, transient))
+                .filter(|t| *t <= 2)
+        } else {
+            None
+        };
+        if again.is_some() {
+            if let Some(j) = (1..n).find(|&i| at(i).call == last.call) {
+                let prev = at(j);
+                let same = prev.troubled()
+                    && (last.same_result(&prev)
+                        || (last.failing()
+                            && prev.failing()
+                            && last.sig != 0
+                            && last.sig == prev.sig));
+                let step = same
+                    && (1..j).any(|i| {
+                        let y = at(i);
+                        matches!(y.effect, effect::RUN | effect::TEST)
+                            && y.call != last.call
+                            && (j + 1..n).any(|k| at(k).same_as(&y))
+                    });
+                if step {
+                    return Some(Found {
+                        kind: LoopKind::ReRead,
+                        count: 2,
+                        period: 1,
+                        calls: vec![prev.ordinal, last.ordinal],
+                        next_call: last.call,
+                        transient,
+                        about: About::Reruns,
+                        span_ms: None,
+                        distinct: 0,
+                        scattered: true,
+                    });
+                }
             }
         }
 
@@ -1189,6 +1327,7 @@ impl Limits {
                     about: About::Calls,
                     span_ms: None,
                     distinct: 0,
+                    scattered: false,
                 });
             }
         }
@@ -1203,6 +1342,7 @@ fn entry(
     call: u64,
     effect: u8,
     pathless: bool,
+    hidden: bool,
     arguments_json: &str,
     outcome: &LoopOutcome,
     recurs: bool,
@@ -1220,6 +1360,11 @@ fn entry(
     // an HTTP error status is that status: a soft failure (a 404 can be the
     // answer wanted, as when checking that a deleted item is gone).
     let mut failed = hard || (outcome.flagged && http_error(text).is_none());
+    // A run or test whose real status the command hid (`pytest | tail`):
+    // its output naming an error is the failure the status would have shown.
+    if !failed && hidden && matches!(effect, effect::RUN | effect::TEST) && names_error(text) {
+        failed = true;
+    }
     // A search that found nothing answered the question: not a failure.
     if failed
         && !outcome.flagged
@@ -1233,12 +1378,34 @@ fn entry(
     } else if http_error(text).is_some() {
         flags |= SOFT;
     }
-    let mut sig = 0;
+    let (mut sig, mut bare) = (0, 0);
     if flags != 0 {
         // A refusal's own line is its error: the detail after it varies
         // from one rejected attempt to the next.
-        if let Some(error) = loop_texts::rejection_line(text).or_else(|| error_line(text)) {
-            sig = signature(error, arguments_json, line);
+        // A failure with nothing but its exit status (`[exit code: 7]`) is
+        // that status, unless the status says it was stopped (a timeout, a
+        // kill): that says nothing of which error.
+        let error = loop_texts::rejection_line(text)
+            .or_else(|| error_line(text))
+            .or_else(|| {
+                text.lines()
+                    .map(str::trim)
+                    .find(|t| is_frame(t))
+                    .filter(|t| !stopped(t))
+            });
+        if let Some(error) = error {
+            // A bare exit-status line (`Exit code 7`) is all the failure
+            // says: its number is the error (curl's 7 is not grep's 1).
+            sig = if is_frame(error.trim()) {
+                xxh3_64(error.trim().as_bytes()) | 1
+            } else {
+                signature(error, arguments_json, line)
+            };
+            bare = if is_frame(error.trim()) {
+                sig
+            } else {
+                signature(error, "", line)
+            };
         }
         if transient(text) {
             flags |= TRANSIENT;
@@ -1252,6 +1419,16 @@ fn entry(
     if pathless {
         flags |= PATHLESS;
     }
+    // A run or test that comes back and names an error in its output,
+    // though nothing said it failed (a caught traceback, a runner's error
+    // behind `| tail`): only on recurrence, where the re-read rule reads it.
+    if recurs
+        && flags & FAILED == 0
+        && matches!(effect, effect::RUN | effect::TEST)
+        && names_error(text)
+    {
+        flags |= TROUBLED;
+    }
     let raw = xxh3_64(text.as_bytes()) ^ u64::from(outcome.is_error);
     let result = if recurs {
         flags |= NORMALIZED;
@@ -1264,11 +1441,13 @@ fn entry(
         result,
         raw,
         sig,
+        bare,
         tool: tool.digest,
         ordinal: 0,
         time: 0,
         flags,
         effect,
+        attempt: false,
     }
 }
 
@@ -1287,6 +1466,9 @@ struct Found {
     /// Same error: how many of its calls differ (fewer than `count` when
     /// some were retried word for word); 0 for the other kinds.
     distinct: u64,
+    /// Same error: other calls of the tool came between its failures; a
+    /// re-run: the same attempt was made again (the same steps before it).
+    scattered: bool,
 }
 
 /// What a loop's calls are, as far as the alarm's text must be true for them.
@@ -1623,6 +1805,28 @@ pub fn error_line(text: &str) -> Option<&str> {
     first
 }
 
+/// Whether `text` names an error: a Python traceback, or a line with an
+/// error word that is not a passing test's line (`test_invalid PASSED`).
+fn names_error(text: &str) -> bool {
+    static TRACEBACK: LazyLock<memmem::Finder<'static>> =
+        LazyLock::new(|| memmem::Finder::new("Traceback (most recent call last):"));
+    if TRACEBACK.find(text.as_bytes()).is_some() {
+        return true;
+    }
+    static ERRORS: LazyLock<AhoCorasick> = LazyLock::new(|| words(ERROR_WORDS));
+    let mut from = 0;
+    while let Some(at) = find_lower(&ERRORS, text, from) {
+        let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+        let line = &text[start..end];
+        if !(line.contains("PASS") || line.contains("passed") || line.contains(" ok")) {
+            return true;
+        }
+        from = end;
+    }
+    false
+}
+
 fn is_banner(t: &str) -> bool {
     let b = t.as_bytes();
     b.len() >= 3
@@ -1642,6 +1846,20 @@ fn is_frame(t: &str) -> bool {
         || (t.starts_with("[status: ") && t.ends_with(']'))
 }
 
+/// A status line whose number says the command was stopped, not that it
+/// failed: `timeout`'s 124, a kill (137, 143, -9, -15).
+fn stopped(frame: &str) -> bool {
+    let digits = frame.trim_end_matches(|c: char| !c.is_ascii_digit());
+    let start = digits
+        .rfind(|c: char| !c.is_ascii_digit())
+        .map_or(0, |i| i + 1);
+    let negative = digits[..start].ends_with('-');
+    matches!(
+        (negative, &digits[start..]),
+        (false, "124" | "137" | "143") | (true, "9" | "15")
+    )
+}
+
 /// Codex's shell header lines and the harness's trailing markers.
 fn is_harness_header(t: &str) -> bool {
     t.starts_with("Exit code: ")
@@ -1658,6 +1876,9 @@ pub fn signature(line: &str, arguments_json: &str, buf: &mut String) -> u64 {
     buf.clear();
     normalize_line(line, buf);
     let mut out = String::with_capacity(buf.len());
+    // A run of argument tokens is one `<arg>`: a harness's error that quotes
+    // the whole command line is the same error for another command line.
+    let mut after_arg = false;
     for (i, token) in buf
         .split(|c: char| {
             c.is_whitespace()
@@ -1668,14 +1889,21 @@ pub fn signature(line: &str, arguments_json: &str, buf: &mut String) -> u64 {
         })
         .enumerate()
     {
+        let numeric = token.bytes().all(|b| b.is_ascii_digit());
+        let arg = !numeric && token.len() >= 3 && arguments_json.contains(token);
+        // Inside a run, a short token of the arguments (`-q`, `&&`) goes on with it.
+        if after_arg && (arg || token.is_empty() || arguments_json.contains(token)) {
+            continue;
+        }
         if i > 0 {
             out.push(' ');
         }
-        let numeric = token.bytes().all(|b| b.is_ascii_digit());
-        if !numeric && token.len() >= 3 && arguments_json.contains(token) {
+        if arg {
             out.push_str("<arg>");
+            after_arg = true;
             continue;
         }
+        after_arg &= token.is_empty();
         let mut digits = false;
         for c in token.chars() {
             if c.is_ascii_digit() {
@@ -2235,7 +2463,7 @@ mod tests {
         );
         assert_eq!(alarm.map(|a| (a.count, a.calls)), Some((3, vec![1, 2, 3])));
         assert!(
-            fresh.restore("b", "L2.zz").is_err(),
+            fresh.restore("b", "L3.zz").is_err(),
             "a damaged state of this version"
         );
         for i in 0..1000 {
@@ -2266,7 +2494,9 @@ mod tests {
         // from nowhere, and an empty one: each leaves the agent with no
         // window (and drops what it had), never an error.
         let old = "L1.2.-.-.00000000000000010000000000000002000000000000000300000000000000040000000000000005:1";
-        for foreign in [old, "nonsense", "", "L9.1.-.-", "{\"window\":[1]}"] {
+        // v2 (`L2.`): entries without the bare error signature.
+        let v2 = "L2.2.-.-.00000000000000010000000000000002000000000000000300000000000000040000000000000005:1:0:1";
+        for foreign in [old, v2, "nonsense", "", "L9.1.-.-", "{\"window\":[1]}"] {
             assert_eq!(l.restore("a", foreign), Ok(()), "{foreign:?}");
             assert!(l.state("a").is_none(), "{foreign:?} left a window");
         }
@@ -2758,6 +2988,414 @@ mod tests {
                 && text.contains("with 2 different sets of arguments"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn the_same_failure_coming_back_with_other_calls_between_is_the_same_error() {
+        // An import fails, a patch script fails the same way, then (after
+        // other attempts that fail otherwise or succeed) the import again:
+        // the same failure whatever was tried in between.
+        let import = r#"{"command":"python -c 'import astroid'"}"#;
+        let patch = r#"{"command":"cat > p.py << 'EOF'\nimport inspect\nEOF\npython p.py"}"#;
+        let fail = "Traceback (most recent call last):\n  File \"<string>\", line 1\nImportError: cannot import name 'formatargspec' from 'inspect'\n[exit code: 1]";
+        let other = "Traceback (most recent call last):\n  File \"<string>\", line 1\nNameError: name 'inspect' is not defined\n[exit code: 1]";
+        let calls = [
+            ("bash", import, fail, false),
+            ("bash", patch, fail, false),
+            ("bash", r#"{"command":"sed -i 's/a/b/' w.py"}"#, "", false),
+            ("bash", import, other, false),
+            (
+                "bash",
+                r#"{"command":"cat > fix.py << 'EOF'\nx\nEOF"}"#,
+                "",
+                false,
+            ),
+            ("bash", import, fail, false),
+        ];
+        let mut l = loops();
+        let r = run(&mut l, &calls);
+        assert_eq!(first_alarm(&r), Some((5, "same-error")));
+        assert_eq!(r[5], Some(("same-error", 3)));
+        // The same error met while looking around (no attempt to change
+        // anything among the failures) is what the agent is investigating.
+        let mut l = loops();
+        let looking = [
+            ("bash", import, fail, false),
+            ("bash", r#"{"command":"python repro.py"}"#, fail, false),
+            (
+                "bash",
+                r#"{"command":"grep -n formatargspec w.py"}"#,
+                "34: x",
+                false,
+            ),
+            (
+                "bash",
+                r#"{"command":"python -c 'from inspect import formatargspec'"}"#,
+                fail,
+                false,
+            ),
+        ];
+        assert_eq!(first_alarm(&run(&mut l, &looking)), None);
+        // The same error met again much later (past the last 12 calls) is
+        // not the same attempt.
+        let mut l = loops();
+        let mut later = vec![("bash", import, fail, false), ("bash", patch, fail, false)];
+        let reads: Vec<String> = (0..10)
+            .map(|i| format!(r#"{{"command":"sed -n '{i},+5p' a.py"}}"#))
+            .collect();
+        later.extend(reads.iter().map(|a| ("bash", a.as_str(), "x = 1", false)));
+        later.push((
+            "bash",
+            r#"{"command":"python -c 'import astroid.x'"}"#,
+            fail,
+            false,
+        ));
+        assert_eq!(first_alarm(&run(&mut l, &later)), None);
+        // Before: the success and the other failure in between ended the run.
+        // A failing call that has since succeeded is dealt with: no loop.
+        let mut l = loops();
+        let fixed = [
+            ("bash", import, fail, false),
+            ("bash", patch, fail, false),
+            ("bash", import, "ok", false),
+            ("bash", r#"{"command":"python other.py"}"#, fail, false),
+        ];
+        assert_eq!(first_alarm(&run(&mut l, &fixed)), None);
+    }
+
+    #[test]
+    fn the_texts_of_a_scattered_same_error_say_so() {
+        let mut l = loops();
+        let fail = "E: ModuleNotFoundError: No module named 'numpy'\n[exit code: 1]";
+        let mut last = None;
+        for (i, cmd) in [
+            "pip install numpy",
+            "ls",
+            "apt-get install numpy",
+            "ls",
+            "pip3 install numpy",
+        ]
+        .iter()
+        .enumerate()
+        {
+            let args = format!(r#"{{"command":"{cmd}"}}"#);
+            let out = if i % 2 == 0 { fail } else { "a b" };
+            last = l.observe(
+                "a",
+                "bash",
+                &args,
+                &LoopOutcome {
+                    text: out,
+                    is_error: false,
+                    flagged: false,
+                },
+            );
+        }
+        let alarm = last.expect("an alarm at the third install");
+        assert!(
+            alarm
+                .text
+                .contains("failed 3 times, whatever was tried in between, with the same error"),
+            "{}",
+            alarm.text
+        );
+    }
+
+    #[test]
+    fn a_harness_error_quoting_other_command_lines_is_one_error() {
+        // Three ways to install numpy, each killed by the harness's timeout,
+        // whose message quotes the whole command line; a failing check and
+        // a listing in between.
+        let timeout = |cmd: &str| {
+            format!("<exception>An error occurred while executing the command: Command '['docker', 'exec', '-w', '/testbed', 'bash', '-c', '{cmd}']' timed out after 60 seconds</exception>\n<returncode>-1</returncode>")
+        };
+        let cmds = [
+            "pip install numpy -q 2>&1 | tail -5",
+            "apt-get update && apt-get install -y python3-numpy 2>&1 | tail -5",
+            "python3 -m pip install numpy --no-cache-dir -q 2>&1 | tail -5",
+        ];
+        let args: Vec<String> = cmds
+            .iter()
+            .map(|c| serde_json::json!({ "command": c }).to_string())
+            .collect();
+        let outs: Vec<String> = cmds.iter().map(|c| timeout(c)).collect();
+        let check =
+            "Traceback (most recent call last):\nModuleNotFoundError: No module named 'numpy'";
+        let calls = [
+            ("bash", args[0].as_str(), outs[0].as_str(), true),
+            (
+                "bash",
+                r#"{"command":"python3 -c 'import numpy' 2>&1 | head -2"}"#,
+                check,
+                false,
+            ),
+            ("bash", args[1].as_str(), outs[1].as_str(), true),
+            (
+                "bash",
+                r#"{"command":"python3 -m pip list | head -5"}"#,
+                "Package Version",
+                false,
+            ),
+            ("bash", args[2].as_str(), outs[2].as_str(), true),
+        ];
+        let mut l = loops();
+        let r = run(&mut l, &calls);
+        assert_eq!(first_alarm(&r), Some((4, "same-error")));
+    }
+
+    #[test]
+    fn a_server_started_again_and_again_is_an_attempt() {
+        // A run that writes a file (a server with its log redirected) is an
+        // attempt: the same bare `Exit code 7` after it, with looks between.
+        let health = r#"{"command":"sleep 3 && curl -s http://localhost:8081/health"}"#;
+        let start = |i: u32| {
+            format!(
+                r#"{{"command":"nohup uvicorn app:app --port 8081 > /tmp/app{i}.log 2>&1 &\nsleep 4\ncurl -s http://localhost:8081/health"}}"#
+            )
+        };
+        let (s1, s2) = (start(1), start(2));
+        let calls = [
+            ("Bash", health, "Exit code 7", true),
+            (
+                "Bash",
+                r#"{"command":"tail -5 /tmp/app.log"}"#,
+                "ModuleNotFoundError: No module named 'app'",
+                false,
+            ),
+            ("Bash", s1.as_str(), "Exit code 7", true),
+            ("Bash", r#"{"command":"pwd"}"#, "/p", false),
+            ("Bash", s2.as_str(), "Exit code 7", true),
+        ];
+        let mut l = loops();
+        let r = run(&mut l, &calls);
+        assert_eq!(first_alarm(&r), Some((4, "same-error")));
+    }
+
+    #[test]
+    fn a_bare_exit_status_is_its_number() {
+        // Claude Code's `Exit code 7` with nothing else: curl's 7 three
+        // times is one error; 7, 1, 2 are three.
+        let health = |i: usize| {
+            format!(r#"{{"command":"sleep {i} && curl -s http://localhost:8081/health"}}"#)
+        };
+        let calls: Vec<(String, &str)> = (1..=3).map(|i| (health(i), "Exit code 7")).collect();
+        let mut l = loops();
+        let r = run(
+            &mut l,
+            &calls
+                .iter()
+                .map(|(a, o)| ("Bash", a.as_str(), *o, true))
+                .collect::<Vec<_>>(),
+        );
+        assert_eq!(first_alarm(&r), Some((2, "same-error")));
+        // A reader that carries the status as a marker line only: before, no
+        // line to sign, so never the same error.
+        let mut l = loops();
+        let r = run(
+            &mut l,
+            &calls
+                .iter()
+                .map(|(a, _)| ("Bash", a.as_str(), "[exit code: 7]", true))
+                .collect::<Vec<_>>(),
+        );
+        assert_eq!(first_alarm(&r), Some((2, "same-error")));
+        // Killed by a timeout, with nothing printed: stopped, not one error.
+        for stop in ["[exit code: 124]", "[exit code: -9]"] {
+            let mut l = loops();
+            let r = run(
+                &mut l,
+                &calls
+                    .iter()
+                    .map(|(a, _)| ("Bash", a.as_str(), stop, true))
+                    .collect::<Vec<_>>(),
+            );
+            assert_eq!(first_alarm(&r), None, "{stop}");
+        }
+        let codes = ["Exit code 7", "Exit code 1", "Exit code 2"];
+        let mut l = loops();
+        let r = run(
+            &mut l,
+            &calls
+                .iter()
+                .zip(codes)
+                .map(|((a, _), o)| ("Bash", a.as_str(), o, true))
+                .collect::<Vec<_>>(),
+        );
+        assert_eq!(first_alarm(&r), None);
+    }
+
+    #[test]
+    fn a_rerun_whose_output_names_an_error_is_a_failing_rerun() {
+        // The script catches its own error and exits 0; edits between runs
+        // do not change it. Before, an exit-0 run was a check, never a loop.
+        let run_it = r#"{"command":"python test_fix.py 2>&1"}"#;
+        let out = "Testing case with v_oc=0\nError: too many indices for array: array is 0-dimensional, but 1 were indexed";
+        let edit = |i: usize| format!(r#"{{"command":"python fix{i}.py"}}"#);
+        let (e1, e2) = (edit(1), edit(2));
+        let calls = [
+            ("bash", run_it, out, false),
+            ("bash", e1.as_str(), "Fixed", false),
+            ("bash", run_it, out, false),
+            ("bash", e2.as_str(), "Fixed", false),
+            ("bash", run_it, out, false),
+        ];
+        let mut l = loops();
+        let r = run(&mut l, &calls);
+        assert_eq!(first_alarm(&r), Some((4, "re-read")));
+        // A passing re-run, even of tests named after errors, stays a check.
+        let ok = "test_invalid_input PASSED\ntest_error_path PASSED\n2 passed in 0.1s";
+        let calls = [
+            ("bash", PYTEST, ok, false),
+            (
+                "str_replace_editor",
+                r#"{"command":"str_replace","path":"a.py","old_str":"a","new_str":"b"}"#,
+                "ok",
+                false,
+            ),
+            ("bash", PYTEST, ok, false),
+            (
+                "str_replace_editor",
+                r#"{"command":"str_replace","path":"a.py","old_str":"b","new_str":"c"}"#,
+                "ok",
+                false,
+            ),
+            ("bash", PYTEST, ok, false),
+        ];
+        let mut l = loops();
+        assert_eq!(first_alarm(&run(&mut l, &calls)), None);
+    }
+
+    #[test]
+    fn a_test_run_behind_a_pipe_that_names_an_error_is_failing() {
+        // `pytest | tail -40` exits 0 whatever pytest said: the conftest's
+        // import error, three times with looks between, is one failing re-run.
+        let pytest = r#"{"command":"uv run pytest tests/ -v 2>&1 | tail -40"}"#;
+        let out = "ImportError while loading conftest '/p/tests/conftest.py'.\ntests/conftest.py:9: in <module>\nE   ModuleNotFoundError: No module named 'ies_backend'";
+        let calls = [
+            ("Bash", pytest, out, false),
+            (
+                "Bash",
+                r#"{"command":"ls -la tests/"}"#,
+                "conftest.py",
+                false,
+            ),
+            ("Bash", pytest, out, false),
+            (
+                "Read",
+                r#"{"file_path":"/p/tests/conftest.py"}"#,
+                "import x",
+                false,
+            ),
+            ("Bash", pytest, out, false),
+        ];
+        let mut l = loops();
+        let r = run(&mut l, &calls);
+        assert_eq!(first_alarm(&r), Some((4, "re-read")));
+        // Status not hidden, the same words: a passing run's output is content.
+        let plain = r#"{"command":"uv run pytest tests/ -v"}"#;
+        let ok = "tests/test_errors.py::test_error_message PASSED\n1 passed";
+        let calls: Vec<_> = calls
+            .iter()
+            .map(|&(t, a, o, f)| {
+                if a == pytest {
+                    (t, plain, ok, f)
+                } else {
+                    (t, a, o, f)
+                }
+            })
+            .collect();
+        let mut l = loops();
+        assert_eq!(first_alarm(&run(&mut l, &calls)), None);
+    }
+
+    #[test]
+    fn the_same_attempt_made_again_with_the_same_failure_is_a_rerun() {
+        // Edit, check the import, run the test: it fails; restore, the same
+        // import check, the test fails the same way again. Round two of one
+        // attempt, though its edits differ.
+        let test = r#"{"command":"python test_fix.py"}"#;
+        let check = r#"{"command":"python -c 'import pkg'"}"#;
+        let fail = |line: u32| {
+            format!("Traceback (most recent call last):\n  File \"pkg/a.py\", line {line}\n    import struct\nSyntaxError: invalid syntax\n[exit code: 1]")
+        };
+        let (f1, f2) = (fail(13), fail(500));
+        let calls = [
+            ("bash", r#"{"command":"python fix1.py"}"#, "Updated", false),
+            ("bash", check, "", false),
+            ("bash", test, f1.as_str(), false),
+            ("bash", r#"{"command":"cp a.py.bak a.py"}"#, "", false),
+            ("bash", r#"{"command":"python fix2.py"}"#, "Updated", false),
+            ("bash", check, "", false),
+            ("bash", test, f2.as_str(), false),
+        ];
+        let mut l = loops();
+        let r = run(&mut l, &calls);
+        assert_eq!(first_alarm(&r), Some((6, "re-read")));
+        assert_eq!(r[6], Some(("re-read", 2)));
+        // A fix that changed the failure (another error) is progress.
+        let other = "Traceback (most recent call last):\n  File \"t.py\", line 3\nAssertionError: 1 != 2\n[exit code: 1]";
+        let mut calls = calls;
+        calls[6].2 = other;
+        let mut l = loops();
+        assert_eq!(first_alarm(&run(&mut l, &calls)), None);
+    }
+
+    #[test]
+    fn a_click_refused_again_and_again_is_the_same_error() {
+        // OpenHands' browser: the element is not there, the agent clicks
+        // another, looks, and clicks the missing one again.
+        let calls = [
+            (
+                "browser_click",
+                r#"{"index":1260}"#,
+                "Element with index 1260 not found",
+                false,
+            ),
+            (
+                "browser_click",
+                r#"{"index":1230}"#,
+                "Clicked element 1230",
+                false,
+            ),
+            ("browser_get_state", "{}", "page", false),
+            (
+                "browser_click",
+                r#"{"index":1260}"#,
+                "Element with index 1260 not found",
+                false,
+            ),
+            (
+                "browser_click",
+                r#"{"index":1231}"#,
+                "Clicked element 1231",
+                false,
+            ),
+            ("browser_get_state", "{}", "page 2", false),
+            (
+                "browser_click",
+                r#"{"index":1260}"#,
+                "Element with index 1260 not found",
+                false,
+            ),
+        ];
+        let mut l = loops();
+        let r = run(&mut l, &calls);
+        assert_eq!(first_alarm(&r), Some((6, "same-error")));
+        // Other missing ids each time: the same refusal with new arguments.
+        let mut l = loops();
+        let ids: Vec<(String, String)> = (0..3)
+            .map(|i| {
+                (
+                    format!(r#"{{"index":{}}}"#, 100 + i),
+                    format!("Element with index {} not found", 100 + i),
+                )
+            })
+            .collect();
+        let calls: Vec<(&str, &str, &str, bool)> = ids
+            .iter()
+            .map(|(a, o)| ("browser_click", a.as_str(), o.as_str(), false))
+            .collect();
+        assert_eq!(first_alarm(&run(&mut l, &calls)), Some((2, "same-error")));
     }
 
     #[test]

@@ -31,6 +31,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use toolguard_core::config::js_number;
 use toolguard_core::engine::{Call, Engine, FailureAction, Output, Verdict};
+use toolguard_core::loops::CallMark;
 
 /// Why the hook could not do its job; the text of its one stderr line.
 #[derive(Debug)]
@@ -523,7 +524,13 @@ fn post_tool_use(
         let flagged = failure
             .as_ref()
             .is_some_and(|f| f.action == FailureAction::Error);
-        let loop_alarm = engine.observe_loop(&call, Some(&loop_output), flagged);
+        // Each call's wall time goes into the window (the state file keeps
+        // it), so a quiet poll is judged by time as well as by count.
+        let mark = CallMark {
+            ordinal: None,
+            time_ms: Some(state::now_ms() as u64),
+        };
+        let loop_alarm = engine.observe_loop_marked(&call, Some(&loop_output), flagged, mark);
         save(&engine, file, &saved)?;
         let verdict = Verdict {
             reminder,

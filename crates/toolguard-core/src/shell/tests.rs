@@ -349,6 +349,25 @@ fn non_shell_tools() {
         Some(Effect::Search)
     );
     assert_eq!(classify_call("TodoWrite", "{}").effect, None);
+    // OpenHands' IPython tool: one agent-skill call says what it does.
+    let ipython = |code: &str| {
+        classify_call(
+            "run_ipython",
+            &serde_json::json!({ "code": code, "kernel_init_code": "from agentskills import *" })
+                .to_string(),
+        )
+        .effect
+    };
+    assert_eq!(
+        ipython("open_file('/workspace/src/a.tsx')"),
+        Some(Effect::Read)
+    );
+    assert_eq!(
+        ipython("edit_file_by_replace(\n'/a.py',\nto_replace=\"x\",\nnew_content=\"y\"\n)"),
+        Some(Effect::Write)
+    );
+    assert_eq!(ipython("search_dir('foo', '/repo')"), Some(Effect::Search));
+    assert_eq!(ipython("import os\nprint(os.getcwd())"), None);
     // Shell tools by any case, the command under any of the usual keys.
     let m = classify_call("Bash", r#"{"command":"cat a.log","description":"x"}"#);
     assert!(m.is_shell && m.displays_only);

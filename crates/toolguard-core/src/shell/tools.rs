@@ -106,9 +106,26 @@ fn pseudo(name: &str, effect: Effect) -> Command {
     Command::new(name.to_owned(), effect)
 }
 
+/// The function a code cell that is one call names (`open_file('/a.py')`
+/// → `open_file`), lowercased.
+fn skill_call(args: &Value) -> Option<String> {
+    let code = args.get("code").and_then(Value::as_str)?.trim();
+    let (name, _) = code.split_once('(')?;
+    let name = name.trim();
+    (!name.is_empty()
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && code.ends_with(')'))
+    .then(|| name.to_ascii_lowercase())
+}
+
 /// The effect of a tool by its name (lowercased, after an MCP prefix
 /// `mcp__server__`) and, for editor tools, its `command` argument.
 fn effect_of(short: &str, args: &Value) -> Option<Effect> {
+    // OpenHands' IPython tool runs one agent-skill call (`open_file(…)`,
+    // `edit_file_by_replace(…)`): the skill says what the call does.
+    if matches!(short, "run_ipython" | "ipython" | "execute_ipython_cell") {
+        return skill_call(args).and_then(|skill| effect_of(&skill, &Value::Null));
+    }
     let sub = args
         .get("command")
         .or_else(|| args.get("action"))
@@ -153,12 +170,34 @@ fn effect_of(short: &str, args: &Value) -> Option<Effect> {
         | "list_directory"
         | "ls"
         | "list_files"
-        | "directory_tree" => Effect::Read,
-        "edit" | "multiedit" | "write" | "write_file" | "create" | "create_file"
-        | "str_replace" | "edit_file" | "replace" | "insert" | "apply_patch" | "applypatch"
-        | "notebookedit" | "delete_file" | "move_file" | "rename_file" | "append_file"
-        | "search_replace" | "replace_in_file" | "write_to_file" | "undo_edit"
-        | "edit_notebook" => Effect::Write,
+        | "directory_tree"
+        | "goto_line"
+        | "scroll_down"
+        | "scroll_up" => Effect::Read,
+        "edit"
+        | "multiedit"
+        | "write"
+        | "write_file"
+        | "create"
+        | "create_file"
+        | "str_replace"
+        | "edit_file"
+        | "replace"
+        | "insert"
+        | "apply_patch"
+        | "applypatch"
+        | "notebookedit"
+        | "delete_file"
+        | "move_file"
+        | "rename_file"
+        | "append_file"
+        | "search_replace"
+        | "replace_in_file"
+        | "write_to_file"
+        | "undo_edit"
+        | "edit_notebook"
+        | "edit_file_by_replace"
+        | "insert_content_at_line" => Effect::Write,
         "bashoutput" | "job_output" | "tail_output" | "read_output" | "check_output"
         | "get_output" | "taskoutput" | "task_output" | "await" | "wait" | "sleep"
         | "write_stdin" | "process_output" => Effect::Wait,
