@@ -1,8 +1,10 @@
 // What a demanding new user met checking configs and auditing odd inputs
 // (issues 24/26): check-config shows every key it accepts, the help texts
-// list the whole config, and an empty log is named as empty. Child processes.
+// list the whole config, an empty log is named as empty, and scan reads a
+// bounded input. Child processes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { scratchCli } from '../support/cli.mjs';
 
 const { cli, file } = scratchCli('toolguard-new-user-config-');
@@ -30,4 +32,17 @@ test('audit of an empty file exits 2 and names the file as empty', () => {
   const run = cli(['audit', empty]);
   assert.equal(run.code, 2);
   assert.match(run.stderr, /no input could be read \(.*empty\.jsonl: empty\)/);
+});
+
+test('scan reads a bounded input: an endless one (/dev/zero) is an error naming it, exit 2', {
+  skip: !existsSync('/dev/zero') && 'no /dev/zero here',
+}, () => {
+  const run = cli(['scan', '/dev/zero'], { timeout: 60_000 });
+  assert.equal(run.code, 2, run.stderr);
+  assert.match(run.stderr, /\/dev\/zero is longer than 64 MiB/);
+  const piped = cli(['scan', '-'], { input: 'x'.repeat(64 * 1024 * 1024 + 1) });
+  assert.equal(piped.code, 2, piped.stderr);
+  assert.match(piped.stderr, /stdin is longer than 64 MiB/);
+  const ok = cli(['scan', '-'], { input: 'Traceback (most recent call last):\n  File "x.py", line 1\nValueError: x\n' });
+  assert.equal(ok.code, 1, ok.stderr);
 });
