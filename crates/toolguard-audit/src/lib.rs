@@ -240,7 +240,7 @@ pub struct AuditOptions {
 pub const DEFAULT_MAX_LINE_BYTES: usize = 256 << 20;
 
 /// The UTF-8 byte order mark, skipped at the start of an input.
-const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
+pub(crate) const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
 
 fn default_max_line_bytes() -> usize {
     DEFAULT_MAX_LINE_BYTES

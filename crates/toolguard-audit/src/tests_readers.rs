@@ -358,6 +358,12 @@ fn a_utf8_byte_order_mark_is_skipped() {
     assert_eq!(report.error_count, 0, "{:?}", report.errors);
     assert_eq!(report.calls, plain.calls);
     assert!(plain.calls > 0);
+    // And a *.json file is still found by its content when a folder is searched.
+    let file = std::env::temp_dir().join(format!("toolguard-bom-{}.json", std::process::id()));
+    std::fs::write(&file, [b"\xef\xbb\xbf".as_slice(), &traj].concat()).unwrap();
+    let found = crate::session::detect_path(&file, 1 << 20);
+    std::fs::remove_file(&file).unwrap();
+    assert_eq!(found.unwrap(), Some(Format::MiniSweAgent));
 }
 
 #[test]
