@@ -254,7 +254,8 @@ Inputs (the format is picked per file from its first line)
   -: read one log from standard input.
 
 Options
-  --config FILE     guard config, JSON or YAML: {repeat?, loudFailure?, loops?}
+  --config FILE     guard config, JSON or YAML: {repeat?, loudFailure?, loops?,
+                    exactMode?}
                     (the same config as the DSH plugins, GuardEngine and the hook)
   --report R        table (default), json, jsonl (one session a line, streamed
                     in input order; the dataset summary goes to stderr), sarif
@@ -681,7 +682,8 @@ function runAudit(argv: string[]): number {
       count++;
       if (unread(session)) {
         unreadCount++;
-        if (unreadNames.length < 20) unreadNames.push(session.file);
+        // An empty file was read: say so, not only that nothing could be read.
+        if (unreadNames.length < 20) unreadNames.push(session.bytes === 0 ? `${session.file}: empty` : session.file);
       }
       if (stream) writeAll(1, JSON.stringify(session) + '\n');
       else sessions.push(session);

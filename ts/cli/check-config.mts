@@ -14,8 +14,8 @@ export const CHECK_CONFIG_OPTIONS = { help: { type: 'boolean', short: 'h' } } as
 
 export const CHECK_CONFIG_HELP = `Usage: toolguard check-config FILE...
 
-Loads each guard config (JSON or YAML: {repeat?, loudFailure?, loops?}) with the
-loader and the engine validation that \`toolguard audit --config\`,
+Loads each guard config (JSON or YAML: {repeat?, loudFailure?, loops?, exactMode?})
+with the loader and the engine validation that \`toolguard audit --config\`,
 \`toolguard hook --config\` (TOOLGUARD_CONFIG) and GuardEngine use, and prints
 what it holds, or the error naming the file, line and key.
 
@@ -44,6 +44,8 @@ function describe(config: ReturnType<typeof readConfig>['config']): string {
   parts.push(`${rules.length - off} user rule${rules.length - off === 1 ? '' : 's'}${off ? `, ${off} switched off` : ''}`);
   if (config.loudFailure?.shellTools) parts.push(`shell tools ${config.loudFailure.shellTools.join(', ')}`);
   parts.push(describeLoops(config.loops));
+  // Exact mode changes the commands the hook runs: a config that turns it on must say so.
+  if (config.exactMode === true) parts.push('exact mode on (PreToolUse rewrites shell commands)');
   return parts.join(' · ');
 }
 

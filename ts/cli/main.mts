@@ -7,6 +7,7 @@ import { COMPLETION_OPTIONS, completion, type CompletionSpec } from './completio
 import { HOOK_OPTIONS } from '../adapters/hooks.mjs';
 import { rules, RULES_OPTIONS } from './rules.mjs';
 import { scan } from './scan.mjs';
+import { MCP_SDK, MCP_SDK_INSTALL, MCP_USAGE, McpUsageError, parseMcpArgs } from '../mcp/args.mjs';
 
 export interface Command {
   /** The arguments after the command's name, for the usage line. */
@@ -66,17 +67,30 @@ export const COMMANDS: Record<string, Command> = {
   },
 };
 
-/** The package `toolguard mcp` needs: an optional peer dependency, so a `GuardEngine` user does not install it. */
-export const MCP_SDK = '@modelcontextprotocol/sdk';
+export { MCP_SDK } from '../mcp/args.mjs';
 
+/**
+ * `toolguard mcp`: its arguments are read before the SDK is looked for, so
+ * `--help` and a usage error answer without the optional peer dependency.
+ */
 async function runMcp(argv: string[]): Promise<number> {
+  try {
+    if (parseMcpArgs(argv) === 'help') {
+      process.stdout.write(MCP_USAGE);
+      return 0;
+    }
+  } catch (error) {
+    if (!(error instanceof McpUsageError)) throw error;
+    process.stderr.write(`toolguard mcp: ${error.message}\n\n${MCP_USAGE}`);
+    return 2;
+  }
   try {
     import.meta.resolve(`${MCP_SDK}/server/stdio.js`);
   } catch (error) {
     if ((error as { code?: unknown }).code !== 'ERR_MODULE_NOT_FOUND') throw error;
     process.stderr.write(
       `toolguard mcp: the MCP proxy needs the package ${MCP_SDK}, an optional peer dependency of toolguard that is not installed.\n` +
-        `Install it beside toolguard: npm install ${MCP_SDK}@^1.32.2\n`,
+        `Install it beside toolguard: ${MCP_SDK_INSTALL}\n`,
     );
     return 2;
   }

@@ -5,7 +5,7 @@
 // `[exit code: N]` marker and `when: success`) are listed as such: the same
 // table runs a second time with every rule `when: always`.
 
-import { readFileSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { GuardEngine } from 'toolguard';
 
 import { UsageError } from './audit.mjs';
@@ -20,6 +20,8 @@ prints each matching rule with the line it matched.
 The output is read as the harness shows it: stdout, a [stderr] block, and the
 trailing markers ([exit code: N] …); when they show a failure, 'when: success'
 rules stay silent and are listed as silenced.
+
+At most 64 MiB is read (a longer input is an error, not one tool output).
 
 Exit code: 0 no rule fired, 1 a rule fired, 2 usage or config error.
 `;
@@ -65,8 +67,36 @@ export function alwaysTable(table: readonly TableRule[]): Omit<TableRule, 'sourc
   });
 }
 
-/** Run `toolguard scan`; returns the exit code. */
-export function scan(argv: string[]): number {
+/**
+ * The most `scan` reads: 64 MiB, far above any harness's tool output (they
+ * truncate to kilobytes), so `scan /dev/zero` or a runaway pipe ends with an
+ * error instead of filling memory.
+ */
+export const SCAN_MAX_BYTES = 64 * 1024 * 1024;
+
+/** FILE (or stdin for '-') as text, at most `limit` bytes; a UsageError naming it otherwise. */
+async function readOutput(file: string, source: string, limit = SCAN_MAX_BYTES): Promise<string> {
+  const stream = file === '-' ? process.stdin : createReadStream(file);
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      total += chunk.length;
+      if (total > limit) {
+        stream.destroy();
+        throw new UsageError(`${source} is longer than ${limit / (1024 * 1024)} MiB: not one tool output (scan reads at most that much)`);
+      }
+      chunks.push(chunk);
+    }
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    throw new UsageError(`cannot read ${source}: ${(e as Error).message}`);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Run `toolguard scan`; resolves to the exit code. */
+export async function scan(argv: string[]): Promise<number> {
   const files: string[] = [];
   let hits: Hit[];
   let json = false;
@@ -81,12 +111,7 @@ export function scan(argv: string[]): number {
     if (files.length > 1) throw new UsageError('give one FILE (or - for stdin)');
     const file = files[0] ?? '-';
     source = file === '-' ? 'stdin' : file;
-    let text: string;
-    try {
-      text = readFileSync(file === '-' ? 0 : file, 'utf8');
-    } catch (e) {
-      throw new UsageError(`cannot read ${source}: ${(e as Error).message}`);
-    }
+    const text = await readOutput(file, source);
     const config = configValue(options.config);
     const table = activeTable(config.loudFailure?.rules ?? []);
     const action = new Map(table.map((r) => [r.id, r.action]));

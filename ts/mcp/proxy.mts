@@ -33,6 +33,7 @@ import { createRequire } from 'node:module';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { MCP_USAGE, type McpArgs, parseMcpArgs } from './args.mjs';
 import type { GuardEngine, GuardVerdict, LoopDenyVerdict, ToolResult } from 'toolguard';
 import {
   ASYNC_SCAN_THRESHOLD,
@@ -266,48 +267,9 @@ export class McpGuard {
 }
 
 // ---------------------------------------------------------------------------
-// The command
+// The command (its arguments and usage: ./args.mts, readable without the SDK)
 
-export class McpUsageError extends Error {}
-
-export const MCP_USAGE = `usage: toolguard mcp [--config FILE] -- <command> [args...]
-Starts the MCP server <command> (stdio) and relays it to the MCP client on
-stdin/stdout, guarding tools/call: the loop detectors for the session (on
-unless the config says loops: false; loops.deny refuses a call that goes on
-with a loop), and the results of the tools named in loudFailure.shellTools
-scanned for silent failures. --config (or TOOLGUARD_CONFIG): the guard config, JSON or YAML,
-as for toolguard audit. Exit code: the server's (2: usage or config error,
-1: the server could not be started).
-`;
-
-export interface McpArgs {
-  config?: string;
-  command: string;
-  args: string[];
-}
-
-/** Options up to `--` (or the first non-option), then the server command line verbatim. */
-export function parseMcpArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): McpArgs | 'help' {
-  let config: string | undefined;
-  let i = 0;
-  for (; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--') {
-      i++;
-      break;
-    }
-    if (arg === '-h' || arg === '--help') return 'help';
-    if (arg === '--config') {
-      config = argv[++i];
-      if (config === undefined) throw new McpUsageError('--config needs a file');
-    } else if (arg.startsWith('--config=')) config = arg.slice('--config='.length);
-    else if (arg.startsWith('-')) throw new McpUsageError(`unknown option ${arg}`);
-    else break;
-  }
-  const [command, ...args] = argv.slice(i);
-  if (command === undefined || command === '') throw new McpUsageError('no server command given');
-  return { config: config ?? (env.TOOLGUARD_CONFIG || undefined), command, args };
-}
+export { MCP_USAGE, type McpArgs, McpUsageError, parseMcpArgs } from './args.mjs';
 
 /** The server's exit as a process exit code (a signal as 128 + its number, as shells do). */
 function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number {

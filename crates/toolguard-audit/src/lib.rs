@@ -239,6 +239,9 @@ pub struct AuditOptions {
 /// 256 MiB: far above any real line, far below what would exhaust memory.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 256 << 20;
 
+/// The UTF-8 byte order mark, skipped at the start of an input.
+pub(crate) const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
+
 fn default_max_line_bytes() -> usize {
     DEFAULT_MAX_LINE_BYTES
 }
@@ -500,6 +503,11 @@ impl Auditor {
         } else {
             Box::new(buffered)
         };
+        // A UTF-8 byte order mark (PowerShell and Windows editors write one)
+        // is no part of the log, and JSON parsers refuse it: skip it.
+        if matches!(lines.fill_buf(), Ok(head) if head.starts_with(UTF8_BOM)) {
+            lines.consume(UTF8_BOM.len());
+        }
         // A NUL byte in the first block: a binary file, not a log (as git decides).
         let shape = match lines.fill_buf() {
             Ok(head) if head.contains(&0) => {

@@ -522,11 +522,13 @@ pub fn detect_path(path: &Path, limit: usize) -> io::Result<Option<Format>> {
     if bytes.contains(&0) {
         return Ok(None);
     }
-    Ok(match shape_of(Format::Auto, &bytes) {
-        Shape::Values => serde_json::from_slice::<Value>(&bytes)
+    // As the reader does (audit_reader_each): a UTF-8 byte order mark is no part of the log.
+    let bytes = bytes.strip_prefix(super::UTF8_BOM).unwrap_or(&bytes);
+    Ok(match shape_of(Format::Auto, bytes) {
+        Shape::Values => serde_json::from_slice::<Value>(bytes)
             .ok()
             .and_then(|v| detect_value(&v)),
-        Shape::Text => detect_text(&String::from_utf8_lossy(&bytes)),
+        Shape::Text => detect_text(&String::from_utf8_lossy(bytes)),
         Shape::Lines => {
             let first = bytes
                 .split(|b| *b == b'\n')

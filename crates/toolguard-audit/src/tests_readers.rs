@@ -325,6 +325,32 @@ fn binary_input_is_one_error() {
 }
 
 #[test]
+fn a_utf8_byte_order_mark_is_skipped() {
+    let trace =
+        "\u{feff}{\"agentId\":\"a\",\"tool\":\"bash\",\"arguments\":{},\"output\":\"ok\"}\n";
+    let report = audit(trace.as_bytes());
+    assert_eq!(report.error_count, 0, "{:?}", report.errors);
+    assert_eq!(report.calls, 1);
+    // A whole-document trajectory too (read at once, not line by line).
+    let traj = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/mini-swe-agent/scripted.traj.json"),
+    )
+    .unwrap();
+    let plain = audit(&traj);
+    let report = audit(&[b"\xef\xbb\xbf".as_slice(), &traj].concat());
+    assert_eq!(report.error_count, 0, "{:?}", report.errors);
+    assert_eq!(report.calls, plain.calls);
+    assert!(plain.calls > 0);
+    // And a *.json file is still found by its content when a folder is searched.
+    let file = std::env::temp_dir().join(format!("toolguard-bom-{}.json", std::process::id()));
+    std::fs::write(&file, [b"\xef\xbb\xbf".as_slice(), &traj].concat()).unwrap();
+    let found = crate::session::detect_path(&file, 1 << 20);
+    std::fs::remove_file(&file).unwrap();
+    assert_eq!(found.unwrap(), Some(Format::MiniSweAgent));
+}
+
+#[test]
 fn a_plain_text_log_is_one_error_and_a_corrupt_first_object_is_not() {
     let text: String = (0..5_000)
         .map(|i| format!("[{i}] compiling module {i}\n"))
