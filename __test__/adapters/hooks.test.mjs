@@ -229,6 +229,7 @@ describe('toolguard hook (child process)', () => {
     const engine = new GuardEngine(hookEngineConfig({ loops: false }));
     const traceback = 'Traceback (most recent call last):\n  File "t.py", line 3, in <module>\nKeyError: 1\n';
     const panic = "thread 'main' panicked at src/main.rs:2:5:\nboom\n";
+    /** @type {Array<[import('toolguard').GuardVerdict | null, string]>} */
     const cases = [
       ['python t.py | tail', traceback],
       ['cargo run', panic],
@@ -241,8 +242,8 @@ describe('toolguard hook (child process)', () => {
     let compared = 0;
     for (const [verdict, text] of cases) {
       if (!verdict) continue;
-      for (const host of ['claude-code', 'codex']) {
-        for (const event of ['PostToolUse', 'PostToolUseFailure']) {
+      for (const host of /** @type {const} */ (['claude-code', 'codex'])) {
+        for (const event of /** @type {const} */ (['PostToolUse', 'PostToolUseFailure'])) {
           for (const scanned of [text, undefined]) {
             assert.deepEqual(referenceHookOutput(verdict, scanned, host, event), hookOutputFor(verdict, scanned, host, event));
             compared++;

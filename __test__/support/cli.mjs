@@ -13,7 +13,7 @@ export function scratchCli(prefix) {
   const scratch = mkdtempSync(join(tmpdir(), prefix));
   /**
    * @param {string[]} args
-   * @param {{ node?: string[], input?: string, cwd?: string, env?: NodeJS.ProcessEnv }} [options] `node`: flags for node itself
+   * @param {{ node?: string[], input?: string, cwd?: string, env?: NodeJS.ProcessEnv, timeout?: number }} [options] `node`: flags for node itself
    * @returns {{ code: number | null, stdout: string, stderr: string }}
    */
   const cli = (args, { node = [], ...options } = {}) => {
