@@ -31,7 +31,7 @@ pub fn hook_shell_tools() -> &'static [String] {
 #[derive(Debug, Clone, PartialEq)]
 pub struct FileError {
     /// A stable name for programs: the core's (`TOOLGUARD_UNKNOWN_KEY`…) or
-    /// `TOOLGUARD_CONFIG_UNREADABLE` / `TOOLGUARD_CONFIG_SYNTAX`.
+    /// `TOOLGUARD_CONFIG_UNREADABLE` / `TOOLGUARD_CONFIG_TOO_LARGE` / `TOOLGUARD_CONFIG_SYNTAX`.
     pub code: &'static str,
     /// For people: `<file>[:<line>]: <reason>`.
     pub message: String,
@@ -129,6 +129,20 @@ impl Loaded {
     }
 }
 
+/// The largest config file read: a config is a few KB; anything bigger (a
+/// device, a log given by mistake) is refused instead of read whole.
+pub const MAX_CONFIG_BYTES: u64 = 4 << 20;
+
+/// The file's bytes, or `None` when it holds more than [`MAX_CONFIG_BYTES`].
+fn read_bounded(path: &str) -> std::io::Result<Option<Vec<u8>>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_CONFIG_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= MAX_CONFIG_BYTES).then_some(bytes))
+}
+
 /// Read and parse the config file; `None`: no file (the defaults).
 pub fn read(path: Option<&str>) -> Result<Loaded, FileError> {
     let Some(path) = path else {
@@ -146,15 +160,23 @@ pub fn read(path: Option<&str>) -> Result<Loaded, FileError> {
         file: path.to_owned(),
         line,
     };
-    let text = std::fs::read(path)
-        .map_err(|e| {
-            fail(
-                "TOOLGUARD_CONFIG_UNREADABLE",
-                format!("cannot read config {path}: {e}"),
-                None,
-            )
-        })
-        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())?;
+    let bytes = read_bounded(path).map_err(|e| {
+        fail(
+            "TOOLGUARD_CONFIG_UNREADABLE",
+            format!("cannot read config {path}: {e}"),
+            None,
+        )
+    })?;
+    let Some(bytes) = bytes else {
+        return Err(fail(
+            "TOOLGUARD_CONFIG_TOO_LARGE",
+            format!("config {path} is larger than {MAX_CONFIG_BYTES} bytes"),
+            None,
+        ));
+    };
+    // A byte order mark some editors write is not part of the first key.
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    let text = String::from_utf8_lossy(bytes).into_owned();
     let parsed = if is_json(path, &text) {
         parse_json(&text).map_err(|(line, reason)| {
             let at = line.map_or(String::new(), |l| format!(":{l}"));
@@ -552,6 +574,31 @@ mod tests {
         };
         let keys: Vec<&str> = members.iter().map(|(k, _)| k.as_str()).collect();
         assert_eq!(keys, ["b", "2", "a"]);
+    }
+
+    #[test]
+    fn an_oversized_config_is_refused_and_a_byte_order_mark_skipped() {
+        // Before: the whole file was read (`check-config /dev/zero` grew
+        // without bound), and a BOM became part of the first key.
+        let big = write("big.yaml", &"#".repeat(MAX_CONFIG_BYTES as usize + 1));
+        let e = read(Some(&big)).map(|_| ()).unwrap_err();
+        assert_eq!(e.code, "TOOLGUARD_CONFIG_TOO_LARGE");
+        assert!(e.message.contains("big.yaml"), "{}", e.message);
+        #[cfg(unix)]
+        {
+            let e = read(Some("/dev/zero")).map(|_| ()).unwrap_err();
+            assert_eq!(e.code, "TOOLGUARD_CONFIG_TOO_LARGE");
+        }
+        for (name, text) in [
+            ("bom.yaml", "\u{feff}loops:\n  deny: 2\n"),
+            ("bom.json", "\u{feff}{\"loops\": {\"deny\": 2}}"),
+        ] {
+            let file = write(name, text);
+            let loaded = read(Some(&file)).unwrap();
+            loaded
+                .check()
+                .unwrap_or_else(|e| panic!("{name}: {}", e.message));
+        }
     }
 
     #[test]
