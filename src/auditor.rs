@@ -27,7 +27,7 @@ pub struct Auditor {
 
 #[napi]
 impl Auditor {
-    /// `configJson`: the GuardEngine config as JSON text (`{repeat?, loudFailure?, loops?}`);
+    /// `configJson`: the GuardEngine config as JSON text (`{repeat?, loudFailure?, loops?, exactMode?}`);
     /// the loop detectors are on unless it says `loops: false`.
     /// Throws an `Error` naming the bad key or rule id, like `new GuardEngine`.
     /// `optionsJson`: the audit's limits, `{maxLineBytes?, sinceMs?}` (a longer
