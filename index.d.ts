@@ -12,7 +12,7 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 /** Replays recorded sessions through the guard engine. */
 export declare class Auditor {
   /**
-   * `configJson`: the GuardEngine config as JSON text (`{repeat?, loudFailure?, loops?}`);
+   * `configJson`: the GuardEngine config as JSON text (`{repeat?, loudFailure?, loops?, exactMode?}`);
    * the loop detectors are on unless it says `loops: false`.
    * Throws an `Error` naming the bad key or rule id, like `new GuardEngine`.
    * `optionsJson`: the audit's limits, `{maxLineBytes?, sinceMs?}` (a longer
