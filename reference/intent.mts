@@ -104,29 +104,50 @@ export class SessionReports {
     return this.#lines;
   }
 
-  /** Whether the user named exception `kind` with `message`: a line holds the type and the message's first words. */
+  /** Whether the user named exception `kind` with `message`: a line holds the message's first words, and the type when the message is under three words. */
   names(kind: string, message: string): boolean {
     const k = ` ${words(kind).trim()} `;
-    const m = ` ${words(message).trim().split(' ').filter((w) => w !== '').slice(0, 4).join(' ')} `;
-    return this.#lines.some((l) => l.includes(k) && (m.trim() === '' || l.includes(m)));
+    const msg = words(message)
+      .split(' ')
+      .filter((w) => w !== '')
+      .slice(0, 4);
+    const typed = msg.length < 3;
+    const m = ` ${msg.join(' ')} `;
+    return this.#lines.some((l) => (!typed || l.includes(k)) && (m.trim() === '' || l.includes(m)));
   }
 }
 
-/** The exception lines of an output (intent.rs `exception_lines`): `[type, message]`. */
-function* exceptionLines(text: string): Generator<[string, string]> {
+/** intent.rs `exception_head`: `[type, message]` of `Type: message` or a bare `Type`. */
+function exceptionHead(line: string): [string, string] | undefined {
+  const kind = /^[A-Za-z0-9_.]*/.exec(line)?.[0] ?? '';
+  const rest = line.slice(kind.length);
+  const last = kind.split('.').pop() ?? kind;
+  const named = /^[A-Z]/.test(last) && (last.endsWith('Error') || last.endsWith('Exception'));
+  let message: string;
+  if (rest.startsWith(':')) message = trimRust(rest.slice(1));
+  else if (trimRust(rest) === '') message = '';
+  else return undefined;
+  return named ? [last, message] : undefined;
+}
+
+/** Rust's `str::trim` (Unicode White_Space; JS `trim` also strips U+FEFF). */
+const trimRust = (t: string) =>
+  t.replace(/^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g, '');
+
+/** The exception lines of an output (intent.rs `exception_lines`): `[type, message, caught]`. */
+function* exceptionLines(text: string): Generator<[string, string, boolean]> {
   for (const raw of text.split('\n')) {
-    let line = raw.trim();
-    if (line.startsWith('E ')) line = line.slice(2).trimStart();
-    const m = /^[A-Za-z0-9_.]*/.exec(line);
-    const kind = m === null ? '' : m[0];
-    const rest = line.slice(kind.length);
-    const last = kind.split('.').pop() ?? kind;
-    const named = /^[A-Z]/.test(last) && (last.endsWith('Error') || last.endsWith('Exception'));
-    let message: string;
-    if (rest.startsWith(':')) message = rest.slice(1).trim();
-    else if (rest.trim() === '') message = '';
-    else continue;
-    if (named) yield [last, message];
+    let line = trimRust(raw);
+    if (line.startsWith('E ')) line = trimRust(line.slice(2));
+    const head = exceptionHead(line);
+    if (head === undefined) continue;
+    const [kind, message] = head;
+    if (kind !== 'Error' || message === '') {
+      yield [kind, message, false];
+      continue;
+    }
+    const inner = exceptionHead(message);
+    yield inner === undefined ? [kind, message, true] : [inner[0], inner[1], true];
   }
 }
 
@@ -379,7 +400,9 @@ export function adjust(ctx: ScanContext | undefined, text: string, first: ActedH
   // script; an exception they never named, from the agent's own script, is
   // that script failing (a probe's answer stays an answer).
   const user = reportedByUser(ctx.reported, text);
-  const ownScript = ctx.ownScript && user !== false;
+  // The script's own `Error: …` print: it caught an exception and said so.
+  const caught = [...exceptionLines(text)].some(([, , c]) => c);
+  const ownScript = ctx.ownScript && !(user === false && caught);
   const meant = (user === true && !model.displaysOnly) || ((ownScript || probe) && !broken);
   const hidden = model.masks.some((m) => m === 'pipeline' || m === 'fallback' || m === 'sequence');
   // Content shown from files: a displaying command that names no file prints its own errors.

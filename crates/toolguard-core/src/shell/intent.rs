@@ -249,15 +249,18 @@ impl SessionReports {
     }
 
     /// Whether the user named exception `kind` with `message`: a line of
-    /// theirs holds the type and the first words of the message.
+    /// theirs holds the first words of the message, and the type too when
+    /// the message is shorter than three words.
     fn names(&self, kind: &str, message: &str) -> bool {
         let kind = format!(" {} ", words(kind).trim());
         let message = words(message);
         let msg: Vec<&str> = message.split_whitespace().take(4).collect();
+        let typed = msg.len() < 3;
         let msg = format!(" {} ", msg.join(" "));
-        self.lines
-            .iter()
-            .any(|l| l.contains(kind.as_str()) && (msg.trim().is_empty() || l.contains(msg.as_str())))
+        self.lines.iter().any(|l| {
+            (!typed || l.contains(kind.as_str()))
+                && (msg.trim().is_empty() || l.contains(msg.as_str()))
+        })
     }
 }
 
@@ -278,7 +281,8 @@ fn words(text: &str) -> String {
             if w.chars().any(|c| c.is_ascii_digit()) {
                 out.push_str("# ");
             } else {
-                out.extend(w.chars().flat_map(char::to_lowercase));
+                // `str::to_lowercase`, not per char: a final sigma as in JS.
+                out.push_str(&w.to_lowercase());
                 out.push(' ');
             }
         }
@@ -286,26 +290,40 @@ fn words(text: &str) -> String {
     out
 }
 
-/// The exception lines of an output: `Type: message` or a bare `Type` at
-/// the start of a line (after blanks and pytest's `E `), where the type's
+/// An exception head: `Type: message` or a bare `Type`, where the type's
 /// last dotted part is `Error`, or ends in `Error` or `Exception`.
-fn exception_lines(text: &str) -> impl Iterator<Item = (&str, &str)> {
+fn exception_head(line: &str) -> Option<(&str, &str)> {
+    let end = line
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .unwrap_or(line.len());
+    let (kind, rest) = line.split_at(end);
+    let last = kind.rsplit('.').next().unwrap_or(kind);
+    let named = last.starts_with(|c: char| c.is_ascii_uppercase())
+        && (last.ends_with("Error") || last.ends_with("Exception"));
+    let message = match rest.strip_prefix(':') {
+        Some(m) => m.trim(),
+        None if rest.trim().is_empty() => "",
+        None => return None,
+    };
+    named.then_some((last, message))
+}
+
+/// The exception lines of an output, at the start of a line (after blanks
+/// and pytest's `E `): `(type, message, caught)`. `caught`: a script's own
+/// `Error: message` print (non-empty), whose message may be another
+/// exception line (`Error: KeyError: 'x'`: that one is the type).
+fn exception_lines(text: &str) -> impl Iterator<Item = (&str, &str, bool)> {
     text.split('\n').filter_map(|line| {
         let line = line.trim();
         let line = line.strip_prefix("E ").map_or(line, str::trim_start);
-        let end = line
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
-            .unwrap_or(line.len());
-        let (kind, rest) = line.split_at(end);
-        let last = kind.rsplit('.').next().unwrap_or(kind);
-        let named = last.starts_with(|c: char| c.is_ascii_uppercase())
-            && (last.ends_with("Error") || last.ends_with("Exception"));
-        let message = match rest.strip_prefix(':') {
-            Some(m) => m.trim(),
-            None if rest.trim().is_empty() => "",
-            None => return None,
-        };
-        named.then_some((last, message))
+        let (kind, message) = exception_head(line)?;
+        if kind != "Error" || message.is_empty() {
+            return Some((kind, message, false));
+        }
+        Some(match exception_head(message) {
+            Some((inner, rest)) => (inner, rest, true),
+            None => (kind, message, true),
+        })
     })
 }
 
@@ -315,7 +333,7 @@ fn exception_lines(text: &str) -> impl Iterator<Item = (&str, &str)> {
 fn reported_by_user(reported: Option<&SessionReports>, text: &str) -> Option<bool> {
     let reported = reported?;
     let mut any = false;
-    for (kind, message) in exception_lines(text) {
+    for (kind, message, _) in exception_lines(text) {
         if reported.names(kind, message) {
             return Some(true);
         }
@@ -476,7 +494,9 @@ pub fn adjust(
     // the script; an exception they never named, from the agent's own
     // script, is that script failing (a probe's answer stays an answer).
     let user = reported_by_user(ctx.and_then(|c| c.reported.as_deref()), text);
-    let own_script = own_script && user != Some(false);
+    // The script's own `Error: …` print: it caught an exception and said so.
+    let caught = exception_lines(text).any(|(_, _, caught)| caught);
+    let own_script = own_script && !(user == Some(false) && caught);
     let meant = (user == Some(true) && !model.displays_only) || ((own_script || probe) && !broken);
     let hidden = model
         .masks
@@ -731,13 +751,17 @@ mod tests {
             told(ISSUE, &[], "python repro.py", out),
             Some(FailureAction::Context)
         );
-        assert_eq!(action(&[], "python repro.py", out), Some(FailureAction::Error));
+        assert_eq!(
+            action(&[], "python repro.py", out),
+            Some(FailureAction::Error)
+        );
         assert_eq!(
             told(ISSUE, &[write], "cd /testbed && python repro.py", out),
             Some(FailureAction::Context)
         );
         // A test runner's verdict stays the check's result.
-        let pytest = "E   RuntimeError: Dropped elements in sequence 3\n1 failed, 3 passed in 0.2s\n";
+        let pytest =
+            "E   RuntimeError: Dropped elements in sequence 3\n1 failed, 3 passed in 0.2s\n";
         assert_eq!(
             told(ISSUE, &[], "pytest tests/ 2>&1 | tail -5", pytest),
             Some(FailureAction::Error)
@@ -747,14 +771,48 @@ mod tests {
     #[test]
     fn an_unreported_error_from_an_own_script_is_an_error() {
         let write = "cat > /testbed/repro.py << 'EOF'\nf()\nEOF";
-        let caught = "Testing combine:\nError: 'Q' object has no attribute 'as_sql'\n";
+        // `traceback.print_exc()` then its own `Error:` line, as the wild ones do.
+        let tb = "Traceback (most recent call last):\n  File \"/testbed/repro.py\", line 5, in <module>\n";
+        let caught = format!("{tb}AttributeError: 'Q' object has no attribute 'as_sql'\nError: 'Q' object has no attribute 'as_sql'\n");
+        let caught = caught.as_str();
         assert_eq!(
             told(ISSUE, &[write], "cd /testbed && python repro.py", caught),
             Some(FailureAction::Error)
         );
+        // Its message may be another exception line; its type is then that one.
+        let nested =
+            format!("{tb}KeyError: 'missing'\nError: KeyError: 'missing' was not in the mapping\n");
+        let nested = nested.as_str();
+        assert_eq!(
+            told(ISSUE, &[write], "cd /testbed && python repro.py", nested),
+            Some(FailureAction::Error)
+        );
+        // An uncaught traceback the script did not report on itself: as
+        // before (reproductions raise on purpose), and so is an empty `Error:`.
         assert_eq!(
             told(ISSUE, &[write], "cd /testbed && python repro.py", TRACEBACK),
-            Some(FailureAction::Error)
+            Some(FailureAction::Context)
+        );
+        assert_eq!(
+            told(
+                ISSUE,
+                &[write],
+                "cd /testbed && python repro.py",
+                "Error: \n"
+            ),
+            None
+        );
+        // The user's error, caught and printed by the script: reproduced.
+        let reproduced = format!("{tb}RuntimeError: Dropped elements in sequence 1 at /t/a.py\nError: RuntimeError: Dropped elements in sequence 1 at /t/a.py\n");
+        let reproduced = reproduced.as_str();
+        assert_eq!(
+            told(
+                ISSUE,
+                &[write],
+                "cd /testbed && python repro.py",
+                reproduced
+            ),
+            Some(FailureAction::Context)
         );
         // Without a noted user message: as before (the script's run is meant).
         assert_eq!(
@@ -762,9 +820,15 @@ mod tests {
             Some(FailureAction::Context)
         );
         // A probe's answer and a displayed log are not the script failing.
-        let probe = "python -c \"try:\n    open('x')\nexcept OSError as e:\n    print('Error:', e)\"";
+        let probe =
+            "python -c \"try:\n    open('x')\nexcept OSError as e:\n    print('Error:', e)\"";
         assert_eq!(
-            told(ISSUE, &[], probe, "Error: [Errno 2] No such file or directory: 'x'\n"),
+            told(
+                ISSUE,
+                &[],
+                probe,
+                "Error: [Errno 2] No such file or directory: 'x'\n"
+            ),
             Some(FailureAction::Context)
         );
         assert_eq!(
@@ -779,13 +843,20 @@ mod tests {
         let long = format!("ValueError: {}", "word ".repeat(1000));
         for k in 0..1000u32 {
             // A distinct word per k (digits would be masked alike).
-            let word: String = k.to_string().bytes().map(|b| (b - b'0' + b'a') as char).collect();
+            let word: String = k
+                .to_string()
+                .bytes()
+                .map(|b| (b - b'0' + b'a') as char)
+                .collect();
             reports.note(&format!("KeyError: {word}\nplain line\n{long}"));
         }
         let lines: Vec<&str> = reports.lines().collect();
         assert_eq!(lines.len(), super::SessionReports::CAP);
         assert!(lines.iter().all(|l| l.len() <= super::SessionReports::LINE));
-        assert_eq!(super::SessionReports::from_lines(lines.iter().copied()), reports);
+        assert_eq!(
+            super::SessionReports::from_lines(lines.iter().copied()),
+            reports
+        );
         // Numbers and paths masked: the same error at another line or file.
         assert!(reports.names("ValueError", "word word"));
         let mut r = super::SessionReports::default();
