@@ -1035,7 +1035,11 @@ describe('differential: native GuardEngine vs reference', () => {
       { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom('reset', 'forget'), agentId: fc.constantFrom('a', 'b', 'c') }) },
       {
         weight: 1,
-        arbitrary: fc.record({ kind: fc.constant('noteUserText'), agentId: fc.constantFrom('a', 'b', 'c'), text: fc.constantFrom(...USER_TEXTS) }),
+        arbitrary: fc.record({
+          kind: fc.constant('noteUserText'),
+          agentId: fc.constantFrom('a', 'b', 'c'),
+          text: fc.constantFrom(...USER_TEXTS),
+        }),
       },
     );
     let sequences = 0;

@@ -197,12 +197,16 @@ export class GuardEngine implements GuardEngineLike {
     const output = scanned || loops !== undefined ? readResult(result, scanned && this.#scanValue, loops !== undefined) : undefined;
     const failure =
       scanned && output !== undefined && !output.isError
-        ? this.#scan(name, output, scanContext(
-                name,
-                argumentsJson,
-                agentId === undefined ? undefined : this.#writes.get(agentId),
-                agentId === undefined ? undefined : this.#reports.get(agentId),
-              ))
+        ? this.#scan(
+            name,
+            output,
+            scanContext(
+              name,
+              argumentsJson,
+              agentId === undefined ? undefined : this.#writes.get(agentId),
+              agentId === undefined ? undefined : this.#reports.get(agentId),
+            ),
+          )
         : undefined;
     let loop: GuardVerdict['loop'];
     if (loops !== undefined) {

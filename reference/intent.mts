@@ -132,7 +132,10 @@ function exceptionHead(line: string): [string, string] | undefined {
 
 /** Rust's `str::trim` (Unicode White_Space; JS `trim` also strips U+FEFF). */
 const trimRust = (t: string) =>
-  t.replace(/^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g, '');
+  t.replace(
+    /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g,
+    '',
+  );
 
 /** The exception lines of an output (intent.rs `exception_lines`): `[type, message, caught]`. */
 function* exceptionLines(text: string): Generator<[string, string, boolean]> {
