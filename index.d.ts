@@ -58,6 +58,13 @@ export declare class GuardEngine {
   observeAsync(exec: ToolExecution, result?: ToolResult | string): Promise<GuardVerdict | null>
   /** The user spoke: that agent's chain starts over. */
   reset(agentId: string): void
+  /**
+   * The user said `text` to that agent (the task, a later message): an
+   * error it quotes, reproduced by a script, is the reported bug
+   * (`context`); an unreported one from the agent's own script is that
+   * script failing (`error`). Call it beside `reset` with the message.
+   */
+  noteUserText(agentId: string, text: string): void
   /** The agent is gone: free its state. */
   forget(agentId: string): void
   /**

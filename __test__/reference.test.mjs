@@ -921,6 +921,21 @@ const CONFIGS = [
   },
 ];
 
+// What a user may say (the task) and outputs with exception lines: the
+// user-reported signal of shell/intent.rs, compared in the sequences below.
+const USER_TEXTS = [
+  'Combining fails:\n```\nRuntimeError: Dropped elements in sequence 3 at /tmp/x.py\n```',
+  'Please fix the error: Unable to load file src/__init__.py in the parser',
+  'Add a --verbose flag.',
+  `ΣΑΣ Error ${'word '.repeat(80)}`,
+];
+const REPORT_OUTPUTS = [
+  'Traceback (most recent call last):\n  File "repro.py", line 2, in <module>\nRuntimeError: Dropped elements in sequence 9 at /t/a.py',
+  "Traceback (most recent call last):\n  File \"repro.py\", line 2, in <module>\nAttributeError: 'Q' object has no attribute 'as_sql'\nError: 'Q' object has no attribute 'as_sql'",
+  'Traceback (most recent call last):\n  File "repro.py", line 2, in <module>\nError: AstroidBuildingError: Unable to load file /tmp/p/src:',
+  'E   KeyError: 3\nError: \nmyapp.errors.ParseException',
+];
+
 describe('differential: native GuardEngine vs reference', () => {
   const { native, skip } = loadNative();
 
@@ -943,6 +958,8 @@ describe('differential: native GuardEngine vs reference', () => {
       // middle of a long list could go unsampled and its rule never be compared.
       { weight: 3, arbitrary: fc.noBias(fc.nat({ max: texts.length - 1 })).map((i) => texts[i]) },
       { weight: 1, arbitrary: fc.constantFrom(...MARKER_LINES) },
+      // Exception lines a user may have reported (shell/intent.rs `SessionReports`).
+      { weight: 1, arbitrary: fc.constantFrom(...REPORT_OUTPUTS) },
     );
     const text = fc
       .record({
@@ -1016,6 +1033,14 @@ describe('differential: native GuardEngine vs reference', () => {
         }),
       },
       { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom('reset', 'forget'), agentId: fc.constantFrom('a', 'b', 'c') }) },
+      {
+        weight: 1,
+        arbitrary: fc.record({
+          kind: fc.constant('noteUserText'),
+          agentId: fc.constantFrom('a', 'b', 'c'),
+          text: fc.constantFrom(...USER_TEXTS),
+        }),
+      },
     );
     let sequences = 0;
     let calls = 0;
@@ -1049,8 +1074,8 @@ describe('differential: native GuardEngine vs reference', () => {
         const theirs = new native.GuardEngine(config);
         for (const s of steps) {
           if (s.kind !== 'call') {
-            ours[s.kind](s.agentId);
-            theirs[s.kind](s.agentId);
+            ours[s.kind](s.agentId, s.text);
+            theirs[s.kind](s.agentId, s.text);
             continue;
           }
           const exec = { name: s.name, ...s.args, ...(s.agentId === undefined ? {} : { agentId: s.agentId }) };

@@ -8,7 +8,7 @@
 import { parseArguments } from './canonical.mjs';
 import { resolveConfig } from './config.mjs';
 import { invalid, kindOf } from './errors.mjs';
-import { adjust, scanContext, SessionWrites, type ActedHit, type ScanContext } from './intent.mjs';
+import { adjust, scanContext, SessionReports, SessionWrites, type ActedHit, type ScanContext } from './intent.mjs';
 import { Loops } from './loops.mjs';
 import { classifyCall } from './shell.mjs';
 import { showsFailure } from './markers.mjs';
@@ -147,6 +147,8 @@ export class GuardEngine implements GuardEngineLike {
   readonly #scanValue: boolean;
   /** Per agent, the paths it wrote (its own scripts: intent.mts). */
   readonly #writes = new Map<string, SessionWrites>();
+  /** Per agent, the error lines its user quoted (intent.mts). */
+  readonly #reports = new Map<string, SessionReports>();
   /** The loop detectors; `undefined` with `loops` off. */
   readonly #loops: Loops | undefined;
   /** The result-blind DSH repeat chain runs (always with loops off). */
@@ -195,7 +197,16 @@ export class GuardEngine implements GuardEngineLike {
     const output = scanned || loops !== undefined ? readResult(result, scanned && this.#scanValue, loops !== undefined) : undefined;
     const failure =
       scanned && output !== undefined && !output.isError
-        ? this.#scan(name, output, scanContext(name, argumentsJson, agentId === undefined ? undefined : this.#writes.get(agentId)))
+        ? this.#scan(
+            name,
+            output,
+            scanContext(
+              name,
+              argumentsJson,
+              agentId === undefined ? undefined : this.#writes.get(agentId),
+              agentId === undefined ? undefined : this.#reports.get(agentId),
+            ),
+          )
         : undefined;
     let loop: GuardVerdict['loop'];
     if (loops !== undefined) {
@@ -233,6 +244,18 @@ export class GuardEngine implements GuardEngineLike {
     this.#loops?.remove(agentId);
   }
 
+  /** The user said `text` to that agent (engine.rs `note_user_text`). */
+  noteUserText(agentId: string, text: string): void {
+    if (typeof agentId !== 'string') throw inputError('agentId', 'a string', agentId);
+    if (typeof text !== 'string') throw inputError('text', 'a string', text);
+    let reports = this.#reports.get(agentId);
+    if (reports === undefined) {
+      reports = new SessionReports();
+      this.#reports.set(agentId, reports);
+    }
+    reports.note(text);
+  }
+
   /** Remember the paths a call writes, per agent (engine.rs `note_writes`). */
   #noteWrites(agentId: string, name: string, argumentsJson: string): void {
     if (!SessionWrites.mayWrite(name, argumentsJson)) return;
@@ -251,6 +274,7 @@ export class GuardEngine implements GuardEngineLike {
     if (typeof agentId !== 'string') throw inputError('agentId', 'a string', agentId);
     this.#chains.drop(agentId);
     this.#writes.delete(agentId);
+    this.#reports.delete(agentId);
     this.#loops?.remove(agentId);
   }
 

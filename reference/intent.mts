@@ -13,6 +13,9 @@
  * - Installer noise lines (`noise`) are not failures: the scan is re-run
  *   without them.
  * - A `context` rule is `error` when the command hid the real status.
+ * - What the user reported (`SessionReports`): an exception line the user's
+ *   messages name is the reported bug reproduced (at most `context`); one
+ *   they never named, from the agent's own script, is that script failing.
  */
 import type { RuleAction, RuleHit } from './types.mjs';
 import { classifyCall, isShellTool, isWriteProgram, scanTable, type CallModel, type Need } from './shell.mjs';
@@ -22,6 +25,8 @@ export interface ScanContext {
   model: CallModel;
   /** The call runs a script the agent wrote earlier in this session. */
   ownScript: boolean;
+  /** What the user said this session; `undefined`: no user message noted. */
+  reported?: SessionReports;
 }
 
 /** A rule's first match with the action it has in the verdict. */
@@ -35,12 +40,129 @@ export interface ActedHit {
  * command. Only the agent's written paths whose file name occurs in the
  * arguments are candidates for its own script (intent.rs `ScanContext::new`).
  */
-export function scanContext(name: string, argumentsJson: string, writes: SessionWrites | undefined): ScanContext | undefined {
+export function scanContext(
+  name: string,
+  argumentsJson: string,
+  writes: SessionWrites | undefined,
+  reported?: SessionReports,
+): ScanContext | undefined {
   const model = classifyCall(name, argumentsJson);
   if (!model.isShell) return undefined;
   const written = writes?.named(argumentsJson);
   const ownScript = written !== undefined && model.commands.some((c) => c.script !== undefined && written.wrote(c.script, c.cwd));
-  return { model, ownScript };
+  return { model, ownScript, reported };
+}
+
+/**
+ * A text as its words (intent.rs `words`): lowercased, masked, space-separated
+ * with a space at both ends; a token holding `/` or `\\` is `<p>`, a word with
+ * a digit `#`; other punctuation separates words.
+ */
+function words(text: string): string {
+  let out = ' ';
+  for (const token of text.split(/[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/u)) {
+    if (token === '') continue;
+    if (token.includes('/') || token.includes('\\')) {
+      out += '<p> ';
+      continue;
+    }
+    for (const w of token.split(/[^\p{Alphabetic}\p{Nd}\p{Nl}\p{No}_]+/u)) {
+      if (w === '') continue;
+      out += /[0-9]/.test(w) ? '# ' : `${w.toLowerCase()} `;
+    }
+  }
+  return out;
+}
+
+/** The error-like lines of what the user said (intent.rs `SessionReports`), newest last, bounded. */
+export class SessionReports {
+  static readonly CAP = 32;
+  static readonly LINE = 256;
+  readonly #lines: string[] = [];
+
+  /** Note one user message: keep its lines that name an error. */
+  note(text: string): void {
+    for (const line of text.split('\n')) {
+      const lower = line.toLowerCase();
+      if (!(lower.includes('error') || lower.includes('exception'))) continue;
+      let w = words(line);
+      if (w.trim() === '') continue;
+      const bytes = Buffer.from(w, 'utf8');
+      if (bytes.length > SessionReports.LINE) {
+        let end = SessionReports.LINE;
+        while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
+        w = bytes.subarray(0, end).toString('utf8');
+      }
+      const i = this.#lines.indexOf(w);
+      if (i >= 0) this.#lines.splice(i, 1);
+      if (this.#lines.length === SessionReports.CAP) this.#lines.shift();
+      this.#lines.push(w);
+    }
+  }
+
+  lines(): readonly string[] {
+    return this.#lines;
+  }
+
+  /** Whether the user named exception `kind` with `message`: a line holds the message's first words, and the type when the message is under three words. */
+  names(kind: string, message: string): boolean {
+    const k = ` ${words(kind).trim()} `;
+    const msg = words(message)
+      .split(' ')
+      .filter((w) => w !== '')
+      .slice(0, 4);
+    const typed = msg.length < 3;
+    const m = ` ${msg.join(' ')} `;
+    return this.#lines.some((l) => (!typed || l.includes(k)) && (m.trim() === '' || l.includes(m)));
+  }
+}
+
+/** intent.rs `exception_head`: `[type, message]` of `Type: message` or a bare `Type`. */
+function exceptionHead(line: string): [string, string] | undefined {
+  const kind = /^[A-Za-z0-9_.]*/.exec(line)?.[0] ?? '';
+  const rest = line.slice(kind.length);
+  const last = kind.split('.').pop() ?? kind;
+  const named = /^[A-Z]/.test(last) && (last.endsWith('Error') || last.endsWith('Exception'));
+  let message: string;
+  if (rest.startsWith(':')) message = trimRust(rest.slice(1));
+  else if (trimRust(rest) === '') message = '';
+  else return undefined;
+  return named ? [last, message] : undefined;
+}
+
+/** Rust's `str::trim` (Unicode White_Space; JS `trim` also strips U+FEFF). */
+const trimRust = (t: string) =>
+  t.replace(
+    /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g,
+    '',
+  );
+
+/** The exception lines of an output (intent.rs `exception_lines`): `[type, message, caught]`. */
+function* exceptionLines(text: string): Generator<[string, string, boolean]> {
+  for (const raw of text.split('\n')) {
+    let line = trimRust(raw);
+    if (line.startsWith('E ')) line = trimRust(line.slice(2));
+    const head = exceptionHead(line);
+    if (head === undefined) continue;
+    const [kind, message] = head;
+    if (kind !== 'Error' || message === '') {
+      yield [kind, message, false];
+      continue;
+    }
+    const inner = exceptionHead(message);
+    yield inner === undefined ? [kind, message, true] : [inner[0], inner[1], true];
+  }
+}
+
+/** intent.rs `reported_by_user`: true/false when the output has exception lines and a user message was noted. */
+function reportedByUser(reported: SessionReports | undefined, text: string): boolean | undefined {
+  if (reported === undefined) return undefined;
+  let any = false;
+  for (const [kind, message] of exceptionLines(text)) {
+    if (reported.names(kind, message)) return true;
+    any = true;
+  }
+  return any ? false : undefined;
 }
 
 const normalize = (p: string) => (p.startsWith('./') ? p.slice(2) : p);
@@ -277,7 +399,14 @@ export function adjust(ctx: ScanContext | undefined, text: string, first: ActedH
   const probe = model.probe && !fallbackSaidFailure(model, text, table.fallbackFailure);
   // An own script or probe that could not run its own code is not excused as a reproduction.
   const broken = matches.some((m) => table.brokenScript.includes(m.hit.id));
-  const meant = (ctx.ownScript || probe) && !broken;
+  // What the user reported: their bug reproduced is meant, whoever wrote the
+  // script; an exception they never named, from the agent's own script, is
+  // that script failing (a probe's answer stays an answer).
+  const user = reportedByUser(ctx.reported, text);
+  // The script's own `Error: …` print: it caught an exception and said so.
+  const caught = [...exceptionLines(text)].some(([, , c]) => c);
+  const ownScript = ctx.ownScript && !(user === false && caught);
+  const meant = (user === true && !model.displaysOnly) || ((ownScript || probe) && !broken);
   const hidden = model.masks.some((m) => m === 'pipeline' || m === 'fallback' || m === 'sequence');
   // Content shown from files: a displaying command that names no file prints its own errors.
   const showsFiles = model.displaysOnly && model.reads.length > 0;

@@ -233,6 +233,8 @@ export interface GuardEngineLike {
   /** `observe` whose scan may run off the JavaScript thread; input errors still throw synchronously. */
   observeAsync(exec: ToolExecution, result?: ToolResult | string): Promise<GuardVerdict | null>;
   reset(agentId: string): void;
+  /** The user said `text` to that agent: errors it quotes are the reported bug (docs/shell-model.md). */
+  noteUserText(agentId: string, text: string): void;
   forget(agentId: string): void;
   /** The agent's chain, to carry it across processes with `restoreChain`. */
   chainState(agentId: string): ChainState | null;

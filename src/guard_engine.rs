@@ -184,6 +184,18 @@ impl GuardEngine {
         Ok(())
     }
 
+    /// The user said `text` to that agent (the task, a later message): an
+    /// error it quotes, reproduced by a script, is the reported bug
+    /// (`context`); an unreported one from the agent's own script is that
+    /// script failing (`error`). Call it beside `reset` with the message.
+    #[napi(catch_unwind, ts_args_type = "agentId: string, text: string")]
+    pub fn note_user_text(&self, agent_id: Unknown, text: String) -> Result<()> {
+        self.engine
+            .borrow_mut()
+            .note_user_text(&agent_id_argument(&agent_id)?, &text);
+        Ok(())
+    }
+
     /// The agent is gone: free its state.
     #[napi(catch_unwind, ts_args_type = "agentId: string")]
     pub fn forget(&self, agent_id: Unknown) -> Result<()> {

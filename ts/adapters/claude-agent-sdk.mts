@@ -117,6 +117,9 @@ export function toolguardHooks(options: AdapterOptions = {}): ToolguardHooks {
   const userPromptSubmit: HookCallback = async (input) => {
     try {
       engine.reset(chainOf(input));
+      // The errors the prompt quotes are the reported bug (docs/shell-model.md).
+      const prompt = (input as { prompt?: unknown }).prompt;
+      if (typeof prompt === 'string') engine.noteUserText(chainOf(input), prompt);
     } catch (error) {
       failOpen(ADAPTER, error);
     }

@@ -139,17 +139,31 @@ pub(super) fn line(
                 tool_result(run, report, number, block, extra);
             }
         }
-        (_, Some(Value::String(_) | Value::Array(_))) => {
+        (_, Some(content @ (Value::String(_) | Value::Array(_)))) => {
             if is_prompt(event) {
                 flush(run, report);
                 run.claude.prompts += 1;
                 run.reset(&agent);
+                run.note_user_text(&agent, &text_of(content));
             }
         }
         _ => report.error(
             Some(number),
             "user line without string or block content".to_owned(),
         ),
+    }
+}
+
+/// A user message's text: a string, or its text blocks.
+fn text_of(content: &Value) -> String {
+    match content {
+        Value::String(text) => text.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
     }
 }
 

@@ -93,13 +93,25 @@ pub(super) fn line(
         ("response_item", "function_call_output" | "custom_tool_call_output") => {
             output(run, report, number, payload)
         }
-        ("event_msg", "user_message") => prompt(run, report),
+        ("event_msg", "user_message") => {
+            prompt(run, report, str_of(payload, "message").unwrap_or(""))
+        }
         ("event_msg", "item_completed") => {
             let Some(done) = payload.get("item").and_then(Value::as_object) else {
                 return;
             };
             match str_of(done, "type") {
-                Some("UserMessage") => prompt(run, report),
+                Some("UserMessage") => {
+                    let text = done
+                        .get("content")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|p| p.get("text").and_then(Value::as_str))
+                        .collect::<Vec<_>>()
+                        .join("\n");
+                    prompt(run, report, &text)
+                }
                 _ => note_exit(run, str_of(done, "id"), done.get("exit_code")),
             }
         }
@@ -126,10 +138,11 @@ fn agent(run: &mut Run, report: &SessionReport) -> String {
         .clone()
 }
 
-fn prompt(run: &mut Run, report: &SessionReport) {
+fn prompt(run: &mut Run, report: &SessionReport, text: &str) {
     run.codex.prompts += 1;
     let agent = agent(run, report);
     run.reset(&agent);
+    run.note_user_text(&agent, text);
 }
 
 fn note_exit(run: &mut Run, call_id: Option<&str>, code: Option<&Value>) {

@@ -896,6 +896,11 @@ impl<'a> Run<'a> {
         self.engine().reset(agent_id);
     }
 
+    /// The user said `text` (see [`Engine::note_user_text`]).
+    fn note_user_text(&mut self, agent_id: &str, text: &str) {
+        self.engine().note_user_text(agent_id, text);
+    }
+
     fn finish(mut self, report: &mut SessionReport) {
         // Results held back for ordering are observed now.
         match self.format {

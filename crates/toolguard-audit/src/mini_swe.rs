@@ -140,8 +140,11 @@ fn read_tool_calls(messages: &[Value], read: &mut ReadSession) {
                     call.result = Some(observation(message));
                 }
             }
-            "user" if index > 0 && is_human(message) && read.calls() > 0 => {
-                read.events.push(ReadEvent::Prompt { line: None });
+            "user" if is_human(message) => {
+                if index > 0 && read.calls() > 0 {
+                    read.events.push(ReadEvent::Prompt { line: None });
+                }
+                read.events.push(ReadEvent::UserText(content_text(message)));
             }
             _ => {}
         }
@@ -191,8 +194,11 @@ fn read_text_actions(messages: &[Value], read: &mut ReadSession) {
                     ),
                 ),
             },
-            "user" if index > 0 && is_human(message) && read.calls() > 0 => {
-                read.events.push(ReadEvent::Prompt { line: None });
+            "user" if is_human(message) => {
+                if index > 0 && read.calls() > 0 {
+                    read.events.push(ReadEvent::Prompt { line: None });
+                }
+                read.events.push(ReadEvent::UserText(content_text(message)));
             }
             _ => {}
         }

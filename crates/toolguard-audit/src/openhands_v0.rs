@@ -86,6 +86,13 @@ pub(crate) fn read(value: &Value) -> Result<ReadSession, String> {
                 if read.calls() > 0 {
                     read.events.push(ReadEvent::Prompt { line: None });
                 }
+                let text = event
+                    .pointer("/args/content")
+                    .or_else(|| event.get("message"))
+                    .and_then(Value::as_str);
+                if let Some(text) = text {
+                    read.events.push(ReadEvent::UserText(text.to_owned()));
+                }
                 continue;
             }
             if NOT_CALLS.contains(&action) || matches!(source, Some("user" | "environment")) {

@@ -246,6 +246,18 @@ pub(crate) fn read(value: &Value) -> Result<ReadSession, String> {
                 if from_user && read.calls() > 0 {
                     read.events.push(ReadEvent::Prompt { line: None });
                 }
+                if from_user {
+                    let text = match event.pointer("/llm_message/content") {
+                        Some(Value::String(text)) => text.clone(),
+                        Some(Value::Array(parts)) => parts
+                            .iter()
+                            .filter_map(|p| p.get("text").and_then(Value::as_str))
+                            .collect::<Vec<_>>()
+                            .join("\n"),
+                        _ => String::new(),
+                    };
+                    read.events.push(ReadEvent::UserText(text));
+                }
             }
             _ => {}
         }

@@ -40,6 +40,9 @@ pub enum ReadEvent {
     Prompt {
         line: Option<u64>,
     },
+    /// What the user said (the task, a later message): the errors it quotes
+    /// are the reported bug (core `shell::intent`); restarts nothing.
+    UserText(String),
     Call(ReadCall),
 }
 
@@ -211,6 +214,10 @@ pub(crate) fn replay(run: &mut Run, report: &mut SessionReport, read: &ReadSessi
             ReadEvent::Prompt { .. } => {
                 prompts += 1;
                 run.reset(&agent);
+                continue;
+            }
+            ReadEvent::UserText(text) => {
+                run.note_user_text(&agent, text);
                 continue;
             }
             ReadEvent::Call(call) => call,

@@ -10,7 +10,10 @@
 //! says so (a note) rather than guess one. `history` is the chat view of
 //! the same steps; a `user` message there that is not a step's observation
 //! (a human's, in interactive mode) would restart chains, but `trajectory`
-//! does not say where it falls, so only `trajectory` is read.
+//! does not say where it falls, so only `trajectory` is read for calls. The
+//! `user` messages of `history` before the first step (the task, with the
+//! issue text) are what the user said: the errors they quote are the
+//! reported bug (core `shell::intent`).
 
 use serde_json::Value;
 
@@ -39,6 +42,24 @@ pub(crate) fn read(value: &Value) -> Result<ReadSession, String> {
         exit_codes: false,
         ..Default::default()
     };
+    let history = value.get("history").and_then(Value::as_array);
+    for message in history
+        .into_iter()
+        .flatten()
+        .take_while(|m| m.get("role").and_then(Value::as_str) != Some("assistant"))
+        .filter(|m| m.get("role").and_then(Value::as_str) == Some("user"))
+    {
+        let text = match message.get("content") {
+            Some(Value::String(text)) => text.clone(),
+            Some(Value::Array(parts)) => parts
+                .iter()
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => continue,
+        };
+        read.events.push(ReadEvent::UserText(text));
+    }
     for (index, step) in steps.iter().enumerate() {
         let Some(action) = step.get("action").and_then(Value::as_str) else {
             read.note(

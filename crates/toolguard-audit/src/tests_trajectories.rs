@@ -130,16 +130,30 @@ fn openhands_v1_output_has_a_report_per_line_pairs_by_id_and_notes_orphans() {
         .iter()
         .filter_map(|e| match e {
             ReadEvent::Call(c) => Some(c),
-            ReadEvent::Prompt { .. } => None,
+            ReadEvent::Prompt { .. } | ReadEvent::UserText(_) => None,
         })
         .collect();
     let mail = calls[4].result.as_ref().unwrap();
     assert_eq!(mail.text, "bash: mail: command not found\n[exit code: 127]");
     // The user's message mid-run restarts the chains, before call 5.
-    assert!(matches!(read.events[4], ReadEvent::Prompt { .. }));
-    assert!(
-        matches!(&read.events[5], ReadEvent::Call(c) if c.call_id.as_deref() == Some("call_5"))
-    );
+    assert!(matches!(
+        read.events
+            .iter()
+            .filter(|e| !matches!(e, ReadEvent::UserText(_)))
+            .nth(4),
+        Some(ReadEvent::Prompt { .. })
+    ));
+    let events: Vec<&ReadEvent> = read
+        .events
+        .iter()
+        .filter(|e| !matches!(e, ReadEvent::UserText(_)))
+        .collect();
+    assert!(matches!(events[5], ReadEvent::Call(c) if c.call_id.as_deref() == Some("call_5")));
+    // What the user said is noted (the errors it quotes are the reported bug).
+    assert!(read
+        .events
+        .iter()
+        .any(|e| matches!(e, ReadEvent::UserText(_))));
     // The file editor's error message is the result, as an error.
     let editor = b.timeline.calls[0].clone();
     assert_eq!(editor.tool, "str_replace_editor");
@@ -291,7 +305,7 @@ fn calls_read(read: &ReadSession) -> Vec<(Option<&str>, &str, Option<&str>)> {
                     .as_ref()
                     .and_then(|r| r.text.rfind("[exit code: ").map(|at| &r.text[at..])),
             )),
-            ReadEvent::Prompt { .. } => None,
+            ReadEvent::Prompt { .. } | ReadEvent::UserText(_) => None,
         })
         .collect()
 }
@@ -366,7 +380,7 @@ fn openhands_sdk_conversation_folders_recorded_by_the_real_package() {
         .iter()
         .filter_map(|e| match e {
             ReadEvent::Call(c) => Some(c.usage),
-            ReadEvent::Prompt { .. } => None,
+            ReadEvent::Prompt { .. } | ReadEvent::UserText(_) => None,
         })
         .collect();
     assert_eq!(
@@ -393,7 +407,13 @@ fn openhands_sdk_conversation_folders_recorded_by_the_real_package() {
     )
     .unwrap();
     let read = read_value(Format::OpenHandsV1, &document).unwrap();
-    assert!(matches!(read.events[2], ReadEvent::Prompt { .. }));
+    assert!(matches!(
+        read.events
+            .iter()
+            .filter(|e| !matches!(e, ReadEvent::UserText(_)))
+            .nth(2),
+        Some(ReadEvent::Prompt { .. })
+    ));
     assert_eq!(
         calls_read(&read),
         vec![
@@ -422,7 +442,7 @@ fn openhands_sdk_conversation_folders_recorded_by_the_real_package() {
                     r.text.contains("not found") || r.text.contains("Field required"),
                 )
             }),
-            ReadEvent::Prompt { .. } => None,
+            ReadEvent::Prompt { .. } | ReadEvent::UserText(_) => None,
         })
         .collect();
     assert_eq!(

@@ -12,7 +12,7 @@ use crate::loops::{CallMark, LoopAlarm, LoopDeny, LoopOutcome, Loops};
 use crate::markers::shows_failure;
 use crate::rules::{Action, RuleMatch, RuleSet};
 use crate::shell::exact::{self, ExitStatuses};
-use crate::shell::intent::{self, ScanContext, SessionWrites};
+use crate::shell::intent::{self, ScanContext, SessionReports, SessionWrites};
 
 /// One tool call as the engine sees it.
 #[derive(Debug, Clone, Copy)]
@@ -215,6 +215,8 @@ pub struct Engine {
     blind_repeat: bool,
     /// Per agent, the paths it wrote (its own scripts: `shell::intent`).
     writes: std::collections::HashMap<String, SessionWrites>,
+    /// Per agent, the error lines its user quoted (`shell::intent`).
+    reports: std::collections::HashMap<String, Arc<SessionReports>>,
     /// `exactMode`: shell calls may be rewritten to record their statuses.
     exact_mode: bool,
 }
@@ -267,6 +269,7 @@ impl Engine {
             loops: None,
             blind_repeat: true,
             writes: std::collections::HashMap::new(),
+            reports: std::collections::HashMap::new(),
             exact_mode: false,
         }
     }
@@ -410,7 +413,8 @@ impl Engine {
     /// that runs off this thread; modelled only if a rule matches).
     pub fn scan_context(&self, call: &Call) -> Option<ScanContext> {
         let writes = call.agent_id.and_then(|a| self.writes.get(a));
-        Some(ScanContext::new(call.name, call.arguments_json, writes))
+        let reports = call.agent_id.and_then(|a| self.reports.get(a)).cloned();
+        Some(ScanContext::new(call.name, call.arguments_json, writes).with_reports(reports))
     }
 
     /// Remember the paths `call` writes, per agent (bounded).
@@ -440,16 +444,47 @@ impl Engine {
         // What the agent wrote stays its own (a script written before the
         // user spoke is still its reproduction script).
         let writes = self.writes.remove(agent_id);
+        let reports = self.reports.remove(agent_id);
         self.forget(agent_id);
         if let Some(w) = writes {
             self.writes.insert(agent_id.to_owned(), w);
         }
+        if let Some(r) = reports {
+            self.reports.insert(agent_id.to_owned(), r);
+        }
+    }
+
+    /// The user said `text` to that agent (the task, a later message): the
+    /// errors it quotes are the reported bug (`shell::intent`). Noting any
+    /// user text turns the signal on for the agent; bounded.
+    pub fn note_user_text(&mut self, agent_id: &str, text: &str) {
+        let reports = self.reports.entry(agent_id.to_owned()).or_default();
+        Arc::make_mut(reports).note(text);
+    }
+
+    /// The error lines the agent's user quoted, oldest first (`None`: no
+    /// user message noted).
+    pub fn reported_lines(&self, agent_id: &str) -> Option<Vec<&str>> {
+        self.reports.get(agent_id).map(|r| r.lines().collect())
+    }
+
+    /// Put back lines saved with [`Engine::reported_lines`].
+    pub fn restore_reports<S: Into<String>>(
+        &mut self,
+        agent_id: &str,
+        lines: impl IntoIterator<Item = S>,
+    ) {
+        self.reports.insert(
+            agent_id.to_owned(),
+            Arc::new(SessionReports::from_lines(lines)),
+        );
     }
 
     /// The agent is gone: free its state.
     pub fn forget(&mut self, agent_id: &str) {
         self.chains.remove(agent_id);
         self.writes.remove(agent_id);
+        self.reports.remove(agent_id);
         if let Some(loops) = self.loops.as_mut() {
             loops.remove(agent_id);
         }

@@ -314,18 +314,29 @@ fn run(
         // The chain starts over; what the agent wrote stays its own, as
         // `Engine::reset` keeps it (a script written before the user spoke
         // is still its reproduction script).
+        // The prompt's error lines are noted (bounded, by the core): the
+        // errors the user reported (`Engine::note_user_text`).
         Some("UserPromptSubmit") => state::with_lock(&file, lock_deadline, || {
             let saved = state::read_saved(&file).unwrap_or_default();
-            match saved.chain {
-                Some(chain) if !chain.writes.is_empty() => {
-                    let kept = state::SavedChain {
-                        writes: chain.writes,
-                        ..Default::default()
-                    };
-                    state::write_atomic(&file, &state::saved_text(&kept, &state::Saved::default()))
-                }
-                _ => state::remove(&file),
+            let chain = saved.chain.unwrap_or_default();
+            // No rule table: the engine only keeps the reported lines.
+            let mut engine = config::engine(&config::read(config)?, None)?;
+            if let Some(lines) = &chain.reported {
+                engine.restore_reports(AGENT, lines.iter().map(String::as_str));
             }
+            let prompt = match field(&event, "prompt") {
+                Some(Value::String(p)) => p,
+                _ => String::new(),
+            };
+            engine.note_user_text(AGENT, &prompt);
+            let kept = state::SavedChain {
+                writes: chain.writes,
+                reported: engine
+                    .reported_lines(AGENT)
+                    .map(|l| l.into_iter().map(str::to_owned).collect()),
+                ..Default::default()
+            };
+            state::write_atomic(&file, &state::saved_text(&kept, &state::Saved::default()))
         }),
         Some("SessionEnd") => {
             state::with_lock(&file, lock_deadline, || state::remove(&file))?;
@@ -372,6 +383,9 @@ fn restore(engine: &mut Engine, saved: &state::SavedChain) -> Result<(), Failure
             .map_err(|e| Failure(e.to_string()))?;
     }
     engine.restore_writes(AGENT, saved.writes.iter().map(String::as_str));
+    if let Some(lines) = &saved.reported {
+        engine.restore_reports(AGENT, lines.iter().map(String::as_str));
+    }
     Ok(())
 }
 
@@ -387,8 +401,12 @@ fn save(engine: &Engine, file: &Path, kept: &state::Saved) -> Result<(), Failure
             .into_iter()
             .map(str::to_owned)
             .collect(),
+        reported: engine
+            .reported_lines(AGENT)
+            .map(|l| l.into_iter().map(str::to_owned).collect()),
     };
-    if now.chain.is_none() && now.loops.is_none() && now.writes.is_empty() {
+    if now.chain.is_none() && now.loops.is_none() && now.writes.is_empty() && now.reported.is_none()
+    {
         return Ok(());
     }
     state::write_atomic(file, &state::saved_text(&now, kept))
@@ -838,8 +856,17 @@ mod tests {
         assert!(out[0].contains(r#""decision":"block""#), "{}", out[0]);
         // Written in an earlier event (another process): a reproduction, context only,
         // also after the user spoke.
-        let out = run_events(&dir.join("b"), &[write, run.clone(), prompt, run]);
+        let out = run_events(&dir.join("b"), &[write, run.clone(), prompt, run.clone()]);
         for printed in [&out[1], &out[3]] {
+            assert!(!printed.contains("decision"), "{printed}");
+            assert!(printed.contains("python-traceback"), "{printed}");
+        }
+        // The user's prompt quotes that error: its reproduction is context,
+        // whoever wrote the script, in later events too (the state keeps it).
+        let told = serde_json::json!({"session_id": "s1", "hook_event_name": "UserPromptSubmit",
+            "prompt": "f() fails with\nValueError: bad value\nplease fix"});
+        let out = run_events(&dir.join("c"), &[told, run.clone(), run]);
+        for printed in [&out[1], &out[2]] {
             assert!(!printed.contains("decision"), "{printed}");
             assert!(printed.contains("python-traceback"), "{printed}");
         }

@@ -326,7 +326,7 @@ pub fn with_lock<T>(
     result
 }
 
-/// A state file as read: `{"v":1,"kind":"engine","chain":{"digest"?,"count"?,"loops"?,"writes"?}}`
+/// A state file as read: `{"v":1,"kind":"engine","chain":{"digest"?,"count"?,"loops"?,"writes"?,"reported"?}}`
 /// — the repeat chain's digest and run length, the loop detectors'
 /// window as the core's opaque string, and the paths the agent wrote in the
 /// session (its own scripts, `Engine::written_paths`; older files have none). Members this hook does not know (a
@@ -348,6 +348,9 @@ pub struct SavedChain {
     pub loops: Option<String>,
     /// The paths the agent wrote, oldest first (`Engine::written_paths`).
     pub writes: Vec<String>,
+    /// The error lines the user's prompts quoted, oldest first
+    /// (`Engine::reported_lines`); `None`: no prompt seen.
+    pub reported: Option<Vec<String>>,
 }
 
 /// A written path longer than this is not saved (no real path is; it keeps
@@ -406,6 +409,20 @@ pub fn read_saved(file: &Path) -> Result<Saved, Failure> {
         }
         Some(_) => return Err(bad("state.writes must be an array of strings")),
     }
+    match chain.get("reported") {
+        None => {}
+        Some(Value::Array(lines)) => {
+            let mut kept = Vec::with_capacity(lines.len());
+            for line in lines {
+                match line {
+                    Value::String(l) => kept.push(l.clone()),
+                    _ => return Err(bad("state.reported must be an array of strings")),
+                }
+            }
+            saved.reported = Some(kept);
+        }
+        Some(_) => return Err(bad("state.reported must be an array of strings")),
+    }
     Ok(Saved {
         chain: Some(saved),
         members,
@@ -419,7 +436,7 @@ pub fn saved_text(state: &SavedChain, kept: &Saved) -> String {
         Some(Value::Object(chain)) => chain.clone(),
         _ => Map::new(),
     };
-    for key in ["digest", "count", "loops", "writes"] {
+    for key in ["digest", "count", "loops", "writes", "reported"] {
         chain.remove(key);
     }
     if let Some((digest, count)) = state.chain {
@@ -437,6 +454,10 @@ pub fn saved_text(state: &SavedChain, kept: &Saved) -> String {
         .collect();
     if !writes.is_empty() {
         chain.insert("writes".into(), Value::Array(writes));
+    }
+    if let Some(lines) = &state.reported {
+        let lines = lines.iter().map(|l| Value::from(l.as_str())).collect();
+        chain.insert("reported".into(), Value::Array(lines));
     }
     let mut members = kept.members.clone();
     members.insert("v".into(), 1.into());
@@ -536,6 +557,7 @@ mod tests {
                             chain: Some((0xab, 3)),
                             loops: None,
                             writes: vec!["repro.py".into(), "x".repeat(MAX_SAVED_PATH + 1)],
+                            reported: None,
                         },
                         &s,
                     );
@@ -562,6 +584,7 @@ mod tests {
                 chain: Some((0xab, 2)),
                 loops: Some("L1".into()),
                 writes: Vec::new(),
+                reported: None,
             })
         );
         assert_eq!(
@@ -570,6 +593,12 @@ mod tests {
         );
         assert!(read(&engine(r#","chain":{"writes":"a.py"}"#)).is_err());
         assert!(read(&engine(r#","chain":{"writes":[1]}"#)).is_err());
+        assert!(read(&engine(r#","chain":{"reported":"x"}"#)).is_err());
+        let (chain, _) = read(&engine(r#","chain":{"reported":[" valueerror bad "]}"#)).unwrap();
+        assert_eq!(
+            chain.unwrap().reported,
+            Some(vec![" valueerror bad ".into()])
+        );
         let (chain, _) = read(&engine(r#","chain":{"writes":["a.py","b/c.sh"]}"#)).unwrap();
         assert_eq!(chain.unwrap().writes, ["a.py", "b/c.sh"]);
         let _ = fs::remove_dir_all(&dir);

@@ -17,8 +17,15 @@
 //! - A `context` rule is `error` when the command hid the real status
 //!   (`| tail`, `|| true`, `; echo`, `&`).
 //!
-//! Per-session state ([`SessionWrites`]) is the paths the agent wrote,
-//! bounded ([`SessionWrites::CAP`]) like the loop window.
+//! - What the user reported ([`SessionReports`]): an exception line in an
+//!   own script's output whose type and message the user's messages name is
+//!   the reported bug reproduced (at most `context`, even from a script the
+//!   agent did not write); one the user never named, from its own script,
+//!   is the script failing (`error`). Only once a user message was noted.
+//!
+//! Per-session state ([`SessionWrites`], [`SessionReports`]) is the paths
+//! the agent wrote and the error lines the user quoted, bounded
+//! ([`SessionWrites::CAP`], [`SessionReports::CAP`]) like the loop window.
 
 use std::collections::VecDeque;
 
@@ -35,6 +42,8 @@ pub struct ScanContext {
     /// The agent's written paths whose file name occurs in the arguments
     /// (the only ones the call can run).
     written: SessionWrites,
+    /// What the user said this session (`None`: no user message noted).
+    reported: Option<std::sync::Arc<SessionReports>>,
     model: std::sync::OnceLock<Option<(CallModel, bool)>>,
 }
 
@@ -52,8 +61,15 @@ impl ScanContext {
             name: name.to_owned(),
             arguments_json: arguments_json.to_owned(),
             written,
+            reported: None,
             model: std::sync::OnceLock::new(),
         }
+    }
+
+    /// This context knowing what the user reported this session.
+    pub fn with_reports(mut self, reported: Option<std::sync::Arc<SessionReports>>) -> Self {
+        self.reported = reported;
+        self
     }
 
     /// The call's model and whether it runs a script the agent wrote;
@@ -172,6 +188,158 @@ impl SessionWrites {
         }
         writes
     }
+}
+
+/// The error-like lines of what the user said this session (normalised by
+/// [`words`]), newest last: at most `CAP` lines of at most `LINE` bytes.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SessionReports {
+    lines: VecDeque<String>,
+}
+
+impl SessionReports {
+    pub const CAP: usize = 32;
+    pub const LINE: usize = 256;
+
+    /// Note one user message: keep its lines that name an error.
+    pub fn note(&mut self, text: &str) {
+        for line in text.split('\n') {
+            let lower = line.to_ascii_lowercase();
+            if !(lower.contains("error") || lower.contains("exception")) {
+                continue;
+            }
+            let w = words(line);
+            if w.trim().is_empty() {
+                continue;
+            }
+            let mut end = w.len().min(Self::LINE);
+            while !w.is_char_boundary(end) {
+                end -= 1;
+            }
+            let w = w[..end].to_owned();
+            if let Some(i) = self.lines.iter().position(|l| *l == w) {
+                self.lines.remove(i);
+            }
+            if self.lines.len() == Self::CAP {
+                self.lines.pop_front();
+            }
+            self.lines.push_back(w);
+        }
+    }
+
+    /// The lines, oldest first (for a state file).
+    pub fn lines(&self) -> impl Iterator<Item = &str> {
+        self.lines.iter().map(String::as_str)
+    }
+
+    /// Lines saved with [`SessionReports::lines`]; the newest `CAP` kept.
+    pub fn from_lines<S: Into<String>>(lines: impl IntoIterator<Item = S>) -> Self {
+        let mut reports = Self::default();
+        for line in lines {
+            let line: String = line.into();
+            if line.len() > Self::LINE {
+                continue;
+            }
+            if reports.lines.len() == Self::CAP {
+                reports.lines.pop_front();
+            }
+            reports.lines.push_back(line);
+        }
+        reports
+    }
+
+    /// Whether the user named exception `kind` with `message`: a line of
+    /// theirs holds the first words of the message, and the type too when
+    /// the message is shorter than three words.
+    fn names(&self, kind: &str, message: &str) -> bool {
+        let kind = format!(" {} ", words(kind).trim());
+        let message = words(message);
+        let msg: Vec<&str> = message.split_whitespace().take(4).collect();
+        let typed = msg.len() < 3;
+        let msg = format!(" {} ", msg.join(" "));
+        self.lines.iter().any(|l| {
+            (!typed || l.contains(kind.as_str()))
+                && (msg.trim().is_empty() || l.contains(msg.as_str()))
+        })
+    }
+}
+
+/// A text as its words, lowercased, masked, space-separated with a space at
+/// both ends: a token holding `/` or `\\` is a path (`<p>`), a word with a
+/// digit is a number or id (`#`); other punctuation separates words.
+fn words(text: &str) -> String {
+    let mut out = String::from(" ");
+    for token in text.split_whitespace() {
+        if token.contains('/') || token.contains('\\') {
+            out.push_str("<p> ");
+            continue;
+        }
+        for w in token
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+        {
+            if w.chars().any(|c| c.is_ascii_digit()) {
+                out.push_str("# ");
+            } else {
+                // `str::to_lowercase`, not per char: a final sigma as in JS.
+                out.push_str(&w.to_lowercase());
+                out.push(' ');
+            }
+        }
+    }
+    out
+}
+
+/// An exception head: `Type: message` or a bare `Type`, where the type's
+/// last dotted part is `Error`, or ends in `Error` or `Exception`.
+fn exception_head(line: &str) -> Option<(&str, &str)> {
+    let end = line
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .unwrap_or(line.len());
+    let (kind, rest) = line.split_at(end);
+    let last = kind.rsplit('.').next().unwrap_or(kind);
+    let named = last.starts_with(|c: char| c.is_ascii_uppercase())
+        && (last.ends_with("Error") || last.ends_with("Exception"));
+    let message = match rest.strip_prefix(':') {
+        Some(m) => m.trim(),
+        None if rest.trim().is_empty() => "",
+        None => return None,
+    };
+    named.then_some((last, message))
+}
+
+/// The exception lines of an output, at the start of a line (after blanks
+/// and pytest's `E `): `(type, message, caught)`. `caught`: a script's own
+/// `Error: message` print (non-empty), whose message may be another
+/// exception line (`Error: KeyError: 'x'`: that one is the type).
+fn exception_lines(text: &str) -> impl Iterator<Item = (&str, &str, bool)> {
+    text.split('\n').filter_map(|line| {
+        let line = line.trim();
+        let line = line.strip_prefix("E ").map_or(line, str::trim_start);
+        let (kind, message) = exception_head(line)?;
+        if kind != "Error" || message.is_empty() {
+            return Some((kind, message, false));
+        }
+        Some(match exception_head(message) {
+            Some((inner, rest)) => (inner, rest, true),
+            None => (kind, message, true),
+        })
+    })
+}
+
+/// What the user's reports say of an output: `Some(true)` when an exception
+/// line of it is one they named, `Some(false)` when it has exception lines
+/// and they named none, `None` without a noted user message or exception line.
+fn reported_by_user(reported: Option<&SessionReports>, text: &str) -> Option<bool> {
+    let reported = reported?;
+    let mut any = false;
+    for (kind, message, _) in exception_lines(text) {
+        if reported.names(kind, message) {
+            return Some(true);
+        }
+        any = true;
+    }
+    any.then_some(false)
 }
 
 /// A `>` redirect to a file in the text: not a dup (`2>&1`, `>&2`) or
@@ -322,7 +490,14 @@ pub fn adjust(
     // an unresolved import, a call with wrong arguments) did not show the
     // behaviour it was written to show: not excused as a reproduction.
     let broken = matches.iter().any(|m| table.broken_script.contains(&m.id));
-    let meant = (own_script || probe) && !broken;
+    // What the user reported: their bug reproduced is meant, whoever wrote
+    // the script; an exception they never named, from the agent's own
+    // script, is that script failing (a probe's answer stays an answer).
+    let user = reported_by_user(ctx.and_then(|c| c.reported.as_deref()), text);
+    // The script's own `Error: …` print: it caught an exception and said so.
+    let caught = exception_lines(text).any(|(_, _, caught)| caught);
+    let own_script = own_script && !(user == Some(false) && caught);
+    let meant = (user == Some(true) && !model.displays_only) || ((own_script || probe) && !broken);
     let hidden = model
         .masks
         .iter()
@@ -536,6 +711,159 @@ mod tests {
             "python -c \"try:\n    import pkg\nexcept OSError as e:\n    print('Error:', e)\"";
         let out = "Traceback (most recent call last):\n  File \"<string>\", line 2, in <module>\nModuleNotFoundError: No module named 'pkg'\n";
         assert_eq!(action(&[], probe, out), Some(FailureAction::Error));
+    }
+
+    /// [`action`] after the user said `user` (the task text).
+    fn told(user: &str, before: &[&str], command: &str, output: &str) -> Option<FailureAction> {
+        let mut engine = Engine::new(&Config::default()).unwrap();
+        engine.note_user_text("a", user);
+        let args = |c: &str| serde_json::json!({ "command": c }).to_string();
+        let observe = |engine: &mut Engine, c: &str, text: &str| {
+            let a = args(c);
+            let out = Output {
+                texts: vec![text],
+                ..Output::default()
+            };
+            let call = Call {
+                agent_id: Some("a"),
+                name: "bash",
+                arguments_json: &a,
+            };
+            engine.observe(&call, Some(&out))
+        };
+        for b in before {
+            observe(&mut engine, b, "");
+        }
+        observe(&mut engine, command, output)
+            .and_then(|v| v.failure)
+            .map(|f| f.action)
+    }
+
+    const ISSUE: &str = "Combining sequences fails:\n\n```\nRuntimeError: Dropped elements in sequence 3 at /tmp/x.py\n```\nExpected no error.";
+
+    #[test]
+    fn a_reproduction_of_the_reported_error_is_context() {
+        let write = "cat > /testbed/repro.py << 'EOF'\nf()\nEOF";
+        let out = "Traceback (most recent call last):\n  File \"/testbed/repro.py\", line 1\nRuntimeError: Dropped elements in sequence 7 at /testbed/s.py\n";
+        // Not written by the agent (or judged broken): the user's own error
+        // reproduced is still the bug they reported.
+        assert_eq!(
+            told(ISSUE, &[], "python repro.py", out),
+            Some(FailureAction::Context)
+        );
+        assert_eq!(
+            action(&[], "python repro.py", out),
+            Some(FailureAction::Error)
+        );
+        assert_eq!(
+            told(ISSUE, &[write], "cd /testbed && python repro.py", out),
+            Some(FailureAction::Context)
+        );
+        // A test runner's verdict stays the check's result.
+        let pytest =
+            "E   RuntimeError: Dropped elements in sequence 3\n1 failed, 3 passed in 0.2s\n";
+        assert_eq!(
+            told(ISSUE, &[], "pytest tests/ 2>&1 | tail -5", pytest),
+            Some(FailureAction::Error)
+        );
+    }
+
+    #[test]
+    fn an_unreported_error_from_an_own_script_is_an_error() {
+        let write = "cat > /testbed/repro.py << 'EOF'\nf()\nEOF";
+        // `traceback.print_exc()` then its own `Error:` line, as the wild ones do.
+        let tb = "Traceback (most recent call last):\n  File \"/testbed/repro.py\", line 5, in <module>\n";
+        let caught = format!("{tb}AttributeError: 'Q' object has no attribute 'as_sql'\nError: 'Q' object has no attribute 'as_sql'\n");
+        let caught = caught.as_str();
+        assert_eq!(
+            told(ISSUE, &[write], "cd /testbed && python repro.py", caught),
+            Some(FailureAction::Error)
+        );
+        // Its message may be another exception line; its type is then that one.
+        let nested =
+            format!("{tb}KeyError: 'missing'\nError: KeyError: 'missing' was not in the mapping\n");
+        let nested = nested.as_str();
+        assert_eq!(
+            told(ISSUE, &[write], "cd /testbed && python repro.py", nested),
+            Some(FailureAction::Error)
+        );
+        // An uncaught traceback the script did not report on itself: as
+        // before (reproductions raise on purpose), and so is an empty `Error:`.
+        assert_eq!(
+            told(ISSUE, &[write], "cd /testbed && python repro.py", TRACEBACK),
+            Some(FailureAction::Context)
+        );
+        assert_eq!(
+            told(
+                ISSUE,
+                &[write],
+                "cd /testbed && python repro.py",
+                "Error: \n"
+            ),
+            None
+        );
+        // The user's error, caught and printed by the script: reproduced.
+        let reproduced = format!("{tb}RuntimeError: Dropped elements in sequence 1 at /t/a.py\nError: RuntimeError: Dropped elements in sequence 1 at /t/a.py\n");
+        let reproduced = reproduced.as_str();
+        assert_eq!(
+            told(
+                ISSUE,
+                &[write],
+                "cd /testbed && python repro.py",
+                reproduced
+            ),
+            Some(FailureAction::Context)
+        );
+        // Without a noted user message: as before (the script's run is meant).
+        assert_eq!(
+            action(&[write], "cd /testbed && python repro.py", TRACEBACK),
+            Some(FailureAction::Context)
+        );
+        // A probe's answer and a displayed log are not the script failing.
+        let probe =
+            "python -c \"try:\n    open('x')\nexcept OSError as e:\n    print('Error:', e)\"";
+        assert_eq!(
+            told(
+                ISSUE,
+                &[],
+                probe,
+                "Error: [Errno 2] No such file or directory: 'x'\n"
+            ),
+            Some(FailureAction::Context)
+        );
+        assert_eq!(
+            told(ISSUE, &[], "cat app.log", "ValueError: bad value\n"),
+            Some(FailureAction::Context)
+        );
+    }
+
+    #[test]
+    fn what_the_user_reported_is_bounded() {
+        let mut reports = super::SessionReports::default();
+        let long = format!("ValueError: {}", "word ".repeat(1000));
+        for k in 0..1000u32 {
+            // A distinct word per k (digits would be masked alike).
+            let word: String = k
+                .to_string()
+                .bytes()
+                .map(|b| (b - b'0' + b'a') as char)
+                .collect();
+            reports.note(&format!("KeyError: {word}\nplain line\n{long}"));
+        }
+        let lines: Vec<&str> = reports.lines().collect();
+        assert_eq!(lines.len(), super::SessionReports::CAP);
+        assert!(lines.iter().all(|l| l.len() <= super::SessionReports::LINE));
+        assert_eq!(
+            super::SessionReports::from_lines(lines.iter().copied()),
+            reports
+        );
+        // Numbers and paths masked: the same error at another line or file.
+        assert!(reports.names("ValueError", "word word"));
+        let mut r = super::SessionReports::default();
+        r.note(ISSUE);
+        assert!(r.names("RuntimeError", "Dropped elements in sequence 12 at /a/b.py"));
+        assert!(!r.names("RuntimeError", "Kept elements"));
+        assert!(!r.names("ValueError", "Dropped elements"));
     }
 
     #[test]
