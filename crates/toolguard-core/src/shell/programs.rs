@@ -52,7 +52,6 @@ struct Program {
 pub(super) struct Table {
     programs: HashMap<String, Program>,
     wrappers: HashMap<String, usize>,
-    shell_tools: Vec<String>,
     /// Lines that are never a failure (installer noise).
     pub(super) noise: Vec<String>,
     /// Rules that count only with a command, and when (`intent.rs`).
@@ -144,7 +143,6 @@ pub(super) fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
     TABLE.get_or_init(|| {
         const PROGRAMS: &str = include_str!("../../../../rules/programs.json");
-        const SHELL_TOOLS: &str = include_str!("../../../../rules/shell-tools.json");
         // Both files are checked by the tests (`table_is_well_formed`); a bad
         // row is skipped here rather than failing a guard at run time.
         let root: Value = serde_json::from_str(PROGRAMS).unwrap_or(Value::Null);
@@ -173,7 +171,6 @@ pub(super) fn table() -> &'static Table {
                     .collect()
             })
             .unwrap_or_default();
-        let tools: Value = serde_json::from_str(SHELL_TOOLS).unwrap_or(Value::Null);
         let command_rules = root
             .get("commandRules")
             .and_then(Value::as_object)
@@ -196,10 +193,6 @@ pub(super) fn table() -> &'static Table {
                 .map(str::to_owned),
             programs,
             wrappers,
-            shell_tools: strings(tools.get("shellTools"))
-                .into_iter()
-                .map(|s| s.to_ascii_lowercase())
-                .collect(),
         }
     })
 }
@@ -246,8 +239,20 @@ pub(super) fn is_write_program(name: &str) -> bool {
         .is_some_and(|p| p.effect == Effect::Write)
 }
 
+/// The default shell tools (`rules/shell-tools.json`), lowercased. Decoded
+/// on its own, not with the program table: every call asks whether its tool
+/// is a shell, and a hook process for a Read call would otherwise decode the
+/// whole 22 KB table (~2.8 M instructions) to answer.
 pub(super) fn shell_tools() -> &'static [String] {
-    &table().shell_tools
+    static TOOLS: OnceLock<Vec<String>> = OnceLock::new();
+    TOOLS.get_or_init(|| {
+        const SHELL_TOOLS: &str = include_str!("../../../../rules/shell-tools.json");
+        let tools: Value = serde_json::from_str(SHELL_TOOLS).unwrap_or(Value::Null);
+        strings(tools.get("shellTools"))
+            .into_iter()
+            .map(|s| s.to_ascii_lowercase())
+            .collect()
+    })
 }
 
 #[cfg(test)]
