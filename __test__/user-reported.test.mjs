@@ -15,10 +15,12 @@ const write = { agentId: 'a', name: 'bash', arguments: { command: "cat > /w/repr
 const run = { agentId: 'a', name: 'bash', arguments: { command: 'cd /w && python repro.py' } };
 const text = (t) => ({ content: [{ type: 'text', text: t }] });
 
-for (const [label, Engine] of [
+/** @type {Array<[string, new () => import('toolguard').GuardEngine]>} */
+const engines = [
   ['native', GuardEngine],
   ['reference', ReferenceEngine],
-]) {
+];
+for (const [label, Engine] of engines) {
   describe(`noteUserText (${label})`, () => {
     it('a reproduction of the reported error is context; an unreported caught error of an own script is an error', () => {
       const engine = new Engine();
@@ -31,6 +33,7 @@ for (const [label, Engine] of [
       before.observe(write, text(''));
       assert.equal(before.observe(run, text(ownFailure))?.failure?.action, 'context');
       assert.equal(before.observe(run, text(reproduced))?.failure?.action, 'context');
+      // @ts-expect-error: a wrong type on purpose
       assert.throws(() => engine.noteUserText(1, 'x'), /agentId/);
     });
   });
@@ -44,16 +47,17 @@ describe('toolguard/claude-agent-sdk UserPromptSubmit', () => {
     const base = { session_id: 's', transcript_path: '', cwd: '/w' };
     const call = (id) => ({
       ...base,
-      hook_event_name: 'PostToolUse',
+      hook_event_name: /** @type {const} */ ('PostToolUse'),
       tool_name: 'Bash',
       tool_use_id: id,
       tool_input: { command: 'cd /w && python repro.py' },
       tool_response: { stdout: reproduced, stderr: '', interrupted: false, isImage: false },
     });
-    const blocked = await post(call('t1'), 't1', { signal: new AbortController().signal });
+    // The SDK types a hook's answer as a union of sync and async outputs; this adapter answers synchronously.
+    const blocked = /** @type {{ decision?: string }} */ (await post(call('t1'), 't1', { signal: new AbortController().signal }));
     assert.equal(blocked.decision, 'block', JSON.stringify(blocked));
     await prompt({ ...base, hook_event_name: 'UserPromptSubmit', prompt: issue }, undefined, { signal: new AbortController().signal });
-    const told = await post(call('t2'), 't2', { signal: new AbortController().signal });
+    const told = /** @type {{ decision?: string }} */ (await post(call('t2'), 't2', { signal: new AbortController().signal }));
     assert.notEqual(told.decision, 'block', JSON.stringify(told));
   });
 });
