@@ -8,9 +8,9 @@ use std::sync::Arc;
 use crate::chain::{any_match, Chains, Reminder, Wildcard};
 use crate::config::{Config, LoopsConfig, LoudFailureConfig, RepeatConfig};
 use crate::error::{Error, RuleError};
+use crate::loop_texts;
 use crate::loops::{CallMark, LoopAlarm, LoopDeny, LoopOutcome, Loops};
 use crate::markers::shows_failure;
-use crate::loop_texts;
 use crate::rules::{line_and_excerpt, Action, RuleMatch, RuleSet};
 use crate::shell::exact::{self, ExitStatuses};
 use crate::shell::intent::{self, ScanContext, SessionReports, SessionWrites};
@@ -199,7 +199,9 @@ fn exact_failure(ctx: Option<&ScanContext>, statuses: Option<&ExitStatuses>) -> 
 fn tool_rejection(output: &str) -> Option<RuleMatch> {
     let lead = output.len() - output.trim_start().len();
     let start = output[..lead].rfind('\n').map_or(0, |i| i + 1);
-    let end = output[start..].find('\n').map_or(output.len(), |i| start + i);
+    let end = output[start..]
+        .find('\n')
+        .map_or(output.len(), |i| start + i);
     if !loop_texts::is_rejection(&output[start..end], true) {
         return None;
     }
