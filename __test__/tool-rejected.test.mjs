@@ -11,10 +11,8 @@ const text = (t) => ({ content: [{ type: 'text', text: t }] });
 const refusal =
   "Your proposed edit has introduced new syntax error(s). Please understand the fixes and retry your edit commmand.\n\nERRORS:\n- E999 SyntaxError: unmatched ']'\n\nThis is how your edit would have looked if applied\n";
 
-for (const [label, Engine] of [
-  ['native', GuardEngine],
-  ['reference', ReferenceEngine],
-]) {
+/** @param {string} label @param {typeof GuardEngine} Engine */
+function suite(label, Engine) {
   describe(`tool-rejected (${label})`, () => {
     it('a refusal said first is an error; the same phrase further down is output', () => {
       const engine = new Engine();
@@ -30,3 +28,6 @@ for (const [label, Engine] of [
     });
   });
 }
+
+suite('native', GuardEngine);
+suite('reference', ReferenceEngine);
