@@ -9,11 +9,12 @@ import { parseArguments } from './canonical.mjs';
 import { resolveConfig } from './config.mjs';
 import { invalid, kindOf } from './errors.mjs';
 import { adjust, scanContext, SessionReports, SessionWrites, type ActedHit, type ScanContext } from './intent.mjs';
+import { isRejection } from './loop-texts.mjs';
 import { Loops } from './loops.mjs';
 import { classifyCall } from './shell.mjs';
 import { showsFailure } from './markers.mjs';
 import { RepeatChains } from './repeat.mjs';
-import { buildRuleTable, firstMatch, type CompiledRule } from './rules.mjs';
+import { buildRuleTable, excerptOf, firstMatch, type CompiledRule } from './rules.mjs';
 import type {
   ChainState,
   FailureVerdict,
@@ -26,6 +27,7 @@ import type {
   ToolExecution,
   ToolResult,
 } from './types.mjs';
+import { trimStartLikeRust } from './whitespace.mjs';
 import { matchesAny, wildcardToRegExp } from './wildcard.mjs';
 
 let exactModeWarned = false;
@@ -126,6 +128,23 @@ function readResult(result: unknown, scanValue: boolean, errorTexts: boolean): O
 /** Lone surrogates as U+FFFD (`String.prototype.toWellFormed`, Node >= 20; ES2024, past the compile target). */
 function wellFormed(text: string): string {
   return (text as string & { toWellFormed(): string }).toWellFormed();
+}
+
+/** Twin of engine.rs `tool_rejection`: a tool's refusal (rules/loops.json's phrases) as the output's first non-blank line. */
+function toolRejection(output: string): RuleHit | undefined {
+  const lead = output.length - trimStartLikeRust(output).length;
+  const start = lead === 0 ? 0 : output.lastIndexOf('\n', lead - 1) + 1;
+  const nl = output.indexOf('\n', start);
+  const first = output.slice(start, nl < 0 ? output.length : nl);
+  if (!isRejection(first, true)) return undefined;
+  let line = 1;
+  for (let i = output.indexOf('\n'); i >= 0 && i < start; i = output.indexOf('\n', i + 1)) line += 1;
+  return {
+    id: 'tool-rejected',
+    message: 'The tool refused the call (its output says so first): nothing was changed, though the shell exited 0.',
+    line,
+    excerpt: excerptOf(first),
+  };
 }
 
 function ruleLine(match: RuleHit): string {
@@ -374,6 +393,8 @@ export class GuardEngine implements GuardEngineLike {
     // Markers trail the shell output; the appended value JSON must not hide them.
     const failed = showsFailure(output);
     const acted = adjust(ctx, scanned, this.#matches(scanned, failed), (text) => this.#matches(text, failed));
+    const refused = toolRejection(output);
+    if (refused !== undefined) acted.unshift({ hit: refused, action: 'error' });
     const matches: RuleHit[] = acted.map((m) => m.hit);
     const anyError = acted.some((m) => m.action === 'error');
     if (matches.length === 0) return undefined;

@@ -9,3 +9,8 @@ const EDGES =
 export function trimLikeRust(text: string): string {
   return text.replace(EDGES, '');
 }
+
+/** Rust's `str::trim_start` (Unicode White_Space). */
+export function trimStartLikeRust(text: string): string {
+  return text.replace(/^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/, '');
+}

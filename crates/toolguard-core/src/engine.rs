@@ -8,9 +8,10 @@ use std::sync::Arc;
 use crate::chain::{any_match, Chains, Reminder, Wildcard};
 use crate::config::{Config, LoopsConfig, LoudFailureConfig, RepeatConfig};
 use crate::error::{Error, RuleError};
+use crate::loop_texts;
 use crate::loops::{CallMark, LoopAlarm, LoopDeny, LoopOutcome, Loops};
 use crate::markers::shows_failure;
-use crate::rules::{Action, RuleMatch, RuleSet};
+use crate::rules::{line_and_excerpt, Action, RuleMatch, RuleSet};
 use crate::shell::exact::{self, ExitStatuses};
 use crate::shell::intent::{self, ScanContext, SessionReports, SessionWrites};
 
@@ -147,6 +148,9 @@ impl Scanner {
         if let Some(known) = exact_failure(ctx, output.exit_statuses) {
             matches.insert(0, known);
         }
+        if let Some(refused) = tool_rejection(&original) {
+            matches.insert(0, refused);
+        }
         if matches.is_empty() {
             return None;
         }
@@ -184,6 +188,38 @@ fn exact_failure(ctx: Option<&ScanContext>, statuses: Option<&ExitStatuses>) -> 
         excerpt,
     })
 }
+
+/// A tool that runs in the shell (SWE-agent's `edit`, a harness's file
+/// tools) refused the call and said so as its output's first line, with the
+/// shell's status 0: the loop detectors' rejection phrases
+/// (`rules/loops.json`, one list for both), never the table's. Only the
+/// first non-blank line counts: a tool says its refusal first, while a
+/// phrase further down is a program's output (a grep hit, a catted log).
+/// An error even in a probe or the agent's own script: the call did nothing.
+fn tool_rejection(output: &str) -> Option<RuleMatch> {
+    let lead = output.len() - output.trim_start().len();
+    let start = output[..lead].rfind('\n').map_or(0, |i| i + 1);
+    let end = output[start..]
+        .find('\n')
+        .map_or(output.len(), |i| start + i);
+    if !loop_texts::is_rejection(&output[start..end], true) {
+        return None;
+    }
+    let (line, excerpt) = line_and_excerpt(output, start);
+    Some(RuleMatch {
+        // Not a rule of the table: no index in it.
+        rule: usize::MAX,
+        id: REJECTED_ID.to_owned(),
+        message: REJECTED_MESSAGE.to_owned(),
+        action: Action::Error,
+        line,
+        excerpt,
+    })
+}
+
+/// The id of a tool's refusal in its shell output (not a rule of the table).
+pub const REJECTED_ID: &str = "tool-rejected";
+const REJECTED_MESSAGE: &str = "The tool refused the call (its output says so first): nothing was changed, though the shell exited 0.";
 
 /// The id an exact-mode verdict names (not a rule of the table).
 pub const EXIT_STATUS_ID: &str = "stage-exit-status";
@@ -658,5 +694,36 @@ mod tests {
         .join()
         .unwrap();
         assert_eq!(off_thread.as_deref(), Some("bash: npm-error"));
+    }
+
+    #[test]
+    fn a_tool_refusal_in_exit_0_shell_output_is_an_error() {
+        // SWE-agent's `edit` runs in the shell: its refusal is exit-0 output.
+        let engine = Engine::new(&Config::default()).unwrap();
+        let call = Call {
+            agent_id: Some("a"),
+            name: "bash",
+            arguments_json: r#"{"command":"edit 287:295"}"#,
+        };
+        let refused = Output {
+            texts: vec![
+                "\nYour proposed edit has introduced new syntax error(s). Please understand the fixes and retry your edit commmand.",
+                "",
+                "ERRORS:",
+                "- E999 SyntaxError: unmatched ']'",
+            ],
+            ..Output::default()
+        };
+        let verdict = engine.scan_call(&call, &refused).expect("a refusal");
+        assert_eq!(verdict.action, FailureAction::Error);
+        assert_eq!(verdict.rules[0].id, REJECTED_ID);
+        assert_eq!(verdict.rules[0].line, 2);
+        assert!(verdict.rules[0].excerpt.starts_with("Your proposed edit"));
+        // The same phrase further down is a program's output (a catted log).
+        let quoted = Output {
+            texts: vec!["[agent.log]", "No replacement was performed"],
+            ..Output::default()
+        };
+        assert!(engine.scan_call(&call, &quoted).is_none());
     }
 }
