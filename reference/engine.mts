@@ -50,6 +50,12 @@ function inputError(at: string, expected: string, got: unknown): Error {
   return invalid(`toolguard: ${at} must be ${expected} (got ${kindOf(got)})`);
 }
 
+function optionalBoolean(value: unknown, at: string): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'boolean') throw inputError(at, 'a boolean', value);
+  return value;
+}
+
 function optionalString(value: unknown, at: string): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string') throw inputError(at, 'a string', value);
@@ -189,6 +195,7 @@ export class GuardEngine implements GuardEngineLike {
     if (typeof name !== 'string') throw inputError('exec.name', 'a string', name);
     const agentId = optionalString(exec.agentId, 'exec.agentId');
     const argumentsJson = argumentsJsonOf(exec);
+    const concurrent = optionalBoolean(exec.concurrent, 'exec.concurrent') ?? false;
 
     const reminder = agentId === undefined ? undefined : this.#advance(agentId, name, argumentsJson);
     const scanned = matchesAny(this.#shellTools, name.toLowerCase());
@@ -217,7 +224,7 @@ export class GuardEngine implements GuardEngineLike {
         text: wellFormed(text),
         isError: output!.isError,
         flagged: flagging && failure?.action === 'error',
-      });
+      }, concurrent);
     }
     if (reminder === undefined && failure === undefined && loop === undefined) return null;
     const verdict: GuardVerdict = {};
