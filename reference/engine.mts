@@ -220,11 +220,17 @@ export class GuardEngine implements GuardEngineLike {
       // A result with no text block stands for its value's JSON; lone
       // surrogates read as U+FFFD, as the native engine reads a JS string.
       const text = output!.texts.length === 0 && output!.valueJson !== undefined ? output!.valueJson : output!.texts.join('\n');
-      loop = loops.observe(agentId!, name, argumentsJson, {
-        text: wellFormed(text),
-        isError: output!.isError,
-        flagged: flagging && failure?.action === 'error',
-      }, concurrent);
+      loop = loops.observe(
+        agentId!,
+        name,
+        argumentsJson,
+        {
+          text: wellFormed(text),
+          isError: output!.isError,
+          flagged: flagging && failure?.action === 'error',
+        },
+        concurrent,
+      );
     }
     if (reminder === undefined && failure === undefined && loop === undefined) return null;
     const verdict: GuardVerdict = {};
