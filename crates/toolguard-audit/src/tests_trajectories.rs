@@ -607,7 +607,7 @@ fn openhands_v1_actions_of_one_response_are_concurrent() {
         action(5, "r3"),
         action(6, "r3"),
     ];
-    let document: Value =
+    let document: serde_json::Value =
         serde_json::from_str(&format!(r#"{{"history": [{}]}}"#, events.join(","))).unwrap();
     let read = read_value(Format::OpenHandsV1, &document).unwrap();
     let concurrent: Vec<bool> = read
