@@ -418,6 +418,12 @@ export interface ToolExecution {
    * deleted by `observe` (missing or garbled: the statuses are unknown).
    */
   exitStatusFile?: string
+  /**
+   * The call was made before the previous call's result came back (one
+   * of several parallel calls of a model turn): the loop detectors record
+   * it but raise no alarm on it. A host that cannot tell leaves it out.
+   */
+  concurrent?: boolean
 }
 
 /** A tool result. Only text blocks (or `text`) are scanned. */

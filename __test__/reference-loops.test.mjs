@@ -594,6 +594,34 @@ describe("reference loop detectors: the loop tests' scripted sequences, native v
   }
 });
 
+describe('loop detectors: a concurrent call raises nothing but enters the window (issue 21)', () => {
+  // Five background jobs made in one turn, all failing alike, then the same
+  // batch again after their results: alarms only on the second batch's first call.
+  const job = (concurrent) => ({
+    call: { agentId: 'a', name: 'Bash', argumentsJson: '{"command":"python run_job.py"}', concurrent },
+    result: { content: [{ type: 'text', text: "Exit code 1\nModuleNotFoundError: No module named 'jobs'" }], isError: true },
+  });
+  const batch = [0, 1, 2, 3, 4].map((i) => job(i > 0));
+  for (const [which, Engine] of [
+    ['reference', Reference],
+    ['native', native?.GuardEngine],
+  ]) {
+    it(`which calls alarm (${which})`, { skip: Engine ? false : skip }, () => {
+      const engine = new Engine({ loops: {} });
+      const alarmed = [...batch, ...batch].map((s) => engine.observe(s.call, s.result)?.loop !== undefined);
+      assert.deepEqual(alarmed, [false, false, false, false, false, true, false, false, false, false]);
+      const sequential = new Engine({ loops: {} });
+      assert.ok([0, 1, 2, 3, 4].some(() => sequential.observe(job(false).call, job(false).result)?.loop !== undefined));
+      assert.throws(() => engine.observe({ ...job(false).call, concurrent: 'yes' }, 'x'), /exec\.concurrent must be a boolean/);
+    });
+  }
+  it('native and reference alike, with deny', { skip }, async () => {
+    for (const config of [{ loops: {} }, { loops: { deny: 1 } }]) {
+      await same(config, [...batch, ...batch, { ...job(false), check: true }, job(true)], 'concurrent batch');
+    }
+  });
+});
+
 describe('loop detectors on misses from real sessions: both engines alarm', () => {
   for (const [name, m] of Object.entries(WILD_MISSES)) {
     for (const [which, Engine] of [
@@ -666,7 +694,16 @@ describe('reference loop detectors: random call sequences, native vs reference',
   const step = fc.oneof(
     {
       weight: 12,
-      arbitrary: fc.record({ agentId: fc.constantFrom('a', 'b'), tool, args, text, isError: fc.boolean(), value: fc.boolean() }),
+      arbitrary: fc.record({
+        agentId: fc.constantFrom('a', 'b'),
+        tool,
+        args,
+        text,
+        isError: fc.boolean(),
+        value: fc.boolean(),
+        // Now and then a parallel call (made before the previous result came back).
+        concurrent: fc.constantFrom(undefined, false, false, true),
+      }),
     },
     { weight: 1, arbitrary: fc.record({ user: fc.constantFrom('a', 'b') }) },
   );
@@ -694,7 +731,7 @@ describe('reference loop detectors: random call sequences, native vs reference',
           s.user !== undefined
             ? { user: s.user }
             : {
-                call: { agentId: s.agentId, name: s.tool, argumentsJson: s.args },
+                call: { agentId: s.agentId, name: s.tool, argumentsJson: s.args, concurrent: s.concurrent },
                 // A result as text blocks, or (no text) as a value the detectors read as JSON.
                 result:
                   s.value && s.text === ''

@@ -52,6 +52,12 @@ function inputError(at: string, expected: string, got: unknown): Error {
   return invalid(`toolguard: ${at} must be ${expected} (got ${kindOf(got)})`);
 }
 
+function optionalBoolean(value: unknown, at: string): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'boolean') throw inputError(at, 'a boolean', value);
+  return value;
+}
+
 function optionalString(value: unknown, at: string): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string') throw inputError(at, 'a string', value);
@@ -208,6 +214,7 @@ export class GuardEngine implements GuardEngineLike {
     if (typeof name !== 'string') throw inputError('exec.name', 'a string', name);
     const agentId = optionalString(exec.agentId, 'exec.agentId');
     const argumentsJson = argumentsJsonOf(exec);
+    const concurrent = optionalBoolean(exec.concurrent, 'exec.concurrent') ?? false;
 
     const reminder = agentId === undefined ? undefined : this.#advance(agentId, name, argumentsJson);
     const scanned = matchesAny(this.#shellTools, name.toLowerCase());
@@ -232,11 +239,17 @@ export class GuardEngine implements GuardEngineLike {
       // A result with no text block stands for its value's JSON; lone
       // surrogates read as U+FFFD, as the native engine reads a JS string.
       const text = output!.texts.length === 0 && output!.valueJson !== undefined ? output!.valueJson : output!.texts.join('\n');
-      loop = loops.observe(agentId!, name, argumentsJson, {
-        text: wellFormed(text),
-        isError: output!.isError,
-        flagged: flagging && failure?.action === 'error',
-      });
+      loop = loops.observe(
+        agentId!,
+        name,
+        argumentsJson,
+        {
+          text: wellFormed(text),
+          isError: output!.isError,
+          flagged: flagging && failure?.action === 'error',
+        },
+        concurrent,
+      );
     }
     if (reminder === undefined && failure === undefined && loop === undefined) return null;
     const verdict: GuardVerdict = {};

@@ -437,8 +437,13 @@ export class Loops {
     };
   }
 
-  /** Record one call and its result; the alarm due at it, if any. */
-  observe(agent: string, name: string, argumentsJson: string, outcome: LoopOutcome): LoopVerdict | undefined {
+  /**
+   * Record one call and its result; the alarm due at it, if any.
+   * `concurrent`: the call was made before the previous call's result came
+   * back (parallel calls of one model turn); it enters the window but raises
+   * nothing, as natively (`CallMark::concurrent`).
+   */
+  observe(agent: string, name: string, argumentsJson: string, outcome: LoopOutcome, concurrent = false): LoopVerdict | undefined {
     const tool = this.#tool(name);
     if (!tool.tracked) return undefined;
     const call = this.#callDigest(name, argumentsJson, tool.ignored);
@@ -466,6 +471,8 @@ export class Loops {
     state.entries.push(entry);
     // A call new to the window can only be in a same-error loop, and only when it failed.
     const found = recurs || failing(entry) ? this.#detect(state.entries, tool.multiplier) : undefined;
+    // Not a reaction to what came back: no alarm, the episode left as it was.
+    if (concurrent && found !== undefined) return undefined;
     if (found === undefined) {
       // A re-read loop has other calls in between: it stays open until the
       // call comes back without an alarm, or an edit ends it (unless what

@@ -129,6 +129,12 @@ export interface ToolExecution {
   argumentsJson?: string;
   /** Exact mode: the side file `exactCall` named (the native engine reads and deletes it; the reference ignores it). */
   exitStatusFile?: string;
+  /**
+   * The call was made before the previous call's result came back (one of
+   * several parallel calls of a model turn): the loop detectors record it but
+   * raise no alarm on it. A host that cannot tell leaves it out (false).
+   */
+  concurrent?: boolean;
 }
 
 /** A content block of a DSH tool result; only `{type: 'text', text}` blocks are scanned. */

@@ -19,7 +19,7 @@ use toolguard_core::shell::intent::ScanContext;
 use crate::errors::{config_error, core_error, guarded, invalid, test_panic_point, PanicPoint};
 use crate::fast_path::registry;
 use crate::js_input::{
-    agent_id_argument, arguments_json, expect_object, read_result, string_property,
+    agent_id_argument, arguments_json, bool_property, expect_object, read_result, string_property,
     with_short_string, ResultParts,
 };
 use crate::options::to_config_value;
@@ -346,6 +346,7 @@ impl GuardEngine {
             .ok_or_else(|| invalid("toolguard: exec.name must be a string (got undefined)"))?;
         let agent_id = string_property(&exec, "agentId", "exec.agentId")?;
         let arguments_json = arguments_json(env, &exec)?;
+        let concurrent = bool_property(&exec, "concurrent", "exec.concurrent")?.unwrap_or(false);
         // Exact mode: read (and delete) the side file first, so it goes
         // whatever happens to the call below.
         let exit_statuses = string_property(&exec, "exitStatusFile", "exec.exitStatusFile")?
@@ -382,6 +383,7 @@ impl GuardEngine {
                             is_error: false,
                             flagged: false,
                         },
+                        concurrent,
                     )
                 })?;
                 if let Some(loop_alarm) = alarm {
@@ -416,6 +418,7 @@ impl GuardEngine {
             Some(agent_id) if loops => Some(LoopInput {
                 agent_id,
                 arguments_json,
+                concurrent,
             }),
             _ => None,
         };
@@ -437,6 +440,8 @@ impl GuardEngine {
 struct LoopInput {
     agent_id: String,
     arguments_json: String,
+    /// `exec.concurrent`: made before the previous call's result came back.
+    concurrent: bool,
 }
 
 impl GuardEngine {
@@ -469,6 +474,7 @@ impl GuardEngine {
                 is_error,
                 flagged,
             },
+            input.concurrent,
         )
     }
 }

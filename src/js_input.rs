@@ -65,6 +65,19 @@ pub fn string_property(object: &Object, key: &str, at: &str) -> Result<Option<St
     }
 }
 
+/// `undefined` → `None`; a boolean → `Some`; anything else is an error naming `at`.
+pub fn bool_property(object: &Object, key: &str, at: &str) -> Result<Option<bool>> {
+    let value: Unknown = object.get_named_property_unchecked(key)?;
+    match value.get_type()? {
+        ValueType::Undefined => Ok(None),
+        ValueType::Boolean => Ok(Some(unsafe { value.cast::<bool>() }?)),
+        _ => Err(invalid(format!(
+            "toolguard: {at} must be a boolean (got {})",
+            type_name(&value)?
+        ))),
+    }
+}
+
 /// `string_property` that also gives the string's JS value and, with
 /// `check_lossy`, whether it may have had lone surrogates (see
 /// `read_js_text`). `at` names the property in an error (built only then: it

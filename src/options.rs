@@ -132,6 +132,10 @@ pub struct ToolExecution {
     /// Exact mode: the side file of {@link GuardEngine.exactCall}, read and
     /// deleted by `observe` (missing or garbled: the statuses are unknown).
     pub exit_status_file: Option<String>,
+    /// The call was made before the previous call's result came back (one
+    /// of several parallel calls of a model turn): the loop detectors record
+    /// it but raise no alarm on it. A host that cannot tell leaves it out.
+    pub concurrent: Option<bool>,
 }
 
 #[napi(object)]

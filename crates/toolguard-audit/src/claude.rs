@@ -47,6 +47,10 @@ pub(super) struct ClaudeState {
     /// The current message's token usage, given to its first call only (so
     /// sums count each model turn once).
     usage: Option<Usage>,
+    /// Each agent's latest call id: a call made while it is still pending
+    /// (parallel blocks of one message, or export turns before their
+    /// results) is concurrent.
+    last_call: HashMap<String, String>,
 }
 
 impl ClaudeState {
@@ -231,6 +235,11 @@ fn tool_use(run: &mut Run, report: &mut SessionReport, number: u64, agent: &str,
     let arguments_json = block
         .get("input")
         .map_or_else(String::new, Value::to_string);
+    let concurrent = run
+        .claude
+        .last_call
+        .insert(agent.to_owned(), id.to_owned())
+        .is_some_and(|previous| run.claude.pending.contains_key(&previous));
     let site = CallSite {
         ordinal: report.calls,
         call_id: Some(id.to_owned()),
@@ -245,6 +254,7 @@ fn tool_use(run: &mut Run, report: &mut SessionReport, number: u64, agent: &str,
             end_time: None,
             usage: run.claude.usage.take(),
         },
+        concurrent,
     };
     run.claude.pending.insert(id.to_owned(), site);
     run.claude.queue.push_back(id.to_owned());

@@ -214,6 +214,7 @@ fn call(
         arguments_json,
         // Time and token usage are not read from this format yet: waste shows n/a.
         cost: Default::default(),
+        concurrent: false,
     };
     if run.codex.pending.insert(call_id.to_owned(), site).is_some() {
         report.error(

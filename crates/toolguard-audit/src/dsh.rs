@@ -397,6 +397,7 @@ pub(super) fn line(
                 seq,
                 turn,
                 cost,
+                concurrent: false,
             };
             if run.dsh.pending.insert(call_id.to_owned(), site).is_some() {
                 report.error(

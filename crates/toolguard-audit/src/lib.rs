@@ -291,6 +291,10 @@ pub(crate) struct CallSite {
     /// waste figures are built from it).
     #[serde(skip)]
     pub cost: CallCost,
+    /// Made before the previous call's result came back (parallel calls of
+    /// one model turn), as far as the log shows: no loop alarm on it.
+    #[serde(skip)]
+    pub concurrent: bool,
 }
 
 /// What the log says about a call's time and tokens (`None`: it says nothing).
@@ -765,6 +769,7 @@ impl<'a> Run<'a> {
         let mark = CallMark {
             ordinal: Some(site.ordinal),
             time_ms: site.cost.time,
+            concurrent: site.concurrent,
         };
         let verdict = self.engine().observe_marked(&call, Some(output), mark);
         self.timeline(report, site, before);

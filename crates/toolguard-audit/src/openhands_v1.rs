@@ -164,6 +164,9 @@ pub(crate) fn read(value: &Value) -> Result<ReadSession, String> {
             }
         }
     }
+    // The previous action's model response: actions of one response were
+    // all made before any of their results came back (parallel calls).
+    let mut last_response: Option<String> = None;
     for (index, event) in events.iter().enumerate() {
         let kind = event.get("kind").and_then(Value::as_str).unwrap_or("");
         let text_of = |key: &str| event.get(key).and_then(Value::as_str).map(str::to_owned);
@@ -188,8 +191,11 @@ pub(crate) fn read(value: &Value) -> Result<ReadSession, String> {
                         .map(Value::to_string)
                         .unwrap_or_default(),
                 };
+                let response = text_of("llm_response_id");
+                let concurrent = response.is_some() && response == last_response;
+                last_response.clone_from(&response);
                 // Tokens are per model response; its first call carries them.
-                let usage = text_of("llm_response_id")
+                let usage = response
                     .filter(|r| usage_of_response.insert(r.clone(), ()).is_none())
                     .and_then(|response| {
                         event
@@ -211,6 +217,7 @@ pub(crate) fn read(value: &Value) -> Result<ReadSession, String> {
                     arguments_json,
                     time: iso_ms(event.get("timestamp")),
                     usage,
+                    concurrent,
                     ..Default::default()
                 }));
             }

@@ -198,6 +198,7 @@ fn tool_span(run: &mut Run, report: &mut SessionReport, number: u64, span: &Map<
                 time: u64::try_from(start / 1_000_000).ok().filter(|_| start > 0),
                 ..Default::default()
             },
+            concurrent: false,
         },
         trace,
         start,

@@ -65,6 +65,9 @@ pub struct ReadCall {
     pub usage: Option<(u64, u64)>,
     /// `None`: the log has no result for it.
     pub result: Option<ReadResult>,
+    /// Made before the previous call's result came back (one of several
+    /// actions of one model response): no loop alarm on it.
+    pub concurrent: bool,
 }
 
 /// A call's result as the engine reads it: the output with the DSH exit
@@ -237,6 +240,7 @@ pub(crate) fn replay(run: &mut Run, report: &mut SessionReport, read: &ReadSessi
                 end_time: call.end_time,
                 usage: call.usage.map(|(input, output)| Usage { input, output }),
             },
+            concurrent: call.concurrent,
         };
         match &call.result {
             Some(result) if run.scans(&site.name) => {

@@ -516,3 +516,107 @@ fn an_openhands_conversation_folder_is_read_in_index_order_and_a_bad_event_file_
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Five background jobs failing alike, as Claude Code logs them: made in
+/// one assistant message (`parallel`: every call before any result) or one
+/// after the other. JSONL lines, or the same turns as the Markdown export.
+fn claude_jobs(parallel: bool, markdown: bool) -> SessionReport {
+    let call = |n: u32| {
+        format!(
+            r#"[{{"type":"tool_use","id":"t{n}","name":"Bash","input":{{"command":"python run_job.py --seed 1","run_in_background":true}}}}]"#
+        )
+    };
+    let result = |n: u32| {
+        format!(
+            r#"[{{"type":"tool_result","tool_use_id":"t{n}","is_error":true,"content":"Exit code 1\nModuleNotFoundError: No module named 'jobs'"}}]"#
+        )
+    };
+    let mut turns: Vec<(&str, String)> = vec![("user", r#""run the jobs""#.to_owned())];
+    if parallel {
+        turns.extend((1..=5).map(|n| ("assistant", call(n))));
+        turns.extend((1..=5).map(|n| ("user", result(n))));
+    } else {
+        for n in 1..=5 {
+            turns.push(("assistant", call(n)));
+            turns.push(("user", result(n)));
+        }
+    }
+    let (text, format) = if markdown {
+        let body: Vec<String> = turns
+            .iter()
+            .map(|(role, content)| {
+                let heading = if *role == "user" { "User" } else { "Assistant" };
+                let content = content.trim_matches('"');
+                format!("### {heading}\n> 2026-01-01 00:00:00\n\n{content}\n")
+            })
+            .collect();
+        (
+            format!(
+                "# Claude Session Export\n\n- **Session ID**: `s1`\n\n---\n{}",
+                body.join("\n---\n")
+            ),
+            Format::ClaudeCodeMd,
+        )
+    } else {
+        let lines: Vec<String> = turns
+            .iter()
+            .enumerate()
+            .map(|(i, (role, content))| {
+                // One assistant message (one id) when parallel.
+                let id = if parallel { "m1".to_owned() } else { format!("m{i}") };
+                format!(
+                    r#"{{"type":"{role}","sessionId":"s1","message":{{"id":"{id}","role":"{role}","content":{content}}}}}"#
+                )
+            })
+            .collect();
+        (lines.join("\n"), Format::ClaudeCode)
+    };
+    let config =
+        Config::with_loops_by_default(&toolguard_core::config::ConfigValue::Undefined).unwrap();
+    let mut auditor = Auditor::new(&config).unwrap();
+    let mut reports = auditor.audit_reader("s.jsonl".into(), text.as_bytes(), format, &mut |_| {});
+    assert_eq!(reports.len(), 1);
+    let report = reports.remove(0);
+    assert_eq!(report.errors, vec![], "{text}");
+    assert_eq!(report.calls, 5, "{text}");
+    report
+}
+
+#[test]
+fn claude_code_parallel_calls_raise_no_loop_alarm() {
+    for markdown in [false, true] {
+        // Made before any result came back: not a reaction to a result.
+        assert_eq!(claude_jobs(true, markdown).loops.len(), 0, "md {markdown}");
+        // The same calls made one after the other are a loop.
+        assert_eq!(claude_jobs(false, markdown).loops.len(), 1, "md {markdown}");
+    }
+}
+
+#[test]
+fn openhands_v1_actions_of_one_response_are_concurrent() {
+    let action = |n: u32, response: &str| {
+        format!(
+            r#"{{"kind": "ActionEvent", "id": "a{n}", "tool_name": "terminal", "tool_call_id": "c{n}", "llm_response_id": "{response}", "tool_call": {{"arguments": "{{\"command\": \"ls\"}}"}}}}"#
+        )
+    };
+    let events = [
+        action(1, "r1"),
+        action(2, "r1"),
+        action(3, "r1"),
+        action(4, "r2"),
+        action(5, "r3"),
+        action(6, "r3"),
+    ];
+    let document: serde_json::Value =
+        serde_json::from_str(&format!(r#"{{"history": [{}]}}"#, events.join(","))).unwrap();
+    let read = read_value(Format::OpenHandsV1, &document).unwrap();
+    let concurrent: Vec<bool> = read
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            ReadEvent::Call(c) => Some(c.concurrent),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(concurrent, [false, true, true, false, false, true]);
+}

@@ -149,6 +149,7 @@ fn call(
         seq: None,
         turn: None,
         cost,
+        concurrent: false,
     };
     let output = Output {
         is_error,

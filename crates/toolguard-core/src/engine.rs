@@ -417,10 +417,26 @@ impl Engine {
 
     /// [`Engine::observe_loop`] with the result already one text: a binding
     /// that holds the texts owned need not build an [`Output`] (an
-    /// allocation on every call) to hand them over.
-    pub fn observe_outcome(&mut self, call: &Call, outcome: &LoopOutcome) -> Option<LoopAlarm> {
+    /// allocation on every call) to hand them over. `concurrent`: see
+    /// [`CallMark::concurrent`] (the host says so, or it is `false`).
+    pub fn observe_outcome(
+        &mut self,
+        call: &Call,
+        outcome: &LoopOutcome,
+        concurrent: bool,
+    ) -> Option<LoopAlarm> {
         let loops = self.loops.as_mut()?;
-        loops.observe(call.agent_id?, call.name, call.arguments_json, outcome)
+        let mark = CallMark {
+            concurrent,
+            ..CallMark::default()
+        };
+        loops.observe_marked(
+            call.agent_id?,
+            call.name,
+            call.arguments_json,
+            outcome,
+            mark,
+        )
     }
 
     /// Before a call runs: refuse it when it would continue a loop already

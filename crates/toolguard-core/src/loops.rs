@@ -146,6 +146,11 @@ pub struct CallMark {
     pub ordinal: Option<u64>,
     /// When the call was made, ms since the Unix epoch.
     pub time_ms: Option<u64>,
+    /// The call was made before the previous call's result came back (one
+    /// of several parallel calls of a model turn): it cannot be a reaction
+    /// to that result, so it raises no alarm. It still enters the window,
+    /// so the same batch made again after its results is a loop.
+    pub concurrent: bool,
 }
 
 /// A call refused before it runs.
@@ -655,6 +660,11 @@ impl Loops {
         } else {
             None
         };
+        if mark.concurrent && found.is_some() {
+            // Not a reaction to what came back: no alarm, and the episode
+            // (if any) stays as it was for the next call to carry on.
+            return None;
+        }
         let Some(found) = found else {
             // A re-read loop has other calls in between: it stays open until
             // the call comes back without an alarm, or an edit ends it
@@ -2681,12 +2691,63 @@ mod tests {
                 CallMark {
                     ordinal: Some(ordinal),
                     time_ms: None,
+                    concurrent: false,
                 },
             );
         }
         let a = last.expect("three in a row");
         assert_eq!((a.first, a.last, a.calls), (40, 52, vec![40, 47, 52]));
         assert!(a.text.contains("#40, #47, #52"), "{}", a.text);
+    }
+
+    #[test]
+    fn concurrent_calls_raise_nothing_but_fill_the_window() {
+        // Four background jobs launched in one turn, all failing alike: the
+        // model made them before it saw any result, so no alarm. The same
+        // batch made again after the results is a loop, and the episode
+        // counts the parallel calls too.
+        let mut l = loops();
+        let out = LoopOutcome {
+            text: "Error: Exit code 1\nModuleNotFoundError: No module named 'foo'",
+            is_error: true,
+            ..Default::default()
+        };
+        let mut ordinal = 0;
+        let mut batch = |l: &mut Loops| {
+            (0..4)
+                .map(|i| {
+                    ordinal += 1;
+                    l.observe_marked(
+                        "a",
+                        "bash",
+                        PYTEST,
+                        &out,
+                        CallMark {
+                            ordinal: Some(ordinal),
+                            time_ms: None,
+                            concurrent: i > 0,
+                        },
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        assert!(batch(&mut l).iter().all(Option::is_none));
+        let again = batch(&mut l);
+        let first = again[0].as_ref().expect("the batch made again");
+        assert_eq!((first.first, first.last, first.reminders), (1, 5, 1));
+        assert!(again[1..].iter().all(Option::is_none));
+        // The same calls made one after the other: alarms from the third on.
+        let mut l = loops();
+        let sequential = (1..=4)
+            .map(|o| {
+                let mark = CallMark {
+                    ordinal: Some(o),
+                    ..Default::default()
+                };
+                l.observe_marked("a", "bash", PYTEST, &out, mark).is_some()
+            })
+            .collect::<Vec<_>>();
+        assert!(sequential[3], "{sequential:?}");
     }
 
     /// `(tool, args, output)` calls, none failing by flag, each `between`
@@ -2711,6 +2772,7 @@ mod tests {
                     CallMark {
                         ordinal: Some(i as u64 + 1),
                         time_ms: (between > 0).then(|| 1_700_000_000_000 + i as u64 * between),
+                        concurrent: false,
                     },
                 )
                 .map(|a| (a.kind.as_str(), a.text))

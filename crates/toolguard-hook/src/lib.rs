@@ -547,6 +547,8 @@ fn post_tool_use(
         let mark = CallMark {
             ordinal: None,
             time_ms: Some(state::now_ms() as u64),
+            // A hook sees one call at a time: it cannot tell a parallel call.
+            concurrent: false,
         };
         let loop_alarm = engine.observe_loop_marked(&call, Some(&loop_output), flagged, mark);
         save(&engine, file, &saved)?;
