@@ -27,7 +27,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::session::{
-    command_arguments, epoch_seconds_ms, ReadCall, ReadEvent, ReadResult, ReadSession,
+    command_arguments, epoch_seconds_ms, message_text, ReadCall, ReadEvent, ReadResult, ReadSession,
 };
 use super::shell::add_exit_marker;
 
@@ -238,15 +238,7 @@ fn is_human(message: &Value) -> bool {
 
 /// A message's text: a string, or the text parts of a content list.
 fn content_text(message: &Value) -> String {
-    match message.get("content") {
-        Some(Value::String(text)) => text.clone(),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .filter_map(|p| p.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
+    message_text(message.get("content")).unwrap_or_default()
 }
 
 /// The command of a text-form action: the one ```` ```bash ```` (or

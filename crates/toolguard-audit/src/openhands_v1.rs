@@ -34,7 +34,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::mini_swe::openai_usage;
-use super::session::{iso_ms, ReadCall, ReadEvent, ReadResult, ReadSession};
+use super::session::{iso_ms, message_text, ReadCall, ReadEvent, ReadResult, ReadSession};
 use super::shell::{add_exit_marker, text_blocks};
 
 const RESULT_KINDS: [&str; 3] = [
@@ -254,15 +254,8 @@ pub(crate) fn read(value: &Value) -> Result<ReadSession, String> {
                     read.events.push(ReadEvent::Prompt { line: None });
                 }
                 if from_user {
-                    let text = match event.pointer("/llm_message/content") {
-                        Some(Value::String(text)) => text.clone(),
-                        Some(Value::Array(parts)) => parts
-                            .iter()
-                            .filter_map(|p| p.get("text").and_then(Value::as_str))
-                            .collect::<Vec<_>>()
-                            .join("\n"),
-                        _ => String::new(),
-                    };
+                    let text =
+                        message_text(event.pointer("/llm_message/content")).unwrap_or_default();
                     read.events.push(ReadEvent::UserText(text));
                 }
             }

@@ -290,6 +290,23 @@ pub(crate) fn iso_ms(value: Option<&Value>) -> Option<u64> {
     u64::try_from(ms).ok()
 }
 
+/// A chat message's `content`: a string, or the `text` parts of a content
+/// list joined with newlines; `None` for any other shape. The OpenAI-style
+/// shape mini-swe-agent, SWE-agent and OpenHands all write.
+pub(crate) fn message_text(content: Option<&Value>) -> Option<String> {
+    match content? {
+        Value::String(text) => Some(text.clone()),
+        Value::Array(parts) => Some(
+            parts
+                .iter()
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
+        _ => None,
+    }
+}
+
 /// `{"command": <text>}` as JSON text: a shell call's arguments.
 pub(crate) fn command_arguments(command: &str) -> String {
     serde_json::json!({ "command": command }).to_string()

@@ -17,7 +17,9 @@
 
 use serde_json::Value;
 
-use super::session::{command_arguments, ReadCall, ReadEvent, ReadResult, ReadSession};
+use super::session::{
+    command_arguments, message_text, ReadCall, ReadEvent, ReadResult, ReadSession,
+};
 
 pub(crate) fn read(value: &Value) -> Result<ReadSession, String> {
     let Some(steps) = value.get("trajectory").and_then(Value::as_array) else {
@@ -49,14 +51,8 @@ pub(crate) fn read(value: &Value) -> Result<ReadSession, String> {
         .take_while(|m| m.get("role").and_then(Value::as_str) != Some("assistant"))
         .filter(|m| m.get("role").and_then(Value::as_str) == Some("user"))
     {
-        let text = match message.get("content") {
-            Some(Value::String(text)) => text.clone(),
-            Some(Value::Array(parts)) => parts
-                .iter()
-                .filter_map(|p| p.get("text").and_then(Value::as_str))
-                .collect::<Vec<_>>()
-                .join("\n"),
-            _ => continue,
+        let Some(text) = message_text(message.get("content")) else {
+            continue;
         };
         read.events.push(ReadEvent::UserText(text));
     }
