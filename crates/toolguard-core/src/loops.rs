@@ -1860,9 +1860,11 @@ fn is_frame(t: &str) -> bool {
 /// failed: `timeout`'s 124, a kill (137, 143, -9, -15).
 fn stopped(frame: &str) -> bool {
     let digits = frame.trim_end_matches(|c: char| !c.is_ascii_digit());
+    // Past the last non-digit, which may be wider than a byte (`2😀37`).
     let start = digits
-        .rfind(|c: char| !c.is_ascii_digit())
-        .map_or(0, |i| i + 1);
+        .char_indices()
+        .rfind(|(_, c)| !c.is_ascii_digit())
+        .map_or(0, |(i, c)| i + c.len_utf8());
     let negative = digits[..start].ends_with('-');
     matches!(
         (negative, &digits[start..]),
@@ -3609,6 +3611,11 @@ mod tests {
         );
         assert_ne!(a, c);
         assert!(codex_exit_failed("Exit code: 2\nWall time: 1s"));
+        // A status line with a wide character before its last digits: it
+        // panicked (a slice inside the emoji) where the reference answers.
+        assert!(!stopped("Exit code: 2\u{1F600}37 ms"));
+        assert!(stopped("Exit code: 2\u{1F600}124"));
+        assert!(stopped("[exit code: -9]"));
         assert!(!codex_exit_failed("Exit code: 0\n"));
         assert_eq!(http_error("HTTP/1.0 404 Not Found\r\nServer: x"), Some(404));
         assert_eq!(http_error("body\n\nHTTP 500\n"), Some(500));
