@@ -19,7 +19,7 @@
 // Also prints the third held-out silent-failure set's figures when its
 // recording is present (../heldout3/corpus, or TOOLGUARD_HELDOUT3).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { manifest, readWild, wildPresent, WILD } from './wild/calls.mjs';
@@ -204,7 +204,7 @@ export function formatWild(r) {
     const h = r.heldout3;
     out.push('');
     out.push(
-      `Held-out set #3 (${h.dir}): ${h.outputs} outputs of ${h.families} tools, ${h.silent} silent failures, ${h.benign} benign; recall ${h.recall.toFixed(3)}, precision ${h.precision.toFixed(3)}.`,
+      `Held-out set #3 (${relative(repo, h.dir)}): ${h.outputs} outputs of ${h.families} tools, ${h.silent} silent failures, ${h.benign} benign; recall ${h.recall.toFixed(3)}, precision ${h.precision.toFixed(3)}.`,
     );
   } else
     out.push(
