@@ -100,19 +100,19 @@ export async function evaluateWild({ wildDir = WILD, labels = loadLabels() } = {
   const silent = !labels.silent
     ? []
     : [
-    ...[engine, shellEngine, audit].map((r) => ({
-      name: r.name,
-      note: r.note,
-      sessions: r.covered.size,
-      ...scoreSilent(labels.silent, r.flags, r.covered),
-    })),
-    {
-      name: `${audit.name}, error verdicts only`,
-      note: audit.note,
-      sessions: audit.covered.size,
-      ...scoreSilent(labels.silent, audit.flags, audit.covered, { alarm: 'error' }),
-    },
-  ];
+        ...[engine, shellEngine, audit].map((r) => ({
+          name: r.name,
+          note: r.note,
+          sessions: r.covered.size,
+          ...scoreSilent(labels.silent, r.flags, r.covered),
+        })),
+        {
+          name: `${audit.name}, error verdicts only`,
+          note: audit.note,
+          sessions: audit.covered.size,
+          ...scoreSilent(labels.silent, audit.flags, audit.covered, { alarm: 'error' }),
+        },
+      ];
   let heldout3 = null;
   if (labels.silent && existsSync(HELDOUT3)) {
     const { loadCorpus, evaluate, summary } = await import('./silent.eval.mjs');
@@ -239,30 +239,27 @@ function auditLine(r) {
   ];
 }
 
+// the file's last two path parts: a terminal log is always agent.log, its folder names the run
+const shortName = (file) => file.split('/').slice(-2).join('/');
+
 function verbose(r) {
   const out = [];
   for (const l of r.loops) {
     out.push('', `## ${l.name}`);
+    out.push(`missed: ${l.missed.map((e) => `${shortName(e.file)}#${e.session} ${e.first}-${e.last} (${e.kind})`).join('; ') || 'none'}`);
     out.push(
-      `missed: ${l.missed.map((e) => `${e.file.split('/').pop()}#${e.session} ${e.first}-${e.last} (${e.kind})`).join('; ') || 'none'}`,
+      `benign stretches alarmed: ${l.trapsAlarmed.map((e) => `${shortName(e.file)}#${e.session} ${e.first}-${e.last} (${e.kind})`).join('; ') || 'none'}`,
     );
     out.push(
-      `benign stretches alarmed: ${l.trapsAlarmed.map((e) => `${e.file.split('/').pop()}#${e.session} ${e.first}-${e.last} (${e.kind})`).join('; ') || 'none'}`,
-    );
-    out.push(
-      `other false-alarm episodes: ${l.otherEpisodes.map((e) => `${e.key.split('/').pop()} ${e.first}-${e.last} ×${e.alarms.length}`).join('; ') || 'none'}`,
+      `other false-alarm episodes: ${l.otherEpisodes.map((e) => `${shortName(e.key)} ${e.first}-${e.last} ×${e.alarms.length}`).join('; ') || 'none'}`,
     );
     if (l.falseTexts)
-      out.push(
-        `false texts: ${l.falseTexts.map((a) => `${a.key.split('/').pop()} #${a.ordinal} ${a.kind}: ${a.why}`).join('; ') || 'none'}`,
-      );
+      out.push(`false texts: ${l.falseTexts.map((a) => `${shortName(a.key)} #${a.ordinal} ${a.kind}: ${a.why}`).join('; ') || 'none'}`);
   }
   for (const s of r.silent) {
     out.push('', `## ${s.name} (silent)`);
-    out.push(`missed: ${s.misses.map((l) => `${l.file.split('/').pop()}#${l.session} #${l.ordinal} ${l.class}`).join('; ') || 'none'}`);
-    out.push(
-      `benign flagged: ${s.wrong.map((l) => `${l.file.split('/').pop()}#${l.session} #${l.ordinal} ${l.class}`).join('; ') || 'none'}`,
-    );
+    out.push(`missed: ${s.misses.map((l) => `${shortName(l.file)}#${l.session} #${l.ordinal} ${l.class}`).join('; ') || 'none'}`);
+    out.push(`benign flagged: ${s.wrong.map((l) => `${shortName(l.file)}#${l.session} #${l.ordinal} ${l.class}`).join('; ') || 'none'}`);
   }
   return out.join('\n');
 }
