@@ -285,3 +285,33 @@ test('--wild DIR --labels FILE scores another session folder with the same code;
   assert.equal(none.status, 2);
   assert.match(none.stderr, /no manifest\.json/);
 });
+
+test('readers: a terminal log echoing observations inside a LiteLLM traceback has only its real calls', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wild-reader-'));
+  mkdirSync(join(dir, 't'));
+  writeFileSync(
+    join(dir, 't/agent.log'),
+    [
+      'mini-swe-agent (step 1, $0.01):',
+      'THOUGHT: look around',
+      '',
+      '```bash',
+      'ls -la',
+      '```',
+      '',
+      'User:',
+      '<returncode>0</returncode>',
+      '<output>',
+      'total 8',
+      '</output>',
+      'LiteLLM:ERROR Traceback (most recent call last):',
+      "│ │   │   'text': '<returncode>0</returncode>\\n<output>\\ntotal 8'+107 │ │",
+      "│ │   │   'text': '<returncode>1</returncode>\\n<output>\\nboom'+12 │ │",
+      '',
+    ].join('\n'),
+  );
+  const [calls] = readWildFile({ file: 't/agent.log', kind: 'mini-swe-agent terminal log' }, dir);
+  assert.equal(calls.length, 1);
+  assert.equal(calls[0].command, 'ls -la');
+  assert.equal(calls[0].exitCode, 0);
+});
