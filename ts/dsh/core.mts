@@ -212,14 +212,27 @@ export function installGuard(ctx: Context, options: ListenerOptions): void {
 
   if (options.repeat) {
     ctx.on('agent/pre-step', ({ agent, messages }, next) => {
-      if (messages.some((message) => message.source.kind === 'user')) {
-        const id = agentIds.get(agent);
-        if (id !== undefined) {
-          try {
-            engine.reset(id);
-          } catch (error) {
-            warn(error);
+      const spoken = messages.filter((message) => message.source.kind === 'user');
+      if (spoken.length > 0) {
+        try {
+          // An agent seen for the first time has nothing to reset, but the
+          // task it was given is what the user reported.
+          const known = agentIds.get(agent);
+          if (known !== undefined) engine.reset(known);
+          // With scanning on: the errors the user quotes are the reported bug
+          // (a reproduction printing one is context, not error; docs/shell-model.md).
+          if (options.scan) {
+            const id = idOf(agent);
+            for (const message of spoken) {
+              const text = message.content
+                .filter((block) => block.type === 'text')
+                .map((block) => (block as { text: string }).text)
+                .join('\n');
+              if (text) engine.noteUserText(id, text);
+            }
           }
+        } catch (error) {
+          warn(error);
         }
       }
       return next();
