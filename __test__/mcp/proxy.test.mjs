@@ -559,3 +559,19 @@ describe('McpGuard on plain messages', () => {
     assert.equal(reminded(guard.fromServer(response(4, 'a'))), 3);
   });
 });
+
+// adapters3 (issue 21): calls a client sends while others await their result
+// (parallel calls of one model turn) raise no loop alarm; MCP carries no user
+// message, so the proxy has no user text to note (docs/adapters.md).
+describe('toolguard mcp: parallel calls', () => {
+  it('nine identical calls sent at once raise no loop alarm; the same nine one after another do', async () => {
+    const call = { name: 'echo', arguments: { message: 'hi' } };
+    const alarms = (results) => results.filter((r) => r.content.length > 1).length;
+    const parallel = await connect();
+    assert.equal(alarms(await Promise.all(Array.from({ length: 9 }, () => parallel.client.callTool(call)))), 0);
+    const serial = await connect();
+    const results = [];
+    for (let i = 0; i < 9; i++) results.push(await serial.client.callTool(call));
+    assert.equal(alarms(results), 7);
+  });
+});
