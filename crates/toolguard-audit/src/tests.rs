@@ -746,3 +746,21 @@ fn dsh_log_user_message_text_makes_a_reproduced_error_context() {
         ["context"]
     );
 }
+
+#[test]
+fn trace_reader_scans_every_default_shell_tool_without_case() {
+    // The one default list (rules/shell-tools.json), as the hook and the adapters use it.
+    let out = "Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\nValueError: bad input\n";
+    for tool in toolguard_core::shell::default_shell_tools() {
+        for name in [tool.clone(), tool.to_uppercase()] {
+            let line = serde_json::json!({"tool": name, "arguments": {"command": "python app.py"}, "output": out});
+            let report = audit(line.to_string().as_bytes(), Format::Trace);
+            assert_eq!(report.failures.len(), 1, "{name} is a shell tool");
+        }
+    }
+    let other =
+        serde_json::json!({"tool": "read_file", "arguments": {"path": "app.py"}, "output": out});
+    assert!(audit(other.to_string().as_bytes(), Format::Trace)
+        .failures
+        .is_empty());
+}
