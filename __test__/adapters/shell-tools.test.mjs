@@ -16,11 +16,14 @@ const { shellTools } = JSON.parse(readFileSync(new URL('../../rules/shell-tools.
 const out = 'Traceback (most recent call last):\n  File "app.py", line 3, in <module>\nValueError: bad input\n';
 const scans = (engine, name) => engine.observe({ name, arguments: { command: 'python app.py' } }, { text: out })?.failure !== undefined;
 
+/** @type {Array<[string, new (config?: import('toolguard').GuardConfig) => import('toolguard').GuardEngine]>} */
+const engines = [
+  ['native', GuardEngine],
+  ['reference', ReferenceEngine],
+];
+
 describe('the one default shell-tool list, without case', () => {
-  for (const [label, Engine] of [
-    ['native', GuardEngine],
-    ['reference', ReferenceEngine],
-  ]) {
+  for (const [label, Engine] of engines) {
     it(`${label}: the adapters' and the hook's engine configs scan every listed name in any case, and nothing else`, () => {
       for (const config of [engineConfig(), hookEngineConfig()]) {
         const engine = new Engine(config);
