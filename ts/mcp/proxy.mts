@@ -176,12 +176,15 @@ export class McpGuard {
   private tasks = new Map<string, Call>();
 
   /**
-   * The batch a new call joins: a new one when no call awaits its result.
-   * The proxy sees what the definition of `exec.concurrent` asks: a call
-   * sent before the previous call's result came back (a client's parallel
-   * calls of one model turn).
+   * The batch a new call joins: the previous call's while that call awaits
+   * its result, else a new one. The proxy sees what the definition of
+   * `exec.concurrent` asks: a call sent before the previous call's result
+   * came back (a client's parallel calls of one model turn). Only the call
+   * just before counts, so a call the server never answers joins at most
+   * the next one to its batch.
    */
   private batch = 0;
+  private lastSent: Id | undefined;
   private responses = new ModelResponses();
 
   constructor(private readonly engine: GuardEngine) {}
@@ -196,7 +199,8 @@ export class McpGuard {
     try {
       if ('id' in message && message.method === 'tools/call') {
         const params = (message.params ?? {}) as { name?: unknown; arguments?: unknown };
-        if (this.pending.size === 0) this.batch++;
+        if (this.lastSent === undefined || !this.pending.has(this.lastSent)) this.batch++;
+        this.lastSent = message.id;
         const call = { name: String(params.name ?? ''), arguments: params.arguments ?? {}, batch: this.batch };
         const refusal = this.engine.check({ agentId: SESSION, name: call.name, argumentsJson: argumentsJson(call.arguments) });
         if (refusal) return { jsonrpc: '2.0', id: message.id, result: deniedResult(refusal) } as JSONRPCMessage;
