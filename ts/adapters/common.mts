@@ -251,6 +251,44 @@ export class ModelResponses {
   }
 }
 
+/**
+ * Parallel calls for hosts that announce each call before it runs and report
+ * its result later (a pre-call and a post-call event): a call announced while
+ * the chain's previous call has no result yet joins that call's batch. Only
+ * the call just before counts, so a call whose result never comes (refused
+ * by another hook) joins at most the next one to its batch. With
+ * {@link ModelResponses} over the batches, the calls of a batch after the
+ * first to come back are `exec.concurrent`. Bounded: past `max` open calls
+ * the oldest is dropped.
+ */
+export class CallBatches {
+  private open = new Map<string, number>();
+  private last = new Map<string, string>();
+  private next = 0;
+
+  constructor(private readonly max = 1024) {}
+
+  /** Call `id` of chain `agentId` is about to run. */
+  start(agentId: string, id: string): void {
+    const previous = this.last.get(agentId);
+    const batch = previous !== undefined && this.open.has(previous) ? this.open.get(previous)! : ++this.next;
+    this.last.set(agentId, id);
+    this.open.set(id, batch);
+    if (this.open.size > this.max) this.open.delete(this.open.keys().next().value!);
+  }
+
+  /** Call `id`'s result came back: its batch, once (`undefined`: never started). */
+  take(id: string): number | undefined {
+    const batch = this.open.get(id);
+    this.open.delete(id);
+    return batch;
+  }
+
+  forget(agentId: string): void {
+    this.last.delete(agentId);
+  }
+}
+
 /** Report an engine failure and pass the result through unchanged: a guard must never break the agent. */
 export function failOpen(adapter: string, error: unknown): void {
   const reason = error instanceof Error ? error.message : String(error);
