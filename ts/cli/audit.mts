@@ -655,10 +655,17 @@ function runAudit(argv: string[]): number {
   const progress = process.stderr.isTTY && (total >= 16e6 || inputs.length >= 200) ? new Progress(process.stderr) : undefined;
   const stream = options.report === 'jsonl';
   const htmlDir = options.html !== undefined && options.html !== '-' && isFolderTarget(options.html) ? options.html : undefined;
-  const folder =
-    htmlDir === undefined
-      ? undefined
-      : new HtmlFolder(htmlDir, (session, back) => renderHtml(oneSession(session, options.failOn), new Date(), { back }));
+  let folder: HtmlFolder | undefined;
+  // The first page or folder that could not be written: the rest are not tried.
+  let folderError: string | undefined;
+  if (htmlDir !== undefined) {
+    try {
+      folder = new HtmlFolder(htmlDir, (session, back) => renderHtml(oneSession(session, options.failOn), new Date(), { back }));
+    } catch (e) {
+      process.stderr.write(`toolguard audit: cannot write the HTML report to ${htmlDir}: ${(e as Error).message}\n`);
+      return 2;
+    }
+  }
   // A stream keeps the top of the ranking only; other reports hold every session anyway.
   const dataset = new DatasetSummary(stream ? 20 : 50);
   const totals = new Totals();
@@ -678,12 +685,21 @@ function runAudit(argv: string[]): number {
       waste = foldWaste(waste, session.waste);
       totals.add(session);
       dataset.add(session, count);
-      folder?.add(session, count);
+      if (folder && folderError === undefined) {
+        try {
+          folder.add(session, count);
+        } catch (e) {
+          folderError = (e as Error).message;
+        }
+      }
       count++;
       if (unread(session)) {
         unreadCount++;
-        // An empty file was read: say so, not only that nothing could be read.
-        if (unreadNames.length < 20) unreadNames.push(session.bytes === 0 ? `${session.file}: empty` : session.file);
+        // Say why when the file as a whole could not be read (it could not be
+        // opened, it is binary) or was empty, not only that nothing could be read.
+        const whole = session.errors.find((e) => e.line === null);
+        const why = whole ? `: ${whole.message}` : session.bytes === 0 ? ': empty' : '';
+        if (unreadNames.length < 20) unreadNames.push(`${session.file}${why}`);
       }
       if (stream) writeAll(1, JSON.stringify(session) + '\n');
       else sessions.push(session);
@@ -711,7 +727,18 @@ function runAudit(argv: string[]): number {
   (summary as AuditDocument['summary']).waste = waste;
   summary.dataset = dataset.result();
   const document: AuditDocument = { sessions, summary };
-  folder?.finish();
+  if (folder && folderError === undefined) {
+    try {
+      folder.finish();
+    } catch (e) {
+      folderError = (e as Error).message;
+    }
+  }
+  if (folderError !== undefined) {
+    process.stderr.write(`toolguard audit: cannot write the HTML report to ${htmlDir}: ${folderError}\n`);
+    return 2;
+  }
+  if (folder) process.stderr.write(`toolguard audit: wrote the HTML report to ${join(htmlDir!, 'index.html')} (and ${count} run pages)\n`);
   // The HTML report; returns an exit code when it took stdout (or failed).
   const done = options.html === undefined || folder !== undefined ? undefined : writeHtmlReport(document, options.html);
   if (done !== undefined) return done;
@@ -729,7 +756,7 @@ function runAudit(argv: string[]): number {
   // (No sessions at all is no failure: --since left nothing newer to read.)
   if (count > 0 && unreadCount === count) {
     process.stderr.write(
-      `toolguard audit: no input could be read (${unreadNames.join(', ')}${count > unreadNames.length ? ', …' : ''}): nothing was audited\n`,
+      `toolguard audit: no input could be read (${unreadNames.join('; ')}${count > unreadNames.length ? '; …' : ''}): nothing was audited\n`,
     );
     return 2;
   }

@@ -1,0 +1,44 @@
+// What a demanding new user met feeding the CLI hostile inputs (round of
+// newuser3): each path that could not do its job names what was wrong and
+// exits 2, never with a stack trace. Child processes; the sessions are the
+// repository's own sample.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { root, scratchCli } from '../support/cli.mjs';
+
+const { scratch, cli, file } = scratchCli('toolguard-hostile-');
+const sample = join(root, 'samples/dsh');
+
+test('audit that reads nothing says why for each file: binary, cannot open (a dangling link), empty', () => {
+  const dir = join(scratch, 'unreadable');
+  mkdirSync(dir);
+  file('unreadable/binary.jsonl', '\u0000\u0001\u0002 not text');
+  file('unreadable/empty.jsonl', '');
+  symlinkSync(join(scratch, 'gone.jsonl'), join(dir, 'dangling.jsonl'));
+  const run = cli(['audit', dir]);
+  assert.equal(run.code, 2, run.stderr);
+  assert.match(run.stderr, /binary\.jsonl: not a text log/);
+  assert.match(run.stderr, /dangling\.jsonl: cannot open: No such file or directory/);
+  assert.match(run.stderr, /empty\.jsonl: empty/);
+  assert.doesNotMatch(run.stderr, /^\s+at /m);
+});
+
+test('audit --html DIR/ that cannot be made is an error naming it (exit 2), not a stack trace', () => {
+  const blocker = file('a-file', 'x');
+  const run = cli(['audit', '--html', `${blocker}/site/`, sample]);
+  assert.equal(run.code, 2, run.stderr);
+  assert.match(run.stderr, /^toolguard audit: cannot write the HTML report to .*a-file\/site\/: ENOTDIR/);
+  assert.doesNotMatch(run.stderr, /^\s+at /m);
+  assert.equal(run.stdout, '', 'nothing was audited');
+});
+
+test('audit --html DIR/ says where it wrote, as --html FILE does', () => {
+  const site = join(scratch, 'site');
+  const run = cli(['audit', '--html', `${site}/`, sample]);
+  assert.equal(run.code, 1, run.stderr);
+  assert.match(run.stderr, /wrote the HTML report to .*site\/index\.html \(and 2 run pages\)/);
+  assert.ok(existsSync(join(site, 'index.html')));
+  assert.equal(readdirSync(join(site, 'runs')).length, 2);
+});
