@@ -42,3 +42,22 @@ test('audit --html DIR/ says where it wrote, as --html FILE does', () => {
   assert.ok(existsSync(join(site, 'index.html')));
   assert.equal(readdirSync(join(site, 'runs')).length, 2);
 });
+
+test('audit --html with a report it cannot go with is a usage error (exit 2), not a mixed stdout or an empty page', () => {
+  for (const [args, message] of [
+    [['--html', '-', '--report', 'jsonl'], /--html - and --report jsonl both write to stdout/],
+    [['--html', '-', '--json'], /--html - and --report json both write to stdout/],
+    [['--html', '-', '--report', 'sarif'], /--html - and --report sarif both write to stdout/],
+    [['--html', join(scratch, 'one.html'), '--report', 'jsonl'], /--report jsonl keeps no session for a one-page --html FILE/],
+  ]) {
+    const run = cli(['audit', ...args, sample]);
+    assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
+    assert.match(run.stderr, message);
+    assert.equal(run.stdout, '');
+  }
+  assert.ok(!existsSync(join(scratch, 'one.html')));
+  // A folder keeps a page a run, so the stream goes with it.
+  const site = cli(['audit', '--html', `${join(scratch, 'stream-site')}/`, '--report', 'jsonl', sample]);
+  assert.equal(site.code, 1, site.stderr);
+  assert.equal(site.stdout.trim().split('\n').length, 2);
+});

@@ -293,10 +293,18 @@ function parseOptions(argv: string[]): Options {
   if (values.json && values.report !== undefined && values.report !== 'json')
     throw new UsageError(`--json and --report ${values.report} disagree`);
   if (values.color && values['no-color']) throw new UsageError('--color and --no-color disagree');
+  const report = values.json ? 'json' : oneOf('--report', values.report, REPORTS, 'table');
+  // Both would go to stdout, one after the other (the report was dropped, or mixed with the page).
+  if (values.html === '-' && report !== 'table') throw new UsageError(`--html - and --report ${report} both write to stdout`);
+  // The stream keeps no session, so the one page would have none.
+  if (report === 'jsonl' && values.html !== undefined && values.html !== '-' && !isFolderTarget(values.html))
+    throw new UsageError(
+      '--report jsonl keeps no session for a one-page --html FILE: give a folder (--html DIR/, a page a run) or another --report',
+    );
   return {
     paths: positionals,
     config: values.config,
-    report: values.json ? 'json' : oneOf('--report', values.report, REPORTS, 'table'),
+    report,
     format: oneOf('--format', values.format, FORMATS, 'auto'),
     failOn: oneOf('--fail-on', values['fail-on'], FAIL_ON, 'any'),
     color: values['no-color'] ? false : values.color ? true : undefined,
