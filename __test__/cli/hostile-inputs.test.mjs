@@ -61,3 +61,19 @@ test('audit --html with a report it cannot go with is a usage error (exit 2), no
   assert.equal(site.code, 1, site.stderr);
   assert.equal(site.stdout.trim().split('\n').length, 2);
 });
+
+test('an option value that starts with a dash is named, with the way to give it', () => {
+  for (const [args, message] of [
+    [['audit', '-j', '-1', sample], /-j needs a value \(-1 reads as an option: write --jobs=-1\)/],
+    [['audit', '--shard', '-1/4', sample], /--shard needs a value \(-1\/4 reads as an option: write --shard=-1\/4\)/],
+  ]) {
+    const run = cli(args);
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, message);
+  }
+  const written = cli(['audit', '--shard=-1/4', sample]);
+  assert.equal(written.code, 2);
+  assert.match(written.stderr, /--shard must be i\/n with 1 <= i <= n, such as 1\/4 \(got "-1\/4"\)/);
+  const missing = cli(['audit', sample, '--shard']);
+  assert.match(missing.stderr, /--shard needs a value\n/);
+});
