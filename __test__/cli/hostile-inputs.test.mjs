@@ -4,11 +4,13 @@
 // repository's own sample.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeCollection } from '../../benchmark/collection.mjs';
 import { root, scratchCli } from '../support/cli.mjs';
 
-const { scratch, cli, file } = scratchCli('toolguard-hostile-');
+const { scratch, cli, file, bin } = scratchCli('toolguard-hostile-');
 const sample = join(root, 'samples/dsh');
 
 test('audit that reads nothing says why for each file: binary, cannot open (a dangling link), empty', () => {
@@ -76,4 +78,21 @@ test('an option value that starts with a dash is named, with the way to give it'
   assert.match(written.stderr, /--shard must be i\/n with 1 <= i <= n, such as 1\/4 \(got "-1\/4"\)/);
   const missing = cli(['audit', sample, '--shard']);
   assert.match(missing.stderr, /--shard needs a value\n/);
+});
+
+test('audit --report jsonl into a reader that goes away (| head -c 1) stops quietly, no EPIPE stack trace', {
+  skip: process.platform === 'win32' && 'a POSIX pipeline',
+}, () => {
+  const collection = join(scratch, 'collection');
+  writeCollection(collection, { runs: 300, bytesPerRun: 4_000 });
+  const run = spawnSync(
+    'bash',
+    ['-c', `set -o pipefail; "${process.execPath}" "${bin}" audit --report jsonl --jobs 1 "${collection}" | head -c 1`],
+    {
+      encoding: 'utf8',
+    },
+  );
+  assert.equal(run.stdout, '{');
+  assert.doesNotMatch(run.stderr, /EPIPE|^\s+at /m, run.stderr);
+  assert.equal(run.status, 0, run.stderr);
 });

@@ -627,6 +627,10 @@ export function audit(argv: string[]): number {
   try {
     return runAudit(argv);
   } catch (e) {
+    // `toolguard audit --report jsonl … | head`: the reader went away (a
+    // write in a report callback, which stops the batch); what is left to
+    // print is not wanted, as bin/toolguard.mjs treats stdout's EPIPE.
+    if ((e as NodeJS.ErrnoException).code === 'EPIPE') return 0;
     if (!(e instanceof UsageError || e instanceof ConfigError)) throw e;
     process.stderr.write(`toolguard audit: ${e.message}\n${e instanceof UsageError ? "Try 'toolguard audit --help'.\n" : ''}`);
     return 2;
