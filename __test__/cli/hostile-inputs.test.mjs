@@ -46,12 +46,14 @@ test('audit --html DIR/ says where it wrote, as --html FILE does', () => {
 });
 
 test('audit --html with a report it cannot go with is a usage error (exit 2), not a mixed stdout or an empty page', () => {
-  for (const [args, message] of [
+  /** @type {[string[], RegExp][]} */
+  const cases = [
     [['--html', '-', '--report', 'jsonl'], /--html - and --report jsonl both write to stdout/],
     [['--html', '-', '--json'], /--html - and --report json both write to stdout/],
     [['--html', '-', '--report', 'sarif'], /--html - and --report sarif both write to stdout/],
     [['--html', join(scratch, 'one.html'), '--report', 'jsonl'], /--report jsonl keeps no session for a one-page --html FILE/],
-  ]) {
+  ];
+  for (const [args, message] of cases) {
     const run = cli(['audit', ...args, sample]);
     assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
     assert.match(run.stderr, message);
@@ -65,10 +67,12 @@ test('audit --html with a report it cannot go with is a usage error (exit 2), no
 });
 
 test('an option value that starts with a dash is named, with the way to give it', () => {
-  for (const [args, message] of [
+  /** @type {[string[], RegExp][]} */
+  const cases = [
     [['audit', '-j', '-1', sample], /-j needs a value \(-1 reads as an option: write --jobs=-1\)/],
     [['audit', '--shard', '-1/4', sample], /--shard needs a value \(-1\/4 reads as an option: write --shard=-1\/4\)/],
-  ]) {
+  ];
+  for (const [args, message] of cases) {
     const run = cli(args);
     assert.equal(run.code, 2, run.stderr);
     assert.match(run.stderr, message);
