@@ -100,3 +100,14 @@ test('audit --report jsonl into a reader that goes away (| head -c 1) stops quie
   assert.doesNotMatch(run.stderr, /EPIPE|^\s+at /m, run.stderr);
   assert.equal(run.status, 0, run.stderr);
 });
+
+test('a file name with a terminal escape is shown escaped in the "no input could be read" line', {
+  skip: process.platform === 'win32' && 'no control characters in Windows file names',
+}, () => {
+  const evil = file('evil\u001b[2J\u0007.jsonl', '\u0000binary');
+  const run = cli(['audit', evil]);
+  assert.equal(run.code, 2, run.stderr);
+  assert.match(run.stderr, /evil\\x1b\[2J\\x07\.jsonl: not a text log/);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the raw escape is what must not reach the terminal
+  assert.doesNotMatch(run.stderr, /\u001b|\u0007/);
+});

@@ -23,7 +23,7 @@ import { Auditor, detectLogFormat, native } from 'toolguard';
 
 import { oneOf, parseCommandLine, UsageError } from './args.mjs';
 import { checkWithEngine, ConfigError, readConfig } from './config.mjs';
-import { renderHuman, type Style } from './render.mjs';
+import { oneLine, renderHuman, type Style } from './render.mjs';
 import { renderJunit, renderSarif, unread } from './reports.mjs';
 import { renderHtml, writeHtmlReport } from './html.mjs';
 import {
@@ -711,7 +711,7 @@ function runAudit(argv: string[]): number {
         // opened, it is binary) or was empty, not only that nothing could be read.
         const whole = session.errors.find((e) => e.line === null);
         const why = whole ? `: ${whole.message}` : session.bytes === 0 ? ': empty' : '';
-        if (unreadNames.length < 20) unreadNames.push(`${session.file}${why}`);
+        if (unreadNames.length < 20) unreadNames.push(oneLine(`${session.file}${why}`)); // a name may hold a terminal escape
       }
       if (stream) writeAll(1, JSON.stringify(session) + '\n');
       else sessions.push(session);
