@@ -111,3 +111,13 @@ test('a file name with a terminal escape is shown escaped in the "no input could
   // biome-ignore lint/suspicious/noControlCharactersInRegex: the raw escape is what must not reach the terminal
   assert.doesNotMatch(run.stderr, /\u001b|\u0007/);
 });
+
+test('--since refuses what Date.parse would misread: a bare number (a year), a day past the month end', () => {
+  for (const since of ['1', '30', '2025-02-30', '2025-13-01']) {
+    const run = cli(['audit', '--since', since, sample]);
+    assert.equal(run.code, 2, `${since}: ${run.stderr}`);
+    assert.match(run.stderr, /--since must be a date .* or an age \(30m, 12h, 7d\)/);
+  }
+  for (const since of ['2024-02-29', '2025-10-01T12:00Z', '7d'])
+    assert.equal(cli(['audit', '--since', since, sample]).code !== 2, true, since);
+});

@@ -323,7 +323,11 @@ export function parseSince(text: string, now = Date.now()): number {
   const age = /^(\d+)([mhd])$/.exec(text);
   if (age) return now - Number(age[1]) * { m: 60e3, h: 3600e3, d: 86400e3 }[age[2] as 'm' | 'h' | 'd'];
   const ms = Date.parse(text);
-  if (Number.isNaN(ms))
+  // Date.parse reads a bare number as a year ('1': 2001) and rolls a day
+  // past the month's end over ('2025-02-30': 2 March): neither is what was meant.
+  const day = /^(\d{4})-(\d{2})-(\d{2})/.exec(text);
+  const rolled = day !== null && new Date(Date.UTC(+day[1], +day[2] - 1, +day[3])).getUTCDate() !== +day[3];
+  if (Number.isNaN(ms) || /^\d+$/.test(text.trim()) || rolled)
     throw new UsageError(`--since must be a date (2025-10-01, 2025-10-01T12:00Z) or an age (30m, 12h, 7d) (got ${JSON.stringify(text)})`);
   return ms;
 }
