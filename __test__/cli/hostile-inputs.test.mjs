@@ -4,7 +4,7 @@
 // repository's own sample.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeCollection } from '../../benchmark/collection.mjs';
@@ -120,4 +120,18 @@ test('--since refuses what Date.parse would misread: a bare number (a year), a d
   }
   for (const since of ['2024-02-29', '2025-10-01T12:00Z', '7d'])
     assert.equal(cli(['audit', '--since', since, sample]).code !== 2, true, since);
+});
+
+test('audit --html FILE in a folder that does not exist fails before the audit, not after it', {
+  skip: process.platform === 'win32' && 'a named pipe (mkfifo)',
+}, () => {
+  // An input that blocks until written to: the audit never ends, so only a check made first can answer.
+  const pipe = join(scratch, 'never-written.jsonl');
+  execFileSync('mkfifo', [pipe]);
+  const run = cli(['audit', '--html', join(scratch, 'no-such-folder', 'r.html'), pipe], { timeout: 20_000 });
+  assert.equal(run.code, 2, run.stderr);
+  assert.match(run.stderr, /^toolguard audit: cannot write the HTML report to .*no-such-folder\/r\.html: ENOENT/);
+  const notFolder = cli(['audit', '--html', join(file('plain', 'x'), 'r.html'), pipe], { timeout: 20_000 });
+  assert.equal(notFolder.code, 2, notFolder.stderr);
+  assert.match(notFolder.stderr, /plain is not a folder/);
 });

@@ -4,6 +4,8 @@
 // and prints the report.
 
 import {
+  accessSync,
+  constants,
   type Dirent,
   closeSync,
   lstatSync,
@@ -671,6 +673,18 @@ function runAudit(argv: string[]): number {
   const progress = process.stderr.isTTY && (total >= 16e6 || inputs.length >= 200) ? new Progress(process.stderr) : undefined;
   const stream = options.report === 'jsonl';
   const htmlDir = options.html !== undefined && options.html !== '-' && isFolderTarget(options.html) ? options.html : undefined;
+  // A one-page report is written after the audit: a folder it cannot go in
+  // is said now, not after hours of a large collection.
+  if (options.html !== undefined && options.html !== '-' && htmlDir === undefined) {
+    const parent = dirname(resolve(options.html));
+    try {
+      if (!statSync(parent).isDirectory()) throw new Error(`${parent} is not a folder`);
+      accessSync(parent, constants.W_OK);
+    } catch (e) {
+      process.stderr.write(`toolguard audit: cannot write the HTML report to ${options.html}: ${(e as Error).message}\n`);
+      return 2;
+    }
+  }
   let folder: HtmlFolder | undefined;
   // The first page or folder that could not be written: the rest are not tried.
   let folderError: string | undefined;
