@@ -854,7 +854,7 @@ mod tests {
         );
         let prompt = serde_json::json!({"session_id": "s1", "hook_event_name": "UserPromptSubmit"});
         // Not written by the agent: the hidden traceback is an error.
-        let out = run_events(&dir, &[run.clone()]);
+        let out = run_events(&dir, std::slice::from_ref(&run));
         assert!(out[0].contains(r#""decision":"block""#), "{}", out[0]);
         // Written in an earlier event (another process): a reproduction, context only,
         // also after the user spoke.
