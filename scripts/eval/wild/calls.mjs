@@ -296,7 +296,9 @@ function ohV0Stream(text) {
 function miniSweTerminal(text) {
   const t = text.replace(ANSI, '');
   const calls = [];
-  const re = /<returncode>(-?\d+)<\/returncode>/g;
+  // at a line start only: LiteLLM's rich tracebacks echo earlier observations as
+  // `'text': '<returncode>0</returncode>…'` inside their frames, and those are no calls
+  const re = /^<returncode>(-?\d+)<\/returncode>/gm;
   let m;
   let prev = 0;
   for (m = re.exec(t); m; m = re.exec(t)) {
