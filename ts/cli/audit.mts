@@ -26,16 +26,7 @@ import { checkWithEngine, ConfigError, readConfig } from './config.mjs';
 import { renderHuman, type Style } from './render.mjs';
 import { renderJunit, renderSarif, unread } from './reports.mjs';
 import { renderHtml, writeHtmlReport } from './html.mjs';
-import {
-  foldWaste,
-  NO_WASTE,
-  sessionWaste,
-  wasteLine,
-  type TimedSession,
-  type TimelineCallJson,
-  type WasteJson,
-  type WasteSummary,
-} from './waste.mjs';
+import { foldWaste, NO_WASTE, wasteLine, type TimelineCallJson, type WasteJson, type WasteSummary } from './waste.mjs';
 import { DatasetSummary, datasetText, HtmlFolder, type DatasetJson } from './dataset.mjs';
 
 export { UsageError };
@@ -76,7 +67,7 @@ export interface ReminderJson extends SiteJson {
   arguments: string;
   command: string | null;
   text: string;
-  /** Added by waste.mts (null: past the timeline's bound). */
+  /** Its episode's waste (crates/toolguard-audit/src/waste.rs; null: past the timeline's bound). */
   waste?: WasteJson | null;
 }
 /**
@@ -102,7 +93,7 @@ export interface LoopJson extends SiteJson {
   /** Reminders the loop had: one at every call it went on after it was raised. */
   reminders: number;
   command: string | null;
-  /** Added by waste.mts (null: past the timeline's bound). */
+  /** Its episode's waste (crates/toolguard-audit/src/waste.rs; null: past the timeline's bound). */
   waste?: WasteJson | null;
 }
 export interface FailureJson extends SiteJson {
@@ -118,7 +109,7 @@ export interface FailureJson extends SiteJson {
   text: string;
   /** The output lines around the match, the first being line `from`. */
   outputContext: { from: number; lines: string[] };
-  /** Added by waste.mts (null: past the timeline's bound). */
+  /** Its episode's waste (crates/toolguard-audit/src/waste.rs; null: past the timeline's bound). */
   waste?: WasteJson | null;
 }
 export interface SessionJson {
@@ -149,8 +140,36 @@ export interface SessionJson {
   noteCount: number;
   /** The calls in order, for the HTML strips and the waste figures. */
   timeline: { calls: TimelineCallJson[]; omitted: number };
-  /** Added by waste.mts. */
+  /** The session's waste (priced by the native audit, crates/toolguard-audit/src/waste.rs). */
   waste?: WasteSummary;
+}
+
+/**
+ * What a summary folds of one session (crates/toolguard-audit `SessionFigures`),
+ * made by the native audit on the worker thread beside the session's JSON, so
+ * a streamed audit's main thread writes the report without parsing it.
+ */
+export interface SessionFigures {
+  file: string;
+  session: number;
+  sessionId: string | null;
+  model: string | null;
+  format: Format;
+  calls: number;
+  bytes: number;
+  decodedBytes: number;
+  errorCount: number;
+  /** Numbers of findings. */
+  reminders: number;
+  loops: number;
+  failures: number;
+  /** Calls with at least one failure finding. */
+  failedCalls: number;
+  /** Failure findings by rule id. */
+  rules: Record<string, number>;
+  /** Tokens of every listed call that says (null: none does). */
+  tokens: number | null;
+  waste: WasteSummary;
 }
 export interface AuditDocument {
   sessions: SessionJson[];
@@ -169,7 +188,7 @@ export interface AuditDocument {
     decodedBytes: number;
     failOn: FailOn;
     exitCode: 0 | 1;
-    /** Added by waste.mts. */
+    /** All sessions' waste, folded (waste.mts foldWaste). */
     waste?: WasteSummary;
     /** The dataset figures (dataset.mts): shares of runs stuck or failing silently, per model and agent, the ranking. */
     dataset?: DatasetJson;
@@ -530,32 +549,27 @@ function formatEta(ms: number): string {
   return m < 60 ? `${m} min ${s % 60} s` : `${Math.floor(m / 60)} h ${m % 60} min`;
 }
 
-export function summarize(sessions: SessionJson[], failOn: FailOn): AuditDocument['summary'] {
+export function summarize(sessions: SessionFigures[], failOn: FailOn): AuditDocument['summary'] {
   const totals = new Totals();
   for (const s of sessions) totals.add(s);
   return totals.summary(failOn);
 }
 
-/** The document's summary, folded one session at a time (a streamed audit keeps only this). */
+/** The document's summary, folded one session's figures at a time (a streamed audit keeps only this). */
 export class Totals {
   private rules: Record<string, number> = {};
   private lastFile: string | undefined;
   private n = { files: 0, calls: 0, reminders: 0, loops: 0, failures: 0, failedCalls: 0, errors: 0, bytes: 0, decodedBytes: 0 };
-  add(s: SessionJson) {
-    const seen = new Set<string>();
-    for (const f of s.failures) {
-      this.rules[f.ruleId] = (this.rules[f.ruleId] ?? 0) + 1;
-      const key = `${f.agentId}\u0000${f.ordinal}`;
-      if (!seen.has(key)) this.n.failedCalls++;
-      seen.add(key);
-    }
+  add(s: SessionFigures) {
+    for (const [rule, n] of Object.entries(s.rules)) this.rules[rule] = (this.rules[rule] ?? 0) + n;
+    this.n.failedCalls += s.failedCalls;
     // A file of many sessions (an evaluation output) counts once; its sessions come together.
     if (s.file !== this.lastFile) this.n.files++;
     this.lastFile = s.file;
     this.n.calls += s.calls;
-    this.n.reminders += s.reminders.length;
-    this.n.loops += s.loops.length;
-    this.n.failures += s.failures.length;
+    this.n.reminders += s.reminders;
+    this.n.loops += s.loops;
+    this.n.failures += s.failures;
     this.n.errors += s.errorCount;
     this.n.bytes += s.bytes;
     this.n.decodedBytes += s.decodedBytes;
@@ -658,7 +672,7 @@ function runAudit(argv: string[]): number {
   const folder =
     htmlDir === undefined
       ? undefined
-      : new HtmlFolder(htmlDir, (session, back) => renderHtml(oneSession(session, options.failOn), new Date(), { back }));
+      : new HtmlFolder(htmlDir, (session, figures, back) => renderHtml(oneSession(session, figures, options.failOn), new Date(), { back }));
   // A stream keeps the top of the ranking only; other reports hold every session anyway.
   const dataset = new DatasetSummary(stream ? 20 : 50);
   const totals = new Totals();
@@ -672,21 +686,24 @@ function runAudit(argv: string[]): number {
     const paths = inputs.map((i) => (i.path === STDIN ? copy!.path : i.path));
     const names = inputs.map((i) => display(i.path));
     const batch = JSON.stringify({ format: options.format, threads: options.jobs, shard: options.shard, column: options.column });
-    const onReport = (json: string) => {
-      const session = JSON.parse(json) as TimedSession;
-      session.waste = sessionWaste(session);
-      waste = foldWaste(waste, session.waste);
-      totals.add(session);
-      dataset.add(session, count);
-      folder?.add(session, count);
+    // The report comes priced and serialized from the worker thread, with
+    // its figures: a stream writes it as it is, parsing only the figures
+    // (docs/audit-at-scale.md: the main thread's share of the work).
+    const onReport = (json: string, figuresJson: string) => {
+      const figures = JSON.parse(figuresJson) as SessionFigures;
+      waste = foldWaste(waste, figures.waste);
+      totals.add(figures);
+      dataset.add(figures, count);
+      const session = stream && folder === undefined ? undefined : (JSON.parse(json) as SessionJson);
+      if (folder !== undefined) folder.add(session!, figures, count);
       count++;
-      if (unread(session)) {
+      if (unread(figures)) {
         unreadCount++;
         // An empty file was read: say so, not only that nothing could be read.
-        if (unreadNames.length < 20) unreadNames.push(session.bytes === 0 ? `${session.file}: empty` : session.file);
+        if (unreadNames.length < 20) unreadNames.push(figures.bytes === 0 ? `${figures.file}: empty` : figures.file);
       }
-      if (stream) writeAll(1, JSON.stringify(session) + '\n');
-      else sessions.push(session);
+      if (stream) writeAll(1, json + '\n');
+      else sessions.push(session!);
     };
     const onProgress = progress && ((fd: number, ft: number, bd: number, bt: number) => progress.update(fd, ft, bd, bt));
     try {
@@ -750,9 +767,9 @@ function isFolderTarget(target: string): boolean {
 }
 
 /** One session as a document of its own (a run's page in an HTML folder). */
-function oneSession(session: SessionJson, failOn: FailOn): AuditDocument {
-  const summary = summarize([session], failOn);
-  summary.waste = (session as TimedSession).waste;
+function oneSession(session: SessionJson, figures: SessionFigures, failOn: FailOn): AuditDocument {
+  const summary = summarize([figures], failOn);
+  summary.waste = session.waste;
   return { sessions: [session], summary };
 }
 
