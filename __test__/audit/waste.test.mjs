@@ -60,5 +60,8 @@ test('the text report ends with one waste line', () => {
 test('the waste line says n/a where the log has no timestamps or usage', () => {
   const none = { episodes: 0, calls: 0, wallMs: null, tokens: null, episodesWithoutTime: 0, episodesWithoutTokens: 0 };
   const loop = { ...none, episodes: 1, calls: 2, episodesWithoutTime: 1, episodesWithoutTokens: 1 };
-  assert.match(wasteLine({ ...loop, loop, failure: none }), /^Waste: 2 calls · n\/a · n\/a tokens in 1 stuck episode and 0 silent failures$/);
+  assert.match(
+    wasteLine({ ...loop, loop, failure: none }),
+    /^Waste: 2 calls · n\/a · n\/a tokens in 1 stuck episode and 0 silent failures$/,
+  );
 });
