@@ -108,15 +108,15 @@ fn episode_from(
     let mut pending: Vec<usize> = Vec::new();
     let mut last = start;
     let mut moved_on: Option<usize> = None;
-    for i in start + 1..calls.len() {
-        if calls[i].agent_id != *agent {
+    for (i, call) in calls.iter().enumerate().skip(start + 1) {
+        if call.agent_id != *agent {
             continue;
         }
         if continues(i, last) {
             members.append(&mut pending);
             members.push(i);
             last = i;
-        } else if transparent && calls[i].repeat.is_none() {
+        } else if transparent && call.repeat.is_none() {
             pending.push(i);
         } else {
             moved_on = Some(i);
