@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -314,4 +314,14 @@ test('--html DIR/: an index ranking every run, one page per run with a link back
   const page = readFileSync(join(out, 'runs', `${String(data[0][0]).padStart(6, '0')}.html`), 'utf8');
   assert.match(page, /<a href="\.\.\/index\.html">← all runs<\/a>/);
   assert.ok(page.includes(data[0][1].split('/').pop()), 'the run page is that run');
+});
+
+test('--html DIR/: a run page that cannot be written is one clear error (exit 2), not a stack trace', () => {
+  // The pages are written on a thread of their own (ts/cli/pages.mts); its
+  // failure comes back to the main thread. (Before: an uncaught exception, exit 1.)
+  const out = join(mkdtempSync(join(tmpdir(), 'toolguard-html-bad-')), 'site');
+  mkdirSync(join(out, 'runs', '000003.html'), { recursive: true });
+  const r = run([collection, '--report', 'jsonl', '--html', `${out}/`]);
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /^toolguard audit: cannot write an HTML run page: EISDIR: .*000003\.html'\n$/);
 });

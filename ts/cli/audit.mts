@@ -28,6 +28,10 @@ import { renderJunit, renderSarif, unread } from './reports.mjs';
 import { renderHtml, writeHtmlReport } from './html.mjs';
 import { foldWaste, NO_WASTE, wasteLine, type TimelineCallJson, type WasteJson, type WasteSummary } from './waste.mjs';
 import { DatasetSummary, datasetText, HtmlFolder, type DatasetJson } from './dataset.mjs';
+import { PageError, PageWriter } from './pages.mjs';
+import { summarize, Totals } from './totals.mjs';
+
+export { summarize, Totals };
 
 export { UsageError };
 
@@ -549,59 +553,6 @@ function formatEta(ms: number): string {
   return m < 60 ? `${m} min ${s % 60} s` : `${Math.floor(m / 60)} h ${m % 60} min`;
 }
 
-export function summarize(sessions: SessionFigures[], failOn: FailOn): AuditDocument['summary'] {
-  const totals = new Totals();
-  for (const s of sessions) totals.add(s);
-  return totals.summary(failOn);
-}
-
-/** The document's summary, folded one session's figures at a time (a streamed audit keeps only this). */
-export class Totals {
-  private rules: Record<string, number> = {};
-  private lastFile: string | undefined;
-  private n = { files: 0, calls: 0, reminders: 0, loops: 0, failures: 0, failedCalls: 0, errors: 0, bytes: 0, decodedBytes: 0 };
-  add(s: SessionFigures) {
-    for (const [rule, n] of Object.entries(s.rules)) this.rules[rule] = (this.rules[rule] ?? 0) + n;
-    this.n.failedCalls += s.failedCalls;
-    // A file of many sessions (an evaluation output) counts once; its sessions come together.
-    if (s.file !== this.lastFile) this.n.files++;
-    this.lastFile = s.file;
-    this.n.calls += s.calls;
-    this.n.reminders += s.reminders;
-    this.n.loops += s.loops;
-    this.n.failures += s.failures;
-    this.n.errors += s.errorCount;
-    this.n.bytes += s.bytes;
-    this.n.decodedBytes += s.decodedBytes;
-  }
-  summary(failOn: FailOn): AuditDocument['summary'] {
-    const { reminders, loops, failures } = this.n;
-    const matched =
-      failOn === 'any'
-        ? reminders + loops + failures > 0
-        : failOn === 'loop'
-          ? reminders + loops > 0
-          : failOn === 'failure'
-            ? failures > 0
-            : false;
-    const n = this.n;
-    return {
-      files: n.files,
-      calls: n.calls,
-      reminders,
-      loops,
-      failures,
-      failedCalls: n.failedCalls,
-      errors: n.errors,
-      rules: { ...this.rules },
-      bytes: n.bytes,
-      decodedBytes: n.decodedBytes,
-      failOn,
-      exitCode: matched ? 1 : 0,
-    };
-  }
-}
-
 /**
  * Colour or not: `--color`/`--no-color` first, then FORCE_COLOR (Node's
  * convention: 0 or false off, anything else on), then NO_COLOR
@@ -633,7 +584,7 @@ export function audit(argv: string[]): number {
   try {
     return runAudit(argv);
   } catch (e) {
-    if (!(e instanceof UsageError || e instanceof ConfigError)) throw e;
+    if (!(e instanceof UsageError || e instanceof ConfigError || e instanceof PageError)) throw e;
     process.stderr.write(`toolguard audit: ${e.message}\n${e instanceof UsageError ? "Try 'toolguard audit --help'.\n" : ''}`);
     return 2;
   }
@@ -670,10 +621,9 @@ function runAudit(argv: string[]): number {
   const progress = process.stderr.isTTY && big() ? new Progress(process.stderr) : undefined;
   const stream = options.report === 'jsonl';
   const htmlDir = options.html !== undefined && options.html !== '-' && isFolderTarget(options.html) ? options.html : undefined;
-  const folder =
-    htmlDir === undefined
-      ? undefined
-      : new HtmlFolder(htmlDir, (session, figures, back) => renderHtml(oneSession(session, figures, options.failOn), new Date(), { back }));
+  // A run's page is rendered and written on a thread of its own (pages.mts).
+  const pages = htmlDir === undefined ? undefined : new PageWriter(options.failOn);
+  const folder = htmlDir === undefined ? undefined : new HtmlFolder(htmlDir, (json, figures, file) => pages!.write(json, figures, file));
   // A stream keeps the top of the ranking only; other reports hold every session anyway.
   const dataset = new DatasetSummary(stream ? 20 : 50);
   const totals = new Totals();
@@ -695,8 +645,7 @@ function runAudit(argv: string[]): number {
       waste = foldWaste(waste, figures.waste);
       totals.add(figures);
       dataset.add(figures, count);
-      const session = stream && folder === undefined ? undefined : (JSON.parse(json) as SessionJson);
-      if (folder !== undefined) folder.add(session!, figures, count);
+      folder?.add(json, figures, count);
       count++;
       if (unread(figures)) {
         unreadCount++;
@@ -704,7 +653,7 @@ function runAudit(argv: string[]): number {
         if (unreadNames.length < 20) unreadNames.push(figures.bytes === 0 ? `${figures.file}: empty` : figures.file);
       }
       if (stream) writeAll(1, json + '\n');
-      else sessions.push(session!);
+      else sessions.push(JSON.parse(json) as SessionJson);
     };
     const onProgress = progress && ((fd: number, ft: number, bd: number, bt: number) => progress.update(fd, ft, bd, bt));
     try {
@@ -717,11 +666,15 @@ function runAudit(argv: string[]): number {
         onProgress,
       );
     } catch (e) {
+      // A page the HTML folder's thread could not write, thrown through the batch.
+      if (pages?.error) throw pages.error;
       // Only the options can be refused before the audit starts (a bad --shard).
       if ((e as { code?: string }).code === 'InvalidArg') throw new UsageError((e as Error).message.replace(/^toolguard: /, ''));
       throw e;
     }
+    pages?.finish();
   } finally {
+    pages?.close();
     copy?.done();
     progress?.clear();
   }
@@ -765,13 +718,6 @@ function isFolderTarget(target: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** One session as a document of its own (a run's page in an HTML folder). */
-function oneSession(session: SessionJson, figures: SessionFigures, failOn: FailOn): AuditDocument {
-  const summary = summarize([figures], failOn);
-  summary.waste = session.waste;
-  return { sessions: [session], summary };
 }
 
 /** The streamed report's closing summary, on stderr (stdout holds only sessions). */

@@ -10,7 +10,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import type { SessionFigures, SessionJson } from './audit.mjs';
+import type { SessionFigures } from './audit.mjs';
 import { formatDuration, formatTokens } from './waste.mjs';
 
 /** Runs of one model or one agent. */
@@ -207,17 +207,18 @@ export class HtmlFolder {
   private dataset = new DatasetSummary(Infinity);
   private runs: RankedRun[] = [];
 
+  /** `writeRun(json, figures, file)` writes a run's page (pages.mts: on a thread of its own). */
   constructor(
     private dir: string,
-    private renderRun: (session: SessionJson, figures: SessionFigures, back: string) => string,
+    private writeRun: (json: string, figures: SessionFigures, file: string) => void,
   ) {
     mkdirSync(join(dir, 'runs'), { recursive: true });
   }
 
-  add(session: SessionJson, figures: SessionFigures, index: number) {
+  add(json: string, figures: SessionFigures, index: number) {
     const run = this.dataset.add(figures, index);
     this.runs.push(run);
-    writeFileSync(join(this.dir, runPage(index)), this.renderRun(session, figures, '../index.html'));
+    this.writeRun(json, figures, join(this.dir, runPage(index)));
   }
 
   finish(generated = new Date()) {
