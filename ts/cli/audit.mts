@@ -25,7 +25,7 @@ import { oneOf, parseCommandLine, UsageError } from './args.mjs';
 import { checkWithEngine, ConfigError, readConfig } from './config.mjs';
 import { renderHuman, type Style } from './render.mjs';
 import { renderJunit, renderSarif, unread } from './reports.mjs';
-import { renderHtml, writeHtmlReport } from './html.mjs';
+import { writeHtmlReport } from './html.mjs';
 import { foldWaste, NO_WASTE, wasteLine, type TimelineCallJson, type WasteJson, type WasteSummary } from './waste.mjs';
 import { DatasetSummary, datasetText, HtmlFolder, type DatasetJson } from './dataset.mjs';
 import { PageError, PageWriter } from './pages.mjs';
