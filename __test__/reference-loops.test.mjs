@@ -294,6 +294,23 @@ const WILD_MISSES = {
     at: 4,
     kind: 'same-error',
   },
+  // Instrument a file, break its import, restore the backup, start over: every edit differs, and the
+  // import check comes back with the same traceback after a restore (sqlfluff-1733, loops5).
+  'the same restore after attempts that end as before': {
+    calls: [150, 185, 206, 219].flatMap((line, i) => [
+      ['bash', '{"command":"cp src/rules/L003.py.backup src/rules/L003.py"}', '', false],
+      ['bash', `{"command":"sed -i '${line} i\\\\    sys.stderr.write(x)' src/rules/L003.py"}`, '', false],
+      [
+        'bash',
+        '{"command":"python -c \'import pkg.L003; print(1)\' 2>&1 | head -5"}',
+        i === 0 ? '1' : 'Traceback (most recent call last):\n  File "<string>", line 1, in <module>\n    import pytest\n',
+        false,
+      ],
+      ['bash', `{"command":"grep -n indent_${i} src/rules/L003.py"}`, `${line}: indent`, false],
+    ]),
+    at: 12,
+    kind: 'redo',
+  },
   // Claude Code's bare `Exit code 7` three times from three health checks (loops3).
   'a bare exit status from different calls': {
     calls: [1, 2, 3].map((i) => ['Bash', `{"command":"sleep ${i} && curl -s http://localhost:8081/health"}`, 'Exit code 7', true]),
@@ -304,6 +321,23 @@ const WILD_MISSES = {
 
 const SCRIPTED = {
   ...Object.fromEntries(Object.entries(WILD_MISSES).map(([name, m]) => [name, m.calls])),
+  // Restores between debug runs that each show something new; a restore before an approach that passes (loops5 traps).
+  'restores between attempts that show something new': [0, 1, 2, 3].flatMap((i) => [
+    ['bash', '{"command":"cp related.py.orig related.py"}', '', false],
+    ['bash', `{"command":"python /tmp/add_pre_save_${i}.py"}`, 'Added pre_save', false],
+    [
+      'bash',
+      `{"command":"python test_debug_${i}.py 2>&1 | tail -30"}`,
+      `product_id = ${i}\nError saving order: FOREIGN KEY constraint failed`,
+      false,
+    ],
+    [
+      'bash',
+      '{"command":"python -m pytest -q 2>&1 | tail -3"}',
+      i < 3 ? `E   AssertionError: ${i} != 2\n${3 - i} failed` : '3 passed',
+      false,
+    ],
+  ]),
   'repeat recurs at every step': Array(6).fill(['bash', PYTEST, '..F\n1 failed, 2 passed in 0.03s\n[exit code: 1]', false]),
   'timings normalised from the second occurrence': [
     ['bash', PYTEST, '1 failed in 0.03s', false],

@@ -258,8 +258,8 @@ const sameOutcomeInARow = (a: Entry, b: Entry) =>
   a.call === b.call && (sameResult(a, b) || (failing(a) && failing(b) && a.sig !== '' && a.sig === b.sig));
 
 /** What a loop's calls are, as far as the alarm's text must be true for them. */
-type About = 'calls' | 'polls' | 'ended-job' | 'reruns';
-const ABOUT_CODES: Record<About, string> = { calls: 'c', polls: 'p', 'ended-job': 'e', reruns: 'r' };
+type About = 'calls' | 'polls' | 'ended-job' | 'reruns' | 'undo';
+const ABOUT_CODES: Record<About, string> = { calls: 'c', polls: 'p', 'ended-job': 'e', reruns: 'r', undo: 'u' };
 
 /** The loop episode the agent is in: one per loop however long it runs. */
 interface Active {
@@ -327,6 +327,8 @@ interface Found {
   distinct?: number;
   /** Same error: other calls of the tool came between its failures. */
   scattered?: boolean;
+  /** Undo: a failing run since the previous restore and the same run with the same result before it (ordinals, earlier first). */
+  echo?: [number, number];
 }
 
 const KIND_CODES: Record<LoopKind, number> = { repeat: 1, cycle: 2, 'same-error': 3, 're-read': 4, redo: 5 };
@@ -476,13 +478,14 @@ export class Loops {
     if (found === undefined) {
       // A re-read loop has other calls in between: it stays open until the
       // call comes back without an alarm, or an edit ends it (unless what
-      // keeps coming back is a failure). Every other loop ends here.
+      // keeps coming back is a failure, or the loop is one of undoing
+      // attempts: they are edits). Every other loop ends here.
       const a = state.active;
       state.active =
         a !== undefined &&
         (a.kind === 're-read' || a.kind === 'redo') &&
         a.nextCall !== entry.call &&
-        (a.failing || (entry.flags & MUTATION) === 0)
+        (a.failing || a.about === 'undo' || (entry.flags & MUTATION) === 0)
           ? a
           : undefined;
       return undefined;
@@ -517,7 +520,7 @@ export class Loops {
       };
     }
     state.active = active;
-    return this.#alarm(name, found, active, outcome.text);
+    return this.#alarm(name, found, active, outcome.text, argumentsJson);
   }
 
   #entry(
@@ -799,10 +802,64 @@ export class Loops {
         return { kind: 'redo', count: calls.length, period: 1, calls, nextCall: last.call, transient, about: 'calls', spanMs: undefined };
       }
     }
+
+    // Undo: the same restore again (a state change that names a file, word
+    // for word, the same result, the `reRead`-th time, each time after other
+    // state changes), and an attempt since the previous restore ended exactly
+    // as one before it had (the same failing run, the same output).
+    const undo =
+      last.effect === E.WRITE && (last.flags & (PATHLESS | FAILED | SOFT)) === 0
+        ? this.#threshold(config.reRead, multiplier, transient)
+        : undefined;
+    if (undo !== undefined) {
+      const calls = [last.ordinal];
+      let previous: number | undefined;
+      let newer = last;
+      let changed = false;
+      for (let i = 1; i < n; i += 1) {
+        const e = at(i);
+        if (e.call === last.call) {
+          if (!changed || !sameResult(e, newer)) break;
+          previous ??= i;
+          calls.push(e.ordinal);
+          newer = e;
+          changed = false;
+        } else if (e.attempt) {
+          changed = true;
+        }
+      }
+      let echo: [number, number] | undefined;
+      if (previous !== undefined && calls.length >= undo) {
+        for (let i = 1; i < previous && echo === undefined; i += 1) {
+          const x = at(i);
+          if (!((x.effect === E.RUN || x.effect === E.TEST) && troubled(x))) continue;
+          for (let k = previous + 1; k < n; k += 1) {
+            if (sameAs(at(k), x)) {
+              echo = [at(k).ordinal, x.ordinal];
+              break;
+            }
+          }
+        }
+      }
+      if (echo !== undefined) {
+        calls.reverse();
+        return {
+          kind: 'redo',
+          count: calls.length,
+          period: 1,
+          calls,
+          nextCall: last.call,
+          transient,
+          about: 'undo',
+          spanMs: undefined,
+          echo,
+        };
+      }
+    }
     return undefined;
   }
 
-  #alarm(tool: string, found: Found, episode: Active, text: string): LoopVerdict {
+  #alarm(tool: string, found: Found, episode: Active, text: string, argumentsJson: string): LoopVerdict {
     const calls = listCalls(episode.firstOrdinal, found.calls, episode.calls);
     const count = episode.count;
     const first = episode.firstOrdinal;
@@ -836,6 +893,11 @@ export class Loops {
             : 'each time with other arguments';
       const row = found.scattered === true ? ', whatever was tried in between,' : ' in a row';
       head = `${tool} failed ${count} times${row} with the same error, ${how} (calls ${calls}): ${line}`;
+    } else if (found.kind === 'redo' && found.about === 'undo') {
+      const what = restored(tool, argumentsJson);
+      const [before, failed] = found.echo ?? [0, 0];
+      evidence = `calls ${calls}: the same ${tool} restore of ${what}, attempts in between; call #${failed} failed as call #${before} had`;
+      head = `${tool} restored ${what} the same way ${count} times since call #${first} (calls ${calls}), each time undoing the changes made since, and the attempts in between end as before: call #${failed} failed exactly as call #${before} had.`;
     } else if (found.kind === 'redo') {
       evidence = `calls ${calls}: the same ${tool} change made again with the same result, only looks in between`;
       head = `${tool} made the same change ${count} times since call #${first} with the same result each time, with nothing but looking in between (calls ${calls}).`;
@@ -1022,6 +1084,8 @@ function advice(kind: LoopKind, transient: boolean, about: About): string {
       return 'The job has ended, so polling it again will return the same thing: read its final output and exit status and act on them.';
     case 'reruns':
       return 'What changed in between has not changed the failure: find out why it fails (read the error, check your assumption) before running it again.';
+    case 'undo':
+      return 'Undoing the change and trying again has not got you further: find out why the attempts fail (read the error, check your assumption) before the next one, or try another approach.';
     case 'calls':
       break;
   }
@@ -1037,6 +1101,12 @@ function advice(kind: LoopKind, transient: boolean, about: About): string {
     case 'redo':
       return 'Doing it again has not changed anything: check whether it took effect, and why not, before doing it again; try another way.';
   }
+}
+
+/** What a restore writes, for an undo alarm: the first two paths the call writes (by the shell model), or "the same files". */
+function restored(tool: string, argumentsJson: string): string {
+  const paths = classifyCall(tool, argumentsJson).writes.slice(0, 2).map(excerpt);
+  return paths.length === 0 ? 'the same files' : paths.join(' and ');
 }
 
 /** `12 min`, `2 h 5 min`. */

@@ -34,6 +34,7 @@ const TRAPS = [
   'after-user-prompt',
   'fix-errors-one-by-one',
   'expected-errors',
+  'restore-and-retry',
 ];
 
 // ───────────── the corpus ─────────────

@@ -690,6 +690,35 @@ S('reread-after-sed-dsh', 'dsh', async (a) => {
   a.readFile('deploy.env');
 });
 
+// ───────────── traps: restoring a file between attempts (loops5) ─────────────
+
+S('restore-new-approach-dsh', 'dsh', async (a) => {
+  a.files(F.statskit);
+  a.sh(`${PYTEST} tests/test_core.py::test_median_even`);
+  a.sh('cp statskit/core.py statskit/core.py.bak');
+  a.editFile('statskit/core.py', '    return s[mid]\n\n\ndef mode', '    return s[mid + 1]\n\n\ndef mode');
+  a.sh(`${PYTEST} tests/test_core.py::test_median_even`);
+  a.sh('cp statskit/core.py.bak statskit/core.py');
+  a.editFile('statskit/core.py', ...F.statskitFixes.median);
+  a.sh(`${PYTEST} tests/test_core.py::test_median_even`);
+  a.sh('rm statskit/core.py.bak && git status --short');
+});
+
+S('restore-debug-rounds-codex', 'codex', async (a) => {
+  a.files(F.statskit);
+  const test = `${PYTEST} tests/test_core.py::test_median_even -s 2>&1 | tail -n 40`;
+  a.sh(test);
+  a.sh('cp statskit/core.py statskit/core.py.orig');
+  // Each round prints another value on the way to the bug, then puts the file back.
+  for (const expr of ['s', 'n', 'mid', 's[mid - 1], s[mid]']) {
+    a.sh(`sed -i 's|^    mid = n // 2$|    mid = n // 2\\n    print("DEBUG", ${JSON.stringify(expr)}, ${expr})|' statskit/core.py`);
+    a.sh(test);
+    a.sh('cp statskit/core.py.orig statskit/core.py');
+  }
+  a.editFile('statskit/core.py', ...F.statskitFixes.median);
+  a.sh(test);
+});
+
 // ───────────────────────── runner ─────────────────────────
 
 function prepare() {
