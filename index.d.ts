@@ -24,22 +24,24 @@ export declare class Auditor {
    * Audit one log file (DSH `session.jsonl` / `.zstd`, a Claude Code
    * transcript, a Codex rollout, an OTLP/JSON trace file, a generic trace,
    * or a trajectory: mini-swe-agent, SWE-agent, OpenHands, and the text
-   * captures); returns the session reports as JSON Lines text, one line a
-   * session (most files hold one; an evaluation output one a line).
+   * captures); returns the session reports (priced: with their `waste`) as
+   * JSON Lines text, one line a session (most files hold one; an evaluation output one a line).
    * `onProgress(bytesRead, totalBytes)` is called every few MB and once at the end.
    */
   auditFile(path: string, format?: 'auto' | 'dsh' | 'trace' | 'claude-code' | 'codex' | 'otlp' | 'mini-swe-agent' | 'swe-agent' | 'openhands-v1' | 'openhands-v0' | 'claude-code-md' | 'codex-exec-log' | 'mini-swe-agent-log', onProgress?: (bytesRead: number, totalBytes: number) => void): string
   /**
    * Audit many files on every core (`threads`), Parquet files row by row;
-   * `onReport(json)` gets each session report, in input order, as it is
-   * ready; `onProgress(filesDone, filesTotal, bytesDone, bytesTotal,
+   * `onReport(json, figures)` gets each session report, in input order,
+   * as it is ready: the report's JSON (priced: with its `waste`) and the
+   * few figures a summary folds (`SessionFigures`: counts, rules, tokens,
+   * waste), both made on the worker thread; `onProgress(filesDone, filesTotal, bytesDone, bytesTotal,
    * sessions)` every 100 ms or so. `names[i]` is the `file` the report
    * shows, `keys[i]` what `--shard` hashes (the path relative to its root).
    * `optionsJson`: `{format?, threads?, shard?: "i/n", column?}`; a bad one
    * throws an `InvalidArg` error before any file is read. An exception
    * thrown by a callback stops the batch and is rethrown.
    */
-  auditFiles(paths: string[], names: string[], keys: string[], optionsJson: string, onReport: (json: string) => void, onProgress?: (filesDone: number, filesTotal: number, bytesDone: number, bytesTotal: number, sessions: number) => void): void
+  auditFiles(paths: string[], names: string[], keys: string[], optionsJson: string, onReport: (json: string, figures: string) => void, onProgress?: (filesDone: number, filesTotal: number, bytesDone: number, bytesTotal: number, sessions: number) => void): void
 }
 
 /** The guard engine: per-agent repeat chains and silent-failure rules. */

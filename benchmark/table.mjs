@@ -199,7 +199,7 @@ export function markdownReport(doc) {
         ? `Parquet copy ${c.parquet_vs_jsonl.toFixed(2)}× the JSONL speed`
         : `Parquet: ${c.parquet_2_threads?.skipped ?? 'n/a'}`;
     lines.push(
-      `**Audit at dataset scale** (${c.runs.toLocaleString('en-US')} runs, ${(c.bytes / 1e9).toFixed(2)} GB, ${c.mode}): 2 threads ${c.speedup_2_vs_1.toFixed(2)}× 1 thread (${c.jsonl_1_thread.mb_s.toFixed(0)} → ${c.jsonl_2_threads.mb_s.toFixed(0)} MB/s), peak RSS with \`--report jsonl\` ${c.peak_rss_mb_jsonl === null ? 'n/a' : `${c.peak_rss_mb_jsonl.toFixed(0)} MB`}, ${parquet}`,
+      `**Audit at dataset scale** (${c.runs.toLocaleString('en-US')} runs, ${(c.bytes / 1e9).toFixed(2)} GB, ${c.mode}): 2 threads ${c.speedup_2_vs_1.toFixed(2)}× 1 thread (${c.jsonl_1_thread.mb_s.toFixed(0)} → ${c.jsonl_2_threads.mb_s.toFixed(0)} MB/s, load ${c.loadavg_at_start[0]}–${c.loadavg_at_end[0]}; ${typeof c.speedup_2_vs_1_from_cpu === 'number' ? c.speedup_2_vs_1_from_cpu.toFixed(2) : 'n/a'}× from CPU times, main thread ${c.jsonl_2_threads.main_thread_cpu_s?.toFixed(1) ?? 'n/a'} s CPU), peak RSS with \`--report jsonl\` ${c.peak_rss_mb_jsonl === null ? 'n/a' : `${c.peak_rss_mb_jsonl.toFixed(0)} MB`}, ${parquet}`,
     );
     lines.push('');
   }

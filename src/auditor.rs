@@ -59,8 +59,8 @@ impl Auditor {
     /// Audit one log file (DSH `session.jsonl` / `.zstd`, a Claude Code
     /// transcript, a Codex rollout, an OTLP/JSON trace file, a generic trace,
     /// or a trajectory: mini-swe-agent, SWE-agent, OpenHands, and the text
-    /// captures); returns the session reports as JSON Lines text, one line a
-    /// session (most files hold one; an evaluation output one a line).
+    /// captures); returns the session reports (priced: with their `waste`) as
+    /// JSON Lines text, one line a session (most files hold one; an evaluation output one a line).
     /// `onProgress(bytesRead, totalBytes)` is called every few MB and once at the end.
     #[napi(
         catch_unwind,
@@ -90,13 +90,18 @@ impl Auditor {
             }
         };
         let mut text = String::new();
-        self.inner
-            .audit_path_each(Path::new(&path), format, &mut progress, &mut |report| {
+        self.inner.audit_path_each(
+            Path::new(&path),
+            format,
+            &mut progress,
+            &mut |mut report| {
                 if !text.is_empty() {
                     text.push('\n');
                 }
+                report.price();
                 text.push_str(&report.to_json());
-            });
+            },
+        );
         if let Some(e) = failed {
             return Err(e);
         }
@@ -104,8 +109,10 @@ impl Auditor {
     }
 
     /// Audit many files on every core (`threads`), Parquet files row by row;
-    /// `onReport(json)` gets each session report, in input order, as it is
-    /// ready; `onProgress(filesDone, filesTotal, bytesDone, bytesTotal,
+    /// `onReport(json, figures)` gets each session report, in input order,
+    /// as it is ready: the report's JSON (priced: with its `waste`) and the
+    /// few figures a summary folds (`SessionFigures`: counts, rules, tokens,
+    /// waste), both made on the worker thread; `onProgress(filesDone, filesTotal, bytesDone, bytesTotal,
     /// sessions)` every 100 ms or so. `names[i]` is the `file` the report
     /// shows, `keys[i]` what `--shard` hashes (the path relative to its root).
     /// `optionsJson`: `{format?, threads?, shard?: "i/n", column?}`; a bad one
@@ -113,7 +120,7 @@ impl Auditor {
     /// thrown by a callback stops the batch and is rethrown.
     #[napi(
         catch_unwind,
-        ts_args_type = "paths: string[], names: string[], keys: string[], optionsJson: string, onReport: (json: string) => void, onProgress?: (filesDone: number, filesTotal: number, bytesDone: number, bytesTotal: number, sessions: number) => void"
+        ts_args_type = "paths: string[], names: string[], keys: string[], optionsJson: string, onReport: (json: string, figures: string) => void, onProgress?: (filesDone: number, filesTotal: number, bytesDone: number, bytesTotal: number, sessions: number) => void"
     )]
     // The JavaScript call's positional parameters, plus the env napi-rs injects.
     #[allow(clippy::too_many_arguments)]
@@ -124,7 +131,7 @@ impl Auditor {
         names: Vec<String>,
         keys: Vec<String>,
         options_json: String,
-        on_report: Function<String, ()>,
+        on_report: Function<FnArgs<(String, String)>, ()>,
         on_progress: Option<BatchProgress<'_>>,
     ) -> Result<()> {
         if names.len() != paths.len() || keys.len() != paths.len() {
@@ -150,7 +157,7 @@ impl Auditor {
             // report string stays alive until the whole batch returns, and
             // memory grows with the number of sessions.
             let called = env.run_in_scope(|| match event {
-                Event::Report(json) => on_report.call(json),
+                Event::Report { json, figures } => on_report.call((json, figures).into()),
                 Event::Progress(p) => match &on_progress {
                     Some(callback) => callback.call(
                         (

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +44,75 @@ test('--report jsonl streams one session a line, in the order of the --json docu
   assert.ok(sessions.every((s) => typeof s.file === 'string' && Array.isArray(s.timeline.calls)));
   assert.match(stream.stderr, /^toolguard audit: 64 sessions \(64 files\) · /m);
   assert.match(stream.stderr, /^Dataset: 64 runs · \d+% with a stuck episode/m);
+});
+
+test('1 worker or 2: the same bytes for --report jsonl and --json, the same HTML folder but for its date', () => {
+  for (const report of ['jsonl', 'json']) {
+    const one = run([collection, '--report', report, '--jobs', '1']);
+    const two = run([collection, '--report', report, '--jobs', '2']);
+    assert.equal(one.status, 1, one.stderr);
+    assert.ok(one.stdout.length > 100_000);
+    assert.ok(one.stdout === two.stdout, `--report ${report}: --jobs 1 and --jobs 2 differ`);
+    assert.equal(one.stderr, two.stderr);
+  }
+  const site = (jobs) => {
+    const out = join(mkdtempSync(join(tmpdir(), 'toolguard-html-jobs-')), 'site') + '/';
+    assert.equal(run([collection, '--report', 'jsonl', '--jobs', String(jobs), '--html', out]).status, 1);
+    const undated = (file) => readFileSync(join(out, file), 'utf8').replace(/generated [0-9-]+ [0-9:]+ UTC/g, 'generated …');
+    return ['index.html', ...readdirSync(join(out, 'runs')).map((f) => `runs/${f}`)].map((f) => [f, undated(f)]);
+  };
+  const one = site(1);
+  assert.equal(one.length, 65);
+  assert.deepEqual(site(2), one);
+});
+
+test('auditFiles hands each report priced, with the figures a summary folds, both made on the worker thread', () => {
+  // The main thread of a streamed audit writes the report's bytes as they
+  // come and parses only these figures (docs/audit-at-scale.md); before,
+  // it parsed, priced and re-serialized every report itself.
+  const script = `
+    const { Auditor } = require(${JSON.stringify(join(root, 'index.js'))});
+    const files = process.argv.slice(1);
+    const out = [];
+    new Auditor().auditFiles(files, files, files, '{"threads":2}', (json, figures) => out.push([json, figures]));
+    console.log(JSON.stringify(out));`;
+  const files = readdirSync(join(collection, 'part-0000')).map((f) => join(collection, 'part-0000', f));
+  files.push(join(collection, 'dataset.parquet'));
+  const r = spawnSync(process.execPath, ['-e', script, ...files], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  assert.equal(r.status, 0, r.stderr);
+  const pairs = JSON.parse(r.stdout);
+  assert.equal(pairs.length, 64);
+  let priced = 0;
+  for (const [json, figuresJson] of pairs) {
+    assert.equal(typeof figuresJson, 'string', 'every report comes with its figures');
+    const s = JSON.parse(json);
+    const f = JSON.parse(figuresJson);
+    assert.ok(s.waste && typeof s.waste.calls === 'number', 'the report is priced');
+    for (const finding of [...s.loops, ...s.failures]) assert.ok('waste' in finding);
+    const rules = {};
+    for (const x of s.failures) rules[x.ruleId] = (rules[x.ruleId] ?? 0) + 1;
+    const tokenCalls = s.timeline.calls.filter((c) => c.inputTokens !== undefined || c.outputTokens !== undefined);
+    assert.deepEqual(f, {
+      file: s.file,
+      session: s.session,
+      sessionId: s.sessionId,
+      model: s.model,
+      format: s.format,
+      calls: s.calls,
+      bytes: s.bytes,
+      decodedBytes: s.decodedBytes,
+      errorCount: s.errorCount,
+      reminders: s.reminders.length,
+      loops: s.loops.length,
+      failures: s.failures.length,
+      failedCalls: new Set(s.failures.map((x) => `${x.agentId}\u0000${x.ordinal}`)).size,
+      rules,
+      tokens: tokenCalls.length ? tokenCalls.reduce((n, c) => n + (c.inputTokens ?? 0) + (c.outputTokens ?? 0), 0) : null,
+      waste: s.waste,
+    });
+    if (s.waste.episodes > 0) priced++;
+  }
+  assert.ok(priced > 5, `${priced} sessions with waste`);
 });
 
 test('--shard: 4 shards give exactly the sessions of one run, merged, and each session once', () => {
@@ -245,4 +314,14 @@ test('--html DIR/: an index ranking every run, one page per run with a link back
   const page = readFileSync(join(out, 'runs', `${String(data[0][0]).padStart(6, '0')}.html`), 'utf8');
   assert.match(page, /<a href="\.\.\/index\.html">← all runs<\/a>/);
   assert.ok(page.includes(data[0][1].split('/').pop()), 'the run page is that run');
+});
+
+test('--html DIR/: a run page that cannot be written is one clear error (exit 2), not a stack trace', () => {
+  // The pages are written on a thread of their own (ts/cli/pages.mts); its
+  // failure comes back to the main thread. (Before: an uncaught exception, exit 1.)
+  const out = join(mkdtempSync(join(tmpdir(), 'toolguard-html-bad-')), 'site');
+  mkdirSync(join(out, 'runs', '000003.html'), { recursive: true });
+  const r = run([collection, '--report', 'jsonl', '--html', `${out}/`]);
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /^toolguard audit: cannot write an HTML run page: EISDIR: .*000003\.html'\n$/);
 });

@@ -27,18 +27,13 @@ import { oneOf, parseCommandLine, UsageError } from './args.mjs';
 import { checkWithEngine, ConfigError, readConfig } from './config.mjs';
 import { oneLine, renderHuman, type Style } from './render.mjs';
 import { renderJunit, renderSarif, unread } from './reports.mjs';
-import { renderHtml, writeHtmlReport } from './html.mjs';
-import {
-  foldWaste,
-  NO_WASTE,
-  sessionWaste,
-  wasteLine,
-  type TimedSession,
-  type TimelineCallJson,
-  type WasteJson,
-  type WasteSummary,
-} from './waste.mjs';
+import { writeHtmlReport } from './html.mjs';
+import { foldWaste, NO_WASTE, wasteLine, type TimelineCallJson, type WasteJson, type WasteSummary } from './waste.mjs';
 import { DatasetSummary, datasetText, HtmlFolder, type DatasetJson } from './dataset.mjs';
+import { PageError, PageWriter } from './pages.mjs';
+import { summarize, Totals } from './totals.mjs';
+
+export { summarize, Totals };
 
 export { UsageError };
 
@@ -78,7 +73,7 @@ export interface ReminderJson extends SiteJson {
   arguments: string;
   command: string | null;
   text: string;
-  /** Added by waste.mts (null: past the timeline's bound). */
+  /** Its episode's waste (crates/toolguard-audit/src/waste.rs; null: past the timeline's bound). */
   waste?: WasteJson | null;
 }
 /**
@@ -104,7 +99,7 @@ export interface LoopJson extends SiteJson {
   /** Reminders the loop had: one at every call it went on after it was raised. */
   reminders: number;
   command: string | null;
-  /** Added by waste.mts (null: past the timeline's bound). */
+  /** Its episode's waste (crates/toolguard-audit/src/waste.rs; null: past the timeline's bound). */
   waste?: WasteJson | null;
 }
 export interface FailureJson extends SiteJson {
@@ -120,7 +115,7 @@ export interface FailureJson extends SiteJson {
   text: string;
   /** The output lines around the match, the first being line `from`. */
   outputContext: { from: number; lines: string[] };
-  /** Added by waste.mts (null: past the timeline's bound). */
+  /** Its episode's waste (crates/toolguard-audit/src/waste.rs; null: past the timeline's bound). */
   waste?: WasteJson | null;
 }
 export interface SessionJson {
@@ -151,8 +146,36 @@ export interface SessionJson {
   noteCount: number;
   /** The calls in order, for the HTML strips and the waste figures. */
   timeline: { calls: TimelineCallJson[]; omitted: number };
-  /** Added by waste.mts. */
+  /** The session's waste (priced by the native audit, crates/toolguard-audit/src/waste.rs). */
   waste?: WasteSummary;
+}
+
+/**
+ * What a summary folds of one session (crates/toolguard-audit `SessionFigures`),
+ * made by the native audit on the worker thread beside the session's JSON, so
+ * a streamed audit's main thread writes the report without parsing it.
+ */
+export interface SessionFigures {
+  file: string;
+  session: number;
+  sessionId: string | null;
+  model: string | null;
+  format: Format;
+  calls: number;
+  bytes: number;
+  decodedBytes: number;
+  errorCount: number;
+  /** Numbers of findings. */
+  reminders: number;
+  loops: number;
+  failures: number;
+  /** Calls with at least one failure finding. */
+  failedCalls: number;
+  /** Failure findings by rule id. */
+  rules: Record<string, number>;
+  /** Tokens of every listed call that says (null: none does). */
+  tokens: number | null;
+  waste: WasteSummary;
 }
 export interface AuditDocument {
   sessions: SessionJson[];
@@ -171,7 +194,7 @@ export interface AuditDocument {
     decodedBytes: number;
     failOn: FailOn;
     exitCode: 0 | 1;
-    /** Added by waste.mts. */
+    /** All sessions' waste, folded (waste.mts foldWaste). */
     waste?: WasteSummary;
     /** The dataset figures (dataset.mts): shares of runs stuck or failing silently, per model and agent, the ranking. */
     dataset?: DatasetJson;
@@ -544,64 +567,6 @@ function formatEta(ms: number): string {
   return m < 60 ? `${m} min ${s % 60} s` : `${Math.floor(m / 60)} h ${m % 60} min`;
 }
 
-export function summarize(sessions: SessionJson[], failOn: FailOn): AuditDocument['summary'] {
-  const totals = new Totals();
-  for (const s of sessions) totals.add(s);
-  return totals.summary(failOn);
-}
-
-/** The document's summary, folded one session at a time (a streamed audit keeps only this). */
-export class Totals {
-  private rules: Record<string, number> = {};
-  private lastFile: string | undefined;
-  private n = { files: 0, calls: 0, reminders: 0, loops: 0, failures: 0, failedCalls: 0, errors: 0, bytes: 0, decodedBytes: 0 };
-  add(s: SessionJson) {
-    const seen = new Set<string>();
-    for (const f of s.failures) {
-      this.rules[f.ruleId] = (this.rules[f.ruleId] ?? 0) + 1;
-      const key = `${f.agentId}\u0000${f.ordinal}`;
-      if (!seen.has(key)) this.n.failedCalls++;
-      seen.add(key);
-    }
-    // A file of many sessions (an evaluation output) counts once; its sessions come together.
-    if (s.file !== this.lastFile) this.n.files++;
-    this.lastFile = s.file;
-    this.n.calls += s.calls;
-    this.n.reminders += s.reminders.length;
-    this.n.loops += s.loops.length;
-    this.n.failures += s.failures.length;
-    this.n.errors += s.errorCount;
-    this.n.bytes += s.bytes;
-    this.n.decodedBytes += s.decodedBytes;
-  }
-  summary(failOn: FailOn): AuditDocument['summary'] {
-    const { reminders, loops, failures } = this.n;
-    const matched =
-      failOn === 'any'
-        ? reminders + loops + failures > 0
-        : failOn === 'loop'
-          ? reminders + loops > 0
-          : failOn === 'failure'
-            ? failures > 0
-            : false;
-    const n = this.n;
-    return {
-      files: n.files,
-      calls: n.calls,
-      reminders,
-      loops,
-      failures,
-      failedCalls: n.failedCalls,
-      errors: n.errors,
-      rules: { ...this.rules },
-      bytes: n.bytes,
-      decodedBytes: n.decodedBytes,
-      failOn,
-      exitCode: matched ? 1 : 0,
-    };
-  }
-}
-
 /**
  * Colour or not: `--color`/`--no-color` first, then FORCE_COLOR (Node's
  * convention: 0 or false off, anything else on), then NO_COLOR
@@ -637,7 +602,7 @@ export function audit(argv: string[]): number {
     // write in a report callback, which stops the batch); what is left to
     // print is not wanted, as bin/toolguard.mjs treats stdout's EPIPE.
     if ((e as NodeJS.ErrnoException).code === 'EPIPE') return 0;
-    if (!(e instanceof UsageError || e instanceof ConfigError)) throw e;
+    if (!(e instanceof UsageError || e instanceof ConfigError || e instanceof PageError)) throw e;
     process.stderr.write(`toolguard audit: ${e.message}\n${e instanceof UsageError ? "Try 'toolguard audit --help'.\n" : ''}`);
     return 2;
   }
@@ -666,11 +631,12 @@ function runAudit(argv: string[]): number {
       `toolguard audit: no FILES given, auditing the sample sessions bundled with the package (${display(SAMPLE_DIR)}).\nGive a file or folder to audit your own: toolguard audit ~/.dsh/sessions\n`,
     );
   }
-  const sizes = inputs.map((i) => fileSize(i.path));
-  const total = sizes.reduce((a, b) => a + b, 0);
   // Small audits finish before a bar would be read; big ones (by bytes or by
   // files) get one, on a terminal only.
-  const progress = process.stderr.isTTY && (total >= 16e6 || inputs.length >= 200) ? new Progress(process.stderr) : undefined;
+  // (Sizes only on a terminal and when the count does not decide: a stat a
+  // file is no small share of the main thread's work over 100,000 files.)
+  const big = () => inputs.length >= 200 || inputs.reduce((n, i) => n + fileSize(i.path), 0) >= 16e6;
+  const progress = process.stderr.isTTY && big() ? new Progress(process.stderr) : undefined;
   const stream = options.report === 'jsonl';
   const htmlDir = options.html !== undefined && options.html !== '-' && isFolderTarget(options.html) ? options.html : undefined;
   // A one-page report is written after the audit: a folder it cannot go in
@@ -685,16 +651,20 @@ function runAudit(argv: string[]): number {
       return 2;
     }
   }
+  // A run's page is rendered and written on a thread of its own (pages.mts).
+  let pages: PageWriter | undefined;
   let folder: HtmlFolder | undefined;
-  // The first page or folder that could not be written: the rest are not tried.
+  // The folder or its index that could not be written (a run page that could
+  // not be is thrown through the batch: PageError).
   let folderError: string | undefined;
   if (htmlDir !== undefined) {
     try {
-      folder = new HtmlFolder(htmlDir, (session, back) => renderHtml(oneSession(session, options.failOn), new Date(), { back }));
+      folder = new HtmlFolder(htmlDir, (json, figures, file) => pages!.write(json, figures, file));
     } catch (e) {
       process.stderr.write(`toolguard audit: cannot write the HTML report to ${htmlDir}: ${(e as Error).message}\n`);
       return 2;
     }
+    pages = new PageWriter(options.failOn);
   }
   // A stream keeps the top of the ranking only; other reports hold every session anyway.
   const dataset = new DatasetSummary(stream ? 20 : 50);
@@ -709,30 +679,27 @@ function runAudit(argv: string[]): number {
     const paths = inputs.map((i) => (i.path === STDIN ? copy!.path : i.path));
     const names = inputs.map((i) => display(i.path));
     const batch = JSON.stringify({ format: options.format, threads: options.jobs, shard: options.shard, column: options.column });
-    const onReport = (json: string) => {
-      const session = JSON.parse(json) as TimedSession;
-      session.waste = sessionWaste(session);
-      waste = foldWaste(waste, session.waste);
-      totals.add(session);
-      dataset.add(session, count);
-      if (folder && folderError === undefined) {
-        try {
-          folder.add(session, count);
-        } catch (e) {
-          folderError = (e as Error).message;
-        }
-      }
+    // The report comes priced and serialized from the worker thread, with
+    // its figures: a stream writes it as it is, parsing only the figures
+    // (docs/audit-at-scale.md: the main thread's share of the work).
+    const onReport = (json: string, figuresJson: string) => {
+      const figures = JSON.parse(figuresJson) as SessionFigures;
+      waste = foldWaste(waste, figures.waste);
+      totals.add(figures);
+      dataset.add(figures, count);
+      folder?.add(json, figures, count);
       count++;
-      if (unread(session)) {
+      if (unread(figures)) {
         unreadCount++;
         // Say why when the file as a whole could not be read (it could not be
         // opened, it is binary) or was empty, not only that nothing could be read.
-        const whole = session.errors.find((e) => e.line === null);
-        const why = whole ? `: ${whole.message}` : session.bytes === 0 ? ': empty' : '';
-        if (unreadNames.length < 20) unreadNames.push(oneLine(`${session.file}${why}`)); // a name may hold a terminal escape
+        // (Parsed only here: an unread run is small and rare.)
+        const whole = (JSON.parse(json) as SessionJson).errors.find((e) => e.line === null);
+        const why = whole ? `: ${whole.message}` : figures.bytes === 0 ? ': empty' : '';
+        if (unreadNames.length < 20) unreadNames.push(oneLine(`${figures.file}${why}`)); // a name may hold a terminal escape
       }
-      if (stream) writeAll(1, JSON.stringify(session) + '\n');
-      else sessions.push(session);
+      if (stream) writeAll(1, json + '\n');
+      else sessions.push(JSON.parse(json) as SessionJson);
     };
     const onProgress = progress && ((fd: number, ft: number, bd: number, bt: number) => progress.update(fd, ft, bd, bt));
     try {
@@ -745,11 +712,15 @@ function runAudit(argv: string[]): number {
         onProgress,
       );
     } catch (e) {
+      // A page the HTML folder's thread could not write, thrown through the batch.
+      if (pages?.error) throw pages.error;
       // Only the options can be refused before the audit starts (a bad --shard).
       if ((e as { code?: string }).code === 'InvalidArg') throw new UsageError((e as Error).message.replace(/^toolguard: /, ''));
       throw e;
     }
+    pages?.finish();
   } finally {
+    pages?.close();
     copy?.done();
     progress?.clear();
   }
@@ -804,13 +775,6 @@ function isFolderTarget(target: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** One session as a document of its own (a run's page in an HTML folder). */
-function oneSession(session: SessionJson, failOn: FailOn): AuditDocument {
-  const summary = summarize([session], failOn);
-  summary.waste = (session as TimedSession).waste;
-  return { sessions: [session], summary };
 }
 
 /** The streamed report's closing summary, on stderr (stdout holds only sessions). */

@@ -3,13 +3,15 @@
 // episodes cost, per model and per agent, which runs wasted most), built one
 // session at a time so a streamed audit of 100,000 runs holds only the
 // figures, and the HTML folder report (an index page ranking the runs, one
-// page per run). The waste figures are waste.mts's; nothing here re-derives them.
+// page per run). It folds each session's figures (`SessionFigures`: counts,
+// tokens, waste), which the native audit makes on its worker threads;
+// nothing here re-derives them.
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import type { SessionJson } from './audit.mjs';
-import { formatDuration, formatTokens, type WasteSummary } from './waste.mjs';
+import type { SessionFigures } from './audit.mjs';
+import { formatDuration, formatTokens } from './waste.mjs';
 
 /** Runs of one model or one agent. */
 export interface GroupFigures {
@@ -66,16 +68,8 @@ export function byWaste(a: RankedRun, b: RankedRun): number {
   );
 }
 
-function sessionTokens(s: SessionJson): number | null {
-  let tokens: number | null = null;
-  for (const c of s.timeline?.calls ?? []) {
-    if (c.inputTokens !== undefined || c.outputTokens !== undefined) tokens = (tokens ?? 0) + (c.inputTokens ?? 0) + (c.outputTokens ?? 0);
-  }
-  return tokens;
-}
-
 /**
- * Folds sessions (with `waste` set by waste.mts) into the dataset figures.
+ * Folds sessions' figures into the dataset figures.
  * Memory: the groups, and the `rankLimit` most wasteful runs (all of them
  * with `Infinity`, for the HTML index).
  */
@@ -90,17 +84,17 @@ export class DatasetSummary {
 
   constructor(private rankLimit = 20) {}
 
-  add(s: SessionJson & { waste?: WasteSummary }, index: number): RankedRun {
+  add(s: SessionFigures, index: number): RankedRun {
     const w = s.waste;
-    const stuck = (w?.loop.episodes ?? 0) > 0;
-    const failed = (w?.failure.episodes ?? 0) > 0 || s.failures.length > 0;
+    const stuck = w.loop.episodes > 0;
+    const failed = w.failure.episodes > 0 || s.failures > 0;
     const fold = (g: GroupFigures) => {
       g.runs++;
       if (stuck) g.runsStuck++;
       if (failed) g.runsSilentFailure++;
       g.calls += s.calls;
-      g.stuckCalls += w?.loop.calls ?? 0;
-      g.stuckTokens = add(g.stuckTokens, w?.loop.tokens ?? null);
+      g.stuckCalls += w.loop.calls;
+      g.stuckTokens = add(g.stuckTokens, w.loop.tokens);
     };
     const group = (map: Map<string, GroupFigures>, name: string) => {
       let g = map.get(name);
@@ -113,23 +107,23 @@ export class DatasetSummary {
     fold(this.total);
     fold(group(this.models, s.model ?? NOT_STATED));
     fold(group(this.agents, s.format));
-    this.tokens = add(this.tokens, sessionTokens(s));
+    this.tokens = add(this.tokens, s.tokens);
     const run: RankedRun = {
       index,
       // A file of several sessions (an evaluation output) names each by its index.
       // (A Parquet row's file already ends with #ROW.)
-      file: (s.session ?? 0) > 0 && !s.file.endsWith(`#${s.session}`) ? `${s.file} #${s.session}` : s.file,
+      file: s.session > 0 && !s.file.endsWith(`#${s.session}`) ? `${s.file} #${s.session}` : s.file,
       sessionId: s.sessionId,
       model: s.model,
       agent: s.format,
       calls: s.calls,
-      stuckEpisodes: w?.loop.episodes ?? 0,
-      silentFailures: w?.failure.episodes ?? 0,
-      wasteCalls: w?.calls ?? 0,
-      wasteTokens: w?.tokens ?? null,
-      wasteMs: w?.wallMs ?? null,
+      stuckEpisodes: w.loop.episodes,
+      silentFailures: w.failure.episodes,
+      wasteCalls: w.calls,
+      wasteTokens: w.tokens,
+      wasteMs: w.wallMs,
     };
-    if ((w?.episodes ?? 0) > 0) {
+    if (w.episodes > 0) {
       this.withWaste++;
       this.ranking.push(run);
       this.unsorted++;
@@ -213,17 +207,18 @@ export class HtmlFolder {
   private dataset = new DatasetSummary(Infinity);
   private runs: RankedRun[] = [];
 
+  /** `writeRun(json, figures, file)` writes a run's page (pages.mts: on a thread of its own). */
   constructor(
     private dir: string,
-    private renderRun: (session: SessionJson, back: string) => string,
+    private writeRun: (json: string, figures: SessionFigures, file: string) => void,
   ) {
     mkdirSync(join(dir, 'runs'), { recursive: true });
   }
 
-  add(session: SessionJson, index: number) {
-    const run = this.dataset.add(session, index);
+  add(json: string, figures: SessionFigures, index: number) {
+    const run = this.dataset.add(figures, index);
     this.runs.push(run);
-    writeFileSync(join(this.dir, runPage(index)), this.renderRun(session, '../index.html'));
+    this.writeRun(json, figures, join(this.dir, runPage(index)));
   }
 
   finish(generated = new Date()) {

@@ -17,7 +17,8 @@ const LOOP_TEXT =
 const loopStarts = (s: SessionJson): LoopJson[] => s.loops ?? [];
 
 /** A log nothing could be read from: empty, or no call audited and at least one input error. */
-export const unread = (s: SessionJson): boolean => s.bytes === 0 || (s.calls === 0 && s.errorCount > 0);
+export const unread = (s: Pick<SessionJson, 'bytes' | 'calls' | 'errorCount'>): boolean =>
+  s.bytes === 0 || (s.calls === 0 && s.errorCount > 0);
 
 /** The failing calls of a session: one entry per call, with every rule that matched it. */
 export function failingCalls(session: SessionJson): FailureJson[][] {

@@ -28,6 +28,7 @@ mod session;
 mod shell;
 mod swe_agent;
 mod trace;
+pub mod waste;
 pub mod zstd;
 
 #[cfg(test)]
@@ -866,6 +867,7 @@ impl<'a> Run<'a> {
                 text: reminder.text_lossy(),
                 arguments: preview(&self.canonical, self.auditor.preview_chars),
                 command: command.clone(),
+                waste: None,
             });
         }
         if let Some(alarm) = verdict.loop_alarm {
@@ -892,6 +894,7 @@ impl<'a> Run<'a> {
                     command: command.clone(),
                     text: text.clone(),
                     output_context,
+                    waste: None,
                 });
             }
         }

@@ -136,9 +136,14 @@ pub struct Progress {
 
 /// What the batch hands its caller, on the caller's thread.
 pub enum Event {
-    /// The next session in input order, as its JSON text (serialized on the
-    /// worker thread that audited it).
-    Report(String),
+    /// The next session in input order: its report's JSON text (priced:
+    /// with its waste) and its [`crate::report::SessionFigures`] as JSON,
+    /// both made on the worker thread that audited it, so the caller's
+    /// thread only writes the one and folds the other.
+    Report {
+        json: String,
+        figures: String,
+    },
     Progress(Progress),
 }
 
@@ -158,9 +163,9 @@ enum Unit {
 
 struct Done {
     seq: u64,
-    /// The unit's sessions as JSON (most files hold one, an evaluation
-    /// output one a line; a [`Unit::FileEnd`] marker none).
-    json: Vec<String>,
+    /// The unit's sessions as (report, figures) JSON (most files hold one,
+    /// an evaluation output one a line; a [`Unit::FileEnd`] marker none).
+    json: Vec<(String, String)>,
     /// The input this unit finished, if it was its last.
     file_done: bool,
 }
@@ -285,7 +290,7 @@ pub fn audit_batch(
                                 &mut tick,
                                 &mut |mut r| {
                                     r.file = input.name.clone();
-                                    json.push(r.to_json());
+                                    json.push(r.finished_json());
                                 },
                             );
                             json
@@ -300,7 +305,7 @@ pub fn audit_batch(
                         let name = row.name.clone();
                         let json = guarded(&mut auditor, name, options.format, |a| {
                             let mut json = Vec::new();
-                            row.audit(a, options.format, &mut |r| json.push(r.to_json()));
+                            row.audit(a, options.format, &mut |r| json.push(r.finished_json()));
                             json
                         });
                         Done {
@@ -338,9 +343,9 @@ pub fn audit_batch(
             while let Some(done) = pending.remove(&next) {
                 next += 1;
                 progress.files_done += u64::from(done.file_done);
-                for json in done.json {
+                for (json, figures) in done.json {
                     progress.sessions += 1;
-                    if on_event(Event::Report(json)).is_break() {
+                    if on_event(Event::Report { json, figures }).is_break() {
                         stopped = true;
                         break;
                     }
@@ -391,8 +396,8 @@ fn guarded(
     auditor: &mut Auditor,
     name: String,
     format: Format,
-    audit: impl FnOnce(&mut Auditor) -> Vec<String>,
-) -> Vec<String> {
+    audit: impl FnOnce(&mut Auditor) -> Vec<(String, String)>,
+) -> Vec<(String, String)> {
     match catch_unwind(AssertUnwindSafe(|| audit(auditor))) {
         Ok(report) => report,
         Err(panic) => {
@@ -409,7 +414,7 @@ fn guarded(
                 None,
                 format!("internal error while auditing this input (a toolguard bug, please report it): {what}"),
             );
-            vec![report.to_json()]
+            vec![report.finished_json()]
         }
     }
 }

@@ -7,6 +7,7 @@
 use serde::Serialize;
 
 use super::{CallSite, Format, MAX_ERRORS};
+use crate::waste::{WasteJson, WasteSummary};
 use toolguard_core::engine::FailureAction;
 
 /// A reminder the repeat guard would have injected after this call.
@@ -23,6 +24,10 @@ pub struct ReminderFinding {
     pub arguments: String,
     /// The exact reminder text.
     pub text: String,
+    /// What the episode cost (README "Waste"), set by [`SessionReport::price`]:
+    /// absent until priced, null for a call past the timeline's bound.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waste: Option<Option<WasteJson>>,
 }
 
 /// One loop episode, from the call where the detectors first raised it
@@ -55,6 +60,10 @@ pub struct LoopFinding {
     /// Reminders the loop had: one at every call it went on after it was raised.
     pub reminders: u64,
     pub command: Option<String>,
+    /// What the episode cost (README "Waste"), set by [`SessionReport::price`]:
+    /// absent until priced, null for a call past the timeline's bound.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waste: Option<Option<WasteJson>>,
 }
 
 /// One rule that matched a call's output (a call matching two rules gives two).
@@ -81,6 +90,10 @@ pub struct FailureFinding {
     pub text: String,
     /// The output lines around `line`.
     pub output_context: OutputContext,
+    /// What the episode cost (README "Waste"), set by [`SessionReport::price`]:
+    /// absent until priced, null for a call past the timeline's bound.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waste: Option<Option<WasteJson>>,
 }
 
 /// Output lines `from`, `from + 1`, … around a match (each cut to 240 characters).
@@ -189,6 +202,9 @@ pub struct SessionReport {
     /// The calls in order, for the HTML report and the waste figures;
     /// the first [`crate::MAX_TIMELINE_CALLS`] of them.
     pub timeline: Timeline,
+    /// The session's waste, set by [`SessionReport::price`] (absent before).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waste: Option<WasteSummary>,
 }
 
 impl SessionReport {
@@ -217,6 +233,7 @@ impl SessionReport {
             notes: Vec::new(),
             note_count: 0,
             timeline: Timeline::default(),
+            waste: None,
         }
     }
 
@@ -272,6 +289,7 @@ impl SessionReport {
             text: alarm.text,
             reminders: alarm.reminders,
             command,
+            waste: None,
         });
     }
 
@@ -298,4 +316,86 @@ fn format_name<S: serde::Serializer>(format: &Format, s: S) -> Result<S::Ok, S::
 
 fn action_name<S: serde::Serializer>(action: &FailureAction, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(action.as_str())
+}
+
+/// What a caller folding many sessions into one summary needs of each
+/// (`--report jsonl` over a collection: the totals, the waste line, the
+/// dataset figures), a few hundred bytes instead of the whole report, made
+/// on the worker thread with the report (docs/audit-at-scale.md).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionFigures<'a> {
+    pub file: &'a str,
+    pub session: u64,
+    pub session_id: Option<&'a str>,
+    pub model: Option<&'a str>,
+    #[serde(serialize_with = "format_name")]
+    pub format: Format,
+    pub calls: u64,
+    pub bytes: u64,
+    pub decoded_bytes: u64,
+    pub error_count: u64,
+    /// Numbers of findings.
+    pub reminders: u64,
+    pub loops: u64,
+    pub failures: u64,
+    /// Calls with at least one failure finding.
+    pub failed_calls: u64,
+    /// Failure findings by rule id, in order of first appearance.
+    #[serde(serialize_with = "ordered_map")]
+    pub rules: Vec<(&'a str, u64)>,
+    /// Tokens of every listed call that says (null: none does).
+    pub tokens: Option<u64>,
+    pub waste: Option<&'a WasteSummary>,
+}
+
+fn ordered_map<S: serde::Serializer>(pairs: &[(&str, u64)], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_map(pairs.iter().map(|(k, v)| (k, v)))
+}
+
+impl SessionReport {
+    /// This session's [`SessionFigures`] (after [`SessionReport::price`], with its waste).
+    pub fn figures(&self) -> SessionFigures<'_> {
+        let mut rules: Vec<(&str, u64)> = Vec::new();
+        let mut failed = std::collections::HashSet::new();
+        for f in &self.failures {
+            match rules.iter_mut().find(|(id, _)| *id == f.rule_id) {
+                Some((_, n)) => *n += 1,
+                None => rules.push((&f.rule_id, 1)),
+            }
+            failed.insert((f.site.agent_id.as_deref(), f.site.ordinal));
+        }
+        let tokens = self.timeline.calls.iter().fold(None, |n: Option<u64>, c| {
+            if c.input_tokens.is_none() && c.output_tokens.is_none() {
+                return n;
+            }
+            Some(n.unwrap_or(0) + c.input_tokens.unwrap_or(0) + c.output_tokens.unwrap_or(0))
+        });
+        SessionFigures {
+            file: &self.file,
+            session: self.session,
+            session_id: self.session_id.as_deref(),
+            model: self.model.as_deref(),
+            format: self.format,
+            calls: self.calls,
+            bytes: self.bytes,
+            decoded_bytes: self.decoded_bytes,
+            error_count: self.error_count,
+            reminders: self.reminders.len() as u64,
+            loops: self.loops.len() as u64,
+            failures: self.failures.len() as u64,
+            failed_calls: failed.len() as u64,
+            rules,
+            tokens,
+            waste: self.waste.as_ref(),
+        }
+    }
+
+    /// Price the report, then its JSON and its figures' JSON: all a batch's
+    /// caller needs, made where the session was audited.
+    pub fn finished_json(mut self) -> (String, String) {
+        self.price();
+        let figures = serde_json::to_string(&self.figures()).expect("figures serialize");
+        (self.to_json(), figures)
+    }
 }

@@ -52,8 +52,11 @@ fn batch(inputs: &[Input], threads: usize, shard: Option<Shard>) -> Vec<String> 
     };
     let mut out = Vec::new();
     audit_batch(&auditor, inputs, &options, &mut |event| {
-        if let Event::Report(json) = event {
+        if let Event::Report { json, figures } = event {
             out.push(json);
+            // Every report comes with its figures, made on the worker.
+            let figures: serde_json::Value = serde_json::from_str(&figures).unwrap();
+            assert!(figures["waste"].is_object() && figures["rules"].is_object());
         }
         ControlFlow::Continue(())
     })
@@ -75,7 +78,8 @@ fn reports_come_back_in_input_order_whatever_the_threads() {
     assert_eq!(batch(&inputs, 4, None), one);
     // The same as auditing each file alone.
     let mut alone = Auditor::new(&Config::default()).unwrap();
-    let first = alone.audit_path(&inputs[5].path, Format::Auto, &mut |_, _| {});
+    let mut first = alone.audit_path(&inputs[5].path, Format::Auto, &mut |_, _| {});
+    first[0].price();
     let mut first: serde_json::Value = serde_json::from_str(&first[0].to_json()).unwrap();
     first["file"] = "run-005.jsonl".into();
     assert_eq!(
@@ -128,7 +132,7 @@ fn a_stop_from_the_caller_ends_the_batch() {
     };
     let mut seen = 0;
     audit_batch(&auditor, &inputs, &options, &mut |event| {
-        if let Event::Report(_) = event {
+        if let Event::Report { .. } = event {
             seen += 1;
             if seen == 3 {
                 return ControlFlow::Break(());

@@ -1,0 +1,66 @@
+// The audit document's summary, folded one session's figures at a time,
+// and a run's page of an HTML folder as a document of its own. Apart from
+// audit.mts (which loads the native addon) so the thread that renders the
+// pages of an HTML folder (pages.mts) can import it.
+
+import type { AuditDocument, FailOn, SessionFigures, SessionJson } from './audit.mjs';
+
+export function summarize(sessions: SessionFigures[], failOn: FailOn): AuditDocument['summary'] {
+  const totals = new Totals();
+  for (const s of sessions) totals.add(s);
+  return totals.summary(failOn);
+}
+
+/** The document's summary, folded one session's figures at a time (a streamed audit keeps only this). */
+export class Totals {
+  private rules: Record<string, number> = {};
+  private lastFile: string | undefined;
+  private n = { files: 0, calls: 0, reminders: 0, loops: 0, failures: 0, failedCalls: 0, errors: 0, bytes: 0, decodedBytes: 0 };
+  add(s: SessionFigures) {
+    for (const [rule, n] of Object.entries(s.rules)) this.rules[rule] = (this.rules[rule] ?? 0) + n;
+    this.n.failedCalls += s.failedCalls;
+    // A file of many sessions (an evaluation output) counts once; its sessions come together.
+    if (s.file !== this.lastFile) this.n.files++;
+    this.lastFile = s.file;
+    this.n.calls += s.calls;
+    this.n.reminders += s.reminders;
+    this.n.loops += s.loops;
+    this.n.failures += s.failures;
+    this.n.errors += s.errorCount;
+    this.n.bytes += s.bytes;
+    this.n.decodedBytes += s.decodedBytes;
+  }
+  summary(failOn: FailOn): AuditDocument['summary'] {
+    const { reminders, loops, failures } = this.n;
+    const matched =
+      failOn === 'any'
+        ? reminders + loops + failures > 0
+        : failOn === 'loop'
+          ? reminders + loops > 0
+          : failOn === 'failure'
+            ? failures > 0
+            : false;
+    const n = this.n;
+    return {
+      files: n.files,
+      calls: n.calls,
+      reminders,
+      loops,
+      failures,
+      failedCalls: n.failedCalls,
+      errors: n.errors,
+      rules: { ...this.rules },
+      bytes: n.bytes,
+      decodedBytes: n.decodedBytes,
+      failOn,
+      exitCode: matched ? 1 : 0,
+    };
+  }
+}
+
+/** One session as a document of its own (a run's page in an HTML folder). */
+export function oneSession(session: SessionJson, figures: SessionFigures, failOn: FailOn): AuditDocument {
+  const summary = summarize([figures], failOn);
+  summary.waste = session.waste;
+  return { sessions: [session], summary };
+}
