@@ -21,8 +21,16 @@
 //! `<output_head>`/`<elided_chars>`/`<output_tail>` when long). A `user`
 //! message that is not an observation (a format error the harness wrote, or
 //! a human's message in interactive mode) is told apart by its `extra`.
+//! A command the 1.x harness killed at its timeout is answered by its
+//! `timeout_template` message instead (`The last command <command>…</command>
+//! timed out and has been killed.`, no `<returncode>`): a failed call
+//! (`is_error`) with that message as its result. 2.x reports the same as
+//! `returncode` -1 with `extra.exception_info`: a failed call too.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use regex::Regex;
 
 use serde_json::Value;
 
@@ -152,7 +160,8 @@ fn read_tool_calls(messages: &[Value], read: &mut ReadSession) {
 }
 
 /// The text form: one fenced bash block per assistant turn, answered by the
-/// next `user` message that carries a `<returncode>`.
+/// next `user` message that carries a `<returncode>` or says the harness
+/// killed the command.
 fn read_text_actions(messages: &[Value], read: &mut ReadSession) {
     let mut waiting: Option<usize> = None;
     for (index, message) in messages.iter().enumerate() {
@@ -178,6 +187,22 @@ fn read_text_actions(messages: &[Value], read: &mut ReadSession) {
                     ..Default::default()
                 }));
             }
+            "user" if is_timeout(&content) => match waiting.take() {
+                Some(at) => {
+                    if let ReadEvent::Call(call) = &mut read.events[at] {
+                        call.end_time = epoch_seconds_ms(message.pointer("/extra/timestamp"));
+                        call.result = Some(timeout_result(&content));
+                    }
+                }
+                None => read.note(
+                    None,
+                    None,
+                    format!(
+                        "message {}: a timeout message with no action before it",
+                        index + 1
+                    ),
+                ),
+            },
             "user" | "tool" if content.contains("<returncode>") => match waiting.take() {
                 Some(at) => {
                     if let ReadEvent::Call(call) = &mut read.events[at] {
@@ -203,6 +228,32 @@ fn read_text_actions(messages: &[Value], read: &mut ReadSession) {
             _ => {}
         }
     }
+}
+
+/// The result of a command the harness killed: its own message (the
+/// command, then the output so far), a failure with no exit status.
+pub(crate) fn timeout_result(message: &str) -> ReadResult {
+    let end = message
+        .find("</output>")
+        .map_or(message.len(), |at| at + "</output>".len());
+    ReadResult {
+        text: message[..end].trim().to_owned(),
+        is_error: true,
+    }
+}
+
+/// mini-swe-agent 1.x's `timeout_template` (the terminal may wrap its line).
+fn timeout_message() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"^\s*The last command <command>(?s:.*?)</command>\s+timed\s+out\s+and\s+has\s+been\s+killed\.")
+            .expect("valid")
+    })
+}
+
+/// Whether an observation is the harness's message for a command it killed.
+pub(crate) fn is_timeout(observation: &str) -> bool {
+    timeout_message().is_match(observation)
 }
 
 /// A note for a text-form action whose observation never came (the next
@@ -233,7 +284,9 @@ fn is_human(message: &Value) -> bool {
         return false;
     }
     let content = content_text(message);
-    !(content.contains("<returncode>") || content.starts_with("Tool call error:"))
+    !(content.contains("<returncode>")
+        || content.starts_with("Tool call error:")
+        || is_timeout(&content))
 }
 
 /// A message's text: a string, or the text parts of a content list.
@@ -296,7 +349,8 @@ fn observation(message: &Value) -> ReadResult {
     }
     ReadResult {
         text,
-        is_error: false,
+        // The environment could not run or finish it (a timeout): the tool failed.
+        is_error: exception.is_some() || tag(&content, "exception").is_some(),
     }
 }
 

@@ -293,16 +293,31 @@ function ohV0Stream(text) {
 }
 
 // ---------- mini-swe-agent terminal log (tmux capture) ----------
+// A call is a `<returncode>` observation, or the harness's timeout message
+// (mini-swe-agent 1.x `timeout_template`: "The last command <command>…</command>
+// timed out and has been killed." then `<output>`, the line possibly wrapped by
+// the terminal): a failed call (isError, no status), its output that message,
+// as crates/toolguard-audit/src/mini_log.rs reads it.
 function miniSweTerminal(text) {
   const t = text.replace(ANSI, '');
   const calls = [];
-  const re = /<returncode>(-?\d+)<\/returncode>/g;
+  const re =
+    /<returncode>(-?\d+)<\/returncode>|^The last command <command>[\s\S]*?<\/command>\s+timed\s+out\s+and\s+has\s+been\s+killed\./gm;
   let m;
   let prev = 0;
   for (m = re.exec(t); m; m = re.exec(t)) {
     const before = t.slice(prev, m.index);
     const fences = [...before.matchAll(/```(?:bash|sh)?\n([\s\S]*?)\n```/g)];
     const command = fences.length ? fences[fences.length - 1][1] : '';
+    if (m[1] === undefined) {
+      const close = t.indexOf('</output>', re.lastIndex);
+      const end = close < 0 ? t.length : close + '</output>'.length;
+      const output = t.slice(m.index, end).trim();
+      calls.push({ callId: null, tool: 'bash', args: { command }, command, output, exitCode: null, isError: true, ts: null });
+      prev = end;
+      re.lastIndex = prev;
+      continue;
+    }
     const rest = t.slice(re.lastIndex);
     const om = /^\s*<output>\n?([\s\S]*?)<\/output>/.exec(rest) ?? /^\s*<output>\n?([\s\S]*?)\n─/.exec(rest);
     const output = om ? om[1] : '';
@@ -435,10 +450,18 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const sessions = readWildFile(e);
     const n = sessions.reduce((a, s) => a + s.length, 0);
     const sh = sessions.reduce((a, s) => a + s.filter((c) => c.command !== null).length, 0);
-    const ok = n === e.calls;
+    // The manifest counts a terminal log's `<returncode>` blocks; a command the
+    // harness killed at its timeout has only its timeout message, and is a call too.
+    const killed =
+      e.kind === 'mini-swe-agent terminal log'
+        ? readFileSync(join(WILD, e.file), 'utf8').replace(ANSI, '').split('\nThe last command <command>').length - 1
+        : 0;
+    const ok = n === e.calls + killed;
     if (!ok) bad++;
     if (!ok || process.argv.includes('-v'))
-      console.log(`${ok ? 'ok ' : 'BAD'} ${e.file}: ${n} calls (manifest ${e.calls}), shell ${sh} (manifest ${e.bash})`);
+      console.log(
+        `${ok ? 'ok ' : 'BAD'} ${e.file}: ${n} calls (manifest ${e.calls}${killed ? ` + ${killed} killed at a timeout` : ''}), shell ${sh} (manifest ${e.bash})`,
+      );
   }
   console.log(bad ? `${bad} files disagree with the manifest` : 'every file agrees with the manifest');
 }
