@@ -431,4 +431,63 @@ mod tests {
             ("A\n[… 12 characters elided …]\nZ\n".to_owned(), Some(0))
         );
     }
+
+    fn results(value: serde_json::Value) -> Vec<(String, Option<ReadResult>)> {
+        read(&value)
+            .unwrap()
+            .events
+            .into_iter()
+            .filter_map(|e| match e {
+                ReadEvent::Call(c) => Some((c.arguments_json, c.result)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_text_action_killed_by_its_timeout_is_a_failed_call_not_a_human_message() {
+        // Synthetic, in 1.x's shapes: the harness answers a killed command
+        // with its `timeout_template`, a `user` message with no <returncode>.
+        let calls = results(serde_json::json!({"messages": [
+            {"role": "system", "content": "s"},
+            {"role": "user", "content": "the task"},
+            {"role": "assistant", "content": "```bash\nsleep 999\n```"},
+            {"role": "user", "content": "The last command <command>sleep 999</command> timed out and has been killed.\nThe output of the command was:\n <output>\npartial\n</output>\nPlease try another command and make sure to avoid those requiring interactive input."},
+            {"role": "assistant", "content": "```bash\nls\n```"},
+            {"role": "user", "content": "<returncode>0</returncode>\n<output>\na\n</output>"}
+        ]}));
+        assert_eq!(calls.len(), 2);
+        let killed = calls[0].1.as_ref().expect("answered");
+        assert!(killed.is_error);
+        assert_eq!(
+            killed.text,
+            "The last command <command>sleep 999</command> timed out and has been killed.\nThe output of the command was:\n <output>\npartial\n</output>"
+        );
+        let read = read(&serde_json::json!({"messages": [
+            {"role": "assistant", "content": "```bash\nsleep 999\n```"},
+            {"role": "user", "content": "The last command <command>sleep 999</command> timed out and has been killed.\nThe output of the command was:\n <output>\n\n</output>"}
+        ]}))
+        .unwrap();
+        // Not a person's message: no prompt, no user text, no note.
+        assert!(read.events.iter().all(|e| matches!(e, ReadEvent::Call(_))));
+        assert!(read.notes.is_empty());
+    }
+
+    #[test]
+    fn a_tool_call_the_environment_could_not_finish_is_a_failed_call() {
+        // Synthetic, in 2.x's shapes: a timeout is returncode -1 with
+        // `exception_info`.
+        let calls = results(serde_json::json!({"messages": [
+            {"role": "assistant", "content": "", "tool_calls": [
+                {"id": "c1", "function": {"name": "bash", "arguments": "{\"command\": \"sleep 999\"}"}}]},
+            {"role": "tool", "tool_call_id": "c1",
+             "content": "<exception>An error occurred while executing the command: Command 'sleep 999' timed out after 30 seconds</exception>\n<returncode>-1</returncode>\n<output>\n</output>",
+             "extra": {"raw_output": "", "returncode": -1,
+                       "exception_info": "An error occurred while executing the command: Command 'sleep 999' timed out after 30 seconds"}}
+        ]}));
+        let result = calls[0].1.as_ref().expect("answered");
+        assert!(result.is_error);
+        assert!(result.text.starts_with("An error occurred while executing the command: Command 'sleep 999' timed out"));
+        assert!(result.text.ends_with("[exit code: -1]"));
+    }
 }

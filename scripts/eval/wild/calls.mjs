@@ -149,6 +149,8 @@ function miniSweV2(text) {
       c.output = textOf(m.content);
       const rc = m.extra?.returncode ?? /<returncode>(-?\d+)<\/returncode>/.exec(c.output)?.[1];
       c.exitCode = rc == null || rc === '' ? null : Number(rc);
+      // The environment could not run or finish it (a timeout): the harness's own error.
+      c.isError = Boolean(m.extra?.exception_info);
       c.resultTs = m.extra?.timestamp ? m.extra.timestamp * 1000 : null;
     }
   }
