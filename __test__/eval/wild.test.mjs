@@ -200,6 +200,26 @@ test('readers: a mini-swe-agent terminal log reads a command killed at its timeo
   );
 });
 
+test('readers: a classic SWE-agent step the harness stopped at its timeout is a failed call', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wild-reader-'));
+  mkdirSync(join(dir, 's'));
+  writeFileSync(
+    join(dir, 's/run.traj'),
+    JSON.stringify({
+      trajectory: [
+        { action: 'python slow.py\n', observation: 'partial\nEXECUTION TIMED OUT' },
+        { action: 'sleep 999', observation: "The command 'sleep 999' was cancelled because it took more than 30 seconds." },
+        { action: 'ls', observation: 'a.py' },
+      ],
+    }),
+  );
+  const [calls] = readWildFile({ file: 's/run.traj', kind: 'swe-agent-traj' }, dir);
+  assert.deepEqual(
+    calls.map((c) => c.isError),
+    [true, true, false],
+  );
+});
+
 test('labels: well-formed, named as docs/evaluation.md says, no session content beyond a one-line command', () => {
   const { loops, silent } = loadLabels();
   assert.ok(loops.stuck.length >= 20 && loops.benign.length >= 20);

@@ -158,6 +158,14 @@ function miniSweV2(text) {
 }
 
 // ---------- classic SWE-agent ----------
+// The harness's word that it stopped (0.x: a last line `EXECUTION TIMED OUT`…;
+// 1.x: "The command '…' was cancelled because it took more than N seconds.") or
+// could not run the command: a failed call, as crates/toolguard-audit/src/swe_agent.rs reads it.
+const harnessStopped = (o) =>
+  /^(EXECUTION TIMED OUT|COMMAND FAILED TO EXECUTE\.|BROKEN PIPE ERROR\.|EXECUTION FAILED OR COMMAND MALFORMED)/.test(
+    o.trimEnd().split('\n').pop() ?? '',
+  ) ||
+  (o.startsWith("The command '") && o.includes("' was cancelled because it took more than "));
 function sweClassic(text) {
   const o = JSON.parse(text);
   return [
@@ -170,7 +178,7 @@ function sweClassic(text) {
         command: action,
         output: String(s.observation ?? ''),
         exitCode: null,
-        isError: false,
+        isError: harnessStopped(String(s.observation ?? '')),
         ts: null,
       };
     }),
