@@ -158,7 +158,9 @@ mod tests {
         assert_eq!(calls.len(), 3);
         let first = calls[0].1.as_ref().unwrap();
         assert!(first.is_error);
-        assert!(first.text.starts_with("The last command <command>sleep 999</command>"));
+        assert!(first
+            .text
+            .starts_with("The last command <command>sleep 999</command>"));
         assert!(first.text.ends_with("partial\n</output>"));
         assert!(!first.text.contains("[exit code:"));
         assert!(calls[1].1.as_ref().unwrap().is_error);
@@ -170,6 +172,8 @@ mod tests {
             })
         );
         // A thought that only mentions a timeout is not one.
-        assert!(!is_timeout("THOUGHT: the last command timed out and has been killed."));
+        assert!(!is_timeout(
+            "THOUGHT: the last command timed out and has been killed."
+        ));
     }
 }

@@ -487,7 +487,9 @@ mod tests {
         ]}));
         let result = calls[0].1.as_ref().expect("answered");
         assert!(result.is_error);
-        assert!(result.text.starts_with("An error occurred while executing the command: Command 'sleep 999' timed out"));
+        assert!(result.text.starts_with(
+            "An error occurred while executing the command: Command 'sleep 999' timed out"
+        ));
         assert!(result.text.ends_with("[exit code: -1]"));
     }
 }

@@ -186,6 +186,15 @@ function sweClassic(text) {
 }
 
 // ---------- OpenHands V1 SDK events (one session per line) ----------
+// OpenHands exit code -1: the command did not finish (its timeout, or no new
+// output for a while); a failed call whose output ends with the harness's
+// message to the model (metadata.suffix), as openhands_v1.rs reads it.
+const withSuffix = (output, rc, metadata) => {
+  const suffix = rc === -1 ? String(metadata?.suffix ?? '').trim() : '';
+  if (!suffix || output.includes(suffix)) return output;
+  return output && !output.endsWith('\n') ? `${output}\n${suffix}` : `${output}${suffix}`;
+};
+
 function ohV1(text) {
   const sessions = [];
   for (const line of text.split('\n')) {
@@ -226,7 +235,8 @@ function ohV1(text) {
         }
         const rc = ob.metadata?.exit_code ?? ob.exit_code;
         c.exitCode = Number.isInteger(rc) && rc !== -1 ? rc : null;
-        c.isError = c.isError || ob.error === true;
+        c.isError = c.isError || ob.error === true || rc === -1 || ob.timeout === true;
+        c.output = withSuffix(c.output, rc, ob.metadata);
         c.resultTs = tsOf(e.timestamp);
       }
     }
@@ -262,7 +272,7 @@ function ohV0Resolver(text) {
       } else if (e.observation && last) {
         last.output = String(e.content ?? '');
         last.exitCode = Number.isInteger(e.exit_code) && e.exit_code !== -1 ? e.exit_code : null;
-        last.isError = e.observation === 'error';
+        last.isError = e.observation === 'error' || e.exit_code === -1;
         last = null;
       }
     }
@@ -295,7 +305,8 @@ function ohV0Stream(text) {
       c.output = String(e.content ?? '');
       const rc = e.extras?.metadata?.exit_code;
       c.exitCode = Number.isInteger(rc) && rc !== -1 ? rc : null;
-      c.isError = e.observation === 'error';
+      c.isError = e.observation === 'error' || rc === -1;
+      c.output = withSuffix(c.output, rc, e.extras?.metadata);
       c.resultTs = tsOf(e.timestamp);
     }
   }
