@@ -24,8 +24,8 @@ export { canonicalize, observeCall, observeCallValue } from './index';
 
 /** A tool call: `name`, optional `agentId`, and exactly one of `argumentsJson` (the raw JSON text: the fast path) and `arguments` (a value, serialized with `JSON.stringify`). */
 export type ToolExecution =
-  | { agentId?: string; name: string; argumentsJson: string; arguments?: never; exitStatusFile?: string }
-  | { agentId?: string; name: string; arguments: unknown; argumentsJson?: never; exitStatusFile?: string };
+  | { agentId?: string; name: string; argumentsJson: string; arguments?: never; exitStatusFile?: string; concurrent?: boolean }
+  | { agentId?: string; name: string; arguments: unknown; argumentsJson?: never; exitStatusFile?: string; concurrent?: boolean };
 
 /** The guard engine: per-agent repeat chains and silent-failure rules (see index.d.ts for each member). */
 export declare class GuardEngine extends Binding.GuardEngine {

@@ -1015,6 +1015,13 @@ describe('differential: native GuardEngine vs reference', () => {
           'python repro.py',
           'make test || true',
           'grep -rn error logs/',
+          // A fallback that did or did not run (silent6: an unanswered `|| echo` is no probe).
+          'curl -s http://localhost:8081/graph/stats | python3 -m json.tool 2>/dev/null || echo "No stats endpoint"',
+          'curl -s "$URL" || echo "no answer from $URL"',
+          'ls logs || echo "no logs yet"',
+          'make build || echo "Build failed."',
+          'objdump -d a.out 2>&1 | head -n 5; echo done',
+          'sh jobs/build.sh 2>&1 | tail -n 2',
         )
         .map((command) => ({ argumentsJson: JSON.stringify({ command }) })),
       fc.constantFrom({}, { command: 'ls -la src' }, { a: 2, b: 1 }, { path: 'x'.repeat(40) }).map((value) => ({ arguments: value })),

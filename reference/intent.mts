@@ -18,7 +18,7 @@
  *   they never named, from the agent's own script, is that script failing.
  */
 import type { RuleAction, RuleHit } from './types.mjs';
-import { classifyCall, isShellTool, isWriteProgram, scanTable, type CallModel, type Need } from './shell.mjs';
+import { type CallModel, classifyCall, isProbeCode, isProbeProgram, isShellTool, isWriteProgram, type Need, scanTable } from './shell.mjs';
 
 /** What the scan knows of the call that produced the output. */
 export interface ScanContext {
@@ -304,6 +304,43 @@ function fallbackSaidFailure(model: CallModel, text: string, words: string[]): b
   });
 }
 
+/** intent.rs `fallback_unanswered`: a probe only through `|| echo …` / `|| printf …` fallbacks after commands that ran something, none of whose (expansion-free) messages is in the output. */
+function fallbackUnanswered(model: CallModel, text: string): boolean {
+  let any = false;
+  for (let k = 0; k < model.commands.length; k++) {
+    const c = model.commands[k]!;
+    if (c.inlineCode !== undefined && isProbeCode(c.inlineCode)) return false;
+    if (isProbeProgram(c.program)) return false;
+    if (k === 0 || c.joiner !== 'or' || c.stage !== 0) continue;
+    const before = model.commands[k - 1]!;
+    if (before.quiet || before.effect === 'read' || before.effect === 'search') return false;
+    const msg = fallbackMessage(c);
+    if (msg === undefined || msg.includes('$') || msg.includes('`') || text.includes(msg)) return false;
+    any = true;
+  }
+  return any;
+}
+
+/** intent.rs `fallback_message`: the trimmed, non-empty message of one `echo …` / `printf …` command. */
+function fallbackMessage(c: CallModel['commands'][number]): string | undefined {
+  let msg: string;
+  if (c.program === 'echo') {
+    let i = 0;
+    while (i < c.args.length && c.args[i]!.startsWith('-')) i += 1;
+    msg = c.args.slice(i).join(' ');
+  } else if (c.program === 'printf') {
+    const f = c.args[0];
+    if (f === undefined || f.includes('%')) return undefined;
+    msg = f;
+    while (msg.endsWith('\\n')) msg = msg.slice(0, -2);
+  } else return undefined;
+  msg = msg.replace(
+    /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g,
+    '',
+  );
+  return msg === '' ? undefined : msg;
+}
+
 /** The trimmed, non-empty messages of the call's `|| echo …` / `|| printf …` fallbacks (with `afterRun`, only after a command that is not a read or a search). */
 function fallbackMessages(model: CallModel, afterRun: boolean): string[] {
   const out: string[] = [];
@@ -311,22 +348,8 @@ function fallbackMessages(model: CallModel, afterRun: boolean): string[] {
     if (k === 0 || c.joiner !== 'or' || c.stage !== 0) return;
     const before = model.commands[k - 1]!.effect;
     if (afterRun && (before === 'read' || before === 'search')) return;
-    let msg: string;
-    if (c.program === 'echo') {
-      let i = 0;
-      while (i < c.args.length && c.args[i]!.startsWith('-')) i += 1;
-      msg = c.args.slice(i).join(' ');
-    } else if (c.program === 'printf') {
-      const f = c.args[0];
-      if (f === undefined || f.includes('%')) return;
-      msg = f;
-      while (msg.endsWith('\\n')) msg = msg.slice(0, -2);
-    } else return;
-    msg = msg.replace(
-      /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g,
-      '',
-    );
-    if (msg !== '') out.push(msg);
+    const msg = fallbackMessage(c);
+    if (msg !== undefined) out.push(msg);
   });
   return out;
 }
@@ -396,7 +419,7 @@ export function adjust(ctx: ScanContext | undefined, text: string, first: ActedH
     return need === undefined || holds(need, model, m.hit.excerpt);
   });
   // A fallback message that says the command failed, printed: not a probe's answer.
-  const probe = model.probe && !fallbackSaidFailure(model, text, table.fallbackFailure);
+  const probe = model.probe && !fallbackSaidFailure(model, text, table.fallbackFailure) && !fallbackUnanswered(model, text);
   // An own script or probe that could not run its own code is not excused as a reproduction.
   const broken = matches.some((m) => table.brokenScript.includes(m.hit.id));
   // What the user reported: their bug reproduced is meant, whoever wrote the

@@ -760,6 +760,11 @@ export function isWriteProgram(name: string): boolean {
   return tableOf().programs.get(name)?.effect === 'write';
 }
 
+/** programs.rs `is_probe_program`: a program of the table whose run is a yes/no question (`test`, `which`). */
+export function isProbeProgram(name: string): boolean {
+  return tableOf().programs.get(name)?.probe === true;
+}
+
 function lookup(name: string): Program | undefined {
   const t = tableOf();
   // `python3.11`, `pip3.12`: the versioned names of a known program.
@@ -964,7 +969,7 @@ function interpreter(cmd: Command, prog: Program, raw: RawCommand, args: string[
 }
 
 /** Code that catches its own failure and prints it: `try: … except … print`. */
-function isProbeCode(code: string): boolean {
+export function isProbeCode(code: string): boolean {
   return (code.includes('try:') && code.includes('except')) || (code.includes('try {') && code.includes('catch'));
 }
 

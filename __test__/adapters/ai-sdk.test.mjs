@@ -178,3 +178,44 @@ describe('toolguard/ai-sdk with the real AI SDK', { skip }, () => {
     );
   });
 });
+
+// adapters3 (issues 21/22): what the user reported, and the parallel calls of one model response.
+const tb = 'Traceback (most recent call last):\n  File "/w/repro.py", line 2, in <module>\n';
+const reproduced = `${tb}RuntimeError: Dropped elements in sequence 9 at /w/a.py\n`;
+const issue = 'Combining fails with\nRuntimeError: Dropped elements in sequence 3 at /tmp/x.py\nplease fix';
+const calls = (n, toolName, input) => ({
+  ...call(toolName, input),
+  content: Array.from({ length: n }, () => ({ type: 'tool-call', toolCallId: `call-${++ids}`, toolName, input: JSON.stringify(input) })),
+});
+
+describe('toolguard/ai-sdk: the user text and parallel calls', { skip }, () => {
+  it('a reproduction of the error the user quoted is context; the same output without the quote is an error', async () => {
+    const run = async (prompt) => {
+      const tools = guardTools({ bash: shellTool(() => reproduced) });
+      const { model, prompts } = scripted([call('bash', { command: 'cd /w && python repro.py' })]);
+      await generateText({ model, tools, prompt, stopWhen: stepCountIs(3) });
+      return lastToolOutputs(prompts[1])[0];
+    };
+    const plain = await run('please look at the combiner');
+    assert.equal(plain.type, 'error-text');
+    assert.match(plain.value, /^\[loud-failure\] bash exited 0 but its output shows it failed/);
+    const told = await run(issue);
+    assert.equal(told.type, 'text');
+    assert.ok(told.value.startsWith(`${reproduced}\n\n[loud-failure] bash output may show`), told.value);
+  });
+
+  it('nine identical calls of one model response raise no loop alarm; the same nine one after another do', async () => {
+    const alarms = async (steps) => {
+      const readFile = tool({ inputSchema: z.object({ path: z.string() }), execute: async () => 'x = 1\n' });
+      const tools = guardTools({ read_file: readFile });
+      const { model, prompts } = scripted(steps);
+      await generateText({ model, tools, prompt: 'go', stopWhen: stepCountIs(12) });
+      return prompts
+        .slice(1)
+        .flatMap(lastToolOutputs)
+        .filter((o) => /Loop detected/.test(o.value ?? '')).length;
+    };
+    assert.equal(await alarms([calls(9, 'read_file', { path: 'a.py' })]), 0);
+    assert.ok((await alarms(Array.from({ length: 9 }, () => call('read_file', { path: 'a.py' })))) > 0);
+  });
+});

@@ -166,3 +166,37 @@ describe('toolguard/langchain exact mode', () => {
     assert.deepEqual(asked, [failing, 'echo ok | cat']);
   });
 });
+
+// adapters3 (issues 21/22): what the user reported, and the parallel tool calls of one AI message.
+describe('toolguard/langchain: the user text and parallel calls', () => {
+  const tb = 'Traceback (most recent call last):\n  File "/w/repro.py", line 2, in <module>\n';
+  const reproduced = `${tb}RuntimeError: Dropped elements in sequence 9 at /w/a.py\n`;
+  const issue = 'Combining fails with\nRuntimeError: Dropped elements in sequence 3 at /tmp/x.py\nplease fix';
+
+  it('a reproduction of the error the user quoted is context; the same output without the quote is an error', async () => {
+    const run = async (prompt) => {
+      const agent = agentWith([...calls('bash', { command: 'cd /w && python repro.py' }, 1), []], [bashTool(() => reproduced)]);
+      const state = await agent.invoke({ messages: [new HumanMessage(prompt)] }, { configurable: { thread_id: 'u' } });
+      return toolMessages(state)[0];
+    };
+    const plain = await run('please look at the combiner');
+    assert.equal(plain.status, 'error');
+    assert.match(plain.content, /^\[loud-failure\] bash exited 0 but its output shows it failed/);
+    const told = await run(issue);
+    assert.equal(told.status, 'success');
+    assert.ok(told.content.startsWith(`${reproduced}\n\n[loud-failure] bash output may show`), told.content);
+  });
+
+  it('nine identical tool calls of one AI message raise no loop alarm; the same nine one after another do', async () => {
+    const readTool = tool(async () => 'x = 1\n', { name: 'read_file', description: 'read a file', schema: z.object({ path: z.string() }) });
+    const alarms = async (toolCalls) => {
+      const agent = agentWith([...toolCalls, []], [readTool]);
+      const state = await agent.invoke({ messages: [new HumanMessage('go')] }, { configurable: { thread_id: 'p' } });
+      assert.equal(toolMessages(state).length, 9);
+      return toolMessages(state).filter((m) => /Loop detected/.test(String(m.content))).length;
+    };
+    const parallel = [Array.from({ length: 9 }, () => ({ name: 'read_file', args: { path: 'a.py' }, id: `c${++ids}` }))];
+    assert.equal(await alarms(parallel), 0);
+    assert.ok((await alarms(calls('read_file', { path: 'a.py' }, 9))) > 0);
+  });
+});

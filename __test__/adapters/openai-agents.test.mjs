@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { Agent, Usage, run, setTracingDisabled, tool } from '@openai/agents';
 import { z } from 'zod';
 import { GuardEngine } from 'toolguard';
-import { toolguardGuardrail } from 'toolguard/openai-agents';
+import { guardTool, noteUserInput, toolguardGuardrail } from 'toolguard/openai-agents';
 
 setTracingDisabled(true);
 
@@ -167,5 +167,48 @@ describe('toolguard/openai-agents exact mode (guardTool)', () => {
       () => guardTool(plain, { type: 'tool_output', name: 'x', run: async () => ({ behavior: { type: 'allow' } }) }),
       /toolguardGuardrail/,
     );
+  });
+});
+
+// adapters3 (issues 21/22): what the user reported, and the function calls of one model response.
+describe('toolguard/openai-agents: the user text and parallel calls', () => {
+  const tb = 'Traceback (most recent call last):\n  File "/w/repro.py", line 2, in <module>\n';
+  const reproduced = `${tb}RuntimeError: Dropped elements in sequence 9 at /w/a.py\n`;
+  const issue = 'Combining fails with\nRuntimeError: Dropped elements in sequence 3 at /tmp/x.py\nplease fix';
+
+  it('with noteUserInput, a reproduction of the error the user quoted is context; without the quote, an error', async () => {
+    const seen = async (prompt) => {
+      const guard = toolguardGuardrail();
+      const model = new ScriptedModel([[call('bash', { command: 'cd /w && python repro.py' })]]);
+      const agent = new Agent({ name: 'coder', model, tools: [shell(guard, () => reproduced)] });
+      noteUserInput(guard, agent);
+      await run(agent, prompt);
+      return lastResult(model, 1);
+    };
+    assert.match(await seen('please look at the combiner'), /^\[loud-failure\] bash exited 0 but its output shows it failed/);
+    const told = await seen(issue);
+    assert.ok(told.startsWith(`${reproduced}\n\n[loud-failure] bash output may show`), told);
+  });
+
+  it('with guardTool, nine identical calls of one response raise no loop alarm; the same nine one after another do', async () => {
+    const alarms = async (turns) => {
+      const guard = toolguardGuardrail();
+      const responses = turns.length;
+      const model = new ScriptedModel(turns);
+      const read = tool({
+        name: 'read_file',
+        description: 'read a file',
+        parameters: z.object({ path: z.string() }),
+        execute: async () => 'x = 1\n',
+      });
+      await run(new Agent({ name: 'coder', model, tools: [guardTool(read, guard)] }), 'go', { maxTurns: 20 });
+      // One response of nine calls: their nine results in the next input; nine responses: each one's result in the input after it.
+      const outputs =
+        responses === 1 ? resultsSeen(model, 1) : Array.from({ length: responses }, (_, i) => resultsSeen(model, i + 1).at(-1));
+      assert.equal(outputs.length, 9);
+      return outputs.filter((o) => /Loop detected/.test(typeof o === 'string' ? o : o.text)).length;
+    };
+    assert.equal(await alarms([Array.from({ length: 9 }, () => call('read_file', { path: 'a.py' }))]), 0);
+    assert.ok((await alarms(Array.from({ length: 9 }, () => [call('read_file', { path: 'a.py' })]))) > 0);
   });
 });

@@ -2,7 +2,7 @@
 // pi's own faux model provider scripts the tool calls, pi's real `bash` tool
 // runs them, and the extension is loaded through pi's resource loader. The
 // test reads what the model is sent next, so it checks what the model sees.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -225,5 +225,55 @@ describe('toolguard/pi exact mode', () => {
     assert.match(texts(on.seen[0])[0], /stage-exit-status \(line 1\): python3 \(stage 1 of 2\) exited 3/);
     assert.deepEqual(texts(off.seen[0]), ['boom\n']);
     assert.deepEqual(texts(on.seen[1]), texts(off.seen[1]), 'a passing pipeline reaches the model unchanged');
+  });
+});
+
+// adapters3 (issues 21/22): what the user reported, and the tool calls of one assistant message.
+describe('toolguard/pi: the user text and parallel calls', () => {
+  it('a reproduction of the error the user quoted is context; the same output without the quote is an error', async () => {
+    // Exit 0: the script prints the traceback it caught (pi reports a non-zero exit as an error itself).
+    const script = join(scratch, 'repro.py');
+    writeFileSync(
+      script,
+      'import sys, traceback\ntry:\n    raise RuntimeError("Dropped elements in sequence 9 at /w/a.py")\nexcept RuntimeError:\n    traceback.print_exc(file=sys.stdout)\n',
+    );
+    const run = async (prompt) => {
+      const session = await piSession();
+      faux.setResponses([
+        fauxAssistantMessage(fauxToolCall('bash', { command: `python3 ${script}` })),
+        fauxAssistantMessage(fauxText('done')),
+      ]);
+      const before = session.messages.length;
+      await session.prompt(prompt);
+      return session.messages.slice(before).filter((m) => m.role === 'toolResult')[0];
+    };
+    const plain = await run('please look at the combiner');
+    assert.equal(plain.isError, true, texts(plain).join('\n'));
+    assert.match(texts(plain)[0], /^\[loud-failure\] bash exited 0 but its output shows it failed/);
+    const told = await run('Combining fails with\nRuntimeError: Dropped elements in sequence 3 at /tmp/x.py\nplease fix');
+    assert.equal(told.isError, false, texts(told).join('\n'));
+    assert.match(texts(told).at(-1), /^\[loud-failure\] bash output may show/);
+  });
+
+  it('nine identical calls of one assistant message raise no loop alarm; the same nine one after another do', async () => {
+    const alarms = (results) => results.flatMap(texts).filter((t) => /Loop detected/.test(t)).length;
+    const parallel = await piSession();
+    faux.setResponses([
+      fauxAssistantMessage(Array.from({ length: 9 }, () => fauxToolCall('bash', { command: 'echo hi' }))),
+      fauxAssistantMessage(fauxText('done')),
+    ]);
+    await parallel.prompt('go');
+    const results = parallel.messages.filter((m) => m.role === 'toolResult');
+    assert.equal(results.length, 9);
+    assert.equal(alarms(results), 0);
+    const serial = await piSession();
+    assert.ok(
+      alarms(
+        await turn(
+          serial,
+          Array.from({ length: 9 }, () => 'echo hi'),
+        ),
+      ) > 0,
+    );
   });
 });

@@ -89,8 +89,16 @@ test('check-config: an invalid config exits 2 with file, line and what is wrong'
     ],
     [file('syntax.json', '{\n  "repeat": {\n    "thresholds": [3,]\n  }\n}\n'), /syntax\.json:3: not valid JSON: /],
     [file('dup.yaml', 'repeat: {}\nrepeat: {}\n'), /dup\.yaml:2: not valid YAML: .*duplicated key/],
-    [file('list.yaml', '- repeat\n'), /list\.yaml: a config is a mapping \{repeat\?, loudFailure\?\} \(got a list\)/],
+    [file('list.yaml', '- repeat\n'), /list\.yaml: a config is a mapping \{repeat\?, loudFailure\?, loops\?, exactMode\?\} \(got a list\)/],
     [join(scratch, 'missing.yaml'), /cannot read config .*missing\.yaml/],
+    // Nested aliases, ten times more nodes a level ("billion laughs" has nine levels).
+    [
+      file(
+        'aliases.yaml',
+        `a: &a [${Array(10).fill('x')}]\n${[0, 1, 2, 3, 4].map((i) => `b${i}: &b${i} [${Array(10).fill(i ? `*b${i - 1}` : '*a')}]\n`).join('')}`,
+      ),
+      /aliases\.yaml:4: not valid YAML: its aliases expand to more than 10000 nodes/,
+    ],
   ];
   for (const [path, message] of cases) {
     const run = cli(['check-config', path]);

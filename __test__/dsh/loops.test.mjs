@@ -126,3 +126,22 @@ test('combined plugin with loops.deny: pre-execute refuses a call that continues
   assert.equal(results[6].isError, false);
   assert.equal(runs, 5);
 });
+
+// adapters3 (issue 21): DSH runs the calls of tools that say `isConcurrencySafe`
+// in parallel (every tools/pre-execute of the group before the first result);
+// after the first result of such a group, the others are concurrent: no alarm.
+test('combined plugin: nine identical parallel calls of one step raise no loop alarm; the same nine one step each do', async (t) => {
+  const alarms = async (steps) => {
+    const h = await boot();
+    t.after(() => h.dispose());
+    h.tool({ ...textTool('read_file', () => 'x = 1\n'), isConcurrencySafe: () => true });
+    await h.plugin(await combined(), {});
+    const a = h.agent('s1');
+    await h.turn(a, steps);
+    assert.equal(h.timeline(a).filter((e) => e.kind === 'result').length, 9);
+    return h.contexts(a).filter((c) => c.plugin === 'toolguard-loops').length;
+  };
+  const read = { name: 'read_file', args: { path: 'a.py' } };
+  assert.equal(await alarms([Array.from({ length: 9 }, () => read)]), 0);
+  assert.ok((await alarms(Array.from({ length: 9 }, () => [read]))) > 0);
+});

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -286,4 +286,110 @@ test('scoreSilent alarm=error: context verdicts are neither catches nor false al
     r.misses.map((l) => l.ordinal),
     [2],
   );
+});
+
+test('held-out loop labels: data only (short notes, no session text), every labelled file has its provenance', () => {
+  const labels = JSON.parse(readFileSync(join(root, 'corpus/wild-labels/heldout-loops.json'), 'utf8'));
+  const sources = JSON.parse(readFileSync(join(root, 'corpus/wild-labels/heldout-loops-sources.json'), 'utf8'));
+  const calls = new Map(sources.sessions.map((s) => [s.file, s.calls]));
+  for (const s of sources.sessions) {
+    assert.match(s.repo, /^[\w.-]+\/[\w.-]+$/, s.file);
+    assert.match(s.commit, /^[0-9a-f]{40}$/, s.file);
+    assert.match(s.sha256, /^[0-9a-f]{64}$/, s.file);
+    assert.ok(s.path && s.format && Number.isInteger(s.calls), s.file);
+  }
+  assert.ok(labels.stuck.length > 0 && labels.benign.length > 0);
+  for (const r of [...labels.stuck, ...labels.benign]) {
+    assert.ok(calls.has(r.file), `no provenance for ${r.file}`);
+    assert.ok(r.session === 0 && r.first >= 1 && r.first <= r.last && r.last <= calls.get(r.file), JSON.stringify(r));
+    assert.ok(r.kind && r.note && r.note.length < 400 && !r.note.includes('\n'), r.note);
+  }
+});
+
+test('--wild DIR --labels FILE scores another session folder with the same code; a missing half or folder is an error', () => {
+  const eval_ = join(root, 'scripts/eval/wild.eval.mjs');
+  const dir = mkdtempSync(join(tmpdir(), 'heldout-loops-'));
+  // one Claude Code session: five identical failing test runs, then a fix
+  const lines = [];
+  for (let i = 1; i <= 6; i++) {
+    const ok = i === 6;
+    lines.push(
+      {
+        type: 'assistant',
+        sessionId: 's',
+        uuid: `a${i}`,
+        timestamp: `2026-01-01T00:00:0${i}Z`,
+        message: {
+          role: 'assistant',
+          content: [
+            { type: 'tool_use', id: `t${i}`, name: 'Bash', input: { command: ok ? 'sed -i s/a/b/ x.py' : 'pytest -q tests/test_x.py' } },
+          ],
+        },
+      },
+      {
+        type: 'user',
+        sessionId: 's',
+        uuid: `u${i}`,
+        timestamp: `2026-01-01T00:00:0${i}Z`,
+        message: {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: `t${i}`, content: ok ? '' : 'E   AssertionError: 1 != 2\n1 failed in 0.1s', is_error: !ok },
+          ],
+        },
+      },
+    );
+  }
+  writeFileSync(join(dir, 's.jsonl'), `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify([{ file: 's.jsonl', format: 'claude-code-jsonl' }]));
+  const labels = join(dir, 'labels.json');
+  writeFileSync(
+    labels,
+    JSON.stringify({ stuck: [{ file: 's.jsonl', session: 0, first: 1, last: 5, kind: 'same-call-same-error', note: 'n' }], benign: [] }),
+  );
+  const r = spawnSync(process.execPath, [eval_, '--wild', dir, '--labels', labels, '--json'], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const doc = JSON.parse(r.stdout);
+  assert.equal(doc.sessions, 1);
+  assert.deepEqual(doc.silent, []);
+  const engine = doc.loops.find((l) => l.name === 'toolguard engine');
+  assert.equal(engine.episodes, 1);
+  assert.equal(engine.caught, 1);
+  assert.equal(doc.loops.find((l) => l.name === 'toolguard audit').caught, 1);
+  const half = spawnSync(process.execPath, [eval_, '--wild', dir], { encoding: 'utf8' });
+  assert.equal(half.status, 2);
+  assert.match(half.stderr, /--wild DIR and --labels FILE go together/);
+  const none = spawnSync(process.execPath, [eval_, '--wild', join(dir, 'nope'), '--labels', labels], { encoding: 'utf8' });
+  assert.equal(none.status, 2);
+  assert.match(none.stderr, /no manifest\.json/);
+});
+
+test('readers: a terminal log echoing observations inside a LiteLLM traceback has only its real calls', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wild-reader-'));
+  mkdirSync(join(dir, 't'));
+  writeFileSync(
+    join(dir, 't/agent.log'),
+    [
+      'mini-swe-agent (step 1, $0.01):',
+      'THOUGHT: look around',
+      '',
+      '```bash',
+      'ls -la',
+      '```',
+      '',
+      'User:',
+      '<returncode>0</returncode>',
+      '<output>',
+      'total 8',
+      '</output>',
+      'LiteLLM:ERROR Traceback (most recent call last):',
+      "│ │   │   'text': '<returncode>0</returncode>\\n<output>\\ntotal 8'+107 │ │",
+      "│ │   │   'text': '<returncode>1</returncode>\\n<output>\\nboom'+12 │ │",
+      '',
+    ].join('\n'),
+  );
+  const [calls] = readWildFile({ file: 't/agent.log', kind: 'mini-swe-agent terminal log' }, dir);
+  assert.equal(calls.length, 1);
+  assert.equal(calls[0].command, 'ls -la');
+  assert.equal(calls[0].exitCode, 0);
 });

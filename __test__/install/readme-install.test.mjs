@@ -65,11 +65,12 @@ test("the README's install section, followed literally, gives a working engine, 
   const dir = mkdtempSync(join(tmpdir(), 'toolguard-readme-install-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
 
-  // 1. `npm run pack:local` in the checkout (into the scratch folder, not the checkout).
-  const pack = spawnSync('npm', ['run', '-s', 'pack:local', '--', '--pack-destination', dir], { cwd: root, env, encoding: 'utf8' });
+  // 1. `npm run pack:local` in the checkout (into a scratch folder it makes, not the checkout).
+  const tarballs = join(dir, 'new', 'tarballs');
+  const pack = spawnSync('npm', ['run', '-s', 'pack:local', '--', '--pack-destination', tarballs], { cwd: root, env, encoding: 'utf8' });
   assert.equal(pack.status, 0, `${pack.stderr}\nbuild first: npm run build`);
   const tarball = pack.stdout.trim();
-  assert.equal(tarball, join(dir, tarballName));
+  assert.equal(tarball, join(tarballs, tarballName));
   const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n');
   for (const file of ['package/toolguard-hook', 'package/bin/toolguard.mjs', 'package/dist/ts/cli/main.mjs'])
     assert.ok(files.includes(file), file);

@@ -512,6 +512,22 @@ describe('McpGuard on plain messages', () => {
     assert.equal(guard.fromServer(late), late, 'a refused call is not pending');
   });
 
+  it('calls sent while the previous awaits its result raise no loop alarm; a call never answered joins only the next one to its batch', () => {
+    const guard = new McpGuard(new GuardEngine({ loops: {} }));
+    const alarmed = (out) => sync(out).result._meta?.[VERDICT_META_KEY]?.loop !== undefined;
+    for (let id = 1; id <= 5; id++) guard.fromClient(request(id, 'a'));
+    // Answered in reverse: whichever comes back first is the batch's unmarked one.
+    for (let id = 5; id >= 1; id--) assert.equal(alarmed(guard.fromServer(response(id, 'a'))), false, `parallel call ${id}`);
+    guard.fromClient(request(99, 'b')); // never answered
+    const seen = [];
+    for (let id = 100; id < 105; id++) {
+      guard.fromClient(request(id, 'b'));
+      seen.push(alarmed(guard.fromServer(response(id, 'b'))));
+    }
+    // 100 joined 99's batch; 101.. are sent after the previous result came back: the loop is alarmed.
+    assert.deepEqual(seen, [false, false, true, true, true]);
+  });
+
   it('a new initialize starts the chain over', () => {
     const guard = new McpGuard(new GuardEngine());
     for (const id of [1, 2]) {
@@ -557,5 +573,21 @@ describe('McpGuard on plain messages', () => {
     assert.equal(reminded(guard.fromServer(response(3, 'a'))), undefined, 'two counted calls so far');
     guard.fromClient(request(4, 'a'));
     assert.equal(reminded(guard.fromServer(response(4, 'a'))), 3);
+  });
+});
+
+// adapters3 (issue 21): calls a client sends while others await their result
+// (parallel calls of one model turn) raise no loop alarm; MCP carries no user
+// message, so the proxy has no user text to note (docs/adapters.md).
+describe('toolguard mcp: parallel calls', () => {
+  it('nine identical calls sent at once raise no loop alarm; the same nine one after another do', async () => {
+    const call = { name: 'echo', arguments: { message: 'hi' } };
+    const alarms = (results) => results.filter((r) => r.content.length > 1).length;
+    const parallel = await connect();
+    assert.equal(alarms(await Promise.all(Array.from({ length: 9 }, () => parallel.client.callTool(call)))), 0);
+    const serial = await connect();
+    const results = [];
+    for (let i = 0; i < 9; i++) results.push(await serial.client.callTool(call));
+    assert.equal(alarms(results), 7);
   });
 });

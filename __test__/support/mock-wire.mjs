@@ -37,7 +37,7 @@ export function runChild(cmd, args, options, input) {
  * that returns nothing; side requests (titles, summaries) get `ok`. Replies
  * echo the request's `model` and `stream` unless `answer` fixes them.
  * `requests`: the main loop's request bodies, in order.
- * @param {(body: any) => { id: string, name: string, input: object } | undefined} next `body`: the request's JSON
+ * @param {(body: any) => { id: string, name: string, input: object } | { id: string, name: string, input: object }[] | undefined} next `body`: the request's JSON
  * @param {{ model?: string, stream?: boolean }} [answer]
  */
 export async function messagesServer(next, answer = {}) {
@@ -54,7 +54,10 @@ export async function messagesServer(next, answer = {}) {
     writeMessage(res, {
       id: `msg_${requests.length}`,
       model: answer.model ?? b.model,
-      content: call ? [{ type: 'tool_use', ...call }] : [{ type: 'text', text: main ? 'done' : 'ok' }],
+      // An array of calls: one response with several tool_use blocks (parallel calls).
+      content: call
+        ? (Array.isArray(call) ? call : [call]).map((c) => ({ type: 'tool_use', ...c }))
+        : [{ type: 'text', text: main ? 'done' : 'ok' }],
       stop: call ? 'tool_use' : 'end_turn',
       stream: answer.stream ?? b.stream,
     });

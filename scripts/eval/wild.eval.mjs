@@ -11,6 +11,12 @@
 //     --verbose   list misses, false-alarm episodes and false alarm texts
 //     --json      the figures as JSON
 //     --write     refresh the tables between the wild-eval markers in docs/evaluation.md
+//     --wild DIR --labels FILE
+//                 score another set of real sessions the same way: DIR holds the
+//                 sessions and a manifest.json in ../shared/wild's shape (file,
+//                 format per entry), FILE loop labels in loops.json's shape. Loops
+//                 only (silent failures need silent labels); docs/evaluation.md,
+//                 "Held-out loops", uses it for /work/heldloops.
 //
 // Systems: every re-stated peer of scripts/eval/baselines/ and toolguard's
 // engine, fed the calls scripts/eval/wild/calls.mjs reads from each format;
@@ -35,6 +41,13 @@ export function loadLabels(dir = LABELS_DIR) {
     loops: JSON.parse(readFileSync(join(dir, 'loops.json'), 'utf8')),
     silent: JSON.parse(readFileSync(join(dir, 'silent.json'), 'utf8')),
   };
+}
+
+/** `--name VALUE` or `--name=VALUE` from argv, else undefined. */
+export function argValue(argv, name) {
+  const i = argv.indexOf(`--${name}`);
+  if (i >= 0) return argv[i + 1];
+  return argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 }
 
 const ratio = (x) => (x === null || x === undefined ? '–' : x.toFixed(2));
@@ -84,26 +97,29 @@ export async function evaluateWild({ wildDir = WILD, labels = loadLabels() } = {
   // verdicts alone (recall: failures told as errors; precision: benign outputs
   // told as errors), with context verdicts reported apart; the any-verdict
   // rows stay for honesty.
-  const silent = [
-    ...[engine, shellEngine, audit].map((r) => ({
-      name: r.name,
-      note: r.note,
-      sessions: r.covered.size,
-      ...scoreSilent(labels.silent, r.flags, r.covered),
-    })),
-    {
-      name: `${audit.name}, error verdicts only`,
-      note: audit.note,
-      sessions: audit.covered.size,
-      ...scoreSilent(labels.silent, audit.flags, audit.covered, { alarm: 'error' }),
-    },
-  ];
+  const silent = !labels.silent
+    ? []
+    : [
+        ...[engine, shellEngine, audit].map((r) => ({
+          name: r.name,
+          note: r.note,
+          sessions: r.covered.size,
+          ...scoreSilent(labels.silent, r.flags, r.covered),
+        })),
+        {
+          name: `${audit.name}, error verdicts only`,
+          note: audit.note,
+          sessions: audit.covered.size,
+          ...scoreSilent(labels.silent, audit.flags, audit.covered, { alarm: 'error' }),
+        },
+      ];
   let heldout3 = null;
-  if (existsSync(HELDOUT3)) {
+  if (labels.silent && existsSync(HELDOUT3)) {
     const { loadCorpus, evaluate, summary } = await import('./silent.eval.mjs');
     heldout3 = { dir: HELDOUT3, ...summary(evaluate(loadCorpus(HELDOUT3))) };
   }
   return {
+    wildDir,
     sessions: sessions.length,
     calls: sessions.reduce((n, s) => n + s.calls.length, 0),
     loops,
@@ -119,8 +135,12 @@ export function formatWild(r) {
   const st = r.labels.loops.stuck.length;
   const bn = r.labels.loops.benign.length;
   const out = [];
+  const where = r.wildDir === WILD ? '../shared/wild' : r.wildDir;
+  const silentLabels = r.labels.silent
+    ? `, ${r.labels.silent.labels.length} exit-0 error-looking shell outputs (${r.labels.silent.labels.filter((l) => l.label === 'failure').length} failures)`
+    : '';
   out.push(
-    `Real sessions (../shared/wild): ${r.sessions} sessions, ${r.calls} tool calls; labels: ${st} stuck episodes, ${bn} benign repetition stretches, ${r.labels.silent.labels.length} exit-0 error-looking shell outputs (${r.labels.silent.labels.filter((l) => l.label === 'failure').length} failures).`,
+    `Real sessions (${where}): ${r.sessions} sessions, ${r.calls} tool calls; labels: ${st} stuck episodes, ${bn} benign repetition stretches${silentLabels}.`,
   );
   out.push('');
   out.push(
@@ -150,6 +170,7 @@ export function formatWild(r) {
     ]),
   );
   out.push('');
+  if (!r.labels.silent) return out.concat(auditLine(r)).join('\n');
   out.push(
     'Silent failures. The last row is the score (docs/evaluation.md, "What counts as an alarm"): an `error` verdict is the alarm — recall over failures told as errors, precision against benign outputs told as errors; a `context` verdict is neither, counted in the last column. The rows above count a verdict of either action, for comparison. Precision is over the labelled outputs; "other flags": alarms on calls outside the labelled candidates.',
   );
@@ -195,11 +216,7 @@ export function formatWild(r) {
       ]),
     ]),
   );
-  out.push('');
-  const formats = [...new Set(r.unread.map((e) => e.kind))];
-  out.push(
-    `toolguard audit: no reader yet for ${r.unread.length} files (${formats.join('; ') || 'none'}); their sessions are left out of its rows.${r.partial.length ? ` Read in part: ${r.partial.join(', ')}.` : ''}`,
-  );
+  out.push('', ...auditLine(r));
   if (r.heldout3) {
     const h = r.heldout3;
     out.push('');
@@ -214,30 +231,35 @@ export function formatWild(r) {
   return out.join('\n');
 }
 
+/** Which files `toolguard audit` could not read (their sessions are left out of its rows). */
+function auditLine(r) {
+  const formats = [...new Set(r.unread.map((e) => e.kind))];
+  return [
+    `toolguard audit: no reader yet for ${r.unread.length} files (${formats.join('; ') || 'none'}); their sessions are left out of its rows.${r.partial.length ? ` Read in part: ${r.partial.join(', ')}.` : ''}`,
+  ];
+}
+
+// the file's last two path parts: a terminal log is always agent.log, its folder names the run
+const shortName = (file) => file.split('/').slice(-2).join('/');
+
 function verbose(r) {
   const out = [];
   for (const l of r.loops) {
     out.push('', `## ${l.name}`);
+    out.push(`missed: ${l.missed.map((e) => `${shortName(e.file)}#${e.session} ${e.first}-${e.last} (${e.kind})`).join('; ') || 'none'}`);
     out.push(
-      `missed: ${l.missed.map((e) => `${e.file.split('/').pop()}#${e.session} ${e.first}-${e.last} (${e.kind})`).join('; ') || 'none'}`,
+      `benign stretches alarmed: ${l.trapsAlarmed.map((e) => `${shortName(e.file)}#${e.session} ${e.first}-${e.last} (${e.kind})`).join('; ') || 'none'}`,
     );
     out.push(
-      `benign stretches alarmed: ${l.trapsAlarmed.map((e) => `${e.file.split('/').pop()}#${e.session} ${e.first}-${e.last} (${e.kind})`).join('; ') || 'none'}`,
-    );
-    out.push(
-      `other false-alarm episodes: ${l.otherEpisodes.map((e) => `${e.key.split('/').pop()} ${e.first}-${e.last} ×${e.alarms.length}`).join('; ') || 'none'}`,
+      `other false-alarm episodes: ${l.otherEpisodes.map((e) => `${shortName(e.key)} ${e.first}-${e.last} ×${e.alarms.length}`).join('; ') || 'none'}`,
     );
     if (l.falseTexts)
-      out.push(
-        `false texts: ${l.falseTexts.map((a) => `${a.key.split('/').pop()} #${a.ordinal} ${a.kind}: ${a.why}`).join('; ') || 'none'}`,
-      );
+      out.push(`false texts: ${l.falseTexts.map((a) => `${shortName(a.key)} #${a.ordinal} ${a.kind}: ${a.why}`).join('; ') || 'none'}`);
   }
   for (const s of r.silent) {
     out.push('', `## ${s.name} (silent)`);
-    out.push(`missed: ${s.misses.map((l) => `${l.file.split('/').pop()}#${l.session} #${l.ordinal} ${l.class}`).join('; ') || 'none'}`);
-    out.push(
-      `benign flagged: ${s.wrong.map((l) => `${l.file.split('/').pop()}#${l.session} #${l.ordinal} ${l.class}`).join('; ') || 'none'}`,
-    );
+    out.push(`missed: ${s.misses.map((l) => `${shortName(l.file)}#${l.session} #${l.ordinal} ${l.class}`).join('; ') || 'none'}`);
+    out.push(`benign flagged: ${s.wrong.map((l) => `${shortName(l.file)}#${l.session} #${l.ordinal} ${l.class}`).join('; ') || 'none'}`);
   }
   return out.join('\n');
 }
@@ -246,10 +268,20 @@ export const DOC_BEGIN = '<!-- wild-eval:begin -->';
 export const DOC_END = '<!-- wild-eval:end -->';
 
 export default async function main(argv = []) {
-  if (!wildPresent()) {
+  const wildDir = argValue(argv, 'wild');
+  const labelsFile = argValue(argv, 'labels');
+  if (wildDir || labelsFile) {
+    // another set of sessions (a held-out set kept outside the repo): both or neither
+    if (!wildDir || !labelsFile) throw new Error('wild eval: --wild DIR and --labels FILE go together');
+    if (!wildPresent(wildDir)) throw new Error(`wild eval: --wild ${wildDir}: no manifest.json there`);
+    if (argv.includes('--write')) throw new Error('wild eval: --write refreshes the ../shared/wild block only, not --wild');
+    if (!existsSync(labelsFile)) throw new Error(`wild eval: --labels ${labelsFile}: no such file`);
+  } else if (!wildPresent()) {
     return `wild: ${WILD} is absent (a fresh clone has no ../shared; TOOLGUARD_WILD points elsewhere): real-session evaluation skipped`;
   }
-  const r = await evaluateWild();
+  const r = wildDir
+    ? await evaluateWild({ wildDir, labels: { loops: JSON.parse(readFileSync(labelsFile, 'utf8')), silent: null } })
+    : await evaluateWild();
   if (argv.includes('--json')) {
     const { labels, ...rest } = r;
     return JSON.stringify(rest, (_k, v) => (v instanceof Set ? [...v] : v), 2);
@@ -263,9 +295,15 @@ export default async function main(argv = []) {
     if (a < 0 || b < a) throw new Error(`docs/evaluation.md: no ${DOC_BEGIN} … ${DOC_END} block`);
     writeFileSync(file, `${doc.slice(0, a + DOC_BEGIN.length)}\n${text}\n${doc.slice(b)}`);
   }
-  return `## real sessions (../shared/wild)\n\n${text}${argv.includes('--verbose') ? `\n${verbose(r)}` : ''}`;
+  return `## real sessions (${wildDir ?? '../shared/wild'})\n\n${text}${argv.includes('--verbose') ? `\n${verbose(r)}` : ''}`;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  console.log(await main(process.argv.slice(2)));
+  try {
+    console.log(await main(process.argv.slice(2)));
+  } catch (e) {
+    // a bad --wild/--labels is the caller's mistake: say which, exit non-zero
+    console.error(e instanceof Error ? e.message : String(e));
+    process.exit(2);
+  }
 }

@@ -16,7 +16,7 @@
 // Prints the tarball's path on stdout; exit 2 with the reason when the
 // checkout is not built.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +36,14 @@ let destination = root;
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--pack-destination' && args[i + 1]) destination = resolve(args[++i]);
   else fail(`unknown argument ${args[i]}\nusage: node scripts/release/pack-local.mjs [--pack-destination DIR]`);
+}
+
+// As `npm pack` would not: a folder that does not exist yet is made (npm
+// would fail after packing, with a stack trace from this script).
+try {
+  mkdirSync(destination, { recursive: true });
+} catch (e) {
+  fail(`cannot make the --pack-destination folder ${destination}: ${e.message}`);
 }
 
 const addons = readdirSync(root).filter((f) => /^toolguard\..+\.node$/.test(f));

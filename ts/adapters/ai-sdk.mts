@@ -19,8 +19,10 @@ import {
   type AdapterOptions,
   type GuardVerdict,
   NOTICE_SEPARATOR,
+  ModelResponses,
   UserTurns,
   appendNotices,
+  contentText,
   argumentsJson,
   errorOf,
   failOpen,
@@ -28,6 +30,7 @@ import {
   resultOf,
   engineConfig,
   loopNotices,
+  userSpoke,
 } from './common.mjs';
 
 /** What `toModelOutput` returns (not exported by `ai` itself). */
@@ -64,6 +67,12 @@ function lastUserMessage(messages: readonly ModelMessage[] | undefined): string 
     if (message.role === 'user') return `${i}:${JSON.stringify(message.content)}`;
   }
   return undefined;
+}
+
+/** The texts of the user messages (`all`), or of the last one. */
+function userTexts(messages: readonly ModelMessage[] | undefined, all: boolean): string[] {
+  const users = (messages ?? []).filter((message) => message.role === 'user').map((message) => contentText(message.content));
+  return all ? users : users.slice(-1);
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
@@ -108,6 +117,7 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, options: AiSdkGu
   const engine = new GuardEngine(engineConfig(options.engine));
   const agentId = options.agentId ?? 'default';
   const turns = new UserTurns();
+  const responses = new ModelResponses();
   const maxPending = options.maxPendingNotices ?? 1024;
   // toolCallId → notices, read by toModelOutput (which the SDK may call again
   // when it converts messages later, so entries stay, oldest evicted).
@@ -122,8 +132,17 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, options: AiSdkGu
     exitStatusFile?: string,
   ) {
     try {
-      if (turns.spoke(agentId, lastUserMessage(options.messages))) engine.reset(agentId);
-      return engine.observe({ agentId, name, argumentsJson: argumentsJson(input ?? {}), exitStatusFile }, resultOf(output, isError));
+      const messages = options.messages;
+      userSpoke(engine, agentId, turns.turn(agentId, lastUserMessage(messages)), (all) => userTexts(messages, all));
+      // Every call of one model response gets the same `messages` (what
+      // prompted the response; one array that grows step by step): after the
+      // first of them to come back, the others were issued before its result
+      // did (whatever order they finish in).
+      const concurrent = responses.concurrent(agentId, messages, messages?.length);
+      return engine.observe(
+        { agentId, name, argumentsJson: argumentsJson(input ?? {}), exitStatusFile, concurrent },
+        resultOf(output, isError),
+      );
     } catch (error) {
       failOpen('toolguard/ai-sdk', error);
       return null;

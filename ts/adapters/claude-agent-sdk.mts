@@ -22,13 +22,26 @@
  * - `UserPromptSubmit`: the user spoke, the session's chain starts over.
  * - `SubagentStop` / `SessionEnd`: that chain's state is freed.
  *
+ * Parallel calls: Claude Code announces a response's read-only calls
+ * (`PreToolUse`) before the first result comes back; of such a batch, the
+ * calls after the first result are `exec.concurrent` (no loop alarm on them).
+ *
  * Chains: one per session, and one per subagent (`agent_id`). Fails open: if
  * the engine throws, the hook answers nothing and emits a warning.
  * @module toolguard/claude-agent-sdk
  */
 import type { HookCallback, HookCallbackMatcher, HookEvent, HookInput, HookJSONOutput } from '@anthropic-ai/claude-agent-sdk';
 import { GuardEngine } from 'toolguard';
-import { type AdapterOptions, ASYNC_SCAN_THRESHOLD, ExactCalls, argumentsJson, failOpen, resultOf } from './common.mjs';
+import {
+  type AdapterOptions,
+  ASYNC_SCAN_THRESHOLD,
+  CallBatches,
+  ExactCalls,
+  ModelResponses,
+  argumentsJson,
+  failOpen,
+  resultOf,
+} from './common.mjs';
 import { hookEngineConfig, hookOutputFor } from './hooks.mjs';
 
 const ADAPTER = 'toolguard/claude-agent-sdk';
@@ -54,15 +67,22 @@ export function toolguardHooks(options: AdapterOptions = {}): ToolguardHooks {
   const engine = new GuardEngine(hookEngineConfig(options.engine));
   const none: HookJSONOutput = {};
   const exact = new ExactCalls(ADAPTER);
+  // Claude Code runs a response's read-only calls in parallel: every
+  // PreToolUse comes before the first post event.
+  const batches = new CallBatches();
+  const responses = new ModelResponses();
 
   /** The call as the engine sees it: the agent's own arguments, and exact mode's side file when the call was rewritten. */
   function execOf(input: { tool_name: string; tool_input: unknown; tool_use_id: string } & Parameters<typeof chainOf>[0]) {
     const rewritten = exact.take(input.tool_use_id);
+    const agentId = chainOf(input);
     return {
-      agentId: chainOf(input),
+      agentId,
       name: input.tool_name,
       argumentsJson: rewritten?.argumentsJson ?? argumentsJson(input.tool_input ?? {}),
       exitStatusFile: rewritten?.exitStatusFile,
+      // After the first call of a batch to come back, the others were issued before its result came back.
+      concurrent: responses.concurrent(agentId, batches.take(input.tool_use_id)),
     };
   }
 
@@ -93,6 +113,7 @@ export function toolguardHooks(options: AdapterOptions = {}): ToolguardHooks {
           hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: refused.reason },
         };
       }
+      batches.start(chainOf(input), input.tool_use_id);
       const rewritten = exact.start(engine, input.tool_use_id, input.tool_name, args);
       if (rewritten === null) return none;
       return { hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: JSON.parse(rewritten) } };
@@ -128,6 +149,8 @@ export function toolguardHooks(options: AdapterOptions = {}): ToolguardHooks {
 
   const forget: HookCallback = async (input) => {
     try {
+      batches.forget(chainOf(input));
+      responses.forget(chainOf(input));
       engine.forget(chainOf(input));
     } catch (error) {
       failOpen(ADAPTER, error);

@@ -165,17 +165,123 @@ export function argumentsJson(args: unknown): string {
 /**
  * Frameworks that hand each tool call the conversation so far (AI SDK, LangChain)
  * tell "the user spoke" only by a new last user message. Remembers, per chain,
- * a fingerprint of that message; `spoke` is true when it changed since the
- * chain's previous call (not on the first call: a fresh chain has nothing to reset).
+ * a fingerprint of that message. `turn` says whether it is the chain's first
+ * (`'first'`: nothing to reset, but the user's words are new), a new one
+ * since the chain's previous call (`'new'`: reset, and note the words) or the
+ * same (`'same'`); `undefined` when the conversation holds no user message.
  */
 export class UserTurns {
   private last = new Map<string, string>();
 
-  spoke(agentId: string, fingerprint: string | undefined): boolean {
-    if (fingerprint === undefined) return false;
+  turn(agentId: string, fingerprint: string | undefined): 'first' | 'new' | 'same' | undefined {
+    if (fingerprint === undefined) return undefined;
     const previous = this.last.get(agentId);
     this.last.set(agentId, fingerprint);
-    return previous !== undefined && previous !== fingerprint;
+    return previous === undefined ? 'first' : previous === fingerprint ? 'same' : 'new';
+  }
+
+  forget(agentId: string): void {
+    this.last.delete(agentId);
+  }
+}
+
+/**
+ * The text of a chat message's content as frameworks carry it: a string, or
+ * a list of parts whose `{type: 'text', text}` parts are joined by newlines.
+ */
+export function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .filter(
+      (part): part is { type: 'text'; text: string } =>
+        !!part &&
+        typeof part === 'object' &&
+        (part as { type?: unknown }).type === 'text' &&
+        typeof (part as { text?: unknown }).text === 'string',
+    )
+    .map((part) => part.text)
+    .join('\n');
+}
+
+/**
+ * The user spoke to chain `agentId`: on a new message its chain starts over,
+ * and the message's text goes to the engine (`noteUserText`: an error it
+ * quotes, reproduced, is the reported bug — the engine decides what that
+ * means). `texts(all)`: the user messages' texts — with `all` (a chain's
+ * first call) every one of the conversation so far, in order, else the last.
+ */
+export function userSpoke(
+  engine: GuardEngine,
+  agentId: string,
+  turn: ReturnType<UserTurns['turn']>,
+  texts: (all: boolean) => string[],
+): void {
+  if (turn === undefined || turn === 'same') return;
+  if (turn === 'new') engine.reset(agentId);
+  for (const text of texts(turn === 'first')) if (text) engine.noteUserText(agentId, text);
+}
+
+/**
+ * Which calls of a chain were issued by one model response, told by a value
+ * every call of that response shares and the next response does not (the AI
+ * SDK's `messages`, the conversation that prompted the response). Asked as
+ * each result comes back: every call of a response after the first to come
+ * back was issued before that result came back (`exec.concurrent`: the loop
+ * detectors record it and raise no alarm on it; they may alarm on the first,
+ * so the same batch made again after its results is still a loop).
+ */
+export class ModelResponses {
+  private last = new Map<string, { response: unknown; size: number }>();
+
+  /**
+   * Whether this call shares its response with the chain's previous call:
+   * the same `response` value and `size` (the AI SDK hands every step the
+   * same, growing `messages` array: its length tells the steps apart).
+   */
+  concurrent(agentId: string, response: unknown, size = 0): boolean {
+    if (response === undefined) return false;
+    const last = this.last.get(agentId);
+    this.last.set(agentId, { response, size });
+    return last !== undefined && last.response === response && last.size === size;
+  }
+
+  forget(agentId: string): void {
+    this.last.delete(agentId);
+  }
+}
+
+/**
+ * Parallel calls for hosts that announce each call before it runs and report
+ * its result later (a pre-call and a post-call event): a call announced while
+ * the chain's previous call has no result yet joins that call's batch. Only
+ * the call just before counts, so a call whose result never comes (refused
+ * by another hook) joins at most the next one to its batch. With
+ * {@link ModelResponses} over the batches, the calls of a batch after the
+ * first to come back are `exec.concurrent`. Bounded: past `max` open calls
+ * the oldest is dropped.
+ */
+export class CallBatches {
+  private open = new Map<string, number>();
+  private last = new Map<string, string>();
+  private next = 0;
+
+  constructor(private readonly max = 1024) {}
+
+  /** Call `id` of chain `agentId` is about to run. */
+  start(agentId: string, id: string): void {
+    const previous = this.last.get(agentId);
+    const batch = previous !== undefined && this.open.has(previous) ? this.open.get(previous)! : ++this.next;
+    this.last.set(agentId, id);
+    this.open.set(id, batch);
+    if (this.open.size > this.max) this.open.delete(this.open.keys().next().value!);
+  }
+
+  /** Call `id`'s result came back: its batch, once (`undefined`: never started). */
+  take(id: string): number | undefined {
+    const batch = this.open.get(id);
+    this.open.delete(id);
+    return batch;
   }
 
   forget(agentId: string): void {

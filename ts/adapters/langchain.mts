@@ -21,6 +21,7 @@ import { type ExactCall, GuardEngine } from 'toolguard';
 import {
   type AdapterOptions,
   type GuardVerdict,
+  ModelResponses,
   UserTurns,
   appendNotices,
   argumentsJson,
@@ -29,6 +30,8 @@ import {
   noticesOf,
   engineConfig,
   loopNotices,
+  userSpoke,
+  contentText as partsText,
 } from './common.mjs';
 
 export interface LangChainGuardOptions extends AdapterOptions {
@@ -81,19 +84,45 @@ function lastHuman(request: ToolCallRequest): string | undefined {
   return undefined;
 }
 
+/** The texts of the state's human messages (`all`), or of the last one. */
+function humanTexts(request: ToolCallRequest, all: boolean): string[] {
+  const texts = (request.state?.messages ?? []).filter((message) => message.type === 'human').map((message) => partsText(message.content));
+  return all ? texts : texts.slice(-1);
+}
+
+/**
+ * The model response that made this call: the ids of the tool calls of the
+ * AI message that holds it (`undefined` when the state does not show it).
+ */
+function responseOf(request: ToolCallRequest): string | undefined {
+  const id = request.toolCall.id;
+  if (id === undefined) return undefined;
+  const messages = request.state?.messages ?? [];
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const calls = (messages[i] as { tool_calls?: { id?: string }[] }).tool_calls;
+    if (messages[i]!.type === 'ai' && calls?.some((call) => call.id === id)) return calls.map((call) => call.id).join('\0');
+  }
+  return undefined;
+}
+
 /** The toolguard middleware: pass it in `createAgent({ middleware: [...] })`. */
 export function toolguardMiddleware(options: LangChainGuardOptions = {}) {
   const engine = new GuardEngine(engineConfig(options.engine));
   const turns = new UserTurns();
+  const responses = new ModelResponses();
   const agentIdOf = options.agentId ?? ((request: ToolCallRequest) => String(request.runtime?.configurable?.thread_id ?? 'default'));
 
   function observe(request: ToolCallRequest, message: ToolMessage | undefined, exact: ExactCall | null) {
     try {
       const agentId = agentIdOf(request);
-      if (turns.spoke(agentId, lastHuman(request))) engine.reset(agentId);
+      userSpoke(engine, agentId, turns.turn(agentId, lastHuman(request)), (all) => humanTexts(request, all));
+      // The tool calls of one AI message run in parallel (the tool node):
+      // after the first of them to come back, the others were issued
+      // before its result came back.
+      const concurrent = responses.concurrent(agentId, responseOf(request));
       const { name, args } = request.toolCall;
       return engine.observe(
-        { agentId, name, argumentsJson: argumentsJson(args ?? {}), exitStatusFile: exact?.exitStatusFile },
+        { agentId, name, argumentsJson: argumentsJson(args ?? {}), exitStatusFile: exact?.exitStatusFile, concurrent },
         // A Command (state update) or a thrown tool error has no output to scan.
         message ? { isError: message.status === 'error', text: contentText(message.content) } : { isError: true },
       );

@@ -23,13 +23,22 @@
  * bash or zsh); the guardrail reads the recorded stage statuses back.
  * @module toolguard/openai-agents
  */
-import { defineToolOutputGuardrail, type FunctionTool, type ToolOutputGuardrailDefinition } from '@openai/agents';
+import {
+  type Agent,
+  type AgentInputItem,
+  defineToolOutputGuardrail,
+  type FunctionTool,
+  type RunContext,
+  type ToolOutputGuardrailDefinition,
+} from '@openai/agents';
 import { GuardEngine } from 'toolguard';
 import {
   type AdapterOptions,
   ExactCalls,
   type GuardVerdict,
+  ModelResponses,
   appendNotices,
+  contentText,
   errorOf,
   failOpen,
   noticesOf,
@@ -47,8 +56,72 @@ export interface OpenAIAgentsGuardOptions extends AdapterOptions {
 
 const ADAPTER = 'toolguard/openai-agents';
 
-/** Each guardrail's engine and exact-mode calls in flight, for {@link guardTool}. */
-const exactOf = new WeakMap<object, { engine: GuardEngine; calls: ExactCalls }>();
+/**
+ * Which calls of a run were made by one model response. A response's function
+ * calls all start before the next model request, which waits for every one of
+ * them, so calls whose runs overlap belong to one response: a call that starts
+ * while another of the run is still running joins its batch. Calls that do not
+ * overlap (a very fast tool, `maxFunctionToolConcurrency`) get batches of their
+ * own: they are not marked concurrent, as without this.
+ */
+class Batches {
+  private runs = new WeakMap<object, { running: number; batch: number }>();
+  private of = new Map<string, number>();
+  private next = 0;
+
+  constructor(private readonly max = 1024) {}
+
+  start(run: object, callId: string): () => void {
+    let state = this.runs.get(run);
+    if (!state) {
+      state = { running: 0, batch: 0 };
+      this.runs.set(run, state);
+    }
+    if (state.running === 0) state.batch = ++this.next;
+    state.running++;
+    this.of.set(callId, state.batch);
+    if (this.of.size > this.max) this.of.delete(this.of.keys().next().value!);
+    const running = state;
+    return () => {
+      running.running--;
+    };
+  }
+
+  /** The batch of call `callId`, once (`undefined`: not run through {@link guardTool}). */
+  take(callId: string): number | undefined {
+    const batch = this.of.get(callId);
+    this.of.delete(callId);
+    return batch;
+  }
+}
+
+/** What {@link guardTool} and {@link noteUserInput} need of a guardrail made by {@link toolguardGuardrail}. */
+interface GuardInternals {
+  engine: GuardEngine;
+  calls: ExactCalls;
+  batches: Batches;
+  chainOf: (run: object, agent: string) => string;
+}
+
+const internalsOf = new WeakMap<object, GuardInternals>();
+
+/** The text of each user message among a turn's input items. */
+function userTexts(items: readonly AgentInputItem[] | undefined): string[] {
+  const texts: string[] = [];
+  for (const item of items ?? []) {
+    const message = item as { role?: unknown; content?: unknown };
+    if (message.role !== 'user') continue;
+    // Input parts are `input_text`; a plain string is the whole message.
+    const content = Array.isArray(message.content)
+      ? message.content.map((part) =>
+          part && typeof part === 'object' && (part as { type?: unknown }).type === 'input_text' ? { ...part, type: 'text' } : part,
+        )
+      : message.content;
+    const text = contentText(content);
+    if (text) texts.push(text);
+  }
+  return texts;
+}
 
 function outputText(output: unknown): string {
   return typeof output === 'string' ? output : (JSON.stringify(output) ?? '');
@@ -59,6 +132,8 @@ export function toolguardGuardrail(options: OpenAIAgentsGuardOptions = {}): Tool
   const engine = new GuardEngine(engineConfig(options.engine));
   const replace = (options.notices ?? 'replace') === 'replace';
   const calls = new ExactCalls(ADAPTER);
+  const batches = new Batches();
+  const responses = new ModelResponses();
 
   // The run context object identifies a run; ids are minted per (run, agent)
   // and freed with the run's context.
@@ -90,8 +165,11 @@ export function toolguardGuardrail(options: OpenAIAgentsGuardOptions = {}): Tool
       try {
         // `toolCall` is the model's call: the agent's own arguments, also when the tool ran a rewrite.
         const exitStatusFile = calls.take(toolCall.callId)?.exitStatusFile;
+        const agentId = idOf(context, agent.name);
+        // After the first call of a batch to come back, the others were issued before its result came back.
+        const concurrent = responses.concurrent(agentId, batches.take(toolCall.callId));
         verdict = engine.observe(
-          { agentId: idOf(context, agent.name), name: toolCall.name, argumentsJson: toolCall.arguments, exitStatusFile },
+          { agentId, name: toolCall.name, argumentsJson: toolCall.arguments, exitStatusFile, concurrent },
           resultOf(output),
         );
       } catch (error) {
@@ -110,7 +188,7 @@ export function toolguardGuardrail(options: OpenAIAgentsGuardOptions = {}): Tool
       return { behavior: { type: 'allow' }, outputInfo };
     },
   });
-  exactOf.set(guardrail, { engine, calls });
+  internalsOf.set(guardrail, { engine, calls, batches, chainOf: idOf });
   return guardrail;
 }
 
@@ -124,16 +202,51 @@ export function toolguardGuardrail(options: OpenAIAgentsGuardOptions = {}): Tool
  */
 // biome-ignore lint/suspicious/noExplicitAny: any function tool, whatever its context, parameters and result types
 export function guardTool<T extends FunctionTool<any, any, any>>(tool: T, guard: ToolOutputGuardrailDefinition): T {
-  const exact = exactOf.get(guard);
+  const exact = internalsOf.get(guard);
   if (!exact) throw new TypeError('toolguard/openai-agents: guardTool needs a guardrail made by toolguardGuardrail()');
   const invoke = tool.invoke;
   return {
     ...tool,
     outputGuardrails: [...(tool.outputGuardrails ?? []), guard],
-    invoke: (runContext, input, details) => {
+    invoke: async (runContext, input, details) => {
       const id = details?.toolCall?.callId;
       const rewritten = id === undefined ? null : exact.calls.start(exact.engine, id, tool.name, input);
-      return invoke(runContext, rewritten ?? input, details);
+      const done = id === undefined ? undefined : exact.batches.start(runContext, id);
+      try {
+        return await invoke(runContext, rewritten ?? input, details);
+      } finally {
+        done?.();
+      }
     },
   };
+}
+
+/** What {@link noteUserInput} listens on: an `Agent` or a `Runner` (both emit `agent_start`). */
+export interface AgentStartEmitter {
+  on(
+    type: 'agent_start',
+    // biome-ignore lint/suspicious/noExplicitAny: any agent and context types
+    listener: (context: RunContext<any>, agent: Agent<any, any>, turnInput?: AgentInputItem[]) => void,
+  ): unknown;
+}
+
+/**
+ * Hand the user's messages to `guard`'s engine: every time an agent starts
+ * on a run (`agent_start` of `target`, an `Agent` or a `Runner`), the user
+ * messages of its input go to `noteUserText` for that run's chain, so a
+ * reproduction printing the error the user quoted is a `context` notice,
+ * not an `error` (the engine decides; docs/shell-model.md). A guardrail alone
+ * never sees the conversation.
+ */
+export function noteUserInput(guard: ToolOutputGuardrailDefinition, target: AgentStartEmitter): void {
+  const internals = internalsOf.get(guard);
+  if (!internals) throw new TypeError('toolguard/openai-agents: noteUserInput needs a guardrail made by toolguardGuardrail()');
+  target.on('agent_start', (context, agent, turnInput) => {
+    try {
+      const id = internals.chainOf(context, agent.name);
+      for (const text of userTexts(turnInput)) internals.engine.noteUserText(id, text);
+    } catch (error) {
+      failOpen(ADAPTER, error);
+    }
+  });
 }

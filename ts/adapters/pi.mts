@@ -19,7 +19,16 @@
  */
 import type { ExtensionAPI, ExtensionFactory, ToolResultEvent } from '@mariozechner/pi-coding-agent';
 import { GuardEngine } from 'toolguard';
-import { type AdapterOptions, ExactCalls, type GuardVerdict, argumentsJson, engineConfig, failOpen, foldIntoBlocks } from './common.mjs';
+import {
+  type AdapterOptions,
+  ExactCalls,
+  type GuardVerdict,
+  ModelResponses,
+  argumentsJson,
+  engineConfig,
+  failOpen,
+  foldIntoBlocks,
+} from './common.mjs';
 
 export interface PiGuardOptions extends AdapterOptions {
   /** Where reminders and notices go: appended to the result (default) or as pi custom messages. */
@@ -51,6 +60,12 @@ export function toolguard(options: PiGuardOptions = {}): ExtensionFactory {
     // Built at load: a bad config fails the extension instead of falling back.
     const engine = new GuardEngine(engineConfig(options.engine));
     const exact = new ExactCalls('toolguard/pi');
+    // pi's turn is one assistant message and the tool calls it made: each
+    // turn_start opens a new one (numbered here, so a new prompt's turn 0
+    // is not the last prompt's).
+    const responses = new ModelResponses();
+    let turns = 0;
+    let turn = 0;
 
     // Same order as appended notices: the reminder, the loop alarm, then a context failure's notice.
     function send(verdict: GuardVerdict): void {
@@ -82,6 +97,9 @@ export function toolguard(options: PiGuardOptions = {}): ExtensionFactory {
             name: event.toolName,
             argumentsJson: rewritten?.argumentsJson ?? argumentsJson(event.input),
             exitStatusFile: rewritten?.exitStatusFile,
+            // After the first result of a turn to come back, its other calls
+            // were issued before that result came back.
+            concurrent: responses.concurrent(ctx.sessionManager.getSessionId(), turn),
           },
           { isError: event.isError, content: event.content },
         );
@@ -93,9 +111,21 @@ export function toolguard(options: PiGuardOptions = {}): ExtensionFactory {
       return patchFor(event, verdict, !asMessages);
     });
 
-    // The user spoke (typed, over RPC, or an extension's sendUserMessage): the chain starts over.
-    pi.on('input', (_event, ctx) => {
-      engine.reset(ctx.sessionManager.getSessionId());
+    pi.on('turn_start', () => {
+      turn = ++turns;
+    });
+
+    // The user spoke (typed, over RPC, or an extension's sendUserMessage): the
+    // chain starts over, and the errors the text quotes are the reported bug
+    // (a reproduction printing one is context, not error).
+    pi.on('input', (event, ctx) => {
+      try {
+        const id = ctx.sessionManager.getSessionId();
+        engine.reset(id);
+        if (event.text) engine.noteUserText(id, event.text);
+      } catch (error) {
+        failOpen('toolguard/pi', error);
+      }
       return { action: 'continue' };
     });
 

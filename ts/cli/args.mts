@@ -18,10 +18,12 @@ export function parseCommandLine<O extends Options>(argv: readonly string[], opt
     const flag = /'(-[^' ]+)/.exec(e.message)?.[1] ?? '';
     if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new UsageError(`unknown option ${flag}`);
     if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
-      const takesValue = Object.entries(options).some(
-        ([name, o]) => o.type === 'string' && (flag === `--${name}` || flag === `-${o.short}`),
-      );
-      throw new UsageError(takesValue ? `${flag} needs a value` : `${flag} takes no value`);
+      const option = Object.entries(options).find(([name, o]) => o.type === 'string' && (flag === `--${name}` || flag === `-${o.short}`));
+      if (!option) throw new UsageError(`${flag} takes no value`);
+      // parseArgs reads a value that starts with '-' (`-j -1`, `--shard -1/4`) as the next option.
+      const next = argv[argv.indexOf(flag) + 1];
+      const dashed = next?.startsWith('-') && next !== '--' ? ` (${next} reads as an option: write --${option[0]}=${next})` : '';
+      throw new UsageError(`${flag} needs a value${dashed}`);
     }
     throw new UsageError(e.message);
   }

@@ -4,6 +4,8 @@
 // and prints the report.
 
 import {
+  accessSync,
+  constants,
   type Dirent,
   closeSync,
   lstatSync,
@@ -23,7 +25,7 @@ import { Auditor, detectLogFormat, native } from 'toolguard';
 
 import { oneOf, parseCommandLine, UsageError } from './args.mjs';
 import { checkWithEngine, ConfigError, readConfig } from './config.mjs';
-import { renderHuman, type Style } from './render.mjs';
+import { oneLine, renderHuman, type Style } from './render.mjs';
 import { renderJunit, renderSarif, unread } from './reports.mjs';
 import { renderHtml, writeHtmlReport } from './html.mjs';
 import {
@@ -293,10 +295,18 @@ function parseOptions(argv: string[]): Options {
   if (values.json && values.report !== undefined && values.report !== 'json')
     throw new UsageError(`--json and --report ${values.report} disagree`);
   if (values.color && values['no-color']) throw new UsageError('--color and --no-color disagree');
+  const report = values.json ? 'json' : oneOf('--report', values.report, REPORTS, 'table');
+  // Both would go to stdout, one after the other (the report was dropped, or mixed with the page).
+  if (values.html === '-' && report !== 'table') throw new UsageError(`--html - and --report ${report} both write to stdout`);
+  // The stream keeps no session, so the one page would have none.
+  if (report === 'jsonl' && values.html !== undefined && values.html !== '-' && !isFolderTarget(values.html))
+    throw new UsageError(
+      '--report jsonl keeps no session for a one-page --html FILE: give a folder (--html DIR/, a page a run) or another --report',
+    );
   return {
     paths: positionals,
     config: values.config,
-    report: values.json ? 'json' : oneOf('--report', values.report, REPORTS, 'table'),
+    report,
     format: oneOf('--format', values.format, FORMATS, 'auto'),
     failOn: oneOf('--fail-on', values['fail-on'], FAIL_ON, 'any'),
     color: values['no-color'] ? false : values.color ? true : undefined,
@@ -315,7 +325,11 @@ export function parseSince(text: string, now = Date.now()): number {
   const age = /^(\d+)([mhd])$/.exec(text);
   if (age) return now - Number(age[1]) * { m: 60e3, h: 3600e3, d: 86400e3 }[age[2] as 'm' | 'h' | 'd'];
   const ms = Date.parse(text);
-  if (Number.isNaN(ms))
+  // Date.parse reads a bare number as a year ('1': 2001) and rolls a day
+  // past the month's end over ('2025-02-30': 2 March): neither is what was meant.
+  const day = /^(\d{4})-(\d{2})-(\d{2})/.exec(text);
+  const rolled = day !== null && new Date(Date.UTC(+day[1], +day[2] - 1, +day[3])).getUTCDate() !== +day[3];
+  if (Number.isNaN(ms) || /^\d+$/.test(text.trim()) || rolled)
     throw new UsageError(`--since must be a date (2025-10-01, 2025-10-01T12:00Z) or an age (30m, 12h, 7d) (got ${JSON.stringify(text)})`);
   return ms;
 }
@@ -619,6 +633,10 @@ export function audit(argv: string[]): number {
   try {
     return runAudit(argv);
   } catch (e) {
+    // `toolguard audit --report jsonl … | head`: the reader went away (a
+    // write in a report callback, which stops the batch); what is left to
+    // print is not wanted, as bin/toolguard.mjs treats stdout's EPIPE.
+    if ((e as NodeJS.ErrnoException).code === 'EPIPE') return 0;
     if (!(e instanceof UsageError || e instanceof ConfigError)) throw e;
     process.stderr.write(`toolguard audit: ${e.message}\n${e instanceof UsageError ? "Try 'toolguard audit --help'.\n" : ''}`);
     return 2;
@@ -655,10 +673,29 @@ function runAudit(argv: string[]): number {
   const progress = process.stderr.isTTY && (total >= 16e6 || inputs.length >= 200) ? new Progress(process.stderr) : undefined;
   const stream = options.report === 'jsonl';
   const htmlDir = options.html !== undefined && options.html !== '-' && isFolderTarget(options.html) ? options.html : undefined;
-  const folder =
-    htmlDir === undefined
-      ? undefined
-      : new HtmlFolder(htmlDir, (session, back) => renderHtml(oneSession(session, options.failOn), new Date(), { back }));
+  // A one-page report is written after the audit: a folder it cannot go in
+  // is said now, not after hours of a large collection.
+  if (options.html !== undefined && options.html !== '-' && htmlDir === undefined) {
+    const parent = dirname(resolve(options.html));
+    try {
+      if (!statSync(parent).isDirectory()) throw new Error(`${parent} is not a folder`);
+      accessSync(parent, constants.W_OK);
+    } catch (e) {
+      process.stderr.write(`toolguard audit: cannot write the HTML report to ${options.html}: ${(e as Error).message}\n`);
+      return 2;
+    }
+  }
+  let folder: HtmlFolder | undefined;
+  // The first page or folder that could not be written: the rest are not tried.
+  let folderError: string | undefined;
+  if (htmlDir !== undefined) {
+    try {
+      folder = new HtmlFolder(htmlDir, (session, back) => renderHtml(oneSession(session, options.failOn), new Date(), { back }));
+    } catch (e) {
+      process.stderr.write(`toolguard audit: cannot write the HTML report to ${htmlDir}: ${(e as Error).message}\n`);
+      return 2;
+    }
+  }
   // A stream keeps the top of the ranking only; other reports hold every session anyway.
   const dataset = new DatasetSummary(stream ? 20 : 50);
   const totals = new Totals();
@@ -678,12 +715,21 @@ function runAudit(argv: string[]): number {
       waste = foldWaste(waste, session.waste);
       totals.add(session);
       dataset.add(session, count);
-      folder?.add(session, count);
+      if (folder && folderError === undefined) {
+        try {
+          folder.add(session, count);
+        } catch (e) {
+          folderError = (e as Error).message;
+        }
+      }
       count++;
       if (unread(session)) {
         unreadCount++;
-        // An empty file was read: say so, not only that nothing could be read.
-        if (unreadNames.length < 20) unreadNames.push(session.bytes === 0 ? `${session.file}: empty` : session.file);
+        // Say why when the file as a whole could not be read (it could not be
+        // opened, it is binary) or was empty, not only that nothing could be read.
+        const whole = session.errors.find((e) => e.line === null);
+        const why = whole ? `: ${whole.message}` : session.bytes === 0 ? ': empty' : '';
+        if (unreadNames.length < 20) unreadNames.push(oneLine(`${session.file}${why}`)); // a name may hold a terminal escape
       }
       if (stream) writeAll(1, JSON.stringify(session) + '\n');
       else sessions.push(session);
@@ -711,7 +757,18 @@ function runAudit(argv: string[]): number {
   (summary as AuditDocument['summary']).waste = waste;
   summary.dataset = dataset.result();
   const document: AuditDocument = { sessions, summary };
-  folder?.finish();
+  if (folder && folderError === undefined) {
+    try {
+      folder.finish();
+    } catch (e) {
+      folderError = (e as Error).message;
+    }
+  }
+  if (folderError !== undefined) {
+    process.stderr.write(`toolguard audit: cannot write the HTML report to ${htmlDir}: ${folderError}\n`);
+    return 2;
+  }
+  if (folder) process.stderr.write(`toolguard audit: wrote the HTML report to ${join(htmlDir!, 'index.html')} (and ${count} run pages)\n`);
   // The HTML report; returns an exit code when it took stdout (or failed).
   const done = options.html === undefined || folder !== undefined ? undefined : writeHtmlReport(document, options.html);
   if (done !== undefined) return done;
@@ -729,7 +786,7 @@ function runAudit(argv: string[]): number {
   // (No sessions at all is no failure: --since left nothing newer to read.)
   if (count > 0 && unreadCount === count) {
     process.stderr.write(
-      `toolguard audit: no input could be read (${unreadNames.join(', ')}${count > unreadNames.length ? ', …' : ''}): nothing was audited\n`,
+      `toolguard audit: no input could be read (${unreadNames.join('; ')}${count > unreadNames.length ? '; …' : ''}): nothing was audited\n`,
     );
     return 2;
   }

@@ -85,7 +85,7 @@ export function readConfig(path: string): LoadedConfig {
   if (value === null) return { path, config: {} };
   if (typeof value !== 'object' || Array.isArray(value)) {
     throw new ConfigError(
-      `${path}: a config is a mapping {repeat?, loudFailure?} (got ${Array.isArray(value) ? 'a list' : typeof value})`,
+      `${path}: a config is a mapping {repeat?, loudFailure?, loops?, exactMode?} (got ${Array.isArray(value) ? 'a list' : typeof value})`,
       { code: 'TOOLGUARD_WRONG_TYPE', path: [], file: path },
     );
   }

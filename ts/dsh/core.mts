@@ -11,7 +11,7 @@ import type { Agent } from '@deepseek-ai/dsh-agent';
 import type { PostToolDecision, ToolExecution, ToolExecutionResult } from '@deepseek-ai/dsh-tools';
 import type { UserMessage } from '@deepseek-ai/dsh-session';
 import { GuardEngine, observeCall, observeCallValue } from 'toolguard';
-import { ASYNC_SCAN_THRESHOLD } from '../adapters/common.mjs';
+import { ASYNC_SCAN_THRESHOLD, ModelResponses } from '../adapters/common.mjs';
 
 /** Engine configuration, as `new GuardEngine()` takes it. */
 export type EngineConfig = ConstructorParameters<typeof GuardEngine>[0];
@@ -46,6 +46,13 @@ export interface ListenerOptions {
    * event loop (`observeAsync`). Default {@link ASYNC_SCAN_THRESHOLD}.
    */
   asyncScanThreshold?: number;
+  /**
+   * Whether the calls of one step (one model response, between two
+   * `agent/pre-step` events) after the first to come back are marked
+   * `exec.concurrent`: they were issued before that result came back, so
+   * the loop detectors raise no alarm on them.
+   */
+  parallel?: boolean;
 }
 
 // Shared with the MCP proxy; measured and explained in adapters/common.
@@ -104,6 +111,7 @@ export function installGuard(ctx: Context, options: ListenerOptions): void {
   const agentIds = new WeakMap<Agent, string>();
   const forgotten = new FinalizationRegistry<string>((id) => {
     try {
+      responses.forget(id);
       engine.forget(id);
     } catch (error) {
       warn(error);
@@ -126,6 +134,11 @@ export function installGuard(ctx: Context, options: ListenerOptions): void {
   }
 
   const asyncThreshold = options.asyncScanThreshold ?? ASYNC_SCAN_THRESHOLD;
+  // The step each agent is in (numbered across agents): every tool call of
+  // a step comes from the one model response of that step.
+  const steps = new WeakMap<Agent, number>();
+  let nextStep = 0;
+  const responses = new ModelResponses();
 
   // A repeat-only plugin needs no result: it takes the positional
   // `observeCall`, which skips the class-method dispatch and the property reads
@@ -149,6 +162,7 @@ export function installGuard(ctx: Context, options: ListenerOptions): void {
     }
     const call = {
       agentId,
+      concurrent: options.parallel === true && agentId !== undefined && responses.concurrent(agentId, steps.get(exec.agent!)),
       name: exec.name,
       // Arguments cross as JSON text: much cheaper through N-API than the object.
       // Without an agent the engine never reads them.
@@ -212,14 +226,28 @@ export function installGuard(ctx: Context, options: ListenerOptions): void {
 
   if (options.repeat) {
     ctx.on('agent/pre-step', ({ agent, messages }, next) => {
-      if (messages.some((message) => message.source.kind === 'user')) {
-        const id = agentIds.get(agent);
-        if (id !== undefined) {
-          try {
-            engine.reset(id);
-          } catch (error) {
-            warn(error);
+      if (options.parallel) steps.set(agent, ++nextStep);
+      const spoken = messages.filter((message) => message.source.kind === 'user');
+      if (spoken.length > 0) {
+        try {
+          // An agent seen for the first time has nothing to reset, but the
+          // task it was given is what the user reported.
+          const known = agentIds.get(agent);
+          if (known !== undefined) engine.reset(known);
+          // With scanning on: the errors the user quotes are the reported bug
+          // (a reproduction printing one is context, not error; docs/shell-model.md).
+          if (options.scan) {
+            const id = idOf(agent);
+            for (const message of spoken) {
+              const text = message.content
+                .filter((block) => block.type === 'text')
+                .map((block) => (block as { text: string }).text)
+                .join('\n');
+              if (text) engine.noteUserText(id, text);
+            }
           }
+        } catch (error) {
+          warn(error);
         }
       }
       return next();

@@ -45,6 +45,7 @@ export function apply(ctx: PluginContext, config: Config): void {
     scan: true,
     scanValue: loudFailure?.scanValue === true,
     deny: loops !== false && loops.deny !== undefined && loops.deny !== false,
+    parallel: loops !== false,
   });
 }
 

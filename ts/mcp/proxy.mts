@@ -43,6 +43,7 @@ import {
   failOpen,
   foldIntoBlocks,
   loopNotices,
+  ModelResponses,
 } from '../adapters/common.mjs';
 import { checkWithEngine, readConfig } from '../cli/config.mjs';
 
@@ -149,6 +150,8 @@ function taskIdOf(result: unknown): string | undefined {
 interface Call {
   name: string;
   arguments: unknown;
+  /** The calls the client made while others were awaiting their result share one batch. */
+  batch: number;
 }
 
 function textSize(content: CallToolResultLike['content']): number {
@@ -172,6 +175,18 @@ export class McpGuard {
    */
   private tasks = new Map<string, Call>();
 
+  /**
+   * The batch a new call joins: the previous call's while that call awaits
+   * its result, else a new one. The proxy sees what the definition of
+   * `exec.concurrent` asks: a call sent before the previous call's result
+   * came back (a client's parallel calls of one model turn). Only the call
+   * just before counts, so a call the server never answers joins at most
+   * the next one to its batch.
+   */
+  private batch = 0;
+  private lastSent: Id | undefined;
+  private responses = new ModelResponses();
+
   constructor(private readonly engine: GuardEngine) {}
 
   /**
@@ -184,7 +199,9 @@ export class McpGuard {
     try {
       if ('id' in message && message.method === 'tools/call') {
         const params = (message.params ?? {}) as { name?: unknown; arguments?: unknown };
-        const call = { name: String(params.name ?? ''), arguments: params.arguments ?? {} };
+        if (this.lastSent === undefined || !this.pending.has(this.lastSent)) this.batch++;
+        this.lastSent = message.id;
+        const call = { name: String(params.name ?? ''), arguments: params.arguments ?? {}, batch: this.batch };
         const refusal = this.engine.check({ agentId: SESSION, name: call.name, argumentsJson: argumentsJson(call.arguments) });
         if (refusal) return { jsonrpc: '2.0', id: message.id, result: deniedResult(refusal) } as JSONRPCMessage;
         remember(this.pending, message.id, call);
@@ -231,7 +248,9 @@ export class McpGuard {
     const result = 'result' in message && isCallToolResult(message.result) ? message.result : undefined;
     let verdict: GuardVerdict | null | Promise<GuardVerdict | null>;
     try {
-      const exec = { agentId: SESSION, name: call.name, argumentsJson: argumentsJson(call.arguments) };
+      // After the first call of a batch to come back, the others were sent before its result came back.
+      const concurrent = this.responses.concurrent(SESSION, call.batch);
+      const exec = { agentId: SESSION, name: call.name, argumentsJson: argumentsJson(call.arguments), concurrent };
       if (result === undefined) {
         // A failed call advances the detectors; a due alarm joins the error's message,
         // the only text of it the client shows the model.

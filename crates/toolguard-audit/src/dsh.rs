@@ -464,6 +464,17 @@ pub(super) fn line(
             if kind == Some("user") && !inherited {
                 let agent = run.dsh.agent(report);
                 run.reset(&agent);
+                // The errors the user quotes are the reported bug (docs/shell-model.md).
+                if let Some(Value::Array(blocks)) = data.get("content") {
+                    let text: Vec<&str> = blocks
+                        .iter()
+                        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+                        .filter_map(|b| b.get("text").and_then(Value::as_str))
+                        .collect();
+                    if !text.is_empty() {
+                        run.note_user_text(&agent, &text.join("\n"));
+                    }
+                }
             }
         }
         "assistant/message" if !inherited => match AssistantData::deserialize(&event["data"]) {

@@ -644,3 +644,123 @@ fn a_300_call_loop_is_one_finding_numbered_as_the_timeline() {
     assert!(l.text.contains("calls #6, #7, #8"), "{}", l.text);
     assert!(l.evidence.contains("#6, …, #294"), "{}", l.evidence);
 }
+
+/// Trace lines of a reproduction: the script run reproduces the error the
+/// user quoted (adapters3; issue 22).
+fn reproduction_trace(user: &str) -> String {
+    let tb = "Traceback (most recent call last):\n  File \"/w/repro.py\", line 2, in <module>\n";
+    let run = serde_json::json!({"tool":"bash","arguments":{"command":"cd /w && python repro.py"},
+        "output": format!("{tb}RuntimeError: Dropped elements in sequence 9 at /w/a.py\n"),"exitCode":0});
+    format!("{user}\n{run}")
+}
+
+#[test]
+fn trace_user_text_makes_a_reproduced_error_context() {
+    let verdicts = |text: &str| -> Vec<String> {
+        let report = audit(text.as_bytes(), Format::Trace);
+        assert!(report.errors.is_empty(), "{:?}", report.errors);
+        report
+            .failures
+            .iter()
+            .map(|f| f.verdict.as_str().to_owned())
+            .collect()
+    };
+    // The user spoke, but the trace says nothing of what: the traceback is an error.
+    assert_eq!(
+        verdicts(&reproduction_trace(r#"{"type":"user"}"#)),
+        ["error"]
+    );
+    let issue = serde_json::json!({"type":"user","text":"Combining fails with\nRuntimeError: Dropped elements in sequence 3 at /tmp/x.py\nplease fix"});
+    assert_eq!(
+        verdicts(&reproduction_trace(&issue.to_string())),
+        ["context"]
+    );
+    let bad = audit(br#"{"type":"user","text":3}"#, Format::Trace);
+    assert_eq!(bad.errors.len(), 1);
+    assert!(bad.errors[0].message.contains("\"text\" must be a string"));
+}
+
+#[test]
+fn trace_concurrent_calls_raise_no_loop_alarm() {
+    let lines = |concurrent: bool| -> String {
+        (0..9)
+            .map(|i| {
+                serde_json::json!({"tool":"read_file","arguments":{"path":"a.py"},"output":"x = 1\n",
+                    "concurrent": concurrent && i > 0})
+                .to_string()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let config = Config {
+        loops: Some(toolguard_core::config::LoopsConfig::default()),
+        ..Config::default()
+    };
+    let with_loops = |text: String| {
+        let mut auditor = Auditor::new(&config).unwrap();
+        one(auditor.audit_reader(
+            "t.jsonl".into(),
+            text.as_bytes(),
+            Format::Trace,
+            &mut |_| {},
+        ))
+    };
+    let parallel = with_loops(lines(true));
+    assert!(parallel.errors.is_empty(), "{:?}", parallel.errors);
+    assert!(parallel.loops.is_empty(), "{:?}", parallel.loops.len());
+    let serial = with_loops(lines(false));
+    assert!(!serial.loops.is_empty());
+    let bad = audit(
+        br#"{"tool":"bash","output":"x","concurrent":"yes"}"#,
+        Format::Trace,
+    );
+    assert!(bad.errors[0]
+        .message
+        .contains("\"concurrent\" must be a boolean"));
+}
+
+#[test]
+fn dsh_log_user_message_text_makes_a_reproduced_error_context() {
+    let tb = "Traceback (most recent call last):\n  File \"/w/repro.py\", line 2, in <module>\nRuntimeError: Dropped elements in sequence 9 at /w/a.py\n";
+    let prompt = |text: &str| {
+        serde_json::json!({"type":"user/message","seq":1,"time":1,
+            "data":{"content":[{"type":"text","text":text}],"source":{"kind":"user"},"role":"user","id":"u"}})
+        .to_string()
+    };
+    let verdicts = |first: String| -> Vec<&'static str> {
+        let report = audit(
+            &log(&[
+                first,
+                call(2, "c1", "bash", r#"{"command":"cd /w && python repro.py"}"#),
+                result(3, "c1", tb, false),
+            ]),
+            Format::Dsh,
+        );
+        report.failures.iter().map(|f| f.verdict.as_str()).collect()
+    };
+    assert_eq!(verdicts(prompt("please look at the combiner")), ["error"]);
+    assert_eq!(
+        verdicts(prompt(
+            "Combining fails with\nRuntimeError: Dropped elements in sequence 3 at /tmp/x.py"
+        )),
+        ["context"]
+    );
+}
+
+#[test]
+fn trace_reader_scans_every_default_shell_tool_without_case() {
+    // The one default list (rules/shell-tools.json), as the hook and the adapters use it.
+    let out = "Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\nValueError: bad input\n";
+    for tool in toolguard_core::shell::default_shell_tools() {
+        for name in [tool.clone(), tool.to_uppercase()] {
+            let line = serde_json::json!({"tool": name, "arguments": {"command": "python app.py"}, "output": out});
+            let report = audit(line.to_string().as_bytes(), Format::Trace);
+            assert_eq!(report.failures.len(), 1, "{name} is a shell tool");
+        }
+    }
+    let other =
+        serde_json::json!({"tool": "read_file", "arguments": {"path": "app.py"}, "output": out});
+    assert!(audit(other.to_string().as_bytes(), Format::Trace)
+        .failures
+        .is_empty());
+}

@@ -3,7 +3,8 @@
 //!
 //! ```text
 //! {"agentId":"main","tool":"bash","arguments":{"command":"make"},"output":"…","exitCode":0}
-//! {"agentId":"main","type":"user"}      the user spoke: that agent's chain starts over
+//! {"agentId":"main","type":"user","text":"…"}  the user spoke: that agent's chain starts over
+//!                                               (`text`, optional: what the user said)
 //! {"agentId":"main","type":"end"}       the agent is gone: its chain is dropped
 //! ```
 
@@ -41,7 +42,21 @@ pub(super) fn line(
     };
     match kind {
         "call" => call(run, report, number, agent, event),
-        "user" => run.reset(agent),
+        "user" => {
+            let text = match event.get("text") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(text)) => Some(text.as_str()),
+                Some(_) => {
+                    report.error(Some(number), "\"text\" must be a string".to_owned());
+                    None
+                }
+            };
+            run.reset(agent);
+            // The errors the user quotes are the reported bug (docs/shell-model.md).
+            if let Some(text) = text {
+                run.note_user_text(agent, text);
+            }
+        }
         "end" => run.end_agent(agent),
         other => report.error(
             Some(number),
@@ -127,6 +142,16 @@ fn call(
             }
         },
     }
+    // Issued before the previous call's result came back (parallel calls
+    // of one model turn): recorded, never alarmed on (docs/loops.md).
+    let concurrent = match event.get("concurrent") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => {
+            report.error(Some(number), "\"concurrent\" must be a boolean".to_owned());
+            return;
+        }
+    };
     let cost = match cost(event) {
         Ok(cost) => cost,
         Err(message) => {
@@ -149,7 +174,7 @@ fn call(
         seq: None,
         turn: None,
         cost,
-        concurrent: false,
+        concurrent,
     };
     let output = Output {
         is_error,

@@ -109,12 +109,7 @@ pub fn start(args: &[String], env: Env) -> Start {
             stderr: String::new(),
         });
     }
-    let ms = env("TOOLGUARD_HOOK_TIMEOUT_MS").map_or(HOOK_TIMEOUT_MS, |v| number_of(&v));
-    let timeout_ms = if ms.is_finite() && ms > 0.0 {
-        ms
-    } else {
-        HOOK_TIMEOUT_MS
-    };
+    let timeout_ms = timeout_of(env).unwrap_or(HOOK_TIMEOUT_MS);
     // `--config`, else `$TOOLGUARD_CONFIG`; an empty path is none.
     let config = flags
         .config
@@ -135,14 +130,33 @@ pub fn timeout_answer(timeout_ms: f64) -> Answer {
 /// [`MAX_INPUT`] + 1) with the session lock waited for until `deadline`.
 pub fn answer(config: Option<&str>, input: &[u8], env: Env, deadline: Instant) -> Answer {
     let mut stdout = Vec::new();
-    match run(config, input, env, deadline, &mut stdout) {
+    let mut done = match run(config, input, env, deadline, &mut stdout) {
         Ok(()) => Answer {
             code: 0,
             stdout,
             stderr: String::new(),
         },
         Err(Failure(reason)) => Answer::failed(&reason),
+    };
+    // A deadline that is set but unusable is said on every answer (the hook
+    // still runs, on the default: a bad setting never drops the tool call).
+    if let (Some(set), None) = (env("TOOLGUARD_HOOK_TIMEOUT_MS"), timeout_of(env)) {
+        done.stderr.insert_str(
+            0,
+            &format!(
+                "toolguard hook: TOOLGUARD_HOOK_TIMEOUT_MS={set:?} is not a positive number of milliseconds; the default {} ms is used\n",
+                js_number(HOOK_TIMEOUT_MS)
+            ),
+        );
     }
+    done
+}
+
+/// `TOOLGUARD_HOOK_TIMEOUT_MS` when it is set to a positive number; `None`
+/// when it is unset or unusable.
+fn timeout_of(env: Env) -> Option<f64> {
+    let ms = number_of(&env("TOOLGUARD_HOOK_TIMEOUT_MS")?);
+    (ms.is_finite() && ms > 0.0).then_some(ms)
 }
 
 /// A number from an environment variable (trimmed; anything that is not a
@@ -854,7 +868,7 @@ mod tests {
         );
         let prompt = serde_json::json!({"session_id": "s1", "hook_event_name": "UserPromptSubmit"});
         // Not written by the agent: the hidden traceback is an error.
-        let out = run_events(&dir, &[run.clone()]);
+        let out = run_events(&dir, std::slice::from_ref(&run));
         assert!(out[0].contains(r#""decision":"block""#), "{}", out[0]);
         // Written in an earlier event (another process): a reproduction, context only,
         // also after the user spoke.
@@ -873,6 +887,37 @@ mod tests {
             assert!(printed.contains("python-traceback"), "{printed}");
         }
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn an_unusable_deadline_is_said_and_the_default_used() {
+        let deadline = Instant::now() + std::time::Duration::from_secs(5);
+        let input = br#"{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{},"tool_response":"x"}"#;
+        for (value, said) in [("abc", true), ("-5", true), ("0", true), ("250", false)] {
+            let env = move |key: &str| match key {
+                "TOOLGUARD_HOOK_TIMEOUT_MS" => Some(value.to_string()),
+                "TOOLGUARD_STATE_DIR" => Some(
+                    std::env::temp_dir()
+                        .join("tg-hook-timeout-env")
+                        .to_string_lossy()
+                        .into_owned(),
+                ),
+                _ => None,
+            };
+            let a = answer(None, input, &env, deadline);
+            assert_eq!(a.code, 0, "{value}");
+            assert_eq!(
+                a.stderr.contains("TOOLGUARD_HOOK_TIMEOUT_MS"),
+                said,
+                "{value}: {}",
+                a.stderr
+            );
+            let timeout = match start(&[], &env) {
+                Start::Read { timeout_ms, .. } => timeout_ms,
+                Start::Answer(_) => unreachable!(),
+            };
+            assert_eq!(timeout, if said { HOOK_TIMEOUT_MS } else { 250.0 });
+        }
     }
 
     #[test]

@@ -322,8 +322,10 @@ function ohV0Stream(text) {
 function miniSweTerminal(text) {
   const t = text.replace(ANSI, '');
   const calls = [];
+  // at a line start only: LiteLLM's rich tracebacks echo earlier observations as
+  // `'text': '<returncode>0</returncode>…'` inside their frames, and those are no calls
   const re =
-    /<returncode>(-?\d+)<\/returncode>|^The last command <command>[\s\S]*?<\/command>\s+timed\s+out\s+and\s+has\s+been\s+killed\./gm;
+    /^<returncode>(-?\d+)<\/returncode>|^The last command <command>[\s\S]*?<\/command>\s+timed\s+out\s+and\s+has\s+been\s+killed\./gm;
   let m;
   let prev = 0;
   for (m = re.exec(t); m; m = re.exec(t)) {

@@ -2,6 +2,16 @@
 // before recording (path → content). Small, each made to produce one real
 // behaviour: a crash, a recovered error, a warnings-only build, a failing test.
 export const files = {
+  // ---------- silent6: look-alikes of the HTML error page, child exit status and failure-line signals ----------
+  'site/docs.html': `<!doctype html>\n<html lang="en">\n<head><title>Handling 404 errors in Flask</title></head>\n<body>\n<h1>Custom error pages</h1>\n<p>Return your own page when a route is not found: register a handler for 404 Not Found.</p>\n</body>\n</html>\n`,
+  'site/404.html': `<!doctype html>\n<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>\n`,
+  'site/index.html': `<!doctype html>\n<html><head><title>Status board</title></head><body><h1>All systems operational</h1><p>Last incident: 500 Internal Server Error on the API, resolved.</p></body></html>\n`,
+  'jobs/run_jobs.py': `import subprocess, sys\nfailed = 0\nfor name, code in [("lint", "pass"), ("test", "import sys; sys.exit(3)"), ("docs", "pass")]:\n    r = subprocess.run([sys.executable, "-c", code])\n    print(f"job {name} finished with exit code {r.returncode}")\n    failed += r.returncode != 0\nprint(f"{failed} of 3 jobs failed")\n`,
+  'jobs/run_ok.py': `import subprocess, sys\nfor name in ["lint", "test", "docs"]:\n    r = subprocess.run([sys.executable, "-c", "pass"])\n    print(f"job {name} finished with exit code {r.returncode}")\nprint("exits with code 1 when a job fails; none did")\n`,
+  'jobs/check_call.py': `import subprocess\ntry:\n    subprocess.run(["sh", "-c", "exit 2"], check=True)\nexcept subprocess.CalledProcessError as e:\n    print(f"warning: {e}")\nprint("report written")\n`,
+  'jobs/upload.sh': `#!/bin/sh\nfor f in a.txt b.txt; do\n  if [ -e "/nonexistent/$f" ]; then echo "uploaded $f"; else echo "Upload of $f skipped"; fi\ndone\necho "Upload failed: 2 of 2 files missing"\n`,
+  'jobs/verify.sh': `#!/bin/sh\necho "Verifying 3 uploads"\nfor f in a b c; do echo "  $f: ok"; done\necho "None failed."\n`,
+  'jobs/build.sh': `#!/bin/sh\necho "Compiling 4 modules"\necho "module core: ok"\necho "module ui: syntax error at ui.js:3"\necho "Build failed."\nexit 0\n`,
   // ---------- Python ----------
   'py/crash.py': `import json\n\ndef load(text):\n    return json.loads(text)\n\nprint("loading config")\nprint(load(""))\n`,
   'py/keyerror.py': `def lookup(d, k):\n    return d[k]\n\ndef main():\n    cfg = {"name": "site"}\n    print("building", cfg["name"])\n    print(lookup(cfg, "toc"))\n\nmain()\n`,

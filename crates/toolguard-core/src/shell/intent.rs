@@ -485,7 +485,9 @@ pub fn adjust(
     });
     // A fallback message that says the command failed, printed: the fallback
     // ran, so the command before it failed; not a probe's asked-for answer.
-    let probe = model.probe && !fallback_said_failure(model, text, &table.fallback_failure);
+    let probe = model.probe
+        && !fallback_said_failure(model, text, &table.fallback_failure)
+        && !fallback_unanswered(model, text);
     // An own script or a probe that could not run its own code (a NameError,
     // an unresolved import, a call with wrong arguments) did not show the
     // behaviour it was written to show: not excused as a reproduction.
@@ -534,6 +536,64 @@ fn fallback_said_failure(model: &CallModel, text: &str, words: &[String]) -> boo
     })
 }
 
+/// Whether the call is a probe only through `|| echo …` / `|| printf …`
+/// fallbacks after commands that ran something (not a lookup, a read or a
+/// search), and none of their messages is in the output: no fallback ran,
+/// so the command before it reported success, and an error in its output
+/// is no negative answer the agent asked for (`curl … | python3 -m
+/// json.tool || echo "No stats endpoint"` printing `{"detail": "Not
+/// Found"}`). A message with an expansion (`$f`, a backtick) may print
+/// differently: then the probe reading stands.
+fn fallback_unanswered(model: &CallModel, text: &str) -> bool {
+    let mut any = false;
+    for (k, c) in model.commands.iter().enumerate() {
+        if let Some(code) = c.inline_code.as_deref() {
+            if super::programs::is_probe_code(code) {
+                return false;
+            }
+        }
+        if super::programs::is_probe_program(&c.program) {
+            return false;
+        }
+        if k == 0 || c.joiner != Joiner::Or || c.stage != 0 {
+            continue;
+        }
+        let before = &model.commands[k - 1];
+        if before.quiet || matches!(before.effect, Effect::Read | Effect::Search) {
+            return false;
+        }
+        let msg = match fallback_message(c) {
+            Some(m) => m,
+            None => return false,
+        };
+        if msg.contains('$') || msg.contains('`') || text.contains(msg.as_str()) {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
+
+/// The message of one `echo …` / `printf …` command (trimmed, non-empty).
+fn fallback_message(c: &super::Command) -> Option<String> {
+    let msg = match c.program.as_str() {
+        "echo" => c
+            .args
+            .iter()
+            .skip_while(|a| a.starts_with('-'))
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(" "),
+        "printf" => match c.args.first() {
+            Some(f) if !f.contains('%') => f.trim_end_matches("\\n").to_owned(),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let msg = msg.trim();
+    (!msg.is_empty()).then(|| msg.to_owned())
+}
+
 /// The messages of the `|| echo …` / `|| printf …` fallbacks of the call
 /// (with `after_run`, only those after a command that is not a read or a
 /// search), trimmed and non-empty.
@@ -545,22 +605,7 @@ fn fallback_messages(model: &CallModel, after_run: bool) -> impl Iterator<Item =
         if after_run && matches!(model.commands[k - 1].effect, Effect::Read | Effect::Search) {
             return None;
         }
-        let msg = match c.program.as_str() {
-            "echo" => c
-                .args
-                .iter()
-                .skip_while(|a| a.starts_with('-'))
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(" "),
-            "printf" => match c.args.first() {
-                Some(f) if !f.contains('%') => f.trim_end_matches("\\n").to_owned(),
-                _ => return None,
-            },
-            _ => return None,
-        };
-        let msg = msg.trim();
-        (!msg.is_empty()).then(|| msg.to_owned())
+        fallback_message(c)
     })
 }
 
@@ -1033,14 +1078,158 @@ mod tests {
     }
 
     #[test]
+    fn a_fallback_that_did_not_run_is_no_probe() {
+        // Each was `context` before silent6 (read as a probe's answer).
+        // The API's error body: json.tool succeeded, the fallback never ran.
+        let curl = "curl -s \"http://localhost:8081/graph/stats\" | python3 -m json.tool 2>/dev/null || echo \"No stats endpoint\"";
+        let body = "{\n    \"detail\": \"Not Found\"\n}\n";
+        assert_eq!(action(&[], curl, body), Some(FailureAction::Error));
+        // A server started in the background never started (zsh could not
+        // source its venv); the health check's fallback never ran.
+        let start = "cd app && source .venv/bin/activate && uvicorn main:app --port 8000 2>&1 &\nsleep 3\ncurl -s http://localhost:8000/health 2>&1 || echo \"Backend not ready yet\"";
+        let out = "OK\n(eval):source:1: no such file or directory: .venv/bin/activate\n";
+        assert_eq!(action(&[], start, out), Some(FailureAction::Error));
+        // The fallback ran: the probe's answer, as before.
+        assert_eq!(
+            action(
+                &[],
+                curl,
+                "{\n    \"detail\": \"Not Found\"\n}\nNo stats endpoint\n"
+            ),
+            Some(FailureAction::Context)
+        );
+        // A message with an expansion may print differently: still a probe.
+        let expanded = "curl -s \"$URL\" | python3 -m json.tool || echo \"no answer from $URL\"";
+        assert_eq!(action(&[], expanded, body), Some(FailureAction::Context));
+        // A lookup before the fallback, or try/except code: still a probe.
+        let lookup = "ls logs/x.log || echo \"no log yet\"";
+        assert_eq!(
+            action(
+                &[],
+                lookup,
+                "ls: cannot access 'logs/x.log': No such file or directory\n"
+            ),
+            Some(FailureAction::Context)
+        );
+        let tried = "python -c \"import os\ntry:\n    os.stat('cfg.yaml')\nexcept OSError as e:\n    print('Error:', e)\" || echo \"python missing\"";
+        assert_eq!(
+            action(
+                &[],
+                tried,
+                "Error: [Errno 2] No such file or directory: 'cfg.yaml'\n"
+            ),
+            Some(FailureAction::Context)
+        );
+    }
+
+    #[test]
+    fn an_html_error_page_from_the_network_is_an_error() {
+        // Missed before silent6: no rule read an error page.
+        let page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n  <title>SearXNG</title>\n</head>\n<body>\n  <main>\n    <h1>Page not found</h1>\n    <p>Go to <a href=\"/\">search page</a>.</p>\n  </main>\n</body>\n</html>\n";
+        assert_eq!(
+            action(&[], "sleep 3 && curl -s http://localhost:8080/health", page),
+            Some(FailureAction::Error)
+        );
+        let nginx = "<html>\n<head><title>502 Bad Gateway</title></head>\n<body>\n<center><h1>502 Bad Gateway</h1></center>\n</body>\n</html>\n";
+        assert_eq!(
+            action(&[], "curl -s localhost:8080/api", nginx),
+            Some(FailureAction::Error)
+        );
+        // A displayed HTML file is content, and a page about errors is no error page.
+        assert_eq!(action(&[], "cat public/404.html", nginx), None);
+        let docs = "<html><head><title>Handling 404 errors in Flask</title></head>\n<body><h1>Top 500 Python packages</h1></body></html>\n";
+        assert_eq!(action(&[], "curl -s https://example.org/docs", docs), None);
+    }
+
+    #[test]
+    fn a_program_that_ran_names_its_own_failure() {
+        // Missed before silent6: `file format not recognized` was not one
+        // of program-message's texts; any error-lexicon word counts now.
+        let out = "objdump: site/docs.html: file format not recognized\ndisassembled\n";
+        assert_eq!(
+            action(
+                &[],
+                "objdump -d site/docs.html 2>&1 | head -n 5; echo disassembled",
+                out
+            ),
+            Some(FailureAction::Error)
+        );
+        // The same line when objdump did not run (a displayed log), or a
+        // warning of a program that ran: no failure.
+        assert_eq!(action(&[], "cat build.log", out), None);
+        assert_eq!(
+            action(
+                &[],
+                "ld -o app main.o",
+                "ld: warning: object file was built for a newer version\n"
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn a_child_process_that_failed_and_a_failure_line_behind_a_hidden_status() {
+        // Missed before silent6.
+        let jobs = "job lint finished with exit code 0\njob test finished with exit code 3\n1 of 3 jobs failed\n";
+        assert_eq!(
+            action(&[], "python3 jobs/run_jobs.py | tail -n 4", jobs),
+            Some(FailureAction::Error)
+        );
+        // A caught CalledProcessError reported as a warning is not one.
+        let warned = "warning: Command '['sh', '-c', 'exit 2']' returned non-zero exit status 2.\nreport written\n";
+        assert_eq!(action(&[], "python3 jobs/check_call.py", warned), None);
+        // `Build failed.` is context on a plain run and an error when the
+        // command hid the status; `None failed.` is neither.
+        let build = "module ui: syntax error at ui.js:3\nBuild failed.\n";
+        assert_eq!(
+            action(&[], "sh jobs/build.sh", build),
+            Some(FailureAction::Context)
+        );
+        assert_eq!(
+            action(&[], "sh jobs/build.sh 2>&1 | tail -n 2", build),
+            Some(FailureAction::Error)
+        );
+        assert_eq!(
+            action(
+                &[],
+                "sh jobs/verify.sh | tail -n 3",
+                "  c: ok\nNone failed.\n"
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn a_caught_missing_attribute_under_a_label_is_an_error() {
+        // Missed before silent6 (`caught-attribute-error`): the script caught
+        // the AttributeError of its own call and printed it under a label.
+        let out = "Test 1: MIGRATE=False, SERIALIZE=True\n  \u{2713} Passed\n\nTest 2: MIGRATE=False, SERIALIZE=False\n  \u{2717} Failed: AttributeError: 'NoneType' object has no attribute 'DATABASES'\n\nAll tests completed!\n";
+        assert_eq!(
+            action(&[], "python test_edge_cases.py", out),
+            Some(FailureAction::Error)
+        );
+        // Not a `brokenScript` rule: from the agent's own script it is
+        // excused unless the user's messages say otherwise (silent4), and a
+        // displayed log does not count.
+        let write = "cat > simple_test.py << 'EOF'\nprint(1)\nEOF";
+        let caught = "Trying to compile ExpressionWrapper(Q(pk__in=[])):\nError: 'Q' object has no attribute 'as_sql'\n";
+        assert_eq!(
+            action(&[write], "python simple_test.py", caught),
+            Some(FailureAction::Context)
+        );
+        assert_eq!(action(&[], "cat run.log", caught), None);
+    }
+
+    #[test]
     fn a_fallback_that_says_the_command_failed_is_not_a_probe() {
         let out = "Traceback (most recent call last):\n  File \"<frozen runpy>\", line 198, in _run_module_as_main\nModuleNotFoundError: No module named 'notebook'\nConfig generation failed, continuing...\n";
         let cmd = "python -m notebook --generate-config || echo \"Config generation failed, continuing...\"";
         assert_eq!(action(&[], cmd, out), Some(FailureAction::Error));
-        // The fallback did not print (the command succeeded and printed an
-        // error-looking line): the probe reading stands.
+        // The fallback did not print: the command before it reported
+        // success, so the error it printed is no asked-for negative answer
+        // (silent6: an unanswered fallback is no probe).
         let quiet = "Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\nValueError: bad value\n";
-        assert_eq!(action(&[], cmd, quiet), Some(FailureAction::Context));
+        assert_eq!(action(&[], cmd, quiet), Some(FailureAction::Error));
         // A lookup's negative answer is what was asked.
         let which = "which jupyter || echo \"jupyter lookup failed\"";
         assert_eq!(

@@ -239,6 +239,12 @@ pub(super) fn is_write_program(name: &str) -> bool {
         .is_some_and(|p| p.effect == Effect::Write)
 }
 
+/// Whether `name` is a program of the table whose run is a yes/no
+/// question (`test`, `which`: `probe` in rules/programs.json).
+pub(super) fn is_probe_program(name: &str) -> bool {
+    table().programs.get(name).is_some_and(|p| p.probe)
+}
+
 /// The default shell tools (`rules/shell-tools.json`), lowercased. Decoded
 /// on its own, not with the program table: every call asks whether its tool
 /// is a shell, and a hook process for a Read call would otherwise decode the
@@ -804,7 +810,7 @@ fn interpreter(
 }
 
 /// Code that catches its own failure and prints it: `try: … except … print`.
-fn is_probe_code(code: &str) -> bool {
+pub(super) fn is_probe_code(code: &str) -> bool {
     (code.contains("try:") && code.contains("except"))
         || (code.contains("try {") && code.contains("catch"))
 }
