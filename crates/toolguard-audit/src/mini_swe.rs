@@ -350,7 +350,8 @@ fn observation(message: &Value) -> ReadResult {
     ReadResult {
         text,
         // The environment could not run or finish it (a timeout): the tool failed.
-        is_error: exception.is_some() || tag(&content, "exception").is_some(),
+        // (The template puts `<exception>` first; output that quotes the tag is not one.)
+        is_error: exception.is_some() || content.trim_start().starts_with("<exception>"),
     }
 }
 
