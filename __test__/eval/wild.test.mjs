@@ -142,6 +142,84 @@ test('readers: a Codex text log names a multi-line command and takes its status 
   assert.match(calls[0].command, /^bash -lc 'printf "4\n0 0\n" \| python3 solution.py'$/);
 });
 
+test('readers: a mini-swe-agent terminal log reads a command killed at its timeout as a failed call', () => {
+  // Synthetic (not session text): the harness's timeout message, its line
+  // wrapped by the terminal, between two ordinary observations.
+  const dir = mkdtempSync(join(tmpdir(), 'wild-reader-'));
+  mkdirSync(join(dir, 'm'));
+  writeFileSync(
+    join(dir, 'm/agent.log'),
+    [
+      'mini-swe-agent (step 1, $0.01):',
+      '```bash',
+      'ls',
+      '```',
+      '',
+      'User:',
+      '<returncode>0</returncode>',
+      '<output>',
+      'a',
+      '</output>',
+      'mini-swe-agent (step 2, $0.02):',
+      '```bash',
+      'sleep 999',
+      '```',
+      '',
+      'User:',
+      'The last command <command>sleep 999</command> timed out and has been ',
+      'killed.',
+      'The output of the command was:',
+      ' <output>',
+      'partial',
+      '</output>',
+      'Please try another command and make sure to avoid those requiring interactive input.',
+      'mini-swe-agent (step 3, $0.03):',
+      '```bash',
+      'false',
+      '```',
+      '',
+      'User:',
+      '<returncode>1</returncode>',
+      '<output>',
+      '</output>',
+      '',
+    ].join('\n'),
+  );
+  const [calls] = readWildFile({ file: 'm/agent.log', kind: 'mini-swe-agent terminal log' }, dir);
+  assert.deepEqual(
+    calls.map((c) => [c.ordinal, c.command, c.exitCode, c.isError]),
+    [
+      [1, 'ls', 0, false],
+      [2, 'sleep 999', null, true],
+      [3, 'false', 1, false],
+    ],
+  );
+  assert.match(
+    calls[1].output,
+    /^The last command <command>sleep 999<\/command> timed out and has been \nkilled\.[\s\S]*partial\n<\/output>$/,
+  );
+});
+
+test('readers: a classic SWE-agent step the harness stopped at its timeout is a failed call', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wild-reader-'));
+  mkdirSync(join(dir, 's'));
+  writeFileSync(
+    join(dir, 's/run.traj'),
+    JSON.stringify({
+      trajectory: [
+        { action: 'python slow.py\n', observation: 'partial\nEXECUTION TIMED OUT' },
+        { action: 'sleep 999', observation: "The command 'sleep 999' was cancelled because it took more than 30 seconds." },
+        { action: 'ls', observation: 'a.py' },
+      ],
+    }),
+  );
+  const [calls] = readWildFile({ file: 's/run.traj', kind: 'swe-agent-traj' }, dir);
+  assert.deepEqual(
+    calls.map((c) => c.isError),
+    [true, true, false],
+  );
+});
+
 test('labels: well-formed, named as docs/evaluation.md says, no session content beyond a one-line command', () => {
   const { loops, silent } = loadLabels();
   assert.ok(loops.stuck.length >= 20 && loops.benign.length >= 20);

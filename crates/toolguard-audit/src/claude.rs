@@ -378,3 +378,27 @@ fn exit_code_prefix(content: &str) -> Option<(i64, &str)> {
     let (code, output) = rest.split_once('\n').unwrap_or((rest, ""));
     Some((code.trim().parse().ok()?, output))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bash_command_stopped_at_its_timeout_stays_a_failed_call() {
+        // Synthetic, in Claude Code's shape: the harness answers with an
+        // `is_error` result that is no `Exit code N` (no exit status).
+        let block = serde_json::json!({"type": "tool_result", "tool_use_id": "t",
+            "is_error": true, "content": "Command timed out after 2m 0.0s\npartial"});
+        assert_eq!(
+            result_text(BASH, &block, None),
+            ("Command timed out after 2m 0.0s\npartial".to_owned(), true)
+        );
+        // A command that ran and exited non-zero is not a tool error.
+        let exited = serde_json::json!({"type": "tool_result", "tool_use_id": "t",
+            "is_error": true, "content": "Exit code 2\nboom"});
+        assert_eq!(
+            result_text(BASH, &exited, None),
+            ("boom\n[exit code: 2]".to_owned(), false)
+        );
+    }
+}

@@ -21,8 +21,16 @@
 //! `<output_head>`/`<elided_chars>`/`<output_tail>` when long). A `user`
 //! message that is not an observation (a format error the harness wrote, or
 //! a human's message in interactive mode) is told apart by its `extra`.
+//! A command the 1.x harness killed at its timeout is answered by its
+//! `timeout_template` message instead (`The last command <command>…</command>
+//! timed out and has been killed.`, no `<returncode>`): a failed call
+//! (`is_error`) with that message as its result. 2.x reports the same as
+//! `returncode` -1 with `extra.exception_info`: a failed call too.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use regex::Regex;
 
 use serde_json::Value;
 
@@ -152,7 +160,8 @@ fn read_tool_calls(messages: &[Value], read: &mut ReadSession) {
 }
 
 /// The text form: one fenced bash block per assistant turn, answered by the
-/// next `user` message that carries a `<returncode>`.
+/// next `user` message that carries a `<returncode>` or says the harness
+/// killed the command.
 fn read_text_actions(messages: &[Value], read: &mut ReadSession) {
     let mut waiting: Option<usize> = None;
     for (index, message) in messages.iter().enumerate() {
@@ -178,6 +187,22 @@ fn read_text_actions(messages: &[Value], read: &mut ReadSession) {
                     ..Default::default()
                 }));
             }
+            "user" if is_timeout(&content) => match waiting.take() {
+                Some(at) => {
+                    if let ReadEvent::Call(call) = &mut read.events[at] {
+                        call.end_time = epoch_seconds_ms(message.pointer("/extra/timestamp"));
+                        call.result = Some(timeout_result(&content));
+                    }
+                }
+                None => read.note(
+                    None,
+                    None,
+                    format!(
+                        "message {}: a timeout message with no action before it",
+                        index + 1
+                    ),
+                ),
+            },
             "user" | "tool" if content.contains("<returncode>") => match waiting.take() {
                 Some(at) => {
                     if let ReadEvent::Call(call) = &mut read.events[at] {
@@ -203,6 +228,32 @@ fn read_text_actions(messages: &[Value], read: &mut ReadSession) {
             _ => {}
         }
     }
+}
+
+/// The result of a command the harness killed: its own message (the
+/// command, then the output so far), a failure with no exit status.
+pub(crate) fn timeout_result(message: &str) -> ReadResult {
+    let end = message
+        .find("</output>")
+        .map_or(message.len(), |at| at + "</output>".len());
+    ReadResult {
+        text: message[..end].trim().to_owned(),
+        is_error: true,
+    }
+}
+
+/// mini-swe-agent 1.x's `timeout_template` (the terminal may wrap its line).
+fn timeout_message() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"^\s*The last command <command>(?s:.*?)</command>\s+timed\s+out\s+and\s+has\s+been\s+killed\.")
+            .expect("valid")
+    })
+}
+
+/// Whether an observation is the harness's message for a command it killed.
+pub(crate) fn is_timeout(observation: &str) -> bool {
+    timeout_message().is_match(observation)
 }
 
 /// A note for a text-form action whose observation never came (the next
@@ -233,7 +284,9 @@ fn is_human(message: &Value) -> bool {
         return false;
     }
     let content = content_text(message);
-    !(content.contains("<returncode>") || content.starts_with("Tool call error:"))
+    !(content.contains("<returncode>")
+        || content.starts_with("Tool call error:")
+        || is_timeout(&content))
 }
 
 /// A message's text: a string, or the text parts of a content list.
@@ -296,7 +349,9 @@ fn observation(message: &Value) -> ReadResult {
     }
     ReadResult {
         text,
-        is_error: false,
+        // The environment could not run or finish it (a timeout): the tool failed.
+        // (The template puts `<exception>` first; output that quotes the tag is not one.)
+        is_error: exception.is_some() || content.trim_start().starts_with("<exception>"),
     }
 }
 
@@ -376,5 +431,66 @@ mod tests {
             templated(long),
             ("A\n[… 12 characters elided …]\nZ\n".to_owned(), Some(0))
         );
+    }
+
+    fn results(value: serde_json::Value) -> Vec<(String, Option<ReadResult>)> {
+        read(&value)
+            .unwrap()
+            .events
+            .into_iter()
+            .filter_map(|e| match e {
+                ReadEvent::Call(c) => Some((c.arguments_json, c.result)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_text_action_killed_by_its_timeout_is_a_failed_call_not_a_human_message() {
+        // Synthetic, in 1.x's shapes: the harness answers a killed command
+        // with its `timeout_template`, a `user` message with no <returncode>.
+        let calls = results(serde_json::json!({"messages": [
+            {"role": "system", "content": "s"},
+            {"role": "user", "content": "the task"},
+            {"role": "assistant", "content": "```bash\nsleep 999\n```"},
+            {"role": "user", "content": "The last command <command>sleep 999</command> timed out and has been killed.\nThe output of the command was:\n <output>\npartial\n</output>\nPlease try another command and make sure to avoid those requiring interactive input."},
+            {"role": "assistant", "content": "```bash\nls\n```"},
+            {"role": "user", "content": "<returncode>0</returncode>\n<output>\na\n</output>"}
+        ]}));
+        assert_eq!(calls.len(), 2);
+        let killed = calls[0].1.as_ref().expect("answered");
+        assert!(killed.is_error);
+        assert_eq!(
+            killed.text,
+            "The last command <command>sleep 999</command> timed out and has been killed.\nThe output of the command was:\n <output>\npartial\n</output>"
+        );
+        let read = read(&serde_json::json!({"messages": [
+            {"role": "assistant", "content": "```bash\nsleep 999\n```"},
+            {"role": "user", "content": "The last command <command>sleep 999</command> timed out and has been killed.\nThe output of the command was:\n <output>\n\n</output>"}
+        ]}))
+        .unwrap();
+        // Not a person's message: no prompt, no user text, no note.
+        assert!(read.events.iter().all(|e| matches!(e, ReadEvent::Call(_))));
+        assert!(read.notes.is_empty());
+    }
+
+    #[test]
+    fn a_tool_call_the_environment_could_not_finish_is_a_failed_call() {
+        // Synthetic, in 2.x's shapes: a timeout is returncode -1 with
+        // `exception_info`.
+        let calls = results(serde_json::json!({"messages": [
+            {"role": "assistant", "content": "", "tool_calls": [
+                {"id": "c1", "function": {"name": "bash", "arguments": "{\"command\": \"sleep 999\"}"}}]},
+            {"role": "tool", "tool_call_id": "c1",
+             "content": "<exception>An error occurred while executing the command: Command 'sleep 999' timed out after 30 seconds</exception>\n<returncode>-1</returncode>\n<output>\n</output>",
+             "extra": {"raw_output": "", "returncode": -1,
+                       "exception_info": "An error occurred while executing the command: Command 'sleep 999' timed out after 30 seconds"}}
+        ]}));
+        let result = calls[0].1.as_ref().expect("answered");
+        assert!(result.is_error);
+        assert!(result.text.starts_with(
+            "An error occurred while executing the command: Command 'sleep 999' timed out"
+        ));
+        assert!(result.text.ends_with("[exit code: -1]"));
     }
 }

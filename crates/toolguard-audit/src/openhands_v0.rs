@@ -18,7 +18,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::openhands_v1::strip_bracketed_paste;
+use super::openhands_v1::{strip_bracketed_paste, unfinished};
 use super::session::{iso_ms, ReadCall, ReadEvent, ReadResult, ReadSession};
 use super::shell::add_exit_marker;
 
@@ -221,8 +221,37 @@ fn observation(kind: &str, event: &Value) -> ReadResult {
     if let Some(code) = code.filter(|c| *c >= 0) {
         add_exit_marker(&mut text, code);
     }
+    let unfinished = unfinished(extras.get("metadata"), code, &mut text);
     ReadResult {
         text,
-        is_error: kind == "error",
+        is_error: kind == "error" || unfinished,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_command_that_did_not_finish_is_a_failed_call_with_the_harness_message() {
+        // Synthetic, in V0's shapes: exit code -1 and the suffix the model read.
+        let result = observation(
+            "run",
+            &serde_json::json!({"observation": "run", "content": "Serving on 8000 ...",
+                "extras": {"command": "python3 -m http.server", "metadata": {"exit_code": -1,
+                    "suffix": "\n[The command has no new output after 30 seconds. You may wait longer…]"}}}),
+        );
+        assert_eq!(
+            result,
+            ReadResult {
+                text: "Serving on 8000 ...\n[The command has no new output after 30 seconds. You may wait longer…]".to_owned(),
+                is_error: true
+            }
+        );
+        let exited = observation(
+            "run",
+            &serde_json::json!({"observation": "run", "content": "", "extras": {"metadata": {"exit_code": 0}}}),
+        );
+        assert!(!exited.is_error);
     }
 }

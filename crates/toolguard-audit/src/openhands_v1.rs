@@ -21,7 +21,11 @@
 //! paired by `action_id` (the action's `id`) or `tool_call_id`. The shell's
 //! exit code is `observation.metadata.exit_code` (`observation.exit_code`
 //! is null in the published evaluation outputs; SDK 1.58 fills both). A
-//! user `MessageEvent` after the first call restarts the chains.
+//! user `MessageEvent` after the first call restarts the chains. Exit code
+//! -1 (or `timeout: true`) is a command that did not finish (its timeout, or
+//! no new output for a while: the process may still run): a failed call
+//! (`is_error`) whose result ends with the harness's message to the model
+//! (`metadata.suffix`: `[The command timed out after …]`), as V0 too.
 //!
 //! The SDK's own store of a conversation (`LocalConversation` with a
 //! `persistence_dir`) is a folder: `base_state.json` beside `events/`, one
@@ -304,19 +308,43 @@ fn result(kind: &str, event: &Value) -> ReadResult {
                 }
                 _ => observation.get("is_error") == Some(&Value::Bool(true)),
             };
+            let timed_out = observation.get("timeout") == Some(&Value::Bool(true));
             // A command cut off by its timeout: the DSH marker says so.
-            if observation.get("timeout") == Some(&Value::Bool(true)) && code.is_none() {
+            if timed_out && code.is_none() {
                 add_exit_marker(&mut text, 124);
             }
             if let Some(code) = code.filter(|c| *c >= 0) {
                 add_exit_marker(&mut text, code);
             }
+            let unfinished = unfinished(observation.get("metadata"), code, &mut text);
             ReadResult {
                 text,
-                is_error: error,
+                is_error: error || timed_out || unfinished,
             }
         }
     }
+}
+
+/// Whether OpenHands says a command did not finish (exit code -1: its
+/// timeout, or no new output for a while); then the harness's message to
+/// the model (`metadata.suffix`, `[The command timed out after …]`) ends
+/// the text, as the model read it.
+pub(crate) fn unfinished(metadata: Option<&Value>, code: Option<i64>, text: &mut String) -> bool {
+    if code != Some(-1) {
+        return false;
+    }
+    let suffix = metadata
+        .and_then(|m| m.get("suffix"))
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .unwrap_or("");
+    if !suffix.is_empty() && !text.contains(suffix) {
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(suffix);
+    }
+    true
 }
 
 /// An observation's text: `output`, else its `content` text blocks, else `message`/`content` string.
@@ -341,4 +369,45 @@ fn observation_text(observation: &Value) -> String {
 pub(crate) fn strip_bracketed_paste(text: &str) -> String {
     text.replace("\u{1b}[?2004l", "")
         .replace("\u{1b}[?2004h", "")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_command_that_did_not_finish_is_a_failed_call_with_the_harness_message() {
+        // Synthetic, in the SDK's shapes: exit code -1 and the suffix the
+        // model read; then a hard timeout; then an ordinary exit 2.
+        let unfinished = result(
+            "ObservationEvent",
+            &serde_json::json!({"observation": {"kind": "ExecuteBashObservation",
+                "output": "Serving on 8000 ...", "exit_code": null, "error": false, "timeout": false,
+                "metadata": {"exit_code": -1, "suffix": "\n[The command timed out after 10.0 seconds. You may wait longer…]"}}}),
+        );
+        assert_eq!(
+            unfinished,
+            ReadResult {
+                text: "Serving on 8000 ...\n[The command timed out after 10.0 seconds. You may wait longer…]".to_owned(),
+                is_error: true
+            }
+        );
+        let killed = result(
+            "ObservationEvent",
+            &serde_json::json!({"observation": {"output": "partial", "timeout": true, "metadata": {}}}),
+        );
+        assert!(killed.is_error);
+        assert!(killed.text.ends_with("[exit code: 124]"));
+        let exited = result(
+            "ObservationEvent",
+            &serde_json::json!({"observation": {"output": "boom", "metadata": {"exit_code": 2, "suffix": "\n[The command completed with exit code 2.]"}}}),
+        );
+        assert_eq!(
+            exited,
+            ReadResult {
+                text: "boom\n[exit code: 2]".to_owned(),
+                is_error: false
+            }
+        );
+    }
 }

@@ -14,6 +14,14 @@
 //! `user` messages of `history` before the first step (the task, with the
 //! issue text) are what the user said: the errors they quote are the
 //! reported bug (core `shell::intent`).
+//!
+//! A command the harness stopped at its timeout is a failed call
+//! (`is_error`), its observation (the harness's message) the result: 0.x
+//! appends a last line `EXECUTION TIMED OUT` (`… AND INTERRUPT FAILED.
+//! RESTARTING PROCESS.`; and `COMMAND FAILED TO EXECUTE.`, `BROKEN PIPE
+//! ERROR.`, `EXECUTION FAILED OR COMMAND MALFORMED` when it could not run
+//! it), 1.x answers with `command_cancelled_timeout_template` (`The command
+//! '…' was cancelled because it took more than N seconds.`).
 
 use serde_json::Value;
 
@@ -72,7 +80,7 @@ pub(crate) fn read(value: &Value) -> Result<ReadSession, String> {
         let result = match step.get("observation") {
             Some(Value::String(text)) => Some(ReadResult {
                 text: text.clone(),
-                is_error: false,
+                is_error: harness_stopped(text),
             }),
             _ => None,
         };
@@ -84,4 +92,45 @@ pub(crate) fn read(value: &Value) -> Result<ReadSession, String> {
         }));
     }
     Ok(read)
+}
+
+/// Whether an observation is the harness's word that it stopped (or could
+/// not run) the command, not the command's output.
+fn harness_stopped(observation: &str) -> bool {
+    let last = observation.trim_end().rsplit('\n').next().unwrap_or("");
+    [
+        "EXECUTION TIMED OUT",
+        "COMMAND FAILED TO EXECUTE.",
+        "BROKEN PIPE ERROR.",
+        "EXECUTION FAILED OR COMMAND MALFORMED",
+    ]
+    .iter()
+    .any(|m| last.starts_with(m))
+        || (observation.starts_with("The command '")
+            && observation.contains("' was cancelled because it took more than "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_command_stopped_at_its_timeout_is_a_failed_call() {
+        // Synthetic, in 0.x's and 1.x's shapes.
+        let read = read(&serde_json::json!({"trajectory": [
+            {"action": "python slow.py\n", "observation": "partial\nEXECUTION TIMED OUT"},
+            {"action": "sleep 999", "observation": "The command 'sleep 999' was cancelled because it took more than 30 seconds. Please try a different command that completes more quickly."},
+            {"action": "ls", "observation": "EXECUTION TIMED OUT is a string in this file\na.py"}
+        ]}))
+        .unwrap();
+        let errors: Vec<bool> = read
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                ReadEvent::Call(c) => c.result.as_ref().map(|r| r.is_error),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(errors, [true, true, false]);
+    }
 }

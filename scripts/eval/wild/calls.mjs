@@ -149,6 +149,8 @@ function miniSweV2(text) {
       c.output = textOf(m.content);
       const rc = m.extra?.returncode ?? /<returncode>(-?\d+)<\/returncode>/.exec(c.output)?.[1];
       c.exitCode = rc == null || rc === '' ? null : Number(rc);
+      // The environment could not run or finish it (a timeout): the harness's own error.
+      c.isError = Boolean(m.extra?.exception_info);
       c.resultTs = m.extra?.timestamp ? m.extra.timestamp * 1000 : null;
     }
   }
@@ -156,6 +158,14 @@ function miniSweV2(text) {
 }
 
 // ---------- classic SWE-agent ----------
+// The harness's word that it stopped (0.x: a last line `EXECUTION TIMED OUT`…;
+// 1.x: "The command '…' was cancelled because it took more than N seconds.") or
+// could not run the command: a failed call, as crates/toolguard-audit/src/swe_agent.rs reads it.
+const harnessStopped = (o) =>
+  /^(EXECUTION TIMED OUT|COMMAND FAILED TO EXECUTE\.|BROKEN PIPE ERROR\.|EXECUTION FAILED OR COMMAND MALFORMED)/.test(
+    o.trimEnd().split('\n').pop() ?? '',
+  ) ||
+  (o.startsWith("The command '") && o.includes("' was cancelled because it took more than "));
 function sweClassic(text) {
   const o = JSON.parse(text);
   return [
@@ -168,7 +178,7 @@ function sweClassic(text) {
         command: action,
         output: String(s.observation ?? ''),
         exitCode: null,
-        isError: false,
+        isError: harnessStopped(String(s.observation ?? '')),
         ts: null,
       };
     }),
@@ -176,6 +186,15 @@ function sweClassic(text) {
 }
 
 // ---------- OpenHands V1 SDK events (one session per line) ----------
+// OpenHands exit code -1: the command did not finish (its timeout, or no new
+// output for a while); a failed call whose output ends with the harness's
+// message to the model (metadata.suffix), as openhands_v1.rs reads it.
+const withSuffix = (output, rc, metadata) => {
+  const suffix = rc === -1 ? String(metadata?.suffix ?? '').trim() : '';
+  if (!suffix || output.includes(suffix)) return output;
+  return output && !output.endsWith('\n') ? `${output}\n${suffix}` : `${output}${suffix}`;
+};
+
 function ohV1(text) {
   const sessions = [];
   for (const line of text.split('\n')) {
@@ -216,7 +235,8 @@ function ohV1(text) {
         }
         const rc = ob.metadata?.exit_code ?? ob.exit_code;
         c.exitCode = Number.isInteger(rc) && rc !== -1 ? rc : null;
-        c.isError = c.isError || ob.error === true;
+        c.isError = c.isError || ob.error === true || rc === -1 || ob.timeout === true;
+        c.output = withSuffix(c.output, rc, ob.metadata);
         c.resultTs = tsOf(e.timestamp);
       }
     }
@@ -252,7 +272,7 @@ function ohV0Resolver(text) {
       } else if (e.observation && last) {
         last.output = String(e.content ?? '');
         last.exitCode = Number.isInteger(e.exit_code) && e.exit_code !== -1 ? e.exit_code : null;
-        last.isError = e.observation === 'error';
+        last.isError = e.observation === 'error' || e.exit_code === -1;
         last = null;
       }
     }
@@ -285,7 +305,8 @@ function ohV0Stream(text) {
       c.output = String(e.content ?? '');
       const rc = e.extras?.metadata?.exit_code;
       c.exitCode = Number.isInteger(rc) && rc !== -1 ? rc : null;
-      c.isError = e.observation === 'error';
+      c.isError = e.observation === 'error' || rc === -1;
+      c.output = withSuffix(c.output, rc, e.extras?.metadata);
       c.resultTs = tsOf(e.timestamp);
     }
   }
@@ -293,18 +314,33 @@ function ohV0Stream(text) {
 }
 
 // ---------- mini-swe-agent terminal log (tmux capture) ----------
+// A call is a `<returncode>` observation, or the harness's timeout message
+// (mini-swe-agent 1.x `timeout_template`: "The last command <command>…</command>
+// timed out and has been killed." then `<output>`, the line possibly wrapped by
+// the terminal): a failed call (isError, no status), its output that message,
+// as crates/toolguard-audit/src/mini_log.rs reads it.
 function miniSweTerminal(text) {
   const t = text.replace(ANSI, '');
   const calls = [];
   // at a line start only: LiteLLM's rich tracebacks echo earlier observations as
   // `'text': '<returncode>0</returncode>…'` inside their frames, and those are no calls
-  const re = /^<returncode>(-?\d+)<\/returncode>/gm;
+  const re =
+    /^<returncode>(-?\d+)<\/returncode>|^The last command <command>[\s\S]*?<\/command>\s+timed\s+out\s+and\s+has\s+been\s+killed\./gm;
   let m;
   let prev = 0;
   for (m = re.exec(t); m; m = re.exec(t)) {
     const before = t.slice(prev, m.index);
     const fences = [...before.matchAll(/```(?:bash|sh)?\n([\s\S]*?)\n```/g)];
     const command = fences.length ? fences[fences.length - 1][1] : '';
+    if (m[1] === undefined) {
+      const close = t.indexOf('</output>', re.lastIndex);
+      const end = close < 0 ? t.length : close + '</output>'.length;
+      const output = t.slice(m.index, end).trim();
+      calls.push({ callId: null, tool: 'bash', args: { command }, command, output, exitCode: null, isError: true, ts: null });
+      prev = end;
+      re.lastIndex = prev;
+      continue;
+    }
     const rest = t.slice(re.lastIndex);
     const om = /^\s*<output>\n?([\s\S]*?)<\/output>/.exec(rest) ?? /^\s*<output>\n?([\s\S]*?)\n─/.exec(rest);
     const output = om ? om[1] : '';
@@ -437,10 +473,18 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const sessions = readWildFile(e);
     const n = sessions.reduce((a, s) => a + s.length, 0);
     const sh = sessions.reduce((a, s) => a + s.filter((c) => c.command !== null).length, 0);
-    const ok = n === e.calls;
+    // The manifest counts a terminal log's `<returncode>` blocks; a command the
+    // harness killed at its timeout has only its timeout message, and is a call too.
+    const killed =
+      e.kind === 'mini-swe-agent terminal log'
+        ? readFileSync(join(WILD, e.file), 'utf8').replace(ANSI, '').split('\nThe last command <command>').length - 1
+        : 0;
+    const ok = n === e.calls + killed;
     if (!ok) bad++;
     if (!ok || process.argv.includes('-v'))
-      console.log(`${ok ? 'ok ' : 'BAD'} ${e.file}: ${n} calls (manifest ${e.calls}), shell ${sh} (manifest ${e.bash})`);
+      console.log(
+        `${ok ? 'ok ' : 'BAD'} ${e.file}: ${n} calls (manifest ${e.calls}${killed ? ` + ${killed} killed at a timeout` : ''}), shell ${sh} (manifest ${e.bash})`,
+      );
   }
   console.log(bad ? `${bad} files disagree with the manifest` : 'every file agrees with the manifest');
 }
