@@ -148,8 +148,10 @@ export function maskPositions(line: string): string {
 function namesAPlace(before: string): boolean {
   if (before.endsWith('#')) return true;
   let start = 0;
+  // ASCII delimiters only, as natively.
   for (let k = before.length - 1; k >= 0; k -= 1) {
-    if (/[\s("'[<`]/u.test(before[k]!)) {
+    const c = before.charCodeAt(k);
+    if (isAsciiSpace(c) || c === 0x28 || c === 0x22 || c === 0x27 || c === 0x5b || c === 0x3c || c === 0x60) {
       start = k + 1;
       break;
     }

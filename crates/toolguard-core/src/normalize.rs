@@ -348,8 +348,12 @@ fn names_a_place(before: &str) -> bool {
     if before.ends_with('#') {
         return true;
     }
+    // ASCII delimiters only: one byte each, and the same set as the twin's.
     let start = before
-        .rfind(|c: char| c.is_whitespace() || matches!(c, '(' | '"' | '\'' | '[' | '<' | '`'))
+        .bytes()
+        .rposition(|c| {
+            c.is_ascii_whitespace() || matches!(c, b'(' | b'"' | b'\'' | b'[' | b'<' | b'`')
+        })
         .map_or(0, |k| k + 1);
     let token = &before[start..];
     token.as_bytes().last().is_some_and(|&c| is_word(c)) && token.contains(['.', '/'])
@@ -764,6 +768,10 @@ mod tests {
             "no file before"
         );
         assert_eq!(m("assert 12 == 13"), "assert 12 == 13", "values stay");
+        // A multi-byte character before the number (found by the differential fuzz).
+        assert_eq!(m("code: 2\u{85}12"), "code: 2\u{85}12");
+        assert_eq!(m("é a.py:3"), "é a.py:#");
+        assert_eq!(m("\u{85}a.py:3"), "\u{85}a.py:#", "U+0085 is no delimiter");
         let (mut buf, mut memo) = (String::new(), LineMemo::default());
         let a = "  File \"x.py\", line 1039, in f\nValueError: bad";
         let b = "  File \"x.py\", line 1046, in f\nValueError: bad";
