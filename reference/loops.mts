@@ -15,7 +15,7 @@
 import { canonicalizeValue, parseArguments } from './canonical.mjs';
 import { configError, invalid, kindOf, pathOf, type ConfigPath } from './errors.mjs';
 import { showsFailure } from './markers.mjs';
-import { digest, normalizeLine, resultDigest, utf8From, utf8Head } from './normalize.mjs';
+import { digest, failureDigest, normalizeLine, resultDigest, utf8From, utf8Head } from './normalize.mjs';
 import { classifyCall, isShellTool, type Effect } from './shell.mjs';
 import { foundNothing, isRejection, jobDone, rejectionLine } from './loop-texts.mjs';
 import type { LoopDenyVerdict, LoopVerdict } from './types.mjs';
@@ -574,7 +574,13 @@ export class Loops {
     if (recurs && (flags & FAILED) === 0 && (effect === E.RUN || effect === E.TEST) && namesError(text)) flags |= TROUBLED;
     const raw = digest(`${outcome.isError ? 'E' : 'S'}${text}`);
     let result = raw;
-    if (recurs) {
+    // A failure (or a run whose output names an error) is the same failure when it differs only in where it
+    // happened: positions masked too, normalised even at its first occurrence (loops.rs `entry`).
+    const failure = (flags & (FAILED | SOFT)) !== 0 || ((effect === E.RUN || effect === E.TEST) && namesError(text));
+    if (failure) {
+      flags |= NORMALIZED;
+      result = failureDigest(text, outcome.isError, this.#memo);
+    } else if (recurs) {
       flags |= NORMALIZED;
       result = resultDigest(text, outcome.isError, this.#memo);
     }

@@ -79,12 +79,12 @@ export function utf8From(text: string, from: number, down = false): string {
  * `memo` (raw line → normal form, bounded) is the native `LineMemo`: it
  * changes no answer, only what a recurring line costs.
  */
-export function resultDigest(text: string, isError: boolean, memo: Map<string, string>): string {
+export function resultDigest(text: string, isError: boolean, memo: Map<string, string>, positions = false): string {
   const lines: string[] = [];
   const bytes = Buffer.byteLength(text, 'utf8');
   let count: number;
   if (bytes <= 2 * DIGEST_EDGE) {
-    addText(text, lines, memo);
+    addText(text, lines, memo, positions);
     count = lines.length;
   } else {
     const buffer = Buffer.from(text, 'utf8');
@@ -92,29 +92,92 @@ export function resultDigest(text: string, isError: boolean, memo: Map<string, s
     while ((buffer[head]! & 0xc0) === 0x80) head -= 1;
     let tail = buffer.length - DIGEST_EDGE;
     while ((buffer[tail]! & 0xc0) === 0x80) tail += 1;
-    addText(buffer.toString('utf8', 0, head), lines, memo);
-    addText(buffer.toString('utf8', tail), lines, memo);
+    addText(buffer.toString('utf8', 0, head), lines, memo, positions);
+    addText(buffer.toString('utf8', tail), lines, memo, positions);
     count = lines.length + bytes;
   }
   lines.sort();
-  return digest(`${isError ? 'E' : 'S'}${count}\n${lines.join('\n')}`);
+  return digest(`${positions ? 'P' : ''}${isError ? 'E' : 'S'}${count}\n${lines.join('\n')}`);
+}
+
+/**
+ * The digest of a failure's output, positions masked in every line
+ * (normalize.rs `failure_digest_with`): an edit above the failing line moves
+ * them, the failure stays what it was.
+ */
+export function failureDigest(text: string, isError: boolean, memo: Map<string, string>): string {
+  return resultDigest(text, isError, memo, true);
+}
+
+/** normalize.rs `mask_positions`: numbers that give a place in a source file as `#`. */
+export function maskPositions(line: string): string {
+  const c = (k: number) => (k < line.length ? line.charCodeAt(k) : -1);
+  let out = '';
+  let flushed = 0;
+  let i = 0;
+  const lead = run(line, 0, (u) => u === 0x20 || u === 0x09);
+  const digitsEnd = run(line, lead, isDigit);
+  if (digitsEnd > lead && c(run(line, digitsEnd, (u) => u === 0x20)) === 0x7c) {
+    out += `${line.slice(0, lead)}#`;
+    flushed = digitsEnd;
+    i = digitsEnd;
+  }
+  while (i < line.length) {
+    if (!isDigit(c(i)) || (i > 0 && isWord(c(i - 1)))) {
+      i += 1;
+      continue;
+    }
+    const end = run(line, i, isDigit);
+    if (end < line.length && isWord(c(end))) {
+      i = end;
+      continue;
+    }
+    const before = line.slice(0, i);
+    const position =
+      (Buffer.byteLength(before, 'utf8') >= 5 && before.slice(-5).toLowerCase() === 'line ') ||
+      (before.endsWith(':') && namesAPlace(before.slice(0, -1)));
+    if (position) {
+      out += `${line.slice(flushed, i)}#`;
+      flushed = end;
+    }
+    i = end;
+  }
+  return out + line.slice(flushed);
+}
+
+function namesAPlace(before: string): boolean {
+  if (before.endsWith('#')) return true;
+  let start = 0;
+  // ASCII delimiters only, as natively.
+  for (let k = before.length - 1; k >= 0; k -= 1) {
+    const c = before.charCodeAt(k);
+    if (isAsciiSpace(c) || c === 0x28 || c === 0x22 || c === 0x27 || c === 0x5b || c === 0x3c || c === 0x60) {
+      start = k + 1;
+      break;
+    }
+  }
+  const token = before.slice(start);
+  return token.length > 0 && isWord(token.charCodeAt(token.length - 1)) && (token.includes('.') || token.includes('/'));
 }
 
 const MEMO_MAX = 4096;
 
-function addText(text: string, out: string[], memo: Map<string, string>): void {
+function addText(text: string, out: string[], memo: Map<string, string>, positions = false): void {
   for (const line of text.split('\n')) {
     let normal: string;
     if (!SPECIAL.test(line)) {
       normal = trimEndLikeRust(line);
     } else {
-      const known = memo.get(line);
+      // The two forms of a line are memoised apart.
+      const key = positions ? `P${line}` : `S${line}`;
+      const known = memo.get(key);
       if (known !== undefined) {
         normal = known;
       } else {
-        normal = trimEndLikeRust(normalizeLine(line));
+        const form = normalizeLine(line);
+        normal = trimEndLikeRust(positions ? maskPositions(form) : form);
         if (memo.size >= MEMO_MAX) memo.clear();
-        memo.set(line, normal);
+        memo.set(key, normal);
       }
     }
     if (normal !== '') out.push(normal);
@@ -323,6 +386,10 @@ function durationAt(line: string, i: number): number | undefined {
   if (c(at) === 0x2e && isDigit(c(at + 1))) at = run(line, at + 1, isDigit);
   const unitStart = c(at) === 0x20 ? at + 1 : at;
   const end = run(line, unitStart, (u) => isAlpha(u) || u >= 0x80);
+  // A compound duration goes on after its hours or minutes (`0m1.234s`, `1h2m`).
+  const unit = line.slice(unitStart, end);
+  if (unitStart === at && end < line.length && isDigit(line.charCodeAt(end)) && (unit === 'h' || unit === 'm'))
+    return durationAt(line, end);
   if (end === unitStart || (end < line.length && isWord(line.charCodeAt(end)))) return undefined;
   return UNITS.has(line.slice(unitStart, end)) ? end : undefined;
 }

@@ -719,6 +719,64 @@ S('restore-debug-rounds-codex', 'codex', async (a) => {
   a.sh(test);
 });
 
+// ───────────── the same failure at shifted lines (loops6) ─────────────
+
+/** A report script whose parse fails on the row `n/a` (a real ValueError). */
+const ledger = {
+  'ledger.py': [
+    'import csv',
+    '',
+    '',
+    'def parse(rows):',
+    '    total = 0.0',
+    '    for row in rows:',
+    "        total += float(row['amount'])",
+    '    return total',
+    '',
+    '',
+    'def main():',
+    "    with open('ledger.csv') as f:",
+    '        rows = list(csv.DictReader(f))',
+    "    print('total', parse(rows))",
+    '',
+    '',
+    "if __name__ == '__main__':",
+    '    main()',
+    '',
+  ].join('\n'),
+  'ledger.csv': 'date,amount\n2026-01-02,12.50\n2026-01-03,n/a\n2026-01-04,7.25\n',
+};
+
+S('shifted-traceback-claude', 'claude', async (a) => {
+  a.files(ledger);
+  a.sh('python3 ledger.py');
+  // Each edit adds lines above the failing one (an import, a docstring, a
+  // helper it never calls): the frames move, the ValueError stays.
+  a.editFile('ledger.py', 'import csv\n', 'import csv\nimport logging\n');
+  a.sh('python3 ledger.py');
+  a.editFile('ledger.py', 'def parse(rows):\n', 'def parse(rows):\n    """Sum the amounts of the rows."""\n');
+  a.sh('python3 ledger.py');
+  a.editFile('ledger.py', 'def parse(rows):\n', 'def clean(value):\n    return value.strip()\n\n\ndef parse(rows):\n');
+  a.sh('python3 ledger.py');
+  a.editFile('ledger.py', '    total = 0.0\n', "    total = 0.0\n    logging.debug('parsing %d rows', len(rows))\n");
+  a.sh('python3 ledger.py');
+});
+
+S('shifted-traceback-progress-claude', 'claude', async (a) => {
+  // Every bad value fixed in turn, with lines added above the failing one:
+  // the message changes each time (progress), then the report runs.
+  a.files({ ...ledger, 'ledger.csv': 'date,amount\n2026-01-02,12.50\n2026-01-03,n/a\n2026-01-04,-\n2026-01-05,?\n' });
+  a.sh('python3 ledger.py');
+  a.editFile('ledger.csv', '2026-01-03,n/a\n', '2026-01-03,0\n');
+  a.editFile('ledger.py', 'import csv\n', 'import csv\nimport logging\n');
+  a.sh('python3 ledger.py');
+  a.editFile('ledger.csv', '2026-01-04,-\n', '2026-01-04,0\n');
+  a.editFile('ledger.py', 'def parse(rows):\n', 'def parse(rows):\n    """Sum the amounts of the rows."""\n');
+  a.sh('python3 ledger.py');
+  a.editFile('ledger.csv', '2026-01-05,?\n', '2026-01-05,1.75\n');
+  a.sh('python3 ledger.py');
+});
+
 // ───────────────────────── runner ─────────────────────────
 
 function prepare() {

@@ -46,7 +46,7 @@ use crate::config::LoopsConfig;
 use crate::digest::{xxh3_64, FastHash};
 use crate::loop_texts;
 use crate::markers::shows_failure;
-use crate::normalize::{normalize_line, result_digest_with, LineMemo};
+use crate::normalize::{failure_digest_with, normalize_line, result_digest_with, LineMemo};
 use crate::shell::{self, Effect};
 
 /// What kind of loop an alarm is about.
@@ -1525,7 +1525,18 @@ fn entry(
         flags |= TROUBLED;
     }
     let raw = xxh3_64(text.as_bytes()) ^ u64::from(outcome.is_error);
-    let result = if recurs {
+    // A failure (or a run whose output names an error) is the same failure
+    // when it differs only in where it happened: its positions are masked
+    // too ([`failure_digest_with`]), and it is normalised even at its first
+    // occurrence, so the run before an edit above the failing line compares
+    // with the run after it. The choice depends on the result alone, so two
+    // same results always get the same form.
+    let failure = flags & (FAILED | SOFT) != 0
+        || (matches!(effect, effect::RUN | effect::TEST) && names_error(text));
+    let result = if failure {
+        flags |= NORMALIZED;
+        failure_digest_with(text, outcome.is_error, line, memo)
+    } else if recurs {
         flags |= NORMALIZED;
         result_digest_with(text, outcome.is_error, line, memo)
     } else {
@@ -2086,9 +2097,7 @@ mod tests {
             Some(("repeat", 6)),
             "the reminder comes again at every call"
         );
-        // The timing differs between runs: normalised away from the call's
-        // second occurrence on (a first occurrence keeps only its raw digest,
-        // so it matches only an identical text).
+        // The timing differs between runs: normalised away.
         let mut l = loops();
         let r = run(
             &mut l,
@@ -2099,7 +2108,9 @@ mod tests {
                 ("bash", PYTEST, "1 failed in 0.5s", false),
             ],
         );
-        assert_eq!(r, [None, None, None, Some(("repeat", 3))]);
+        // A failure is normalised at its first occurrence too: the first run
+        // differs from the second only in its timing, the same failure.
+        assert_eq!(r, [None, None, Some(("repeat", 3)), Some(("repeat", 4))]);
         let mut l = loops();
         let r = run(
             &mut l,
@@ -2348,6 +2359,87 @@ mod tests {
             calls.push(("bash", one, o.as_str(), false));
         }
         assert_eq!(first_alarm(&run(&mut l, &calls)), None);
+    }
+
+    /// A traceback of `script.py` failing at `line` with `message`.
+    fn traceback(line: u32, message: &str) -> String {
+        format!(
+            "Traceback (most recent call last):\n  File \"/w/script.py\", line {}, in <module>\n    main()\n  File \"/w/script.py\", line {line}, in main\n    total = parse(rows)\nValueError: {message}\n[exit code: 1]",
+            line + 40
+        )
+    }
+
+    /// Edit, run, edit, run, ...: the runs' outputs as given.
+    fn edit_and_run(outs: &[String]) -> Vec<Option<(&'static str, u64)>> {
+        let mut l = loops();
+        let run_it = r#"{"command":"python script.py"}"#;
+        let edits: Vec<String> = (0..outs.len())
+            .map(|i| format!(r#"{{"path":"script.py","old_string":"a{i}","new_string":"b{i}"}}"#))
+            .collect();
+        let mut calls = Vec::new();
+        for (o, e) in outs.iter().zip(&edits) {
+            calls.push(("edit_file", e.as_str(), "Edited script.py", false));
+            calls.push(("bash", run_it, o.as_str(), false));
+        }
+        run(&mut l, &calls)
+    }
+
+    #[test]
+    fn the_same_failure_at_shifted_lines_after_edits_above_it_is_the_same_failure() {
+        // Each edit adds lines above the failing one: the frames' line numbers
+        // move, the exception and the code it quotes do not.
+        let outs: Vec<String> = [1039, 1046, 1053, 1060]
+            .iter()
+            .map(|&n| traceback(n, "could not convert string to float: 'n/a'"))
+            .collect();
+        let r = edit_and_run(&outs);
+        assert_eq!(first_alarm(&r), Some((5, "re-read")), "{r:?}");
+        // The same with a compiler's `path:line:col` and source gutter, and
+        // a test run whose timing and line order differ.
+        let rustc = |n: u32| {
+            format!("error[E0308]: mismatched types\n --> src/main.rs:{n}:18\n   |\n{n} |     let x: u32 = \"a\";\n   |            ---   ^^^ expected `u32`\n[exit code: 101]")
+        };
+        let outs: Vec<String> = [12, 15, 19, 23].iter().map(|&n| rustc(n)).collect();
+        assert_eq!(first_alarm(&edit_and_run(&outs)), Some((5, "re-read")));
+        let outs = [
+            "captured stdout: row 1\nFAILED t.py::test_total - AssertionError\n1 failed, 4 passed in 0.31s\n[exit code: 1]",
+            "FAILED t.py::test_total - AssertionError\ncaptured stdout: row 1\n1 failed, 4 passed in 0m1.020s\n[exit code: 1]",
+            "1 failed, 4 passed in 2.4s\nFAILED t.py::test_total - AssertionError\ncaptured stdout: row 1\n[exit code: 1]",
+        ]
+        .map(String::from);
+        assert_eq!(first_alarm(&edit_and_run(&outs)), Some((5, "re-read")));
+    }
+
+    #[test]
+    fn trap_edits_that_change_the_message_the_test_or_the_code_line_are_progress() {
+        // The message changes at every edit: progress, wherever the frame is.
+        let outs: Vec<String> = [(1039, "'n/a'"), (1046, "'-'"), (1053, "''"), (1060, "'?'")]
+            .iter()
+            .map(|&(n, v)| traceback(n, &format!("could not convert string to float: {v}")))
+            .collect();
+        assert_eq!(first_alarm(&edit_and_run(&outs)), None);
+        // Another test fails after each edit; then the counts move.
+        let outs: Vec<String> = ["a", "b", "c", "d"]
+            .iter()
+            .map(|t| format!("t.py:12: AssertionError\nFAILED t.py::test_{t}\n1 failed, 4 passed in 0.3s\n[exit code: 1]"))
+            .collect();
+        assert_eq!(first_alarm(&edit_and_run(&outs)), None);
+        let outs: Vec<String> = [4, 3, 2, 1]
+            .iter()
+            .map(|n| format!("FAILED t.py::test_a\n{n} failed, 1 passed in 0.3s\n[exit code: 1]"))
+            .collect();
+        assert_eq!(first_alarm(&edit_and_run(&outs)), None);
+        // The same error at a line that now quotes another code line: the
+        // agent fixed one place and the next one fails.
+        let rustc = |n: u32, code: &str| {
+            format!("error[E0308]: mismatched types\n --> src/main.rs:{n}:18\n{n} |     {code}\n[exit code: 101]")
+        };
+        let outs = [
+            rustc(12, "let x: u32 = a;"),
+            rustc(15, "let y: u32 = b;"),
+            rustc(19, "let z: u32 = c;"),
+        ];
+        assert_eq!(first_alarm(&edit_and_run(&outs)), None);
     }
 
     #[test]

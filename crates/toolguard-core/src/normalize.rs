@@ -52,7 +52,36 @@ pub fn result_digest_with(
     buf: &mut String,
     memo: &mut LineMemo,
 ) -> u64 {
-    let mut acc = Lines::default();
+    digest_lines(text, is_error, buf, memo, false)
+}
+
+/// The digest of a failure's output: [`result_digest_with`] with, in every
+/// line, the numbers that say where the failure is taken out as well
+/// ([`mask_positions`]): a traceback's frame lines (`File "x.py", line 1039`),
+/// `path:line:col`, a compiler's source gutter (` 12 | let x`). An edit above
+/// the failing line moves them; the failure (its message, the code lines
+/// quoted, the failing tests, the counts) stays what it was. Never equal to
+/// a [`result_digest_with`] of the same text.
+pub fn failure_digest_with(
+    text: &str,
+    is_error: bool,
+    buf: &mut String,
+    memo: &mut LineMemo,
+) -> u64 {
+    digest_lines(text, is_error, buf, memo, true) ^ 0x5bd1_e995_f00d_cafe
+}
+
+fn digest_lines(
+    text: &str,
+    is_error: bool,
+    buf: &mut String,
+    memo: &mut LineMemo,
+    positions: bool,
+) -> u64 {
+    let mut acc = Lines {
+        positions,
+        ..Lines::default()
+    };
     if text.len() <= 2 * DIGEST_EDGE {
         acc.add_text(text, buf, memo);
     } else {
@@ -104,6 +133,8 @@ struct Lines {
     sum: u64,
     xor: u64,
     lines: u64,
+    /// Positions masked too ([`failure_digest_with`]).
+    positions: bool,
 }
 
 /// Line digests already worked out: the XXH3 of a raw line that needed
@@ -134,11 +165,16 @@ impl Lines {
                 }
                 xxh3_64(normal.as_bytes())
             } else {
-                let key = xxh3_64(line.as_bytes());
+                // The two forms of a line are memoised apart.
+                let key = xxh3_64(line.as_bytes()) ^ u64::from(self.positions);
                 let known = memo.lines.get(&key).copied();
                 let h = known.unwrap_or_else(|| {
                     buf.clear();
                     normalize_line(line, buf);
+                    if self.positions {
+                        let normal = mask_positions(buf);
+                        *buf = normal;
+                    }
                     let normal = buf.trim_end();
                     let h = (!normal.is_empty()).then(|| xxh3_64(normal.as_bytes()));
                     if memo.lines.len() >= LineMemo::MAX {
@@ -259,6 +295,68 @@ pub fn normalize_line(line: &str, out: &mut String) {
         i += 1;
     }
     out.push_str(&line[flushed..]);
+}
+
+/// `line` (already normalised) with every number that gives a position in
+/// a source file as `#`: after `line ` (`File "x.py", line 1039, in f`),
+/// after a `:` that follows a file name or another position
+/// (`x.py:12:5`, `(Foo.java:88)`), and a source gutter's line number at the
+/// start (`  12 | let x = 1;`). Counts (`3 failed`) and values stay.
+pub fn mask_positions(line: &str) -> String {
+    let bytes = line.as_bytes();
+    let mut out = String::with_capacity(line.len());
+    let mut flushed = 0;
+    let mut i = 0;
+    // A gutter: optional blanks, a number, blanks, `|`.
+    let lead = run(bytes, 0, |c| c == b' ' || c == b'\t');
+    let digits_end = run(bytes, lead, |c| c.is_ascii_digit());
+    if digits_end > lead && bytes.get(run(bytes, digits_end, |c| c == b' ')) == Some(&b'|') {
+        out.push_str(&line[..lead]);
+        out.push('#');
+        flushed = digits_end;
+        i = digits_end;
+    }
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_digit() || (i > 0 && is_word(bytes[i - 1])) {
+            i += 1;
+            continue;
+        }
+        let end = run(bytes, i, |c| c.is_ascii_digit());
+        if end < bytes.len() && is_word(bytes[end]) {
+            i = end;
+            continue;
+        }
+        let before = &line[..i];
+        let position = before
+            .get(before.len().saturating_sub(5)..)
+            .is_some_and(|w| w.eq_ignore_ascii_case("line "))
+            || (before.ends_with(':') && names_a_place(&before[..before.len() - 1]));
+        if position {
+            out.push_str(&line[flushed..i]);
+            out.push('#');
+            flushed = end;
+        }
+        i = end;
+    }
+    out.push_str(&line[flushed..]);
+    out
+}
+
+/// Whether the token that ends `before` names a file (a `.` or `/` in it,
+/// ending in a word byte) or is a position already masked (`x.py:#`).
+fn names_a_place(before: &str) -> bool {
+    if before.ends_with('#') {
+        return true;
+    }
+    // ASCII delimiters only: one byte each, and the same set as the twin's.
+    let start = before
+        .bytes()
+        .rposition(|c| {
+            c.is_ascii_whitespace() || matches!(c, b'(' | b'"' | b'\'' | b'[' | b'<' | b'`')
+        })
+        .map_or(0, |k| k + 1);
+    let token = &before[start..];
+    token.as_bytes().last().is_some_and(|&c| is_word(c)) && token.contains(['.', '/'])
 }
 
 /// The end of a number (`12`, `0.35`) at `i`, when a non-word byte follows it.
@@ -412,6 +510,15 @@ fn duration_at(bytes: &[u8], i: usize) -> Option<usize> {
     while end < bytes.len() && (bytes[end].is_ascii_alphabetic() || bytes[end] >= 0x80) {
         end += 1;
     }
+    // A compound duration goes on after its hours or minutes (`0m1.234s`
+    // as `time` prints it, `1h2m`).
+    if unit_start == at
+        && end < bytes.len()
+        && bytes[end].is_ascii_digit()
+        && matches!(&bytes[unit_start..end], b"h" | b"m")
+    {
+        return duration_at(bytes, end);
+    }
     if end == unit_start || (end < bytes.len() && is_word(bytes[end])) {
         return None;
     }
@@ -535,6 +642,13 @@ mod tests {
         assert_eq!(norm("Wall time: 0.1 seconds"), "Wall time: <dur>");
         assert_eq!(norm("handled in 437ms"), "handled in <dur>");
         assert_eq!(
+            norm("real\t0m1.234s"),
+            "real\t<dur>",
+            "time's compound form"
+        );
+        assert_eq!(norm("took 1h2m3s total"), "took <dur> total");
+        assert_eq!(norm("room 4m2x"), "room 4m2x", "not a duration");
+        assert_eq!(
             norm("web-1   Running   0   17s"),
             "web-1   Running   0   <dur>"
         );
@@ -633,6 +747,47 @@ mod tests {
             .collect();
         result_digest_with(&many, false, &mut buf, &mut memo);
         assert!(memo.lines.len() <= LineMemo::MAX);
+    }
+
+    #[test]
+    fn positions_are_masked_in_a_failure_digest_only() {
+        let m = |l: &str| mask_positions(l);
+        assert_eq!(
+            m(r#"  File "x.py", line 1039, in f"#),
+            r#"  File "x.py", line #, in f"#
+        );
+        assert_eq!(m(" --> src/main.rs:12:5"), " --> src/main.rs:#:#");
+        assert_eq!(m("    at f (/a/b.js:10:5)"), "    at f (/a/b.js:#:#)");
+        assert_eq!(m("Foo.java:88)"), "Foo.java:#)");
+        assert_eq!(m("12 |     let x = 1;"), "# |     let x = 1;");
+        assert_eq!(m("t.py:13: AssertionError"), "t.py:#: AssertionError");
+        assert_eq!(m("3 failed, 2 passed"), "3 failed, 2 passed", "counts stay");
+        assert_eq!(
+            m("ratio 3:1, v1.2: 7"),
+            "ratio 3:1, v1.2: 7",
+            "no file before"
+        );
+        assert_eq!(m("assert 12 == 13"), "assert 12 == 13", "values stay");
+        // A multi-byte character before the number (found by the differential fuzz).
+        assert_eq!(m("code: 2\u{85}12"), "code: 2\u{85}12");
+        assert_eq!(m("é a.py:3"), "é a.py:#");
+        assert_eq!(m("\u{85}a.py:3"), "\u{85}a.py:#", "U+0085 is no delimiter");
+        let (mut buf, mut memo) = (String::new(), LineMemo::default());
+        let a = "  File \"x.py\", line 1039, in f\nValueError: bad";
+        let b = "  File \"x.py\", line 1046, in f\nValueError: bad";
+        let fd = |t: &str, buf: &mut String, memo: &mut LineMemo| {
+            failure_digest_with(t, true, buf, memo)
+        };
+        assert_eq!(fd(a, &mut buf, &mut memo), fd(b, &mut buf, &mut memo));
+        assert_ne!(
+            result_digest_with(a, true, &mut buf, &mut memo),
+            result_digest_with(b, true, &mut buf, &mut memo),
+            "a plain digest keeps them apart (the memo keeps the two forms apart)"
+        );
+        assert_ne!(
+            fd(a, &mut buf, &mut memo),
+            result_digest_with(a, true, &mut buf, &mut memo)
+        );
     }
 
     #[test]
