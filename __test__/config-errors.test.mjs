@@ -3,7 +3,7 @@
 // shells) and every adapter give the same message, `code` and `path`
 // (issue 24 item 2). Nothing here reads a message to find the key.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -140,6 +140,36 @@ describe('without the native binary (the pure-TypeScript fallback)', () => {
     assert.equal(out.yaml.code, 'TOOLGUARD_CONFIG_SYNTAX');
     assert.equal(out.yaml.file, file);
     assert.match(out.yaml.message, /YAML configs need the native binary/);
+  });
+
+  it('an oversized config is refused as the native loader refuses it (one limit, rules/limits.json), and a byte order mark is skipped', () => {
+    // Before: the fallback read the whole file (`check-config /dev/zero` grew
+    // without bound) and JSON.parse failed on a BOM the Rust loader skips.
+    const { configFileBytes } = JSON.parse(readFileSync(join(root, 'rules/limits.json'), 'utf8'));
+    const big = join(scratch, 'big.json');
+    writeFileSync(big, `{${' '.repeat(configFileBytes)}}`);
+    const bom = join(scratch, 'bom.json');
+    writeFileSync(bom, '\uFEFF{"repeat": {"thresholds": [2]}}');
+    const inputs = JSON.stringify({ big, bom, zero: process.platform === 'win32' ? null : '/dev/zero' });
+    const load = `
+      const { readConfig } = await import('./dist/ts/cli/config.mjs');
+      const { big, bom, zero } = ${inputs};
+      const refused = (file) => { try { readConfig(file); return null; } catch (e) { return { message: e.message, code: e.code, path: e.path, file: e.file }; } };
+      console.log(JSON.stringify({ big: refused(big), zero: zero && refused(zero), bom: readConfig(bom).config }));`;
+    const out = fallback(load);
+    const native = spawnSync(process.execPath, ['--input-type=module', '-e', load], { cwd: root, encoding: 'utf8' });
+    assert.equal(native.status, 0, native.stderr);
+    const expected = {
+      message: `config ${big} is larger than ${configFileBytes} bytes`,
+      code: 'TOOLGUARD_CONFIG_TOO_LARGE',
+      path: [],
+      file: big,
+    };
+    assert.deepEqual(out.big, expected);
+    assert.deepEqual(out.bom, { repeat: { thresholds: [2] } });
+    if (out.zero) assert.equal(out.zero.code, 'TOOLGUARD_CONFIG_TOO_LARGE');
+    // The native loader says the same, as data.
+    assert.deepEqual(JSON.parse(native.stdout), out);
   });
 
   it('toolguard hook fails open with one line saying it needs the native binary', () => {

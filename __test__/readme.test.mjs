@@ -8,7 +8,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GuardEngine } from 'toolguard';
 import { RULES_PAGE, readmeWithTable } from '../scripts/docs/rules-table.mjs';
-import { auditSample, sampleIn } from '../scripts/docs/audit-sample.mjs';
+import { SAMPLE_PAGE, auditSample, sampleIn } from '../scripts/docs/audit-sample.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
@@ -24,12 +24,13 @@ test('the README names the two commands and .ci/run calls the test command', () 
   assert.match(readFileSync(join(root, '.ci/run'), 'utf8'), /^npm test$/m);
 });
 
-test("the README's audit sample is what `toolguard audit` prints (refresh: node scripts/docs/audit-sample.mjs --write)", () => {
-  assert.equal(sampleIn(readme), auditSample());
+test("docs/audit.md's sample is what `toolguard audit` prints (refresh: node scripts/docs/audit-sample.mjs --write)", () => {
+  assert.equal(sampleIn(readFileSync(join(root, SAMPLE_PAGE), 'utf8')), auditSample());
 });
 
-test('the README is at most 350 lines and keeps no map of the tree (ARCHITECTURE.md has it)', () => {
-  assert.ok(readme.split('\n').length <= 350, `${readme.split('\n').length} lines`);
+test('the README is at most 90 lines and keeps no map of the tree (ARCHITECTURE.md has it)', () => {
+  // Details go to docs/; the README is what a newcomer reads first.
+  assert.ok(readme.split('\n').length <= 90, `${readme.split('\n').length} lines`);
   assert.doesNotMatch(readme, /^## Map of the tree/m);
 });
 
@@ -102,4 +103,23 @@ test('every local link in the README and docs/ resolves, anchors included', () =
     }
   }
   assert.deepEqual(broken, []);
+});
+
+test('every invariant in ARCHITECTURE.md names a test that exists', () => {
+  const text = readFileSync(join(root, 'ARCHITECTURE.md'), 'utf8');
+  const section = text.slice(text.indexOf('## Invariants kept by tests'));
+  const invariants = section.split('\n- ').slice(1);
+  assert.ok(invariants.length >= 5, `${invariants.length} invariants found`);
+  for (const invariant of invariants) {
+    const named = [...invariant.matchAll(/`(__test__\/[^`\s]+)`/g)].map((m) => m[1]);
+    assert.ok(named.length > 0, `names no test: ${invariant.slice(0, 80)}`);
+    for (const test of named) assert.ok(existsSync(join(root, test)), `${test} (named by: ${invariant.slice(0, 60)}…)`);
+  }
+});
+
+test('every docs/*.md page is linked from the README, ARCHITECTURE.md or another page', () => {
+  const pages = readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md'));
+  const texts = ['README.md', 'ARCHITECTURE.md', ...pages.map((f) => `docs/${f}`)].map((f) => [f, readFileSync(join(root, f), 'utf8')]);
+  const orphans = pages.filter((page) => !texts.some(([f, text]) => f !== `docs/${page}` && text.includes(page)));
+  assert.deepEqual(orphans, []);
 });

@@ -94,7 +94,7 @@ function asksForHelp(argv) {
 function quietFallbackWarning() {
   const printers = process.listeners('warning');
   process.removeAllListeners('warning');
-  process.on('warning', (warning) => {
+  process.on('warning', (/** @type {Error & { code?: string }} */ warning) => {
     if (warning.code !== 'TOOLGUARD_FALLBACK') for (const print of printers) print(warning);
   });
 }

@@ -217,6 +217,11 @@ const DONE = 32;
 const PATHLESS = 64;
 /** A run or test that came back and whose output names an error though nothing said it failed: for `re-read` it fails the same way. */
 const TROUBLED = 0x80;
+// The effect cache's bits below share values with the entry flags above
+// (NO_PATH = TROUBLED, HIDDEN = PATHLESS, WRITES = DONE): safe, because they
+// live in another number (a cached effect code, never saved) and `observe`
+// unpacks them into booleans before an entry is made; the effect codes stay
+// below WRITES. __test__/loop-flag-bits.test.mjs checks it through the saved state.
 /** In the effect cache, beside the effect code: the call writes no path. */
 const NO_PATH = 0x80;
 /** In the effect cache: the command hid its real exit status and is no probe. */

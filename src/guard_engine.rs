@@ -19,8 +19,8 @@ use toolguard_core::shell::intent::ScanContext;
 use crate::errors::{config_error, core_error, guarded, invalid, test_panic_point, PanicPoint};
 use crate::fast_path::registry;
 use crate::js_input::{
-    agent_id_argument, arguments_json, bool_property, expect_object, read_result, string_property,
-    with_short_string, ResultParts,
+    agent_id_argument, arguments_json, bool_property, exec_name, expect_object, read_result,
+    string_property, with_short_string, ResultParts,
 };
 use crate::options::to_config_value;
 use crate::verdict::{
@@ -266,8 +266,7 @@ impl GuardEngine {
     pub fn check(&self, env: Env, exec: Unknown) -> Result<Option<LoopDenyVerdict>> {
         guarded(|| {
             let exec = expect_object(&exec, "exec")?;
-            let name = string_property(&exec, "name", "exec.name")?
-                .ok_or_else(|| invalid("toolguard: exec.name must be a string (got undefined)"))?;
+            let name = exec_name(&exec)?;
             let agent_id = string_property(&exec, "agentId", "exec.agentId")?;
             let arguments_json = arguments_json(&env, &exec)?;
             let call = Call {
@@ -293,8 +292,7 @@ impl GuardEngine {
     pub fn exact_call(&self, env: Env, exec: Unknown) -> Result<Option<ExactCall>> {
         guarded(|| {
             let exec = expect_object(&exec, "exec")?;
-            let name = string_property(&exec, "name", "exec.name")?
-                .ok_or_else(|| invalid("toolguard: exec.name must be a string (got undefined)"))?;
+            let name = exec_name(&exec)?;
             let arguments_json = arguments_json(&env, &exec)?;
             let call = Call {
                 agent_id: None,
@@ -342,8 +340,7 @@ impl GuardEngine {
         sources: &mut Vec<napi::sys::napi_value>,
     ) -> Result<Pending> {
         let exec = expect_object(exec, "exec")?;
-        let name = string_property(&exec, "name", "exec.name")?
-            .ok_or_else(|| invalid("toolguard: exec.name must be a string (got undefined)"))?;
+        let name = exec_name(&exec)?;
         let agent_id = string_property(&exec, "agentId", "exec.agentId")?;
         let arguments_json = arguments_json(env, &exec)?;
         let concurrent = bool_property(&exec, "concurrent", "exec.concurrent")?.unwrap_or(false);

@@ -52,6 +52,12 @@ pub fn expect_object<'a>(value: &Unknown<'a>, at: &str) -> Result<Object<'a>> {
     unsafe { value.cast::<Object>() }
 }
 
+/// `exec.name`, which every entry point taking a `ToolExecution` requires.
+pub fn exec_name(exec: &Object) -> Result<String> {
+    string_property(exec, "name", "exec.name")?
+        .ok_or_else(|| invalid("toolguard: exec.name must be a string (got undefined)"))
+}
+
 /// `undefined` → `None`; a string → `Some`; anything else is an error naming `at`.
 pub fn string_property(object: &Object, key: &str, at: &str) -> Result<Option<String>> {
     let value: Unknown = object.get_named_property_unchecked(key)?;

@@ -162,7 +162,8 @@ describe('toolguard/ai-sdk with the real AI SDK', { skip }, () => {
     const tools = guardTools({
       flaky: tool({
         inputSchema: z.object({}),
-        execute: async () => {
+        // Typed, or the SDK infers `never` as the output and refuses the schema.
+        execute: /** @returns {Promise<string>} */ async () => {
           throw new Error('ECONNRESET');
         },
       }),

@@ -111,10 +111,12 @@ async function parityIn(events, opts) {
  * `loops: false` (DSH's result-blind repeat reminder), unless the test gives
  * its own config. Resolves to the Node hook's outputs with `loops: false`
  * (`.loops`: with the detectors).
+ * @returns {Promise<Awaited<ReturnType<typeof parityIn>> & { loops?: Awaited<ReturnType<typeof parityIn>> }>}
  */
 async function assertParity(events, opts = {}) {
   const ownConfig = opts.args?.some((a) => a.startsWith('--config')) || opts.env?.TOOLGUARD_CONFIG !== undefined;
   if (ownConfig) return parityIn(events, opts);
+  /** @type {Awaited<ReturnType<typeof parityIn>> & { loops?: Awaited<ReturnType<typeof parityIn>> }} */
   const blind = await parityIn(events, { ...opts, env: { TOOLGUARD_CONFIG: loopsOff, ...opts.env } });
   blind.loops = await parityIn(events, opts);
   return blind;
@@ -384,6 +386,7 @@ describe('native hook executable', () => {
     };
     const rule = (id, pattern) => `{"id": "${id}", "pattern": ${JSON.stringify(pattern)}, "action": "error", "message": "m"}`;
     // Both shells print the same line, byte for byte.
+    /** @type {[string, RegExp, string?][]} */
     const cases = [
       [
         write('t1.json', '{"repeat": {"thresholds": [1]}}'),

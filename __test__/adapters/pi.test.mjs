@@ -131,7 +131,7 @@ describe('toolguard/pi in a real pi session', () => {
     const results = await turn(session, ['pwd', 'pwd']);
     assert.equal(results[1].content.length, 2);
     assert.throws(
-      () => toolguard({ engine: { repeat: { thresholds: [] } } })({ on() {} }),
+      () => toolguard({ engine: { repeat: { thresholds: [] } } })(/** @type {any} a fake ExtensionAPI */ ({ on() {} })),
       /repeat-tool-reminder: `thresholds` must not be empty/,
     );
   });
@@ -154,7 +154,7 @@ describe('toolguard/pi in a real pi session', () => {
     assert.deepEqual(last[1].content, [{ type: 'text', text: texts[2] }]);
     const custom = session.messages.filter((m) => m.role === 'custom');
     assert.deepEqual(
-      custom.map((m) => [m.customType, m.details.summary]),
+      custom.map((m) => [m.customType, /** @type {{ summary: string }} */ (m.details).summary]),
       [[PI_MESSAGE_TYPE, 'bash × 3']],
     );
   });
@@ -174,7 +174,8 @@ describe('toolguard/pi in a real pi session', () => {
   });
 
   it('patchFor: an error keeps image blocks and puts the reminder after the failure', () => {
-    const image = { type: 'image', data: 'AAAA', mimeType: 'image/png' };
+    const image = /** @type {const} */ ({ type: 'image', data: 'AAAA', mimeType: 'image/png' });
+    /** @type {import('toolguard').GuardVerdict} */
     const verdict = {
       reminder: { tool: 'bash', count: 3, text: 'R', summary: 'bash × 3' },
       failure: { action: 'error', summary: 's', text: 'F', rules: [] },

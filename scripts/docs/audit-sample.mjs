@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// The README's "what the main job prints": `toolguard audit` on the bundled
-// sample, run as a new user runs it (a home with no Claude Code or Codex
-// history, no colours). __test__/readme.test.mjs fails when the README's copy
-// is stale; refresh it with: node scripts/docs/audit-sample.mjs --write
+// "What the main job prints" (docs/audit.md, linked from the README's quick
+// start): `toolguard audit` on the bundled sample, run as a new user runs it
+// (a home with no Claude Code or Codex history, no colours).
+// __test__/readme.test.mjs fails when the page's copy is stale; refresh it
+// with: node scripts/docs/audit-sample.mjs --write
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,8 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const BEGIN = '<!-- audit-sample:begin -->';
 const END = '<!-- audit-sample:end -->';
+/** The page that shows the sample. */
+export const SAMPLE_PAGE = 'docs/audit.md';
 
 /** What `toolguard audit` prints on stdout with no path, in a home without agent histories. */
 export function auditSample() {
@@ -36,7 +39,7 @@ export function sampleIn(readme) {
 export function withSample(readme, output) {
   const start = readme.indexOf(BEGIN);
   const end = readme.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`README.md lacks the ${BEGIN} … ${END} markers`);
+  if (start < 0 || end < start) throw new Error(`${SAMPLE_PAGE} lacks the ${BEGIN} … ${END} markers`);
   const block = readme.slice(start, end);
   return readme.slice(0, start) + block.replace(/```\n[\s\S]*?```/, () => `\`\`\`\n${output}\`\`\``) + readme.slice(end);
 }
@@ -44,7 +47,7 @@ export function withSample(readme, output) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const output = auditSample();
   if (process.argv.includes('--write')) {
-    const path = join(root, 'README.md');
+    const path = join(root, SAMPLE_PAGE);
     writeFileSync(path, withSample(readFileSync(path, 'utf8'), output));
   } else {
     process.stdout.write(output);

@@ -7,23 +7,14 @@
 //   node scripts/release/build-hook.mjs [--target TRIPLE] [--output-dir DIR]
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { targetArgs } from './target-args.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const args = process.argv.slice(2);
-let target;
-let outputDir = root;
-for (let i = 0; i < args.length; i++) {
-  if (args[i] === '--target' && args[i + 1]) target = args[++i];
-  else if (args[i] === '--output-dir' && args[i + 1]) outputDir = resolve(args[++i]);
-  else {
-    console.error(
-      `build-hook: unknown argument ${args[i]}\nusage: node scripts/release/build-hook.mjs [--target TRIPLE] [--output-dir DIR]`,
-    );
-    process.exit(2);
-  }
-}
+const options = targetArgs('build-hook');
+const target = options.target;
+const outputDir = options.outputDir ?? root;
 const windows = target ? target.includes('-windows-') : process.platform === 'win32';
 const exe = windows ? 'toolguard-hook.exe' : 'toolguard-hook';
 const build = spawnSync('cargo', ['build', '--release', '-p', 'toolguard-hook', ...(target ? ['--target', target] : [])], {

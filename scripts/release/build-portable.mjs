@@ -17,30 +17,21 @@
 // each time they alternate.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseTriple } from '@napi-rs/cli';
 import { pyTools } from '../test/py-tools.mjs';
 import { GLIBC_BASELINE } from './glibc-check.mjs';
+import { targetArgs } from './target-args.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const BINARY_NAME = 'toolguard';
 const HOOK = 'toolguard-hook';
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const args = process.argv.slice(2);
-  let target = 'x86_64-unknown-linux-gnu';
-  let outputDir;
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === '--target' && args[i + 1]) target = args[++i];
-    else if (args[i] === '--output-dir' && args[i + 1]) outputDir = resolve(args[++i]);
-    else {
-      console.error(
-        `build-portable: unknown argument ${args[i]}\nusage: node scripts/release/build-portable.mjs [--target TRIPLE] [--output-dir DIR]`,
-      );
-      process.exit(2);
-    }
-  }
+  const options = targetArgs('build-portable');
+  const target = options.target ?? 'x86_64-unknown-linux-gnu';
+  let outputDir = options.outputDir;
   const triple = parseTriple(target);
   if (triple.platform !== 'linux' || !/^(gnu|musl)$/.test(triple.abi ?? '')) {
     console.error(`build-portable: ${target} is not a linux gnu or musl target`);

@@ -4,7 +4,8 @@
 // hook reads it. Its errors are data: `code`, the bad key's `path`, `file`,
 // `line`; the message is built from them there, never read back here.
 
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { GuardConfig } from 'toolguard';
 import { native, nativeFailure } from '../native.mjs';
 
@@ -61,9 +62,9 @@ export function readConfig(path: string): LoadedConfig {
       throw ConfigError.from(error);
     }
   }
-  let text: string;
+  let bytes: Buffer | undefined;
   try {
-    text = readFileSync(path, 'utf8');
+    bytes = readBounded(path, configFileBytes());
   } catch (error) {
     throw new ConfigError(`cannot read config ${path}: ${(error as Error).message}`, {
       code: 'TOOLGUARD_CONFIG_UNREADABLE',
@@ -71,6 +72,16 @@ export function readConfig(path: string): LoadedConfig {
       file: path,
     });
   }
+  if (!bytes) {
+    throw new ConfigError(`config ${path} is larger than ${configFileBytes()} bytes`, {
+      code: 'TOOLGUARD_CONFIG_TOO_LARGE',
+      path: [],
+      file: path,
+    });
+  }
+  // A byte order mark some editors write is not part of the first key (as in Rust).
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  const text = bytes.toString('utf8', bom);
   let value: unknown;
   try {
     value = text.trim() ? JSON.parse(text) : null;
@@ -90,6 +101,34 @@ export function readConfig(path: string): LoadedConfig {
     );
   }
   return { path, config: value as GuardConfig };
+}
+
+/** The largest config file read: the one limit in rules/limits.json, which the Rust loader reads too. */
+function configFileBytes(): number {
+  return (createRequire(import.meta.url)('../../../rules/limits.json') as { configFileBytes: number }).configFileBytes;
+}
+
+/**
+ * The file's bytes, or `undefined` when it holds more than `limit`: at most
+ * `limit + 1` bytes are read, so a device (`/dev/zero`) or a huge log given
+ * by mistake is refused instead of read whole.
+ */
+function readBounded(path: string, limit: number): Buffer | undefined {
+  const fd = openSync(path, 'r');
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    while (total <= limit) {
+      const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, limit + 1 - total));
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) return Buffer.concat(chunks, total);
+      chunks.push(chunk.subarray(0, n));
+      total += n;
+    }
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

@@ -190,6 +190,12 @@ const PATHLESS: u8 = 64;
 /// behind `| tail`): for `re-read` it fails the same way.
 const TROUBLED: u8 = 0x80;
 
+// The effect cache's bits below share values with the entry flags above
+// (NO_PATH = TROUBLED, HIDDEN = PATHLESS, WRITES = DONE): safe, because they
+// live in another byte (`Loops::effects`, never saved) and `observe` unpacks
+// them into booleans before an entry is made. The effect codes must stay
+// below them (checked at compile time under `mod effect`);
+// __test__/loop-flag-bits.test.mjs checks both engines' saved entries.
 /// In [`Loops::effects`], beside the effect code: the call writes no path.
 const NO_PATH: u8 = 0x80;
 /// In [`Loops::effects`]: the command hid its real exit status (`| tail`,
@@ -212,6 +218,8 @@ mod effect {
     pub const NAVIGATE: u8 = 8;
     pub const OTHER: u8 = 9;
 }
+// Every effect code fits below the effect cache's bits (OTHER is the largest).
+const _: () = assert!(effect::OTHER < WRITES && WRITES < HIDDEN && HIDDEN < NO_PATH);
 
 fn effect_code(e: Option<Effect>) -> u8 {
     match e {

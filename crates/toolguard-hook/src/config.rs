@@ -130,17 +130,30 @@ impl Loaded {
 }
 
 /// The largest config file read: a config is a few KB; anything bigger (a
-/// device, a log given by mistake) is refused instead of read whole.
-pub const MAX_CONFIG_BYTES: u64 = 4 << 20;
+/// device, a log given by mistake) is refused instead of read whole. Stated
+/// once in `rules/limits.json`, which the JavaScript fallback (no native
+/// binary, ts/cli/config.mts) reads too.
+pub fn max_config_bytes() -> u64 {
+    static LIMIT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *LIMIT.get_or_init(|| {
+        let root: serde_json::Value =
+            serde_json::from_str(include_str!("../../../rules/limits.json"))
+                .expect("rules/limits.json is JSON");
+        root["configFileBytes"]
+            .as_u64()
+            .expect("rules/limits.json: configFileBytes is a whole number")
+    })
+}
 
-/// The file's bytes, or `None` when it holds more than [`MAX_CONFIG_BYTES`].
+/// The file's bytes, or `None` when it holds more than [`max_config_bytes`].
 fn read_bounded(path: &str) -> std::io::Result<Option<Vec<u8>>> {
     use std::io::Read;
+    let limit = max_config_bytes();
     let mut bytes = Vec::new();
     std::fs::File::open(path)?
-        .take(MAX_CONFIG_BYTES + 1)
+        .take(limit + 1)
         .read_to_end(&mut bytes)?;
-    Ok((bytes.len() as u64 <= MAX_CONFIG_BYTES).then_some(bytes))
+    Ok((bytes.len() as u64 <= limit).then_some(bytes))
 }
 
 /// Read and parse the config file; `None`: no file (the defaults).
@@ -170,7 +183,7 @@ pub fn read(path: Option<&str>) -> Result<Loaded, FileError> {
     let Some(bytes) = bytes else {
         return Err(fail(
             "TOOLGUARD_CONFIG_TOO_LARGE",
-            format!("config {path} is larger than {MAX_CONFIG_BYTES} bytes"),
+            format!("config {path} is larger than {} bytes", max_config_bytes()),
             None,
         ));
     };
@@ -646,7 +659,7 @@ mod tests {
     fn an_oversized_config_is_refused_and_a_byte_order_mark_skipped() {
         // Before: the whole file was read (`check-config /dev/zero` grew
         // without bound), and a BOM became part of the first key.
-        let big = write("big.yaml", &"#".repeat(MAX_CONFIG_BYTES as usize + 1));
+        let big = write("big.yaml", &"#".repeat(max_config_bytes() as usize + 1));
         let e = read(Some(&big)).map(|_| ()).unwrap_err();
         assert_eq!(e.code, "TOOLGUARD_CONFIG_TOO_LARGE");
         assert!(e.message.contains("big.yaml"), "{}", e.message);

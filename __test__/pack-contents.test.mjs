@@ -1,0 +1,38 @@
+// What `npm pack` puts in the main package: the generated binding files,
+// the compiled TypeScript, every data table the code reads at run time
+// (rules/*.json, the JS fallback included), the samples the main job audits;
+// never tests, corpora, Rust sources or build output (the native binary
+// travels in the platform package).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+test('npm pack ships the generated files and every rules table, and no test data, sources or build output', {
+  skip: !existsSync(join(root, 'dist')) && 'not built (no dist/): run npm run build',
+}, () => {
+  const run = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  const files = JSON.parse(run.stdout)[0].files.map((f) => f.path);
+  const shipped = new Set(files);
+  const tables = readdirSync(join(root, 'rules'))
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => `rules/${f}`);
+  for (const file of ['index.js', 'index.d.ts', 'main.js', 'main.d.ts', 'dist/reference/index.mjs', 'dist/ts/cli/config.mjs', ...tables])
+    assert.ok(shipped.has(file), `${file} is not shipped`);
+  assert.ok(
+    files.some((f) => f.startsWith('samples/')),
+    'the bundled sample the main job audits',
+  );
+  const unwanted = files.filter(
+    (f) =>
+      /^(__test__|corpus|crates|src|fuzz|scripts|target|node_modules|npm|examples)\//.test(f) ||
+      /\.(node|rs|tgz)$/.test(f) ||
+      /(^|\/)fixtures\//.test(f),
+  );
+  assert.deepEqual(unwanted, []);
+});
