@@ -713,7 +713,10 @@ mod tests {
         let failure = engine.scan("bash", &output).expect("coloured traceback");
         assert_eq!(failure.summary, "bash: python-traceback");
         assert_eq!(failure.rules[0].line, 1);
-        assert_eq!(failure.rules[0].excerpt, "Traceback (most recent call last):");
+        assert_eq!(
+            failure.rules[0].excerpt,
+            "Traceback (most recent call last):"
+        );
         // The verdict's `Original output` is the output as the tool gave it.
         assert!(failure.text.contains("\x1b[1;31mValueError"));
     }
