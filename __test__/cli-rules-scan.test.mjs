@@ -89,6 +89,15 @@ test('scan shows which rule matched which line (file and stdin), exit 1', () => 
   );
 });
 
+test('scan reads coloured output as a terminal shows it (issue 22)', () => {
+  const plain = 'Traceback (most recent call last):\n  File "x.py", line 1, in <module>\nValueError: bad\n';
+  const coloured =
+    '\x1b[31mTraceback (most recent call last):\x1b[0m\n  File "x.py", line 1, in <module>\n\x1b[1;31mValueError\x1b[0m: bad\n';
+  const hits = (text) => JSON.parse(cli(['scan', '--json'], text).stdout).hits.map((h) => [h.id, h.line, h.excerpt]);
+  assert.deepEqual(hits(coloured), hits(plain));
+  assert.deepEqual(hits(coloured)[0], ['python-traceback', 1, 'Traceback (most recent call last):']);
+});
+
 test('scan: nothing matched is exit 0', () => {
   const run = cli(['scan', file('ok.txt', 'compiled 3 files\n0 errors, 2 warnings\n')]);
   assert.deepEqual([run.code, run.stdout], [0, `${join(tmp, 'ok.txt')}: no rule matched\n`]);

@@ -317,6 +317,17 @@ test('scanValue scans the JSON of a successful value, after the text blocks', ()
   assert.equal(engine.observe({ name: 'bash', argumentsJson: '{}' }, { isError: true, value }), null);
 });
 
+test('observe scans coloured output as the terminal shows it; the original output stays as given', () => {
+  const text =
+    'collected 2 items\n\x1b]8;;file:///t/test_x.py\x1b\\test_x.py\x1b]8;;\x1b\\ \x1b[31mF\x1b[0m\x1b[32m.\x1b[0m\n' +
+    '\x1b[31m\x1b[1m=== 1 failed, 1 passed in 0.02s ===\x1b[0m';
+  const { failure } = new GuardEngine().observe({ name: 'bash', argumentsJson: '{}' }, { text });
+  assert.equal(failure.action, 'error');
+  const hit = failure.rules[0];
+  assert.deepEqual([hit.line, hit.excerpt], [3, '=== 1 failed, 1 passed in 0.02s ===']);
+  assert.ok(failure.text.endsWith(`Original output:\n${text}`));
+});
+
 test('a reminder and a failure can come together', () => {
   const engine = new GuardEngine({ repeat: { thresholds: [2] } });
   const exec = { agentId: 'a', name: 'bash', argumentsJson: '{"command":"python x.py"}' };

@@ -873,6 +873,15 @@ const MARKER_LINES = [
  * differ (U+0085, U+FEFF) and where they agree. CR and U+2028 are left out:
  * under `m` they are documented dialect divergences (crates/toolguard-core/src/rules/dialect.rs).
  */
+/** Escape sequences a coloured line starts and ends with (CSI, OSC 8 links, charset, malformed). */
+const ANSI_WRAPS = [
+  ['\x1b[31m', '\x1b[0m'],
+  ['\x1b[1;31m', '\x1b[m'],
+  ['\x1b]8;;file:///x\x1b\\', '\x1b]8;;\x07'],
+  ['\x1b(B\x1b[m', '\x1b[K'],
+  ['\x1b[2K\x1b[1G', '\x1b'],
+  ['\x1b[', '\x1b]0;title'],
+];
 const LINE_PADDING = ['', ' ', '\t', '\u0085', '\ufeff', '\u00a0 ', '\u3000'];
 
 const CONFIGS = [
@@ -960,6 +969,16 @@ describe('differential: native GuardEngine vs reference', () => {
       { weight: 1, arbitrary: fc.constantFrom(...MARKER_LINES) },
       // Exception lines a user may have reported (shell/intent.rs `SessionReports`).
       { weight: 1, arbitrary: fc.constantFrom(...REPORT_OUTPUTS) },
+      // A fixture as a coloured terminal printed it (scans strip ANSI escapes).
+      {
+        weight: 1,
+        arbitrary: fc.tuple(fc.noBias(fc.nat({ max: texts.length - 1 })), fc.constantFrom(...ANSI_WRAPS)).map(([i, [on, off]]) =>
+          texts[i]
+            .split('\n')
+            .map((line) => `${on}${line}${off}`)
+            .join('\n'),
+        ),
+      },
     );
     const text = fc
       .record({

@@ -13,6 +13,7 @@ import { isRejection } from './loop-texts.mjs';
 import { Loops } from './loops.mjs';
 import { classifyCall } from './shell.mjs';
 import { showsFailure } from './markers.mjs';
+import { stripAnsi } from './normalize.mjs';
 import { RepeatChains } from './repeat.mjs';
 import { buildRuleTable, excerptOf, firstMatch, type CompiledRule } from './rules.mjs';
 import type {
@@ -400,7 +401,9 @@ export class GuardEngine implements GuardEngineLike {
   #scan(tool: string, { isError, texts, valueJson: json }: Output, ctx: ScanContext | undefined): FailureVerdict | undefined {
     if (isError) return undefined;
     const valueJson = this.#scanValue ? json : undefined;
-    const output = texts.join('\n');
+    const raw = texts.join('\n');
+    // As a terminal shows it (native `strip_ansi`): same line numbers, plain quoted lines.
+    const output = stripAnsi(raw);
     let scanned = output;
     if (valueJson !== undefined) scanned = texts.length === 0 ? valueJson : `${output}\n${valueJson}`;
     // Markers trail the shell output; the appended value JSON must not hide them.
@@ -417,7 +420,7 @@ export class GuardEngine implements GuardEngineLike {
       const header = failed
         ? `[loud-failure] ${tool} output shows a failure:`
         : `[loud-failure] ${tool} exited 0 but its output shows it failed:`;
-      return { action: 'error', summary, text: `${header}\n${lines}\nOriginal output:\n${output}`, rules: matches };
+      return { action: 'error', summary, text: `${header}\n${lines}\nOriginal output:\n${raw}`, rules: matches };
     }
     return { action: 'context', summary, text: `[loud-failure] ${tool} output may show a silent failure:\n${lines}`, rules: matches };
   }

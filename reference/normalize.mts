@@ -192,6 +192,50 @@ const isWord = (c: number) => isDigit(c) || isAlpha(c) || c === 0x5f;
 /** Rust `u8::is_ascii_whitespace`: space, \t, \n, \x0c, \r (not \x0b). */
 const isAsciiSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d;
 
+/**
+ * Where the ANSI escape sequence starting at `text[i]` (an ESC) ends (native
+ * `escape_end`): CSI `ESC [`, parameter and intermediate bytes, one final
+ * byte; OSC `ESC ]` up to BEL or `ESC \`; otherwise `ESC`, intermediate
+ * bytes, one final byte. Never takes a `\n` nor a code unit that cannot end it.
+ */
+export function escapeEnd(text: string, i: number): number {
+  const n = text.length;
+  let j = i + 1;
+  const c = j < n ? text.charCodeAt(j) : -1;
+  if (c === 0x5b) {
+    j += 1;
+    while (j < n && text.charCodeAt(j) >= 0x20 && text.charCodeAt(j) <= 0x3f) j += 1;
+    if (j < n && text.charCodeAt(j) >= 0x40 && text.charCodeAt(j) <= 0x7e) j += 1;
+  } else if (c === 0x5d) {
+    j += 1;
+    while (j < n) {
+      const d = text.charCodeAt(j);
+      if (d === 0x07) return j + 1;
+      if (d === 0x1b && j + 1 < n && text.charCodeAt(j + 1) === 0x5c) return j + 2;
+      if (d === 0x1b || d === 0x0a) return j;
+      j += 1;
+    }
+  } else {
+    while (j < n && text.charCodeAt(j) >= 0x20 && text.charCodeAt(j) <= 0x2f) j += 1;
+    if (j < n && text.charCodeAt(j) >= 0x30 && text.charCodeAt(j) <= 0x7e) j += 1;
+  }
+  return j;
+}
+
+/** `text` as a terminal shows it (native `strip_ansi`): escape sequences removed, newlines kept. */
+export function stripAnsi(text: string): string {
+  let i = text.indexOf('\x1b');
+  if (i === -1) return text;
+  let out = '';
+  let flushed = 0;
+  while (i !== -1) {
+    out += text.slice(flushed, i);
+    flushed = escapeEnd(text, i);
+    i = text.indexOf('\x1b', flushed);
+  }
+  return out + text.slice(flushed);
+}
+
 /** Normalise one line (no `\n`): the normal form native `normalize_line` writes. */
 export function normalizeLine(input: string): string {
   let line = input.endsWith('\r') ? input.slice(0, -1) : input;
@@ -208,15 +252,7 @@ export function normalizeLine(input: string): string {
     const b = line.charCodeAt(i);
     if (b === 0x1b) {
       out += line.slice(flushed, i);
-      i += 1;
-      if (i < n && line.charCodeAt(i) === 0x5b) {
-        i += 1;
-        while (i < n && !(line.charCodeAt(i) >= 0x40 && line.charCodeAt(i) <= 0x7e)) i += 1;
-      }
-      // ESC + one character: the whole character (a surrogate pair is one).
-      const skipped = at(i);
-      i = Math.min(i + 1, n);
-      if (skipped >= 0xd800 && skipped <= 0xdbff && at(i) >= 0xdc00 && at(i) <= 0xdfff) i += 1;
+      i = escapeEnd(line, i);
       flushed = i;
       continue;
     }

@@ -131,7 +131,10 @@ impl Scanner {
         if output.is_error || !self.scans(name) {
             return None;
         }
-        let original = join_lines(&output.texts);
+        let raw = join_lines(&output.texts);
+        // The rules read the output as a terminal shows it: colour and cursor
+        // escapes removed (same line numbers; the verdict quotes plain lines).
+        let original = crate::normalize::strip_ansi(&raw);
         let value_json = output.value_json.filter(|_| self.scan_value);
         let scanned = match value_json {
             Some(json) if output.texts.is_empty() => std::borrow::Cow::Borrowed(json),
@@ -156,7 +159,8 @@ impl Scanner {
         }
         // Only `when: always` rules can match output that already shows failure;
         // the header must not then claim the command exited 0.
-        Some(failure_verdict(name, &original, already_failed, matches))
+        // `Original output` is the output as the tool returned it.
+        Some(failure_verdict(name, &raw, already_failed, matches))
     }
 }
 
@@ -694,6 +698,27 @@ mod tests {
         };
         assert_eq!(first.scan("bash", &output), second.scan("bash", &output));
         assert!(first.scan("bash", &output).is_some());
+    }
+
+    #[test]
+    fn coloured_output_is_scanned_as_the_terminal_shows_it() {
+        let engine = Engine::new(&Config::default()).unwrap();
+        let output = Output {
+            texts: vec![
+                "\x1b[31mTraceback (most recent call last):\x1b[0m\n  File \"x.py\", line 1, in <module>",
+                "\x1b[1;31mValueError\x1b[0m: bad",
+            ],
+            ..Output::default()
+        };
+        let failure = engine.scan("bash", &output).expect("coloured traceback");
+        assert_eq!(failure.summary, "bash: python-traceback");
+        assert_eq!(failure.rules[0].line, 1);
+        assert_eq!(
+            failure.rules[0].excerpt,
+            "Traceback (most recent call last):"
+        );
+        // The verdict's `Original output` is the output as the tool gave it.
+        assert!(failure.text.contains("\x1b[1;31mValueError"));
     }
 
     #[test]
