@@ -212,6 +212,13 @@ impl Finder {
         })
     }
 
+    /// The second filter: `v`, the `n` bytes the first filter asked for.
+    #[inline(always)]
+    fn second_passes(&self, v: u64) -> bool {
+        let h = second_slot(v);
+        self.second[h / 64] >> (h % 64) & 1 != 0
+    }
+
     pub(super) fn occurrences<'a>(&'a self, text: &'a [u8]) -> Occurrences<'a> {
         Occurrences {
             f: self,
@@ -327,7 +334,8 @@ impl Occurrences<'_> {
                 let n = n as usize;
                 if n != 0
                     && p + n <= text.len()
-                    && self.candidate(p, bytes_at(text, p, n), n, batch)
+                    && f.second_passes(bytes_at(text, p, n))
+                    && self.candidate(p, bytes_at(text, p, n), batch)
                 {
                     self.sources[0].pos = p + STRIDE;
                     return Some(p);
@@ -337,7 +345,11 @@ impl Occurrences<'_> {
         }
         while p <= last {
             let n = f.first[first_slot(bytes_at(text, p, 4) as u32)] as usize;
-            if n != 0 && p + n <= text.len() && self.candidate(p, bytes_at(text, p, n), n, batch) {
+            if n != 0
+                && p + n <= text.len()
+                && f.second_passes(bytes_at(text, p, n))
+                && self.candidate(p, bytes_at(text, p, n), batch)
+            {
                 self.sources[0].pos = p + STRIDE;
                 return Some(p);
             }
@@ -348,13 +360,12 @@ impl Occurrences<'_> {
     }
 
     /// The long literals around sampled position `p` into `batch`; whether
-    /// any. `v`: the bytes at `p` (at least `n`, the first filter's count).
-    fn candidate(&self, p: usize, v: u64, n: usize, batch: &mut Vec<(usize, usize)>) -> bool {
+    /// any. `v`: the bytes at `p` the first filter asked for (4..=8).
+    /// Not inlined: most sampled windows that pass the first filter fail
+    /// the second, tested in the loop (a call each cost ~25 instructions).
+    #[inline(never)]
+    fn candidate(&self, p: usize, v: u64, batch: &mut Vec<(usize, usize)>) -> bool {
         let (text, f) = (self.text, self.f);
-        let h = second_slot(if n == 8 { v } else { v & ((1 << (8 * n)) - 1) });
-        if f.second[h / 64] >> (h % 64) & 1 == 0 {
-            return false;
-        }
         let Some(list) = f.windows.get(&(v as u32)) else {
             return false;
         };
