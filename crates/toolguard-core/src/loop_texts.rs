@@ -131,24 +131,41 @@ impl Sampled {
 
     /// Whether a phrase occurs in `h`, ignoring ASCII case.
     fn any_in(&self, h: &[u8]) -> bool {
-        let mut p = 0;
-        while p + 8 <= h.len() {
-            let w = word(&h[p..]);
-            if self.bits[slot(w) / 64] >> (slot(w) % 64) & 1 != 0 {
-                for &(k, o) in self.windows.get(&w).into_iter().flatten() {
-                    let phrase = &self.phrases[k];
-                    if let Some(s) = p.checked_sub(o) {
-                        if h.get(s..s + phrase.len())
-                            .is_some_and(|t| t.eq_ignore_ascii_case(phrase))
-                        {
-                            return true;
-                        }
-                    }
+        // The samples are the whole `STEP`-byte chunks, four tested together
+        // (most blocks have no hit): no bounds checks, one branch a block.
+        const _: () = assert!(STEP == 8);
+        let hit = |c: &[u8]| {
+            let w = u64::from_le_bytes(c[..8].try_into().unwrap()) | FOLD;
+            let b = slot(w);
+            (self.bits[b / 64] >> (b % 64)) & 1
+        };
+        let blocks = h.chunks_exact(4 * STEP);
+        let tail = blocks.remainder();
+        for (i, c) in blocks.enumerate() {
+            if hit(&c[..8]) | hit(&c[8..16]) | hit(&c[16..24]) | hit(&c[24..]) != 0 {
+                let at = i * 4 * STEP;
+                if (0..4).any(|j| self.confirm(h, at + j * STEP, &c[j * STEP..])) {
+                    return true;
                 }
             }
-            p += STEP;
         }
-        false
+        let at = h.len() - tail.len();
+        tail.chunks_exact(STEP)
+            .enumerate()
+            .any(|(j, c)| hit(c) != 0 && self.confirm(h, at + j * STEP, c))
+    }
+
+    /// Whether a phrase having the window at `p` (`c` starts there) occurs
+    /// around it.
+    #[inline(never)]
+    fn confirm(&self, h: &[u8], p: usize, c: &[u8]) -> bool {
+        let w = word(c);
+        self.windows.get(&w).into_iter().flatten().any(|&(k, o)| {
+            let phrase = &self.phrases[k];
+            p.checked_sub(o)
+                .and_then(|s| h.get(s..s + phrase.len()))
+                .is_some_and(|t| t.eq_ignore_ascii_case(phrase))
+        })
     }
 }
 
