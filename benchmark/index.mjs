@@ -20,6 +20,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { scanInstructions } from './scan-instructions.mjs';
 
 const argv = process.argv.slice(2);
 const flag = (name) => argv.includes(`--${name}`);
@@ -97,6 +98,17 @@ if (runs('engine')) {
   doc.scenarios.push(...scenarios);
   doc.throughput.push(...throughput);
   doc.throughput_mb_s = throughput.find((t) => t.subject === 'toolguard')?.mb_s ?? null;
+  // Instructions per MiB beside MB/s (callgrind, when valgrind is installed;
+  // full runs only: four processes under valgrind take a few minutes).
+  if (mode === 'full') {
+    log('engine: instructions per MiB (callgrind)');
+    for (const { table, instructions_per_mib } of scanInstructions()) {
+      const row = throughput.find(
+        (t) => t.subject === 'toolguard' && t.name.startsWith(table === 'builtin' ? 'built-in' : 'table doubled'),
+      );
+      if (row) row.instructions_per_mib = instructions_per_mib;
+    }
+  }
 }
 if (runs('agents')) doc.scenarios.push(...(await agentScenarios(plan, log, AGENTS)));
 if (runs('loops')) {

@@ -331,6 +331,9 @@ export async function engineScenarios(plan, log, sizes = ENGINE_SIZES) {
             subject: r.subject,
             bytes: realBytes,
             mb_s: realBytes / 1e6 / (r.ns_per_op / 1e9),
+            // Filled by a full run when valgrind is installed (scan-instructions.mjs).
+            /** @type {number | null} */
+            instructions_per_mib: null,
           });
         }
       }

@@ -4,10 +4,13 @@
 //! poll's "the job has ended". Decoded once per process; matched
 //! case-insensitively as plain text.
 
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use serde_json::Value;
+
+use crate::digest::FastHash;
 
 const DATA: &str = include_str!("../../../rules/loops.json");
 
@@ -16,6 +19,9 @@ const REJECTION_HEAD: usize = 1024;
 
 struct Texts {
     rejections: AhoCorasick,
+    /// The same phrases for [`is_rejection`]'s yes/no, when all are long
+    /// enough to be sampled (the data file's are).
+    sampled: Option<Sampled>,
     prefixes: Vec<String>,
     no_results: Vec<String>,
     job_done: AhoCorasick,
@@ -68,6 +74,101 @@ fn lower_head<'b>(text: &str, buf: &'b mut [u8; REJECTION_HEAD]) -> &'b [u8] {
     out
 }
 
+/// Sampling step of [`Sampled`]: a phrase of `MIN_SAMPLED` bytes or more
+/// holds a whole 8-byte window starting at a multiple of `STEP`.
+const STEP: usize = 8;
+const MIN_SAMPLED: usize = 8 + STEP - 1;
+
+/// Case-insensitive "does any phrase occur" by sampling: every `STEP`-th
+/// 8-byte window of the head, its letters folded (`| 0x20` on every byte,
+/// which equal-but-for-ASCII-case bytes share), is tested against a bit set
+/// of the phrases' folded windows at offsets `0..STEP`, and a hit is
+/// compared whole. A `read_file` result cost ~2,900 instructions a call in
+/// the lowercased copy and packed search (most of the loop detectors' cost
+/// for a call new to the window, issue 25); sampling costs ~1,000.
+struct Sampled {
+    bits: Box<[u64; 1 << (BITS - 6)]>,
+    windows: HashMap<u64, Vec<(usize, usize)>, FastHash>,
+    /// The phrases, ASCII-lowercased.
+    phrases: Vec<Vec<u8>>,
+}
+
+const BITS: u32 = 12;
+const FOLD: u64 = 0x2020_2020_2020_2020;
+
+fn slot(w: u64) -> usize {
+    (w.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - BITS)) as usize
+}
+
+fn word(b: &[u8]) -> u64 {
+    u64::from_le_bytes(b[..8].try_into().unwrap()) | FOLD
+}
+
+impl Sampled {
+    fn new(words: &[String]) -> Option<Sampled> {
+        if words.iter().any(|w| w.len() < MIN_SAMPLED) {
+            return None;
+        }
+        let phrases: Vec<Vec<u8>> = words
+            .iter()
+            .map(|w| w.to_ascii_lowercase().into_bytes())
+            .collect();
+        let mut bits = Box::new([0u64; 1 << (BITS - 6)]);
+        let mut windows: HashMap<u64, Vec<(usize, usize)>, FastHash> = HashMap::default();
+        for (k, p) in phrases.iter().enumerate() {
+            for o in 0..STEP {
+                let w = word(&p[o..]);
+                bits[slot(w) / 64] |= 1 << (slot(w) % 64);
+                windows.entry(w).or_default().push((k, o));
+            }
+        }
+        Some(Sampled {
+            bits,
+            windows,
+            phrases,
+        })
+    }
+
+    /// Whether a phrase occurs in `h`, ignoring ASCII case.
+    fn any_in(&self, h: &[u8]) -> bool {
+        // The samples are the whole `STEP`-byte chunks, four tested together
+        // (most blocks have no hit): no bounds checks, one branch a block.
+        const _: () = assert!(STEP == 8);
+        let hit = |c: &[u8]| {
+            let w = u64::from_le_bytes(c[..8].try_into().unwrap()) | FOLD;
+            let b = slot(w);
+            (self.bits[b / 64] >> (b % 64)) & 1
+        };
+        let blocks = h.chunks_exact(4 * STEP);
+        let tail = blocks.remainder();
+        for (i, c) in blocks.enumerate() {
+            if hit(&c[..8]) | hit(&c[8..16]) | hit(&c[16..24]) | hit(&c[24..]) != 0 {
+                let at = i * 4 * STEP;
+                if (0..4).any(|j| self.confirm(h, at + j * STEP, &c[j * STEP..])) {
+                    return true;
+                }
+            }
+        }
+        let at = h.len() - tail.len();
+        tail.chunks_exact(STEP)
+            .enumerate()
+            .any(|(j, c)| hit(c) != 0 && self.confirm(h, at + j * STEP, c))
+    }
+
+    /// Whether a phrase having the window at `p` (`c` starts there) occurs
+    /// around it.
+    #[inline(never)]
+    fn confirm(&self, h: &[u8], p: usize, c: &[u8]) -> bool {
+        let w = word(c);
+        self.windows.get(&w).into_iter().flatten().any(|&(k, o)| {
+            let phrase = &self.phrases[k];
+            p.checked_sub(o)
+                .and_then(|s| h.get(s..s + phrase.len()))
+                .is_some_and(|t| t.eq_ignore_ascii_case(phrase))
+        })
+    }
+}
+
 fn texts() -> &'static Texts {
     static TEXTS: OnceLock<Texts> = OnceLock::new();
     TEXTS.get_or_init(|| {
@@ -75,8 +176,10 @@ fn texts() -> &'static Texts {
         // were it broken, the detectors would run without its texts rather
         // than fail a guard.
         let root: Value = serde_json::from_str(DATA).unwrap_or(Value::Null);
+        let phrases = strings(root.pointer("/rejections/phrases"));
         Texts {
-            rejections: lower_searcher(&strings(root.pointer("/rejections/phrases"))),
+            rejections: lower_searcher(&phrases),
+            sampled: Sampled::new(&phrases),
             prefixes: strings(root.pointer("/rejections/prefixes")),
             no_results: strings(root.pointer("/noResults/lines")),
             job_done: searcher(&strings(root.pointer("/jobDone/phrases"))),
@@ -106,8 +209,12 @@ pub fn is_rejection(text: &str, shell: bool) -> bool {
     {
         return true;
     }
-    t.rejections
-        .is_match(lower_head(text, &mut [0; REJECTION_HEAD]))
+    match &t.sampled {
+        Some(s) => s.any_in(head(text, REJECTION_HEAD).as_bytes()),
+        None => t
+            .rejections
+            .is_match(lower_head(text, &mut [0; REJECTION_HEAD])),
+    }
 }
 
 /// The line of a result that holds a rejection phrase, if any: a refusal
@@ -141,6 +248,58 @@ pub fn job_done(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The sampled test says what the lowercased search says: every phrase
+    /// in mixed case at every offset of the head (and across its end),
+    /// phrases cut short by a byte, and plain texts.
+    #[test]
+    fn sampled_rejections_agree_with_the_search() {
+        let t = texts();
+        let s = t
+            .sampled
+            .as_ref()
+            .expect("the data file's phrases are sampled");
+        let oracle = |text: &str| {
+            t.rejections
+                .is_match(lower_head(text, &mut [0; REJECTION_HEAD]))
+        };
+        let mut n = 0;
+        for phrase in strings(
+            serde_json::from_str::<Value>(DATA)
+                .unwrap()
+                .pointer("/rejections/phrases"),
+        ) {
+            let mixed: String = phrase
+                .chars()
+                .enumerate()
+                .map(|(i, c)| {
+                    if i % 3 == 0 {
+                        c.to_ascii_uppercase()
+                    } else {
+                        c
+                    }
+                })
+                .collect();
+            let cut = &phrase[..phrase.len() - 1];
+            for pad in (0..40).chain(REJECTION_HEAD - 40..REJECTION_HEAD + 2) {
+                for body in [&phrase[..], &mixed[..], cut] {
+                    let text = format!("{}{body}\nrest", "x".repeat(pad));
+                    let got = s.any_in(head(&text, REJECTION_HEAD).as_bytes());
+                    assert_eq!(got, oracle(&text), "{body:?} at {pad}");
+                    n += usize::from(got);
+                }
+            }
+        }
+        assert!(n > 0);
+        for text in [
+            "",
+            "short",
+            "     1\tdef f(x): return x + 1\n",
+            "Found multiple occurrence",
+        ] {
+            assert_eq!(s.any_in(text.as_bytes()), oracle(text), "{text:?}");
+        }
+    }
 
     #[test]
     fn the_data_file_is_well_formed() {

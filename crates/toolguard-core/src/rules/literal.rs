@@ -94,9 +94,20 @@ pub(super) fn required_literals_at(hir: &Hir) -> Option<(Vec<Vec<u8>>, bool)> {
 fn required_literals_unchecked(hir: &Hir) -> Option<(Set, bool)> {
     let i = info(hir);
     let set = i.required?;
-    if set.len() > FEW {
-        if let Some(c) = cover(&set) {
-            return Some((c, false));
+    // Only the short literals share the packed searcher's budget; the
+    // sampled ones (`prefilter.rs`) cost about the same however many there
+    // are, and a piece covering several of them is shorter, so commoner:
+    // `program-message`'s three `…directory` endings became `" directory"`,
+    // which every `make: Leaving directory` line holds (2,000 lines in a
+    // MiB of build log, each verified).
+    let (long, short): (Set, Set) = set
+        .iter()
+        .cloned()
+        .partition(|l| l.len() >= super::anchor::SAMPLED);
+    if short.len() > FEW {
+        if let Some(mut c) = cover(&short) {
+            c.extend(long);
+            return Some((minimize(c), false));
         }
     }
     Some((set, i.prefix && starts_line(hir)))
@@ -519,9 +530,31 @@ mod tests {
                 " failed in ".into()
             ])
         );
+        // Literals of the sampled length stay as they are (not covered by
+        // the commoner `Found `): the sampled pass takes any number.
         assert_eq!(
             lits(r"(?m)^Found [1-9]\d* errors?\b"),
-            Some(vec!["Found ".into()])
+            Some((1..=9).map(|d| format!("Found {d}")).collect())
+        );
+        // A cover still applies to the short ones (the packed searcher's
+        // budget), and keeps the long ones beside its pieces.
+        assert_eq!(
+            lits(r"ERROR1|ERROR2|ERROR3|ERROR4|Long enough"),
+            Some(vec!["ERROR".into(), "Long enough".into()])
+        );
+        // Not `" directory"` for the three endings (every `make: Entering
+        // directory` line holds it; before, 2,000 lines a MiB of build log).
+        assert_eq!(
+            lits(
+                r"(?m)^\w+: \w(?:o such file or directory|ot a directory|s a directory|an't |annot )"
+            ),
+            Some(vec![
+                "an't ".into(),
+                "annot ".into(),
+                "o such file or directory".into(),
+                "ot a directory".into(),
+                "s a directory".into()
+            ])
         );
         assert_eq!(
             lits(r"ab|c(?:d|e)"),

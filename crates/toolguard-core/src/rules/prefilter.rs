@@ -32,7 +32,18 @@ use super::anchor;
 use crate::digest::FastHash;
 
 /// The windows map is consulted on every bit-set hit: a multiply, not SipHash.
-type Windows = HashMap<u32, Vec<(usize, usize)>, FastHash>;
+type Windows = HashMap<u32, Vec<Sampled>, FastHash>;
+
+/// A long literal having a window: the literal, the window's offset in it,
+/// and its (up to) 8 bytes from there as a word with the mask of those
+/// bytes, compared before the whole literal (a `memcmp` call each).
+#[derive(Clone, Copy)]
+struct Sampled {
+    k: usize,
+    o: usize,
+    word: u64,
+    mask: u64,
+}
 
 /// Per anchor, the literals having it and its offset in them.
 type Members = Vec<Vec<(usize, usize)>>;
@@ -123,7 +134,14 @@ impl Finder {
                     let n = (l.len() - o).min(8) as u8;
                     let slot = &mut first[first_slot(w)];
                     *slot = if *slot == 0 { n } else { (*slot).min(n) };
-                    windows.entry(w).or_default().push((k, o));
+                    let m = l.len() - o;
+                    let mask = if m >= 8 { u64::MAX } else { (1 << (8 * m)) - 1 };
+                    windows.entry(w).or_default().push(Sampled {
+                        k,
+                        o,
+                        word: bytes_at(l, o, m.min(8)),
+                        mask,
+                    });
                 }
             } else {
                 short_lits.push(k);
@@ -132,7 +150,7 @@ impl Finder {
         let mut second = Box::new([0u64; 1 << (SECOND_BITS - 6)]);
         for (&w, list) in &windows {
             let n = first[first_slot(w)] as usize;
-            for &(k, o) in list {
+            for &Sampled { k, o, .. } in list {
                 let h = second_slot(bytes_at(&lits[k], o, n));
                 second[h / 64] |= 1 << (h % 64);
             }
@@ -192,6 +210,13 @@ impl Finder {
             second,
             windows,
         })
+    }
+
+    /// The second filter: `v`, the `n` bytes the first filter asked for.
+    #[inline(always)]
+    fn second_passes(&self, v: u64) -> bool {
+        let h = second_slot(v);
+        self.second[h / 64] >> (h % 64) & 1 != 0
     }
 
     pub(super) fn occurrences<'a>(&'a self, text: &'a [u8]) -> Occurrences<'a> {
@@ -309,7 +334,8 @@ impl Occurrences<'_> {
                 let n = n as usize;
                 if n != 0
                     && p + n <= text.len()
-                    && self.candidate(p, bytes_at(text, p, n), n, batch)
+                    && f.second_passes(bytes_at(text, p, n))
+                    && self.candidate(p, bytes_at(text, p, n), batch)
                 {
                     self.sources[0].pos = p + STRIDE;
                     return Some(p);
@@ -319,7 +345,11 @@ impl Occurrences<'_> {
         }
         while p <= last {
             let n = f.first[first_slot(bytes_at(text, p, 4) as u32)] as usize;
-            if n != 0 && p + n <= text.len() && self.candidate(p, bytes_at(text, p, n), n, batch) {
+            if n != 0
+                && p + n <= text.len()
+                && f.second_passes(bytes_at(text, p, n))
+                && self.candidate(p, bytes_at(text, p, n), batch)
+            {
                 self.sources[0].pos = p + STRIDE;
                 return Some(p);
             }
@@ -330,21 +360,23 @@ impl Occurrences<'_> {
     }
 
     /// The long literals around sampled position `p` into `batch`; whether
-    /// any. `v`: the bytes at `p` (at least `n`, the first filter's count).
-    fn candidate(&self, p: usize, v: u64, n: usize, batch: &mut Vec<(usize, usize)>) -> bool {
+    /// any. `v`: the bytes at `p` the first filter asked for (4..=8).
+    /// Not inlined: most sampled windows that pass the first filter fail
+    /// the second, tested in the loop (a call each cost ~25 instructions).
+    #[inline(never)]
+    fn candidate(&self, p: usize, v: u64, batch: &mut Vec<(usize, usize)>) -> bool {
         let (text, f) = (self.text, self.f);
-        let h = second_slot(if n == 8 { v } else { v & ((1 << (8 * n)) - 1) });
-        if f.second[h / 64] >> (h % 64) & 1 == 0 {
-            return false;
-        }
         let Some(list) = f.windows.get(&(v as u32)) else {
             return false;
         };
-        for &(k, o) in list {
-            let Some(s) = p.checked_sub(o) else { continue };
-            let l = &f.lits[k];
-            if text.get(s..s + l.len()) == Some(l.as_slice()) {
-                batch.push((s, k));
+        let word = bytes_at(text, p, (text.len() - p).min(8));
+        for e in list {
+            let Some(s) = p.checked_sub(e.o) else {
+                continue;
+            };
+            let l = &f.lits[e.k];
+            if word & e.mask == e.word && text.get(s..s + l.len()) == Some(l.as_slice()) {
+                batch.push((s, e.k));
             }
         }
         !batch.is_empty()
@@ -373,7 +405,13 @@ impl Occurrences<'_> {
                     continue;
                 };
                 let l = &self.f.lits[k];
-                if self.text.get(start..start + l.len()) == Some(l.as_slice()) {
+                // Literals here are under `LONG` bytes: a byte loop is
+                // cheaper than a `memcmp` call.
+                if self
+                    .text
+                    .get(start..start + l.len())
+                    .is_some_and(|t| t.iter().zip(l).all(|(a, b)| a == b))
+                {
                     batch.push((start, k));
                 }
             }
