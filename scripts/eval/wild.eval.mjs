@@ -22,9 +22,10 @@
 // engine, fed the calls scripts/eval/wild/calls.mjs reads from each format;
 // and `toolguard audit --json` on the files themselves (a format it has no
 // reader for yet is listed, and its sessions are left out of that row).
-// Also prints the third held-out silent-failure set's figures when its
-// recording is present (../heldout3/corpus, or TOOLGUARD_HELDOUT3).
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+// Also prints the third and fourth held-out silent-failure sets' figures when
+// their recordings are present (../heldout3/corpus and ../heldout4/corpus, or
+// TOOLGUARD_HELDOUT3 / TOOLGUARD_HELDOUT4).
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -35,6 +36,16 @@ import { PEERS, runAudit, runEngine, runPeer, WILD_SHELL_TOOLS } from './wild/sy
 const repo = join(dirname(fileURLToPath(import.meta.url)), '../..');
 export const LABELS_DIR = join(repo, 'corpus/wild-labels');
 export const HELDOUT3 = process.env.TOOLGUARD_HELDOUT3 ?? join(repo, '../heldout3/corpus');
+export const HELDOUT4 = process.env.TOOLGUARD_HELDOUT4 ?? join(repo, '../heldout4/corpus');
+
+// A recording is a directory of .jsonl files (from a worktree named heldout4,
+// ../heldout4/corpus is the repository's own corpus/, which holds none).
+const recorded = (dir) => existsSync(dir) && readdirSync(dir).some((f) => f.endsWith('.jsonl'));
+async function heldout(dir) {
+  if (!recorded(dir)) return null;
+  const { loadCorpus, evaluate, summary } = await import('./silent.eval.mjs');
+  return { dir, ...summary(evaluate(loadCorpus(dir))) };
+}
 
 export function loadLabels(dir = LABELS_DIR) {
   return {
@@ -113,11 +124,8 @@ export async function evaluateWild({ wildDir = WILD, labels = loadLabels() } = {
           ...scoreSilent(labels.silent, audit.flags, audit.covered, { alarm: 'error' }),
         },
       ];
-  let heldout3 = null;
-  if (labels.silent && existsSync(HELDOUT3)) {
-    const { loadCorpus, evaluate, summary } = await import('./silent.eval.mjs');
-    heldout3 = { dir: HELDOUT3, ...summary(evaluate(loadCorpus(HELDOUT3))) };
-  }
+  const heldout3 = labels.silent ? await heldout(HELDOUT3) : null;
+  const heldout4 = labels.silent ? await heldout(HELDOUT4) : null;
   return {
     wildDir,
     sessions: sessions.length,
@@ -127,6 +135,7 @@ export async function evaluateWild({ wildDir = WILD, labels = loadLabels() } = {
     unread: audit.unread,
     partial: audit.partial,
     heldout3,
+    heldout4,
     labels,
   };
 }
@@ -217,17 +226,21 @@ export function formatWild(r) {
     ]),
   );
   out.push('', ...auditLine(r));
-  if (r.heldout3) {
-    const h = r.heldout3;
-    out.push('');
-    out.push(
-      `Held-out set #3 (${relative(repo, h.dir)}): ${h.outputs} outputs of ${h.families} tools, ${h.silent} silent failures, ${h.benign} benign; recall ${h.recall.toFixed(3)}, precision ${h.precision.toFixed(3)}.`,
-    );
-  } else
-    out.push(
-      '',
-      'Held-out set #3: no recording found (../heldout3/corpus or TOOLGUARD_HELDOUT3); scripts/record/silent-corpus/heldout3-cases.json says how to record it.',
-    );
+  for (const [n, h] of [
+    [3, r.heldout3],
+    [4, r.heldout4],
+  ]) {
+    if (h)
+      out.push(
+        '',
+        `Held-out set #${n} (${relative(repo, h.dir)}): ${h.outputs} outputs of ${h.families} tools, ${h.silent} silent failures, ${h.benign} benign; recall ${h.recall.toFixed(3)}, precision ${h.precision.toFixed(3)}.`,
+      );
+    else
+      out.push(
+        '',
+        `Held-out set #${n}: no recording found (../heldout${n}/corpus or TOOLGUARD_HELDOUT${n}); scripts/record/silent-corpus/heldout${n}-cases.json says how to record it.`,
+      );
+  }
   return out.join('\n');
 }
 
