@@ -498,9 +498,12 @@ const SCRIPTED = {
     ...Array(10).fill(['bash', '{"command":"curl -s http://localhost:8000/healthz"}', 'starting', false]),
   ],
   'searches that found nothing, and a grep that failed for real': [
-    ...['Exit code 1', '\n[Command finished with exit code 1]', 'No matches found'].flatMap((out) =>
-      ['alpha', 'beta', 'gamma', 'delta'].map((w) => ['Bash', `{"command":"grep -rn ${w} src/"}`, out, true]),
-    ),
+    ...[
+      'Exit code 1',
+      '\n[Command finished with exit code 1]',
+      'No matches found',
+      '<returncode>1</returncode>\n<output>\n</output>\n[exit code: 1]',
+    ].flatMap((out) => ['alpha', 'beta', 'gamma', 'delta'].map((w) => ['Bash', `{"command":"grep -rn ${w} src/"}`, out, true])),
     ...['a', 'b', 'c'].map((f) => [
       'bash',
       `{"command":"grep x ${f}.txt"}`,
@@ -722,6 +725,7 @@ describe('reference loop detectors: random call sequences, native vs reference',
     '<status>completed</status>\n<exit_code>1</exit_code>',
     'No matches found',
     'Exit code 1',
+    '<returncode>1</returncode>\n<output>\n</output>',
     'No replacement was performed, old_str `x` did not appear verbatim in a.py.',
     '',
   );

@@ -553,7 +553,7 @@ export class Loops {
     // A run or test whose real status the command hid: its output naming an error is the failure.
     if (!failed && hidden && (effect === E.RUN || effect === E.TEST) && namesError(text)) failed = true;
     // A search that found nothing answered the question: not a failure.
-    if (failed && !outcome.flagged && effect === E.SEARCH && foundNothing(text, isFrame)) failed = false;
+    if (failed && !outcome.flagged && effect === E.SEARCH && foundNothing(text, isWrapper)) failed = false;
     if (failed) flags |= FAILED;
     else if (httpError(text) !== undefined) flags |= SOFT;
     let sig = '';
@@ -1273,6 +1273,11 @@ function isFrame(t: string): boolean {
     (t.startsWith('<returncode>') && t.endsWith('</returncode>')) ||
     (t.startsWith('[status: ') && t.endsWith(']'))
   );
+}
+
+/** A status line, or an empty output's `<output>` tags of mini-swe-agent's template for the model (loops.rs `is_wrapper`). */
+function isWrapper(t: string): boolean {
+  return isFrame(t) || t === '<output>' || t === '</output>';
 }
 
 /** A status line whose number says the command was stopped, not that it failed: 124, 137, 143, -9, -15 (loops.rs `stopped`). */

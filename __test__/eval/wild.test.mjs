@@ -393,3 +393,80 @@ test('readers: a terminal log echoing observations inside a LiteLLM traceback ha
   assert.equal(calls[0].command, 'ls -la');
   assert.equal(calls[0].exitCode, 0);
 });
+
+test('readers give the engine row what a live host gives: the concurrent bit of parallel calls, mini-swe-agent output untemplated', () => {
+  // Synthetic (not session text), in each format's shapes.
+  const dir = mkdtempSync(join(tmpdir(), 'wild-reader-'));
+  mkdirSync(join(dir, 'h'));
+  const use = (id, command) => ({ type: 'tool_use', id, name: 'Bash', input: { command } });
+  const result = (id) => ({ type: 'tool_result', tool_use_id: id, content: 'mkdir: logs: No such file or directory' });
+  const line = (type, content) => JSON.stringify({ type, timestamp: '2025-01-01T00:00:00Z', message: { role: type, content } });
+  // Claude Code: three blocks before any result (one model turn), then one after them.
+  writeFileSync(
+    join(dir, 'h/claude.jsonl'),
+    [
+      line('assistant', [use('a', 'touch logs/a'), use('b', 'touch logs/b'), use('c', 'touch logs/c')]),
+      line('user', [result('a'), result('b'), result('c')]),
+      line('assistant', [use('d', 'touch logs/d')]),
+      line('user', [result('d')]),
+    ].join('\n'),
+  );
+  const [claude] = readWildFile({ file: 'h/claude.jsonl', kind: 'claude-code-jsonl' }, dir);
+  assert.deepEqual(
+    claude.map((c) => c.concurrent),
+    [false, true, true, false],
+  );
+  // OpenHands V1: actions of one model response.
+  const action = (id, response) => ({
+    kind: 'ActionEvent',
+    id,
+    tool_call_id: `t${id}`,
+    tool_name: 'terminal',
+    llm_response_id: response,
+    action: { kind: 'ExecuteBashAction', command: `ls ${id}` },
+  });
+  writeFileSync(join(dir, 'h/v1.jsonl'), JSON.stringify({ history: [action('1', 'r1'), action('2', 'r1'), action('3', 'r2')] }));
+  const [v1] = readWildFile({ file: 'h/v1.jsonl', kind: 'openhands-v1-sdk-events' }, dir);
+  assert.deepEqual(
+    v1.map((c) => c.concurrent),
+    [false, true, false],
+  );
+  // mini-swe-agent v2: a grep that found nothing is an empty output with status 1 to a live host.
+  writeFileSync(
+    join(dir, 'h/mini.traj.json'),
+    JSON.stringify({
+      messages: [
+        { role: 'assistant', tool_calls: [{ id: 'x', function: { name: 'bash', arguments: '{"command":"grep -n foo a.py"}' } }] },
+        {
+          role: 'tool',
+          tool_call_id: 'x',
+          content: '<returncode>1</returncode>\n<output>\n</output>',
+          extra: { raw_output: '', returncode: 1, exception_info: '' },
+        },
+      ],
+    }),
+  );
+  const [mini] = readWildFile({ file: 'h/mini.traj.json', kind: 'mini-swe-agent-traj-v2' }, dir);
+  assert.deepEqual(
+    mini.map((c) => [c.exitCode, c.hostOutput, c.hostExitCode]),
+    [[1, '', 1]],
+  );
+});
+
+test('the engine row: parallel calls of one turn raise no loop alarm, the same batch again does', async () => {
+  const { runEngine } = await import('../../scripts/eval/wild/systems.mjs');
+  const call = (ordinal, concurrent) => ({
+    ordinal,
+    tool: 'Bash',
+    args: { command: `nohup job ${ordinal % 4} > logs/${ordinal % 4}.log 2>&1 &` },
+    output: `(eval):1: no such file or directory: logs/${ordinal % 4}.log`,
+    exitCode: null,
+    isError: false,
+    concurrent,
+  });
+  const batch = [1, 2, 3, 4].map((i) => call(i, i > 1));
+  const once = runEngine([{ file: 'p', session: 0, calls: batch }]);
+  assert.deepEqual(once.alarms, []);
+  const again = runEngine([{ file: 'p', session: 0, calls: [...batch, ...[5, 6, 7, 8].map((i) => call(i, false))] }]);
+  assert.ok(again.alarms.length > 0, 'the batch run again after its results is a loop');
+});

@@ -1472,7 +1472,7 @@ fn entry(
     if failed
         && !outcome.flagged
         && effect == effect::SEARCH
-        && loop_texts::found_nothing(text, is_frame)
+        && loop_texts::found_nothing(text, is_wrapper)
     {
         failed = false;
     }
@@ -2001,6 +2001,14 @@ fn is_frame(t: &str) -> bool {
         || (t.starts_with("[Command finished with exit code ") && t.ends_with(']'))
         || (t.starts_with("<returncode>") && t.ends_with("</returncode>"))
         || (t.starts_with("[status: ") && t.ends_with(']'))
+}
+
+/// A status line, or a line of a harness's wrapper round an output that
+/// holds nothing of the output itself: mini-swe-agent's template for the
+/// model puts an empty output between `<output>` tags, and a host may hand
+/// the engine that text. A search that found nothing is then still nothing.
+fn is_wrapper(t: &str) -> bool {
+    is_frame(t) || t == "<output>" || t == "</output>"
 }
 
 /// A status line whose number says the command was stopped, not that it
@@ -3232,10 +3240,14 @@ mod tests {
     fn searches_that_found_nothing_are_not_errors() {
         // Different searches, each finding nothing, as Claude Code and
         // OpenHands report exit 1: before, "same error × 3" on "Exit code 1".
+        // And mini-swe-agent's template of an empty output, as the model
+        // sees it: before, "failed 3 times … with the same error:
+        // <returncode>1</returncode>" for greps that found nothing.
         for out in [
             "Exit code 1",
             "\n[Command finished with exit code 1]",
             "No matches found",
+            "<returncode>1</returncode>\n<output>\n</output>\n[exit code: 1]",
         ] {
             let mut l = loops();
             let greps: Vec<String> = ["alpha", "beta", "gamma", "delta"]

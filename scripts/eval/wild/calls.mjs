@@ -9,11 +9,19 @@
 //   command: the shell command line when the call ran one, else null;
 //   exitCode: the status the log recorded (null when the format has none);
 //   isError: the harness's own error flag; ts: epoch ms when the log has one;
-//   userBefore: a user prompt came since the previous call (Claude Code, OpenHands V1).
+//   userBefore: a user prompt came since the previous call (Claude Code, OpenHands V1);
+//   concurrent: made before the previous call's result came back (Claude Code's
+//     parallel blocks, OpenHands V1's actions of one model response), as the
+//     audit readers mark it and a live host knows it;
+//   hostOutput / hostExitCode (mini-swe-agent v2 only): the output and status
+//     as its environment returns them (`extra.raw_output`, `extra.returncode`),
+//     before the harness wraps them in `<returncode>…<output>…` for the model:
+//     what a live adapter and the audit reader give the engine.
 /**
  * What a reader returns for one call (readWildFile adds file, session, ordinal).
  * @typedef {{callId: string | null, tool: string, args: object, command: string | null, output: string,
- *   exitCode: number | null, isError: boolean, ts: number | null, resultTs?: number | null, userBefore?: boolean}} ReadCall
+ *   exitCode: number | null, isError: boolean, ts: number | null, resultTs?: number | null, userBefore?: boolean,
+ *   concurrent?: boolean, hostOutput?: string, hostExitCode?: number | null}} ReadCall
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -50,6 +58,7 @@ const textOf = (content) => {
 function claudeMessages(messages) {
   const calls = [];
   const byId = new Map();
+  const answered = new Set(); // call ids whose result came back
   let prompted = false; // a user prompt came since the last call (detectors that reset on one need it)
   for (const { role, content, ts } of messages) {
     if (
@@ -63,6 +72,7 @@ function claudeMessages(messages) {
       if (role === 'assistant' && b?.type === 'tool_use') {
         if (byId.has(b.id)) continue; // a streamed message repeats its blocks
         const args = b.input ?? {};
+        const previous = calls[calls.length - 1];
         const c = {
           callId: b.id,
           tool: b.name,
@@ -74,12 +84,14 @@ function claudeMessages(messages) {
           ts,
           resultTs: null,
           userBefore: prompted,
+          concurrent: previous !== undefined && !answered.has(previous.callId),
         };
         prompted = false;
         byId.set(b.id, c);
         calls.push(c);
       } else if (b?.type === 'tool_result' && byId.has(b.tool_use_id)) {
         const c = byId.get(b.tool_use_id);
+        answered.add(b.tool_use_id);
         c.output = textOf(b.content);
         c.isError = b.is_error === true;
         c.resultTs = ts;
@@ -151,6 +163,11 @@ function miniSweV2(text) {
       c.exitCode = rc == null || rc === '' ? null : Number(rc);
       // The environment could not run or finish it (a timeout): the harness's own error.
       c.isError = Boolean(m.extra?.exception_info);
+      if (typeof m.extra?.raw_output === 'string') {
+        const exception = m.extra.exception_info ? String(m.extra.exception_info) : '';
+        c.hostOutput = exception ? `${m.extra.raw_output.replace(/([^\n])$/, '$1\n')}${exception}` : m.extra.raw_output;
+        c.hostExitCode = Number.isInteger(m.extra.returncode) ? m.extra.returncode : c.exitCode;
+      }
       c.resultTs = m.extra?.timestamp ? m.extra.timestamp * 1000 : null;
     }
   }
@@ -203,9 +220,13 @@ function ohV1(text) {
     const calls = [];
     const byId = new Map();
     let prompted = false;
+    let lastResponse = null; // actions of one model response are parallel calls
     for (const e of o.history ?? []) {
       if (e.kind === 'MessageEvent' && e.source === 'user') prompted = true;
       if (e.kind === 'ActionEvent') {
+        const response = e.llm_response_id ?? null;
+        const concurrent = response !== null && response === lastResponse;
+        lastResponse = response;
         const args = parseArgs(e.tool_call?.arguments ?? e.action ?? {});
         const cmd = e.action?.kind === 'ExecuteBashAction' ? String(e.action.command ?? '') : null;
         const c = {
@@ -219,6 +240,7 @@ function ohV1(text) {
           ts: tsOf(e.timestamp),
           id: e.id,
           userBefore: prompted,
+          concurrent,
         };
         prompted = false;
         byId.set(e.id, c);

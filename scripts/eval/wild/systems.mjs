@@ -83,10 +83,15 @@ export function runEngine(sessions, { config = { loops: {} }, name = 'toolguard 
     const agentId = 'main';
     for (const c of s.calls) {
       if (c.userBefore) engine.reset(agentId);
-      const b = toBaselineCall(c);
+      // What a live host hands the engine: the output and status as the
+      // environment returned them (not the harness's template for the model,
+      // calls.mjs `hostOutput`), and whether the call was made before the
+      // previous result came back (`concurrent`), as the audit readers do.
+      const b = toBaselineCall(c.hostOutput === undefined ? c : { ...c, output: c.hostOutput, exitCode: c.hostExitCode });
       const content = [{ type: 'text', text: b.rawOutput }];
       if (b.exitCode) content.push({ type: 'text', text: `[exit code: ${b.exitCode}]` });
-      const v = engine.observe({ agentId, name: c.tool, argumentsJson: b.argsJson }, { content, isError: b.isError });
+      const call = { agentId, name: c.tool, argumentsJson: b.argsJson, concurrent: c.concurrent === true };
+      const v = engine.observe(call, { content, isError: b.isError });
       const alarm = v?.loop ?? v?.reminder;
       if (alarm) alarms.push({ key, ordinal: c.ordinal, kind: v.loop ? alarm.kind : 'reminder', text: alarm.text ?? alarm.summary ?? '' });
       if (v?.failure)
