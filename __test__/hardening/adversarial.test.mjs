@@ -168,8 +168,10 @@ test('10,000 user rules: load, then scan 1 MB with the right rule found', async 
   const filler = 'compiling module 12345 of the project, all fine here\n'.repeat(20_000);
   const text = `${filler}E9999: job failed with code 7\n${filler}E4242: job failed with code 1\n`;
   const verdict = await timed(t, 'first scan of ~2 MB (builds the rule sets)', () => engine.observe(call(), { text }));
+  // (A built-in rule may fire on these lines too: "job failed with code 7"
+  // is a child's failed exit status, child-exit-status.)
   assert.deepEqual(
-    verdict.failure.rules.map((r) => [r.id, r.line]),
+    verdict.failure.rules.filter((r) => r.id.startsWith('user-')).map((r) => [r.id, r.line]),
     [
       ['user-4242', 40_002],
       ['user-9999', 20_001],
