@@ -215,14 +215,18 @@ fn measure_one_scan() {
     let set = RuleSet::compile(user).unwrap();
     println!("compile {:?}", t.elapsed());
     // SCAN_LITERALS=1: how often each required literal occurs in the text,
-    // the most frequent first (what the prefilter hands to verification).
+    // the most frequent first (what the prefilter hands to verification),
+    // with the rules requiring it (who pays); SCAN_TOP=N rows (40).
     if std::env::var("SCAN_LITERALS").is_ok() {
         let mut counts: Vec<(usize, String)> = set
-            .required_literals()
+            .literal_owners()
             .iter()
-            .map(|l| {
+            .map(|(l, owners)| {
                 let n = memchr::memmem::find_iter(text.as_bytes(), l).count();
-                (n, format!("{:?}", String::from_utf8_lossy(l)))
+                (
+                    n,
+                    format!("{:?} {}", String::from_utf8_lossy(l), owners.join(",")),
+                )
             })
             .collect();
         counts.sort_unstable_by(|a, b| b.cmp(a));
@@ -240,7 +244,10 @@ fn measure_one_scan() {
             by_len(4..=6),
             by_len(7..=usize::MAX)
         );
-        for (n, l) in counts.iter().take(40) {
+        for (n, l) in counts
+            .iter()
+            .take(std::env::var("SCAN_TOP").map_or(40, |n| n.parse().unwrap()))
+        {
             println!("{n:>8} {l}");
         }
     }

@@ -478,6 +478,17 @@ impl RuleSet {
         self.scanner.literal_list()
     }
 
+    /// Per distinct required literal, the ids of the rules requiring it
+    /// (for the measurement harness: who pays for a common literal).
+    #[doc(hidden)]
+    pub fn literal_owners(&self) -> Vec<(Vec<u8>, Vec<String>)> {
+        self.scanner
+            .literal_owners()
+            .into_iter()
+            .map(|(l, rs)| (l, rs.iter().map(|&i| self.rules[i].id.clone()).collect()))
+            .collect()
+    }
+
     /// Occurrences of the required literals in `text`, by the `Literal`
     /// strategy's one pass alone (for the measurement harness).
     #[doc(hidden)]

@@ -132,6 +132,10 @@ impl Scanner {
         self.literal_list.iter().map(|(l, _)| l.clone()).collect()
     }
 
+    pub(super) fn literal_owners(&self) -> Vec<(Vec<u8>, Vec<usize>)> {
+        self.literal_list.clone()
+    }
+
     pub(super) fn literal_occurrences(&self, text: &str) -> usize {
         let Some(f) = self.literals() else { return 0 };
         let mut occurrences = f.occurrences(text.as_bytes());
