@@ -1,0 +1,19 @@
+// What a new user met on a second pass (task newuser4): a config on stdin
+// (`check-config -`, `rules --config -`), help lines within 80 columns, the
+// missing native binary said without a useless "Try --help", and `--html
+// DIR/` that neither writes into a stranger's folder nor leaves stale run
+// pages. Child processes.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { root, scratchCli } from '../support/cli.mjs';
+
+const { cli, file, scratch } = scratchCli('toolguard-new-user-paths-');
+const limits = JSON.parse(readFileSync(join(root, 'rules/limits.json'), 'utf8'));
+
+test('toolguard hook --help fits 80 columns', () => {
+  const help = cli(['hook', '--help']);
+  assert.equal(help.code, 0, help.stderr);
+  for (const line of help.stdout.split('\n')) assert.ok(line.length <= 80, `${line.length} columns: ${line}`);
+});
