@@ -17,3 +17,12 @@ test('toolguard hook --help fits 80 columns', () => {
   assert.equal(help.code, 0, help.stderr);
   for (const line of help.stdout.split('\n')) assert.ok(line.length <= 80, `${line.length} columns: ${line}`);
 });
+
+test('without the native binary, audit exits 2 without "Try --help" (no usage error: help would not help)', () => {
+  const preload = file('no-native.cjs', "process.dlopen = () => { throw new Error('no binary for this platform') };\n");
+  const log = file('one.jsonl', `${JSON.stringify({ tool: 'bash', arguments: { command: 'ls' }, output: 'a', exitCode: 0 })}\n`);
+  const run = cli(['audit', log], { env: { ...process.env, NODE_OPTIONS: `--require ${preload}` } });
+  assert.equal(run.code, 2, run.stderr);
+  assert.match(run.stderr, /auditing needs the native binary/);
+  assert.doesNotMatch(run.stderr, /--help/);
+});

@@ -393,13 +393,16 @@ export function loadConfig(path: string): string {
   return json;
 }
 
+/** The platform cannot audit: exit 2 as for a usage error, but `--help` would not help. */
+class NoNativeError extends Error {}
+
 /**
  * The native Auditor. Without the native binary (the reference fallback) it
  * does not exist: session logs are read and decompressed in Rust.
  */
 function nativeAuditor(): typeof Auditor {
   if (native) return Auditor;
-  throw new UsageError(
+  throw new NoNativeError(
     `auditing needs the native binary, which could not be loaded on this platform (${process.platform}-${process.arch}); ` +
       'the engine API works through the reference fallback, the audit does not. Build from source: see the README.',
   );
@@ -602,7 +605,7 @@ export function audit(argv: string[]): number {
     // write in a report callback, which stops the batch); what is left to
     // print is not wanted, as bin/toolguard.mjs treats stdout's EPIPE.
     if ((e as NodeJS.ErrnoException).code === 'EPIPE') return 0;
-    if (!(e instanceof UsageError || e instanceof ConfigError || e instanceof PageError)) throw e;
+    if (!(e instanceof UsageError || e instanceof ConfigError || e instanceof PageError || e instanceof NoNativeError)) throw e;
     process.stderr.write(`toolguard audit: ${e.message}\n${e instanceof UsageError ? "Try 'toolguard audit --help'.\n" : ''}`);
     return 2;
   }
