@@ -12,6 +12,47 @@ import { root, scratchCli } from '../support/cli.mjs';
 const { cli, file, scratch } = scratchCli('toolguard-new-user-paths-');
 const limits = JSON.parse(readFileSync(join(root, 'rules/limits.json'), 'utf8'));
 
+test('check-config - reads the config from stdin (YAML or JSON), named (stdin)', () => {
+  const yaml = cli(['check-config', '-'], { input: 'loops:\n  deny: 3\n' });
+  assert.equal(yaml.code, 0, yaml.stderr);
+  assert.match(yaml.stdout, /^\(stdin\): ok \(.*deny after 3 loop alarms/);
+  const json = cli(['check-config', '-'], { input: '{"repeat": {"thresholds": [4, 6]}}' });
+  assert.equal(json.code, 0, json.stderr);
+  assert.match(json.stdout, /repeat thresholds \[4, 6\]/);
+  const bad = cli(['check-config', '-'], { input: 'repeat:\n  treshold: 3\n' });
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /^toolguard check-config: \(stdin\):2: .*treshold/);
+});
+
+test('a config on stdin is bounded like a config file (rules/limits.json configFileBytes)', () => {
+  const big = cli(['check-config', '-'], { input: '#'.repeat(limits.configFileBytes + 1) });
+  assert.equal(big.code, 2);
+  assert.match(big.stderr, new RegExp(`config \\(stdin\\) is larger than ${limits.configFileBytes} bytes`));
+  assert.equal(cli(['check-config', '-'], { input: '#'.repeat(limits.configFileBytes) }).code, 0);
+});
+
+test('rules --config - lists the rules of a config read from stdin', () => {
+  const rule = 'loudFailure:\n  rules:\n    - {id: my-rule, pattern: boom, action: error, message: it went boom}\n';
+  const run = cli(['rules', '--config', '-'], { input: rule });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /^my-rule\s+error\s+success\s+config\s+it went boom$/m);
+});
+
+test('stdin given twice, or a config on stdin where stdin holds something else, is a usage error', () => {
+  const twice = cli(['check-config', '-', '-'], { input: '{}' });
+  assert.equal(twice.code, 2);
+  assert.match(twice.stderr, /give - \(standard input\) once/);
+  const scan = cli(['scan', '--config', '-'], { input: '{}' });
+  assert.equal(scan.code, 2);
+  assert.match(scan.stderr, /--config - and the tool output cannot both come from standard input/);
+  const audit = cli(['audit', '--config', '-', '-'], { input: '{}' });
+  assert.equal(audit.code, 2);
+  assert.match(audit.stderr, /--config - and a log \(-\) cannot both come from standard input/);
+  const mcp = cli(['mcp', '--config', '-', '--', 'true']);
+  assert.equal(mcp.code, 2);
+  assert.match(mcp.stderr, /standard input carries the MCP protocol/);
+});
+
 test('toolguard hook --help fits 80 columns', () => {
   const help = cli(['hook', '--help']);
   assert.equal(help.code, 0, help.stderr);

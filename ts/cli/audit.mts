@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { Auditor, detectLogFormat, native } from 'toolguard';
 
 import { oneOf, parseCommandLine, UsageError } from './args.mjs';
-import { checkWithEngine, ConfigError, readConfig } from './config.mjs';
+import { CONFIG_STDIN, checkWithEngine, ConfigError, readConfig } from './config.mjs';
 import { oneLine, renderHuman, type Style } from './render.mjs';
 import { renderJunit, renderSarif, unread } from './reports.mjs';
 import { writeHtmlReport } from './html.mjs';
@@ -280,7 +280,7 @@ Inputs (the format is picked per file from its first line)
 
 Options
   --config FILE     guard config, JSON or YAML: {repeat?, loudFailure?, loops?,
-                    exactMode?}
+                    exactMode?}; - reads it from standard input
                     (the same config as the DSH plugins, GuardEngine and the hook)
   --report R        table (default), json, jsonl (one session a line, streamed
                     in input order; the dataset summary goes to stderr), sarif
@@ -318,6 +318,8 @@ function parseOptions(argv: string[]): Options {
   if (values.json && values.report !== undefined && values.report !== 'json')
     throw new UsageError(`--json and --report ${values.report} disagree`);
   if (values.color && values['no-color']) throw new UsageError('--color and --no-color disagree');
+  if (values.config === CONFIG_STDIN && positionals.includes(STDIN))
+    throw new UsageError('--config - and a log (-) cannot both come from standard input: give one as a file');
   const report = values.json ? 'json' : oneOf('--report', values.report, REPORTS, 'table');
   // Both would go to stdout, one after the other (the report was dropped, or mixed with the page).
   if (values.html === '-' && report !== 'table') throw new UsageError(`--html - and --report ${report} both write to stdout`);
