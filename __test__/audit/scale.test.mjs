@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -321,6 +321,8 @@ test('--html DIR/: a run page that cannot be written is one clear error (exit 2)
   // failure comes back to the main thread. (Before: an uncaught exception, exit 1.)
   const out = join(mkdtempSync(join(tmpdir(), 'toolguard-html-bad-')), 'site');
   mkdirSync(join(out, 'runs', '000003.html'), { recursive: true });
+  // An earlier report's folder (a folder that is not one is refused before any page).
+  writeFileSync(join(out, 'index.html'), '<meta name="generator" content="toolguard audit --html DIR/">\n');
   const r = run([collection, '--report', 'jsonl', '--html', `${out}/`]);
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /^toolguard audit: cannot write an HTML run page: EISDIR: .*000003\.html'\n$/);

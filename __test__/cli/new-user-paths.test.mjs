@@ -67,3 +67,39 @@ test('without the native binary, audit exits 2 without "Try --help" (no usage er
   assert.match(run.stderr, /auditing needs the native binary/);
   assert.doesNotMatch(run.stderr, /--help/);
 });
+
+/** `n` small trace logs in a folder of their own. */
+function logs(name, n) {
+  const dir = join(scratch, name);
+  mkdirSync(dir, { recursive: true });
+  for (let i = 0; i < n; i++) {
+    const call = JSON.stringify({ tool: 'bash', arguments: { command: `echo ${i}` }, output: String(i), exitCode: 0 });
+    writeFileSync(join(dir, `run-${i}.jsonl`), `${call}\n`);
+  }
+  return dir;
+}
+
+test('--html DIR/ refuses a non-empty folder that is not a toolguard report, naming it (exit 2), and writes nothing', () => {
+  const dir = join(scratch, 'project');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'notes.txt'), 'mine\n');
+  const run = cli(['audit', '--html', `${dir}/`, logs('one', 1)]);
+  assert.equal(run.code, 2, run.stderr);
+  assert.match(run.stderr, /cannot write the HTML report to .*project\/: .*project\/ is not empty and holds no toolguard report/);
+  assert.deepEqual(readdirSync(dir), ['notes.txt']);
+});
+
+test('--html DIR/ over an earlier, larger report removes the run pages the new index does not link (its own only)', () => {
+  const site = join(scratch, 'site');
+  assert.equal(cli(['audit', '--html', `${site}/`, logs('three', 3)]).code, 0);
+  assert.deepEqual(readdirSync(join(site, 'runs')).sort(), ['000000.html', '000001.html', '000002.html']);
+  writeFileSync(join(site, 'runs', 'notes.txt'), 'mine\n');
+  const again = cli(['audit', '--html', `${site}/`, logs('one-more', 1)]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.deepEqual(readdirSync(join(site, 'runs')).sort(), ['000000.html', 'notes.txt']);
+  // An empty folder is fine too.
+  const empty = join(scratch, 'empty');
+  mkdirSync(empty);
+  assert.equal(cli(['audit', '--html', empty, logs('two', 2)]).code, 0);
+  assert.ok(readFileSync(join(empty, 'index.html'), 'utf8').includes('toolguard audit — 2 runs'));
+});

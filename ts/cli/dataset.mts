@@ -7,7 +7,7 @@
 // tokens, waste), which the native audit makes on its worker threads;
 // nothing here re-derives them.
 
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { SessionFigures } from './audit.mjs';
@@ -197,6 +197,41 @@ const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 /** The page of run `index` inside an HTML folder report. */
 export const runPage = (index: number) => `runs/${String(index).padStart(6, '0')}.html`;
+/** The name of a run page {@link runPage} writes, and no other file. */
+const RUN_PAGE = /^(\d{6,})\.html$/;
+
+/** Marks the index of an HTML folder report, so a later audit knows the folder as its own. */
+const GENERATOR = '<meta name="generator" content="toolguard audit --html DIR/">';
+
+/**
+ * Whether `dir/index.html` is an index toolguard wrote: the generator mark,
+ * or the title reports before the mark had. Only the head is read.
+ */
+function isReportIndex(dir: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(join(dir, 'index.html'), 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const head = Buffer.alloc(4096);
+    const text = head.toString('utf8', 0, readSync(fd, head, 0, head.length, 0));
+    return text.includes(GENERATOR) || /<title>toolguard audit — [\d,]+ runs?<\/title>/.test(text);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The entries of `dir`, or none when it does not exist yet. */
+function entries(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
 
 /**
  * `--html DIR/`: an index page (the dataset figures and every run ranked by
@@ -212,7 +247,13 @@ export class HtmlFolder {
     private dir: string,
     private writeRun: (json: string, figures: SessionFigures, file: string) => void,
   ) {
+    // A site is written only into a new or empty folder or over an earlier
+    // report: `--html ./` in a project, or `/`, must not scatter pages there.
+    if (entries(dir).length > 0 && !isReportIndex(dir))
+      throw new Error(`${dir} is not empty and holds no toolguard report (index.html): give a new or empty folder`);
     mkdirSync(join(dir, 'runs'), { recursive: true });
+    // Marked at once, so a folder whose audit is interrupted is still known as a report.
+    writeFileSync(join(dir, 'index.html'), `<!doctype html>\n${GENERATOR}\n<title>toolguard audit (not finished)</title>\n`);
   }
 
   add(json: string, figures: SessionFigures, index: number) {
@@ -223,6 +264,11 @@ export class HtmlFolder {
 
   finish(generated = new Date()) {
     writeFileSync(join(this.dir, 'index.html'), renderIndex(this.dataset.result(), this.runs, generated));
+    // Pages of an earlier, larger audit into this folder: this index does not link them.
+    for (const name of entries(join(this.dir, 'runs'))) {
+      const page = RUN_PAGE.exec(name);
+      if (page && Number(page[1]) >= this.runs.length) unlinkSync(join(this.dir, 'runs', name));
+    }
   }
 }
 
@@ -257,6 +303,7 @@ export function renderIndex(d: DatasetJson, runs: RankedRun[], generated = new D
   const stat = (label: string, value: string) => `<div><dt>${label}</dt><dd>${value}</dd></div>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+${GENERATOR}
 <title>toolguard audit — ${plural(d.runs, 'run')}</title>
 <style>${CSS}</style></head>
 <body>
