@@ -42,7 +42,7 @@ test('--report jsonl streams one session a line, in the order of the --json docu
   assert.deepEqual(sessions, document.sessions);
   // stdout holds sessions only; the summary is on stderr.
   assert.ok(sessions.every((s) => typeof s.file === 'string' && Array.isArray(s.timeline.calls)));
-  assert.match(stream.stderr, /^toolguard audit: 64 sessions \(64 files\) · /m);
+  assert.match(stream.stderr, /^toolguard audit: 64 sessions in 64 logs · /m);
   assert.match(stream.stderr, /^Dataset: 64 runs · \d+% with a stuck episode/m);
 });
 
@@ -190,7 +190,7 @@ test('a progress bar (files, MB, ETA) on a terminal, none when stderr is piped',
   assert.match(tty.stdout, /\[[#.]{24}\] \d+% \d+\/220 files · [\d.]+\/[\d.]+ MB/);
   // The bar is cleared before the summary is written.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC (\x1b) is the ANSI escape this test checks for
-  assert.match(tty.stdout, /\r\x1b\[Ktoolguard audit: 220 sessions \(220 files\)/);
+  assert.match(tty.stdout, /\r\x1b\[Ktoolguard audit: 220 sessions in 220 logs/);
 });
 
 test('Parquet: one session a row, named FILE#ROW, with the id and model columns; text and nested columns agree', () => {

@@ -103,3 +103,22 @@ test('--html DIR/ over an earlier, larger report removes the run pages the new i
   assert.equal(cli(['audit', '--html', empty, logs('two', 2)]).code, 0);
   assert.ok(readFileSync(join(empty, 'index.html'), 'utf8').includes('toolguard audit — 2 runs'));
 });
+
+test('one name per count: "N sessions in M logs" in the table, --json and the HTML; waste and stuck explained where shown', () => {
+  const sample = join(root, 'samples');
+  const table = cli(['audit', sample]);
+  assert.match(table.stdout, /^Summary: 2 sessions in 2 logs · /m);
+  const doc = JSON.parse(cli(['audit', '--json', sample]).stdout);
+  assert.deepEqual([doc.summary.sessions, doc.summary.files], [doc.sessions.length, 2]);
+  const page = join(scratch, 'sample.html');
+  assert.equal(cli(['audit', '--html', page, sample]).code, 1);
+  const html = readFileSync(page, 'utf8');
+  assert.match(html, /class="meta">2 sessions in 2 logs · /);
+  assert.doesNotMatch(html, /session logs|wasted/);
+  assert.match(html, /<div title="waste: [^"]*silent failure[^"]*"><dt>waste tokens<\/dt>/);
+  const site = join(scratch, 'sample-site');
+  assert.equal(cli(['audit', '--html', `${site}/`, sample]).code, 1);
+  const index = readFileSync(join(site, 'index.html'), 'utf8');
+  assert.match(index, /<th class="n" title="stuck: [^"]*stuck episodes only[^"]*">stuck tokens<\/th>/);
+  assert.match(index, /<th class="n" title="waste: [^"]*">waste tokens<\/th>/);
+});

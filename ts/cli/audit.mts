@@ -26,6 +26,7 @@ import { Auditor, detectLogFormat, native } from 'toolguard';
 import { oneOf, parseCommandLine, UsageError } from './args.mjs';
 import { CONFIG_STDIN, checkWithEngine, ConfigError, readConfig } from './config.mjs';
 import { oneLine, renderHuman, type Style } from './render.mjs';
+import { sessionsInLogs } from './words.mjs';
 import { renderJunit, renderSarif, unread } from './reports.mjs';
 import { writeHtmlReport } from './html.mjs';
 import { foldWaste, NO_WASTE, wasteLine, type TimelineCallJson, type WasteJson, type WasteSummary } from './waste.mjs';
@@ -180,6 +181,9 @@ export interface SessionFigures {
 export interface AuditDocument {
   sessions: SessionJson[];
   summary: {
+    /** Sessions audited (one agent's run each). */
+    sessions: number;
+    /** Logs (input files) they came from: a log may hold several sessions. */
     files: number;
     calls: number;
     reminders: number;
@@ -785,7 +789,7 @@ function isFolderTarget(target: string): boolean {
 /** The streamed report's closing summary, on stderr (stdout holds only sessions). */
 function summaryText(summary: AuditDocument['summary'], sessions: number): string {
   const n = (count: number, one: string) => `${count} ${one}${count === 1 ? '' : 's'}`;
-  const head = `toolguard audit: ${n(sessions, 'session')} (${n(summary.files, 'file')}) · ${n(summary.calls, 'tool call')} · ${n(summary.loops + summary.reminders, 'loop finding')} · ${n(summary.failedCalls, 'silent failure')} · ${n(summary.errors, 'input error')}\n`;
+  const head = `toolguard audit: ${sessionsInLogs(sessions, summary.files)} · ${n(summary.calls, 'tool call')} · ${n(summary.loops + summary.reminders, 'loop finding')} · ${n(summary.failedCalls, 'silent failure')} · ${n(summary.errors, 'input error')}\n`;
   return (
     head + (summary.waste ? wasteLine(summary.waste) + '\n' : '') + (summary.dataset && sessions > 1 ? datasetText(summary.dataset) : '')
   );

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 
 import type { SessionFigures } from './audit.mjs';
 import { formatDuration, formatTokens } from './waste.mjs';
+import { MEANING } from './words.mjs';
 
 /** Runs of one model or one agent. */
 export interface GroupFigures {
@@ -183,7 +184,7 @@ export function datasetText(d: DatasetJson): string {
   table('model', d.byModel);
   table('agent', d.byAgent);
   if (d.ranking.length > 0) {
-    lines.push(`  most waste (calls · time · tokens in stuck episodes and silent failures):`);
+    lines.push(`  most waste (calls · time · tokens in stuck episodes and silent failures, until the agent moved on):`);
     for (const r of d.ranking.slice(0, 10)) {
       lines.push(
         `    ${String(r.wasteCalls).padStart(6)} ${r.wasteCalls === 1 ? 'call ' : 'calls'} · ${formatDuration(r.wasteMs)} · ${formatTokens(r.wasteTokens)} tokens  ${r.file}`,
@@ -276,7 +277,7 @@ export class HtmlFolder {
 export function renderIndex(d: DatasetJson, runs: RankedRun[], generated = new Date()): string {
   const ranked = [...runs].sort(byWaste);
   const group = (title: string, groups: GroupFigures[]) =>
-    `<table><caption>By ${title}</caption><thead><tr><th>${title}</th><th class="n">runs</th><th class="n">stuck</th><th class="n">silent failure</th><th class="n">calls</th><th class="n">stuck calls</th><th class="n">stuck tokens</th></tr></thead><tbody>` +
+    `<table><caption>By ${title}</caption><thead><tr><th>${title}</th><th class="n">runs</th><th class="n">stuck</th><th class="n">silent failure</th><th class="n">calls</th><th class="n" title="${esc(MEANING.stuck)}">stuck calls</th><th class="n" title="${esc(MEANING.stuck)}">stuck tokens</th></tr></thead><tbody>` +
     groups
       .map(
         (g) =>
@@ -300,7 +301,8 @@ export function renderIndex(d: DatasetJson, runs: RankedRun[], generated = new D
     r.wasteMs,
   ]);
   const json = JSON.stringify(rows).replace(/</g, '\\u003c');
-  const stat = (label: string, value: string) => `<div><dt>${label}</dt><dd>${value}</dd></div>`;
+  const stat = (label: string, value: string, title?: string) =>
+    `<div${title ? ` title="${esc(title)}"` : ''}><dt>${label}</dt><dd>${value}</dd></div>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 ${GENERATOR}
@@ -313,13 +315,13 @@ ${GENERATOR}
 ${stat('runs', String(d.runs))}
 ${stat('with a stuck episode', `${pct(d.shareStuck)} <small>${d.runsStuck}</small>`)}
 ${stat('with a silent failure', `${pct(d.shareSilentFailure)} <small>${d.runsSilentFailure}</small>`)}
-${stat('calls in stuck episodes', `${d.stuckCalls} <small>of ${d.calls}</small>`)}
-${stat('tokens in stuck episodes', `${formatTokens(d.stuckTokens)} <small>of ${formatTokens(d.tokens)}</small>`)}
+${stat('stuck calls', `${d.stuckCalls} <small>of ${d.calls}</small>`, MEANING.stuck)}
+${stat('stuck tokens', `${formatTokens(d.stuckTokens)} <small>of ${formatTokens(d.tokens)}</small>`, MEANING.stuck)}
 </dl>
 <div class="tables">${group('model', d.byModel)}${group('agent', d.byAgent)}</div>
 <h2>Runs, most waste first</h2>
 <p class="meta">Waste: calls, wall time and tokens in stuck episodes and silent failures, from the first flaggable call until the agent moved on (README "Waste"). <label>Filter <input id="q" type="search" placeholder="file, session, model or agent"></label> <output id="shown"></output></p>
-<table id="runs"><thead><tr><th>#</th><th>run</th><th>model</th><th>agent</th><th class="n">calls</th><th class="n">stuck</th><th class="n">silent failures</th><th class="n">waste calls</th><th class="n">time</th><th class="n">tokens</th></tr></thead><tbody></tbody></table>
+<table id="runs"><thead><tr><th>#</th><th>run</th><th>model</th><th>agent</th><th class="n">calls</th><th class="n">stuck</th><th class="n">silent failures</th><th class="n" title="${esc(MEANING.waste)}">waste calls</th><th class="n" title="${esc(MEANING.waste)}">waste time</th><th class="n" title="${esc(MEANING.waste)}">waste tokens</th></tr></thead><tbody></tbody></table>
 <p><button id="more" type="button">show more</button></p>
 <noscript><p>The run table needs JavaScript; each run's page is runs/NNNNNN.html (its position in the audit's order).</p></noscript>
 </main>
