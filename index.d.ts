@@ -128,6 +128,13 @@ export declare function __hookStateDir(env: Record<string, string>): string
 export declare function __hookStateFileName(chainId: string): string
 
 /**
+ * A config's bytes (read by the CLI from standard input, at most one past
+ * the config file limit), parsed and checked as [`load_config_file`] does a
+ * file's; `name` stands for the file in errors.
+ */
+export declare function __loadConfigBytes(name: string, bytes: Buffer): GuardConfig
+
+/**
  * Read a config file (JSON or YAML) and check it as `new GuardEngine()`
  * would; the parsed config, in the file's key order. A bad file throws an
  * `Error` with `code`, `path` (the bad key's path), `file` and `line`.

@@ -842,6 +842,7 @@ module.exports.__hookOutput = nativeBinding.__hookOutput
 module.exports.__hookStart = nativeBinding.__hookStart
 module.exports.__hookStateDir = nativeBinding.__hookStateDir
 module.exports.__hookStateFileName = nativeBinding.__hookStateFileName
+module.exports.__loadConfigBytes = nativeBinding.__loadConfigBytes
 module.exports.__loadConfigFile = nativeBinding.__loadConfigFile
 module.exports.canonicalize = nativeBinding.canonicalize
 module.exports.detectLogFormat = nativeBinding.detectLogFormat

@@ -202,6 +202,26 @@ pub fn load_config_file(env: Env, path: String) -> Result<ConfigTree> {
     })
 }
 
+/// A config's bytes (read by the CLI from standard input, at most one past
+/// the config file limit), parsed and checked as [`load_config_file`] does a
+/// file's; `name` stands for the file in errors.
+#[napi(
+    js_name = "__loadConfigBytes",
+    catch_unwind,
+    ts_return_type = "GuardConfig"
+)]
+pub fn load_config_bytes(env: Env, name: String, bytes: Buffer) -> Result<ConfigTree> {
+    guarded(|| {
+        let loaded =
+            toolguard_hook::config::parse(&name, &bytes).map_err(|e| file_error(&env, e))?;
+        loaded.check().map_err(|e| file_error(&env, e))?;
+        Ok(ConfigTree(match loaded.value {
+            ConfigValue::Undefined => ConfigValue::Object(Vec::new()),
+            value => value,
+        }))
+    })
+}
+
 /// A config tree as the JavaScript value it came from.
 pub struct ConfigTree(ConfigValue);
 

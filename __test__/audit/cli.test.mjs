@@ -182,7 +182,7 @@ test('human output: aligned table, no colour when not a TTY, summary line', () =
   // Calls and rules are not mixed: 2 calls failed, each rule's number counts calls.
   assert.equal(
     lines.find((l) => l.startsWith('Summary:')),
-    'Summary: 1 log · 9 tool calls · 2 repeat reminders · 2 silent failures (calls per rule: missing-glyph 1, python-traceback 1, missing-module 1) · 0 input errors',
+    'Summary: 1 session in 1 log · 9 tool calls · 2 repeat reminders · 2 silent failures (calls per rule: missing-glyph 1, python-traceback 1, missing-module 1) · 0 input errors',
   );
 });
 

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,7 +42,7 @@ test('--report jsonl streams one session a line, in the order of the --json docu
   assert.deepEqual(sessions, document.sessions);
   // stdout holds sessions only; the summary is on stderr.
   assert.ok(sessions.every((s) => typeof s.file === 'string' && Array.isArray(s.timeline.calls)));
-  assert.match(stream.stderr, /^toolguard audit: 64 sessions \(64 files\) · /m);
+  assert.match(stream.stderr, /^toolguard audit: 64 sessions in 64 logs · /m);
   assert.match(stream.stderr, /^Dataset: 64 runs · \d+% with a stuck episode/m);
 });
 
@@ -190,7 +190,7 @@ test('a progress bar (files, MB, ETA) on a terminal, none when stderr is piped',
   assert.match(tty.stdout, /\[[#.]{24}\] \d+% \d+\/220 files · [\d.]+\/[\d.]+ MB/);
   // The bar is cleared before the summary is written.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC (\x1b) is the ANSI escape this test checks for
-  assert.match(tty.stdout, /\r\x1b\[Ktoolguard audit: 220 sessions \(220 files\)/);
+  assert.match(tty.stdout, /\r\x1b\[Ktoolguard audit: 220 sessions in 220 logs/);
 });
 
 test('Parquet: one session a row, named FILE#ROW, with the id and model columns; text and nested columns agree', () => {
@@ -321,6 +321,8 @@ test('--html DIR/: a run page that cannot be written is one clear error (exit 2)
   // failure comes back to the main thread. (Before: an uncaught exception, exit 1.)
   const out = join(mkdtempSync(join(tmpdir(), 'toolguard-html-bad-')), 'site');
   mkdirSync(join(out, 'runs', '000003.html'), { recursive: true });
+  // An earlier report's folder (a folder that is not one is refused before any page).
+  writeFileSync(join(out, 'index.html'), '<meta name="generator" content="toolguard audit --html DIR/">\n');
   const r = run([collection, '--report', 'jsonl', '--html', `${out}/`]);
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /^toolguard audit: cannot write an HTML run page: EISDIR: .*000003\.html'\n$/);

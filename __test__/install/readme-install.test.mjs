@@ -104,7 +104,7 @@ test("the README's install section, followed literally, gives a working engine, 
   assert.equal(audit.code, 1, audit.stderr);
   assert.match(audit.stderr, /auditing the sample sessions bundled with the package/);
   assert.doesNotMatch(audit.stderr, /TOOLGUARD_FALLBACK|needs the native binary/);
-  assert.match(audit.stdout, /^Summary: 2 logs · 14 tool calls · /m);
+  assert.match(audit.stdout, /^Summary: 2 sessions in 2 logs · 14 tool calls · /m);
 
   // The hook: the Node hook, and the native executable `--native-path` names (inside the installed package).
   const bin = join(project, 'node_modules/.bin/toolguard');

@@ -24,8 +24,9 @@ import { fileURLToPath } from 'node:url';
 import { Auditor, detectLogFormat, native } from 'toolguard';
 
 import { oneOf, parseCommandLine, UsageError } from './args.mjs';
-import { checkWithEngine, ConfigError, readConfig } from './config.mjs';
+import { CONFIG_STDIN, checkWithEngine, ConfigError, readConfig } from './config.mjs';
 import { oneLine, renderHuman, type Style } from './render.mjs';
+import { sessionsInLogs } from './words.mjs';
 import { renderJunit, renderSarif, unread } from './reports.mjs';
 import { writeHtmlReport } from './html.mjs';
 import { foldWaste, NO_WASTE, wasteLine, type TimelineCallJson, type WasteJson, type WasteSummary } from './waste.mjs';
@@ -180,6 +181,9 @@ export interface SessionFigures {
 export interface AuditDocument {
   sessions: SessionJson[];
   summary: {
+    /** Sessions audited (one agent's run each). */
+    sessions: number;
+    /** Logs (input files) they came from: a log may hold several sessions. */
     files: number;
     calls: number;
     reminders: number;
@@ -280,7 +284,7 @@ Inputs (the format is picked per file from its first line)
 
 Options
   --config FILE     guard config, JSON or YAML: {repeat?, loudFailure?, loops?,
-                    exactMode?}
+                    exactMode?}; - reads it from standard input
                     (the same config as the DSH plugins, GuardEngine and the hook)
   --report R        table (default), json, jsonl (one session a line, streamed
                     in input order; the dataset summary goes to stderr), sarif
@@ -318,6 +322,8 @@ function parseOptions(argv: string[]): Options {
   if (values.json && values.report !== undefined && values.report !== 'json')
     throw new UsageError(`--json and --report ${values.report} disagree`);
   if (values.color && values['no-color']) throw new UsageError('--color and --no-color disagree');
+  if (values.config === CONFIG_STDIN && positionals.includes(STDIN))
+    throw new UsageError('--config - and a log (-) cannot both come from standard input: give one as a file');
   const report = values.json ? 'json' : oneOf('--report', values.report, REPORTS, 'table');
   // Both would go to stdout, one after the other (the report was dropped, or mixed with the page).
   if (values.html === '-' && report !== 'table') throw new UsageError(`--html - and --report ${report} both write to stdout`);
@@ -393,13 +399,16 @@ export function loadConfig(path: string): string {
   return json;
 }
 
+/** The platform cannot audit: exit 2 as for a usage error, but `--help` would not help. */
+class NoNativeError extends Error {}
+
 /**
  * The native Auditor. Without the native binary (the reference fallback) it
  * does not exist: session logs are read and decompressed in Rust.
  */
 function nativeAuditor(): typeof Auditor {
   if (native) return Auditor;
-  throw new UsageError(
+  throw new NoNativeError(
     `auditing needs the native binary, which could not be loaded on this platform (${process.platform}-${process.arch}); ` +
       'the engine API works through the reference fallback, the audit does not. Build from source: see the README.',
   );
@@ -602,7 +611,7 @@ export function audit(argv: string[]): number {
     // write in a report callback, which stops the batch); what is left to
     // print is not wanted, as bin/toolguard.mjs treats stdout's EPIPE.
     if ((e as NodeJS.ErrnoException).code === 'EPIPE') return 0;
-    if (!(e instanceof UsageError || e instanceof ConfigError || e instanceof PageError)) throw e;
+    if (!(e instanceof UsageError || e instanceof ConfigError || e instanceof PageError || e instanceof NoNativeError)) throw e;
     process.stderr.write(`toolguard audit: ${e.message}\n${e instanceof UsageError ? "Try 'toolguard audit --help'.\n" : ''}`);
     return 2;
   }
@@ -780,7 +789,7 @@ function isFolderTarget(target: string): boolean {
 /** The streamed report's closing summary, on stderr (stdout holds only sessions). */
 function summaryText(summary: AuditDocument['summary'], sessions: number): string {
   const n = (count: number, one: string) => `${count} ${one}${count === 1 ? '' : 's'}`;
-  const head = `toolguard audit: ${n(sessions, 'session')} (${n(summary.files, 'file')}) · ${n(summary.calls, 'tool call')} · ${n(summary.loops + summary.reminders, 'loop finding')} · ${n(summary.failedCalls, 'silent failure')} · ${n(summary.errors, 'input error')}\n`;
+  const head = `toolguard audit: ${sessionsInLogs(sessions, summary.files)} · ${n(summary.calls, 'tool call')} · ${n(summary.loops + summary.reminders, 'loop finding')} · ${n(summary.failedCalls, 'silent failure')} · ${n(summary.errors, 'input error')}\n`;
   return (
     head + (summary.waste ? wasteLine(summary.waste) + '\n' : '') + (summary.dataset && sessions > 1 ? datasetText(summary.dataset) : '')
   );

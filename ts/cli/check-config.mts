@@ -7,7 +7,7 @@ import { GuardEngine } from 'toolguard';
 
 import { hookEngineConfig } from '../adapters/hooks.mjs';
 import { parseCommandLine, UsageError } from './args.mjs';
-import { checkWithEngine, ConfigError, readConfig } from './config.mjs';
+import { CONFIG_STDIN, checkWithEngine, ConfigError, readConfig } from './config.mjs';
 import { counted, WORDS } from './words.mjs';
 
 export const CHECK_CONFIG_OPTIONS = { help: { type: 'boolean', short: 'h' } } as const;
@@ -17,7 +17,8 @@ export const CHECK_CONFIG_HELP = `Usage: toolguard check-config FILE...
 Loads each guard config (JSON or YAML: {repeat?, loudFailure?, loops?, exactMode?})
 with the loader and the engine validation that \`toolguard audit --config\`,
 \`toolguard hook --config\` (TOOLGUARD_CONFIG) and GuardEngine use, and prints
-what it holds, or the error naming the file, line and key.
+what it holds, or the error naming the file, line and key. FILE - reads a
+config from standard input (at most as large as a config file may be).
 
 Exit codes: 0 every config is valid; 2 one is not, or a usage error (as for
 audit, scan and mcp).
@@ -58,6 +59,8 @@ export function checkConfig(argv: string[]): number {
       return 0;
     }
     if (positionals.length === 0) throw new UsageError('give the config file to check');
+    // A second `-` would read what the first left: nothing, a config of defaults.
+    if (positionals.filter((file) => file === CONFIG_STDIN).length > 1) throw new UsageError('give - (standard input) once');
     files = positionals;
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
@@ -69,7 +72,7 @@ export function checkConfig(argv: string[]): number {
     try {
       const loaded = readConfig(file);
       checkWithEngine(loaded, (config) => new GuardEngine(hookEngineConfig(config)));
-      process.stdout.write(`${file}: ok (${describe(loaded.config)})\n`);
+      process.stdout.write(`${loaded.path}: ok (${describe(loaded.config)})\n`);
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       process.stderr.write(`toolguard check-config: ${error.message}\n`);

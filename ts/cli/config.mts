@@ -47,36 +47,54 @@ export interface LoadedConfig {
   config: GuardConfig;
 }
 
+/** The config path that stands for standard input (`check-config -`, `rules --config -`). */
+export const CONFIG_STDIN = '-';
+
+/** How errors and reports name a config read from standard input. */
+const STDIN_NAME = '(stdin)';
+
 /**
  * Read, parse and check a config file (JSON or YAML) as `new GuardEngine()`
- * would. Without the native binary (the pure-TypeScript fallback) only JSON
- * is read: a second YAML parser in JavaScript would be the duplicate this
- * loader exists to remove, and platforms without a binary are rare.
+ * would; `-` reads it from standard input, bounded as a file is (a caller
+ * whose stdin holds something else refuses `-` first). Without the native
+ * binary (the pure-TypeScript fallback) only JSON is read: a second YAML
+ * parser in JavaScript would be the duplicate this loader exists to remove,
+ * and platforms without a binary are rare.
  */
 export function readConfig(path: string): LoadedConfig {
   const addon = native();
-  if (addon) {
+  const stdin = path === CONFIG_STDIN;
+  const name = stdin ? STDIN_NAME : path;
+  if (addon && !stdin) {
     try {
       return { path, config: addon.__loadConfigFile(path) };
     } catch (error) {
       throw ConfigError.from(error);
     }
   }
-  let bytes: Buffer | undefined;
+  let bytes: Buffer;
   try {
-    bytes = readBounded(path, configFileBytes());
+    bytes = stdin ? readBounded(0, configFileBytes()) : readFileBounded(path, configFileBytes());
   } catch (error) {
-    throw new ConfigError(`cannot read config ${path}: ${(error as Error).message}`, {
+    throw new ConfigError(`cannot read config ${name}: ${(error as Error).message}`, {
       code: 'TOOLGUARD_CONFIG_UNREADABLE',
       path: [],
-      file: path,
+      file: name,
     });
   }
-  if (!bytes) {
-    throw new ConfigError(`config ${path} is larger than ${configFileBytes()} bytes`, {
+  if (addon) {
+    // The same parser and checks as a file's (the limit included), in Rust.
+    try {
+      return { path: name, config: addon.__loadConfigBytes(name, bytes) };
+    } catch (error) {
+      throw ConfigError.from(error);
+    }
+  }
+  if (bytes.length > configFileBytes()) {
+    throw new ConfigError(`config ${name} is larger than ${configFileBytes()} bytes`, {
       code: 'TOOLGUARD_CONFIG_TOO_LARGE',
       path: [],
-      file: path,
+      file: name,
     });
   }
   // A byte order mark some editors write is not part of the first key (as in Rust).
@@ -87,20 +105,20 @@ export function readConfig(path: string): LoadedConfig {
     value = text.trim() ? JSON.parse(text) : null;
   } catch (error) {
     const yaml = /\.ya?ml$/i.test(path) ? '; YAML configs need the native binary, which could not be loaded here' : '';
-    throw new ConfigError(`${path}: not valid JSON${yaml}: ${(error as Error).message} (${nativeFailure()})`, {
+    throw new ConfigError(`${name}: not valid JSON${yaml}: ${(error as Error).message} (${nativeFailure()})`, {
       code: 'TOOLGUARD_CONFIG_SYNTAX',
       path: [],
-      file: path,
+      file: name,
     });
   }
-  if (value === null) return { path, config: {} };
+  if (value === null) return { path: name, config: {} };
   if (typeof value !== 'object' || Array.isArray(value)) {
     throw new ConfigError(
-      `${path}: a config is a mapping {repeat?, loudFailure?, loops?, exactMode?} (got ${Array.isArray(value) ? 'a list' : typeof value})`,
-      { code: 'TOOLGUARD_WRONG_TYPE', path: [], file: path },
+      `${name}: a config is a mapping {repeat?, loudFailure?, loops?, exactMode?} (got ${Array.isArray(value) ? 'a list' : typeof value})`,
+      { code: 'TOOLGUARD_WRONG_TYPE', path: [], file: name },
     );
   }
-  return { path, config: value as GuardConfig };
+  return { path: name, config: value as GuardConfig };
 }
 
 /** The largest config file read: the one limit in rules/limits.json, which the Rust loader reads too. */
@@ -108,27 +126,39 @@ function configFileBytes(): number {
   return (createRequire(import.meta.url)('../../../rules/limits.json') as { configFileBytes: number }).configFileBytes;
 }
 
-/**
- * The file's bytes, or `undefined` when it holds more than `limit`: at most
- * `limit + 1` bytes are read, so a device (`/dev/zero`) or a huge log given
- * by mistake is refused instead of read whole.
- */
-function readBounded(path: string, limit: number): Buffer | undefined {
+function readFileBounded(path: string, limit: number): Buffer {
   const fd = openSync(path, 'r');
   try {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    while (total <= limit) {
-      const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, limit + 1 - total));
-      const n = readSync(fd, chunk, 0, chunk.length, null);
-      if (n === 0) return Buffer.concat(chunks, total);
-      chunks.push(chunk.subarray(0, n));
-      total += n;
-    }
-    return undefined;
+    return readBounded(fd, limit);
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * At most `limit + 1` bytes of `fd` (more: too large), so a device
+ * (`/dev/zero`) or a huge log given by mistake is refused instead of read whole.
+ */
+function readBounded(fd: number, limit: number): Buffer {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  while (total <= limit) {
+    const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, limit + 1 - total));
+    let n: number;
+    try {
+      n = readSync(fd, chunk, 0, chunk.length, null);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EOF') break; // Windows, at the end of a pipe
+      if (code !== 'EAGAIN') throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5); // a non-blocking pipe with nothing yet
+      continue;
+    }
+    if (n === 0) break;
+    chunks.push(chunk.subarray(0, n));
+    total += n;
+  }
+  return Buffer.concat(chunks, total);
 }
 
 /**

@@ -7,11 +7,12 @@
 // tokens, waste), which the native audit makes on its worker threads;
 // nothing here re-derives them.
 
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { SessionFigures } from './audit.mjs';
 import { formatDuration, formatTokens } from './waste.mjs';
+import { MEANING } from './words.mjs';
 
 /** Runs of one model or one agent. */
 export interface GroupFigures {
@@ -183,7 +184,7 @@ export function datasetText(d: DatasetJson): string {
   table('model', d.byModel);
   table('agent', d.byAgent);
   if (d.ranking.length > 0) {
-    lines.push(`  most waste (calls · time · tokens in stuck episodes and silent failures):`);
+    lines.push(`  most waste (calls · time · tokens in stuck episodes and silent failures, until the agent moved on):`);
     for (const r of d.ranking.slice(0, 10)) {
       lines.push(
         `    ${String(r.wasteCalls).padStart(6)} ${r.wasteCalls === 1 ? 'call ' : 'calls'} · ${formatDuration(r.wasteMs)} · ${formatTokens(r.wasteTokens)} tokens  ${r.file}`,
@@ -197,6 +198,41 @@ const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 /** The page of run `index` inside an HTML folder report. */
 export const runPage = (index: number) => `runs/${String(index).padStart(6, '0')}.html`;
+/** The name of a run page {@link runPage} writes, and no other file. */
+const RUN_PAGE = /^(\d{6,})\.html$/;
+
+/** Marks the index of an HTML folder report, so a later audit knows the folder as its own. */
+const GENERATOR = '<meta name="generator" content="toolguard audit --html DIR/">';
+
+/**
+ * Whether `dir/index.html` is an index toolguard wrote: the generator mark,
+ * or the title reports before the mark had. Only the head is read.
+ */
+function isReportIndex(dir: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(join(dir, 'index.html'), 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const head = Buffer.alloc(4096);
+    const text = head.toString('utf8', 0, readSync(fd, head, 0, head.length, 0));
+    return text.includes(GENERATOR) || /<title>toolguard audit — [\d,]+ runs?<\/title>/.test(text);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The entries of `dir`, or none when it does not exist yet. */
+function entries(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
 
 /**
  * `--html DIR/`: an index page (the dataset figures and every run ranked by
@@ -212,7 +248,13 @@ export class HtmlFolder {
     private dir: string,
     private writeRun: (json: string, figures: SessionFigures, file: string) => void,
   ) {
+    // A site is written only into a new or empty folder or over an earlier
+    // report: `--html ./` in a project, or `/`, must not scatter pages there.
+    if (entries(dir).length > 0 && !isReportIndex(dir))
+      throw new Error(`${dir} is not empty and holds no toolguard report (index.html): give a new or empty folder`);
     mkdirSync(join(dir, 'runs'), { recursive: true });
+    // Marked at once, so a folder whose audit is interrupted is still known as a report.
+    writeFileSync(join(dir, 'index.html'), `<!doctype html>\n${GENERATOR}\n<title>toolguard audit (not finished)</title>\n`);
   }
 
   add(json: string, figures: SessionFigures, index: number) {
@@ -223,6 +265,11 @@ export class HtmlFolder {
 
   finish(generated = new Date()) {
     writeFileSync(join(this.dir, 'index.html'), renderIndex(this.dataset.result(), this.runs, generated));
+    // Pages of an earlier, larger audit into this folder: this index does not link them.
+    for (const name of entries(join(this.dir, 'runs'))) {
+      const page = RUN_PAGE.exec(name);
+      if (page && Number(page[1]) >= this.runs.length) unlinkSync(join(this.dir, 'runs', name));
+    }
   }
 }
 
@@ -230,7 +277,7 @@ export class HtmlFolder {
 export function renderIndex(d: DatasetJson, runs: RankedRun[], generated = new Date()): string {
   const ranked = [...runs].sort(byWaste);
   const group = (title: string, groups: GroupFigures[]) =>
-    `<table><caption>By ${title}</caption><thead><tr><th>${title}</th><th class="n">runs</th><th class="n">stuck</th><th class="n">silent failure</th><th class="n">calls</th><th class="n">stuck calls</th><th class="n">stuck tokens</th></tr></thead><tbody>` +
+    `<table><caption>By ${title}</caption><thead><tr><th>${title}</th><th class="n">runs</th><th class="n">stuck</th><th class="n">silent failure</th><th class="n">calls</th><th class="n" title="${esc(MEANING.stuck)}">stuck calls</th><th class="n" title="${esc(MEANING.stuck)}">stuck tokens</th></tr></thead><tbody>` +
     groups
       .map(
         (g) =>
@@ -254,9 +301,11 @@ export function renderIndex(d: DatasetJson, runs: RankedRun[], generated = new D
     r.wasteMs,
   ]);
   const json = JSON.stringify(rows).replace(/</g, '\\u003c');
-  const stat = (label: string, value: string) => `<div><dt>${label}</dt><dd>${value}</dd></div>`;
+  const stat = (label: string, value: string, title?: string) =>
+    `<div${title ? ` title="${esc(title)}"` : ''}><dt>${label}</dt><dd>${value}</dd></div>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+${GENERATOR}
 <title>toolguard audit — ${plural(d.runs, 'run')}</title>
 <style>${CSS}</style></head>
 <body>
@@ -266,13 +315,13 @@ export function renderIndex(d: DatasetJson, runs: RankedRun[], generated = new D
 ${stat('runs', String(d.runs))}
 ${stat('with a stuck episode', `${pct(d.shareStuck)} <small>${d.runsStuck}</small>`)}
 ${stat('with a silent failure', `${pct(d.shareSilentFailure)} <small>${d.runsSilentFailure}</small>`)}
-${stat('calls in stuck episodes', `${d.stuckCalls} <small>of ${d.calls}</small>`)}
-${stat('tokens in stuck episodes', `${formatTokens(d.stuckTokens)} <small>of ${formatTokens(d.tokens)}</small>`)}
+${stat('stuck calls', `${d.stuckCalls} <small>of ${d.calls}</small>`, MEANING.stuck)}
+${stat('stuck tokens', `${formatTokens(d.stuckTokens)} <small>of ${formatTokens(d.tokens)}</small>`, MEANING.stuck)}
 </dl>
 <div class="tables">${group('model', d.byModel)}${group('agent', d.byAgent)}</div>
 <h2>Runs, most waste first</h2>
 <p class="meta">Waste: calls, wall time and tokens in stuck episodes and silent failures, from the first flaggable call until the agent moved on (README "Waste"). <label>Filter <input id="q" type="search" placeholder="file, session, model or agent"></label> <output id="shown"></output></p>
-<table id="runs"><thead><tr><th>#</th><th>run</th><th>model</th><th>agent</th><th class="n">calls</th><th class="n">stuck</th><th class="n">silent failures</th><th class="n">waste calls</th><th class="n">time</th><th class="n">tokens</th></tr></thead><tbody></tbody></table>
+<table id="runs"><thead><tr><th>#</th><th>run</th><th>model</th><th>agent</th><th class="n">calls</th><th class="n">stuck</th><th class="n">silent failures</th><th class="n" title="${esc(MEANING.waste)}">waste calls</th><th class="n" title="${esc(MEANING.waste)}">waste time</th><th class="n" title="${esc(MEANING.waste)}">waste tokens</th></tr></thead><tbody></tbody></table>
 <p><button id="more" type="button">show more</button></p>
 <noscript><p>The run table needs JavaScript; each run's page is runs/NNNNNN.html (its position in the audit's order).</p></noscript>
 </main>

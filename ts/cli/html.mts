@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 
 import type { AuditDocument } from './audit.mjs';
-import { counted, WORDS } from './words.mjs';
+import { counted, MEANING, sessionsInLogs, WORDS } from './words.mjs';
 import { formatDuration, formatTokens, type TimedSession, type TimelineCallJson, type WasteJson, type WasteSummary } from './waste.mjs';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -316,14 +316,15 @@ export function renderHtml(doc: AuditDocument, generated = new Date(), page: { b
     .sort()
     .map((t) => `<option>${esc(t)}</option>`)
     .join('');
-  const stat = (label: string, value: string, id: string) => `<div><dt>${label}</dt><dd id="${id}">${value}</dd></div>`;
+  const stat = (label: string, value: string, id: string, title?: string) =>
+    `<div${title ? ` title="${esc(title)}"` : ''}><dt>${label}</dt><dd id="${id}">${value}</dd></div>`;
   const json = JSON.stringify(findings).replace(/</g, '\\u003c');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>toolguard audit — ${plural(sessions.length, 'session')}</title>
 <style>${CSS}</style></head>
 <body>
-<header>${page.back !== undefined ? `<p class="meta"><a href="${esc(page.back)}">← all runs</a></p>` : ''}<h1>toolguard audit</h1><p class="meta">${plural(sessions.length, 'session log')} · generated ${esc(generated.toISOString().slice(0, 19).replace('T', ' '))} UTC</p></header>
+<header>${page.back !== undefined ? `<p class="meta"><a href="${esc(page.back)}">← all runs</a></p>` : ''}<h1>toolguard audit</h1><p class="meta">${sessionsInLogs(sessions.length, sum.files)} · generated ${esc(generated.toISOString().slice(0, 19).replace('T', ' '))} UTC</p></header>
 <main>
 <section id="overview" aria-label="overview">
 <dl class="stats">
@@ -331,9 +332,9 @@ ${stat('sessions', String(sessions.length), 'stat-sessions')}
 ${stat('tool calls', String(sum.calls), 'stat-calls')}
 ${stat(`${WORDS.loop}s`, String(loopCount), 'stat-loops')}
 ${stat('silent failures', `${sum.failedCalls} <small>calls, ${plural(sum.failures, 'rule match', 'rule matches')}</small>`, 'stat-failures')}
-${stat('wasted calls', waste ? String(waste.calls) : 'n/a', 'stat-waste-calls')}
-${stat('wasted time', waste ? formatDuration(waste.wallMs) : 'n/a', 'stat-waste-time')}
-${stat('wasted tokens', waste ? formatTokens(waste.tokens) : 'n/a', 'stat-waste-tokens')}
+${stat('waste calls', waste ? String(waste.calls) : 'n/a', 'stat-waste-calls', MEANING.waste)}
+${stat('waste time', waste ? formatDuration(waste.wallMs) : 'n/a', 'stat-waste-time', MEANING.waste)}
+${stat('waste tokens', waste ? formatTokens(waste.tokens) : 'n/a', 'stat-waste-tokens', MEANING.waste)}
 ${stat('input errors', String(sum.errors), 'stat-errors')}
 </dl>
 <div class="tables">

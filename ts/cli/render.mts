@@ -3,7 +3,7 @@
 import type { AuditDocument, ReminderJson, SessionJson } from './audit.mjs';
 import { failingCalls } from './reports.mjs';
 import { wasteLine, type WasteSummary } from './waste.mjs';
-import { counted, WORDS } from './words.mjs';
+import { counted, sessionsInLogs, WORDS } from './words.mjs';
 
 export interface Style {
   bold(s: string): string;
@@ -185,7 +185,7 @@ export function renderHuman(doc: AuditDocument, c: Style, columns?: number): str
     .map(([id, n]) => `${id} ${n}`)
     .join(', ');
   const parts = [
-    plural(s.files, 'log'),
+    sessionsInLogs(s.sessions, s.files),
     plural(s.calls, 'tool call'),
     s.reminders > 0 ? c.yellow(plural(s.reminders, WORDS.reminder)) : plural(s.reminders, WORDS.reminder),
     ...(s.loops > 0 ? [c.yellow(plural(s.loops, WORDS.loop))] : []),

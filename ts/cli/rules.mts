@@ -28,7 +28,7 @@ Lists the active silent-failure rules: the built-in table merged with the
 config's loudFailure.rules (a rule with a built-in's id replaces it in place,
 new ids are appended), in the order the engine runs them.
 
-  --config FILE   a guard config (JSON or YAML)
+  --config FILE   a guard config (JSON or YAML); - reads it from standard input
   --json          print the table as a JSON array
 `;
 

@@ -9,6 +9,7 @@ import { createReadStream } from 'node:fs';
 import { GuardEngine } from 'toolguard';
 
 import { UsageError } from './audit.mjs';
+import { CONFIG_STDIN } from './config.mjs';
 import { activeTable, configValue, parseCommonArgs, type TableRule } from './rules.mjs';
 
 export const SCAN_HELP = `Usage: toolguard scan [FILE|-] [--config guard.json|yaml] [--json]
@@ -110,6 +111,8 @@ export async function scan(argv: string[]): Promise<number> {
     json = options.json;
     if (files.length > 1) throw new UsageError('give one FILE (or - for stdin)');
     const file = files[0] ?? '-';
+    if (file === '-' && options.config === CONFIG_STDIN)
+      throw new UsageError('--config - and the tool output cannot both come from standard input: give one as a file');
     source = file === '-' ? 'stdin' : file;
     const text = await readOutput(file, source);
     const config = configValue(options.config);

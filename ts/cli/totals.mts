@@ -15,10 +15,22 @@ export function summarize(sessions: SessionFigures[], failOn: FailOn): AuditDocu
 export class Totals {
   private rules: Record<string, number> = {};
   private lastFile: string | undefined;
-  private n = { files: 0, calls: 0, reminders: 0, loops: 0, failures: 0, failedCalls: 0, errors: 0, bytes: 0, decodedBytes: 0 };
+  private n = {
+    sessions: 0,
+    files: 0,
+    calls: 0,
+    reminders: 0,
+    loops: 0,
+    failures: 0,
+    failedCalls: 0,
+    errors: 0,
+    bytes: 0,
+    decodedBytes: 0,
+  };
   add(s: SessionFigures) {
     for (const [rule, n] of Object.entries(s.rules)) this.rules[rule] = (this.rules[rule] ?? 0) + n;
     this.n.failedCalls += s.failedCalls;
+    this.n.sessions++;
     // A file of many sessions (an evaluation output) counts once; its sessions come together.
     if (s.file !== this.lastFile) this.n.files++;
     this.lastFile = s.file;
@@ -42,6 +54,7 @@ export class Totals {
             : false;
     const n = this.n;
     return {
+      sessions: n.sessions,
       files: n.files,
       calls: n.calls,
       reminders,

@@ -15,4 +15,24 @@ export const WORDS = {
   reminder: 'repeat reminder',
   /** A stretch of calls from the first flagged call until the agent moved on (the waste figures). */
   episode: 'stuck episode',
+  /** One agent's run: what the findings and timelines are of (a log may hold several: an evaluation output). */
+  session: 'session',
+  /** One input file (or stdin); `summary.files` counts them. */
+  log: 'log',
+} as const;
+
+/** "154 sessions in 109 logs": the two counts, each by its one name. */
+export function sessionsInLogs(sessions: number, logs: number): string {
+  return `${counted(sessions, WORDS.session)} in ${counted(logs, WORDS.log)}`;
+}
+
+/**
+ * What each cost figure measures, said once (HTML titles; docs/audit.md
+ * "Words"). Waste and stuck are different sums: waste holds stuck episodes
+ * and silent failures, stuck only the episodes.
+ */
+export const MEANING = {
+  waste:
+    'waste: the calls, wall time and tokens from the first flagged call of each stuck episode or silent failure until the agent moved on (overlaps count once)',
+  stuck: 'stuck: the calls and tokens inside stuck episodes only (loops; silent failures not included), so at most the waste',
 } as const;

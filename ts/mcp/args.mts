@@ -46,5 +46,8 @@ export function parseMcpArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
   }
   const [command, ...args] = argv.slice(i);
   if (command === undefined || command === '') throw new McpUsageError('no server command given');
-  return { config: config ?? (env.TOOLGUARD_CONFIG || undefined), command, args };
+  config ??= env.TOOLGUARD_CONFIG || undefined;
+  // The proxy's standard input is the client's protocol stream.
+  if (config === '-') throw new McpUsageError('--config - cannot be read: standard input carries the MCP protocol; give a file');
+  return { config, command, args };
 }

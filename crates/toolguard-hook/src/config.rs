@@ -145,15 +145,15 @@ pub fn max_config_bytes() -> u64 {
     })
 }
 
-/// The file's bytes, or `None` when it holds more than [`max_config_bytes`].
-fn read_bounded(path: &str) -> std::io::Result<Option<Vec<u8>>> {
+/// The file's bytes, at most one past [`max_config_bytes`] (so [`parse`] can
+/// tell a file that is too large without reading a device whole).
+fn read_bounded(path: &str) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
-    let limit = max_config_bytes();
     let mut bytes = Vec::new();
     std::fs::File::open(path)?
-        .take(limit + 1)
+        .take(max_config_bytes() + 1)
         .read_to_end(&mut bytes)?;
-    Ok((bytes.len() as u64 <= limit).then_some(bytes))
+    Ok(bytes)
 }
 
 /// Read and parse the config file; `None`: no file (the defaults).
@@ -180,15 +180,30 @@ pub fn read(path: Option<&str>) -> Result<Loaded, FileError> {
             None,
         )
     })?;
-    let Some(bytes) = bytes else {
+    parse(path, &bytes)
+}
+
+/// Parse a config's bytes as [`read`] parses a file's; `path` names it in
+/// errors and picks the syntax (by extension, else by content). The CLI
+/// reads `--config -` from standard input (bounded as a file) and parses it here.
+pub fn parse(path: &str, bytes: &[u8]) -> Result<Loaded, FileError> {
+    let fail = |code, message: String, line| FileError {
+        code,
+        message,
+        path: Vec::new(),
+        expected: None,
+        file: path.to_owned(),
+        line,
+    };
+    if bytes.len() as u64 > max_config_bytes() {
         return Err(fail(
             "TOOLGUARD_CONFIG_TOO_LARGE",
             format!("config {path} is larger than {} bytes", max_config_bytes()),
             None,
         ));
-    };
+    }
     // A byte order mark some editors write is not part of the first key.
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let text = String::from_utf8_lossy(bytes).into_owned();
     let parsed = if is_json(path, &text) {
         parse_json(&text).map_err(|(line, reason)| {

@@ -69,11 +69,14 @@ pub const USAGE: &str = "usage: toolguard hook [--config <file.json|file.yaml>]
 Reads one Claude Code / Codex hook event (JSON) on stdin. Register it for the
 PostToolUse, PostToolUseFailure, UserPromptSubmit and SessionEnd events (and
 PreToolUse to refuse calls that continue a loop, with \"loops\": {\"deny\": N}).
-The config file is a GuardConfig ({repeat?, loudFailure?, loops?, exactMode?}) in JSON or
-YAML; TOOLGUARD_CONFIG names it too. Check it first with: toolguard check-config
-FILE (the hook's errors go to stderr, which Claude Code does not show).
-State: $TOOLGUARD_STATE_DIR, else $XDG_STATE_HOME/toolguard, else <tmpdir>/toolguard-<uid>.
-Deadline: TOOLGUARD_HOOK_TIMEOUT_MS (default 5000) for the input and the session lock.";
+The config file is a GuardConfig ({repeat?, loudFailure?, loops?, exactMode?})
+in JSON or YAML; TOOLGUARD_CONFIG names it too. Check it first with: toolguard
+check-config FILE (the hook's errors go to stderr, which Claude Code does not
+show).
+State: $TOOLGUARD_STATE_DIR, else $XDG_STATE_HOME/toolguard, else
+<tmpdir>/toolguard-<uid>.
+Deadline: TOOLGUARD_HOOK_TIMEOUT_MS (default 5000) for the input and the
+session lock.";
 
 /// The environment as the hook reads it (the process's, or one a caller gives).
 pub type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
