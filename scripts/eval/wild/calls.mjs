@@ -34,6 +34,16 @@ export const wildPresent = (dir = WILD) => existsSync(join(dir, 'manifest.json')
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the ANSI sequences this strips
 const ANSI = /\x1b\[[0-9;?]*[a-zA-Z]|\x1b[()][0-9A-B]|\r/g;
+
+/**
+ * Commands a terminal log shows killed at the harness's timeout: the manifest
+ * counts `<returncode>` blocks only, and each of these is a call too (its
+ * message at a line start, after the terminal's escapes).
+ * @param {string} text
+ */
+export function killedAtTimeout(text) {
+  return text.replace(ANSI, '').split('\nThe last command <command>').length - 1;
+}
 const tsOf = (s) => {
   const t = Date.parse(s);
   return Number.isFinite(t) ? t : null;
@@ -497,10 +507,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const sh = sessions.reduce((a, s) => a + s.filter((c) => c.command !== null).length, 0);
     // The manifest counts a terminal log's `<returncode>` blocks; a command the
     // harness killed at its timeout has only its timeout message, and is a call too.
-    const killed =
-      e.kind === 'mini-swe-agent terminal log'
-        ? readFileSync(join(WILD, e.file), 'utf8').replace(ANSI, '').split('\nThe last command <command>').length - 1
-        : 0;
+    const killed = e.kind === 'mini-swe-agent terminal log' ? killedAtTimeout(readFileSync(join(WILD, e.file), 'utf8')) : 0;
     const ok = n === e.calls + killed;
     if (!ok) bad++;
     if (!ok || process.argv.includes('-v'))
