@@ -1454,6 +1454,10 @@ fn entry(
 ) -> Entry {
     let text = outcome.text;
     let mut flags = 0;
+    // Whether the output names an error: a search of the whole text, asked
+    // up to three times below, made at most once.
+    let named = std::cell::OnceCell::new();
+    let names_an_error = || *named.get_or_init(|| names_error(text));
     let hard = outcome.is_error
         || shows_failure(text)
         || codex_exit_failed(text)
@@ -1465,7 +1469,7 @@ fn entry(
     let mut failed = hard || (outcome.flagged && http_error(text).is_none());
     // A run or test whose real status the command hid (`pytest | tail`):
     // its output naming an error is the failure the status would have shown.
-    if !failed && hidden && matches!(effect, effect::RUN | effect::TEST) && names_error(text) {
+    if !failed && hidden && matches!(effect, effect::RUN | effect::TEST) && names_an_error() {
         failed = true;
     }
     // A search that found nothing answered the question: not a failure.
@@ -1528,7 +1532,7 @@ fn entry(
     if recurs
         && flags & FAILED == 0
         && matches!(effect, effect::RUN | effect::TEST)
-        && names_error(text)
+        && names_an_error()
     {
         flags |= TROUBLED;
     }
@@ -1540,7 +1544,7 @@ fn entry(
     // with the run after it. The choice depends on the result alone, so two
     // same results always get the same form.
     let failure = flags & (FAILED | SOFT) != 0
-        || (matches!(effect, effect::RUN | effect::TEST) && names_error(text));
+        || (matches!(effect, effect::RUN | effect::TEST) && names_an_error());
     let result = if failure {
         flags |= NORMALIZED;
         failure_digest_with(text, outcome.is_error, line, memo)
