@@ -132,7 +132,7 @@ export declare function __hookStateFileName(chainId: string): string
  * the config file limit), parsed and checked as [`load_config_file`] does a
  * file's; `name` stands for the file in errors.
  */
-export declare function __loadConfigBytes(name: string, bytes: Buffer): GuardConfig
+export declare function __loadConfigBytes(name: string, bytes: Uint8Array): GuardConfig
 
 /**
  * Read a config file (JSON or YAML) and check it as `new GuardEngine()`

@@ -210,7 +210,7 @@ pub fn load_config_file(env: Env, path: String) -> Result<ConfigTree> {
     catch_unwind,
     ts_return_type = "GuardConfig"
 )]
-pub fn load_config_bytes(env: Env, name: String, bytes: Buffer) -> Result<ConfigTree> {
+pub fn load_config_bytes(env: Env, name: String, bytes: Uint8Array) -> Result<ConfigTree> {
     guarded(|| {
         let loaded =
             toolguard_hook::config::parse(&name, &bytes).map_err(|e| file_error(&env, e))?;
