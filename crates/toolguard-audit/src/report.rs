@@ -6,7 +6,9 @@
 
 use serde::Serialize;
 
-use super::{CallSite, Format, MAX_ERRORS};
+use crate::auditor::MAX_ERRORS;
+use crate::detect::Format;
+use crate::replay::CallSite;
 use crate::waste::{WasteJson, WasteSummary};
 use toolguard_core::engine::FailureAction;
 

@@ -12,8 +12,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
+use crate::replay::CallSite;
 use crate::report::{SessionReport, TimelineCall};
-use crate::CallSite;
 
 /// One episode's cost; every finding of the episode carries a copy.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -357,10 +357,10 @@ mod tests {
     //! Hand-made timelines for the edge cases (the recorded sample is
     //! priced end to end in __test__/audit/waste.test.mjs).
     use super::*;
+    use crate::detect::Format;
     use crate::report::{
         FailureFinding, LoopFinding, OutputContext, ReminderFinding, SessionReport, Timeline,
     };
-    use crate::Format;
     use toolguard_core::engine::FailureAction;
 
     /// `(callId, tool, repeat, time, endTime, tokens, agent)`.
