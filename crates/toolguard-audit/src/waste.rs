@@ -186,30 +186,6 @@ fn totals(episodes: &[&Episode], calls: &[TimelineCall]) -> WasteTotals {
     out
 }
 
-impl WasteTotals {
-    fn plus(&self, other: &Self) -> Self {
-        Self {
-            episodes: self.episodes + other.episodes,
-            calls: self.calls + other.calls,
-            wall_ms: add(self.wall_ms, other.wall_ms),
-            tokens: add(self.tokens, other.tokens),
-            episodes_without_time: self.episodes_without_time + other.episodes_without_time,
-            episodes_without_tokens: self.episodes_without_tokens + other.episodes_without_tokens,
-        }
-    }
-}
-
-impl WasteSummary {
-    /// `self` plus one more session's waste.
-    pub fn plus(&self, other: &Self) -> Self {
-        Self {
-            all: self.all.plus(&other.all),
-            loops: self.loops.plus(&other.loops),
-            failure: self.failure.plus(&other.failure),
-        }
-    }
-}
-
 type Key<'a> = (Option<&'a str>, u64);
 fn key(site: &CallSite) -> Key<'_> {
     (site.agent_id.as_deref(), site.ordinal)
