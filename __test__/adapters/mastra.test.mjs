@@ -56,19 +56,19 @@ function toolOutputs(prompts) {
   return [...seen.values()];
 }
 
-/** A `bash` tool returning `run(command)`, counting its runs. */
+/** A `bash` tool returning `run(command)` (`tool`), and how many times it ran (`runs`). */
 function bash(run) {
-  const tool = createTool({
+  const counted = { runs: 0, tool: undefined };
+  counted.tool = createTool({
     id: 'bash',
     description: 'run a shell command',
     inputSchema: z.object({ command: z.string() }),
     execute: async ({ command }) => {
-      tool.runs++;
+      counted.runs++;
       return run(command);
     },
   });
-  tool.runs = 0;
-  return tool;
+  return counted;
 }
 
 function agentWith(tools, model, options) {
@@ -92,7 +92,7 @@ describe('toolguard/mastra with a real Mastra Agent', { skip }, () => {
       step(['bash', { command: 'echo hi' }]),
       step(['bash', { command: 'echo hi' }]),
     ]);
-    await agentWith({ bash: tool }, model).generate('go', { maxSteps: 6 });
+    await agentWith({ bash: tool.tool }, model).generate('go', { maxSteps: 6 });
     const engine = new GuardEngine({ loops: {} });
     const alarm = [1, 2, 3].map(() =>
       engine.observe({ agentId: 'a', name: 'bash', arguments: { command: 'echo hi' } }, { text: 'hi\n' }),
@@ -106,7 +106,7 @@ describe('toolguard/mastra with a real Mastra Agent', { skip }, () => {
     const tool = bash(() => 'hi\n');
     const same = ['bash', { command: 'echo hi' }];
     const { model, prompts } = scripted([step(same, same, same, same)]);
-    await agentWith({ bash: tool }, model).generate('go', { maxSteps: 4 });
+    await agentWith({ bash: tool.tool }, model).generate('go', { maxSteps: 4 });
     assert.equal(tool.runs, 4);
     assert.deepEqual(toolOutputs(prompts), ['hi\n', 'hi\n', 'hi\n', 'hi\n']);
   });
@@ -115,7 +115,7 @@ describe('toolguard/mastra with a real Mastra Agent', { skip }, () => {
     const out = 'Traceback (most recent call last):\n  File "t.py", line 1, in <module>\nImportError: bad\n';
     const tool = bash(() => ({ stdout: out, stderr: '', exitCode: 0 }));
     const { model, prompts } = scripted([step(['bash', { command: 'python t.py' }])]);
-    await agentWith({ bash: tool }, model).generate('go', { maxSteps: 3 });
+    await agentWith({ bash: tool.tool }, model).generate('go', { maxSteps: 3 });
     const failure = new GuardEngine({ loops: {} }).observe({ name: 'bash', argumentsJson: '{}' }, { text: out }).failure;
     assert.equal(failure.action, 'error');
     assert.deepEqual(toolOutputs(prompts), [failure.text]);
@@ -125,7 +125,7 @@ describe('toolguard/mastra with a real Mastra Agent', { skip }, () => {
     const tool = bash(() => 'hi\n');
     const same = ['bash', { command: 'echo hi' }];
     const { model, prompts } = scripted([step(same), step(same), step(same), step(same)]);
-    await agentWith({ bash: tool }, model, { engine: { loops: { deny: 1 } } }).generate('go', { maxSteps: 6 });
+    await agentWith({ bash: tool.tool }, model, { engine: { loops: { deny: 1 } } }).generate('go', { maxSteps: 6 });
     const engine = new GuardEngine({ loops: { deny: 1 } });
     const exec = { agentId: 'a', name: 'bash', argumentsJson: JSON.stringify({ command: 'echo hi' }) };
     for (let i = 0; i < 3; i++) engine.observe(exec, { text: 'hi\n' });
@@ -141,7 +141,7 @@ describe('toolguard/mastra with a real Mastra Agent', { skip }, () => {
     const tool = bash(() => 'hi\n');
     const same = ['bash', { command: 'echo hi' }];
     const { model, prompts } = scripted([step(same), step(same), answer, step(same), step(same), step(same)]);
-    const agent = agentWith({ bash: tool }, model);
+    const agent = agentWith({ bash: tool.tool }, model);
     await agent.generate('first', { maxSteps: 6 });
     const first = prompts.length;
     await agent.generate(

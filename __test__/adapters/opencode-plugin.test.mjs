@@ -11,7 +11,12 @@ const input = /** @type {any} */ ({});
 const session = 'ses_1';
 let ids = 0;
 
-/** One call through the hooks: before, then `run(args)` for the output (a bash-like tool), then after. */
+/**
+ * One call through the hooks: before, then `run(args)` for the output (a bash-like tool), then after.
+ * @param {any} hooks
+ * @param {{ command: string, description: string }} args
+ * @param {(args: any) => { output: string, exit: number | null }} [run]
+ */
 async function call(hooks, args, run = () => ({ output: 'hi\n', exit: 0 })) {
   const callID = `call_${++ids}`;
   const before = { args: { ...args } };
@@ -52,7 +57,7 @@ describe('toolguard/opencode hooks', () => {
   it("OpenCode's synthetic user message does not start the window over; a typed one does", async () => {
     const hooks = await toolguard(input);
     const args = { command: 'false', description: 'x' };
-    const message = (parts) => hooks['chat.message']({ sessionID: session }, { message: {}, parts });
+    const message = (parts) => hooks['chat.message']({ sessionID: session }, { message: /** @type {any} */ ({}), parts });
     await sequential(hooks, 2, args);
     await message([{ type: 'text', text: 'Continue', synthetic: true }]);
     assert.match((await sequential(hooks, 1, args))[0], /\[toolguard\] Loop detected/, 'the window went on');
@@ -75,11 +80,55 @@ describe('toolguard/opencode hooks', () => {
     assert.match(seen, /boom\n/);
   });
 
+  it("a call whose tool threw (its error part, no after hook) advances the chain: loops.deny refuses the next; a part published again counts once", async () => {
+    const hooks = await toolguard(input, { engine: { loops: { deny: 1 } } });
+    const args = { filePath: 'missing.txt' };
+    const publish = (callID, error) =>
+      hooks.event({
+        event: {
+          type: 'message.part.updated',
+          properties: { part: { type: 'tool', sessionID: session, callID, tool: 'read', state: { status: 'error', input: args, error } } },
+        },
+      });
+    const fail = async (callID) => {
+      await hooks['tool.execute.before']({ tool: 'read', sessionID: session, callID }, { args: { ...args } });
+      await publish(callID, 'File not found: missing.txt');
+    };
+    await fail('r1');
+    await fail('r2');
+    // OpenCode may publish a part again: it is the same call.
+    await publish('r2', 'File not found: missing.txt');
+    await fail('r3');
+    const refusal = await hooks['tool.execute.before']({ tool: 'read', sessionID: session, callID: 'r4' }, { args: { ...args } }).then(
+      () => assert.fail('r4 ran'),
+      (error) => error.message,
+    );
+    assert.match(refusal, /^\[toolguard\] Call refused: /);
+    // OpenCode publishes the refusal as the call's error; the loop is still refused.
+    await publish('r4', refusal);
+    await assert.rejects(() => fail('r5'), /^Error: \[toolguard\] Call refused: /);
+
+    // One failed call published three times is one call: the next is not refused.
+    const twice = await toolguard(input, { engine: { loops: { deny: 1 } } });
+    const before = { args: { ...args } };
+    await twice['tool.execute.before']({ tool: 'read', sessionID: session, callID: 'x1' }, before);
+    for (let i = 0; i < 3; i++)
+      await twice.event({
+        event: {
+          type: 'message.part.updated',
+          properties: {
+            part: { type: 'tool', sessionID: session, callID: 'x1', tool: 'read', state: { status: 'error', input: args, error: 'no' } },
+          },
+        },
+      });
+    await twice['tool.execute.before']({ tool: 'read', sessionID: session, callID: 'x2' }, { args: { ...args } });
+  });
+
   it('a bad config fails the plugin when OpenCode loads it, naming the key', async () => {
     await assert.rejects(
       () => toolguard(input, { engine: { loops: { repaet: 3 } } }),
       (error) => {
-        assert.deepEqual(error.path, ['loops', 'repaet']);
+        assert.deepEqual(/** @type {any} */ (error).path, ['loops', 'repaet']);
         return true;
       },
     );

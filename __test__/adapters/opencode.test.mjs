@@ -55,6 +55,7 @@ describe('toolguard/opencode in the real OpenCode CLI', { skip }, () => {
 
     // The same calls, as the plugin hands them to the engine.
     const engine = new GuardEngine({ loops: {} });
+    /** @type {Array<[string, string, number]>} */
     const calls = [
       [missing, missingOut, 1],
       [missing, missingOut, 1],
@@ -92,9 +93,11 @@ describe('toolguard/opencode in the real OpenCode CLI', { skip }, () => {
     );
   });
 
-  it('loops.deny (plugin options in opencode.json): the call that would go on with a reminded loop is refused, never run, and the model reads the reason', async () => {
+  it('loops.deny (plugin options in opencode.json): the call that would go on with a reminded loop is refused, never run, and the model reads the reason; also when the tool throws', async () => {
     const command = `echo ran >> runs.txt; ${missing}`;
-    const { server, requests } = await scriptedChatModel([[command, command, command, command]]);
+    // OpenCode's read throws on a missing file: no tool.execute.after, only its error part.
+    const read = { name: 'read', input: { filePath: 'missing.txt' } };
+    const { server, requests } = await scriptedChatModel([[command, command, command, command, read, read, read, read]]);
     // A plugin file outside .opencode/plugins/, named in opencode.json with its options.
     const project = openCodeProject(scratch, server.address().port, {
       files: { 'toolguard-plugin.js': "export { default } from 'toolguard/opencode';\n" },
@@ -108,7 +111,7 @@ describe('toolguard/opencode in the real OpenCode CLI', { skip }, () => {
     }
     assert.equal(run.code, 0, run.out);
     const results = toolResults(requests).map((r) => r.text);
-    assert.equal(results.length, 4, run.out);
+    assert.equal(results.length, 8, run.out);
 
     const engine = new GuardEngine({ loops: { deny: 1 } });
     const exec = { agentId: 's', name: 'bash', argumentsJson: args(command) };
@@ -118,5 +121,13 @@ describe('toolguard/opencode in the real OpenCode CLI', { skip }, () => {
     assert.match(results[2], /\[toolguard\] Loop detected/);
     assert.equal(results[3], refused.reason, 'the model reads the refusal');
     assert.equal(readFileSync(join(project.cwd, 'runs.txt'), 'utf8'), 'ran\n'.repeat(3), 'the refused call never ran');
+
+    // The failing reads: three errors from OpenCode, then the refusal.
+    assert.ok(
+      results.slice(4, 7).every((text) => text === results[4] && !text.includes('[toolguard]')),
+      results[4],
+    );
+    assert.match(results[7], /^\[toolguard\] Call refused: /);
+    assert.notEqual(results[7], results[4]);
   });
 });

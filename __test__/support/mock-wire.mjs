@@ -158,6 +158,8 @@ export function writeResponse(res, { id, items }) {
  * A Chat Completions reply (OpenAI-compatible, as OpenCode's
  * `@ai-sdk/openai-compatible` provider reads it), streamed: one tool call
  * per entry of `calls` (`{id, name, input}`), else the assistant `text`.
+ * @param {import('node:http').ServerResponse} res
+ * @param {{ id: string, model: string, calls?: Array<{ id: string, name: string, input: unknown }>, text?: string }} reply
  */
 export function writeChatCompletion(res, { id, model, calls, text }) {
   const chunk = (choices, extra = {}) =>

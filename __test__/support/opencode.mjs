@@ -42,8 +42,8 @@ export function openCodeBinary() {
 
 /**
  * The scripted model. `turns[i]` is the script of the user message `turn i`:
- * a list of steps, each a bash command or a list of them (parallel calls of
- * one response). The main loop is the request that offers OpenCode's `bash`
+ * a list of steps, each a call — a bash command, or `{name, input}` for
+ * another tool — or a list of them (parallel calls of one response). The main loop is the request that offers OpenCode's `bash`
  * tool; it gets the script's next step until the script is done, then the
  * text `done`. Side requests (the session title) get a short text.
  * `requests`: the main loop's request bodies, in order.
@@ -77,8 +77,7 @@ export async function scriptedChatModel(turns) {
         ? undefined
         : (Array.isArray(step) ? step : [step]).map((command, i) => ({
             id: `call_${turn}_${steps + 1}${Array.isArray(step) ? `_${i + 1}` : ''}`,
-            name: 'bash',
-            input: { command, description: 'step' },
+            ...(typeof command === 'string' ? { name: 'bash', input: { command, description: 'step' } } : command),
           }));
     writeChatCompletion(res, { id: `chatcmpl_${requests.length}`, model: b.model, calls, text: 'done' });
   });
@@ -103,6 +102,9 @@ export function toolResults(requests) {
  * and `config(projectDir)` merged in, and `files` (path → text) written. OpenCode installs
  * `@opencode-ai/plugin` into each config folder at start-up unless a lock file
  * already lists it: the test's folders say it is there, so nothing is fetched.
+ * @param {string} scratch
+ * @param {number} port
+ * @param {{ config?: (cwd: string) => object, files?: Record<string, string> }} [options]
  */
 export function openCodeProject(scratch, port, { config = () => ({}), files = {} } = {}) {
   const work = mkdtempSync(join(scratch, 'opencode-'));

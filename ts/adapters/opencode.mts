@@ -19,6 +19,9 @@
  *   plugin throws, and OpenCode hands the model the reason as the call's
  *   error. With `exactMode` a shell command that is not refused is
  *   rewritten in place (docs/exact-mode.md).
+ * - `message.part.updated` (event), a call whose tool threw (no
+ *   `tool.execute.after` for it): the failed call advances the chain, so
+ *   `loops.deny` refuses the next call of a failing loop.
  * - `chat.message`: the user spoke; the session's chain starts over and the
  *   words go to the engine (`noteUserText`).
  * - `session.deleted` (event): the session's chain is freed.
@@ -95,6 +98,14 @@ const toolguard: Plugin = async (_input: PluginInput, options?: Record<string, u
   // (tool.execute.before) before the first result comes back.
   const batches = new CallBatches();
   const responses = new ModelResponses();
+  // Calls this plugin refused (their error is the refusal: not a call that ran).
+  const refused = new Set<string>();
+  // Failed calls already observed (OpenCode may publish a part more than once).
+  const failed = new Set<string>();
+  const remember = (set: Set<string>, id: string) => {
+    set.add(id);
+    if (set.size > 1024) set.delete(set.values().next().value!);
+  };
 
   return {
     'tool.execute.before': async (input, output) => {
@@ -112,7 +123,10 @@ const toolguard: Plugin = async (_input: PluginInput, options?: Record<string, u
         failOpen(ADAPTER, error);
       }
       // OpenCode hands the model a thrown error's message as the call's result.
-      if (reason !== undefined) throw new Error(reason);
+      if (reason !== undefined) {
+        remember(refused, input.callID);
+        throw new Error(reason);
+      }
     },
 
     'tool.execute.after': async (input, output) => {
@@ -151,12 +165,35 @@ const toolguard: Plugin = async (_input: PluginInput, options?: Record<string, u
     },
 
     event: async ({ event }) => {
-      if (event.type !== 'session.deleted') return;
       try {
-        const id = event.properties.info.id;
-        batches.forget(id);
-        responses.forget(id);
-        engine.forget(id);
+        if (event.type === 'session.deleted') {
+          const id = event.properties.info.id;
+          batches.forget(id);
+          responses.forget(id);
+          engine.forget(id);
+          return;
+        }
+        // A call whose tool threw (an edit whose old text is not there, a read
+        // of a missing file) gets no tool.execute.after: its error part is
+        // where it shows. It advances the chain, so loops.deny refuses the
+        // next call of a failing loop; the error the model reads is
+        // OpenCode's, already written.
+        if (event.type !== 'message.part.updated') return;
+        const part = event.properties.part;
+        if (part.type !== 'tool' || part.state.status !== 'error') return;
+        if (refused.has(part.callID) || failed.has(part.callID)) return;
+        remember(failed, part.callID);
+        const rewritten = exact.take(part.callID);
+        engine.observe(
+          {
+            agentId: part.sessionID,
+            name: part.tool,
+            argumentsJson: rewritten?.argumentsJson ?? argumentsJson(part.state.input ?? {}),
+            exitStatusFile: rewritten?.exitStatusFile,
+            concurrent: responses.concurrent(part.sessionID, batches.take(part.callID)),
+          },
+          { isError: true, text: part.state.error },
+        );
       } catch (error) {
         failOpen(ADAPTER, error);
       }
