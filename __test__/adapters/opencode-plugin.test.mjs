@@ -80,8 +80,9 @@ describe('toolguard/opencode hooks', () => {
     assert.match(seen, /boom\n/);
   });
 
-  it("a call whose tool threw (its error part, no after hook) advances the chain: loops.deny refuses the next; a part published again counts once", async () => {
-    const hooks = await toolguard(input, { engine: { loops: { deny: 1 } } });
+  it('a call whose tool threw (its error part, no after hook) advances the chain: loops.deny refuses the next; a part published again counts once', async () => {
+    // Hand-made event objects carry only what the plugin reads.
+    const hooks = /** @type {any} */ (await toolguard(input, { engine: { loops: { deny: 1 } } }));
     const args = { filePath: 'missing.txt' };
     const publish = (callID, error) =>
       hooks.event({
@@ -109,7 +110,7 @@ describe('toolguard/opencode hooks', () => {
     await assert.rejects(() => fail('r5'), /^Error: \[toolguard\] Call refused: /);
 
     // One failed call published three times is one call: the next is not refused.
-    const twice = await toolguard(input, { engine: { loops: { deny: 1 } } });
+    const twice = /** @type {any} */ (await toolguard(input, { engine: { loops: { deny: 1 } } }));
     const before = { args: { ...args } };
     await twice['tool.execute.before']({ tool: 'read', sessionID: session, callID: 'x1' }, before);
     for (let i = 0; i < 3; i++)
