@@ -31,7 +31,7 @@ const missing = 'cat missing.txt';
 const traceback = `printf 'Traceback (most recent call last):\\n  File "x.py", line 1\\nValueError: bad\\n'`;
 const tracebackOut = 'Traceback (most recent call last):\n  File "x.py", line 1\nValueError: bad\n';
 
-describe('toolguard/opencode in the real OpenCode CLI', { skip }, () => {
+describe('toolguard/opencode in the real OpenCode CLI', { skip, timeout: 900_000 }, () => {
   it('a failing bash call repeated across messages gets the loop alarm in the result the model reads; a silent failure is replaced by the failure text; a new user message starts the window over', async () => {
     const turns = [
       [missing, missing, missing, traceback, `${traceback}; exit 3`],

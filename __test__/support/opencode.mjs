@@ -158,9 +158,12 @@ export function openCodeProject(scratch, port, { config = () => ({}), files = {}
   return { cwd, env };
 }
 
-/** `opencode run "turn 0"`: one user message, one process. Resolves to {code, out}. */
+/** How long one OpenCode step may take on a loaded 2-core machine before the test gives up. */
+const DEADLINE_MS = 300_000;
+
+/** `opencode run "turn 0"`: one user message, one process (killed past the deadline). Resolves to {code, out}. */
 export function openCodeRun(bin, project) {
-  return runChild(bin, ['run', 'turn 0'], { cwd: project.cwd, env: project.env });
+  return runChild(bin, ['run', 'turn 0'], { cwd: project.cwd, env: project.env, timeout: DEADLINE_MS });
 }
 
 /**
@@ -181,12 +184,14 @@ export async function openCodeServe(bin, project, turns) {
       child.stdout.on('data', seen);
       child.stderr.on('data', seen);
       child.on('close', (code) => reject(new Error(`opencode serve exited with ${code}: ${out}`)));
+      setTimeout(() => reject(new Error(`opencode serve did not listen within ${DEADLINE_MS} ms: ${out}`)), DEADLINE_MS).unref();
     });
     const post = async (path, body) => {
       const res = await fetch(`${url}${path}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),
+        signal: AbortSignal.timeout(DEADLINE_MS),
       });
       if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
       return res.json();
