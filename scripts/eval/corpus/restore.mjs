@@ -57,17 +57,15 @@ export function loadSources(dirs = [SOURCES_DIR]) {
     if (!existsSync(dir)) continue;
     for (const f of readdirSync(dir).filter((n) => n.endsWith('.json'))) byName.set(f, join(dir, f));
   }
-  return [...byName.keys()]
-    .sort()
-    .map((f) => {
-      const s = JSON.parse(readFileSync(byName.get(f), 'utf8'));
-      for (const key of ['source', 'repo', 'commit', 'harness', 'format', 'split', 'files']) {
-        if (s[key] === undefined) throw new Error(`${f}: provenance has no "${key}"`);
-      }
-      if (!/^[0-9a-f]{40}$/.test(s.commit)) throw new Error(`${f}: commit is not 40 hex digits`);
-      if (s.split !== 'heldout' && s.split !== 'tuning') throw new Error(`${f}: split must be "heldout" or "tuning"`);
-      return s;
-    });
+  return [...byName.keys()].sort().map((f) => {
+    const s = JSON.parse(readFileSync(byName.get(f), 'utf8'));
+    for (const key of ['source', 'repo', 'commit', 'harness', 'format', 'split', 'files']) {
+      if (s[key] === undefined) throw new Error(`${f}: provenance has no "${key}"`);
+    }
+    if (!/^[0-9a-f]{40}$/.test(s.commit)) throw new Error(`${f}: commit is not 40 hex digits`);
+    if (s.split !== 'heldout' && s.split !== 'tuning') throw new Error(`${f}: split must be "heldout" or "tuning"`);
+    return s;
+  });
 }
 
 /** The git directory holding `owner/name`, or null. */
@@ -106,7 +104,14 @@ function entry(source, f) {
   };
 }
 
-export function restore({ mirror = '/work/.mirror', out = '/work/data/wild2', only = [], sources: dirs, check = false, log = console.log } = {}) {
+export function restore({
+  mirror = '/work/.mirror',
+  out = '/work/data/wild2',
+  only = [],
+  sources: dirs,
+  check = false,
+  log = console.log,
+} = {}) {
   const sources = loadSources(dirs?.length ? [SOURCES_DIR, ...dirs] : undefined);
   const report = { restored: 0, present: 0, skipped: [], bad: [], missingFiles: 0 };
   const manifest = [];

@@ -184,6 +184,74 @@ function miniSweV2(text) {
   return [calls];
 }
 
+// ---------- mini-swe-agent 1.x text-action form ----------
+// One fenced ```bash block per assistant turn (none, or several, is a format
+// error, no action), answered by the next `user` message holding
+// `<returncode>`, or by the harness's timeout message (a failed call with no
+// status), as crates/toolguard-audit/src/mini_swe.rs reads it.
+const tagText = (text, name) => {
+  const start = text.indexOf(`<${name}>`);
+  const end = text.lastIndexOf(`</${name}>`);
+  return start < 0 || end < start + name.length + 2 ? null : text.slice(start + name.length + 2, end);
+};
+
+/** The output of a templated observation (`<output>`, or head, elided count and tail). */
+function templatedOutput(content) {
+  let text = '';
+  const exception = tagText(content, 'exception');
+  if (exception != null) text += `${exception.replace(/^\n+|\n+$/g, '')}\n`;
+  const output = tagText(content, 'output');
+  const head = tagText(content, 'output_head');
+  const tail = tagText(content, 'output_tail');
+  if (output != null) text += output.replace(/^\n/, '');
+  else if (head != null && tail != null) {
+    text += head.replace(/^\n/, '');
+    if (!text.endsWith('\n')) text += '\n';
+    text += `[… ${(tagText(content, 'elided_chars') ?? '').trim()} …]\n${tail.replace(/^\n/, '')}`;
+  } else if (tagText(content, 'returncode') == null) text += content;
+  return text;
+}
+
+function bashAction(text) {
+  let found = null;
+  const fence = /```([^\n`]*)\n([\s\S]*?)```/g;
+  for (let m = fence.exec(text); m; m = fence.exec(text)) {
+    if (!['bash', 'sh', 'mswea_bash_command'].includes(m[1].trim())) continue;
+    if (found != null) return null;
+    found = m[2].replace(/[\r\n]+$/, '');
+  }
+  return found;
+}
+
+const MINI_TIMEOUT = /^\s*The last command <command>[\s\S]*?<\/command>\s+timed\s+out\s+and\s+has\s+been\s+killed\./;
+
+function miniSweV1(text) {
+  const o = JSON.parse(text);
+  const calls = [];
+  let waiting = null;
+  for (const m of o.messages ?? []) {
+    const content = textOf(m.content);
+    if (m.role === 'assistant') {
+      const command = bashAction(content);
+      if (command == null) continue;
+      waiting = { callId: null, tool: 'bash', args: { command }, command, output: '', exitCode: null, isError: false, ts: null };
+      calls.push(waiting);
+    } else if (m.role === 'user' && waiting && MINI_TIMEOUT.test(content)) {
+      const end = content.indexOf('</output>');
+      waiting.output = (end < 0 ? content : content.slice(0, end + '</output>'.length)).trim();
+      waiting.isError = true;
+      waiting = null;
+    } else if ((m.role === 'user' || m.role === 'tool') && waiting && content.includes('<returncode>')) {
+      const rc = tagText(content, 'returncode')?.trim();
+      waiting.exitCode = rc && /^-?\d+$/.test(rc) ? Number(rc) : null;
+      waiting.output = templatedOutput(content);
+      waiting.isError = content.trimStart().startsWith('<exception>');
+      waiting = null;
+    }
+  }
+  return [calls];
+}
+
 // ---------- classic SWE-agent ----------
 // The harness's word that it stopped (0.x: a last line `EXECUTION TIMED OUT`…;
 // 1.x: "The command '…' was cancelled because it took more than N seconds.") or
@@ -460,6 +528,7 @@ const READERS = [
   ['claude-code-jsonl', claudeJsonl],
   ['claude-code-session-export-md', claudeMarkdown],
   ['mini-swe-agent-traj-v2', miniSweV2],
+  ['mini-swe-agent-traj-v1', miniSweV1],
   ['swe-agent-traj', sweClassic],
   ['openhands-v1-sdk-events', ohV1],
   ['openhands-v0-resolver-output', ohV0Resolver],
