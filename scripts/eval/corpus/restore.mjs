@@ -19,7 +19,9 @@
 //               (repeatable: another branch's corpus/wild-sources before it is merged)
 //     --check   write nothing: report what is present, missing or different
 //
-// A repository that is not there is reported and skipped (exit 0); a file whose
+// A file may name its own `commit` (a file that the repository rewrote: each
+// published version is its own session). A repository that is not there is
+// reported and skipped (exit 0); a file whose
 // sha256 differs is an error (exit 1), never written.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -94,7 +96,7 @@ function entry(source, f) {
     model: f.model ?? source.models?.[0] ?? null,
     source_repo: source.repo,
     source_path: f.path,
-    commit: source.commit,
+    commit: f.commit ?? source.commit,
     licence: source.licence ?? 'none stated',
     size: f.size,
     sha256: f.sha256,
@@ -135,9 +137,9 @@ export function restore({
       }
       let buf;
       try {
-        buf = gitShow(dir, s.commit, f.path);
+        buf = gitShow(dir, f.commit ?? s.commit, f.path);
       } catch (e) {
-        report.bad.push(`${s.source}: ${f.path}: not in ${s.repo} at ${s.commit.slice(0, 12)} (${String(e.stderr ?? e.message).trim()})`);
+        report.bad.push(`${s.source}: ${f.path}: not in ${s.repo} at ${(f.commit ?? s.commit).slice(0, 12)} (${String(e.stderr ?? e.message).trim()})`);
         continue;
       }
       const got = sha256(buf);
