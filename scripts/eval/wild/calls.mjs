@@ -252,6 +252,79 @@ function miniSweV1(text) {
   return [calls];
 }
 
+// ---------- OpenHands V0 LLM completion log (llm_completions/*.json) ----------
+// The run so far is `fncall_messages` (OpenAI tool calls and `tool` results),
+// the model's last answer `fncall_response` (its calls never answered). Every
+// tool call but `finish` is a call; the shell's exit code is the harness's
+// trailer, taken off the output; a command that did not finish is a failed
+// call keeping the harness's message; another tool's `ERROR:` result is a
+// failed call. As crates/toolguard-audit/src/openhands_llm.rs reads it.
+const OH_TRAILER =
+  /^\[(?:The command completed with exit code (-?\d+)\.|Command finished with exit code (-?\d+)|Current working directory: [^\n]*|Python interpreter: [^\n]*)\]$/;
+const OH_UNFINISHED =
+  /^\[(?:The command has no new output after|The command timed out after|Command timed out|Your command .* is NOT executed)/m;
+
+function ohLlmShell(c, text) {
+  const lines = text.split('\n');
+  let code = null;
+  for (
+    let m = OH_TRAILER.exec(lines.at(-1)?.replace(/\r$/, '') ?? '');
+    m && lines.length;
+    m = OH_TRAILER.exec(lines.at(-1)?.replace(/\r$/, '') ?? '')
+  ) {
+    if (code == null && (m[1] ?? m[2]) != null) code = Number(m[1] ?? m[2]);
+    lines.pop();
+  }
+  if (code === -1 || OH_UNFINISHED.test(text)) {
+    c.output = text;
+    c.isError = true;
+    return;
+  }
+  c.output = lines.join('\n');
+  c.exitCode = code;
+}
+
+function ohLlmLog(text) {
+  const o = JSON.parse(text);
+  const messages = o.fncall_messages ?? o.messages ?? [];
+  const calls = [];
+  const byId = new Map();
+  const push = (m) => {
+    for (const tc of m.tool_calls ?? []) {
+      if (tc.function?.name === 'finish') continue;
+      const args = parseArgs(tc.function?.arguments);
+      const c = {
+        callId: tc.id ?? null,
+        tool: tc.function?.name ?? '',
+        args,
+        command: tc.function?.name === 'execute_bash' ? String(args.command ?? '') : null,
+        output: '',
+        exitCode: null,
+        isError: false,
+        ts: null,
+      };
+      if (tc.id) byId.set(tc.id, c);
+      calls.push(c);
+    }
+  };
+  for (const m of messages) {
+    if (m.role === 'assistant') push(m);
+    else if (m.role === 'tool' && byId.has(m.tool_call_id)) {
+      const c = byId.get(m.tool_call_id);
+      byId.delete(m.tool_call_id);
+      const out = textOf(m.content);
+      if (c.tool === 'execute_bash') ohLlmShell(c, out);
+      else {
+        c.output = out;
+        c.isError = out.trimStart().startsWith('ERROR:');
+      }
+    }
+  }
+  const last = (o.fncall_response ?? o.response)?.choices?.[0]?.message;
+  if (last) push(last);
+  return [calls];
+}
+
 // ---------- classic SWE-agent ----------
 // The harness's word that it stopped (0.x: a last line `EXECUTION TIMED OUT`…;
 // 1.x: "The command '…' was cancelled because it took more than N seconds.") or
@@ -371,8 +444,10 @@ function ohV0Resolver(text) {
         calls.push(last);
       } else if (e.observation && last) {
         last.output = String(e.content ?? '');
-        last.exitCode = Number.isInteger(e.exit_code) && e.exit_code !== -1 ? e.exit_code : null;
-        last.isError = e.observation === 'error' || e.exit_code === -1;
+        // Older outputs carry `exit_code` flat, later ones in `metadata` (as openhands_v0.rs reads both).
+        const rc = e.exit_code ?? e.metadata?.exit_code ?? e.extras?.metadata?.exit_code;
+        last.exitCode = Number.isInteger(rc) && rc !== -1 ? rc : null;
+        last.isError = e.observation === 'error' || rc === -1;
         last = null;
       }
     }
@@ -533,6 +608,7 @@ const READERS = [
   ['openhands-v1-sdk-events', ohV1],
   ['openhands-v0-resolver-output', ohV0Resolver],
   ['openhands-v0-event-stream', ohV0Stream],
+  ['openhands-v0-llm-completions', ohLlmLog],
   ['mini-swe-agent terminal log', miniSweTerminal],
   ['codex-exec-text-log', codexText],
 ];
