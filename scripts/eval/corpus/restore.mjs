@@ -106,15 +106,20 @@ function entry(source, f) {
   };
 }
 
+/**
+ * Restores every source's files and writes the manifest. `sources`: more
+ * provenance folders; `repoSources: false` reads only those (tests).
+ */
 export function restore({
   mirror = '/work/.mirror',
   out = '/work/data/wild2',
   only = [],
-  sources: dirs,
+  sources: dirs = [],
+  repoSources = true,
   check = false,
   log = console.log,
 } = {}) {
-  const sources = loadSources(dirs?.length ? [SOURCES_DIR, ...dirs] : undefined);
+  const sources = loadSources([...(repoSources ? [SOURCES_DIR] : []), ...dirs]);
   const report = { restored: 0, present: 0, skipped: [], bad: [], missingFiles: 0 };
   const manifest = [];
   for (const s of sources) {
@@ -139,7 +144,9 @@ export function restore({
       try {
         buf = gitShow(dir, f.commit ?? s.commit, f.path);
       } catch (e) {
-        report.bad.push(`${s.source}: ${f.path}: not in ${s.repo} at ${(f.commit ?? s.commit).slice(0, 12)} (${String(e.stderr ?? e.message).trim()})`);
+        report.bad.push(
+          `${s.source}: ${f.path}: not in ${s.repo} at ${(f.commit ?? s.commit).slice(0, 12)} (${String(e.stderr ?? e.message).trim()})`,
+        );
         continue;
       }
       const got = sha256(buf);
