@@ -185,8 +185,8 @@ function miniSweV2(text) {
 }
 
 // ---------- mini-swe-agent 1.x text-action form ----------
-// One fenced ```bash block per assistant turn (none, or several, is a format
-// error, no action), answered by the next `user` message holding
+// One fenced ```bash block per assistant turn, as the harness's regex finds it
+// (none, or several, is a format error, no action), answered by the next `user` message holding
 // `<returncode>`, or by the harness's timeout message (a failed call with no
 // status), as crates/toolguard-audit/src/mini_swe.rs reads it.
 const tagText = (text, name) => {
@@ -212,15 +212,10 @@ function templatedOutput(content) {
   return text;
 }
 
+// mini-swe-agent's `action_regex` (the closing fence starts a line, indented or not): exactly one match, stripped.
 function bashAction(text) {
-  let found = null;
-  const fence = /```([^\n`]*)\n([\s\S]*?)```/g;
-  for (let m = fence.exec(text); m; m = fence.exec(text)) {
-    if (!['bash', 'sh', 'mswea_bash_command'].includes(m[1].trim())) continue;
-    if (found != null) return null;
-    found = m[2].replace(/[\r\n]+$/, '');
-  }
-  return found;
+  const blocks = [...text.matchAll(/```(?:bash|sh|mswea_bash_command)\s*\n([\s\S]*?)\n\s*```/g)];
+  return blocks.length === 1 ? blocks[0][1].trim() : null;
 }
 
 const MINI_TIMEOUT = /^\s*The last command <command>[\s\S]*?<\/command>\s+timed\s+out\s+and\s+has\s+been\s+killed\./;
