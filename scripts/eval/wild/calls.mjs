@@ -414,7 +414,8 @@ function ohV1(text) {
 }
 
 // ---------- OpenHands V0 resolver output (one run per line) ----------
-const V0_SKIP = new Set(['message', 'finish', 'system', 'recall', 'think', 'null']);
+// Not calls, as openhands_v0.rs counts them (a `think` is a call there: the model's own tool).
+const V0_SKIP = new Set(['message', 'finish', 'change_agent_state', 'recall', 'system', 'null']);
 function ohV0Resolver(text) {
   const sessions = [];
   for (const line of text.split('\n')) {
