@@ -95,6 +95,14 @@ function figures(r, calls, labels) {
           }
         : null,
     exact,
+    engineSilent: r.engineErrors
+      ? {
+          failures: r.engineErrors.failures,
+          hits: r.engineErrors.hits,
+          falseAlarms: r.engineErrors.falseAlarms,
+          wrong: r.engineErrors.wrong,
+        }
+      : null,
     unread: r.unread.map((e) => e.file),
   };
 }
@@ -115,6 +123,7 @@ export function pool(list) {
     stageFailed: 0,
     exactCaught: 0,
   };
+  const engine = { caught: 0, falseEpisodes: 0, falseTexts: 0, failures: 0, hits: 0, falseAlarms: 0 };
   const peers = new Map();
   for (const f of list) {
     out.calls += f.calls;
@@ -124,11 +133,21 @@ export function pool(list) {
       out.falseEpisodes += f.loops.falseEpisodes;
       out.falseTexts += f.loops.falseTexts;
       for (const [name, p] of Object.entries(f.loops.peers)) peers.set(name, (peers.get(name) ?? 0) + p.falseEpisodes);
+      if (f.loops.engine) {
+        engine.caught += f.loops.engine.caught;
+        engine.falseEpisodes += f.loops.engine.falseEpisodes;
+        engine.falseTexts += f.loops.engine.falseTexts;
+      }
     }
     if (f.silent) {
       out.failures += f.silent.failures;
       out.hits += f.silent.hits;
       out.falseAlarms += f.silent.falseAlarms;
+    }
+    if (f.engineSilent) {
+      engine.failures += f.engineSilent.failures;
+      engine.hits += f.engineSilent.hits;
+      engine.falseAlarms += f.engineSilent.falseAlarms;
     }
     if (f.exact) {
       out.stageFailed += f.exact.stageFailed;
@@ -137,6 +156,7 @@ export function pool(list) {
   }
   // the quietest peer over the pooled sources: one peer's own total, the lowest
   for (const [name, n] of peers) if (out.peerName === '–' || n < out.peerFalse) [out.peerName, out.peerFalse] = [name, n];
+  out.engine = engine;
   return out;
 }
 
@@ -206,6 +226,25 @@ export function formatSources(r) {
     `| ${name} | | | ${p.calls} | ${p.caught} of ${p.episodes} | ${p.falseEpisodes} (${perK(p.falseEpisodes, p.calls)}) | ${p.peerFalse} (${perK(p.peerFalse, p.calls)}, ${p.peerName}) | ${p.falseTexts} | ${p.failures} | ${recall(p)} | ${precision(p)} | ${p.failures ? r2(p.exactCaught / p.failures) : '–'} |`;
   out.push(line('**pooled**', r.pooled));
   for (const l of r.leaveOneOut) out.push(line(`pooled without ${l.without}`, l));
+  out.push('');
+  out.push('The engine as adapters call it, fed the calls the eval reads (every format the eval reads, whatever the audit build reads):');
+  out.push('');
+  out.push('| source | stuck caught | false-alarm episodes (per 1,000 calls) | false texts | silent recall | precision |');
+  out.push('| --- | ---: | ---: | ---: | ---: | ---: |');
+  const eline = (name, calls, episodes, e) =>
+    `| ${name} | ${episodes ? `${e.caught} of ${episodes}` : '–'} | ${e.falseEpisodes} (${perK(e.falseEpisodes, calls)}) | ${e.falseTexts} | ${recall(e)} | ${precision(e)} |`;
+  for (const s of r.sources.filter((x) => x.labelled)) {
+    const e = {
+      caught: 0,
+      falseEpisodes: 0,
+      falseTexts: 0,
+      ...(s.loops?.engine ?? {}),
+      ...(s.engineSilent ?? { failures: 0, hits: 0, falseAlarms: 0 }),
+    };
+    out.push(eline(s.source, s.calls, s.loops?.episodes ?? 0, e));
+  }
+  out.push(eline('**pooled**', r.pooled.calls, r.pooled.episodes, r.pooled.engine));
+  for (const l of r.leaveOneOut) out.push(eline(`pooled without ${l.without}`, l.calls, l.episodes, l.engine));
   const unread = r.sources.flatMap((s) => s.unread ?? []);
   if (unread.length) out.push('', `toolguard audit read none of: ${unread.join(', ')}`);
   return out.join('\n');
