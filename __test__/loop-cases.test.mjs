@@ -125,10 +125,12 @@ describe('loop behaviour cases (corpus/cases/loops)', () => {
   it(`has cases (${cases.length} in ${files.length} files)`, () => {
     assert.ok(cases.length > 0);
   });
-  for (const [engineName, make, skipped] of [
-    ['reference', (config) => new Reference(config), false],
-    ['native', (config) => new native.GuardEngine(config), skip],
-  ]) {
+  /** @type {Array<{ engineName: string, make: (config: object) => any, skipped: string | false | undefined }>} */
+  const engines = [
+    { engineName: 'reference', make: (config) => new Reference(config), skipped: false },
+    { engineName: 'native', make: (config) => new native.GuardEngine(config), skipped: skip },
+  ];
+  for (const { engineName, make, skipped } of engines) {
     describe(`through the ${engineName} engine`, { skip: skipped }, () => {
       for (const { file, testCase } of cases) {
         const at = `${file}: ${testCase.name}`;
