@@ -62,36 +62,5 @@ impl Limits {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use crate::loops::testing::*;
-
-    #[test]
-    fn cycle_of_period_two_and_three() {
-        let mut l = loops();
-        let edit = r#"{"path":"core.py","old_string":"a","new_string":"b"}"#;
-        let mut calls = Vec::new();
-        for _ in 0..4 {
-            calls.push((
-                "edit_file",
-                edit,
-                "edit_file: old_string not found in core.py",
-                true,
-            ));
-            calls.push(("bash", PYTEST, "1 failed in 0.2s\n[exit code: 1]", false));
-        }
-        let r = run(&mut l, &calls);
-        assert_eq!(first_alarm(&r), Some((4, "cycle")), "{r:?}");
-        assert_eq!(r[4], Some(("cycle", 3)));
-        assert_eq!(r[7], Some(("cycle", 4)));
-
-        let mut l = loops();
-        let mut calls = Vec::new();
-        for _ in 0..3 {
-            calls.push(("read_file", r#"{"path":"core.py"}"#, "def f(): pass", false));
-            calls.push(("edit_file", edit, "edit_file: old_string not found", true));
-            calls.push(("bash", PYTEST, "1 failed\n[exit code: 1]", false));
-        }
-        assert_eq!(first_alarm(&run(&mut l, &calls)), Some((6, "cycle")));
-    }
-}
+// Its behaviour cases, replayed by the core and the reference engine alike:
+// corpus/cases/loops/cycle.json.

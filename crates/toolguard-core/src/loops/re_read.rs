@@ -65,6 +65,7 @@ impl Limits {
 
 #[cfg(test)]
 mod tests {
+    //! The cases both engines replay are in corpus/cases/loops/re-read.json.
     use crate::loops::testing::*;
 
     #[test]
@@ -215,43 +216,6 @@ mod tests {
             rustc(19, "let z: u32 = c;"),
         ];
         assert_eq!(first_alarm(&edit_and_run(&outs)), None);
-    }
-
-    #[test]
-    fn reread_between_other_steps_and_failing_build_after_unrelated_edits() {
-        let mut l = loops();
-        let read = r#"{"path":"config.yaml"}"#;
-        let others: Vec<String> = (0..5)
-            .map(|i| format!(r#"{{"command":"grep -n k{i} app.py"}}"#))
-            .collect();
-        let mut calls = Vec::new();
-        for o in &others {
-            calls.push(("read_file", read, "port: 8080", false));
-            calls.push(("bash", o.as_str(), "4:x", false));
-        }
-        assert_eq!(first_alarm(&run(&mut l, &calls)), Some((4, "re-read")));
-        // The same failing build after each (successful) edit of another file.
-        let mut l = loops();
-        let build = r#"{"command":"cargo build","description":"Run the build"}"#;
-        let edits: Vec<String> = (0..4)
-            .map(|i| format!(r#"{{"file_path":"main.rs","n":{i}}}"#))
-            .collect();
-        let mut calls = Vec::new();
-        for e in &edits {
-            calls.push((
-                "Bash",
-                build,
-                "error[E0308]: mismatched types\n --> src/lib.rs:13:9\n[exit code: 101]",
-                false,
-            ));
-            calls.push((
-                "Edit",
-                e.as_str(),
-                "The file main.rs has been updated.",
-                false,
-            ));
-        }
-        assert_eq!(first_alarm(&run(&mut l, &calls)), Some((4, "re-read")));
     }
 
     #[test]

@@ -49,39 +49,8 @@ impl Limits {
 
 #[cfg(test)]
 mod tests {
+    //! The cases both engines replay are in corpus/cases/loops/redo.json.
     use crate::loops::testing::*;
-
-    #[test]
-    fn the_same_click_with_only_looks_between_is_a_redo_and_going_back_is_not_a_loop() {
-        // The page is looked at after each click; the look's text varies a
-        // little (element numbers), the click's result does not.
-        let mut l = loops();
-        let states: Vec<String> = (0..4)
-            .map(|i| {
-                format!(
-                    r#"{{"url":"http://x/files","elements":[{{"index":{}}}]}}"#,
-                    2000 + i * 87
-                )
-            })
-            .collect();
-        let mut calls = Vec::new();
-        for st in &states {
-            calls.push(("browser_click", r#"{"index":1233}"#, "Clicked element 1233"));
-            calls.push(("browser_snapshot", "{}", st.as_str()));
-        }
-        let r = timed(&mut l, &calls, 0);
-        let (kind, text) = r[4].clone().expect("the 3rd identical click");
-        assert_eq!(kind, "redo");
-        assert!(
-            text.contains("made the same change 3 times") && !text.contains("read it"),
-            "{text}"
-        );
-        // Going back four times in a row: each goes further back, though it
-        // says the same ("repeat × 3" before).
-        let mut l = loops();
-        let r = timed(&mut l, &[("browser_go_back", "{}", "Navigated back"); 4], 0);
-        assert!(r.iter().all(Option::is_none), "{r:?}");
-    }
 
     #[test]
     fn the_same_click_with_get_state_between_is_a_redo() {

@@ -53,46 +53,9 @@ impl Limits {
 
 #[cfg(test)]
 mod tests {
+    //! The cases both engines replay are in corpus/cases/loops/repeat.json.
     use super::*;
     use crate::loops::testing::*;
-
-    #[test]
-    fn repeat_needs_the_same_result_and_recurs_at_every_step() {
-        let mut l = loops();
-        let out = "..F\n1 failed, 2 passed in 0.03s\n[exit code: 1]";
-        let r = run(&mut l, &[("bash", PYTEST, out, false); 6]);
-        assert_eq!(r[..2], [None, None]);
-        assert_eq!(r[2], Some(("repeat", 3)));
-        assert_eq!(
-            r[5],
-            Some(("repeat", 6)),
-            "the reminder comes again at every call"
-        );
-        // The timing differs between runs: normalised away.
-        let mut l = loops();
-        let r = run(
-            &mut l,
-            &[
-                ("bash", PYTEST, "1 failed in 0.03s", false),
-                ("bash", PYTEST, "1 failed in 0.31s", false),
-                ("bash", PYTEST, "1 failed in 1.2s", false),
-                ("bash", PYTEST, "1 failed in 0.5s", false),
-            ],
-        );
-        // A failure is normalised at its first occurrence too: the first run
-        // differs from the second only in its timing, the same failure.
-        assert_eq!(r, [None, None, Some(("repeat", 3)), Some(("repeat", 4))]);
-        let mut l = loops();
-        let r = run(
-            &mut l,
-            &[
-                ("bash", PYTEST, "1 failed in 0.03s", false),
-                ("bash", PYTEST, "1 failed in 0.03s", false),
-                ("bash", PYTEST, "1 failed in 1.2s", false),
-            ],
-        );
-        assert_eq!(r[2], Some(("repeat", 3)));
-    }
 
     #[test]
     fn trap_polling_with_a_changing_result_is_never_a_loop() {

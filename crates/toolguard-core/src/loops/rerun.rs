@@ -48,39 +48,5 @@ impl Limits {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use crate::loops::testing::*;
-
-    #[test]
-    fn the_same_attempt_made_again_with_the_same_failure_is_a_rerun() {
-        // Edit, check the import, run the test: it fails; restore, the same
-        // import check, the test fails the same way again. Round two of one
-        // attempt, though its edits differ.
-        let test = r#"{"command":"python test_fix.py"}"#;
-        let check = r#"{"command":"python -c 'import pkg'"}"#;
-        let fail = |line: u32| {
-            format!("Traceback (most recent call last):\n  File \"pkg/a.py\", line {line}\n    import struct\nSyntaxError: invalid syntax\n[exit code: 1]")
-        };
-        let (f1, f2) = (fail(13), fail(500));
-        let calls = [
-            ("bash", r#"{"command":"python fix1.py"}"#, "Updated", false),
-            ("bash", check, "", false),
-            ("bash", test, f1.as_str(), false),
-            ("bash", r#"{"command":"cp a.py.bak a.py"}"#, "", false),
-            ("bash", r#"{"command":"python fix2.py"}"#, "Updated", false),
-            ("bash", check, "", false),
-            ("bash", test, f2.as_str(), false),
-        ];
-        let mut l = loops();
-        let r = run(&mut l, &calls);
-        assert_eq!(first_alarm(&r), Some((6, "re-read")));
-        assert_eq!(r[6], Some(("re-read", 2)));
-        // A fix that changed the failure (another error) is progress.
-        let other = "Traceback (most recent call last):\n  File \"t.py\", line 3\nAssertionError: 1 != 2\n[exit code: 1]";
-        let mut calls = calls;
-        calls[6].2 = other;
-        let mut l = loops();
-        assert_eq!(first_alarm(&run(&mut l, &calls)), None);
-    }
-}
+// Its behaviour cases, replayed by the core and the reference engine alike:
+// corpus/cases/loops/rerun.json.

@@ -88,48 +88,8 @@ impl Limits {
 
 #[cfg(test)]
 mod tests {
+    //! The cases both engines replay are in corpus/cases/loops/same-error.json.
     use crate::loops::testing::*;
-
-    #[test]
-    fn same_error_with_new_arguments() {
-        let mut l = loops();
-        let outs: Vec<(String, String)> = ["python3 app.py", "python app.py", "python3 -B app.py", "py app.py"]
-            .iter()
-            .map(|c| {
-                (
-                    format!(r#"{{"command":"{c}"}}"#),
-                    "Traceback (most recent call last):\n  File \"app.py\", line 1\n    import ruamel\nModuleNotFoundError: No module named 'ruamel'\n[exit code: 1]".to_owned(),
-                )
-            })
-            .collect();
-        let calls: Vec<(&str, &str, &str, bool)> = outs
-            .iter()
-            .map(|(a, o)| ("bash", a.as_str(), o.as_str(), false))
-            .collect();
-        let r = run(&mut l, &calls);
-        assert_eq!(first_alarm(&r), Some((2, "same-error")));
-        // A 404 naming the new id each time: the id is scrubbed as an argument.
-        let mut l = loops();
-        let outs: Vec<(String, String)> = [101, 102, 1001, 7]
-            .iter()
-            .map(|id| {
-                (
-                    format!(r#"{{"command":"curl -s http://h/api/issues/{id}"}}"#),
-                    format!("{{\"error\": \"not_found\", \"message\": \"Issue {id} does not exist\"}}\nHTTP/1.1 404 Not Found"),
-                )
-            })
-            .collect();
-        let calls: Vec<(&str, &str, &str, bool)> = outs
-            .iter()
-            .map(|(a, o)| ("bash", a.as_str(), o.as_str(), false))
-            .collect();
-        let r = run(&mut l, &calls);
-        assert_eq!(
-            first_alarm(&r),
-            Some((3, "same-error")),
-            "an HTTP status alone needs softError (4)"
-        );
-    }
 
     #[test]
     fn trap_retest_after_edits_with_a_stable_first_error_line() {

@@ -68,69 +68,8 @@ impl Limits {
 
 #[cfg(test)]
 mod tests {
+    //! The cases both engines replay are in corpus/cases/loops/undo.json.
     use crate::loops::testing::*;
-
-    #[test]
-    fn the_same_restore_after_attempts_that_end_as_before_is_an_undo_loop() {
-        // sqlfluff-1733's shape: instrument the file, the import breaks,
-        // restore the backup, start over; every edit differs, and the import
-        // check comes back with the same traceback after a restore.
-        let restore = r#"{"command":"cp src/rules/L003.py.backup src/rules/L003.py"}"#;
-        let check = r#"{"command":"cd /testbed && python -c \"import pkg.L003; print('ok')\" 2>&1 | head -5"}"#;
-        let broken = "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n  File \"/testbed/src/pkg/__init__.py\", line 3, in <module>\n    import pytest\n";
-        let edit = |i: u32| {
-            format!(r#"{{"command":"sed -i '{i} i\\    sys.stderr.write(x)' src/rules/L003.py"}}"#)
-        };
-        let (e1, e2, e3, e4) = (edit(150), edit(185), edit(206), edit(219));
-        let calls = [
-            ("bash", e1.as_str(), "", false),
-            ("bash", r#"{"command":"python -c 'import pkg.L003' 2>&1 | head -20"}"#, "Traceback (most recent call last):\n  File \"<string>\", line 1\nNameError: name 'sys' is not defined", false),
-            ("bash", restore, "", false),
-            ("bash", e2.as_str(), "", false),
-            ("bash", check, "ok", false),
-            ("bash", r#"{"command":"python debug.py 2>&1 | head -30"}"#, "", false),
-            ("bash", restore, "", false),
-            ("bash", e3.as_str(), "", false),
-            ("bash", check, broken, false),
-            ("bash", r#"{"command":"git log --oneline -30"}"#, "a1579a16b MySQL", false),
-            ("bash", restore, "", false),
-            ("bash", e4.as_str(), "", false),
-            ("bash", check, broken, false),
-            ("bash", r#"{"command":"grep -n desired_indent src/rules/L003.py"}"#, "264: desired_indent", false),
-            ("bash", restore, "", false),
-        ];
-        let mut l = loops();
-        let r = run(&mut l, &calls);
-        assert_eq!(first_alarm(&r), Some((14, "redo")), "{r:?}");
-        assert_eq!(r[14], Some(("redo", 4)));
-        // The text says what is undone, and which attempt ended as before.
-        let mut l = loops();
-        for (tool, args, out, failed) in &calls[..14] {
-            let outcome = LoopOutcome {
-                text: out,
-                is_error: *failed,
-                flagged: false,
-            };
-            l.observe("a", tool, args, &outcome);
-        }
-        let outcome = LoopOutcome {
-            text: "",
-            is_error: false,
-            flagged: false,
-        };
-        let alarm = l
-            .observe("a", "bash", restore, &outcome)
-            .expect("an undo loop");
-        assert!(
-            alarm.text.contains("bash restored src/rules/L003.py the same way 4 times since call #3 (calls #3, #7, #11, #15)")
-                && alarm.text.contains("call #13 failed exactly as call #9 had"),
-            "{}",
-            alarm.text
-        );
-        assert!(!alarm
-            .text
-            .contains("has not changed since you last read it"));
-    }
 
     #[test]
     fn trap_restores_between_attempts_that_show_something_new_are_no_undo_loop() {
