@@ -1,6 +1,6 @@
 /**
  * The reference twin of the hook library's verdict translation
- * (`toolguard_hook::hook_output_of`, crates/toolguard-hook/src/lib.rs): the
+ * (`toolguard_hook::hook_output_of`, crates/toolguard-hook/src/answer.rs): the
  * in-process Claude Agent SDK adapter answers with it only where no native
  * binary loads. __test__/adapters/hooks.test.mjs holds the two to the same
  * answers.

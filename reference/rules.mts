@@ -142,11 +142,6 @@ function buildRules(userRules: readonly ResolvedRule[]): CompiledRule[] {
   return merged.map(compileRule).filter((rule) => rule.action !== 'off');
 }
 
-/** The built-in table as data (a fresh copy; editing it changes nothing). */
-export function builtinRules(): BuiltinRule[] {
-  return loadBuiltinRules().map((rule) => ({ ...rule }));
-}
-
 /** The matching line for the verdict: trimmed, at most 200 Unicode scalar values plus `…`. */
 export function excerptOf(line: string): string {
   const trimmed = trimLikeRust(line);

@@ -1,6 +1,6 @@
 // The `--json` document is written by Rust (crates/toolguard-audit, serde
 // structs in their declared key order) and typed in TypeScript
-// (ts/cli/audit.mts `AuditDocument`). No key list is kept by hand: this test
+// (ts/cli/audit/types.mts `AuditDocument`). No key list is kept by hand: this test
 // audits every recorded fixture and the sample, then type-checks the real
 // document as a fresh object literal of type `AuditDocument`, so a key Rust
 // writes that the types lack (excess property), or one the types require that
@@ -46,7 +46,7 @@ test('the --json document Rust writes is exactly the AuditDocument type', () => 
     );
   }
   const file = join(dir, 'check.mts');
-  const types = join(root, 'ts/cli/audit.mjs').replace(/\\/g, '/');
+  const types = join(root, 'ts/cli/audit/types.mjs').replace(/\\/g, '/');
   writeFileSync(
     file,
     `import type { AuditDocument } from ${JSON.stringify(types)};\n${docs.map((d, i) => `export const doc${i}: AuditDocument = ${d};`).join('\n')}\n`,

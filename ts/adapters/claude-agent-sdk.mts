@@ -39,10 +39,11 @@ import {
   ExactCalls,
   ModelResponses,
   argumentsJson,
+  engineConfig,
   failOpen,
   resultOf,
 } from './common.mjs';
-import { hookEngineConfig, hookOutputFor } from './hooks.mjs';
+import { hookOutputFor } from './hooks.mjs';
 
 const ADAPTER = 'toolguard/claude-agent-sdk';
 
@@ -64,7 +65,7 @@ export type ToolguardHooks = Partial<Record<HookEvent, HookCallbackMatcher[]>>;
  * ```
  */
 export function toolguardHooks(options: AdapterOptions = {}): ToolguardHooks {
-  const engine = new GuardEngine(hookEngineConfig(options.engine));
+  const engine = new GuardEngine(engineConfig(options.engine));
   const none: HookJSONOutput = {};
   const exact = new ExactCalls(ADAPTER);
   // Claude Code runs a response's read-only calls in parallel: every

@@ -35,8 +35,7 @@
  */
 import { fstatSync, readFileSync, writeSync, createReadStream } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { GuardConfig, GuardVerdict } from 'toolguard';
-import { engineConfig } from './common.mjs';
+import type { GuardVerdict } from 'toolguard';
 import { native, nativeFailure } from '../native.mjs';
 import { referenceHookOutput } from '../../reference/hook-output.mjs';
 
@@ -48,16 +47,6 @@ import { referenceHookOutput } from '../../reference/hook-output.mjs';
 export const HOOK_SHELL_TOOLS: readonly string[] = (
   createRequire(import.meta.url)('toolguard/rules/shell-tools.json') as { shellTools: string[] }
 ).shellTools;
-
-/**
- * The engine config of the in-process Claude Agent SDK adapter, as the hook
- * reads a config file: the loop detectors on unless `loops: false`. An
- * absent `loudFailure.shellTools` is the core's default list
- * ({@link HOOK_SHELL_TOOLS}, `Bash` among them) in the engine itself.
- */
-export function hookEngineConfig(config: GuardConfig = {}): GuardConfig {
-  return engineConfig(config);
-}
 
 /** The fields of a hook event the hook reads (Claude Code and Codex share them). */
 export interface HookInput {

@@ -10,7 +10,7 @@
 import { closeSync, mkdirSync, openSync, readdirSync, readSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import type { SessionFigures } from './audit.mjs';
+import type { SessionFigures } from './audit/types.mjs';
 import { formatDuration, formatTokens } from './waste.mjs';
 import { MEANING } from './words.mjs';
 

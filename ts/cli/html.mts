@@ -6,7 +6,7 @@
 
 import { writeFileSync } from 'node:fs';
 
-import type { AuditDocument } from './audit.mjs';
+import type { AuditDocument } from './audit/types.mjs';
 import { counted, MEANING, sessionsInLogs, WORDS } from './words.mjs';
 import { formatDuration, formatTokens, type TimedSession, type TimelineCallJson, type WasteJson, type WasteSummary } from './waste.mjs';
 

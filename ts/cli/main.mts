@@ -1,7 +1,9 @@
 // `toolguard` command line: a table of subcommands (one entry each; help and
 // shell completion are generated from it) and the dispatch.
 
-import { AUDIT_OPTIONS, FAIL_ON, FORMATS, REPORTS, audit, packageVersion } from './audit.mjs';
+import { AUDIT_OPTIONS } from './audit/options.mjs';
+import { audit, packageVersion } from './audit/run.mjs';
+import { FAIL_ON, FORMATS, REPORTS } from './audit/types.mjs';
 import { CHECK_CONFIG_OPTIONS, checkConfig } from './check-config.mjs';
 import { COMPLETION_OPTIONS, completion, type CompletionSpec } from './completion.mjs';
 import { HOOK_OPTIONS } from '../adapters/hooks.mjs';

@@ -16,7 +16,7 @@
 import { writeFileSync } from 'node:fs';
 import { MessageChannel, type MessagePort, isMainThread, receiveMessageOnPort, Worker, workerData } from 'node:worker_threads';
 
-import type { FailOn, SessionFigures, SessionJson } from './audit.mjs';
+import type { FailOn, SessionFigures, SessionJson } from './audit/types.mjs';
 import { renderHtml } from './html.mjs';
 import { oneSession } from './totals.mjs';
 

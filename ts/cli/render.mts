@@ -1,6 +1,6 @@
 // The human report: one aligned table per session log, then a summary.
 
-import type { AuditDocument, ReminderJson, SessionJson } from './audit.mjs';
+import type { AuditDocument, ReminderJson, SessionJson } from './audit/types.mjs';
 import { failingCalls } from './reports.mjs';
 import { wasteLine, type WasteSummary } from './waste.mjs';
 import { counted, sessionsInLogs, WORDS } from './words.mjs';

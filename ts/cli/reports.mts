@@ -6,7 +6,7 @@ import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type * as Sarif from 'sarif';
 
-import type { AuditDocument, FailureJson, LoopJson, ReminderJson, SessionJson } from './audit.mjs';
+import type { AuditDocument, FailureJson, LoopJson, ReminderJson, SessionJson } from './audit/types.mjs';
 
 /** The SARIF rule id of a loop reminder (`--fail-on loop`); failures use their rule ids. */
 const LOOP_RULE = 'loop';

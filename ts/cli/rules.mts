@@ -4,7 +4,7 @@
 // decoder); this file only lays the merged table out for reading.
 
 import { createRequire } from 'node:module';
-import { loadConfig } from './audit.mjs';
+import { loadConfig } from './audit/run.mjs';
 import { parseCommandLine, UsageError } from './args.mjs';
 
 const require = createRequire(import.meta.url);

@@ -8,7 +8,7 @@
 import { createReadStream } from 'node:fs';
 import { GuardEngine } from 'toolguard';
 
-import { UsageError } from './audit.mjs';
+import { UsageError } from './args.mjs';
 import { CONFIG_STDIN } from './config.mjs';
 import { activeTable, configValue, parseCommonArgs, type TableRule } from './rules.mjs';
 

@@ -1,15 +1,9 @@
 // The audit document's summary, folded one session's figures at a time,
 // and a run's page of an HTML folder as a document of its own. Apart from
-// audit.mts (which loads the native addon) so the thread that renders the
+// audit/run.mts (which loads the native addon) so the thread that renders the
 // pages of an HTML folder (pages.mts) can import it.
 
-import type { AuditDocument, FailOn, SessionFigures, SessionJson } from './audit.mjs';
-
-export function summarize(sessions: SessionFigures[], failOn: FailOn): AuditDocument['summary'] {
-  const totals = new Totals();
-  for (const s of sessions) totals.add(s);
-  return totals.summary(failOn);
-}
+import type { AuditDocument, FailOn, SessionFigures, SessionJson } from './audit/types.mjs';
 
 /** The document's summary, folded one session's figures at a time (a streamed audit keeps only this). */
 export class Totals {
@@ -73,7 +67,9 @@ export class Totals {
 
 /** One session as a document of its own (a run's page in an HTML folder). */
 export function oneSession(session: SessionJson, figures: SessionFigures, failOn: FailOn): AuditDocument {
-  const summary = summarize([figures], failOn);
+  const totals = new Totals();
+  totals.add(figures);
+  const summary = totals.summary(failOn);
   summary.waste = session.waste;
   return { sessions: [session], summary };
 }

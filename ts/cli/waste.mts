@@ -4,7 +4,7 @@
 // audited it); here are the types, the sum over sessions and the text forms
 // the text and HTML reports use. Definitions: README "Waste" and docs/trace-format.md.
 
-import type { FailureJson, ReminderJson, SessionJson } from './audit.mjs';
+import type { FailureJson, ReminderJson, SessionJson } from './audit/types.mjs';
 
 /** One call of a session's timeline (crates/toolguard-audit `TimelineCall`). */
 export interface TimelineCallJson {

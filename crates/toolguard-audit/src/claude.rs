@@ -23,8 +23,9 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use serde_json::{Map, Value};
 
+use super::replay::{rfc3339_ms, CallCost, CallSite, Run, Usage};
+use super::report::SessionReport;
 use super::shell::{add_exit_marker, shell_text, text_blocks};
-use super::{rfc3339_ms, CallCost, CallSite, Run, SessionReport, Usage};
 use toolguard_core::engine::Output;
 
 /// The shell tool whose `is_error` result `Exit code N\n…` is a command that

@@ -9,7 +9,9 @@
 
 use serde_json::{json, Value};
 
-use super::{claude, Run, SessionReport};
+use super::claude;
+use super::replay::Run;
+use super::report::SessionReport;
 
 /// Whether a text is such an export: it starts with the exporter's title,
 /// or with a turn heading (a page that only quotes one, a README, is not).

@@ -23,8 +23,9 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
+use super::replay::{rfc3339_ms, CallSite, Run};
+use super::report::SessionReport;
 use super::shell::{add_exit_marker, split_exit_header, text_blocks};
-use super::{rfc3339_ms, CallSite, Run, SessionReport};
 use toolguard_core::engine::{Engine, Output};
 
 /// The tool name a `local_shell_call` item is audited under.

@@ -18,7 +18,8 @@ use std::collections::HashMap;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::{CallCost, CallSite, Run, SessionReport, Usage};
+use super::replay::{CallCost, CallSite, Run, Usage};
+use super::report::SessionReport;
 use toolguard_core::engine::{Engine, Output};
 
 /// `KNOWN_SESSION_EVENT_TYPES` of `@deepseek-ai/dsh-session@0.1.0-rc.8`

@@ -20,8 +20,9 @@ use std::collections::HashMap;
 use base64::Engine as _;
 use serde_json::{Map, Value};
 
+use super::replay::{CallCost, CallSite, Run};
+use super::report::SessionReport;
 use super::shell::shell_text;
-use super::{CallCost, CallSite, Run, SessionReport};
 use toolguard_core::engine::Output;
 
 struct ToolSpan {

@@ -22,7 +22,10 @@ use std::sync::mpsc;
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::{parquet, Auditor, Format, SessionReport};
+use crate::auditor::Auditor;
+use crate::detect::Format;
+use crate::parquet;
+use crate::report::SessionReport;
 
 /// One input of a batch: where it is, the name the report shows, and the key
 /// `--shard` hashes (the path relative to the root it was found under).

@@ -15,8 +15,11 @@ use ::parquet::record::Field;
 use ::parquet::schema::types::Type;
 use serde_json::Value;
 
+use crate::auditor::Auditor;
+use crate::detect::{Format, Shape};
 use crate::parallel::{Input, Shard};
-use crate::{detect_value, read_value, Auditor, Format, SessionReport};
+use crate::report::SessionReport;
+use crate::session::{detect_value, read_value};
 
 /// The trajectory column's usual names, tried in this order when `--column`
 /// is not given.
@@ -177,7 +180,7 @@ fn audit_value(
             Format::Auto => {
                 detect_value(candidate).map(|found| (found, read_value(found, candidate)))
             }
-            forced if forced.shape() == crate::Shape::Values => {
+            forced if forced.shape() == Shape::Values => {
                 Some((forced, read_value(forced, candidate)))
             }
             _ => None,

@@ -1,12 +1,14 @@
 //! What an audit found in one file, and its JSON form (the `--json` document's
 //! `sessions[i]`; keys documented in docs/trace-format.md and the README).
 //! The structs below are that form: serialized in their declared key order,
-//! which is the documented one (ts/cli/audit.mts types it, and a test checks
+//! which is the documented one (ts/cli/audit/types.mts types it, and a test checks
 //! both agree).
 
 use serde::Serialize;
 
-use super::{CallSite, Format, MAX_ERRORS};
+use crate::auditor::MAX_ERRORS;
+use crate::detect::Format;
+use crate::replay::CallSite;
 use crate::waste::{WasteJson, WasteSummary};
 use toolguard_core::engine::FailureAction;
 

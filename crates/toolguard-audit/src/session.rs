@@ -12,8 +12,11 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
+use super::auditor::{Auditor, UTF8_BOM};
+use super::detect::{detect, Format, Shape};
+use super::replay::{rfc3339_ms, CallCost, CallSite, Run, Usage};
 use super::report::Note;
-use super::{Auditor, CallCost, CallSite, Format, Run, SessionReport, Shape, Usage};
+use super::report::SessionReport;
 use toolguard_core::engine::Output;
 
 /// One session as a reader found it, before the guard sees it.
@@ -286,7 +289,7 @@ pub(crate) fn epoch_seconds_ms(value: Option<&Value>) -> Option<u64> {
 /// UTC when it has no offset) as ms since the epoch.
 pub(crate) fn iso_ms(value: Option<&Value>) -> Option<u64> {
     let text = value?.as_str()?;
-    let ms = super::rfc3339_ms(text).or_else(|| super::rfc3339_ms(&format!("{text}Z")))?;
+    let ms = rfc3339_ms(text).or_else(|| rfc3339_ms(&format!("{text}Z")))?;
     u64::try_from(ms).ok()
 }
 
@@ -551,7 +554,7 @@ pub fn detect_path(path: &Path, limit: usize) -> io::Result<Option<Format>> {
         return Ok(None);
     }
     // As the reader does (audit_reader_each): a UTF-8 byte order mark is no part of the log.
-    let bytes = bytes.strip_prefix(super::UTF8_BOM).unwrap_or(&bytes);
+    let bytes = bytes.strip_prefix(UTF8_BOM).unwrap_or(&bytes);
     Ok(match shape_of(Format::Auto, bytes) {
         Shape::Values => serde_json::from_slice::<Value>(bytes)
             .ok()
@@ -563,7 +566,7 @@ pub fn detect_path(path: &Path, limit: usize) -> io::Result<Option<Format>> {
                 .find(|l| !l.iter().all(u8::is_ascii_whitespace));
             first
                 .and_then(|l| serde_json::from_slice::<Value>(l).ok())
-                .and_then(|v| v.as_object().and_then(super::detect))
+                .and_then(|v| v.as_object().and_then(detect))
         }
     })
 }

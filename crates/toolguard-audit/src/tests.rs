@@ -1,4 +1,8 @@
 use super::*;
+use crate::replay::preview;
+use std::io::Read;
+use std::path::Path;
+use toolguard_core::config::Config;
 
 fn audit(text: &[u8], format: Format) -> SessionReport {
     let mut auditor = Auditor::new(&Config::default()).unwrap();

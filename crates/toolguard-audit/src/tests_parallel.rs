@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use super::parallel::{audit_batch, shard_of, BatchOptions, Event, Input, Shard};
 use super::*;
+use toolguard_core::config::Config;
 
 /// `n` trace files in a fresh temp folder; file `i` holds `i % 7 + 1` calls,
 /// and every fifth repeats one call five times (a loop).

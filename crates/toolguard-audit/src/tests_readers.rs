@@ -3,7 +3,11 @@
 //! malformed and truncated input, format detection, and the line limit.
 
 use super::*;
+use crate::replay::rfc3339_ms;
+use std::io::{self, Read};
+use std::path::Path;
 use std::path::PathBuf;
+use toolguard_core::config::Config;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../__test__/audit/fixtures")

@@ -4,7 +4,9 @@
 //! documented shapes, see its README).
 
 use super::*;
+use std::path::Path;
 use std::path::PathBuf;
+use toolguard_core::config::Config;
 
 fn fixture(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -6,7 +6,9 @@
 //! another place for it (a worktree's `../shared` is elsewhere).
 
 use super::*;
+use std::path::Path;
 use std::path::PathBuf;
+use toolguard_core::config::Config;
 
 fn wild() -> Option<PathBuf> {
     let dir = match std::env::var_os("TOOLGUARD_WILD") {

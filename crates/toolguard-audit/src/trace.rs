@@ -10,7 +10,8 @@
 
 use serde_json::{Map, Value};
 
-use super::{CallCost, CallSite, Run, SessionReport, Usage};
+use super::replay::{CallCost, CallSite, Run, Usage};
+use super::report::SessionReport;
 use toolguard_core::engine::Output;
 use toolguard_core::markers::shows_failure;
 

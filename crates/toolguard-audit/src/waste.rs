@@ -12,8 +12,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
+use crate::replay::CallSite;
 use crate::report::{SessionReport, TimelineCall};
-use crate::CallSite;
 
 /// One episode's cost; every finding of the episode carries a copy.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -186,30 +186,6 @@ fn totals(episodes: &[&Episode], calls: &[TimelineCall]) -> WasteTotals {
     out
 }
 
-impl WasteTotals {
-    fn plus(&self, other: &Self) -> Self {
-        Self {
-            episodes: self.episodes + other.episodes,
-            calls: self.calls + other.calls,
-            wall_ms: add(self.wall_ms, other.wall_ms),
-            tokens: add(self.tokens, other.tokens),
-            episodes_without_time: self.episodes_without_time + other.episodes_without_time,
-            episodes_without_tokens: self.episodes_without_tokens + other.episodes_without_tokens,
-        }
-    }
-}
-
-impl WasteSummary {
-    /// `self` plus one more session's waste.
-    pub fn plus(&self, other: &Self) -> Self {
-        Self {
-            all: self.all.plus(&other.all),
-            loops: self.loops.plus(&other.loops),
-            failure: self.failure.plus(&other.failure),
-        }
-    }
-}
-
 type Key<'a> = (Option<&'a str>, u64);
 fn key(site: &CallSite) -> Key<'_> {
     (site.agent_id.as_deref(), site.ordinal)
@@ -357,10 +333,10 @@ mod tests {
     //! Hand-made timelines for the edge cases (the recorded sample is
     //! priced end to end in __test__/audit/waste.test.mjs).
     use super::*;
+    use crate::detect::Format;
     use crate::report::{
         FailureFinding, LoopFinding, OutputContext, ReminderFinding, SessionReport, Timeline,
     };
-    use crate::Format;
     use toolguard_core::engine::FailureAction;
 
     /// `(callId, tool, repeat, time, endTime, tokens, agent)`.

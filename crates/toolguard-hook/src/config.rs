@@ -18,7 +18,7 @@ use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 use yaml_rust2::{Yaml, YamlLoader};
 
-use crate::Failure;
+use crate::answer::Failure;
 
 /// Shell tools of the hosts: the core's one default list
 /// (`rules/shell-tools.json`, compared without case), so Claude Code's
@@ -156,6 +156,18 @@ fn read_bounded(path: &str) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// An error of the file as a whole (no key path): it cannot be read or parsed.
+fn file_error(file: &str, code: &'static str, message: String, line: Option<usize>) -> FileError {
+    FileError {
+        code,
+        message,
+        path: Vec::new(),
+        expected: None,
+        file: file.to_owned(),
+        line,
+    }
+}
+
 /// Read and parse the config file; `None`: no file (the defaults).
 pub fn read(path: Option<&str>) -> Result<Loaded, FileError> {
     let Some(path) = path else {
@@ -165,16 +177,9 @@ pub fn read(path: Option<&str>) -> Result<Loaded, FileError> {
             value: ConfigValue::Undefined,
         });
     };
-    let fail = |code, message: String, line| FileError {
-        code,
-        message,
-        path: Vec::new(),
-        expected: None,
-        file: path.to_owned(),
-        line,
-    };
     let bytes = read_bounded(path).map_err(|e| {
-        fail(
+        file_error(
+            path,
             "TOOLGUARD_CONFIG_UNREADABLE",
             format!("cannot read config {path}: {e}"),
             None,
@@ -187,16 +192,9 @@ pub fn read(path: Option<&str>) -> Result<Loaded, FileError> {
 /// errors and picks the syntax (by extension, else by content). The CLI
 /// reads `--config -` from standard input (bounded as a file) and parses it here.
 pub fn parse(path: &str, bytes: &[u8]) -> Result<Loaded, FileError> {
-    let fail = |code, message: String, line| FileError {
-        code,
-        message,
-        path: Vec::new(),
-        expected: None,
-        file: path.to_owned(),
-        line,
-    };
     if bytes.len() as u64 > max_config_bytes() {
-        return Err(fail(
+        return Err(file_error(
+            path,
             "TOOLGUARD_CONFIG_TOO_LARGE",
             format!("config {path} is larger than {} bytes", max_config_bytes()),
             None,
@@ -208,7 +206,8 @@ pub fn parse(path: &str, bytes: &[u8]) -> Result<Loaded, FileError> {
     let parsed = if is_json(path, &text) {
         parse_json(&text).map_err(|(line, reason)| {
             let at = line.map_or(String::new(), |l| format!(":{l}"));
-            fail(
+            file_error(
+                path,
                 "TOOLGUARD_CONFIG_SYNTAX",
                 format!("{path}{at}: not valid JSON: {reason}"),
                 line,
@@ -217,7 +216,8 @@ pub fn parse(path: &str, bytes: &[u8]) -> Result<Loaded, FileError> {
     } else {
         parse_yaml(&text).map_err(|(line, reason)| {
             let at = line.map_or(String::new(), |l| format!(":{l}"));
-            fail(
+            file_error(
+                path,
                 "TOOLGUARD_CONFIG_SYNTAX",
                 format!("{path}{at}: not valid YAML: {reason}"),
                 line,
@@ -233,7 +233,8 @@ pub fn parse(path: &str, bytes: &[u8]) -> Result<Loaded, FileError> {
             } else {
                 other.kind()
             };
-            return Err(fail(
+            return Err(file_error(
+            path,
                 "TOOLGUARD_WRONG_TYPE",
                 format!("{path}: a config is a mapping {{repeat?, loudFailure?, loops?, exactMode?}} (got {got})"),
                 None,
@@ -241,7 +242,8 @@ pub fn parse(path: &str, bytes: &[u8]) -> Result<Loaded, FileError> {
         }
     };
     if depth(&value) > CONFIG_DEPTH_LIMIT {
-        return Err(fail(
+        return Err(file_error(
+            path,
             "TOOLGUARD_TOO_DEEP",
             format!("{path}: {}", toolguard_core::ConfigError::TooDeep),
             None,
@@ -310,7 +312,7 @@ fn depth(value: &ConfigValue) -> usize {
 /// unknown key as written; a repeated key's later value wins, as the
 /// decoder reads it). A syntax error: its line and serde_json's message.
 fn parse_json(text: &str) -> Result<ConfigValue, (Option<usize>, String)> {
-    let text = crate::replace_lone_surrogates(text);
+    let text = crate::event::replace_lone_surrogates(text);
     let mut de = serde_json::Deserializer::from_str(&text);
     let parsed = Tree::deserialize(&mut de).and_then(|tree| de.end().map(|()| tree.0));
     parsed.map_err(|e| ((e.line() > 0).then_some(e.line()), e.to_string()))
@@ -597,7 +599,7 @@ pub fn line_of_path(text: &str, path: &[PathStep]) -> Option<usize> {
     let mut tree = LineTree::default();
     // Errors are fine: the document up to them is used. A lone surrogate
     // escape would stop the scanner at the first line.
-    let text = crate::replace_lone_surrogates(text);
+    let text = crate::event::replace_lone_surrogates(text);
     let _ = Parser::new_from_str(&text).load(&mut tree, false);
     let root = tree.finish()?;
     let mut node = Some(&root);

@@ -11,7 +11,7 @@ use serde_json::Value;
 use toolguard_core::engine::{scans_with, shell_tool_patterns};
 use toolguard_core::shell::exact::{self, ExitStatuses};
 
-use crate::{field, text_field, Event};
+use crate::event::{field, text_field, Event};
 
 /// The side file of one call: `ps-<tool_use_id>.tmp` in the state directory
 /// (the `.tmp` name is swept with the state files when a call never came

@@ -16,7 +16,8 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 
 use serde_json::{Map, Value};
 
-use crate::{Env, Failure};
+use crate::answer::Failure;
+use crate::args::Env;
 
 const DAY_MS: f64 = 86_400_000.0;
 const SWEEP_EVERY_MS: f64 = 3_600_000.0;
@@ -363,7 +364,7 @@ pub const MAX_SAVED_PATH: usize = 4096;
 pub fn read_saved(file: &Path) -> Result<Saved, Failure> {
     let Some(Value::Object(members)) = fs::read_to_string(file)
         .ok()
-        .and_then(|t| serde_json::from_str(&crate::replace_lone_surrogates(&t)).ok())
+        .and_then(|t| serde_json::from_str(&crate::event::replace_lone_surrogates(&t)).ok())
     else {
         return Ok(Saved::default());
     };
