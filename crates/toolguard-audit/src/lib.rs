@@ -22,6 +22,7 @@ mod lines;
 mod mini_log;
 mod mini_swe;
 mod opencode;
+mod openhands_llm;
 mod openhands_v0;
 mod openhands_v1;
 mod otlp;
