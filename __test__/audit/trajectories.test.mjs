@@ -35,9 +35,17 @@ test('a directory of trajectories: every format found by content, one report per
   assert.deepEqual(seen, [
     ['claude-code-md/session-full.md', 0, 'claude-code-md', 4, 0],
     ['codex-exec-log/agent.log', 0, 'codex-exec-log', 4, 0],
+    ['gemini-cli/normal.jsonl', 0, 'gemini-cli', 3, 0],
+    ['gemini-cli/silent.jsonl', 0, 'gemini-cli', 1, 0],
+    ['gemini-cli/stuck.jsonl', 0, 'gemini-cli', 4, 0],
+    ['gemini-cli/toolerror.jsonl', 0, 'gemini-cli', 3, 0],
     ['mini-swe-agent/scripted-textbased.traj.json', 0, 'mini-swe-agent', 5, 0],
     ['mini-swe-agent/scripted.traj.json', 0, 'mini-swe-agent', 5, 0],
     ['mini-swe-agent-log/agent.log', 0, 'mini-swe-agent-log', 3, 0],
+    ['opencode/normal.json', 0, 'opencode', 3, 0],
+    ['opencode/silent.json', 0, 'opencode', 1, 0],
+    ['opencode/stuck.json', 0, 'opencode', 4, 0],
+    ['opencode/toolerror.json', 0, 'opencode', 4, 0],
     ['openhands-sdk/followup/base_state.json', 0, 'openhands-v1', 4, 0],
     ['openhands-sdk/normal/base_state.json', 0, 'openhands-v1', 3, 0],
     ['openhands-sdk/silent/base_state.json', 0, 'openhands-v1', 2, 0],
@@ -51,7 +59,7 @@ test('a directory of trajectories: every format found by content, one report per
   ]);
   // The README beside them is no log, nor is one OpenHands event file; a
   // file of two sessions counts once.
-  assert.equal(doc.summary.files, 14);
+  assert.equal(doc.summary.files, 22);
   // Calls are named by ordinal; callId is the format's own or null.
   const mini = doc.sessions.find((s) => s.file.endsWith('scripted.traj.json'));
   assert.deepEqual(

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -469,4 +469,46 @@ test('the engine row: parallel calls of one turn raise no loop alarm, the same b
   assert.deepEqual(once.alarms, []);
   const again = runEngine([{ file: 'p', session: 0, calls: [...batch, ...[5, 6, 7, 8].map((i) => call(i, false))] }]);
   assert.ok(again.alarms.length > 0, 'the batch run again after its results is a loop');
+});
+
+test('readers: Codex rollouts, OpenCode exports and Gemini CLI recordings, on the fixtures the real CLIs wrote', () => {
+  const read = (file, kind) => readWildFile({ file, kind }, root)[0];
+  const codexDir = join(root, '__test__/audit/fixtures/codex/sessions');
+  const rollout = readdirSync(codexDir, { recursive: true }).find((f) => String(f).endsWith('.jsonl'));
+  const codex = read(join('__test__/audit/fixtures/codex/sessions', String(rollout)), 'codex-rollout-jsonl');
+  // The status comes from exec_command_end; the second prompt is a user message before the 8th call.
+  assert.deepEqual(
+    codex.map((c) => c.exitCode),
+    [0, 0, 0, 0, 3, 0, 0, 0, 0],
+  );
+  assert.equal(codex[4].command.endsWith('exit 3'), true);
+  assert.deepEqual(
+    codex.map((c, i) => (c.userBefore ? i : -1)).filter((i) => i >= 0),
+    [0, 7],
+  );
+  for (const [dir, kind, ext] of [
+    ['opencode', 'opencode-export-json', 'json'],
+    ['gemini-cli', 'gemini-cli-session-jsonl', 'jsonl'],
+  ]) {
+    const at = (name) => read(`crates/toolguard-audit/tests/fixtures/${dir}/${name}.${ext}`, kind);
+    const silent = at('silent');
+    assert.equal(silent.length, 1, kind);
+    assert.deepEqual([silent[0].exitCode, silent[0].output.trim()], [0, "ModuleNotFoundError: No module named 'nope'"], kind);
+    assert.deepEqual(
+      at('stuck').map((c) => c.exitCode),
+      [2, 2, 2, 2],
+      kind,
+    );
+    // A file that is not there is the tool's own error; the last two commands were asked for in one model turn.
+    const errors = at('toolerror');
+    assert.equal(errors[0].isError, true, kind);
+    assert.deepEqual(
+      errors.slice(-2).map((c) => [c.command, c.exitCode, c.concurrent]),
+      [
+        ['cat notes.txt', 0, false],
+        ['exit 3', 3, true],
+      ],
+      kind,
+    );
+  }
 });

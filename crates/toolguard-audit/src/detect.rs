@@ -31,6 +31,11 @@ pub enum Format {
     CodexExecLog,
     /// mini-swe-agent's terminal output (a Terminal-Bench tmux capture).
     MiniSweAgentLog,
+    /// OpenCode sessions as `opencode export` prints them (`info` + `messages[].parts`).
+    OpenCode,
+    /// Gemini CLI chat recordings (`~/.gemini/tmp/<project>/chats/session-*.jsonl`,
+    /// or the older whole-document `session-*.json`).
+    GeminiCli,
 }
 
 impl Format {
@@ -49,10 +54,12 @@ impl Format {
         "claude-code-md",
         "codex-exec-log",
         "mini-swe-agent-log",
+        "opencode",
+        "gemini-cli",
     ];
 
     /// Every format but `Auto`, in [`Format::NAMES`] order.
-    pub(crate) const ALL: [Format; 12] = [
+    pub(crate) const ALL: [Format; 14] = [
         Format::Dsh,
         Format::Trace,
         Format::ClaudeCode,
@@ -65,6 +72,8 @@ impl Format {
         Format::ClaudeCodeMd,
         Format::CodexExecLog,
         Format::MiniSweAgentLog,
+        Format::OpenCode,
+        Format::GeminiCli,
     ];
 
     pub fn parse(name: &str) -> Option<Self> {
@@ -89,6 +98,8 @@ impl Format {
             Format::ClaudeCodeMd => "claude-code-md",
             Format::CodexExecLog => "codex-exec-log",
             Format::MiniSweAgentLog => "mini-swe-agent-log",
+            Format::OpenCode => "opencode",
+            Format::GeminiCli => "gemini-cli",
         }
     }
 
@@ -96,10 +107,17 @@ impl Format {
     /// JSON value (a whole document or a line), or as one text.
     pub(crate) fn shape(self) -> Shape {
         match self {
-            Format::MiniSweAgent | Format::SweAgent | Format::OpenHandsV1 | Format::OpenHandsV0 => {
-                Shape::Values
-            }
-            Format::ClaudeCodeMd | Format::CodexExecLog | Format::MiniSweAgentLog => Shape::Text,
+            Format::MiniSweAgent
+            | Format::SweAgent
+            | Format::OpenHandsV1
+            | Format::OpenHandsV0
+            | Format::OpenCode => Shape::Values,
+            // A Gemini CLI recording rewrites a message by appending it again:
+            // read whole, then folded (or a whole document, in older versions).
+            Format::ClaudeCodeMd
+            | Format::CodexExecLog
+            | Format::MiniSweAgentLog
+            | Format::GeminiCli => Shape::Text,
             _ => Shape::Lines,
         }
     }

@@ -17,9 +17,11 @@ mod codex;
 mod codex_log;
 mod detect;
 mod dsh;
+mod gemini;
 mod lines;
 mod mini_log;
 mod mini_swe;
+mod opencode;
 mod openhands_llm;
 mod openhands_v0;
 mod openhands_v1;
@@ -37,6 +39,8 @@ pub mod zstd;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_cli_sessions;
 #[cfg(test)]
 mod tests_parallel;
 #[cfg(test)]

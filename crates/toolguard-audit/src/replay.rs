@@ -195,7 +195,7 @@ impl<'a> Run<'a> {
                         self.unrecognized = true;
                         report.error(
                             Some(number),
-                            "not a line of any known log format (dsh, trace, claude-code, codex, otlp, or a session a line: mini-swe-agent, swe-agent, openhands-v1, openhands-v0), skipped; --format forces one".to_owned(),
+                            "not a line of any known log format (dsh, trace, claude-code, codex, otlp, or a session a line: mini-swe-agent, swe-agent, openhands-v1, openhands-v0, opencode), skipped; --format forces one".to_owned(),
                         );
                     }
                     return None;
@@ -209,11 +209,17 @@ impl<'a> Run<'a> {
             Format::Codex => codex::line(self, report, number, &object),
             Format::Otlp => otlp::line(self, report, number, &object),
             Format::Dsh | Format::Auto => dsh::line(self, report, number, &object),
-            Format::MiniSweAgent | Format::SweAgent | Format::OpenHandsV1 | Format::OpenHandsV0 => {
-                return Some(serde_json::Value::Object(object))
-            }
-            // Text formats have no lines of JSON; the text reader took them.
-            Format::ClaudeCodeMd | Format::CodexExecLog | Format::MiniSweAgentLog => {
+            Format::MiniSweAgent
+            | Format::SweAgent
+            | Format::OpenHandsV1
+            | Format::OpenHandsV0
+            | Format::OpenCode => return Some(serde_json::Value::Object(object)),
+            // Text formats have no lines of JSON; the text reader took them
+            // (a Gemini CLI recording is read whole, from its first record).
+            Format::ClaudeCodeMd
+            | Format::CodexExecLog
+            | Format::MiniSweAgentLog
+            | Format::GeminiCli => {
                 if !self.unrecognized {
                     self.unrecognized = true;
                     report.error(

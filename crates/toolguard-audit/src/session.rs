@@ -112,6 +112,13 @@ pub fn detect_value(value: &Value) -> Option<Format> {
 
 /// [`detect_value`] of an object (also the first check of a JSONL line).
 pub(crate) fn detect_object(object: &Map<String, Value>) -> Option<Format> {
+    if opencode::looks_like(object) {
+        return Some(Format::OpenCode);
+    }
+    // The older Gemini CLI document (its JSONL header has no `messages`).
+    if gemini::looks_like(object) && object.get("messages").is_some_and(Value::is_array) {
+        return Some(Format::GeminiCli);
+    }
     if let Some(Value::Array(messages)) = object.get("messages") {
         if object.contains_key("trajectory_format") || mini_swe::looks_like(messages) {
             return Some(Format::MiniSweAgent);
@@ -139,7 +146,9 @@ pub(crate) fn detect_object(object: &Map<String, Value>) -> Option<Format> {
 
 /// Which text format a capture is in, from its text; `None`: none known.
 pub fn detect_text(text: &str) -> Option<Format> {
-    if claude_md::looks_like(text) {
+    if gemini_header(text.as_bytes()) {
+        Some(Format::GeminiCli)
+    } else if claude_md::looks_like(text) {
         Some(Format::ClaudeCodeMd)
     } else if codex_log::looks_like(text) {
         Some(Format::CodexExecLog)
@@ -158,10 +167,12 @@ pub fn read_value(format: Format, value: &Value) -> Result<ReadSession, String> 
         Format::SweAgent => swe_agent::read(value),
         Format::OpenHandsV1 => openhands_v1::read(value),
         Format::OpenHandsV0 => openhands_v0::read(value),
+        Format::OpenCode => opencode::read(value),
+        Format::GeminiCli => gemini::read(value),
         Format::Auto => match detect_value(value) {
             Some(found) => read_value(found, value),
             None => Err(
-                "not a session of any known trajectory format (mini-swe-agent, swe-agent, openhands-v1, openhands-v0)"
+                "not a session of any known trajectory format (mini-swe-agent, swe-agent, openhands-v1, openhands-v0, opencode, gemini-cli)"
                     .to_owned(),
             ),
         },
@@ -177,9 +188,14 @@ pub fn read_text(format: Format, text: &str) -> Result<ReadSession, String> {
     match format {
         Format::CodexExecLog => codex_log::read(text),
         Format::MiniSweAgentLog => mini_log::read(text),
+        // The JSONL recording, or the older whole document.
+        Format::GeminiCli => match serde_json::from_str::<Value>(text) {
+            Ok(document @ Value::Object(_)) => gemini::read(&document),
+            _ => gemini::read(&gemini::fold(text)?),
+        },
         Format::Auto => match detect_text(text) {
             Some(Format::ClaudeCodeMd) | None => Err(
-                "not a capture of any known terminal format (codex-exec-log, mini-swe-agent-log)"
+                "not a capture of any known terminal format (codex-exec-log, mini-swe-agent-log, gemini-cli)"
                     .to_owned(),
             ),
             Some(found) => read_text(found, text),
@@ -189,8 +205,19 @@ pub fn read_text(format: Format, text: &str) -> Result<ReadSession, String> {
 }
 
 use super::{
-    claude_md, codex_log, mini_log, mini_swe, openhands_llm, openhands_v0, openhands_v1, swe_agent,
+    claude_md, codex_log, gemini, mini_log, mini_swe, opencode, openhands_llm, openhands_v0,
+    openhands_v1, swe_agent,
 };
+
+/// Whether the first non-blank line of `head` is a Gemini CLI recording's
+/// first record (`sessionId` and `projectHash`, no `messages`): the file is
+/// read whole, not a line at a time.
+fn gemini_header(head: &[u8]) -> bool {
+    head.split(|b| *b == b'\n')
+        .find(|l| !l.iter().all(u8::is_ascii_whitespace))
+        .and_then(|l| serde_json::from_slice::<Map<String, Value>>(l).ok())
+        .is_some_and(|o| gemini::looks_like(&o) && !o.contains_key("messages"))
+}
 
 /// Replay a read session through the engine: calls in order, each with its
 /// result; a user message restarts the chains.
@@ -356,6 +383,9 @@ pub(crate) fn shape_of(format: Format, head: &[u8]) -> Shape {
         }),
         _ => false,
     };
+    if format == Format::Auto && rest[0] == b'{' && gemini_header(rest) {
+        return Shape::Text;
+    }
     match format.shape() {
         Shape::Lines if format != Format::Auto => Shape::Lines,
         Shape::Text => Shape::Text,
@@ -450,7 +480,7 @@ pub(crate) fn audit_whole(
     let Some(found) = found else {
         report.error(
             None,
-            "not a session of any known trajectory format (mini-swe-agent, swe-agent, openhands-v1, openhands-v0); --format forces one".to_owned(),
+            "not a session of any known trajectory format (mini-swe-agent, swe-agent, openhands-v1, openhands-v0, opencode, gemini-cli); --format forces one".to_owned(),
         );
         return emit(report);
     };

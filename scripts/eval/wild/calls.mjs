@@ -594,6 +594,217 @@ function codexText(text) {
   return [calls];
 }
 
+// ---------- Codex rollout JSONL (`rollout-*.jsonl`) ----------
+const CODEX_SHELL = new Set(['shell', 'shell_command', 'exec_command', 'local_shell_call']);
+/** A shell call's command line, from the argument shapes Codex's shell tools take. */
+function codexCommand(tool, args) {
+  if (!CODEX_SHELL.has(tool)) return null;
+  const c = tool === 'exec_command' ? args.cmd : tool === 'local_shell_call' ? args.command : args.command;
+  if (Array.isArray(c)) return c.length >= 3 && /(^|\/)(ba)?sh$/.test(c[0]) && c[1].startsWith('-') ? c[c.length - 1] : c.join(' ');
+  return c == null ? '' : String(c);
+}
+/** Output text and exit code of a `function_call_output`, in the forms codex.rs reads. */
+function codexOutput(raw) {
+  if (Array.isArray(raw)) return { text: raw.map((i) => i?.text ?? '').join('\n'), code: null };
+  if (raw && typeof raw === 'object') return codexOutput(String(raw.content ?? ''));
+  const s = String(raw ?? '');
+  if (s.startsWith('{')) {
+    try {
+      const o = JSON.parse(s);
+      if (typeof o.output === 'string') return { text: o.output, code: o.metadata?.exit_code ?? null };
+    } catch {}
+  }
+  // `Exit code: N` / `Process exited with code N`, other `Key: value` lines, then `Output:`.
+  const lines = s.split('\n');
+  let code = null;
+  for (let i = 0; i < Math.min(lines.length, 8); i++) {
+    if (lines[i] === 'Output:') return { text: lines.slice(i + 1).join('\n'), code };
+    const m = /^(?:Exit code: |Process exited with code )(-?\d+)$/.exec(lines[i]);
+    if (m) code = Number(m[1]);
+    else if (!lines[i].includes(': ')) break;
+  }
+  return { text: s, code: null };
+}
+function codexRollout(text) {
+  const calls = [];
+  const byId = new Map();
+  const exits = new Map();
+  let prompted = false;
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    let o;
+    try {
+      o = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    const p = o.payload ?? {};
+    const ts = tsOf(o.timestamp);
+    if (o.type === 'event_msg' && (p.type === 'user_message' || (p.type === 'item_completed' && p.item?.type === 'UserMessage')))
+      prompted = true;
+    else if (o.type === 'event_msg' && p.type === 'exec_command_end' && typeof p.exit_code === 'number') exits.set(p.call_id, p.exit_code);
+    else if (o.type === 'response_item' && ['function_call', 'custom_tool_call', 'local_shell_call'].includes(p.type)) {
+      const tool = p.type === 'local_shell_call' ? 'local_shell_call' : p.name;
+      const args =
+        p.type === 'function_call' ? parseArgs(p.arguments) : p.type === 'custom_tool_call' ? { input: p.input } : (p.action ?? {});
+      const c = {
+        callId: p.call_id ?? null,
+        tool,
+        args,
+        command: codexCommand(tool, args),
+        output: '',
+        exitCode: null,
+        isError: false,
+        ts,
+        resultTs: null,
+        userBefore: prompted,
+        concurrent: false,
+      };
+      prompted = false;
+      byId.set(c.callId, c);
+      calls.push(c);
+    } else if (o.type === 'response_item' && (p.type === 'function_call_output' || p.type === 'custom_tool_call_output')) {
+      const c = byId.get(p.call_id);
+      if (!c) continue;
+      const { text: out, code } = codexOutput(p.output);
+      c.output = out;
+      c.exitCode = exits.get(p.call_id) ?? code;
+      c.isError = typeof p.output === 'object' && p.output?.success === false && code === null;
+      c.resultTs = ts;
+    }
+  }
+  return [calls];
+}
+
+// ---------- OpenCode (`opencode export` JSON) ----------
+function opencodeExport(text) {
+  const doc = JSON.parse(text);
+  const calls = [];
+  let prompted = false;
+  for (const m of doc.messages ?? []) {
+    const parts = m.parts ?? [];
+    if (m.info?.role === 'user') {
+      if (parts.some((p) => p.type === 'text' && p.synthetic !== true && String(p.text ?? '').trim())) prompted = true;
+      continue;
+    }
+    let inStep = 0;
+    for (const p of parts) {
+      if (p.type === 'step-start') inStep = 0;
+      if (p.type !== 'tool') continue;
+      const st = p.state ?? {};
+      const args = st.input ?? {};
+      const done = st.status === 'completed' || st.status === 'error';
+      const exit = st.metadata?.exit;
+      const output = st.status === 'error' ? String(st.error ?? '') : String(st.output ?? '');
+      calls.push({
+        callId: p.callID ?? null,
+        tool: p.tool,
+        args,
+        command: p.tool === 'bash' ? String(args.command ?? '') : null,
+        output,
+        exitCode: typeof exit === 'number' ? exit : null,
+        isError:
+          st.status === 'error' ||
+          (st.status === 'completed' && exit === null && /<bash_metadata>[\s\S]*(exceeding timeout|User aborted the command)/.test(output)),
+        ts: st.time?.start ?? null,
+        resultTs: done ? (st.time?.end ?? null) : null,
+        userBefore: prompted,
+        concurrent: inStep > 0,
+      });
+      prompted = false;
+      inStep++;
+    }
+  }
+  return [calls];
+}
+
+// ---------- Gemini CLI chat recording (`session-*.jsonl`, or the older `session-*.json`) ----------
+/** The messages of a recording: each id at its first place, in its last version (gemini.rs folds the same way). */
+function geminiMessages(text) {
+  try {
+    const doc = JSON.parse(text);
+    if (Array.isArray(doc?.messages)) return doc.messages;
+  } catch {}
+  const byId = new Map();
+  const upsert = (m) => {
+    if (typeof m?.id === 'string') byId.set(m.id, m); // a Map keeps the first insertion's place
+  };
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    let o;
+    try {
+      o = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (o.$set) for (const m of Array.isArray(o.$set.messages) ? o.$set.messages : []) upsert(m);
+    else if (typeof o.$rewindTo === 'string' || (typeof o.sessionId === 'string' && typeof o.projectHash === 'string')) continue;
+    else upsert(o);
+  }
+  return [...byId.values()];
+}
+/** `run_shell_command`'s answer: the output and the exit code (written only when not 0). */
+function geminiShell(answer) {
+  const a = /^<untrusted_context>\n([\s\S]*)\n<\/untrusted_context>$/.exec(answer)?.[1] ?? answer;
+  if (/^Command was (automatically cancelled|cancelled by user)/.test(a)) return { text: a, code: null, killed: true };
+  let body = a.replace(/^Command: [^\n]*\n/, '').replace(/^Directory: [^\n]*\n/, '');
+  if (!body.startsWith('Output: ')) return { text: a, code: null, killed: false };
+  const lines = body.slice('Output: '.length).split('\n');
+  let code = 0;
+  for (const key of ['Process Group PGID: ', 'Background PIDs: ', 'Signal: ', 'Exit Code: ', 'Error: ']) {
+    const last = lines[lines.length - 1] ?? '';
+    if (!last.startsWith(key)) continue;
+    const value = last.slice(key.length).trim();
+    if (key === 'Exit Code: ') code = /^-?\d+$/.test(value) ? Number(value) : 0;
+    else if ((key === 'Signal: ' || key === 'Error: ') && value !== '(none)') break;
+    lines.pop();
+  }
+  body = lines.join('\n');
+  return { text: body === '(empty)' ? '' : body, code, killed: false };
+}
+function geminiSession(text) {
+  const calls = [];
+  let prompted = false;
+  for (const m of geminiMessages(text)) {
+    if (m.type === 'user') {
+      const t = typeof m.content === 'string' ? m.content : (m.content ?? []).map((p) => p?.text ?? '').join('\n');
+      if (t.trim() && !t.trimStart().startsWith('<session_context>')) prompted = true;
+      continue;
+    }
+    if (m.type !== 'gemini') continue;
+    (m.toolCalls ?? []).forEach((tc, i) => {
+      const response = (tc.result ?? []).map((p) => p?.functionResponse?.response).find(Boolean);
+      const args = tc.args ?? {};
+      let output = '';
+      let exitCode = null;
+      let isError = typeof response?.error === 'string' || tc.status === 'error' || tc.status === 'cancelled';
+      if (typeof response?.error === 'string') output = response.error;
+      else if (typeof response?.output === 'string' && tc.name === 'run_shell_command') {
+        const r = geminiShell(response.output);
+        output = r.text;
+        exitCode = r.code;
+        isError = r.killed;
+      } else if (typeof response?.output === 'string') output = response.output;
+      else if (typeof tc.resultDisplay === 'string') output = tc.resultDisplay;
+      calls.push({
+        callId: tc.id ?? null,
+        tool: tc.name,
+        args,
+        command: tc.name === 'run_shell_command' ? String(args.command ?? '') : null,
+        output,
+        exitCode,
+        isError,
+        ts: tsOf(m.timestamp),
+        resultTs: tsOf(tc.timestamp),
+        userBefore: prompted,
+        concurrent: i > 0,
+      });
+      prompted = false;
+    });
+  }
+  return [calls];
+}
+
 /** @type {Array<[string, (text: string) => ReadCall[][]]>} */
 const READERS = [
   ['claude-code-jsonl', claudeJsonl],
@@ -607,6 +818,9 @@ const READERS = [
   ['openhands-v0-llm-completions', ohLlmLog],
   ['mini-swe-agent terminal log', miniSweTerminal],
   ['codex-exec-text-log', codexText],
+  ['codex-rollout-jsonl', codexRollout],
+  ['opencode-export-json', opencodeExport],
+  ['gemini-cli-session-jsonl', geminiSession],
 ];
 
 /** The manifest's entries: { file, format (short), calls, … }. */

@@ -74,7 +74,10 @@ Inputs (the format is picked per file from its first line)
   by its base_state.json, an evaluation output with one a line, or a V0
   run's LLM completion log), and
   captures: Claude Code sessions exported to Markdown, the text output of
-  \`codex exec\`, mini-swe-agent's terminal log. Directories
+  \`codex exec\`, mini-swe-agent's terminal log.
+  OpenCode sessions as \`opencode export\` prints them (*.json).
+  Gemini CLI recordings: ~/.gemini/tmp/<project>/chats/session-*.jsonl
+  (or the older session-*.json). Directories
   are searched for *.traj.json and *.traj too, and for *.json, *.md and
   *.log files whose content is one of these.
   -: read one log from standard input.
@@ -89,7 +92,8 @@ Options
   --json            the same as --report json
   --format F        auto (default: per file), dsh, trace, claude-code, codex, otlp,
                     mini-swe-agent, swe-agent, openhands-v1, openhands-v0,
-                    claude-code-md, codex-exec-log, mini-swe-agent-log
+                    claude-code-md, codex-exec-log, mini-swe-agent-log,
+                    opencode, gemini-cli
   --since WHEN      only what happened since WHEN: a date or time (2025-10-01,
                     2025-10-01T12:00Z) or an age (30m, 12h, 7d)
   --max-line-bytes N  a longer line is reported and skipped (default 256MiB;

@@ -21,6 +21,8 @@ export const FORMATS = [
   'claude-code-md',
   'codex-exec-log',
   'mini-swe-agent-log',
+  'opencode',
+  'gemini-cli',
 ] as const;
 export type Format = (typeof FORMATS)[number];
 
