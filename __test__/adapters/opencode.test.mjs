@@ -1,5 +1,5 @@
-// toolguard/opencode inside the real OpenCode CLI (the binary of the opencode-ai
-// devDependency's platform package) against a scripted local Chat Completions
+// toolguard/opencode inside the real OpenCode CLI (the binary of OpenCode's
+// npm platform package, installed on first use by support/opencode.mjs) against a scripted local Chat Completions
 // model: OpenCode runs the scripted bash calls for real, and the test reads
 // what the model is sent next. The expected texts come from an engine fed
 // the same calls (what the plugin hands it: the output, and the exit status

@@ -1,5 +1,5 @@
-// The real OpenCode CLI (the binary the opencode-ai devDependency ships in its
-// platform package) against a scripted local model: an OpenAI-compatible
+// The real OpenCode CLI (the binary of OpenCode's npm platform package,
+// `opencode-<os>-<arch>`) against a scripted local model: an OpenAI-compatible
 // Chat Completions server. OpenCode runs the scripted tool calls for real; the
 // requests it sends next show what the model was given.
 import { spawn, spawnSync } from 'node:child_process';
@@ -8,17 +8,29 @@ import { join } from 'node:path';
 import { listen, runChild, writeChatCompletion } from './mock-wire.mjs';
 
 const root = join(import.meta.dirname, '../..');
-const VERSION = JSON.parse(
-  spawnSync(process.execPath, ['-p', "JSON.stringify(require('./package.json').devDependencies['opencode-ai'])"], {
-    cwd: root,
-    encoding: 'utf8',
-  }).stdout,
-);
+/** The OpenCode release the adapter is tested in (docs/adapters.md names it). */
+export const VERSION = '1.18.33';
+// Installed on first use, not a devDependency: `opencode-ai` lists a platform
+// package for every OS, and `npm ci` refuses a lock file missing any of them,
+// so one registry without, say, the Windows build breaks every install.
+const cache = join(root, 'node_modules/.cache/toolguard-opencode');
+
+/** `npm install` one package into the cache; true when it installed. */
+function install(name) {
+  mkdirSync(cache, { recursive: true });
+  const npm = spawnSync(
+    process.platform === 'win32' ? 'npm.cmd' : 'npm',
+    ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--ignore-scripts', '--prefix', cache, `${name}@${VERSION}`],
+    { encoding: 'utf8', shell: process.platform === 'win32', timeout: 600_000 },
+  );
+  return npm.status === 0;
+}
 
 /**
  * The OpenCode binary of this platform (`opencode-<os>-<arch>[-baseline][-musl]`,
- * the optional dependencies of `opencode-ai`, tried in the order its own
- * installer tries them), or `{ skip }` saying why there is none that runs.
+ * the platform packages of `opencode-ai`, tried in the order its own
+ * installer tries them; each installed from the npm registry when missing),
+ * or `{ skip }` saying why there is none that runs.
  */
 export function openCodeBinary() {
   const os = { win32: 'windows' }[process.platform] ?? process.platform;
@@ -26,18 +38,17 @@ export function openCodeBinary() {
   const exe = process.platform === 'win32' ? 'opencode.exe' : 'opencode';
   const tried = [];
   for (const name of [base, `${base}-baseline`, `${base}-musl`, `${base}-baseline-musl`]) {
-    const bin = join(root, 'node_modules', name, 'bin', exe);
-    if (!existsSync(bin)) continue;
+    const bin = join(cache, 'node_modules', name, 'bin', exe);
+    if (!existsSync(bin) && !install(name)) {
+      tried.push(`${name}@${VERSION}: not installable from the npm registry`);
+      continue;
+    }
     // The AVX2 build dies at once on a CPU without it: the baseline build is next.
     const run = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 120_000 });
     if (run.status === 0 && run.stdout.trim() === VERSION) return { bin, version: VERSION };
     tried.push(`${name}: ${run.error?.message ?? `exit ${run.status ?? run.signal}: ${(run.stderr || run.stdout).trim().slice(0, 200)}`}`);
   }
-  return {
-    skip: tried.length
-      ? `no OpenCode ${VERSION} binary runs on ${process.platform}-${process.arch} (${tried.join('; ')})`
-      : `no OpenCode binary for ${process.platform}-${process.arch} under node_modules/${base}* (the opencode-ai devDependency's platform package)`,
-  };
+  return { skip: `no OpenCode ${VERSION} binary runs on ${process.platform}-${process.arch} (${tried.join('; ')})` };
 }
 
 /**
