@@ -105,8 +105,8 @@ const server = createServer((req, res) => {
     res.writeHead(404).end();
   });
 });
-await new Promise((r) => server.listen(0, '127.0.0.1', r));
-const port = server.address().port;
+await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)));
+const port = /** @type {import('node:net').AddressInfo} */ (server.address()).port;
 
 const home = mkdtempSync(join(tmpdir(), 'toolguard-rec-gem-'));
 mkdirSync(join(home, '.gemini'));
