@@ -22,13 +22,13 @@ test('pool: sums sources; the quietest peer is the one with the lowest total ove
     1000,
     loops(3, 4, 1, { P: { falseEpisodes: 0 }, Q: { falseEpisodes: 5 } }),
     { failures: 10, hits: 8, falseAlarms: 1 },
-    { stageFailed: 6, caught: 9 },
+    { failures: 10, stageFailed: 6, caught: 9 },
   );
   const b = source(
     500,
     loops(2, 2, 0, { P: { falseEpisodes: 4 }, Q: { falseEpisodes: 0 } }),
     { failures: 5, hits: 3, falseAlarms: 0 },
-    { stageFailed: 2, caught: 4 },
+    { failures: 5, stageFailed: 2, caught: 4 },
   );
   const p = pool([a, b]);
   assert.equal(p.calls, 1500);

@@ -63,7 +63,9 @@ function figures(r, calls, labels) {
     const missed = new Set((silent?.misses ?? []).map((l) => `${l.file}#${l.session}@${l.ordinal}`));
     const known = failures.filter((l) => l.stageFailed === true).length;
     const caughtExact = failures.filter((l) => l.stageFailed === true || !missed.has(`${l.file}#${l.session}@${l.ordinal}`)).length;
-    exact = { failures: failures.length, stageFailed: known, caught: silent ? caughtExact : null };
+    // only where the audit read the whole source (its failures are all of the labelled ones)
+    const read = silent && silent.failures === failures.length;
+    exact = { failures: failures.length, stageFailed: known, caught: read ? caughtExact : null };
   }
   return {
     calls,
@@ -74,7 +76,12 @@ function figures(r, calls, labels) {
           falseEpisodes: audit?.falseEpisodes ?? 0,
           falseTexts: audit?.falseTexts?.length ?? 0,
           engine: engine
-            ? { caught: engine.caught, falseEpisodes: engine.falseEpisodes, falseTexts: engine.falseTexts?.length ?? 0 }
+            ? {
+                caught: engine.caught,
+                episodes: engine.episodes,
+                falseEpisodes: engine.falseEpisodes,
+                falseTexts: engine.falseTexts?.length ?? 0,
+              }
             : null,
           quietestPeer: quietest ? { name: quietest.name, falseEpisodes: quietest.falseEpisodes, caught: quietest.caught } : null,
           peers: Object.fromEntries(peers.map((p) => [p.name, { falseEpisodes: p.falseEpisodes, caught: p.caught }])),
@@ -121,9 +128,10 @@ export function pool(list) {
     hits: 0,
     falseAlarms: 0,
     stageFailed: 0,
+    exactFailures: 0,
     exactCaught: 0,
   };
-  const engine = { caught: 0, falseEpisodes: 0, falseTexts: 0, failures: 0, hits: 0, falseAlarms: 0 };
+  const engine = { caught: 0, episodes: 0, falseEpisodes: 0, falseTexts: 0, failures: 0, hits: 0, falseAlarms: 0 };
   const peers = new Map();
   for (const f of list) {
     out.calls += f.calls;
@@ -135,6 +143,7 @@ export function pool(list) {
       for (const [name, p] of Object.entries(f.loops.peers)) peers.set(name, (peers.get(name) ?? 0) + p.falseEpisodes);
       if (f.loops.engine) {
         engine.caught += f.loops.engine.caught;
+        engine.episodes += f.loops.engine.episodes;
         engine.falseEpisodes += f.loops.engine.falseEpisodes;
         engine.falseTexts += f.loops.engine.falseTexts;
       }
@@ -149,9 +158,10 @@ export function pool(list) {
       engine.hits += f.engineSilent.hits;
       engine.falseAlarms += f.engineSilent.falseAlarms;
     }
-    if (f.exact) {
+    if (f.exact && f.exact.caught !== null) {
       out.stageFailed += f.exact.stageFailed;
-      out.exactCaught += f.exact.caught ?? 0;
+      out.exactFailures += f.exact.failures;
+      out.exactCaught += f.exact.caught;
     }
   }
   // the quietest peer over the pooled sources: one peer's own total, the lowest
@@ -223,7 +233,7 @@ export function formatSources(r) {
     );
   }
   const line = (name, p) =>
-    `| ${name} | | | ${p.calls} | ${p.caught} of ${p.episodes} | ${p.falseEpisodes} (${perK(p.falseEpisodes, p.calls)}) | ${p.peerFalse} (${perK(p.peerFalse, p.calls)}, ${p.peerName}) | ${p.falseTexts} | ${p.failures} | ${recall(p)} | ${precision(p)} | ${p.failures ? r2(p.exactCaught / p.failures) : '–'} |`;
+    `| ${name} | | | ${p.calls} | ${p.caught} of ${p.episodes} | ${p.falseEpisodes} (${perK(p.falseEpisodes, p.calls)}) | ${p.peerFalse} (${perK(p.peerFalse, p.calls)}, ${p.peerName}) | ${p.falseTexts} | ${p.failures} | ${recall(p)} | ${precision(p)} | ${p.exactFailures ? r2(p.exactCaught / p.exactFailures) : '–'} |`;
   out.push(line('**pooled**', r.pooled));
   for (const l of r.leaveOneOut) out.push(line(`pooled without ${l.without}`, l));
   out.push('');
@@ -231,20 +241,21 @@ export function formatSources(r) {
   out.push('');
   out.push('| source | stuck caught | false-alarm episodes (per 1,000 calls) | false texts | silent recall | precision |');
   out.push('| --- | ---: | ---: | ---: | ---: | ---: |');
-  const eline = (name, calls, episodes, e) =>
-    `| ${name} | ${episodes ? `${e.caught} of ${episodes}` : '–'} | ${e.falseEpisodes} (${perK(e.falseEpisodes, calls)}) | ${e.falseTexts} | ${recall(e)} | ${precision(e)} |`;
+  const eline = (name, calls, e) =>
+    `| ${name} | ${e.episodes ? `${e.caught} of ${e.episodes}` : '–'} | ${e.falseEpisodes} (${perK(e.falseEpisodes, calls)}) | ${e.falseTexts} | ${recall(e)} | ${precision(e)} |`;
   for (const s of r.sources.filter((x) => x.labelled)) {
     const e = {
       caught: 0,
+      episodes: 0,
       falseEpisodes: 0,
       falseTexts: 0,
       ...(s.loops?.engine ?? {}),
       ...(s.engineSilent ?? { failures: 0, hits: 0, falseAlarms: 0 }),
     };
-    out.push(eline(s.source, s.calls, s.loops?.episodes ?? 0, e));
+    out.push(eline(s.source, s.calls, e));
   }
-  out.push(eline('**pooled**', r.pooled.calls, r.pooled.episodes, r.pooled.engine));
-  for (const l of r.leaveOneOut) out.push(eline(`pooled without ${l.without}`, l.calls, l.episodes, l.engine));
+  out.push(eline('**pooled**', r.pooled.calls, r.pooled.engine));
+  for (const l of r.leaveOneOut) out.push(eline(`pooled without ${l.without}`, l.calls, l.engine));
   const unread = r.sources.flatMap((s) => s.unread ?? []);
   if (unread.length) out.push('', `toolguard audit read none of: ${unread.join(', ')}`);
   return out.join('\n');
