@@ -13,7 +13,7 @@
  * kind of engine.
  */
 import { canonicalizeValue, parseArguments } from './canonical.mjs';
-import { configError, invalid, kindOf, pathOf, type ConfigPath } from './errors.mjs';
+import { configError, kindOf, pathOf, stateError, type ConfigPath } from './errors.mjs';
 import { showsFailure } from './markers.mjs';
 import { digest, failureDigest, normalizeLine, resultDigest, utf8From, utf8Head } from './normalize.mjs';
 import { classifyCall, isShellTool, type Effect } from './shell.mjs';
@@ -996,7 +996,7 @@ export class Loops {
       return;
     }
     const restored = parseState(state, this.#window);
-    if (restored === undefined) throw invalid('toolguard: state.loops is not a saved loop state');
+    if (restored === undefined) throw stateError('toolguard: state.loops is not a saved loop state', 'loops');
     this.#agents.set(agent, restored);
   }
 
