@@ -15,8 +15,16 @@ import { GuardEngine as ReferenceEngine } from '../dist/reference/index.mjs';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const sample = join(root, 'samples/dsh');
 
-/** The error `f` throws: a coded one, with this code and path. */
+/**
+ * The error `f` throws: a coded one, with this code and path.
+ * @param {() => unknown} f
+ * @param {string} code
+ * @param {Array<string | number>} path
+ * @param {string} what
+ * @returns {Error & { code: string, path: Array<string | number>, expected?: string[] }}
+ */
 function assertCoded(f, code, path, what) {
+  /** @type {any} */
   let thrown;
   try {
     f();
@@ -24,10 +32,12 @@ function assertCoded(f, code, path, what) {
     thrown = e;
   }
   assert.ok(thrown instanceof Error, `${what}: throws an Error`);
-  assert.notEqual(thrown.code, 'InvalidArg', `${what}: ${thrown.message}`);
-  assert.equal(thrown.code, code, `${what}: ${thrown.message}`);
-  assert.deepEqual(thrown.path, path, `${what}: path`);
-  return thrown;
+  /** @type {any} */
+  const e = thrown;
+  assert.notEqual(e.code, 'InvalidArg', `${what}: ${e.message}`);
+  assert.equal(e.code, code, `${what}: ${e.message}`);
+  assert.deepEqual(e.path, path, `${what}: path`);
+  return e;
 }
 
 /** A config nested deeper than any config is (the walk's bound is 32). */
@@ -37,10 +47,12 @@ function deep(levels) {
   return { repeat: value };
 }
 
-for (const [label, Engine] of [
+/** @type {Array<[string, new (config?: any) => import('toolguard').GuardEngine]>} */
+const engines = [
   ['native', GuardEngine],
   ['reference', ReferenceEngine],
-]) {
+];
+for (const [label, Engine] of engines) {
   describe(`${label} engine: core errors carry their code and path`, () => {
     it('new GuardEngine(bad config): the key that is wrong', () => {
       assertCoded(() => new Engine({ repeat: { include: 'x' } }), 'TOOLGUARD_WRONG_TYPE', ['repeat', 'include'], 'wrong type');
@@ -87,7 +99,8 @@ describe('the Auditor: its config and option errors carry their code and path', 
     assertCoded(files('{"shard":"3/2"}'), 'TOOLGUARD_OUT_OF_RANGE', ['shard'], 'shard');
     assertCoded(files('{"format":"nope"}'), 'TOOLGUARD_OUT_OF_RANGE', ['format'], 'format');
     assertCoded(files('{"threads":-1}'), 'TOOLGUARD_WRONG_TYPE', ['threads'], 'threads');
-    assertCoded(() => auditor.auditFile(join(sample, 'x'), 'nope'), 'TOOLGUARD_OUT_OF_RANGE', [], 'auditFile format');
+    const format = /** @type {any} */ ('nope');
+    assertCoded(() => auditor.auditFile(join(sample, 'x'), format), 'TOOLGUARD_OUT_OF_RANGE', [], 'auditFile format');
   });
 
   it('the CLI says a bad --shard as before: its own usage error, from the code (exit 2)', () => {

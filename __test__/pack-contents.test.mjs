@@ -23,7 +23,16 @@ test('npm pack ships the generated files and every rules table, and no test data
   const tables = readdirSync(join(root, 'rules'))
     .filter((f) => f.endsWith('.json'))
     .map((f) => `rules/${f}`);
-  for (const file of ['index.js', 'index.d.ts', 'main.js', 'main.d.ts', 'dist/reference/index.mjs', 'dist/ts/cli/config.mjs', 'CHANGELOG.md', ...tables])
+  for (const file of [
+    'index.js',
+    'index.d.ts',
+    'main.js',
+    'main.d.ts',
+    'dist/reference/index.mjs',
+    'dist/ts/cli/config.mjs',
+    'CHANGELOG.md',
+    ...tables,
+  ])
     assert.ok(shipped.has(file), `${file} is not shipped`);
   assert.ok(
     files.some((f) => f.startsWith('samples/')),
