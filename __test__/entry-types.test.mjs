@@ -108,6 +108,45 @@ void engine.observeAsync({ name: 'bash', arguments: {}, argumentsJson: '{}' });
   assert.deepEqual(typeErrors({ 'calls.mts': calls, 'readme.mts': `declare const output: string;\n${example}` }), []);
 });
 
+test("the OpenCode plugin, the Mastra guard and the AI SDK stop condition type-check against their frameworks' own types", () => {
+  const source = `import toolguard from 'toolguard/opencode';
+import type { Plugin } from '@opencode-ai/plugin';
+import { toolguardMastra, type MastraGuard } from 'toolguard/mastra';
+import { guardTools, toolguardStopWhen, type Alarm } from 'toolguard/ai-sdk';
+import { stepCountIs, type StopCondition, type ToolSet } from 'ai';
+const plugin: Plugin = toolguard;
+const configured: Plugin = (input) => toolguard(input, { engine: { loops: { deny: 2 } } });
+const guard: MastraGuard = toolguardMastra({ engine: { loops: { deny: 2 } } });
+const tools = guardTools({});
+const stops: StopCondition<ToolSet>[] = [
+  stepCountIs(20),
+  toolguardStopWhen(tools, { after: 3, onStop: (alarm: Alarm) => void alarm.count }),
+  toolguardStopWhen({ engine: { loops: {} } }),
+];
+// @ts-expect-error after is a count
+toolguardStopWhen({ after: 'twice' });
+export { plugin, configured, guard, stops };
+`;
+  // Third-party declaration files are theirs to check (the frameworks ship types this compiler setup flags).
+  const dir = mkdtempSync(join(tmpdir(), 'toolguard-hosts-'));
+  mkdirSync(join(dir, 'node_modules'));
+  symlinkSync(root, join(dir, 'node_modules', 'toolguard'), 'dir');
+  // The frameworks, as the consumer's project has them.
+  mkdirSync(join(dir, 'node_modules', '@opencode-ai'));
+  for (const name of ['ai', '@opencode-ai/plugin']) symlinkSync(join(root, 'node_modules', name), join(dir, 'node_modules', name), 'dir');
+  writeFileSync(join(dir, 'hosts.mts'), source);
+  const errors = strictDiagnostics([join(dir, 'hosts.mts')], { skipLibCheck: true }).map(
+    (d) => `${d.file ? d.file.fileName : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
+  );
+  assert.deepEqual(errors, []);
+});
+
+test('toolguard/opencode exports one function, the plugin: OpenCode calls every function a plugin module exports', async () => {
+  const mod = await import('toolguard/opencode');
+  assert.deepEqual(Object.keys(mod), ['default']);
+  assert.equal(typeof mod.default, 'function');
+});
+
 test('toolguard/dsh and its plugins type-check in a project without @deepseek-ai/cordis or schemastery', () => {
   // The package's type files only, outside this repository's node_modules: the
   // DSH packages cannot be resolved from there.

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -34,6 +34,15 @@ test('npm pack ships the generated files and every rules table, and no test data
     ...tables,
   ])
     assert.ok(shipped.has(file), `${file} is not shipped`);
+  // Every entry point the package declares (the adapters among them) is in the tarball.
+  const { exports } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const targets = Object.values(exports).flatMap((target) => (typeof target === 'string' ? [target] : Object.values(target)));
+  assert.ok(targets.includes('./dist/ts/adapters/opencode.mjs') && targets.includes('./dist/ts/adapters/mastra.d.mts'));
+  assert.deepEqual(
+    targets.map((t) => t.slice(2)).filter((t) => !shipped.has(t)),
+    [],
+    'an export whose file is not shipped',
+  );
   assert.ok(
     files.some((f) => f.startsWith('samples/')),
     'the bundled sample the main job audits',

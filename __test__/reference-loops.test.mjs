@@ -4,8 +4,9 @@
 //   configs (defaults, deny, the DSH repeat kept, thresholds changed), with
 //   `check` before each call as the hooks call it: the same verdict objects
 //   and refusals call by call;
-// - the scripted sequences of the loop tests (crates/toolguard-core/src/loops.rs
-//   tests, __test__/dsh/loops.test.mjs) as a table;
+// - scripted sequences of the loop tests (crates/toolguard-core/src/loops/
+//   tests, __test__/dsh/loops.test.mjs) as a table (the behaviour cases with
+//   expected verdicts, corpus/cases/loops, replay in loop-cases.test.mjs);
 // - random call sequences over a few tools, arguments and results (fast-check);
 // - the `loops` config errors, message for message.
 // The reference-only parts (its own texts, state round trip) run without the
@@ -338,13 +339,6 @@ const SCRIPTED = {
       false,
     ],
   ]),
-  'repeat recurs at every step': Array(6).fill(['bash', PYTEST, '..F\n1 failed, 2 passed in 0.03s\n[exit code: 1]', false]),
-  'timings normalised from the second occurrence': [
-    ['bash', PYTEST, '1 failed in 0.03s', false],
-    ['bash', PYTEST, '1 failed in 0.31s', false],
-    ['bash', PYTEST, '1 failed in 1.2s', false],
-    ['bash', PYTEST, '1 failed in 0.5s', false],
-  ],
   'polling with a changing result': Array.from({ length: 12 }, (_, i) => [
     'job_output',
     '{"job_id":"j1"}',
@@ -380,50 +374,11 @@ const SCRIPTED = {
     'HTTP/1.1 429 Too Many Requests\nRetry-After: 1\n',
     false,
   ]),
-  'cycle of period 2 and 3': [
-    ...Array(3)
-      .fill([
-        ['edit_file', '{"path":"a.py","old_string":"x"}', 'old_string not found', true],
-        ['bash', PYTEST, '1 failed in 0.2s\n[exit code: 1]', false],
-      ])
-      .flat(),
-    ...Array(3)
-      .fill([
-        ['read_file', '{"path":"a.py"}', 'x = 1', false],
-        ['edit_file', '{"path":"a.py","old_string":"q"}', 'old_string not found', true],
-        ['bash', PYTEST, '1 failed\n[exit code: 1]', false],
-      ])
-      .flat(),
-  ],
   'debugger stepping with prints in between': Array.from({ length: 16 }, (_, i) =>
     i % 2 === 0
       ? ['write_stdin', '{"session_id":1,"chars":"n\\n"}', `-> acc += x\n(Pdb) line ${10 + (i % 6)}`, false]
       : ['write_stdin', '{"session_id":1,"chars":"p acc\\n"}', `${i * 3}\n(Pdb)`, false],
   ),
-  'same error with new arguments': [
-    ['bash', '{"command":"curl http://h/issues/101"}', 'HTTP/1.1 404 Not Found\nissue 101 not found', false],
-    ['bash', '{"command":"curl http://h/issues/102"}', 'HTTP/1.1 404 Not Found\nissue 102 not found', false],
-    ['bash', '{"command":"curl http://h/issues/103"}', 'HTTP/1.1 404 Not Found\nissue 103 not found', false],
-    ['bash', '{"command":"curl http://h/issues/104"}', 'HTTP/1.1 404 Not Found\nissue 104 not found', false],
-    [
-      'bash',
-      '{"command":"python3 -c \\"import ruamel\\""}',
-      'Traceback (most recent call last):\n  File "<string>", line 1\nModuleNotFoundError: No module named \'ruamel\'\n[exit code: 1]',
-      false,
-    ],
-    [
-      'bash',
-      '{"command":"python -c \\"import ruamel\\""}',
-      'Traceback (most recent call last):\n  File "<string>", line 1\nModuleNotFoundError: No module named \'ruamel\'\n[exit code: 1]',
-      false,
-    ],
-    [
-      'bash',
-      '{"command":"python3.11 -c \\"import ruamel\\""}',
-      'Traceback (most recent call last):\n  File "<string>", line 1\nModuleNotFoundError: No module named \'ruamel\'\n[exit code: 1]',
-      false,
-    ],
-  ],
   'codex exit header and long outputs': [
     ...Array(4).fill([
       'shell',

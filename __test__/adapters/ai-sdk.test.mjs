@@ -14,7 +14,7 @@ const { generateText, stepCountIs, tool } = skip ? {} : await import('ai');
 const { MockLanguageModelV4 } = skip ? {} : await import('ai/test');
 const { z } = skip ? {} : await import('zod');
 const { GuardEngine } = await import('toolguard');
-const { guardTools, ToolguardError } = skip ? {} : await import('toolguard/ai-sdk');
+const { guardTools, toolguardStopWhen, ToolguardError } = skip ? {} : await import('toolguard/ai-sdk');
 
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
 let ids = 0;
@@ -218,5 +218,68 @@ describe('toolguard/ai-sdk: the user text and parallel calls', { skip }, () => {
     };
     assert.equal(await alarms([calls(9, 'read_file', { path: 'a.py' })]), 0);
     assert.ok((await alarms(Array.from({ length: 9 }, () => call('read_file', { path: 'a.py' })))) > 0);
+  });
+});
+
+describe('toolguardStopWhen: a stop condition for stopWhen', { skip }, () => {
+  const echo = () => tool({ inputSchema: z.object({ command: z.string() }), execute: async () => 'hi\n' });
+  const same = (n) => Array.from({ length: n }, () => call('bash', { command: 'echo hi' }));
+
+  it('with guardTools: the loop ends after the step that drew its 2nd alarm; the alarms reached the model first', async () => {
+    const tools = guardTools({ bash: echo() });
+    const stops = [];
+    const { model, prompts } = scripted(same(8));
+    const result = await generateText({
+      model,
+      tools,
+      prompt: 'go',
+      stopWhen: [stepCountIs(20), toolguardStopWhen(tools, { onStop: (alarm) => stops.push(alarm) })],
+    });
+    assert.equal(result.steps.length, 4, 'calls 1-4; the 4th drew the 2nd alarm');
+    assert.equal(prompts.length, 4);
+    assert.match(lastToolOutputs(prompts[3])[0].value, /\[toolguard\] Loop detected: bash was called 3 times/);
+    assert.equal(stops.length, 1);
+    assert.equal(stops[0].count, 2);
+    assert.equal(stops[0].verdict.kind, 'repeat');
+    assert.equal(stops[0].verdict.count, 4);
+  });
+
+  it('without it the same script runs on to its end', async () => {
+    const { model } = scripted(same(8));
+    const result = await generateText({ model, tools: guardTools({ bash: echo() }), prompt: 'go', stopWhen: stepCountIs(20) });
+    assert.equal(result.steps.length, 9);
+  });
+
+  it('standalone, over tools that are not wrapped: its own engine reads the steps; after: 1 stops at the first alarm', async () => {
+    const { model } = scripted(same(8));
+    const result = await generateText({
+      model,
+      tools: { bash: echo() },
+      prompt: 'go',
+      stopWhen: [stepCountIs(20), toolguardStopWhen({ after: 1 })],
+    });
+    assert.equal(result.steps.length, 3);
+  });
+
+  it('standalone: identical calls of one step are parallel (no alarm); a new generateText call starts the chain over', async () => {
+    const stop = toolguardStopWhen({ after: 1 });
+    const parallel = await generateText({
+      model: scripted([calls(5, 'bash', { command: 'echo hi' })]).model,
+      tools: { bash: echo() },
+      prompt: 'go',
+      stopWhen: [stepCountIs(20), stop],
+    });
+    assert.equal(parallel.steps.length, 2, 'the five parallel calls did not stop it');
+    const next = await generateText({
+      model: scripted(same(2)).model,
+      tools: { bash: echo() },
+      prompt: 'again',
+      stopWhen: [stepCountIs(20), stop],
+    });
+    assert.equal(next.steps.length, 3, 'two more identical calls in a new turn draw no alarm');
+  });
+
+  it('a bad `after` is refused when the condition is made', () => {
+    assert.throws(() => toolguardStopWhen({ after: 0 }), /toolguardStopWhen's `after` must be an integer >= 1 \(got 0\)/);
   });
 });

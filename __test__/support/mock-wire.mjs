@@ -153,3 +153,32 @@ export function writeResponse(res, { id, items }) {
   for (const e of events) res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
   res.end();
 }
+
+/**
+ * A Chat Completions reply (OpenAI-compatible, as OpenCode's
+ * `@ai-sdk/openai-compatible` provider reads it), streamed: one tool call
+ * per entry of `calls` (`{id, name, input}`), else the assistant `text`.
+ * @param {import('node:http').ServerResponse} res
+ * @param {{ id: string, model: string, calls?: Array<{ id: string, name: string, input: unknown }>, text?: string }} reply
+ */
+export function writeChatCompletion(res, { id, model, calls, text }) {
+  const chunk = (choices, extra = {}) =>
+    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1, model, choices, ...extra })}\n\n`;
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  if (calls?.length) {
+    const tool_calls = calls.map((c, index) => ({
+      index,
+      id: c.id,
+      type: 'function',
+      function: { name: c.name, arguments: JSON.stringify(c.input) },
+    }));
+    res.write(chunk([{ index: 0, delta: { role: 'assistant', tool_calls }, finish_reason: null }]));
+    res.write(chunk([{ index: 0, delta: {}, finish_reason: 'tool_calls' }]));
+  } else {
+    res.write(chunk([{ index: 0, delta: { role: 'assistant', content: text ?? '' }, finish_reason: null }]));
+    res.write(chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]));
+  }
+  res.write(chunk([], { usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } }));
+  res.write('data: [DONE]\n\n');
+  res.end();
+}

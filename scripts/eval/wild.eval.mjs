@@ -124,6 +124,9 @@ export async function evaluateWild({ wildDir = WILD, labels = loadLabels() } = {
           ...scoreSilent(labels.silent, audit.flags, audit.covered, { alarm: 'error' }),
         },
       ];
+  // The engine's own score (error verdicts only), for per-source figures where
+  // one build's audit has no reader for a format the eval reads.
+  const engineErrors = labels.silent ? scoreSilent(labels.silent, engine.flags, engine.covered, { alarm: 'error' }) : null;
   const heldout3 = labels.silent ? await heldout(HELDOUT3) : null;
   const heldout4 = labels.silent ? await heldout(HELDOUT4) : null;
   return {
@@ -134,6 +137,7 @@ export async function evaluateWild({ wildDir = WILD, labels = loadLabels() } = {
     silent,
     unread: audit.unread,
     partial: audit.partial,
+    engineErrors,
     heldout3,
     heldout4,
     labels,

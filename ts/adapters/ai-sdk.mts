@@ -11,10 +11,13 @@
  * One chain per `agentId` (default `'default'`); a new last user message in
  * the messages the SDK passes to `execute` resets it. Tools that stream
  * (an `execute` returning an async iterable) pass through unguarded.
+ *
+ * `toolguardStopWhen(...)` is a stop condition for `stopWhen`: the tool
+ * loop ends after the step in which one loop drew its N-th alarm.
  * @module toolguard/ai-sdk
  */
-import type { ModelMessage, Tool, ToolExecutionOptions, ToolSet } from 'ai';
-import { type ExactCall, GuardEngine } from 'toolguard';
+import type { ModelMessage, StepResult, StopCondition, Tool, ToolExecutionOptions, ToolSet } from 'ai';
+import { type ExactCall, GuardEngine, type LoopVerdict, type ReminderVerdict } from 'toolguard';
 import {
   type AdapterOptions,
   type GuardVerdict,
@@ -119,9 +122,13 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, options: AiSdkGu
   const turns = new UserTurns();
   const responses = new ModelResponses();
   const maxPending = options.maxPendingNotices ?? 1024;
+  // Result-blind repeat reminders (`loops: false`) of the current user turn.
+  let reminders = 0;
   // toolCallId → notices, read by toModelOutput (which the SDK may call again
   // when it converts messages later, so entries stay, oldest evicted).
   const pending = new Map<string, string[]>();
+  // toolCallId → the call's loop alarm, read by toolguardStopWhen(tools).
+  const alarms = new Map<string, Alarm>();
 
   function observe(
     name: string,
@@ -133,16 +140,24 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, options: AiSdkGu
   ) {
     try {
       const messages = options.messages;
-      userSpoke(engine, agentId, turns.turn(agentId, lastUserMessage(messages)), (all) => userTexts(messages, all));
+      const turn = turns.turn(agentId, lastUserMessage(messages));
+      if (turn === 'new') reminders = 0;
+      userSpoke(engine, agentId, turn, (all) => userTexts(messages, all));
       // Every call of one model response gets the same `messages` (what
       // prompted the response; one array that grows step by step): after the
       // first of them to come back, the others were issued before its result
       // did (whatever order they finish in).
       const concurrent = responses.concurrent(agentId, messages, messages?.length);
-      return engine.observe(
+      const verdict = engine.observe(
         { agentId, name, argumentsJson: argumentsJson(input ?? {}), exitStatusFile, concurrent },
         resultOf(output, isError),
       );
+      const alarm = alarmOf(verdict, () => ++reminders);
+      if (alarm) {
+        alarms.set(options.toolCallId, alarm);
+        if (alarms.size > maxPending) alarms.delete(alarms.keys().next().value!);
+      }
+      return verdict;
     } catch (error) {
       failOpen('toolguard/ai-sdk', error);
       return null;
@@ -208,7 +223,115 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, options: AiSdkGu
       },
     } as Tool;
   }
+  alarmsOf.set(guarded, alarms);
   return guarded as TOOLS;
+}
+
+/** A loop alarm and how many alarms its loop has drawn, this one included. */
+export interface Alarm {
+  /** The loop alarm, or the result-blind repeat reminder (`loops: false`). */
+  verdict: LoopVerdict | ReminderVerdict;
+  /** The loop's alarms so far (for reminders: the reminders of the user turn so far). */
+  count: number;
+}
+
+/** The guarded tools records made by {@link guardTools}, with their calls' alarms. */
+const alarmsOf = new WeakMap<object, Map<string, Alarm>>();
+
+/** A verdict's alarm; `nextReminder()` numbers a result-blind reminder, which carries no count of its own. */
+function alarmOf(verdict: GuardVerdict | null, nextReminder: () => number): Alarm | undefined {
+  if (verdict?.loop) return { verdict: verdict.loop, count: verdict.loop.reminders };
+  if (verdict?.reminder) return { verdict: verdict.reminder, count: nextReminder() };
+  return undefined;
+}
+
+export interface StopWhenOptions extends AdapterOptions {
+  /** Stop after the step in which one loop drew this many alarms (default 2: one reminder, then stop). */
+  after?: number;
+  /** Called once with the alarm that stopped the loop. */
+  onStop?: (alarm: Alarm) => void;
+}
+
+/**
+ * A stop condition for the AI SDK's `stopWhen`: the tool loop ends after the
+ * step in which one loop drew its `after`-th alarm (default 2) — the model
+ * was reminded and went on anyway.
+ *
+ * - `toolguardStopWhen(tools, options?)`, `tools` a {@link guardTools}
+ *   record: reads the alarms the guarded tools already raised (the model
+ *   reads them too); nothing is observed twice.
+ * - `toolguardStopWhen(options?)`: its own engine (`options.engine`)
+ *   observes each step's tool calls and results — for tools not wrapped.
+ *   The calls of one step after its first are parallel calls (no alarm
+ *   on them); a new `generateText` call (its steps start over) is a new
+ *   user turn, and the chain starts over.
+ *
+ * ```ts
+ * await generateText({ model, tools, prompt, stopWhen: [stepCountIs(20), toolguardStopWhen(tools)] });
+ * ```
+ */
+export function toolguardStopWhen<TOOLS extends ToolSet>(tools: TOOLS, options?: StopWhenOptions): StopCondition<TOOLS>;
+export function toolguardStopWhen(options?: StopWhenOptions): StopCondition<ToolSet>;
+export function toolguardStopWhen(source?: ToolSet | StopWhenOptions, more: StopWhenOptions = {}): StopCondition<ToolSet> {
+  const recorded = source ? alarmsOf.get(source) : undefined;
+  const options = (recorded ? more : (source as StopWhenOptions | undefined)) ?? {};
+  const after = options.after ?? 2;
+  if (!Number.isInteger(after) || after < 1)
+    throw new RangeError(`toolguard/ai-sdk: toolguardStopWhen's \`after\` must be an integer >= 1 (got ${String(after)})`);
+  const stop = (alarm: Alarm | undefined): boolean => {
+    if (!alarm || alarm.count < after) return false;
+    try {
+      options.onStop?.(alarm);
+    } catch (error) {
+      failOpen('toolguard/ai-sdk', error);
+    }
+    return true;
+  };
+  if (recorded) {
+    return ({ steps }) => {
+      const last = steps.at(-1);
+      return (
+        !!last &&
+        last.content.some((part) => (part.type === 'tool-result' || part.type === 'tool-error') && stop(recorded.get(part.toolCallId)))
+      );
+    };
+  }
+
+  const engine = new GuardEngine(engineConfig(options.engine));
+  const agentId = 'default';
+  let first: StepResult<ToolSet> | undefined;
+  let seen = 0;
+  let reminders = 0;
+  return ({ steps }) => {
+    let stopped = false;
+    try {
+      if (steps[0] !== first || steps.length < seen) {
+        // A new generateText call: a new user turn.
+        engine.reset(agentId);
+        first = steps[0];
+        seen = 0;
+        reminders = 0;
+      }
+      for (; seen < steps.length; seen++) {
+        let calls = 0;
+        for (const part of steps[seen]!.content) {
+          if (part.type !== 'tool-result' && part.type !== 'tool-error') continue;
+          const isError = part.type === 'tool-error';
+          const output = isError ? (part.error instanceof Error ? part.error.message : String(part.error)) : part.output;
+          const verdict = engine.observe(
+            { agentId, name: part.toolName, argumentsJson: argumentsJson(part.input ?? {}), concurrent: calls++ > 0 },
+            resultOf(output, isError),
+          );
+          const alarm = alarmOf(verdict, () => ++reminders);
+          // Only the last step decides (earlier ones did when they were last).
+          if (!stopped && seen === steps.length - 1 && stop(alarm)) stopped = true;
+        }
+      }
+    } catch (error) {
+      failOpen('toolguard/ai-sdk', error);
+    }
+    return stopped;
+  };
 }
 
 export { NOTICE_SEPARATOR };

@@ -20,6 +20,7 @@ mod dsh;
 mod lines;
 mod mini_log;
 mod mini_swe;
+mod openhands_llm;
 mod openhands_v0;
 mod openhands_v1;
 mod options;

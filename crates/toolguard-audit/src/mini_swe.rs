@@ -296,22 +296,19 @@ fn content_text(message: &Value) -> String {
 
 /// The command of a text-form action: the one ```` ```bash ```` (or
 /// ```` ```sh ````) block; none, or several, is a format error, no action.
+/// Read as the harness reads it (mini-swe-agent's `action_regex`: a block
+/// whose closing fence starts a line, indented or not; exactly one match,
+/// stripped), so a fence quoted in the prose before it or a stray fence
+/// after it does not hide a command the harness ran, and a block closed on
+/// its last line (`PY` and the fence on one line) is the format error the harness answered.
 pub(crate) fn bash_action(text: &str) -> Option<String> {
-    let mut found = None;
-    let mut rest = text;
-    while let Some(at) = rest.find("```") {
-        let after = &rest[at + 3..];
-        let (lang, body) = after.split_once('\n')?;
-        let Some(end) = body.find("```") else { break };
-        if matches!(lang.trim(), "bash" | "sh" | "mswea_bash_command") {
-            if found.is_some() {
-                return None;
-            }
-            found = Some(body[..end].trim_end_matches(['\n', '\r']).to_owned());
-        }
-        rest = &body[end + 3..];
-    }
-    found
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?s)```(?:bash|sh|mswea_bash_command)\s*\n(.*?)\n\s*```").expect("valid")
+    });
+    let mut blocks = re.captures_iter(text);
+    let command = blocks.next()?.get(1)?.as_str().trim().to_owned();
+    blocks.next().is_none().then_some(command)
 }
 
 /// A result: `extra.raw_output` (the untemplated output, whole even when
@@ -412,8 +409,33 @@ mod tests {
             Some("ls -la")
         );
         assert_eq!(bash_action("no block"), None);
+        // A stray closing fence after the block (real: grok-4-fast under
+        // mini-swe-agent 1.14, which ran the command).
+        assert_eq!(
+            bash_action("THOUGHT: x\n\n```bash\ncd app && npm run dev\n```\n```").as_deref(),
+            Some("cd app && npm run dev")
+        );
         // Two actions in one turn: the agent rejects it as a format error.
         assert_eq!(bash_action("```bash\na\n```\n```bash\nb\n```"), None);
+        // An indented block ran (gpt-5 under mini-swe-agent 1.17); one closed
+        // on its last line got the harness's format error.
+        assert_eq!(
+            bash_action("Plan:\n    ```bash\n    cd /testbed && ls\n    ```").as_deref(),
+            Some("cd /testbed && ls")
+        );
+        assert_eq!(
+            bash_action("```bash\npython - <<'PY'\nprint(1)\nPY```"),
+            None
+        );
+        // Three backticks quoted in the prose before the block (real: gemini-3-pro
+        // under mini-swe-agent 1.15 writing `:kbd:```, the harness ran the command).
+        assert_eq!(
+            bash_action(
+                "Empty input `:kbd:``` -> `split` -> ['']\nSo apply it.\n\n```bash\ncat a.py\n```"
+            )
+            .as_deref(),
+            Some("cat a.py")
+        );
         assert_eq!(
             bash_action("```python\nx\n```\n```bash\npytest\n```").as_deref(),
             Some("pytest")

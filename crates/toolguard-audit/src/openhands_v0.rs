@@ -5,7 +5,8 @@
 //! `trajectory` exports hold) where an observation names its action by
 //! `cause`, and resolver / evaluation outputs (one run a line, `history`
 //! a flat list of action and observation dicts, or of `[action,
-//! observation]` pairs) where each observation follows its action.
+//! observation]` pairs) where each observation follows its action. A run's
+//! LLM completion log (`fncall_messages`) is read by `openhands_llm`.
 //!
 //! A call is any action of the agent but `message`, `finish` and the
 //! bookkeeping ones (`change_agent_state`, `recall`, `system`); a `message`
@@ -18,6 +19,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use super::openhands_llm;
 use super::openhands_v1::{strip_bracketed_paste, unfinished};
 use super::session::{iso_ms, ReadCall, ReadEvent, ReadResult, ReadSession};
 use super::shell::add_exit_marker;
@@ -52,6 +54,9 @@ pub(crate) fn looks_like(history: &[Value]) -> bool {
 }
 
 pub(crate) fn read(value: &Value) -> Result<ReadSession, String> {
+    if value.as_object().is_some_and(openhands_llm::looks_like) {
+        return openhands_llm::read(value);
+    }
     let (history, container) = match value {
         Value::Array(events) => (events, None),
         _ => match value.get("history") {

@@ -117,6 +117,10 @@ pub(crate) fn detect_object(object: &Map<String, Value>) -> Option<Format> {
             return Some(Format::MiniSweAgent);
         }
     }
+    // An OpenHands V0 run's LLM completion log (its conversation so far).
+    if openhands_llm::looks_like(object) {
+        return Some(Format::OpenHandsV0);
+    }
     if let Some(Value::Array(steps)) = object.get("trajectory") {
         if steps.iter().all(|s| s.get("action").is_some()) {
             return Some(Format::SweAgent);
@@ -184,7 +188,9 @@ pub fn read_text(format: Format, text: &str) -> Result<ReadSession, String> {
     }
 }
 
-use super::{claude_md, codex_log, mini_log, mini_swe, openhands_v0, openhands_v1, swe_agent};
+use super::{
+    claude_md, codex_log, mini_log, mini_swe, openhands_llm, openhands_v0, openhands_v1, swe_agent,
+};
 
 /// Replay a read session through the engine: calls in order, each with its
 /// result; a user message restarts the chains.

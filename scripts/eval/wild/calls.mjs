@@ -184,6 +184,142 @@ function miniSweV2(text) {
   return [calls];
 }
 
+// ---------- mini-swe-agent 1.x text-action form ----------
+// One fenced ```bash block per assistant turn, as the harness's regex finds it
+// (none, or several, is a format error, no action), answered by the next `user` message holding
+// `<returncode>`, or by the harness's timeout message (a failed call with no
+// status), as crates/toolguard-audit/src/mini_swe.rs reads it.
+const tagText = (text, name) => {
+  const start = text.indexOf(`<${name}>`);
+  const end = text.lastIndexOf(`</${name}>`);
+  return start < 0 || end < start + name.length + 2 ? null : text.slice(start + name.length + 2, end);
+};
+
+/** The output of a templated observation (`<output>`, or head, elided count and tail). */
+function templatedOutput(content) {
+  let text = '';
+  const exception = tagText(content, 'exception');
+  if (exception != null) text += `${exception.replace(/^\n+|\n+$/g, '')}\n`;
+  const output = tagText(content, 'output');
+  const head = tagText(content, 'output_head');
+  const tail = tagText(content, 'output_tail');
+  if (output != null) text += output.replace(/^\n/, '');
+  else if (head != null && tail != null) {
+    text += head.replace(/^\n/, '');
+    if (!text.endsWith('\n')) text += '\n';
+    text += `[… ${(tagText(content, 'elided_chars') ?? '').trim()} …]\n${tail.replace(/^\n/, '')}`;
+  } else if (tagText(content, 'returncode') == null) text += content;
+  return text;
+}
+
+// mini-swe-agent's `action_regex` (the closing fence starts a line, indented or not): exactly one match, stripped.
+function bashAction(text) {
+  const blocks = [...text.matchAll(/```(?:bash|sh|mswea_bash_command)\s*\n([\s\S]*?)\n\s*```/g)];
+  return blocks.length === 1 ? blocks[0][1].trim() : null;
+}
+
+const MINI_TIMEOUT = /^\s*The last command <command>[\s\S]*?<\/command>\s+timed\s+out\s+and\s+has\s+been\s+killed\./;
+
+function miniSweV1(text) {
+  const o = JSON.parse(text);
+  const calls = [];
+  let waiting = null;
+  for (const m of o.messages ?? []) {
+    const content = textOf(m.content);
+    if (m.role === 'assistant') {
+      const command = bashAction(content);
+      if (command == null) continue;
+      waiting = { callId: null, tool: 'bash', args: { command }, command, output: '', exitCode: null, isError: false, ts: null };
+      calls.push(waiting);
+    } else if (m.role === 'user' && waiting && MINI_TIMEOUT.test(content)) {
+      const end = content.indexOf('</output>');
+      waiting.output = (end < 0 ? content : content.slice(0, end + '</output>'.length)).trim();
+      waiting.isError = true;
+      waiting = null;
+    } else if ((m.role === 'user' || m.role === 'tool') && waiting && content.includes('<returncode>')) {
+      const rc = tagText(content, 'returncode')?.trim();
+      waiting.exitCode = rc && /^-?\d+$/.test(rc) ? Number(rc) : null;
+      waiting.output = templatedOutput(content);
+      waiting.isError = content.trimStart().startsWith('<exception>');
+      waiting = null;
+    }
+  }
+  return [calls];
+}
+
+// ---------- OpenHands V0 LLM completion log (llm_completions/*.json) ----------
+// The run so far is `fncall_messages` (OpenAI tool calls and `tool` results),
+// the model's last answer `fncall_response` (its calls never answered). Every
+// tool call but `finish` is a call; the shell's exit code is the harness's
+// trailer, taken off the output; a command that did not finish is a failed
+// call keeping the harness's message; another tool's `ERROR:` result is a
+// failed call. As crates/toolguard-audit/src/openhands_llm.rs reads it.
+const OH_TRAILER =
+  /^\[(?:The command completed with exit code (-?\d+)\.|Command finished with exit code (-?\d+)|Current working directory: [^\n]*|Python interpreter: [^\n]*)\]$/;
+const OH_UNFINISHED =
+  /^\[(?:The command has no new output after|The command timed out after|Command timed out|Your command .* is NOT executed)/m;
+
+function ohLlmShell(c, text) {
+  const lines = text.split('\n');
+  let code = null;
+  for (
+    let m = OH_TRAILER.exec(lines.at(-1)?.replace(/\r$/, '') ?? '');
+    m && lines.length;
+    m = OH_TRAILER.exec(lines.at(-1)?.replace(/\r$/, '') ?? '')
+  ) {
+    if (code == null && (m[1] ?? m[2]) != null) code = Number(m[1] ?? m[2]);
+    lines.pop();
+  }
+  if (code === -1 || OH_UNFINISHED.test(text)) {
+    c.output = text;
+    c.isError = true;
+    return;
+  }
+  c.output = lines.join('\n');
+  c.exitCode = code;
+}
+
+function ohLlmLog(text) {
+  const o = JSON.parse(text);
+  const messages = o.fncall_messages ?? o.messages ?? [];
+  const calls = [];
+  const byId = new Map();
+  const push = (m) => {
+    for (const tc of m.tool_calls ?? []) {
+      if (tc.function?.name === 'finish') continue;
+      const args = parseArgs(tc.function?.arguments);
+      const c = {
+        callId: tc.id ?? null,
+        tool: tc.function?.name ?? '',
+        args,
+        command: tc.function?.name === 'execute_bash' ? String(args.command ?? '') : null,
+        output: '',
+        exitCode: null,
+        isError: false,
+        ts: null,
+      };
+      if (tc.id) byId.set(tc.id, c);
+      calls.push(c);
+    }
+  };
+  for (const m of messages) {
+    if (m.role === 'assistant') push(m);
+    else if (m.role === 'tool' && byId.has(m.tool_call_id)) {
+      const c = byId.get(m.tool_call_id);
+      byId.delete(m.tool_call_id);
+      const out = textOf(m.content);
+      if (c.tool === 'execute_bash') ohLlmShell(c, out);
+      else {
+        c.output = out;
+        c.isError = out.trimStart().startsWith('ERROR:');
+      }
+    }
+  }
+  const last = (o.fncall_response ?? o.response)?.choices?.[0]?.message;
+  if (last) push(last);
+  return [calls];
+}
+
 // ---------- classic SWE-agent ----------
 // The harness's word that it stopped (0.x: a last line `EXECUTION TIMED OUT`…;
 // 1.x: "The command '…' was cancelled because it took more than N seconds.") or
@@ -278,7 +414,8 @@ function ohV1(text) {
 }
 
 // ---------- OpenHands V0 resolver output (one run per line) ----------
-const V0_SKIP = new Set(['message', 'finish', 'system', 'recall', 'think', 'null']);
+// Not calls, as openhands_v0.rs counts them (a `think` is a call there: the model's own tool).
+const V0_SKIP = new Set(['message', 'finish', 'change_agent_state', 'recall', 'system', 'null']);
 function ohV0Resolver(text) {
   const sessions = [];
   for (const line of text.split('\n')) {
@@ -303,8 +440,10 @@ function ohV0Resolver(text) {
         calls.push(last);
       } else if (e.observation && last) {
         last.output = String(e.content ?? '');
-        last.exitCode = Number.isInteger(e.exit_code) && e.exit_code !== -1 ? e.exit_code : null;
-        last.isError = e.observation === 'error' || e.exit_code === -1;
+        // Older outputs carry `exit_code` flat, later ones in `metadata` (as openhands_v0.rs reads both).
+        const rc = e.exit_code ?? e.metadata?.exit_code ?? e.extras?.metadata?.exit_code;
+        last.exitCode = Number.isInteger(rc) && rc !== -1 ? rc : null;
+        last.isError = e.observation === 'error' || rc === -1;
         last = null;
       }
     }
@@ -460,10 +599,12 @@ const READERS = [
   ['claude-code-jsonl', claudeJsonl],
   ['claude-code-session-export-md', claudeMarkdown],
   ['mini-swe-agent-traj-v2', miniSweV2],
+  ['mini-swe-agent-traj-v1', miniSweV1],
   ['swe-agent-traj', sweClassic],
   ['openhands-v1-sdk-events', ohV1],
   ['openhands-v0-resolver-output', ohV0Resolver],
   ['openhands-v0-event-stream', ohV0Stream],
+  ['openhands-v0-llm-completions', ohLlmLog],
   ['mini-swe-agent terminal log', miniSweTerminal],
   ['codex-exec-text-log', codexText],
 ];

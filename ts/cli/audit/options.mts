@@ -71,7 +71,8 @@ Inputs (the format is picked per file from its first line)
   (${join(packageRoot, 'docs', 'trace-format.md')}).
   Trajectories (docs/audit-formats.md): mini-swe-agent *.traj.json, SWE-agent
   *.traj, OpenHands V1 and V0 (a conversation, an SDK conversation folder
-  by its base_state.json, or an evaluation output with one a line), and
+  by its base_state.json, an evaluation output with one a line, or a V0
+  run's LLM completion log), and
   captures: Claude Code sessions exported to Markdown, the text output of
   \`codex exec\`, mini-swe-agent's terminal log. Directories
   are searched for *.traj.json and *.traj too, and for *.json, *.md and
