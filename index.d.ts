@@ -38,7 +38,7 @@ export declare class Auditor {
    * sessions)` every 100 ms or so. `names[i]` is the `file` the report
    * shows, `keys[i]` what `--shard` hashes (the path relative to its root).
    * `optionsJson`: `{format?, threads?, shard?: "i/n", column?}`; a bad one
-   * throws an `InvalidArg` error before any file is read. An exception
+   * throws before any file is read (`code` and `path` name it). An exception
    * thrown by a callback stops the batch and is rethrown.
    */
   auditFiles(paths: string[], names: string[], keys: string[], optionsJson: string, onReport: (json: string, figures: string) => void, onProgress?: (filesDone: number, filesTotal: number, bytesDone: number, bytesTotal: number, sessions: number) => void): void

@@ -89,7 +89,7 @@ test('scan shows which rule matched which line (file and stdin), exit 1', () => 
   );
 });
 
-test('scan reads coloured output as a terminal shows it (issue 22)', () => {
+test('scan reads coloured output as a terminal shows it', () => {
   const plain = 'Traceback (most recent call last):\n  File "x.py", line 1, in <module>\nValueError: bad\n';
   const coloured =
     '\x1b[31mTraceback (most recent call last):\x1b[0m\n  File "x.py", line 1, in <module>\n\x1b[1;31mValueError\x1b[0m: bad\n';

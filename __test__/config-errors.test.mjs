@@ -1,7 +1,7 @@
 // A bad key in a config is data, the same wherever it is found: the engine,
 // the CLI's config loader (and `check-config`, `mcp`), the hook (both
 // shells) and every adapter give the same message, `code` and `path`
-// (issue 24 item 2). Nothing here reads a message to find the key.
+// Nothing here reads a message to find the key.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

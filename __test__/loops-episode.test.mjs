@@ -1,4 +1,4 @@
-// A loop is one episode however long it runs (issue 21): through the addon,
+// A loop is one episode however long it runs: through the addon,
 // a 300-call loop keeps its real count, its first call, escalating reminders
 // and `loops.deny` to the end; a saved state of another version starts afresh.
 import { test } from 'node:test';

@@ -1,6 +1,7 @@
 // What `npm pack` puts in the main package: the generated binding files,
 // the compiled TypeScript, every data table the code reads at run time
-// (rules/*.json, the JS fallback included), the samples the main job audits;
+// (rules/*.json, the JS fallback included), the samples the main job audits,
+// the CHANGELOG (what changed, read where the package is installed);
 // never tests, corpora, Rust sources or build output (the native binary
 // travels in the platform package).
 import { test } from 'node:test';
@@ -22,7 +23,16 @@ test('npm pack ships the generated files and every rules table, and no test data
   const tables = readdirSync(join(root, 'rules'))
     .filter((f) => f.endsWith('.json'))
     .map((f) => `rules/${f}`);
-  for (const file of ['index.js', 'index.d.ts', 'main.js', 'main.d.ts', 'dist/reference/index.mjs', 'dist/ts/cli/config.mjs', ...tables])
+  for (const file of [
+    'index.js',
+    'index.d.ts',
+    'main.js',
+    'main.d.ts',
+    'dist/reference/index.mjs',
+    'dist/ts/cli/config.mjs',
+    'CHANGELOG.md',
+    ...tables,
+  ])
     assert.ok(shipped.has(file), `${file} is not shipped`);
   // Every entry point the package declares (the adapters among them) is in the tarball.
   const { exports } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));

@@ -1,5 +1,5 @@
 // The loop detectors of the pure-TypeScript reference engine against the
-// native engine (issue 24 item 3, "the fallback tells the truth"):
+// native engine ("the fallback tells the truth"):
 // - every session of corpus/loops/*.jsonl replayed through both, under a few
 //   configs (defaults, deny, the DSH repeat kept, thresholds changed), with
 //   `check` before each call as the hooks call it: the same verdict objects
@@ -167,7 +167,7 @@ describe('reference loop detectors: the loop corpus, native vs reference', { ski
 const PYTEST = '{"command":"pytest -q"}';
 const REJECTED = (detail) =>
   `Your proposed edit has introduced new syntax error(s). Please understand the fixes and retry your edit commmand.\n\nERRORS:\n- E999 SyntaxError: unmatched '${detail}'`;
-/** Misses on real sessions (issue 21): what each engine must now call a loop, and at which call. */
+/** Misses on real sessions: what each engine must now call a loop, and at which call. */
 const IMPORT_FAIL =
   "Traceback (most recent call last):\n  File \"<string>\", line 1\nImportError: cannot import name 'formatargspec' from 'inspect'\n[exit code: 1]";
 
@@ -198,7 +198,7 @@ const WILD_MISSES = {
     at: 2,
     kind: 'same-error',
   },
-  // The same import failure comes back after patches that failed the same way or otherwise (loops3).
+  // The same import failure comes back after patches that failed the same way or otherwise.
   'the same failure with other calls of the tool between': {
     calls: [
       ['bash', '{"command":"python -c \'import astroid\'"}', IMPORT_FAIL, false],
@@ -210,7 +210,7 @@ const WILD_MISSES = {
     at: 4,
     kind: 'same-error',
   },
-  // An own script catches its error and exits 0; the edits between do not change it (loops3).
+  // An own script catches its error and exits 0; the edits between do not change it.
   'a re-run whose output names an error after each edit': {
     calls: [
       ['bash', '{"command":"python test_fix.py 2>&1"}', 'Error: too many indices for array', false],
@@ -222,7 +222,7 @@ const WILD_MISSES = {
     at: 4,
     kind: 're-read',
   },
-  // OpenHands' browser refuses a click on an element that is not there, again and again (loops3).
+  // OpenHands' browser refuses a click on an element that is not there, again and again.
   'a click refused in words, other clicks between': {
     calls: [
       ['browser_click', '{"index":1260}', 'Element with index 1260 not found', false],
@@ -234,7 +234,7 @@ const WILD_MISSES = {
     at: 4,
     kind: 'same-error',
   },
-  // The same attempt again: the same import check before the test, the test fails the same way (loops3).
+  // The same attempt again: the same import check before the test, the test fails the same way.
   'the same attempt made again with the same failure': {
     calls: [
       ['bash', '{"command":"python fix1.py"}', 'Updated', false],
@@ -248,7 +248,7 @@ const WILD_MISSES = {
     at: 6,
     kind: 're-read',
   },
-  // `pytest | tail` exits 0 whatever pytest said: its import error three times with looks between (loops3).
+  // `pytest | tail` exits 0 whatever pytest said: its import error three times with looks between.
   'a test behind a pipe whose output names an error': {
     calls: [0, 1, 2, 3, 4].map((i) =>
       i % 2 === 0
@@ -263,7 +263,7 @@ const WILD_MISSES = {
     at: 4,
     kind: 're-read',
   },
-  // Three installs killed by the harness's timeout, whose message quotes each command line (loops3).
+  // Three installs killed by the harness's timeout, whose message quotes each command line.
   'a harness error quoting other command lines': {
     calls: [
       [
@@ -296,7 +296,7 @@ const WILD_MISSES = {
     kind: 'same-error',
   },
   // Instrument a file, break its import, restore the backup, start over: every edit differs, and the
-  // import check comes back with the same traceback after a restore (sqlfluff-1733, loops5).
+  // import check comes back with the same traceback after a restore (sqlfluff-1733).
   'the same restore after attempts that end as before': {
     calls: [150, 185, 206, 219].flatMap((line, i) => [
       ['bash', '{"command":"cp src/rules/L003.py.backup src/rules/L003.py"}', '', false],
@@ -312,7 +312,7 @@ const WILD_MISSES = {
     at: 12,
     kind: 'redo',
   },
-  // Claude Code's bare `Exit code 7` three times from three health checks (loops3).
+  // Claude Code's bare `Exit code 7` three times from three health checks.
   'a bare exit status from different calls': {
     calls: [1, 2, 3].map((i) => ['Bash', `{"command":"sleep ${i} && curl -s http://localhost:8081/health"}`, 'Exit code 7', true]),
     at: 2,
@@ -322,7 +322,7 @@ const WILD_MISSES = {
 
 const SCRIPTED = {
   ...Object.fromEntries(Object.entries(WILD_MISSES).map(([name, m]) => [name, m.calls])),
-  // Restores between debug runs that each show something new; a restore before an approach that passes (loops5 traps).
+  // Restores between debug runs that each show something new; a restore before an approach that passes (traps).
   'restores between attempts that show something new': [0, 1, 2, 3].flatMap((i) => [
     ['bash', '{"command":"cp related.py.orig related.py"}', '', false],
     ['bash', `{"command":"python /tmp/add_pre_save_${i}.py"}`, 'Added pre_save', false],
@@ -586,7 +586,7 @@ describe("reference loop detectors: the loop tests' scripted sequences, native v
   }
 });
 
-describe('loop detectors: a concurrent call raises nothing but enters the window (issue 21)', () => {
+describe('loop detectors: a concurrent call raises nothing but enters the window', () => {
   // Five background jobs made in one turn, all failing alike, then the same
   // batch again after their results: alarms only on the second batch's first call.
   const job = (concurrent) => ({
@@ -784,7 +784,7 @@ describe('reference loop detectors: random result texts, native vs reference', {
     '[####=====] 45%',
     'Traceback (most recent call last):',
     '  File "a.py", line 1',
-    // Positions a failure's digest masks (loops6), and near misses.
+    // Positions a failure's digest masks, and near misses.
     '  File "a.py", line 1046, in f',
     'src/main.rs:12:5',
     ' 12 |     let x',

@@ -1034,7 +1034,7 @@ describe('differential: native GuardEngine vs reference', () => {
           'python repro.py',
           'make test || true',
           'grep -rn error logs/',
-          // A fallback that did or did not run (silent6: an unanswered `|| echo` is no probe).
+          // A fallback that did or did not run (an unanswered `|| echo` is no probe).
           'curl -s http://localhost:8081/graph/stats | python3 -m json.tool 2>/dev/null || echo "No stats endpoint"',
           'curl -s "$URL" || echo "no answer from $URL"',
           'ls logs || echo "no logs yet"',

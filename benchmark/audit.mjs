@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Throughput of `toolguard audit` (issue 5 target: >= 50 MB/s of log).
+// Throughput of `toolguard audit` (target: >= 50 MB/s of log).
 //
 //   node benchmark/audit.mjs [--mb 200] [--runs 3] [--quick|--smoke] [--keep] [--json]
 //

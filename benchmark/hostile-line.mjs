@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Peak memory of `toolguard audit` on a hostile log (issue 12 item 4): a small
+// Peak memory of `toolguard audit` on a hostile log: a small
 // zstd file that decodes to one huge line. Before the line limit, a 48 KB file
 // decoding to one 1.5 GB line took 3.4 GB; now memory is bounded by
 // --max-line-bytes (default 256 MiB) plus the zstd window.

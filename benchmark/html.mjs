@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The HTML report of a 300-session audit (issue 15 target: renders in the
+// The HTML report of a 300-session audit (target: renders in the
 // browser in under 2 s): its size, and its render time in headless Chromium.
 //
 //   node benchmark/html.mjs [--sessions 300] [--runs 5] [--quick|--smoke] [--json]

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `toolguard audit` at dataset scale (issue 23 targets):
+// `toolguard audit` at dataset scale (targets):
 //   - 10,000 generated runs (~2 GB of trace JSONL): 2 threads vs 1 (>= 1.7x);
 //   - peak RSS of the streamed report (`--report jsonl`) under 300 MB;
 //   - a Parquet copy of the same runs (one a row) at >= 0.8x the JSONL speed.

@@ -1,4 +1,4 @@
-// Instructions per MiB of the full `observe()` of build-log text (issue 25's
+// Instructions per MiB of the full `observe()` of build-log text (the
 // scan target, ≤ 10 M instructions a MiB, stated in instructions because
 // the wall clock of the shared machines says little). Counted by callgrind
 // (valgrind) inside the native calls of a Node process that observes the

@@ -75,7 +75,7 @@ export function targets(doc) {
   check('native never below 1.0×', [...ratio('engine', () => true), ...ratio('agents', () => true)], (r) => r.speedup >= 1.0);
   // speedup = loops-off / loops-on: on costs at most 1.2× off when it is >= 1/1.2
   // (a call new to the window); the recurring re-test, whose result the
-  // detectors must hash, at most 2× (issue 25).
+  // detectors must hash, at most 2×.
   const retest = (n) => n.startsWith('edit, then the same failing tests');
   check(
     'combined plugin, loops on ≤1.2× loops off (new calls)',
@@ -96,7 +96,7 @@ export function targets(doc) {
     const v = mbs(prefix);
     if (v !== undefined) out.push({ target: label, value: `${v.toFixed(0)} MB/s`, met: v >= min });
   }
-  // The scan target in instructions (issue 25): load does not move it.
+  // The scan target in instructions: load does not move it.
   const instr = doc.throughput.find((t) => t.subject === 'toolguard' && t.name.startsWith('built-in rules'))?.instructions_per_mib;
   if (typeof instr === 'number') {
     out.push({

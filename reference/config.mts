@@ -5,7 +5,7 @@
  * name the rule id. `undefined` means "use the default" everywhere; `null` is
  * accepted as absent only for the config and its two sections, as natively.
  */
-import { configError, invalid, kindOf, pathOf } from './errors.mjs';
+import { configError, kindOf, pathOf } from './errors.mjs';
 import { resolveLoops, type ResolvedLoops } from './loops/index.mjs';
 import { defaultShellTools } from './shell.mjs';
 import { validateThresholds } from './repeat.mjs';
@@ -66,8 +66,8 @@ function enumerableKeys(value: object): string[] {
 const CONFIG_DEPTH_LIMIT = 32;
 
 function checkDepth(value: unknown, depth: number): void {
-  // The binding's own walk refuses it, before the core: a plain input error, as natively.
-  if (depth > CONFIG_DEPTH_LIMIT) throw invalid('toolguard: config is nested too deeply');
+  // The binding's own walk refuses it, before the core, with the core's error (TOOLGUARD_TOO_DEEP), as natively.
+  if (depth > CONFIG_DEPTH_LIMIT) throw configError('toolguard: config is nested too deeply', 'TOOLGUARD_TOO_DEEP', []);
   if (Array.isArray(value)) for (const item of value) checkDepth(item, depth + 1);
   else if (isObject(value)) for (const key of enumerableKeys(value)) checkDepth(value[key], depth + 1);
 }

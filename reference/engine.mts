@@ -7,7 +7,7 @@
  */
 import { parseArguments } from './canonical.mjs';
 import { resolveConfig } from './config.mjs';
-import { invalid, kindOf } from './errors.mjs';
+import { invalid, kindOf, stateError } from './errors.mjs';
 import { adjust, scanContext, SessionReports, SessionWrites, type ActedHit, type ScanContext } from './intent.mjs';
 import { isRejection } from './loops/texts.mjs';
 import { Loops } from './loops/index.mjs';
@@ -362,10 +362,10 @@ export class GuardEngine implements GuardEngineLike {
     if (state === null || typeof state !== 'object') throw invalid('toolguard: state.digest must be 32 hexadecimal digits');
     if (state.digest !== undefined || state.count !== undefined) {
       if (typeof state.digest !== 'string' || !/^[0-9a-f]{32}$/i.test(state.digest)) {
-        throw invalid('toolguard: state.digest must be 32 hexadecimal digits');
+        throw stateError('toolguard: state.digest must be 32 hexadecimal digits', 'digest');
       }
       if (typeof state.count !== 'number' || !Number.isInteger(state.count) || state.count < 1)
-        throw invalid('toolguard: state.count must be an integer >= 1');
+        throw stateError('toolguard: state.count must be an integer >= 1', 'count');
       this.#chains.restore(agentId, state.digest.toLowerCase(), state.count);
     }
     if (state.loops !== undefined) {

@@ -1,7 +1,8 @@
 /**
- * Every config and input error: a plain `Error` whose message names the field
- * or rule, with `code: 'InvalidArg'` as the native addon's errors carry, so
- * callers can handle both engines alike.
+ * An error in the arguments of a call (not in a config or a saved state): a
+ * plain `Error` whose message names the field, with `code: 'InvalidArg'` as
+ * the native binding's own argument checks carry, so callers can handle both
+ * engines alike.
  */
 export function invalid(message: string): Error {
   return Object.assign(new Error(message), { code: 'InvalidArg' });
@@ -11,13 +12,19 @@ export function invalid(message: string): Error {
 export type ConfigPath = Array<string | number>;
 
 /**
- * A config error as the native engine gives it (src/errors.rs): the message,
- * a stable `code` (`TOOLGUARD_WRONG_TYPE`, `TOOLGUARD_OUT_OF_RANGE`,
- * `TOOLGUARD_UNKNOWN_KEY`, `TOOLGUARD_BAD_RULE`, `TOOLGUARD_TOO_DEEP`) and the
- * bad key's `path`, so no caller reads the message.
+ * A config or state error as the native engine gives it (src/errors.rs): the
+ * message, a stable `code` (`TOOLGUARD_WRONG_TYPE`, `TOOLGUARD_OUT_OF_RANGE`,
+ * `TOOLGUARD_UNKNOWN_KEY`, `TOOLGUARD_BAD_RULE`, `TOOLGUARD_TOO_DEEP`,
+ * `TOOLGUARD_BAD_STATE`) and the bad key's `path` in the argument it came
+ * from, so no caller reads the message.
  */
 export function configError(message: string, code: string, path: string | ConfigPath): Error {
   return Object.assign(new Error(message), { code, path: typeof path === 'string' ? pathOf(path) : path });
+}
+
+/** A saved state that no engine could have left: `key` is the bad member of the state. */
+export function stateError(message: string, key: string): Error {
+  return configError(message, 'TOOLGUARD_BAD_STATE', [key]);
 }
 
 /** `config.loudFailure.rules[2].id` → `['loudFailure', 'rules', 2, 'id']`. */

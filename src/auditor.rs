@@ -14,7 +14,7 @@ use toolguard_audit::parallel::{audit_batch, BatchOptions, Event, Input};
 use toolguard_audit::{detect_path, AuditOptions, Auditor as Inner, Format};
 use toolguard_core::config::{Config, ConfigValue};
 
-use crate::errors::{config_error, core_error, invalid};
+use crate::errors::{coded_error, config_error, invalid, option_error};
 
 /// `onProgress(filesDone, filesTotal, bytesDone, bytesTotal, sessions)` of `auditFiles`.
 type BatchProgress<'scope> = Function<'scope, FnArgs<(f64, f64, f64, f64, f64)>, ()>;
@@ -49,9 +49,7 @@ impl Auditor {
             Config::with_loops_by_default(&value).map_err(|e| config_error(&env, e, &value))?;
         let mut inner = Inner::new(&config).map_err(|e| config_error(&env, e, &value))?;
         if let Some(text) = options_json {
-            inner.set_options(
-                AuditOptions::from_json(&text).map_err(|e| invalid(format!("toolguard: {e}")))?,
-            );
+            inner.set_options(AuditOptions::from_json(&text).map_err(|e| option_error(&env, e))?);
         }
         Ok(Self { inner })
     }
@@ -68,6 +66,7 @@ impl Auditor {
     )]
     pub fn audit_file(
         &mut self,
+        env: Env,
         path: String,
         format: Option<String>,
         on_progress: Option<Function<FnArgs<(f64, f64)>, ()>>,
@@ -75,10 +74,15 @@ impl Auditor {
         let format = match format.as_deref() {
             None => Format::Auto,
             Some(name) => Format::parse(name).ok_or_else(|| {
-                invalid(format!(
-                    "toolguard: format must be one of {} (got {name:?})",
-                    Format::NAMES.join(", ")
-                ))
+                coded_error(
+                    &env,
+                    "TOOLGUARD_OUT_OF_RANGE",
+                    &[],
+                    format!(
+                        "toolguard: format must be one of {} (got {name:?})",
+                        Format::NAMES.join(", ")
+                    ),
+                )
             })?,
         };
         let mut failed: Option<Error> = None;
@@ -116,7 +120,7 @@ impl Auditor {
     /// sessions)` every 100 ms or so. `names[i]` is the `file` the report
     /// shows, `keys[i]` what `--shard` hashes (the path relative to its root).
     /// `optionsJson`: `{format?, threads?, shard?: "i/n", column?}`; a bad one
-    /// throws an `InvalidArg` error before any file is read. An exception
+    /// throws before any file is read (`code` and `path` name it). An exception
     /// thrown by a callback stops the batch and is rethrown.
     #[napi(
         catch_unwind,
@@ -139,8 +143,7 @@ impl Auditor {
                 "toolguard: paths, names and keys must have one entry each",
             ));
         }
-        let options = BatchOptions::from_json(&options_json)
-            .map_err(|e| invalid(format!("toolguard: {e}")))?;
+        let options = BatchOptions::from_json(&options_json).map_err(|e| option_error(&env, e))?;
         let inputs: Vec<Input> = paths
             .into_iter()
             .zip(names)
@@ -180,7 +183,8 @@ impl Auditor {
                 }
             }
         };
-        audit_batch(&self.inner, &inputs, &options, &mut on_event).map_err(core_error)?;
+        audit_batch(&self.inner, &inputs, &options, &mut on_event)
+            .map_err(|e| config_error(&env, e, &ConfigValue::Undefined))?;
         match failed {
             Some(e) => Err(e),
             None => Ok(()),

@@ -1,20 +1,36 @@
-//! Errors at the edge: the core's typed [`toolguard_core::Error`] becomes a
-//! JavaScript `Error` here, in one place, and no panic crosses N-API. A
-//! config error is data: the `Error` carries `code` (a stable name) and
-//! `path` (the bad key's path, as lightningcss attaches `loc` and `data`),
-//! an unknown key's also `expected` (the keys its section accepts), and a
-//! config file's also `file` and `line`, so no caller reads the message.
+//! Errors at the edge: the core's typed [`toolguard_core::Error`] (and the
+//! audit's [`OptionError`]) becomes a JavaScript `Error` here, in one place,
+//! and no panic crosses N-API. Every such error is data: the `Error`
+//! carries `code` (a stable name: `TOOLGUARD_…`) and `path` (the bad
+//! value's key path within the argument it came from — the config, a saved
+//! state, the audit's options; `[]` for the argument as a whole — as
+//! lightningcss attaches `loc` and `data`), an unknown key's also
+//! `expected` (the keys its section accepts), and a config file's also
+//! `file` and `line`, so no caller reads the message.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use napi::bindgen_prelude::*;
+use toolguard_audit::OptionError;
 use toolguard_core::config::ConfigValue;
 use toolguard_core::PathStep;
 
-/// A core error without a config to locate it in (a saved state): an
-/// `Error` whose message is the core's `Display` (the texts the tests pin).
-pub fn core_error(e: toolguard_core::Error) -> Error {
-    invalid(e.to_string())
+/// A core error about one argument that is not a config (a saved state):
+/// its message is the core's `Display` (the texts the tests pin), its
+/// `code` the core's, `path` the bad value's key in that argument.
+pub fn core_error(env: &Env, e: toolguard_core::Error, path: &[PathStep]) -> Error {
+    data_error(env, e.to_string(), e.code(), path, e.expected(), None)
+}
+
+/// An audit option that cannot be used (`new Auditor`, `auditFiles`).
+pub fn option_error(env: &Env, e: OptionError) -> Error {
+    data_error(env, e.message, e.code, &e.path, e.expected, None)
+}
+
+/// An error the binding finds itself, as data: `code`, and `path` within
+/// the argument it is about.
+pub fn coded_error(env: &Env, code: &str, path: &[PathStep], message: String) -> Error {
+    data_error(env, message, code, path, None, None)
 }
 
 /// The one mapping of a config error to JavaScript: the core's message,

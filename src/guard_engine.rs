@@ -15,8 +15,9 @@ use toolguard_core::engine::{join_lines, Call, Engine, FailureAction, Output, Sc
 use toolguard_core::loops::{LoopAlarm, LoopOutcome};
 use toolguard_core::shell::exact::{self, ExitStatuses};
 use toolguard_core::shell::intent::ScanContext;
+use toolguard_core::PathStep;
 
-use crate::errors::{config_error, core_error, guarded, invalid, test_panic_point, PanicPoint};
+use crate::errors::{coded_error, config_error, core_error, guarded, test_panic_point, PanicPoint};
 use crate::fast_path::registry;
 use crate::js_input::{
     agent_id_argument, arguments_json, bool_property, exec_name, expect_object, read_result,
@@ -66,7 +67,7 @@ impl GuardEngine {
     #[napi(constructor, catch_unwind, ts_args_type = "config?: GuardConfig")]
     pub fn new(env: Env, config: Option<Unknown>) -> Result<Self> {
         let value = match config {
-            Some(config) => to_config_value(&config, 0)?,
+            Some(config) => to_config_value(&env, &config, 0)?,
             None => ConfigValue::Undefined,
         };
         let config = Config::from_value(&value).map_err(|e| config_error(&env, e, &value))?;
@@ -228,28 +229,41 @@ impl GuardEngine {
     /// below 1 or a malformed loop state throws, naming the field. A loop
     /// state given to an engine with `loops` off is ignored.
     #[napi(catch_unwind)]
-    pub fn restore_chain(&self, agent_id: String, state: ChainState) -> Result<()> {
+    pub fn restore_chain(&self, env: Env, agent_id: String, state: ChainState) -> Result<()> {
+        let key = |k: &str| [PathStep::Key(k.to_owned())];
         if state.digest.is_some() || state.count.is_some() {
             let digest = state
                 .digest
                 .as_ref()
                 .filter(|d| d.len() == 32)
                 .and_then(|d| u128::from_str_radix(d, 16).ok())
-                .ok_or_else(|| invalid("toolguard: state.digest must be 32 hexadecimal digits"))?;
+                .ok_or_else(|| {
+                    coded_error(
+                        &env,
+                        "TOOLGUARD_BAD_STATE",
+                        &key("digest"),
+                        "toolguard: state.digest must be 32 hexadecimal digits".into(),
+                    )
+                })?;
             let count = state.count.unwrap_or(f64::NAN);
             if !(count.is_finite() && count.fract() == 0.0 && count >= 1.0) {
-                return Err(invalid("toolguard: state.count must be an integer >= 1"));
+                return Err(coded_error(
+                    &env,
+                    "TOOLGUARD_BAD_STATE",
+                    &key("count"),
+                    "toolguard: state.count must be an integer >= 1".into(),
+                ));
             }
             self.engine
                 .borrow_mut()
                 .restore_chain(&agent_id, digest, count as u64)
-                .map_err(core_error)?;
+                .map_err(|e| core_error(&env, e, &key("count")))?;
         }
         if let Some(loops) = state.loops.as_deref() {
             self.engine
                 .borrow_mut()
                 .restore_loops(&agent_id, loops)
-                .map_err(core_error)?;
+                .map_err(|e| core_error(&env, e, &key("loops")))?;
         }
         Ok(())
     }

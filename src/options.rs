@@ -8,7 +8,7 @@ use napi_derive::napi;
 use toolguard_core::config::{ConfigValue, CONFIG_DEPTH_LIMIT};
 use toolguard_core::ConfigError;
 
-use crate::errors::core_error;
+use crate::errors::config_error;
 use crate::js_input::type_name;
 
 // ---- TypeScript shapes of the inputs (read by hand, so each bad field
@@ -156,9 +156,13 @@ pub struct ToolResult {
 }
 
 /// Walk a JavaScript config value into the tree `toolguard_core::config` validates.
-pub fn to_config_value(value: &Unknown, depth: usize) -> Result<ConfigValue> {
+pub fn to_config_value(env: &Env, value: &Unknown, depth: usize) -> Result<ConfigValue> {
     if depth > CONFIG_DEPTH_LIMIT {
-        return Err(core_error(ConfigError::TooDeep.into()));
+        return Err(config_error(
+            env,
+            ConfigError::TooDeep.into(),
+            &ConfigValue::Undefined,
+        ));
     }
     Ok(match value.get_type()? {
         ValueType::Undefined => ConfigValue::Undefined,
@@ -172,6 +176,7 @@ pub fn to_config_value(value: &Unknown, depth: usize) -> Result<ConfigValue> {
             let mut items = Vec::with_capacity(len as usize);
             for i in 0..len {
                 items.push(to_config_value(
+                    env,
                     &array.get_element::<Unknown>(i)?,
                     depth + 1,
                 )?);
@@ -190,7 +195,7 @@ pub fn to_config_value(value: &Unknown, depth: usize) -> Result<ConfigValue> {
                     .into_utf8()?
                     .into_owned()?;
                 let item: Unknown = object.get_named_property_unchecked(&key)?;
-                entries.push((key, to_config_value(&item, depth + 1)?));
+                entries.push((key, to_config_value(env, &item, depth + 1)?));
             }
             ConfigValue::Object(entries)
         }

@@ -180,7 +180,7 @@ describe('toolguard/ai-sdk with the real AI SDK', { skip }, () => {
   });
 });
 
-// adapters3 (issues 21/22): what the user reported, and the parallel calls of one model response.
+// What the user reported, and the parallel calls of one model response.
 const tb = 'Traceback (most recent call last):\n  File "/w/repro.py", line 2, in <module>\n';
 const reproduced = `${tb}RuntimeError: Dropped elements in sequence 9 at /w/a.py\n`;
 const issue = 'Combining fails with\nRuntimeError: Dropped elements in sequence 3 at /tmp/x.py\nplease fix';

@@ -1,4 +1,4 @@
-// toolguard/claude-agent-sdk and parallel calls (issue 21; adapters3), in the
+// toolguard/claude-agent-sdk and parallel calls, in the
 // real Agent SDK: Claude Code runs the read-only Bash calls of one model
 // response in parallel (every PreToolUse before the first result), so the
 // calls after the first to come back are `exec.concurrent` and nine

@@ -167,7 +167,7 @@ describe('toolguard/langchain exact mode', () => {
   });
 });
 
-// adapters3 (issues 21/22): what the user reported, and the parallel tool calls of one AI message.
+// What the user reported, and the parallel tool calls of one AI message.
 describe('toolguard/langchain: the user text and parallel calls', () => {
   const tb = 'Traceback (most recent call last):\n  File "/w/repro.py", line 2, in <module>\n';
   const reproduced = `${tb}RuntimeError: Dropped elements in sequence 9 at /w/a.py\n`;

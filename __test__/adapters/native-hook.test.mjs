@@ -48,7 +48,7 @@ function hook(kind, event, { env = {}, args = [], stdinOpen = false } = {}) {
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
-    // Not a speed check: a hook that never ends is the defect (issue 16 item 7).
+    // Not a speed check: a hook that never ends is the defect.
     const hang = setTimeout(() => child.kill('SIGKILL'), 60_000);
     child.on('error', reject);
     // A hook that fails on its command line exits without reading stdin.
@@ -455,7 +455,7 @@ describe('native hook executable', () => {
     assert.deepEqual([empty.code, empty.stderr], [0, '']);
   });
 
-  it('has a deadline in both shells: stdin held open, a held lock, a state directory under /proc (issue 16 item 7)', async () => {
+  it('has a deadline in both shells: stdin held open, a held lock, a state directory under /proc', async () => {
     for (const kind of ['native', 'node']) {
       const held = await hook(kind, '{"session_id":', { stdinOpen: true, env: { TOOLGUARD_HOOK_TIMEOUT_MS: '300' } });
       assert.equal(held.code, 1, kind);

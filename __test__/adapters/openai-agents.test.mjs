@@ -170,7 +170,7 @@ describe('toolguard/openai-agents exact mode (guardTool)', () => {
   });
 });
 
-// adapters3 (issues 21/22): what the user reported, and the function calls of one model response.
+// What the user reported, and the function calls of one model response.
 describe('toolguard/openai-agents: the user text and parallel calls', () => {
   const tb = 'Traceback (most recent call last):\n  File "/w/repro.py", line 2, in <module>\n';
   const reproduced = `${tb}RuntimeError: Dropped elements in sequence 9 at /w/a.py\n`;

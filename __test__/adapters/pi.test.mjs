@@ -229,7 +229,7 @@ describe('toolguard/pi exact mode', () => {
   });
 });
 
-// adapters3 (issues 21/22): what the user reported, and the tool calls of one assistant message.
+// What the user reported, and the tool calls of one assistant message.
 describe('toolguard/pi: the user text and parallel calls', () => {
   it('a reproduction of the error the user quoted is context; the same output without the quote is an error', async () => {
     // Exit 0: the script prints the traceback it caught (pi reports a non-zero exit as an error itself).

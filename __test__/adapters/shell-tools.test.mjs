@@ -1,4 +1,4 @@
-// Issue 22 item 4 (adapters3): every adapter's engine scans the one default
+// Every adapter's engine scans the one default
 // shell-tool list (rules/shell-tools.json), compared without case. The
 // adapters (the Claude Agent SDK adapter too) build their engine with
 // `engineConfig` and never name shell tools

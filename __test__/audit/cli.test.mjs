@@ -255,7 +255,7 @@ test('generic trace: agents, user resets, exit codes, isError, unscanned tools',
   assert.deepEqual(failures(s), [
     ['t1', 'tsc-error', 'error', 4, "src/index.ts(3,14): error TS2322: Type 'string' is not assignable to type 'number'."],
     ['t10', 'command-not-found', 'error', 1, './deploy.sh: line 12: kubectl: command not found'],
-    // The script that ran names its own failure (`program-message` reads any error word since silent6).
+    // The script that ran names its own failure (`program-message` reads any error word of a program that ran).
     ['t10', 'program-message', 'error', 1, './deploy.sh: line 12: kubectl: command not found'],
   ]);
   assert.deepEqual(s.errors, []);

@@ -1,4 +1,4 @@
-// `toolguard audit` as a new user and a CI job meet it (issue 16): exit codes
+// `toolguard audit` as a new user and a CI job meet it: exit codes
 // that make a mistyped path fail, standard input, colours on demand, and the
 // SARIF and JUnit XML reports CI systems read. The CLI runs as a child
 // process on real files.

@@ -211,7 +211,7 @@ test('input that is no log: a binary file is one error, an unknown JSON shape on
   writeFileSync(bin, bytes);
   const other = join(dir, 'other.jsonl');
   writeFileSync(other, '{"a":1}\n{"b":2}\n');
-  // Nothing could be read from either: exit 2 (issue 16), the report still printed.
+  // Nothing could be read from either: exit 2, the report still printed.
   const { doc } = json([bin, other], undefined, [2]);
   assert.deepEqual(
     doc.sessions.map((s) => [s.errorCount, s.errors[0].message.split(' (')[0]]),
@@ -222,7 +222,7 @@ test('input that is no log: a binary file is one error, an unknown JSON shape on
   );
 });
 
-test('a trace that starts with the documented user line is read as a trace (issue 16)', () => {
+test('a trace that starts with the documented user line is read as a trace', () => {
   const dir = mkdtempSync(join(tmpdir(), 'toolguard-trace-'));
   const file = join(dir, 't.jsonl');
   const call = JSON.stringify({ agentId: 'main', tool: 'bash', arguments: { command: 'ls' }, output: 'x' });

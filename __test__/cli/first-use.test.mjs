@@ -1,4 +1,4 @@
-// What a new user met on a second first run (issue 26): each command says
+// What a new user meets on a first run: each command says
 // what it did, does not report an all-clear it did not check, and piping
 // into `head` or asking for --help stays quiet. Child processes on real files.
 import { test } from 'node:test';

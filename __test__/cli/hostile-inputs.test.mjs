@@ -1,5 +1,4 @@
-// What a demanding new user met feeding the CLI hostile inputs (round of
-// newuser3): each path that could not do its job names what was wrong and
+// A demanding new user feeding the CLI hostile inputs: each path that could not do its job names what was wrong and
 // exits 2, never with a stack trace. Child processes; the sessions are the
 // repository's own sample.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// What a new user met on a second pass (task newuser4): a config on stdin
+// What a new user meets on a second pass: a config on stdin
 // (`check-config -`, `rules --config -`), help lines within 80 columns, the
 // missing native binary said without a useless "Try --help", and `--html
 // DIR/` that neither writes into a stranger's folder nor leaves stale run

@@ -1,4 +1,4 @@
-// Unknown config keys in the DSH plugins (issue 16, item 6), inside the real
+// Unknown config keys in the DSH plugins, inside the real
 // harness: the drop-ins keep loading a cordis.yml row the official plugin
 // loads (it ignores unknown keys) but warn once naming the key; the combined
 // plugin (no original to match) refuses one, naming it.

@@ -127,7 +127,7 @@ test('combined plugin with loops.deny: pre-execute refuses a call that continues
   assert.equal(runs, 5);
 });
 
-// adapters3 (issue 21): DSH runs the calls of tools that say `isConcurrencySafe`
+// DSH runs the calls of tools that say `isConcurrencySafe`
 // in parallel (every tools/pre-execute of the group before the first result);
 // after the first result of such a group, the others are concurrent: no alarm.
 test('combined plugin: nine identical parallel calls of one step raise no loop alarm; the same nine one step each do', async (t) => {

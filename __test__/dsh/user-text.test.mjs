@@ -1,4 +1,4 @@
-// What the user reported, inside the real DSH harness (issue 22; adapters3):
+// What the user reported, inside the real DSH harness:
 // the combined `toolguard/dsh` plugin notes the user's message, so a
 // reproduction printing the error the user quoted is a `context` notice, not
 // an `error` block. The standalone `loud-failure` drop-in keeps the official

@@ -1,4 +1,4 @@
-// `prepare` builds only what is missing (issue 24 item 6): nothing when dist/
+// `prepare` builds only what is missing: nothing when dist/
 // is built and a prebuilt binary loads, the TypeScript layer alone when only
 // dist/ is missing, the native build only where no binary loads (and then a
 // clear error without cargo). Run on a stand-in package whose build scripts

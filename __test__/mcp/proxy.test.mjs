@@ -576,7 +576,7 @@ describe('McpGuard on plain messages', () => {
   });
 });
 
-// adapters3 (issue 21): calls a client sends while others await their result
+// Calls a client sends while others await their result
 // (parallel calls of one model turn) raise no loop alarm; MCP carries no user
 // message, so the proxy has no user text to note (docs/adapters.md).
 describe('toolguard mcp: parallel calls', () => {

@@ -2,7 +2,7 @@
 //! would not run (`RuleSet::prefilter_candidates` false) has no match, for
 //! each line on its own and for the whole text. The table is the built-ins
 //! plus case-insensitive user rules (`i` without and with `u`), whose case
-//! variants fill literal sets (issue 25: `(?i)error`'s 32 variants once got
+//! variants fill literal sets (`(?i)error`'s 32 variants once got
 //! an empty set and the rule never ran).
 //!
 //! Input: the first byte picks the reading. Even: the rest as text (lossy

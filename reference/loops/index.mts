@@ -15,7 +15,7 @@
  * kind of engine.
  */
 import { canonicalizeValue, parseArguments } from '../canonical.mjs';
-import { invalid, kindOf } from '../errors.mjs';
+import { kindOf, stateError } from '../errors.mjs';
 import { digest } from '../normalize.mjs';
 import { classifyCall, isShellTool } from '../shell.mjs';
 import type { LoopDenyVerdict, LoopVerdict } from '../types.mjs';
@@ -268,7 +268,7 @@ export class Loops {
       return;
     }
     const restored = parseState(state, this.#window);
-    if (restored === undefined) throw invalid('toolguard: state.loops is not a saved loop state');
+    if (restored === undefined) throw stateError('toolguard: state.loops is not a saved loop state', 'loops');
     this.#agents.set(agent, restored);
   }
 

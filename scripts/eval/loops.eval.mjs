@@ -13,7 +13,7 @@
 //
 // From a test: `import { evaluateLoops, goals } from '../../scripts/eval/loops.eval.mjs'`,
 // `const result = await evaluateLoops({ toolguardConfig: { … } })`, then
-// `goals(result)` says where toolguard stands against issue 10's goals.
+// `goals(result)` says where toolguard stands against the loop detectors' goals.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -191,7 +191,7 @@ export async function evaluateLoops(options = {}) {
 }
 
 /**
- * Where one system stands against issue 10's goals: catch >= 95% of the
+ * Where one system stands against the loop detectors' goals: catch >= 95% of the
  * episodes with no alarm on a trap, catch every episode some baseline
  * catches, no later than the earliest baseline, and beat every baseline on
  * episodes caught and on traps alarmed.
@@ -224,7 +224,7 @@ export function goals({ results }, name = 'toolguard') {
 export function formatGoals(g) {
   const pct = (x) => `${Math.round(x * 100)}%`;
   return [
-    `${g.name} against the goals of issue 10: ${g.met ? 'met' : 'not met'}`,
+    `${g.name} against the loop detectors' goals: ${g.met ? 'met' : 'not met'}`,
     `- episodes caught: ${pct(g.caughtShare)} (goal >= 95%); traps alarmed: ${g.trapsAlarmed} (goal 0)`,
     `- more episodes caught than every baseline: ${g.moreCaughtThanEveryBaseline ? 'yes' : 'no'}; fewer traps alarmed than every baseline: ${g.fewerTrapsAlarmedThanEveryBaseline ? 'yes' : 'no'}`,
     `- episodes a baseline catches and ${g.name} misses: ${g.missedThatBaselinesCatch.length}${g.missedThatBaselinesCatch.length ? ` (${g.missedThatBaselinesCatch.join(', ')})` : ''}`,

@@ -690,7 +690,7 @@ S('reread-after-sed-dsh', 'dsh', async (a) => {
   a.readFile('deploy.env');
 });
 
-// ───────────── traps: restoring a file between attempts (loops5) ─────────────
+// ───────────── traps: restoring a file between attempts ─────────────
 
 S('restore-new-approach-dsh', 'dsh', async (a) => {
   a.files(F.statskit);
@@ -719,7 +719,7 @@ S('restore-debug-rounds-codex', 'codex', async (a) => {
   a.sh(test);
 });
 
-// ───────────── the same failure at shifted lines (loops6) ─────────────
+// ───────────── the same failure at shifted lines ─────────────
 
 /** A report script whose parse fails on the row `n/a` (a real ValueError). */
 const ledger = {

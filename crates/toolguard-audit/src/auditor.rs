@@ -12,6 +12,7 @@ use toolguard_core::config::{Config, LoudFailureConfig};
 use toolguard_core::engine::{Engine, Scanner};
 
 use crate::detect::{Format, Shape};
+use crate::options::AuditOptions;
 use crate::replay::Run;
 use crate::report::SessionReport;
 use crate::{lines, openhands_v1, session, zstd};
@@ -27,48 +28,8 @@ pub const MAX_TIMELINE_CALLS: usize = 10_000;
 /// Progress is reported after at least this many more input bytes.
 const PROGRESS_STEP: u64 = 4 << 20;
 
-/// Limits of one audit, set by the caller (the CLI's flags).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct AuditOptions {
-    /// A longer line is reported and skipped; memory stays bounded by it.
-    #[serde(default = "default_max_line_bytes")]
-    pub max_line_bytes: usize,
-    /// Lines stamped before this time (ms since the epoch) are skipped.
-    #[serde(default)]
-    pub since_ms: Option<i64>,
-}
-
-/// 256 MiB: far above any real line, far below what would exhaust memory.
-pub const DEFAULT_MAX_LINE_BYTES: usize = 256 << 20;
-
 /// The UTF-8 byte order mark, skipped at the start of an input.
 pub(crate) const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
-
-fn default_max_line_bytes() -> usize {
-    DEFAULT_MAX_LINE_BYTES
-}
-
-impl Default for AuditOptions {
-    fn default() -> Self {
-        Self {
-            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
-            since_ms: None,
-        }
-    }
-}
-
-impl AuditOptions {
-    /// From the JSON text the N-API layer passes (`{maxLineBytes?, sinceMs?}`).
-    pub fn from_json(text: &str) -> Result<Self, String> {
-        let options: Self =
-            serde_json::from_str(text).map_err(|e| format!("audit options: {e}"))?;
-        if options.max_line_bytes == 0 {
-            return Err("audit options: maxLineBytes must be at least 1".to_owned());
-        }
-        Ok(options)
-    }
-}
 
 /// Audits logs; each file starts with fresh chains.
 pub struct Auditor {

@@ -25,6 +25,7 @@ mod opencode;
 mod openhands_llm;
 mod openhands_v0;
 mod openhands_v1;
+mod options;
 mod otlp;
 pub mod parallel;
 mod parquet;
@@ -50,8 +51,9 @@ mod tests_trajectories;
 #[cfg(test)]
 mod tests_wild;
 
-pub use auditor::{AuditOptions, Auditor, DEFAULT_MAX_LINE_BYTES, MAX_ERRORS, MAX_TIMELINE_CALLS};
+pub use auditor::{Auditor, MAX_ERRORS, MAX_TIMELINE_CALLS};
 pub use detect::Format;
+pub use options::{AuditOptions, OptionError, DEFAULT_MAX_LINE_BYTES};
 pub use report::{
     FailureFinding, InputError, LoopFinding, Note, OutputContext, ReminderFinding, SessionReport,
     Timeline, TimelineCall,

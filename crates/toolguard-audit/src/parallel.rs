@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 
 use crate::auditor::Auditor;
 use crate::detect::Format;
+use crate::options::{OptionError, Options};
 use crate::parquet;
 use crate::report::SessionReport;
 
@@ -92,34 +93,41 @@ impl BatchOptions {
     /// From the JSON text the N-API layer passes:
     /// `{format?, threads?, shard?: "i/n", column?}` (threads 0 or absent:
     /// one per core).
-    pub fn from_json(text: &str) -> Result<Self, String> {
-        #[derive(serde::Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Raw {
-            format: Option<String>,
-            threads: Option<usize>,
-            shard: Option<String>,
-            column: Option<String>,
-        }
-        let raw: Raw = serde_json::from_str(text).map_err(|e| format!("batch options: {e}"))?;
-        let format = match raw.format.as_deref() {
+    pub fn from_json(text: &str) -> Result<Self, OptionError> {
+        let options = Options::parse(
+            text,
+            "batch options",
+            &["format", "threads", "shard", "column"],
+        )?;
+        let format = match options.string("format")? {
             None => Format::Auto,
-            Some(name) => Format::parse(name).ok_or_else(|| {
-                format!(
-                    "format must be one of {} (got {name:?})",
-                    Format::NAMES.join(", ")
+            Some(name) => Format::parse(&name).ok_or_else(|| {
+                options.error(
+                    "TOOLGUARD_OUT_OF_RANGE",
+                    "format",
+                    format!(
+                        "format must be one of {} (got {name:?})",
+                        Format::NAMES.join(", ")
+                    ),
                 )
             })?,
         };
-        let threads = match raw.threads {
+        let threads = match options.whole("threads")? {
             None | Some(0) => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            Some(n) => n,
+            Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
+        };
+        let shard = match options.string("shard")? {
+            None => None,
+            Some(text) => Some(
+                Shard::parse(&text)
+                    .map_err(|message| options.error("TOOLGUARD_OUT_OF_RANGE", "shard", message))?,
+            ),
         };
         Ok(Self {
             threads,
             format,
-            shard: raw.shard.as_deref().map(Shard::parse).transpose()?,
-            column: raw.column,
+            shard,
+            column: options.string("column")?,
         })
     }
 }

@@ -650,7 +650,7 @@ fn a_300_call_loop_is_one_finding_numbered_as_the_timeline() {
 }
 
 /// Trace lines of a reproduction: the script run reproduces the error the
-/// user quoted (adapters3; issue 22).
+/// user quoted.
 fn reproduction_trace(user: &str) -> String {
     let tb = "Traceback (most recent call last):\n  File \"/w/repro.py\", line 2, in <module>\n";
     let run = serde_json::json!({"tool":"bash","arguments":{"command":"cd /w && python repro.py"},

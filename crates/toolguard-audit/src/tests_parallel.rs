@@ -161,11 +161,26 @@ fn batch_options_from_json() {
         )
     );
     assert!(BatchOptions::from_json(r#"{"threads":0}"#).unwrap().threads >= 1);
-    assert!(BatchOptions::from_json(r#"{"shard":"3/2"}"#)
-        .unwrap_err()
-        .contains("--shard"));
-    assert!(BatchOptions::from_json(r#"{"format":"nope"}"#)
-        .unwrap_err()
-        .contains("format must be one of"));
-    assert!(BatchOptions::from_json(r#"{"thread":1}"#).is_err());
+    // Errors are data: a code and the option's key.
+    let code_and_path = |text: &str| {
+        let e = BatchOptions::from_json(text).unwrap_err();
+        (e.code, e.path)
+    };
+    let key = |k: &str| vec![toolguard_core::PathStep::Key(k.to_owned())];
+    assert_eq!(
+        code_and_path(r#"{"shard":"3/2"}"#),
+        ("TOOLGUARD_OUT_OF_RANGE", key("shard"))
+    );
+    assert_eq!(
+        code_and_path(r#"{"format":"nope"}"#),
+        ("TOOLGUARD_OUT_OF_RANGE", key("format"))
+    );
+    assert_eq!(
+        code_and_path(r#"{"threads":-1}"#),
+        ("TOOLGUARD_WRONG_TYPE", key("threads"))
+    );
+    assert_eq!(
+        code_and_path(r#"{"thread":1}"#),
+        ("TOOLGUARD_UNKNOWN_KEY", key("thread"))
+    );
 }

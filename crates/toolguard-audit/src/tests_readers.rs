@@ -454,10 +454,29 @@ fn since_skips_older_lines() {
             .since_ms,
         Some(5)
     );
-    assert!(AuditOptions::from_json(r#"{"maxLineBytes":0}"#).is_err());
-    assert!(AuditOptions::from_json(r#"{"since":5}"#)
-        .unwrap_err()
-        .contains("unknown field"));
+    let code_and_path = |text: &str| {
+        let e = AuditOptions::from_json(text).unwrap_err();
+        (e.code, e.path)
+    };
+    let key = |k: &str| vec![toolguard_core::PathStep::Key(k.to_owned())];
+    assert_eq!(
+        code_and_path(r#"{"maxLineBytes":0}"#),
+        ("TOOLGUARD_OUT_OF_RANGE", key("maxLineBytes"))
+    );
+    assert_eq!(
+        code_and_path(r#"{"maxLineBytes":"1M"}"#),
+        ("TOOLGUARD_WRONG_TYPE", key("maxLineBytes"))
+    );
+    assert_eq!(
+        code_and_path(r#"{"since":5}"#),
+        ("TOOLGUARD_UNKNOWN_KEY", key("since"))
+    );
+    assert_eq!(code_and_path("[1]"), ("TOOLGUARD_WRONG_TYPE", vec![]));
+    assert_eq!(code_and_path("{"), ("TOOLGUARD_BAD_JSON", vec![]));
+    assert_eq!(
+        AuditOptions::from_json(r#"{"maxLineBytes":null}"#).unwrap(),
+        AuditOptions::default()
+    );
 }
 
 /// A reader that yields `n` bytes of one endless JSON string, then a newline and a good line.

@@ -1,6 +1,6 @@
 // toolguard as its CLI runs it: `toolguard audit --json` over the session
 // files, with the audit's own defaults. An alarm is each entry of a session's
-// `loops` list (the loop detectors of issue 10: one entry per episode, placed
+// `loops` list (the loop detectors: one entry per episode, placed
 // at its first and its last alarm), else of its `reminders`, placed at the
 // call it names (`callId`).
 import { execFileSync } from 'node:child_process';
@@ -25,7 +25,7 @@ export function prepare(sessions, { auditArgs = [] } = {}) {
   reports = new Map(JSON.parse(out).sessions.map((r) => [resolve(root, r.file), r]));
 }
 
-/** Whether the audit reports a `loops` list (issue 10's detectors) at all. */
+/** Whether the audit reports a `loops` list (the loop detectors) at all. */
 export const reportsLoops = () => [...reports.values()].some((r) => Array.isArray(r.loops));
 
 export function replaySession(session, options) {

@@ -1,6 +1,6 @@
 // toolguard itself, through the real engine (the package root: native addon,
 // or the reference engine where there is none). An alarm is the verdict's
-// `loop` member when it has one (the loop detectors of issue 10), else its
+// `loop` member when it has one (the loop detectors), else its
 // `reminder` (today's DSH-exact repeat reminder).
 import { createRequire } from 'node:module';
 

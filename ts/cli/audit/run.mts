@@ -155,8 +155,9 @@ function runAudit(argv: string[]): number {
     } catch (e) {
       // A page the HTML folder's thread could not write, thrown through the batch.
       if (pages?.error) throw pages.error;
-      // Only the options can be refused before the audit starts (a bad --shard).
-      if ((e as { code?: string }).code === 'InvalidArg') throw new UsageError((e as Error).message.replace(/^toolguard: /, ''));
+      // Only the options can be refused before the audit starts (a bad
+      // --shard): an error of toolguard's own, with a code, names the option.
+      if (isToolguardError(e)) throw new UsageError(e.message);
       throw e;
     }
     pages?.finish();
@@ -203,6 +204,12 @@ function runAudit(argv: string[]): number {
     return 2;
   }
   return summary.exitCode;
+}
+
+/** An error the native side raised as data (`code` `TOOLGUARD_…`, `path`: src/errors.rs), not a callback's rethrown. */
+function isToolguardError(e: unknown): e is Error & { code: string } {
+  const code = (e as { code?: unknown } | null)?.code;
+  return e instanceof Error && typeof code === 'string' && code.startsWith('TOOLGUARD_');
 }
 
 /** Runs from which the table report ends with the dataset summary (docs/audit-at-scale.md). */

@@ -289,7 +289,7 @@ const MIN_SAMPLED: usize = 8 + STEP - 1;
 /// of the phrases' folded windows at offsets `0..STEP`, and a hit is
 /// compared whole. A `read_file` result cost ~2,900 instructions a call in
 /// the lowercased copy and packed search (most of the loop detectors' cost
-/// for a call new to the window, issue 25); sampling costs ~1,000.
+/// for a call new to the window); sampling costs ~1,000.
 struct Sampled {
     bits: Box<[u64; 1 << (BITS - 6)]>,
     windows: HashMap<u64, Vec<(usize, usize)>, FastHash>,

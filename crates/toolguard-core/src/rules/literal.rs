@@ -615,7 +615,7 @@ mod tests {
     /// A cover keeps the set's promise: every literal contains one of its
     /// pieces, and it is never empty. Sizes around the mask width: 32
     /// (`error`'s case variants) overflowed the `u32` mask and gave an empty
-    /// cover, so the scanner never ran the rule (issue 25).
+    /// cover, so the scanner never ran the rule.
     #[test]
     fn cover_covers_every_literal_at_any_set_size() {
         let mut sets: Vec<Set> = ["error", "failed", "warning", "no such", "exit st"]

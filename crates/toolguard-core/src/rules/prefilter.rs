@@ -2,7 +2,7 @@
 //! `Literal` strategy's one pass, `scan.rs`).
 //!
 //! aho-corasick's packed (Teddy/SIMD) searcher is fast for a few dozen
-//! literals; the broad table has over 200 (issue 11), and beyond 64 the
+//! literals; the broad table has over 200, and beyond 64 the
 //! searcher falls back to an automaton at ~0.3 GB/s. So literals of `LONG`
 //! bytes or more are found by sampling: every `STRIDE`-th position's 4-byte
 //! window is looked up in a bit set of the windows those literals have at
@@ -18,7 +18,7 @@
 //! fingerprints the shortest pattern's length, so one 2-byte pattern would
 //! cost the others their selectivity.
 //!
-//! Tried (speed3): anchors for every literal in one pass. The 431 built-in
+//! Tried: anchors for every literal in one pass. The 431 built-in
 //! literals of 3+ bytes need over 100 distinct 4-byte anchors, and 64
 //! (Teddy's limit) only with common trigrams (`er `, `in `, `ion`): 97 M
 //! instructions per MiB of build log instead of 20.5 M, most of it Teddy's

@@ -780,7 +780,7 @@ fn builtin_vetoes_against_fixtures() {
 /// Lines padded with whitespace where Rust and JavaScript trims differ or
 /// agree (U+0085, U+FEFF, NBSP, U+3000 …), against the oracle, with the
 /// built-ins and case-insensitive user rules whose case variants fill a
-/// literal set: the shape of issue 25's U+3000 mismatch (`(?i)error`'s 32
+/// literal set: the shape of a U+3000 mismatch found by fuzzing (`(?i)error`'s 32
 /// variants got an empty literal cover and the rule never ran; any padding
 /// that defeats its `^\S` veto showed it, U+3000 was where the shrinker
 /// stopped).

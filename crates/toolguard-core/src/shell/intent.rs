@@ -1079,7 +1079,7 @@ mod tests {
 
     #[test]
     fn a_fallback_that_did_not_run_is_no_probe() {
-        // Each was `context` before silent6 (read as a probe's answer).
+        // Each is no probe's answer (once read as one: `context`).
         // The API's error body: json.tool succeeded, the fallback never ran.
         let curl = "curl -s \"http://localhost:8081/graph/stats\" | python3 -m json.tool 2>/dev/null || echo \"No stats endpoint\"";
         let body = "{\n    \"detail\": \"Not Found\"\n}\n";
@@ -1124,7 +1124,7 @@ mod tests {
 
     #[test]
     fn an_html_error_page_from_the_network_is_an_error() {
-        // Missed before silent6: no rule read an error page.
+        // Once missed: no rule read an error page.
         let page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n  <title>SearXNG</title>\n</head>\n<body>\n  <main>\n    <h1>Page not found</h1>\n    <p>Go to <a href=\"/\">search page</a>.</p>\n  </main>\n</body>\n</html>\n";
         assert_eq!(
             action(&[], "sleep 3 && curl -s http://localhost:8080/health", page),
@@ -1143,7 +1143,7 @@ mod tests {
 
     #[test]
     fn a_program_that_ran_names_its_own_failure() {
-        // Missed before silent6: `file format not recognized` was not one
+        // Once missed: `file format not recognized` was not one
         // of program-message's texts; any error-lexicon word counts now.
         let out = "objdump: site/docs.html: file format not recognized\ndisassembled\n";
         assert_eq!(
@@ -1169,7 +1169,7 @@ mod tests {
 
     #[test]
     fn a_child_process_that_failed_and_a_failure_line_behind_a_hidden_status() {
-        // Missed before silent6.
+        // Both once missed.
         let jobs = "job lint finished with exit code 0\njob test finished with exit code 3\n1 of 3 jobs failed\n";
         assert_eq!(
             action(&[], "python3 jobs/run_jobs.py | tail -n 4", jobs),
@@ -1201,7 +1201,7 @@ mod tests {
 
     #[test]
     fn a_caught_missing_attribute_under_a_label_is_an_error() {
-        // Missed before silent6 (`caught-attribute-error`): the script caught
+        // Once missed (`caught-attribute-error`): the script caught
         // the AttributeError of its own call and printed it under a label.
         let out = "Test 1: MIGRATE=False, SERIALIZE=True\n  \u{2713} Passed\n\nTest 2: MIGRATE=False, SERIALIZE=False\n  \u{2717} Failed: AttributeError: 'NoneType' object has no attribute 'DATABASES'\n\nAll tests completed!\n";
         assert_eq!(
@@ -1209,7 +1209,7 @@ mod tests {
             Some(FailureAction::Error)
         );
         // Not a `brokenScript` rule: from the agent's own script it is
-        // excused unless the user's messages say otherwise (silent4), and a
+        // excused unless the user's messages say otherwise, and a
         // displayed log does not count.
         let write = "cat > simple_test.py << 'EOF'\nprint(1)\nEOF";
         let caught = "Trying to compile ExpressionWrapper(Q(pk__in=[])):\nError: 'Q' object has no attribute 'as_sql'\n";
@@ -1227,7 +1227,7 @@ mod tests {
         assert_eq!(action(&[], cmd, out), Some(FailureAction::Error));
         // The fallback did not print: the command before it reported
         // success, so the error it printed is no asked-for negative answer
-        // (silent6: an unanswered fallback is no probe).
+        // (an unanswered fallback is no probe).
         let quiet = "Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\nValueError: bad value\n";
         assert_eq!(action(&[], cmd, quiet), Some(FailureAction::Error));
         // A lookup's negative answer is what was asked.
