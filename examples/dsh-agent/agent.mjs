@@ -10,9 +10,10 @@
 //   npm install @deepseek-ai/cordis@4.0.4 @deepseek-ai/schemastery@3.18.4 @deepseek-ai/dsh-llm@0.1.0-rc.8 …
 // Run: node node_modules/toolguard/examples/dsh-agent/agent.mjs
 
-// The DSH agent loop uses Promise.withResolvers, which Node 20 lacks.
-if (typeof Promise.withResolvers !== 'function') {
-  Promise.withResolvers = function withResolvers() {
+// The DSH agent loop uses Promise.withResolvers, which Node 20 lacks (the cast: Node 20's lib does not declare it).
+const PromiseCtor = /** @type {PromiseConstructor & { withResolvers?: Function }} */ (Promise);
+if (typeof PromiseCtor.withResolvers !== 'function') {
+  PromiseCtor.withResolvers = function withResolvers() {
     let resolve, reject;
     const promise = new this((res, rej) => {
       resolve = res;
@@ -48,6 +49,10 @@ class ScriptedModel extends LlmAdapter {
   seen = 0;
   calls = 0;
 
+  /**
+   * @param {import('@deepseek-ai/dsh-llm/types').GenerateOptions} options
+   * @returns {AsyncGenerator<import('@deepseek-ai/dsh-llm/types').StreamChunk>}
+   */
   async *stream(options) {
     this.report(options.messages);
     const args = steps.shift();
@@ -97,6 +102,7 @@ const textOf = (content) =>
     .join('\n');
 const indent = (text) => text.replace(/^/gm, '    | ');
 
+/** @type {import('@deepseek-ai/dsh-tools').ToolDefinition} */
 const bash = {
   name: 'bash',
   description: 'Run a shell command (canned transcripts in this example)',
@@ -113,7 +119,8 @@ app.plugin(SystemPrompt, {});
 app.plugin(ToolRuntime, {});
 app.plugin(AgentRegistry);
 app.plugin(AgentLoop, { agents: [] });
-await app.plugin(toolguard, {});
+// The cast: toolguard's published types leave cordis out (it type-checks without DSH installed).
+await app.plugin(/** @type {any} */ (toolguard), {});
 app.llm.registerAdapter(['scripted'], new ScriptedModel());
 app.tools.register(bash);
 
