@@ -47,9 +47,12 @@ test('npm pack ships the generated files and every rules table, and no test data
     files.some((f) => f.startsWith('samples/')),
     'the bundled sample the main job audits',
   );
+  // The one example that ships: docs/dsh.md runs it from node_modules.
+  assert.ok(shipped.has('examples/dsh-agent/agent.mjs'), 'the DSH example agent');
   const unwanted = files.filter(
     (f) =>
-      /^(__test__|corpus|crates|src|fuzz|scripts|target|node_modules|npm|examples)\//.test(f) ||
+      /^(__test__|corpus|crates|src|fuzz|scripts|target|node_modules|npm)\//.test(f) ||
+      (f.startsWith('examples/') && !f.startsWith('examples/dsh-agent/')) ||
       /\.(node|rs|tgz)$/.test(f) ||
       /(^|\/)fixtures\//.test(f),
   );

@@ -6,12 +6,12 @@
  * @module toolguard/dsh/core
  */
 import type { Context } from '@deepseek-ai/cordis';
-import { boundContextSummary, createUserMessage } from '@deepseek-ai/dsh-llm';
 import type { Agent } from '@deepseek-ai/dsh-agent';
 import type { PostToolDecision, ToolExecution, ToolExecutionResult } from '@deepseek-ai/dsh-tools';
 import type { UserMessage } from '@deepseek-ai/dsh-session';
 import { GuardEngine, observeCall, observeCallValue } from 'toolguard';
 import { ASYNC_SCAN_THRESHOLD, ModelResponses } from '../adapters/common.mjs';
+import { boundContextSummary, createUserMessage } from './peers.mjs';
 
 /** Engine configuration, as `new GuardEngine()` takes it. */
 export type EngineConfig = ConstructorParameters<typeof GuardEngine>[0];

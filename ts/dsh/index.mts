@@ -6,9 +6,10 @@
  * @module toolguard/dsh
  */
 import type { Context } from '@deepseek-ai/cordis';
-import z from '@deepseek-ai/schemastery';
+import type Schema from '@deepseek-ai/schemastery';
 import type { LoopsOptions } from 'toolguard';
 import { installGuard } from './core.mjs';
+import { z } from './peers.mjs';
 import { LoudFailureConfig, RepeatConfig, type ConfigSchema, type PluginContext } from './schema.mjs';
 
 export const name = 'toolguard';
@@ -21,13 +22,13 @@ export interface Config {
 }
 
 export const Config: ConfigSchema<Config> = z.object({
-  repeat: RepeatConfig as z<RepeatConfig>,
-  loudFailure: LoudFailureConfig as z<LoudFailureConfig>,
+  repeat: RepeatConfig as Schema<RepeatConfig>,
+  loudFailure: LoudFailureConfig as Schema<LoudFailureConfig>,
   loops: z
     .union([z.boolean(), z.dict(z.any())])
     .description(
       'Loop detectors over calls and results (README "Loop detection"): false for DSH\'s exact repeat reminder instead.',
-    ) as unknown as z<boolean | LoopsOptions>,
+    ) as unknown as Schema<boolean | LoopsOptions>,
 });
 
 export function apply(ctx: PluginContext, config: Config): void {

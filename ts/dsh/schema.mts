@@ -5,7 +5,8 @@
  * @module toolguard/dsh/schema
  */
 import { createRequire } from 'node:module';
-import z from '@deepseek-ai/schemastery';
+import type Schema from '@deepseek-ai/schemastery';
+import { z } from './peers.mjs';
 
 /** The one default shell-tool list (rules/shell-tools.json), compared without case. */
 const SHELL_TOOLS: string[] = (createRequire(import.meta.url)('toolguard/rules/shell-tools.json') as { shellTools: string[] }).shellTools;
@@ -67,7 +68,7 @@ const Rule = z.object({
   message: z.string().description('One line, shown to the model next to the matching line.'),
   reason: z.string().description('Why the rule is high precision (documentation only).'),
   unless: z.string().description('A veto pattern: a match is passed over when this matches within 2 lines of it.'),
-}) as unknown as z<LoudFailureRule>;
+}) as unknown as Schema<LoudFailureRule>;
 
 export const LoudFailureConfig: ConfigSchema<LoudFailureConfig> = z.object({
   rules: z.array(Rule).default([]),
