@@ -1,5 +1,5 @@
-// The loop detectors keep two bit sets that share values (loops.rs and its
-// twin reference/loops.mts): an entry's `flags` (TROUBLED = 0x80, PATHLESS =
+// The loop detectors keep two bit sets that share values (loops/entry.rs and
+// its twin reference/loops/entry.mts): an entry's `flags` (TROUBLED = 0x80, PATHLESS =
 // 0x40, DONE = 0x20 …), saved in the loop state, and the effect cache's
 // bits beside the effect code (NO_PATH = 0x80, HIDDEN = 0x40, WRITES = 0x20),
 // which `observe` unpacks into booleans and never stores. Sharing values is

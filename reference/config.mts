@@ -6,7 +6,7 @@
  * accepted as absent only for the config and its two sections, as natively.
  */
 import { configError, invalid, kindOf, pathOf } from './errors.mjs';
-import { resolveLoops, type ResolvedLoops } from './loops.mjs';
+import { resolveLoops, type ResolvedLoops } from './loops/index.mjs';
 import { defaultShellTools } from './shell.mjs';
 import { validateThresholds } from './repeat.mjs';
 import type { RuleAction, RuleWhen } from './types.mjs';

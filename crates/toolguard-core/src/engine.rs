@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::chain::{any_match, Chains, Reminder, Wildcard};
 use crate::config::{Config, LoopsConfig, LoudFailureConfig, RepeatConfig};
 use crate::error::{Error, RuleError};
-use crate::loop_texts;
+use crate::loops::texts;
 use crate::loops::{CallMark, LoopAlarm, LoopDeny, LoopOutcome, Loops};
 use crate::markers::shows_failure;
 use crate::rules::{line_and_excerpt, Action, RuleMatch, RuleSet};
@@ -206,7 +206,7 @@ fn tool_rejection(output: &str) -> Option<RuleMatch> {
     let end = output[start..]
         .find('\n')
         .map_or(output.len(), |i| start + i);
-    if !loop_texts::is_rejection(&output[start..end], true) {
+    if !texts::is_rejection(&output[start..end], true) {
         return None;
     }
     let (line, excerpt) = line_and_excerpt(output, start);

@@ -13,7 +13,6 @@ pub mod config;
 pub mod digest;
 pub mod engine;
 pub mod error;
-mod loop_texts;
 pub mod loops;
 pub mod markers;
 pub mod normalize;

@@ -135,7 +135,7 @@ export function scoreSilent(labels, flags, covered, { alarm = 'any' } = {}) {
 
 // ---------- alarm texts false for their call ----------
 // A loop alarm's text makes a claim about the call it is attached to. The
-// claims toolguard's texts make (crates/toolguard-core/src/loops.rs), checked
+// claims toolguard's texts make (crates/toolguard-core/src/loops/texts.rs), checked
 // against what the call was and what it returned:
 //   re-read    "The content has not changed since you last read it"  → false on a call that changes state
 //   repeat/cycle "Calling it again will return the same thing"      → false when this call's result differs

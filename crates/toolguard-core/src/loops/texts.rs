@@ -1,8 +1,10 @@
-//! The texts the loop detectors look for in results, from the data file
-//! `rules/loops.json`: a tool's rejection said in words (a failure with no
-//! error flag), a search's "nothing found" (an answer, not a failure), a
-//! poll's "the job has ended". Decoded once per process; matched
-//! case-insensitively as plain text.
+//! What the loop detectors say and what they read in words. The alarm's
+//! text (evidence, reminder, advice) and a refusal's advice; and the
+//! phrases of the data file `rules/loops.json` the detectors look for in
+//! results: a tool's rejection said in words (a failure with no error
+//! flag), a search's "nothing found" (an answer, not a failure), a poll's
+//! "the job has ended" (decoded once per process; matched
+//! case-insensitively as plain text).
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -11,8 +13,210 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use serde_json::Value;
 
 use crate::digest::FastHash;
+use crate::shell;
 
-const DATA: &str = include_str!("../../../rules/loops.json");
+use super::detect::{About, Found};
+use super::entry::Active;
+use super::errors::error_line;
+use super::{LoopAlarm, LoopKind, Loops, EVIDENCE_CALLS};
+
+impl Loops {
+    /// The alarm for `found`, the newest step of `episode`, raised at a
+    /// call of `tool` whose result is `text`.
+    pub(super) fn alarm(
+        &self,
+        tool: &str,
+        found: Found,
+        episode: &Active,
+        text: &str,
+        arguments_json: &str,
+    ) -> LoopAlarm {
+        let calls = list_calls(episode.first_ordinal, &found.calls, episode.calls);
+        let count = episode.count;
+        let first = episode.first_ordinal;
+        let over = found
+            .span_ms
+            .filter(|ms| *ms >= 60_000)
+            .map(|ms| format!(" over {}", minutes(ms)))
+            .unwrap_or_default();
+        let (evidence, head) = match (found.kind, found.about) {
+            (LoopKind::Repeat, About::Polls) => (
+                format!("calls {calls}: the same {tool} poll, nothing new each time{over}"),
+                format!("{tool} polled the same job {count} times in a row and showed nothing new each time{over} (calls {calls})."),
+            ),
+            (LoopKind::Repeat, About::EndedJob) => (
+                format!("calls {calls}: the same {tool} poll of a job that has ended, the same result each time"),
+                format!("{tool} polled a job that has already ended {count} times in a row and got the same result each time (calls {calls})."),
+            ),
+            (LoopKind::Repeat, _) => (
+                format!("calls {calls}: the same {tool} call, the same result each time"),
+                format!("{tool} was called {count} times in a row with the same arguments and returned the same result each time (calls {calls})."),
+            ),
+            (LoopKind::Cycle, About::Polls) => (
+                format!(
+                    "calls {calls}: a block of {} polls repeated with nothing new, {count} rounds{over}",
+                    found.period
+                ),
+                format!(
+                    "the last {} calls (calls {calls}) poll the same job in the same block of {} calls and show nothing new each round{over}; this is round {count}.",
+                    episode.calls,
+                    found.period
+                ),
+            ),
+            (LoopKind::Cycle, _) => (
+                format!(
+                    "calls {calls}: a block of {} calls repeated with the same results, {count} rounds",
+                    found.period
+                ),
+                format!(
+                    "the last {} calls (calls {calls}) repeat the same block of {} calls with the same results every round; this is round {count}.",
+                    episode.calls,
+                    found.period
+                ),
+            ),
+            (LoopKind::SameError, _) => {
+                let line = error_line(text).map(excerpt).unwrap_or_default();
+                let how = if found.distinct == 1 {
+                    "the same call each time".to_owned()
+                } else if found.distinct < found.count {
+                    format!("with {} different sets of arguments", found.distinct)
+                } else {
+                    "each time with other arguments".to_owned()
+                };
+                let row = if found.scattered {
+                    ", whatever was tried in between,"
+                } else {
+                    " in a row"
+                };
+                (
+                    format!("calls {calls}: {tool} failed with the same error each time: {line}"),
+                    format!("{tool} failed {count} times{row} with the same error, {how} (calls {calls}): {line}"),
+                )
+            }
+            (LoopKind::Redo, About::Undo) => {
+                let what = restored(tool, arguments_json);
+                let (before, failed) = found.echo.unwrap_or_default();
+                (
+                    format!("calls {calls}: the same {tool} restore of {what}, attempts in between; call #{failed} failed as call #{before} had"),
+                    format!("{tool} restored {what} the same way {count} times since call #{first} (calls {calls}), each time undoing the changes made since, and the attempts in between end as before: call #{failed} failed exactly as call #{before} had."),
+                )
+            }
+            (LoopKind::Redo, _) => (
+                format!("calls {calls}: the same {tool} change made again with the same result, only looks in between"),
+                format!("{tool} made the same change {count} times since call #{first} with the same result each time, with nothing but looking in between (calls {calls})."),
+            ),
+            (LoopKind::ReRead, About::Reruns) if found.scattered => (
+                format!("calls {calls}: the same {tool} run failed the same way after the same steps as before"),
+                format!("{tool} ran the same command {count} times since call #{first} and it failed the same way each time, after the same steps as the time before (calls {calls})."),
+            ),
+            (LoopKind::ReRead, About::Reruns) => (
+                format!("calls {calls}: the same {tool} run failed the same way each time, other calls in between"),
+                format!("{tool} ran the same command {count} times since call #{first} and it failed the same way each time, whatever was done in between (calls {calls})."),
+            ),
+            (LoopKind::ReRead, _) => (
+                format!("calls {calls}: the same {tool} call returned the same result, other calls in between"),
+                format!("{tool} was called with the same arguments {count} times since call #{first} and returned the same result each time (calls {calls})."),
+            ),
+        };
+        let reminders = episode.reminders;
+        // A loop that goes on after its first reminder hears it again, and
+        // louder: the model is told how many it has already had.
+        let lead = if reminders > 1 {
+            format!("[toolguard] Loop detected (reminder {reminders} for this loop, which began at call #{first}):")
+        } else {
+            "[toolguard] Loop detected:".to_owned()
+        };
+        let text = format!(
+            "{lead} {head} {}",
+            advice(found.kind, found.transient, found.about)
+        );
+        let mut shown = found.calls;
+        if shown.len() > EVIDENCE_CALLS {
+            shown.drain(..shown.len() - EVIDENCE_CALLS);
+        }
+        LoopAlarm {
+            kind: found.kind,
+            tool: tool.to_owned(),
+            count,
+            period: found.period,
+            calls: shown,
+            first,
+            last: episode.last_ordinal,
+            evidence,
+            text,
+            summary: format!("{tool}: {} × {count}", found.kind.label()),
+            reminders,
+        }
+    }
+}
+
+pub(super) fn advice(kind: LoopKind, transient: bool, about: About) -> &'static str {
+    if transient {
+        return "The service is rate-limiting or temporarily unavailable: wait before the next attempt (back off, and longer each time) or check its status instead of retrying at once.";
+    }
+    match about {
+        About::Polls => return "The job may still be running and simply quiet: wait longer before the next check (back off, and longer each time), or look at it another way (its log file, its process, what it writes); if it has hung, stop it and say so.",
+        About::EndedJob => return "The job has ended, so polling it again will return the same thing: read its final output and exit status and act on them.",
+        About::Reruns => return "What changed in between has not changed the failure: find out why it fails (read the error, check your assumption) before running it again.",
+        About::Undo => return "Undoing the change and trying again has not got you further: find out why the attempts fail (read the error, check your assumption) before the next one, or try another approach.",
+        About::Calls => {}
+    }
+    match kind {
+        LoopKind::Repeat => "Calling it again will return the same thing. Read the result you already have, then change something (the arguments, the approach), or stop and report what blocks you.",
+        LoopKind::Cycle => "Nothing changes between rounds. Stop the cycle: find out why the failing step keeps failing (read the error, check your assumption) and do something different.",
+        LoopKind::SameError => "Changing the arguments does not reach the cause. Diagnose the error itself (read it, check what it names) before trying again.",
+        LoopKind::ReRead => "The content has not changed since you last read it. Use what you already have instead of fetching it again.",
+        LoopKind::Redo => "Doing it again has not changed anything: check whether it took effect, and why not, before doing it again; try another way.",
+    }
+}
+
+/// What a restore writes, for an undo alarm: the first two paths the call
+/// writes (by the shell model), or "the same files".
+fn restored(tool: &str, arguments_json: &str) -> String {
+    let model = shell::classify_call(tool, arguments_json);
+    let paths: Vec<String> = model.writes.iter().take(2).map(|p| excerpt(p)).collect();
+    if paths.is_empty() {
+        "the same files".to_owned()
+    } else {
+        paths.join(" and ")
+    }
+}
+
+/// `12 min`, `2 h 5 min`.
+fn minutes(ms: u64) -> String {
+    let m = ms / 60_000;
+    if m < 60 {
+        format!("{m} min")
+    } else if m.is_multiple_of(60) {
+        format!("{} h", m / 60)
+    } else {
+        format!("{} h {} min", m / 60, m % 60)
+    }
+}
+
+/// `#3, #4, #5`: the episode's latest calls (at most [`EVIDENCE_CALLS`]),
+/// after its first call and `…` when the episode (`total` calls, begun at
+/// `first`) holds more than they show.
+fn list_calls(first: u64, calls: &[u64], total: u64) -> String {
+    let skip = calls.len().saturating_sub(EVIDENCE_CALLS);
+    let shown = &calls[skip..];
+    let mut out: Vec<String> = shown.iter().map(|c| format!("#{c}")).collect();
+    if total > shown.len() as u64 && shown.first() != Some(&first) {
+        out.insert(0, "…".to_owned());
+        out.insert(0, format!("#{first}"));
+    }
+    out.join(", ")
+}
+
+fn excerpt(line: &str) -> String {
+    let line = line.trim();
+    match line.char_indices().nth(160) {
+        Some((i, _)) => format!("{}…", &line[..i]),
+        None => line.to_owned(),
+    }
+}
+
+const DATA: &str = include_str!("../../../../rules/loops.json");
 
 /// Bytes of a result searched for a rejection phrase: a harness says it first.
 const REJECTION_HEAD: usize = 1024;
@@ -248,6 +452,7 @@ pub fn job_done(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::loops::testing::*;
 
     /// The sampled test says what the lowercased search says: every phrase
     /// in mixed case at every offset of the head (and across its end),
@@ -359,5 +564,69 @@ mod tests {
         let long = format!("{}No exact match found", "é".repeat(REJECTION_HEAD));
         assert!(!is_rejection(&long, false));
         assert_eq!(rejection_line(&long), None);
+    }
+
+    #[test]
+    fn caller_ordinals_name_the_calls() {
+        let mut l = loops();
+        let out = LoopOutcome {
+            text: "same",
+            ..Default::default()
+        };
+        let mut last = None;
+        for ordinal in [40, 47, 52] {
+            last = l.observe_marked(
+                "a",
+                "bash",
+                PYTEST,
+                &out,
+                CallMark {
+                    ordinal: Some(ordinal),
+                    time_ms: None,
+                    concurrent: false,
+                },
+            );
+        }
+        let a = last.expect("three in a row");
+        assert_eq!((a.first, a.last, a.calls), (40, 52, vec![40, 47, 52]));
+        assert!(a.text.contains("#40, #47, #52"), "{}", a.text);
+    }
+
+    #[test]
+    fn the_texts_of_a_scattered_same_error_say_so() {
+        let mut l = loops();
+        let fail = "E: ModuleNotFoundError: No module named 'numpy'\n[exit code: 1]";
+        let mut last = None;
+        for (i, cmd) in [
+            "pip install numpy",
+            "ls",
+            "apt-get install numpy",
+            "ls",
+            "pip3 install numpy",
+        ]
+        .iter()
+        .enumerate()
+        {
+            let args = format!(r#"{{"command":"{cmd}"}}"#);
+            let out = if i % 2 == 0 { fail } else { "a b" };
+            last = l.observe(
+                "a",
+                "bash",
+                &args,
+                &LoopOutcome {
+                    text: out,
+                    is_error: false,
+                    flagged: false,
+                },
+            );
+        }
+        let alarm = last.expect("an alarm at the third install");
+        assert!(
+            alarm
+                .text
+                .contains("failed 3 times, whatever was tried in between, with the same error"),
+            "{}",
+            alarm.text
+        );
     }
 }
