@@ -1,6 +1,6 @@
 /** Failures of one tool with one error, for different arguments (crates/toolguard-core/src/loops/same_error.rs). */
 import { type Found, found, type Limits, type Window } from './detect.mjs';
-import { E, type Entry, failing, sameResult, SOFT } from './entry.mjs';
+import { E, type Entry, failing, MUTATION, PATHLESS, sameResult, SOFT } from './entry.mjs';
 
 /** With other calls between them, failures with one error count for `same-error` only among the last this many calls. */
 const RECENT = 12;
@@ -15,9 +15,18 @@ export function sameError(limits: Limits, w: Window): Found | undefined {
     const succeeded = new Set<string>();
     let scattered = false;
     let skipped = false;
+    // A successful change by another tool since the failure last counted, and whether one came between counted failures.
+    let changed = false;
+    let tried = false;
     for (let i = 1; i < n; i += 1) {
       const e = at(i);
-      if (e.tool !== last.tool) continue;
+      const change = (e.flags & MUTATION) !== 0;
+      // A refused edit of a file after a change that went through, by any tool, is a new attempt on changed files.
+      if (change && last.effect === E.WRITE && (last.flags & PATHLESS) === 0) break;
+      if (e.tool !== last.tool) {
+        changed ||= change;
+        continue;
+      }
       if (!(failing(e) && (e.sig === last.sig || (e.bare !== '' && e.bare === last.bare)))) {
         if (!failing(e)) succeeded.add(e.call);
         skipped = true;
@@ -26,13 +35,15 @@ export function sameError(limits: Limits, w: Window): Found | undefined {
       if (succeeded.has(e.call) || (skipped && i >= RECENT)) break;
       // The same call failing otherwise since (the values in the line moved): that is progress.
       if (chain.some((r) => r.call === e.call && !sameResult(r, e))) break;
-      scattered ||= skipped;
+      // Changes made between the failures: not "in a row", and the agent was trying something.
+      scattered ||= skipped || changed;
+      tried ||= changed;
       chain.push(e);
     }
     const distinct = new Set(chain.map((e) => e.call)).size;
     // With other calls between them, a loop only when one of them was a state change (an attempt);
     // a refused change tried again the same way counts alone.
-    const attempt = chain.some((e) => e.attempt);
+    const attempt = tried || chain.some((e) => e.attempt);
     const count = scattered && !attempt ? 1 : distinct >= 2 || (scattered && last.effect === E.WRITE) ? chain.length : 1;
     const soft = chain.some((e) => (e.flags & SOFT) !== 0);
     const limit = limits.threshold(soft ? config.softError : config.sameError, multiplier, transient);
