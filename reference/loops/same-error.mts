@@ -15,9 +15,8 @@ export function sameError(limits: Limits, w: Window): Found | undefined {
     const succeeded = new Set<string>();
     let scattered = false;
     let skipped = false;
-    // A successful change by another tool since the failure last counted, and whether one came between counted failures.
+    // A successful change by another tool since the failure last counted: the run after it is a verification.
     let changed = false;
-    let tried = false;
     for (let i = 1; i < n; i += 1) {
       const e = at(i);
       const change = (e.flags & MUTATION) !== 0;
@@ -35,15 +34,14 @@ export function sameError(limits: Limits, w: Window): Found | undefined {
       if (succeeded.has(e.call) || (skipped && i >= RECENT)) break;
       // The same call failing otherwise since (the values in the line moved): that is progress.
       if (chain.some((r) => r.call === e.call && !sameResult(r, e))) break;
-      // Changes made between the failures: not "in a row", and the agent was trying something.
+      // Changes made between the failures: not "in a row" — the runs after them verify the changes.
       scattered ||= skipped || changed;
-      tried ||= changed;
       chain.push(e);
     }
     const distinct = new Set(chain.map((e) => e.call)).size;
     // With other calls between them, a loop only when one of them was a state change (an attempt);
     // a refused change tried again the same way counts alone.
-    const attempt = tried || chain.some((e) => e.attempt);
+    const attempt = chain.some((e) => e.attempt);
     const count = scattered && !attempt ? 1 : distinct >= 2 || (scattered && last.effect === E.WRITE) ? chain.length : 1;
     const soft = chain.some((e) => (e.flags & SOFT) !== 0);
     const limit = limits.threshold(soft ? config.softError : config.sameError, multiplier, transient);
