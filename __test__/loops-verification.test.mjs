@@ -31,9 +31,11 @@ const TRACEBACK = 'Traceback (most recent call last):\n  File "reproduce.py", li
 const REFUSED = (s) => `<tool_use_error>String to replace not found in file.\nString: ${s}</tool_use_error>`;
 const CC_EDIT = (s) => args({ file_path: '/p/C.tsx', old_string: s, new_string: 'z' });
 const CANCELLED = '<tool_use_error>Cancelled: parallel tool call Bash(git-ai prompts --since 1d 2>&1) errored</tool_use_error>';
-const IMPORT_FAIL = "Exit code 1\nTraceback (most recent call last):\n  File \"<string>\", line 1\nImportError: cannot import name 'x' from 'pkg'";
+const IMPORT_FAIL =
+  "Exit code 1\nTraceback (most recent call last):\n  File \"<string>\", line 1\nImportError: cannot import name 'x' from 'pkg'";
 const CC_EDITED = 'The file pkg/__init__.py has been updated successfully.';
-const query = (i) => args({ command: `gh api graphql -f query='{ thread${i} }' | python3 -c 'import json,sys; print(json.load(sys.stdin))'` });
+const query = (i) =>
+  args({ command: `gh api graphql -f query='{ thread${i} }' | python3 -c 'import json,sys; print(json.load(sys.stdin))'` });
 
 const interleave = (a, b) => a.flatMap((x, i) => (b[i] ? [x, b[i]] : [x]));
 const edits = [1, 2, 3].map((i) => ['bash', edit(i), EDITED, false]);
@@ -41,15 +43,24 @@ const edits = [1, 2, 3].map((i) => ['bash', edit(i), EDITED, false]);
 /** name → { calls: [tool, argumentsJson, output, isError][], at: index of the first alarm (-1: none), kind } */
 const CASES = {
   'reads of a file between SWE-agent editor edits in a bash call': {
-    calls: interleave(Array.from({ length: 4 }, () => ['bash', READ, 'def f(x):\n    return x', false]), edits),
+    calls: interleave(
+      Array.from({ length: 4 }, () => ['bash', READ, 'def f(x):\n    return x', false]),
+      edits,
+    ),
     at: -1,
   },
   'a passing re-run that mentions errors, after each edit': {
-    calls: interleave(Array.from({ length: 4 }, () => ['bash', REPRO, PASSING, false]), edits),
+    calls: interleave(
+      Array.from({ length: 4 }, () => ['bash', REPRO, PASSING, false]),
+      edits,
+    ),
     at: -1,
   },
   'the same re-run failing with the same traceback after each edit': {
-    calls: interleave(Array.from({ length: 4 }, () => ['bash', REPRO, TRACEBACK, false]), edits),
+    calls: interleave(
+      Array.from({ length: 4 }, () => ['bash', REPRO, TRACEBACK, false]),
+      edits,
+    ),
     at: 4,
     kind: 're-read',
   },
@@ -69,7 +80,12 @@ const CASES = {
   },
   'calls the harness cancelled with a failing sibling': {
     calls: [
-      ['Bash', args({ command: 'git-ai prompts --since 1d 2>&1' }), "Exit code 1\nError parsing --since: Invalid --since value: '1d'", true],
+      [
+        'Bash',
+        args({ command: 'git-ai prompts --since 1d 2>&1' }),
+        "Exit code 1\nError parsing --since: Invalid --since value: '1d'",
+        true,
+      ],
       ['Bash', args({ command: 'git notes --ref=ai show 3e2941c' }), CANCELLED, true],
       ['Bash', args({ command: 'ls -la ~/.git-ai/internal/daemon/' }), CANCELLED, true],
       ['Bash', args({ command: 'git-ai help' }), CANCELLED, true],
