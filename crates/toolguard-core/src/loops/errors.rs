@@ -349,14 +349,11 @@ pub(super) fn error_label(line: &str) -> bool {
         .next()
         .unwrap_or("");
     let next = t.as_bytes().get(head.len()).copied();
-    if head.eq_ignore_ascii_case("error")
-        || head.eq_ignore_ascii_case("fatal")
-        || head.eq_ignore_ascii_case("panic")
-        || head.eq_ignore_ascii_case("exception")
-    {
-        if matches!(next, Some(b':' | b'[')) {
-            return true;
-        }
+    let label = ["error", "fatal", "panic", "exception"]
+        .iter()
+        .any(|l| head.eq_ignore_ascii_case(l));
+    if label && matches!(next, Some(b':' | b'[')) {
+        return true;
     }
     // An exception's name: `ValueError: x`, `java.io.IOException: x`, `AssertionError`.
     let named = (head.ends_with("Error") || head.ends_with("Exception"))
