@@ -5,7 +5,7 @@
 // which `observe` unpacks into booleans and never stores. Sharing values is
 // safe only while the cache bits stay out of the entry: this checks, through
 // the saved state of both engines, that a pathless write is PATHLESS (not
-// TROUBLED), a re-run naming an error is TROUBLED, and no entry's effect
+// TROUBLED), a re-run showing an error is TROUBLED, and no entry's effect
 // carries a cache bit.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -44,9 +44,9 @@ function entries(Engine, calls) {
 const calls = [
   ['pip install requests', 'Successfully installed requests-2.32.3'], // a write that names no file: NO_PATH in the cache
   ['echo done > out.txt', ''], // a write of a path: WRITES in the cache
-  ['python run.py | tail -3', 'result: FAILED'], // a run that hides its status: HIDDEN in the cache
-  ['python run.py', 'result: FAILED'],
-  ['python run.py', 'result: FAILED'], // again, naming an error with no failure said: TROUBLED
+  ['python run.py | tail -3', 'Error: the run failed'], // a run that hides its status: HIDDEN in the cache
+  ['python run.py', 'Error: the run failed'],
+  ['python run.py', 'Error: the run failed'], // again, naming an error with no failure said: TROUBLED
 ];
 
 function check(Engine) {

@@ -19,6 +19,7 @@
  */
 import { createRequire } from 'node:module';
 
+import { byCommand, prefixedEffect, shellCommandRule, toolRule } from './harness.mjs';
 import { utf8Head } from './normalize.mjs';
 import { trimLikeRust } from './whitespace.mjs';
 
@@ -771,10 +772,32 @@ function lookup(name: string): Program | undefined {
   return t.programs.get(name) ?? t.programs.get(name.replace(/[0-9.]+$/, ''));
 }
 
+/**
+ * programs.rs `harness_command`: `cmd` as a harness command run in a shell — its
+ * effect, and the file its first operand (after an editor's sub-command) names,
+ * unless a line range or an option. False when the harness model does not know it.
+ */
+function harnessCommand(cmd: Command, args: string[]): boolean {
+  const rule = shellCommandRule(cmd.program);
+  if (rule === undefined) return false;
+  const effect = byCommand(rule, args[0]);
+  if (effect === undefined) return false;
+  cmd.effect = effect;
+  const operand = args[rule.kind === 'by-command' ? 1 : 0];
+  if (operand !== undefined && !operand.startsWith('-') && !/^[0-9:]*$/.test(operand)) {
+    if (effect === 'write') cmd.writes.push(operand);
+    else if (effect === 'read') cmd.reads.push(operand);
+  }
+  return true;
+}
+
 function classify(cmd: Command, args: string[], raw: RawCommand, depth: number, model: Building): void {
   const name = cmd.program;
   let prog = lookup(name);
   if (prog === undefined) {
+    // A harness's tool defined as a shell command (SWE-agent's `open`, `edit 1:5`,
+    // `str_replace_editor view a.py`): the harness tool model says.
+    if (harnessCommand(cmd, args)) return;
     // Unknown: a script path (`./run.sh`) or a program the table lacks.
     cmd.effect = name.includes('test') ? 'test' : 'run';
     if (name.includes('.') || raw.words[0]!.includes('/')) cmd.script = raw.words[0];
@@ -985,139 +1008,34 @@ function skillCall(record: Record<string, unknown>): string | undefined {
   return name !== '' && /^[A-Za-z0-9_]+$/.test(name) && code.endsWith(')') ? name.toLowerCase() : undefined;
 }
 
-/** The effect of a non-shell tool by its name (lowercased, after an MCP prefix) and, for editors, its `command`. */
+/**
+ * tools.rs `sub_command`: the sub-command an editor's arguments name — its
+ * `command` (or, with no `command` member, `action`); in SWE-agent's command
+ * form (`{"command": "str_replace_editor view /a.py"}`) the word after the tool's name.
+ */
+function subCommand(short: string, record: Record<string, unknown>): string | undefined {
+  const value = Object.hasOwn(record, 'command') ? record.command : record.action;
+  if (typeof value !== 'string') return undefined;
+  const words = splitWhitespace(value);
+  return words[0] === short ? words[1] : value;
+}
+
+/** Rust `str::split_whitespace`. */
+const splitWhitespace = (s: string) =>
+  s.split(/[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/).filter((w) => w !== '');
+
+/** tools.rs `effect_of`: the harness tool model (rules/harness-tools.json) decides, by name and, for editors, the sub-command. */
 function toolEffect(short: string, args: unknown): Effect | undefined {
   const record = isRecord(args) ? args : {};
+  const rule = toolRule(short);
+  if (rule === undefined) return prefixedEffect(short);
   // OpenHands' IPython tool runs one agent-skill call: the skill says what the call does.
-  if (short === 'run_ipython' || short === 'ipython' || short === 'execute_ipython_cell') {
+  if (rule.kind === 'by-code') {
     const skill = skillCall(record);
     return skill === undefined ? undefined : toolEffect(skill, null);
   }
-  const subValue =
-    typeof record.command === 'string'
-      ? record.command
-      : record.command === undefined && typeof record.action === 'string'
-        ? record.action
-        : '';
-  const sub = typeof subValue === 'string' ? subValue : '';
-  if (short.startsWith('browser_')) {
-    const op = short.slice('browser_'.length);
-    if (['navigate_back', 'go_back', 'back', 'navigate_forward', 'go_forward'].includes(op)) return 'navigate';
-    if (
-      [
-        'snapshot',
-        'take_screenshot',
-        'screenshot',
-        'console_messages',
-        'network_requests',
-        'tab_list',
-        'get_text',
-        'get_html',
-        'read',
-        'get_state',
-        'get_content',
-        'get_page_state',
-      ].includes(op)
-    )
-      return 'read';
-    if (op === 'wait_for' || op === 'wait') return 'wait';
-    return 'write';
-  }
-  if (['str_replace_editor', 'str_replace_based_edit_tool', 'text_editor', 'file_editor', 'edit_tool'].includes(short)) {
-    return sub === 'view' ? 'read' : sub === '' ? undefined : 'write';
-  }
-  return TOOL_EFFECTS.get(short);
+  return byCommand(rule, subCommand(short, record));
 }
-
-const TOOL_EFFECTS = new Map<string, Effect>([
-  ...[
-    'read',
-    'read_file',
-    'readfile',
-    'view',
-    'view_file',
-    'open_file',
-    'open',
-    'cat',
-    'get_file_contents',
-    'fs_read',
-    'read_text_file',
-    'read_multiple_files',
-    'notebookread',
-    'list_dir',
-    'list_directory',
-    'ls',
-    'list_files',
-    'directory_tree',
-    'goto_line',
-    'scroll_down',
-    'scroll_up',
-  ].map((k): [string, Effect] => [k, 'read']),
-  ...[
-    'edit',
-    'multiedit',
-    'write',
-    'write_file',
-    'create',
-    'create_file',
-    'str_replace',
-    'edit_file',
-    'replace',
-    'insert',
-    'apply_patch',
-    'applypatch',
-    'notebookedit',
-    'delete_file',
-    'move_file',
-    'rename_file',
-    'append_file',
-    'search_replace',
-    'replace_in_file',
-    'write_to_file',
-    'undo_edit',
-    'edit_notebook',
-    'edit_file_by_replace',
-    'insert_content_at_line',
-    'killbash',
-    'killshell',
-    'kill_shell',
-    'kill',
-  ].map((k): [string, Effect] => [k, 'write']),
-  ...[
-    'bashoutput',
-    'job_output',
-    'tail_output',
-    'read_output',
-    'check_output',
-    'get_output',
-    'taskoutput',
-    'task_output',
-    'await',
-    'wait',
-    'sleep',
-    'write_stdin',
-    'process_output',
-  ].map((k): [string, Effect] => [k, 'wait']),
-  ...[
-    'grep',
-    'glob',
-    'search',
-    'find',
-    'search_files',
-    'file_search',
-    'codebase_search',
-    'grep_search',
-    'find_files',
-    'search_code',
-    'find_file',
-    'search_file',
-    'search_dir',
-  ].map((k): [string, Effect] => [k, 'search']),
-  ...['webfetch', 'websearch', 'web_fetch', 'web_search', 'fetch', 'http_request', 'fetch_url'].map((k): [string, Effect] => [
-    k,
-    'network',
-  ]),
-]);
 
 // ---------------------------------------------------------------- mod.rs
 
@@ -1213,10 +1131,9 @@ function toolModel(name: string, argumentsJson: string): CallModel {
     else if (Array.isArray(record.paths)) for (const p of record.paths) if (typeof p === 'string') cmd.reads.push(p);
   } else if (effect === 'write') {
     // SWE-agent's command form: `{"command": "create repro.py"}` (tools.rs `command_operand`).
-    const words = (text('command') ?? '')
-      .split(/[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/)
-      .filter((w) => w !== '');
-    const operand = words[0] === short ? words[1] : undefined;
+    const words = splitWhitespace(text('command') ?? '');
+    // An editor's path comes after its sub-command (`str_replace_editor create a.py`).
+    const operand = words[0] === short ? words[toolRule(short)?.kind === 'by-command' ? 2 : 1] : undefined;
     const written = path ?? (operand !== undefined && !/^[0-9:]+$/.test(operand) ? operand : undefined);
     if (written !== undefined) cmd.writes.push(written);
     if (short === 'apply_patch' || short === 'applypatch') {

@@ -24,21 +24,11 @@ export interface ResolvedLoops {
   mutatingTools: string[];
 }
 
-/** Tools that edit files in the hosts toolguard knows (config.rs `DEFAULT_MUTATING_TOOLS`). */
-export const DEFAULT_MUTATING_TOOLS = [
-  'edit_file',
-  'write_file',
-  'create_file',
-  'Edit',
-  'MultiEdit',
-  'Write',
-  'NotebookEdit',
-  'apply_patch',
-  'str_replace_editor',
-  'str_replace_based_edit_tool',
-  'edit',
-  'write',
-];
+/**
+ * Tools whose success changes files beyond what the harness tool model knows (config.rs
+ * `DEFAULT_MUTATING_TOOLS`): none — rules/harness-tools.json says which tools of every harness write.
+ */
+export const DEFAULT_MUTATING_TOOLS: string[] = [];
 
 /** Keys of the `loops` section, in documented order (config.rs `LOOPS_KEYS`). */
 export const LOOPS_KEYS = [

@@ -15,13 +15,14 @@ import {
   isFrame,
   isWrapper,
   namesError,
+  showsError,
   rustLines,
   signature,
   stopped,
   transient,
 } from './errors.mjs';
 import type { LoopKind, LoopOutcome } from './index.mjs';
-import { foundNothing, isRejection, jobDone, rejectionLine } from './texts.mjs';
+import { foundNothing, isRejection, jobDone, notRun, rejectionLine } from './texts.mjs';
 
 /** Entry flags. */
 export const FAILED = 1;
@@ -158,11 +159,14 @@ export function entryOf(
     codexExitFailed(text) ||
     // A tool that refused the call in words (an edit rejected).
     isRejection(text, tool.shell);
+  // A call the harness never ran (cancelled with a failing sibling) did not fail, whatever flag it carries.
+  const ran = !notRun(text);
   // A failure seen only by a silent-failure rule in an output that shows an
   // HTTP error status is that status: a soft failure.
-  let failed = hard || (outcome.flagged && httpError(text) === undefined);
-  // A run or test whose real status the command hid: its output naming an error is the failure.
-  if (!failed && hidden && (effect === E.RUN || effect === E.TEST) && namesError(text)) failed = true;
+  let failed = (hard && ran) || (outcome.flagged && httpError(text) === undefined);
+  // A run or test whose real status the command hid: its output showing an error (an error line as
+  // programs print it, not just the word) is the failure.
+  if (!failed && hidden && (effect === E.RUN || effect === E.TEST) && showsError(text)) failed = true;
   // A search that found nothing answered the question: not a failure.
   if (failed && !outcome.flagged && effect === E.SEARCH && foundNothing(text, isWrapper)) failed = false;
   if (failed) flags |= FAILED;
@@ -186,8 +190,9 @@ export function entryOf(
   }
   if (effect === E.WAIT && jobDone(text)) flags |= DONE;
   if (pathless) flags |= PATHLESS;
-  // A run or test that comes back and names an error in its output, though nothing said it failed.
-  if (recurs && (flags & FAILED) === 0 && (effect === E.RUN || effect === E.TEST) && namesError(text)) flags |= TROUBLED;
+  // A run or test that comes back and shows an error in its output, though nothing said it failed; an
+  // output that only mentions errors is a passing run (checking it again after an edit is verification).
+  if (recurs && (flags & FAILED) === 0 && (effect === E.RUN || effect === E.TEST) && showsError(text)) flags |= TROUBLED;
   const raw = digest(`${outcome.isError ? 'E' : 'S'}${text}`);
   let result = raw;
   // A failure (or a run whose output names an error) is the same failure when it differs only in where it

@@ -126,6 +126,37 @@ export function namesError(text: string): boolean {
   return false;
 }
 
+/**
+ * Whether `text` shows that the program failed, not merely mentions an error
+ * (errors.rs `shows_error`): a line that starts as a program prints its
+ * failure (`error:`, `Error: …`, `fatal:`, `panic:`, `error[E0425]:`,
+ * `ValueError: …`, a traceback header, `npm ERR!`, `[ERROR]`, after pytest's
+ * `E   `) or a located diagnostic (`a.c:3:5: error: …`).
+ */
+export function showsError(text: string): boolean {
+  return text.split('\n').some(errorLabel);
+}
+
+const RUST_SPACE = '\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000';
+const HEAD_END = new RegExp(`[:\\[${RUST_SPACE}]`);
+const LEADING_SPACE = new RegExp(`^[${RUST_SPACE}]+`);
+
+/** Whether one line is a program's failure line (errors.rs `error_label`). */
+export function errorLabel(line: string): boolean {
+  let t = trimLikeRust(line);
+  if (t.startsWith('E ')) t = t.slice(2).replace(LEADING_SPACE, '');
+  if (t.startsWith('[ERROR]') || t.startsWith('npm ERR!') || t.startsWith(TRACEBACK) || t.startsWith('Exception in thread ')) return true;
+  const cut = t.search(HEAD_END);
+  const head = cut < 0 ? t : t.slice(0, cut);
+  const next = cut < 0 ? undefined : t[cut];
+  const lower = head.replace(/[A-Z]+/g, (c) => c.toLowerCase());
+  if ((lower === 'error' || lower === 'fatal' || lower === 'panic' || lower === 'exception') && (next === ':' || next === '[')) return true;
+  // An exception's name: `ValueError: x`, `java.io.IOException: x`, `AssertionError`.
+  const named = (head.endsWith('Error') || head.endsWith('Exception')) && head.length > 5 && /^[A-Za-z][A-Za-z0-9_.$]*$/.test(head);
+  if (named && (next === undefined || next === ':')) return true;
+  return t.includes(': error:') || t.includes(': error[') || t.includes(': fatal error:') || t.includes('): error ');
+}
+
 function isBanner(t: string): boolean {
   return t.length >= 3 && /^[=_\-*]{3}/.test(t);
 }

@@ -1,6 +1,6 @@
 /** Failures of one tool with one error, for different arguments (crates/toolguard-core/src/loops/same_error.rs). */
 import { type Found, found, type Limits, type Window } from './detect.mjs';
-import { E, type Entry, failing, sameResult, SOFT } from './entry.mjs';
+import { E, type Entry, failing, MUTATION, PATHLESS, sameResult, SOFT } from './entry.mjs';
 
 /** With other calls between them, failures with one error count for `same-error` only among the last this many calls. */
 const RECENT = 12;
@@ -15,9 +15,17 @@ export function sameError(limits: Limits, w: Window): Found | undefined {
     const succeeded = new Set<string>();
     let scattered = false;
     let skipped = false;
+    // A successful change by another tool since the failure last counted: the run after it is a verification.
+    let changed = false;
     for (let i = 1; i < n; i += 1) {
       const e = at(i);
-      if (e.tool !== last.tool) continue;
+      const change = (e.flags & MUTATION) !== 0;
+      // A refused edit of a file after a change that went through, by any tool, is a new attempt on changed files.
+      if (change && last.effect === E.WRITE && (last.flags & PATHLESS) === 0) break;
+      if (e.tool !== last.tool) {
+        changed ||= change;
+        continue;
+      }
       if (!(failing(e) && (e.sig === last.sig || (e.bare !== '' && e.bare === last.bare)))) {
         if (!failing(e)) succeeded.add(e.call);
         skipped = true;
@@ -26,7 +34,8 @@ export function sameError(limits: Limits, w: Window): Found | undefined {
       if (succeeded.has(e.call) || (skipped && i >= RECENT)) break;
       // The same call failing otherwise since (the values in the line moved): that is progress.
       if (chain.some((r) => r.call === e.call && !sameResult(r, e))) break;
-      scattered ||= skipped;
+      // Changes made between the failures: not "in a row" — the runs after them verify the changes.
+      scattered ||= skipped || changed;
       chain.push(e);
     }
     const distinct = new Set(chain.map((e) => e.call)).size;

@@ -167,6 +167,7 @@ interface Texts {
   prefixes: string[];
   noResults: string[];
   jobDone: string[];
+  notRun: string[];
 }
 
 let texts: Texts | undefined;
@@ -187,6 +188,7 @@ function textsOf(): Texts {
     prefixes: list(root, ['rejections', 'prefixes']),
     noResults: list(root, ['noResults', 'lines']),
     jobDone: list(root, ['jobDone', 'phrases']).map(asciiLower),
+    notRun: list(root, ['notRun', 'phrases']).map(asciiLower),
   };
   return texts;
 }
@@ -230,6 +232,12 @@ export function foundNothing(text: string, isFrame: (line: string) => boolean): 
   return lines
     .map((l) => trimLikeRust(l.endsWith('\r') ? l.slice(0, -1) : l))
     .every((l) => l === '' || isFrame(l) || t.noResults.some((n) => sameAscii(l, n)));
+}
+
+/** Whether a result says the harness never ran the call (a parallel call cancelled because another failed; texts.rs `not_run`). */
+export function notRun(text: string): boolean {
+  const head = asciiLower(utf8Head(text, 256));
+  return textsOf().notRun.some((phrase) => head.includes(phrase));
 }
 
 /** Whether a poll's result says the job it watches has ended. */

@@ -279,25 +279,16 @@ pub struct LoopsConfig {
     pub exempt: Vec<String>,
     /// Per-tool threshold multipliers (`{"kubectl*": 2}`). Default none.
     pub multipliers: Vec<(String, f64)>,
-    /// Tools whose success changes files: a re-read of a successful result after one is checking, not looping.
+    /// Tools whose success changes files, besides those the harness tool model
+    /// (`rules/harness-tools.json`) knows: a re-read of a successful result after one is checking, not looping.
     pub mutating_tools: Vec<String>,
 }
 
-/// Tools that edit files in the hosts toolguard knows (DSH, Claude Code, Codex, OpenHands…).
-pub const DEFAULT_MUTATING_TOOLS: &[&str] = &[
-    "edit_file",
-    "write_file",
-    "create_file",
-    "Edit",
-    "MultiEdit",
-    "Write",
-    "NotebookEdit",
-    "apply_patch",
-    "str_replace_editor",
-    "str_replace_based_edit_tool",
-    "edit",
-    "write",
-];
+/// Tools whose success changes files beyond what the harness tool model
+/// knows: none by default — `rules/harness-tools.json` says which tools of
+/// every harness write (an editor's `view` is no edit, a SWE-agent `edit`
+/// is), so a host lists here only tools of its own.
+pub const DEFAULT_MUTATING_TOOLS: &[&str] = &[];
 
 impl Default for LoopsConfig {
     fn default() -> Self {

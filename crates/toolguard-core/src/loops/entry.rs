@@ -14,10 +14,10 @@ use crate::shell::{self, Effect};
 
 use super::detect::{About, Found};
 use super::errors::{
-    codex_exit_failed, error_line, http_error, is_frame, is_wrapper, names_error, signature,
-    stopped, transient,
+    codex_exit_failed, error_line, http_error, is_frame, is_wrapper, names_error, shows_error,
+    signature, stopped, transient,
 };
-use super::texts::{found_nothing, is_rejection, job_done, rejection_line};
+use super::texts::{found_nothing, is_rejection, job_done, not_run, rejection_line};
 use super::{LoopKind, LoopOutcome, Loops};
 
 /// Entry flags ([`Entry::flags`]).
@@ -338,18 +338,27 @@ pub(super) fn entry(
     // up to three times below, made at most once.
     let named = std::cell::OnceCell::new();
     let names_an_error = || *named.get_or_init(|| names_error(text));
-    let hard = outcome.is_error
+    let hard = (outcome.is_error
         || shows_failure(text)
         || codex_exit_failed(text)
         // A tool that refused the call in words (an edit rejected).
-        || is_rejection(text, tool.shell);
+        || is_rejection(text, tool.shell))
+        // A call the harness never ran (cancelled with a failing sibling)
+        // did not fail, whatever flag it carries.
+        && !not_run(text);
     // A failure seen only by a silent-failure rule in an output that shows
     // an HTTP error status is that status: a soft failure (a 404 can be the
     // answer wanted, as when checking that a deleted item is gone).
     let mut failed = hard || (outcome.flagged && http_error(text).is_none());
+    // Whether the output shows a failure (an error line as programs print
+    // it, not just the word): asked at most once.
+    let shown = std::cell::OnceCell::new();
+    let shows_an_error = || *shown.get_or_init(|| shows_error(text));
     // A run or test whose real status the command hid (`pytest | tail`):
-    // its output naming an error is the failure the status would have shown.
-    if !failed && hidden && matches!(effect, effect::RUN | effect::TEST) && names_an_error() {
+    // its output showing an error is the failure the status would have
+    // shown. The word alone (`0 errors`, a review about "the error state")
+    // is no failure.
+    if !failed && hidden && matches!(effect, effect::RUN | effect::TEST) && shows_an_error() {
         failed = true;
     }
     // A search that found nothing answered the question: not a failure.
@@ -402,13 +411,16 @@ pub(super) fn entry(
     if pathless {
         flags |= PATHLESS;
     }
-    // A run or test that comes back and names an error in its output,
-    // though nothing said it failed (a caught traceback, a runner's error
-    // behind `| tail`): only on recurrence, where the re-read rule reads it.
+    // A run or test that comes back and shows an error in its output,
+    // though nothing said it failed (a caught traceback, an own script's
+    // `Error: …`): only on recurrence, where the re-read rule reads it. An
+    // output that only mentions errors (`test_error_handling ... ok`,
+    // `0 issues`) is a passing run: after an edit, checking it again is
+    // verification.
     if recurs
         && flags & FAILED == 0
         && matches!(effect, effect::RUN | effect::TEST)
-        && names_an_error()
+        && shows_an_error()
     {
         flags |= TROUBLED;
     }
@@ -639,5 +651,66 @@ mod tests {
             ));
         }
         assert!(alarms.iter().all(Option::is_none), "{alarms:?}");
+    }
+
+    #[test]
+    fn queries_that_mention_errors_and_calls_never_run_are_no_failures() {
+        // A review query piped through python: the status is hidden, and the
+        // output talks about an "error state" three times. It did not fail.
+        let queries: Vec<String> = (0..3)
+            .map(|i| format!(r#"{{"command":"gh api graphql -f query='{{ thread{i} }}' | python3 -c 'import json,sys; print(json.load(sys.stdin))'"}}"#))
+            .collect();
+        let calls: Vec<(&str, &str, &str, bool)> = queries
+            .iter()
+            .map(|q| {
+                (
+                    "Bash",
+                    q.as_str(),
+                    "Thread 43: **List-view empty state still renders alongside the error state.**",
+                    false,
+                )
+            })
+            .collect();
+        assert_eq!(first_alarm(&run(&mut loops(), &calls)), None);
+        // The same pipe whose output shows the program failing is a failure.
+        let failing: Vec<(&str, &str, &str, bool)> = queries
+            .iter()
+            .map(|q| ("Bash", q.as_str(), "Traceback (most recent call last):\n  File \"<string>\", line 1\njson.decoder.JSONDecodeError: Expecting value", false))
+            .collect();
+        assert_eq!(
+            first_alarm(&run(&mut loops(), &failing)),
+            Some((2, "same-error"))
+        );
+        // Claude Code cancels the other calls of a batch when one fails:
+        // those calls never ran, so they did not fail the same way.
+        let cancelled = "<tool_use_error>Cancelled: parallel tool call Bash(git-ai prompts --since 1d 2>&1) errored</tool_use_error>";
+        let calls = [
+            (
+                "Bash",
+                r#"{"command":"git-ai prompts --since 1d 2>&1"}"#,
+                "Exit code 1\nError parsing --since: Invalid --since value: '1d'",
+                true,
+            ),
+            (
+                "Bash",
+                r#"{"command":"git notes --ref=ai show 3e2941c"}"#,
+                cancelled,
+                true,
+            ),
+            (
+                "Bash",
+                r#"{"command":"ls -la ~/.git-ai/internal/daemon/"}"#,
+                cancelled,
+                true,
+            ),
+            ("Bash", r#"{"command":"git-ai help"}"#, cancelled, true),
+            (
+                "Glob",
+                r#"{"pattern":"**/*.md"}"#,
+                "<tool_use_error>Sibling tool call errored</tool_use_error>",
+                true,
+            ),
+        ];
+        assert_eq!(first_alarm(&run(&mut loops(), &calls)), None);
     }
 }

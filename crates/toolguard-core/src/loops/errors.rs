@@ -297,6 +297,80 @@ pub(super) fn names_error(text: &str) -> bool {
     false
 }
 
+/// Whether `text` shows that the program failed, not merely mentions an
+/// error: a line that starts as a program prints its failure — `error:`,
+/// `Error: …`, `fatal:`, `panic:`, `error[E0425]:`, an exception line
+/// (`ValueError: …`, `java.lang.IllegalStateException: …`), a Python
+/// traceback (its header: a cut one shows it), `npm ERR!`, `[ERROR]`, after pytest's `E   ` — or a
+/// located diagnostic (`a.c:3:5: error: …`, `a.ts(3,5): error TS2322: …`).
+/// Text that only holds the word (`0 errors`, `error.py`, an `"error": {}`
+/// key, a review comment about "the error state", a list of issues) is no
+/// failure: the strong signal a run whose status was hidden or never said
+/// needs before the detectors call it failed.
+pub(super) fn shows_error(text: &str) -> bool {
+    static LABELS: LazyLock<Words> = LazyLock::new(|| {
+        words(&[
+            "error",
+            "exception",
+            "fatal",
+            "panic",
+            "err!",
+            "traceback (",
+        ])
+    });
+    let mut from = 0;
+    while let Some(at) = find_lower(&LABELS, text, from) {
+        let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+        if error_label(&text[start..end]) {
+            return true;
+        }
+        from = end;
+    }
+    false
+}
+
+/// Whether one line is a program's failure line ([`shows_error`]).
+pub(super) fn error_label(line: &str) -> bool {
+    let mut t = line.trim();
+    // pytest quotes the failing line after `E   `.
+    if let Some(rest) = t.strip_prefix("E ") {
+        t = rest.trim_start();
+    }
+    if t.starts_with("[ERROR]")
+        || t.starts_with("npm ERR!")
+        || t.starts_with("Traceback (most recent call last):")
+        || t.starts_with("Exception in thread ")
+    {
+        return true;
+    }
+    let head = t
+        .split(|c: char| c == ':' || c == '[' || c.is_whitespace())
+        .next()
+        .unwrap_or("");
+    let next = t.as_bytes().get(head.len()).copied();
+    let label = ["error", "fatal", "panic", "exception"]
+        .iter()
+        .any(|l| head.eq_ignore_ascii_case(l));
+    if label && matches!(next, Some(b':' | b'[')) {
+        return true;
+    }
+    // An exception's name: `ValueError: x`, `java.io.IOException: x`, `AssertionError`.
+    let named = (head.ends_with("Error") || head.ends_with("Exception"))
+        && head.len() > "Error".len()
+        && head.starts_with(|c: char| c.is_ascii_alphabetic())
+        && head
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'$'));
+    if named && matches!(next, None | Some(b':')) {
+        return true;
+    }
+    t.contains(": error:")
+        || t.contains(": error[")
+        || t.contains(": fatal error:")
+        || t.contains("): error ")
+}
+
 fn is_banner(t: &str) -> bool {
     let b = t.as_bytes();
     b.len() >= 3
@@ -677,5 +751,43 @@ mod tests {
             Some(503)
         );
         assert!(has_http(b"xHTTP") && !has_http(b"HTT") && !has_http(b"") && !has_http(b"HHTTHTT"));
+    }
+
+    #[test]
+    fn an_error_shown_is_a_line_a_program_prints_not_the_word() {
+        for shown in [
+            "Traceback (most recent call last):\n  File \"a.py\", line 1\n    import x\n",
+            "ValueError: bad input",
+            "E       AssertionError: 1 != 2",
+            "java.lang.IllegalStateException: closed",
+            "Exception in thread \"main\" java.lang.NullPointerException",
+            "error: could not compile `app`",
+            "error[E0425]: cannot find value `x`",
+            "Error: Cannot find module 'x'",
+            "ERROR: No matching distribution found",
+            "fatal: not a git repository",
+            "panic: runtime error: index out of range",
+            "npm ERR! code ELIFECYCLE",
+            "[ERROR] Failed to execute goal",
+            "src/a.c:3:5: error: expected ';'",
+            "src/a.ts(3,5): error TS2322: Type 'string' is not assignable",
+            "  AssertionError",
+        ] {
+            assert!(shows_error(&format!("ok\n{shown}\nmore")), "{shown}");
+        }
+        for mentioned in [
+            "Found 3 issues, 0 errors",
+            "src/error.py\nsrc/errors/mod.rs",
+            "{\"status\": \"ok\", \"error\": {}}",
+            "  \"error\": null,",
+            "**List-view empty state still renders alongside the error state.**",
+            "test_error_handling ... ok\ntest_invalid_input PASSED",
+            "Testing error handling... done",
+            "     2\t    raise ValueError(\"bad\")",
+            "grep: pattern 'errors' found in 2 files",
+            "no errors found",
+        ] {
+            assert!(!shows_error(mentioned), "{mentioned}");
+        }
     }
 }

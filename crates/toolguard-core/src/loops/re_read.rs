@@ -323,4 +323,53 @@ mod tests {
         );
         assert_eq!(first_alarm(&r), None, "{r:?}");
     }
+
+    #[test]
+    fn trap_verification_reruns_and_rereads_after_an_editor_edit_in_a_shell_line() {
+        // SWE-agent logs its editor as a command line in a bash call: an edit
+        // there is a write, so reading the file again after it is checking.
+        let edit = |i: u32| {
+            format!(
+                r#"{{"command":"str_replace_editor str_replace /testbed/src/a.py --old_str 'x = {i}' --new_str 'x = {}'"}}"#,
+                i + 1
+            )
+        };
+        let edited = "The file /testbed/src/a.py has been edited. Here's the result of running `cat -n` on a snippet of /testbed/src/a.py:\n    40\tx = 2\nReview the changes and make sure they are as expected.";
+        let read = r#"{"command":"sed -n '1,5p' /testbed/src/a.py"}"#;
+        let (e1, e2, e3) = (edit(1), edit(2), edit(3));
+        let calls = [
+            ("bash", read, "def f(x):\n    return x", false),
+            ("bash", e1.as_str(), edited, false),
+            ("bash", read, "def f(x):\n    return x", false),
+            ("bash", e2.as_str(), edited, false),
+            ("bash", read, "def f(x):\n    return x", false),
+            ("bash", e3.as_str(), edited, false),
+            ("bash", read, "def f(x):\n    return x", false),
+        ];
+        assert_eq!(first_alarm(&run(&mut loops(), &calls)), None);
+        // A passing re-run whose output only mentions errors, after each
+        // edit, is verification, not a run failing the same way.
+        let repro = r#"{"command":"python reproduce.py"}"#;
+        let passing = "Testing error handling...\nResult: 3 issues handled, 0 errors";
+        let calls = [
+            ("bash", repro, passing, false),
+            ("bash", e1.as_str(), edited, false),
+            ("bash", repro, passing, false),
+            ("bash", e2.as_str(), edited, false),
+            ("bash", repro, passing, false),
+            ("bash", e3.as_str(), edited, false),
+            ("bash", repro, passing, false),
+        ];
+        assert_eq!(first_alarm(&run(&mut loops(), &calls)), None);
+        // The same re-runs failing with the same traceback each time are a loop.
+        let failing = "Traceback (most recent call last):\n  File \"reproduce.py\", line 3, in <module>\n    f()\nValueError: bad";
+        let calls: Vec<_> = calls
+            .iter()
+            .map(|&(t, a, o, f)| (t, a, if o == passing { failing } else { o }, f))
+            .collect();
+        assert_eq!(
+            first_alarm(&run(&mut loops(), &calls)),
+            Some((4, "re-read"))
+        );
+    }
 }

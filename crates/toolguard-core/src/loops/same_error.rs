@@ -1,7 +1,7 @@
 //! Failures of one tool with one error, for different arguments.
 
 use super::detect::{Found, Limits, Window};
-use super::entry::{effect, Entry, SOFT};
+use super::entry::{effect, Entry, MUTATION, PATHLESS, SOFT};
 use super::LoopKind;
 
 /// With other calls between them, failures with one error count for
@@ -23,9 +23,22 @@ impl Limits {
             let mut run: Vec<Entry> = vec![last];
             let mut succeeded: Vec<u64> = Vec::new();
             let (mut scattered, mut skipped) = (false, false);
+            // A successful change of files or state by another tool (an
+            // editor's edit between two failing runs) since the failure
+            // last counted: the run after it is a verification.
+            let mut changed = false;
             for i in 1..n {
                 let e = at(i);
+                let change = e.flags & MUTATION != 0;
+                // A refused edit of a file after a change that went
+                // through, by any tool, is a new attempt on changed files:
+                // the refusals before it were dealt with. (A refused click
+                // names no file: clicking others between is no such change.)
+                if change && last.effect == effect::WRITE && last.flags & PATHLESS == 0 {
+                    break;
+                }
                 if e.tool != last.tool {
+                    changed |= change;
                     continue;
                 }
                 if !(e.failing() && (e.sig == last.sig || (e.bare != 0 && e.bare == last.bare))) {
@@ -43,7 +56,10 @@ impl Limits {
                 if run.iter().any(|r| r.call == e.call && !r.same_result(&e)) {
                     break;
                 }
-                scattered |= skipped;
+                // Changes made between the failures: not "in a row" — the
+                // runs after them verify the changes. (The same command
+                // failing the same way after each edit is a re-read.)
+                scattered |= skipped || changed;
                 run.push(e);
             }
             let mut distinct: Vec<u64> = run.iter().map(|e| e.call).collect();
@@ -359,5 +375,86 @@ mod tests {
             .map(|(a, o)| ("browser_click", a.as_str(), o.as_str(), false))
             .collect();
         assert_eq!(first_alarm(&run(&mut l, &calls)), Some((2, "same-error")));
+    }
+
+    #[test]
+    fn an_edit_refused_after_a_write_that_went_through_is_a_new_attempt() {
+        let refused = |s: &str| {
+            format!("<tool_use_error>String to replace not found in file.\nString: {s}</tool_use_error>")
+        };
+        let edit =
+            |s: &str| format!(r#"{{"file_path":"/p/C.tsx","old_string":"{s}","new_string":"z"}}"#);
+        let (a1, a2, a3) = (edit("a1"), edit("a2"), edit("a3"));
+        let (r1, r2, r3) = (refused("a1"), refused("a2"), refused("a3"));
+        let read = r#"{"file_path":"/p/C.tsx"}"#;
+        // The file rewritten whole between the refusals: the last refusal
+        // is about the new content.
+        let calls = [
+            ("Edit", a1.as_str(), r1.as_str(), true),
+            ("Read", read, "1→x", false),
+            ("Edit", a2.as_str(), r2.as_str(), true),
+            (
+                "Write",
+                r#"{"file_path":"/p/C.tsx","content":"y"}"#,
+                "The file /p/C.tsx has been overwritten successfully.",
+                false,
+            ),
+            (
+                "Bash",
+                r#"{"command":"bun test"}"#,
+                "12 pass\n0 fail",
+                false,
+            ),
+            ("Edit", a3.as_str(), r3.as_str(), true),
+        ];
+        assert_eq!(first_alarm(&run(&mut loops(), &calls)), None);
+        // Only looks between the refusals: the same error, a loop.
+        let calls = [
+            ("Edit", a1.as_str(), r1.as_str(), true),
+            ("Edit", a2.as_str(), r2.as_str(), true),
+            ("Read", read, "1→x", false),
+            ("Edit", a3.as_str(), r3.as_str(), true),
+        ];
+        assert_eq!(
+            first_alarm(&run(&mut loops(), &calls)),
+            Some((3, "same-error"))
+        );
+    }
+
+    #[test]
+    fn failing_checks_after_edits_of_another_tool_are_verifications() {
+        // Three different checks of one import, each after an edit made with
+        // an editor: each verifies an edit; the failures are not "in a row".
+        let fail = "Exit code 1\nTraceback (most recent call last):\n  File \"<string>\", line 1\nImportError: cannot import name 'x' from 'pkg'";
+        let edited = "The file pkg/__init__.py has been updated successfully.";
+        let calls = [
+            (
+                "Bash",
+                r#"{"command":"python -c 'import pkg'"}"#,
+                fail,
+                true,
+            ),
+            (
+                "Edit",
+                r#"{"file_path":"pkg/__init__.py","old_string":"a","new_string":"b"}"#,
+                edited,
+                false,
+            ),
+            ("Bash", r#"{"command":"python repro.py"}"#, fail, true),
+            (
+                "Edit",
+                r#"{"file_path":"pkg/__init__.py","old_string":"c","new_string":"d"}"#,
+                edited,
+                false,
+            ),
+            ("Bash", r#"{"command":"python -m pkg"}"#, fail, true),
+        ];
+        assert_eq!(first_alarm(&run(&mut loops(), &calls)), None);
+        // The same checks in a row, nothing changed between: the same error.
+        let calls = [calls[0], calls[2], calls[4]];
+        assert_eq!(
+            first_alarm(&run(&mut loops(), &calls)),
+            Some((2, "same-error"))
+        );
     }
 }

@@ -229,6 +229,7 @@ struct Texts {
     prefixes: Vec<String>,
     no_results: Vec<String>,
     job_done: AhoCorasick,
+    not_run: Vec<String>,
 }
 
 fn strings(v: Option<&Value>) -> Vec<String> {
@@ -387,6 +388,10 @@ fn texts() -> &'static Texts {
             prefixes: strings(root.pointer("/rejections/prefixes")),
             no_results: strings(root.pointer("/noResults/lines")),
             job_done: searcher(&strings(root.pointer("/jobDone/phrases"))),
+            not_run: strings(root.pointer("/notRun/phrases"))
+                .iter()
+                .map(|p| p.to_ascii_lowercase())
+                .collect(),
         }
     })
 }
@@ -442,6 +447,13 @@ pub fn found_nothing(text: &str, is_frame: impl Fn(&str) -> bool) -> bool {
     text.lines().map(str::trim).all(|l| {
         l.is_empty() || is_frame(l) || t.no_results.iter().any(|n| l.eq_ignore_ascii_case(n))
     })
+}
+
+/// Whether a result says the harness never ran the call (a parallel
+/// call cancelled because another failed): asked of failures only.
+pub fn not_run(text: &str) -> bool {
+    let head = head(text, 256).to_ascii_lowercase();
+    texts().not_run.iter().any(|p| head.contains(p.as_str()))
 }
 
 /// Whether a poll's result says the job it watches has ended.

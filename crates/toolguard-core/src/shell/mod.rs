@@ -23,6 +23,7 @@
 //! process. Why a hand-written tokenizer and not a parser crate: see `lex.rs`.
 
 pub mod exact;
+pub mod harness;
 pub mod intent;
 mod lex;
 mod programs;

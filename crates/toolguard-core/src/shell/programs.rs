@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
+use super::harness::{self, Rule};
 use super::intent::Need;
 use super::lex::{self, Joiner, RawCommand, RawPipeline};
 use super::{CallModel, Command, Effect, LineRange, Mask, PathRead, MAX_COMMANDS, MAX_DEPTH};
@@ -443,6 +444,33 @@ fn is_file(target: &str) -> bool {
         && !target.starts_with("/dev/std")
 }
 
+/// Classifies `cmd` as a harness command run in a shell
+/// ([`harness::Table::shell_command`]): its effect, and the file its first
+/// operand (after an editor's sub-command) names, unless a line range or
+/// an option. False when the harness model does not know it.
+fn harness_command(cmd: &mut Command) -> bool {
+    let Some(rule) = harness::table().shell_command(&cmd.program) else {
+        return false;
+    };
+    let editor = matches!(rule, Rule::ByCommand { .. });
+    let Some(effect) = harness::by_command(rule, cmd.args.first().map(String::as_str)) else {
+        return false;
+    };
+    cmd.effect = effect;
+    let operand = cmd
+        .args
+        .get(usize::from(editor))
+        .filter(|w| !w.starts_with('-') && !w.bytes().all(|b| b.is_ascii_digit() || b == b':'));
+    if let Some(path) = operand.cloned() {
+        match effect {
+            Effect::Write => cmd.writes.push(path),
+            Effect::Read => cmd.reads.push(PathRead { path, range: None }),
+            _ => {}
+        }
+    }
+    true
+}
+
 /// Sets effect, paths and conventions of `cmd` from the table.
 fn classify(cmd: &mut Command, raw: &RawCommand, depth: u32, model: &mut CallModel) {
     let t = table();
@@ -452,6 +480,11 @@ fn classify(cmd: &mut Command, raw: &RawCommand, depth: u32, model: &mut CallMod
         let trimmed = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
         t.programs.get(trimmed)
     }) else {
+        // A harness's tool defined as a shell command (SWE-agent's `open`,
+        // `edit 1:5`, `str_replace_editor view a.py`): the harness tool model says.
+        if harness_command(cmd) {
+            return;
+        }
         // Unknown: a script path (`./run.sh`) or a program the table lacks.
         cmd.effect = Effect::Run;
         if name.contains('.') || raw.words[0].contains('/') {

@@ -348,7 +348,8 @@ fn non_shell_tools() {
         classify_call("Grep", r#"{"pattern":"x"}"#).effect,
         Some(Effect::Search)
     );
-    assert_eq!(classify_call("TodoWrite", "{}").effect, None);
+    // A to-do list is bookkeeping: no file changes (the harness tool model).
+    assert_eq!(classify_call("TodoWrite", "{}").effect, Some(Effect::Other));
     // OpenHands' IPython tool: one agent-skill call says what it does.
     let ipython = |code: &str| {
         classify_call(
@@ -451,4 +452,60 @@ fn dump_commands() {
             line
         );
     }
+}
+
+/// `tool-cases.tsv`: calls of tools that are not shells (and SWE-agent's
+/// commands in a shell line), with the effect and paths the harness tool
+/// model gives. The reference engine reads the same file
+/// (__test__/harness-tools.test.mjs).
+#[test]
+fn harness_tool_cases() {
+    let mut errs = Vec::new();
+    let mut n = 0;
+    for (i, line) in include_str!("tool-cases.tsv").lines().enumerate() {
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        n += 1;
+        let mut cols = line.split('\t');
+        let (effect, tool, args) = (
+            cols.next().unwrap(),
+            cols.next().unwrap(),
+            cols.next().unwrap_or(""),
+        );
+        let m = classify_call(tool, args);
+        let got = m.effect.map_or("none", Effect::as_str);
+        if got != effect {
+            errs.push(format!(
+                "line {}: {tool} {args}: effect {got}, want {effect}",
+                i + 1
+            ));
+        }
+        for fact in cols
+            .next()
+            .unwrap_or("")
+            .split(' ')
+            .filter(|f| !f.is_empty())
+        {
+            let (k, v) = fact.split_once('=').unwrap_or((fact, ""));
+            let got = match k {
+                "writes" => m.writes.join(","),
+                "reads" => m
+                    .reads
+                    .iter()
+                    .map(|r| r.path.as_str())
+                    .collect::<Vec<_>>()
+                    .join(","),
+                _ => panic!("line {}: unknown fact {k}", i + 1),
+            };
+            if got != v {
+                errs.push(format!(
+                    "line {}: {tool} {args}: {k} {got:?}, want {v:?}",
+                    i + 1
+                ));
+            }
+        }
+    }
+    assert!(n > 50);
+    assert!(errs.is_empty(), "{}", errs.join("\n"));
 }

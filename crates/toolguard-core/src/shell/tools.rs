@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use super::harness::{self, Rule};
 use super::{CallModel, Command, Effect, LineRange, PathRead};
 
 const PATH_KEYS: &[&str] = &[
@@ -27,10 +28,14 @@ fn path_of(args: &Value) -> Option<String> {
 
 /// The path of a tool whose `command` argument is the tool's own command
 /// line (SWE-agent: `create repro.py`): the word after the tool's name,
-/// unless it is a line range (`edit 1:5` edits the open file).
+/// unless it is a line range (`edit 1:5` edits the open file); for an
+/// editor the word after its sub-command (`str_replace_editor create a.py`).
 fn command_operand(short: &str, args: &Value) -> Option<String> {
     let mut words = args.get("command")?.as_str()?.split_whitespace();
     (words.next()? == short).then_some(())?;
+    if matches!(harness::table().rule(short), Some(Rule::ByCommand { .. })) {
+        words.next()?;
+    }
     let operand = words.next()?;
     let range = operand.bytes().all(|b| b.is_ascii_digit() || b == b':');
     (!range).then(|| operand.to_owned())
@@ -118,97 +123,36 @@ fn skill_call(args: &Value) -> Option<String> {
     .then(|| name.to_ascii_lowercase())
 }
 
+/// The sub-command an editor's arguments name: its `command` (or, with no
+/// `command` member, `action`) argument; in SWE-agent's command form
+/// (`{"command": "str_replace_editor view /a.py"}`) the word after the
+/// tool's name.
+fn sub_command<'a>(short: &str, args: &'a Value) -> Option<&'a str> {
+    let sub = match args.get("command") {
+        Some(v) => v.as_str()?,
+        None => args.get("action")?.as_str()?,
+    };
+    let mut words = sub.split_whitespace();
+    if words.next() == Some(short) {
+        return words.next();
+    }
+    Some(sub)
+}
+
 /// The effect of a tool by its name (lowercased, after an MCP prefix
-/// `mcp__server__`) and, for editor tools, its `command` argument.
+/// `mcp__server__`) and, for editors, its `command` argument: the harness
+/// tool model (`rules/harness-tools.json`) decides.
 fn effect_of(short: &str, args: &Value) -> Option<Effect> {
-    // OpenHands' IPython tool runs one agent-skill call (`open_file(…)`,
-    // `edit_file_by_replace(…)`): the skill says what the call does.
-    if matches!(short, "run_ipython" | "ipython" | "execute_ipython_cell") {
-        return skill_call(args).and_then(|skill| effect_of(&skill, &Value::Null));
+    let table = harness::table();
+    let Some(rule) = table.rule(short) else {
+        return table.prefixed(short);
+    };
+    match rule {
+        // OpenHands' IPython tool runs one agent-skill call (`open_file(…)`,
+        // `edit_file_by_replace(…)`): the skill says what the call does.
+        Rule::ByCode => skill_call(args).and_then(|skill| effect_of(&skill, &Value::Null)),
+        rule => harness::by_command(rule, sub_command(short, args)),
     }
-    let sub = args
-        .get("command")
-        .or_else(|| args.get("action"))
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    if let Some(op) = short.strip_prefix("browser_") {
-        return Some(match op {
-            "navigate_back" | "go_back" | "back" | "navigate_forward" | "go_forward" => {
-                Effect::Navigate
-            }
-            "snapshot" | "take_screenshot" | "screenshot" | "console_messages"
-            | "network_requests" | "tab_list" | "get_text" | "get_html" | "read" | "get_state"
-            | "get_content" | "get_page_state" => Effect::Read,
-            "wait_for" | "wait" => Effect::Wait,
-            _ => Effect::Write,
-        });
-    }
-    Some(match short {
-        "str_replace_editor"
-        | "str_replace_based_edit_tool"
-        | "text_editor"
-        | "file_editor"
-        | "edit_tool" => match sub {
-            "view" => Effect::Read,
-            "" => return None,
-            _ => Effect::Write,
-        },
-        "read"
-        | "read_file"
-        | "readfile"
-        | "view"
-        | "view_file"
-        | "open_file"
-        | "open"
-        | "cat"
-        | "get_file_contents"
-        | "fs_read"
-        | "read_text_file"
-        | "read_multiple_files"
-        | "notebookread"
-        | "list_dir"
-        | "list_directory"
-        | "ls"
-        | "list_files"
-        | "directory_tree"
-        | "goto_line"
-        | "scroll_down"
-        | "scroll_up" => Effect::Read,
-        "edit"
-        | "multiedit"
-        | "write"
-        | "write_file"
-        | "create"
-        | "create_file"
-        | "str_replace"
-        | "edit_file"
-        | "replace"
-        | "insert"
-        | "apply_patch"
-        | "applypatch"
-        | "notebookedit"
-        | "delete_file"
-        | "move_file"
-        | "rename_file"
-        | "append_file"
-        | "search_replace"
-        | "replace_in_file"
-        | "write_to_file"
-        | "undo_edit"
-        | "edit_notebook"
-        | "edit_file_by_replace"
-        | "insert_content_at_line" => Effect::Write,
-        "bashoutput" | "job_output" | "tail_output" | "read_output" | "check_output"
-        | "get_output" | "taskoutput" | "task_output" | "await" | "wait" | "sleep"
-        | "write_stdin" | "process_output" => Effect::Wait,
-        "grep" | "glob" | "search" | "find" | "search_files" | "file_search"
-        | "codebase_search" | "grep_search" | "find_files" | "search_code" | "find_file"
-        | "search_file" | "search_dir" => Effect::Search,
-        "webfetch" | "websearch" | "web_fetch" | "web_search" | "fetch" | "http_request"
-        | "fetch_url" => Effect::Network,
-        "killbash" | "killshell" | "kill_shell" | "kill" => Effect::Write,
-        _ => return None,
-    })
 }
 
 /// The model of a non-shell tool call.
