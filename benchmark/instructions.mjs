@@ -5,7 +5,7 @@
 //   valgrind --tool=callgrind --callgrind-out-file=/dev/null \
 //     node benchmark/instructions.mjs <scenario> [addon.node]
 //
-// Runs the scenario 2,000 times after a warm-up; compare the totals of two
+// Runs the scenario 2,000 times (`--calls=N`) after a warm-up; compare the totals of two
 // addons (give a path to load another build through NAPI_RS_NATIVE_LIBRARY_PATH)
 // against the warm-up-only run (`<scenario> --warmup-only`) to subtract start-up.
 // `loops-<case>-on|off`: the combined DSH listener of the `loops` bench group
@@ -13,11 +13,19 @@
 // the JavaScript around the engine call is the same for both, so counting
 // only inside the engine call compares them well:
 //   valgrind --tool=callgrind --toggle-collect='*observe_c_callback*' …
+// `dsh-<case>-toolguard|official`: the `dsh-listener` bench group's
+// `tools/post-execute` listener (cases bash-100B, edit-4KB, write-64KB,
+// object-5000), our repeat plugin vs the official one, on the bench's
+// 64-call pattern; count the whole process (JavaScript included) and
+// subtract the `--warmup-only` run of the same scenario.
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const [scenario, addon] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const warmupOnly = process.argv.includes('--warmup-only');
+// `--calls=N`: timed calls (default 2,000); more of them make a cheap call's
+// count stand out of the start-up's run-to-run variation.
+const timedCalls = Number(process.argv.find((a) => a.startsWith('--calls='))?.slice('--calls='.length) ?? 2000);
 if (addon) process.env.NAPI_RS_NATIVE_LIBRARY_PATH = addon;
 const { GuardEngine, observeCall } = require('../index.js');
 
@@ -51,10 +59,18 @@ if (scenario?.startsWith('loops-')) {
     }
   });
 }
+if (scenario?.startsWith('dsh-')) {
+  const { dshListeners } = await import('./scenarios.mjs');
+  for (const { id, subjects } of dshListeners(scenario.replace(/^dsh-|-(toolguard|official)$/g, ''))) {
+    for (const s of subjects) {
+      scenarios[`dsh-${id}-${s.subject}`] = (i) => s.listener(s.execs[i % 64], s.result, s.next);
+    }
+  }
+}
 const run = scenarios[scenario];
 if (!run) {
-  console.error(`scenarios: ${Object.keys(scenarios).join(', ')} (and loops-<case>-on|off)`);
+  console.error(`scenarios: ${Object.keys(scenarios).join(', ')} (and loops-<case>-on|off, dsh-<case>-toolguard|official)`);
   process.exit(2);
 }
 for (let i = 0; i < 200; i++) await run(i);
-if (!warmupOnly) for (let i = 0; i < 2000; i++) await run(i);
+if (!warmupOnly) for (let i = 0; i < timedCalls; i++) await run(i);

@@ -43,27 +43,41 @@ export function postExecuteListener(plugin) {
 }
 
 /**
- * DSH listener cost per call: our drop-in vs the official plugin, on the same
- * call sequence (see `callPattern`: period 64, 3 repeats, one reminder).
+ * The subjects of the DSH listener group, per argument class: each plugin's
+ * listener and the 64 calls of {@link callPattern} (also driven by
+ * benchmark/instructions.mjs, `dsh-<id>-<subject>`; `only`: that id alone).
  */
-export async function dshScenarios(plan, log) {
-  const out = [];
+export function* dshListeners(only) {
   const pattern = callPattern();
-  for (const cls of argumentClasses()) {
+  const ids = ['bash-100B', 'edit-4KB', 'write-64KB', 'object-5000'];
+  // A generator: each class's arguments and plugins are built when its turn comes.
+  for (const [k, cls] of argumentClasses().entries()) {
+    if (only !== undefined && ids[k] !== only) continue;
     const distinct = Math.max(...pattern) + 1;
     const args = Array.from({ length: distinct }, (_, i) => cls.make(i));
     const bytes = JSON.stringify(args[0]).length;
     // One agent object per subject: chains are keyed by the live agent.
     const execsFor = (agent) => pattern.map((idx, i) => ({ name: cls.tool, arguments: args[idx], agent, callId: `call-${i}` }));
     const subjects = [
-      { subject: 'toolguard', listener: postExecuteListener(ours), execs: execsFor({ id: 'a-ours' }) },
-      { subject: 'official', listener: postExecuteListener(official), execs: execsFor({ id: 'a-official' }) },
+      { subject: 'toolguard', listener: postExecuteListener(ours), execs: execsFor({ id: 'a-ours' }), result: TOOL_RESULT, next },
+      { subject: 'official', listener: postExecuteListener(official), execs: execsFor({ id: 'a-official' }), result: TOOL_RESULT, next },
     ];
+    yield { id: ids[k], cls, bytes, subjects };
+  }
+}
+
+/**
+ * DSH listener cost per call: our drop-in vs the official plugin, on the same
+ * call sequence (see `callPattern`: period 64, 3 repeats, one reminder).
+ */
+export async function dshScenarios(plan, log) {
+  const out = [];
+  for (const { cls, bytes, subjects } of dshListeners()) {
     // Both must remind exactly once per period, with the same text.
     const texts = [];
     for (const s of subjects) {
       const reminders = [];
-      for (let i = 0; i < pattern.length; i++) {
+      for (let i = 0; i < s.execs.length; i++) {
         const decision = await s.listener(s.execs[i], TOOL_RESULT, next);
         for (const c of decision.additionalContexts ?? []) reminders.push(c.content[0].text);
       }

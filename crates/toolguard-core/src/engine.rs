@@ -114,6 +114,11 @@ impl Scanner {
         self.scan_value
     }
 
+    /// Whether any tool's results are scanned (`shellTools` not empty).
+    pub fn scans_any(&self) -> bool {
+        !self.shell_tools.is_empty()
+    }
+
     /// Scan one result of tool `name`; `None` when not scanned or nothing matched.
     pub fn scan(&self, name: &str, output: &Output) -> Option<Failure> {
         self.scan_in(name, output, None)
@@ -478,6 +483,12 @@ impl Engine {
         let Some(agent) = call.agent_id else {
             return;
         };
+        // Only a scan reads them (an agent's own scripts): an engine that
+        // scans no tool (the DSH repeat plugin) would model every edit's and
+        // write's arguments for nothing (a 4 KB edit: a third of its call).
+        if !self.scanner.scans_any() {
+            return;
+        }
         if !SessionWrites::may_write(call.name, call.arguments_json) {
             return;
         }
@@ -676,6 +687,24 @@ mod tests {
             name: "bash",
             arguments_json: r#"{"command":"make"}"#,
         }
+    }
+
+    #[test]
+    fn what_an_agent_writes_is_kept_only_by_an_engine_that_scans() {
+        let edit = Call {
+            agent_id: Some("a"),
+            name: "edit",
+            arguments_json: r#"{"file_path":"repro.py","old_string":"a","new_string":"b"}"#,
+        };
+        let mut scanning = Engine::new(&Config::default()).unwrap();
+        scanning.advance(&edit);
+        assert_eq!(scanning.written_paths("a"), ["repro.py"]);
+        // The DSH repeat plugin's engine: no tool scanned, nothing modelled.
+        let mut config = Config::default();
+        config.loud_failure.shell_tools.clear();
+        let mut repeat_only = Engine::new(&config).unwrap();
+        assert!(repeat_only.advance(&edit).is_none());
+        assert!(repeat_only.written_paths("a").is_empty());
     }
 
     #[test]
