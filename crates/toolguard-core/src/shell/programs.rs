@@ -65,6 +65,14 @@ pub(super) struct Table {
     pub(super) runner_verdicts: Vec<String>,
     /// The rule whose match is a shell's `command not found` (`missingCommand`).
     pub(super) missing_command: Option<String>,
+    /// Rules whose match is a generic failure word (`lexiconRules`): an
+    /// `error` only when corroborated (`corroboration.rs`).
+    pub(super) lexicon_rules: Vec<String>,
+    /// Rules whose match is an exception report (`tracebackRules`).
+    pub(super) traceback_rules: Vec<String>,
+    /// Consumers that stop reading early (`earlyExit`): program, and the
+    /// start of an argument that makes it so (`grep -q`), if any.
+    pub(super) early_exit: Vec<(String, Option<String>)>,
 }
 
 fn strings(v: Option<&Value>) -> Vec<String> {
@@ -191,6 +199,15 @@ pub(super) fn table() -> &'static Table {
                 .get("missingCommand")
                 .and_then(Value::as_str)
                 .map(str::to_owned),
+            lexicon_rules: strings(root.get("lexiconRules")),
+            traceback_rules: strings(root.get("tracebackRules")),
+            early_exit: strings(root.get("earlyExit"))
+                .into_iter()
+                .map(|e| match e.split_once(' ') {
+                    Some((p, f)) => (p.to_owned(), Some(f.to_owned())),
+                    None => (e, None),
+                })
+                .collect(),
             programs,
             wrappers,
         }

@@ -1,0 +1,193 @@
+//! Corroboration: when a rule's `error` stands (docs/shell-model.md,
+//! "Corroboration"). The one place that decides it; the reference engine's
+//! twin is `reference/corroboration.mts`.
+//!
+//! An `error` says *this call failed*. A generic failure word at a line
+//! start (`error: …`, `Error: …`, `Could not …`, `prog: error …`: the
+//! `lexiconRules` of `rules/programs.json`) is printed as often by programs
+//! that did their job (a test that logs the error it expects, a query whose
+//! answer mentions errors, a commit hook's log) as by programs that failed.
+//! Such a match is an `error` only when something else says the status was
+//! not a plain, shown 0:
+//!
+//! - the command hid the status of what printed it (a filter stage
+//!   `| tail`, a fallback `|| true` / `|| echo`, a sequence `; echo`, a
+//!   background `&`: any [`Mask`](super::Mask));
+//! - the harness records no exit status (SWE-agent: a 0 cannot be told from
+//!   a failure) — [`StatusShown::unrecorded`];
+//! - the output already shows a failure (an exit or signal marker).
+//!
+//! Otherwise it is `context`. A rule that names a program's own failure
+//! (pytest's summary, cargo's, `command not found`, make's fatal line, a C
+//! library message, an HTTP error body from the network) needs no
+//! corroboration, nor does an OS error's text under a lexicon label
+//! (`Error: [Errno 2] No such file or directory`). An exception report (`tracebackRules`) is such a signal
+//! when it ends the output (nothing but more traceback after it): with the
+//! status shown and 0, a traceback followed by more output was printed by
+//! a program that went on (`logging.exception`, `traceback.print_exc()`),
+//! which is a lexicon hit like the others.
+
+use super::CallModel;
+use crate::rules::{Action, RuleMatch};
+
+/// What the harness showed of the call's exit status.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StatusShown {
+    /// The output already shows a failure (`[exit code: 2]`, a signal).
+    pub failed: bool,
+    /// The harness records no exit status for its calls.
+    pub unrecorded: bool,
+}
+
+/// Whether the status of `model`'s call was hidden from the harness: by
+/// the command (any mask) or by the harness itself.
+pub fn status_hidden(model: &CallModel, status: StatusShown) -> bool {
+    status.unrecorded || !model.masks.is_empty()
+}
+
+/// Turn each uncorroborated `error` of `matches` (scanned from `text`)
+/// into `context`. Without a shell command (`model` `None`) nothing
+/// changes: the scan knows nothing of the status then.
+pub fn corroborate(
+    model: Option<&CallModel>,
+    status: StatusShown,
+    text: &str,
+    matches: &mut [RuleMatch],
+) {
+    let Some(model) = model else {
+        return;
+    };
+    if status.failed || status_hidden(model, status) {
+        return;
+    }
+    let table = super::programs::table();
+    for m in matches.iter_mut().filter(|m| m.action == Action::Error) {
+        // An OS error's own text (`Error: [Errno 2] No such file …`) is the C
+        // library's failure, whatever label the program printed it under.
+        let generic = (table.lexicon_rules.contains(&m.id) && !m.excerpt.contains("[Errno "))
+            || (table.traceback_rules.contains(&m.id) && !ends_output(text, m.line));
+        if generic {
+            m.action = Action::Context;
+        }
+    }
+}
+
+/// The lines of a Python traceback that are no output of the program.
+fn traceback_grammar(line: &str) -> bool {
+    matches!(
+        line,
+        "Traceback (most recent call last):"
+            | "During handling of the above exception, another exception occurred:"
+            | "The above exception was the direct cause of the following exception:"
+    )
+}
+
+/// Whether the exception report that starts on line `line` (1-based) of
+/// `text` ends the output: every later non-blank line is a frame (indented),
+/// traceback grammar, a harness marker (`[stderr]`), or the exception line
+/// that closes a block of frames.
+pub(super) fn ends_output(text: &str, line: usize) -> bool {
+    let mut after_frames = false;
+    for l in text.split('\n').skip(line) {
+        let t = l.trim_end();
+        if t.trim().is_empty() {
+            continue;
+        }
+        if t.starts_with([' ', '\t']) {
+            after_frames = true;
+            continue;
+        }
+        if traceback_grammar(t) || (t.starts_with('[') && t.ends_with(']')) {
+            after_frames = false;
+            continue;
+        }
+        if after_frames || super::intent::is_exception_line(t) {
+            after_frames = false;
+            continue;
+        }
+        return false;
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ends_output;
+    use crate::engine::FailureAction;
+
+    fn action(command: &str, output: &str) -> Option<FailureAction> {
+        crate::shell::tests::bash_failure(&[], command, output, None).map(|f| f.action)
+    }
+
+    #[test]
+    fn a_lexicon_line_with_the_status_shown_is_context() {
+        // A passing test run that logs the error it tests for (Claude Code,
+        // exit status shown and 0): `error-line` alone was an error before.
+        let out = "bun test v1.2.0\n\nsrc/a.test.ts:\nerror: Item 3 failed\n(pass) retries a failed item\n\n 12 pass\n 0 fail\n";
+        assert_eq!(
+            action("bun run test 2>&1", out),
+            Some(FailureAction::Context)
+        );
+        // Behind `| tail`, `; echo`, `|| true` or `&` the status is hidden:
+        // the same line is an error.
+        for cmd in [
+            "bun run test 2>&1 | tail -20",
+            "bun run test; echo done",
+            "bun run test || true",
+        ] {
+            assert_eq!(action(cmd, out), Some(FailureAction::Error), "{cmd}");
+        }
+        // A program-specific signal needs no corroboration.
+        let missing = "bash: line 1: rg: command not found\n";
+        assert_eq!(action("rg foo src", missing), Some(FailureAction::Error));
+    }
+
+    #[test]
+    fn a_harness_without_exit_codes_corroborates() {
+        let out = "error: Item 3 failed\n";
+        let mut engine = crate::engine::Engine::new(&crate::config::Config::default()).unwrap();
+        let call = crate::engine::Call {
+            agent_id: Some("a"),
+            name: "bash",
+            arguments_json: r#"{"command":"bun run test"}"#,
+        };
+        let shown = crate::engine::Output {
+            texts: vec![out],
+            ..Default::default()
+        };
+        let unrecorded = crate::engine::Output {
+            texts: vec![out],
+            status_unrecorded: true,
+            ..Default::default()
+        };
+        let act = |e: &mut crate::engine::Engine, o| {
+            e.observe(&call, Some(o))
+                .and_then(|v| v.failure)
+                .map(|f| f.action)
+        };
+        assert_eq!(act(&mut engine, &shown), Some(FailureAction::Context));
+        assert_eq!(act(&mut engine, &unrecorded), Some(FailureAction::Error));
+    }
+
+    #[test]
+    fn a_traceback_a_program_printed_and_went_on_needs_corroboration() {
+        let tb = "Traceback (most recent call last):\n  File \"app.py\", line 3, in load\n    open(p)\nFileNotFoundError: [Errno 2] No such file or directory: 'cfg.yaml'\n";
+        // Printed by `logging.exception`, then the run went on and finished.
+        let logged = format!("loading\n{tb}continuing\nserved 3 requests\n");
+        assert_eq!(
+            action("python app.py", &logged),
+            Some(FailureAction::Context)
+        );
+        assert_eq!(
+            action("python app.py 2>&1 | tail -n 20", &logged),
+            Some(FailureAction::Error)
+        );
+        // The traceback that ends the output is the program's death.
+        assert_eq!(
+            action("python app.py", &format!("loading\n{tb}")),
+            Some(FailureAction::Error)
+        );
+        assert!(ends_output(&format!("x\n{tb}\n[stderr]\n"), 2));
+        assert!(!ends_output(&logged, 2));
+    }
+}
