@@ -15,7 +15,11 @@
 //!   background `&`: any [`Mask`](super::Mask));
 //! - the harness records no exit status (SWE-agent: a 0 cannot be told from
 //!   a failure) — [`StatusShown::unrecorded`];
-//! - the output already shows a failure (an exit or signal marker).
+//! - the output already shows a failure (an exit or signal marker);
+//!
+//! and no test runner's all-passed summary is in the output (bun's `0 fail`,
+//! pytest's `N passed in`: `passingSummaries`), which tells the status
+//! whatever hid it (a passing suite logs the errors its tests provoke).
 //!
 //! Otherwise it is `context`. A rule that names a program's own failure
 //! (pytest's summary, cargo's, `command not found`, make's fatal line, a C
@@ -57,10 +61,17 @@ pub fn corroborate(
     let Some(model) = model else {
         return;
     };
-    if status.failed || status_hidden(model, status) {
+    let table = super::programs::table();
+    // A test runner's all-passed summary tells the status whatever hid it.
+    let passed = || {
+        table
+            .passing_summary
+            .as_ref()
+            .is_some_and(|r| r.is_match(text))
+    };
+    if status.failed || (status_hidden(model, status) && !passed()) {
         return;
     }
-    let table = super::programs::table();
     for m in matches.iter_mut().filter(|m| m.action == Action::Error) {
         // An OS error's own text (`Error: [Errno 2] No such file …`) is the C
         // library's failure, whatever label the program printed it under.
@@ -128,15 +139,23 @@ mod tests {
             action("bun run test 2>&1", out),
             Some(FailureAction::Context)
         );
-        // Behind `| tail`, `; echo`, `|| true` or `&` the status is hidden:
-        // the same line is an error.
+        // Behind `| tail`, `; echo` or `|| true` the status is hidden: the
+        // line is an error, unless the runner's summary says all passed.
+        let cut = "src/a.test.ts:\nerror: Item 3 failed\n";
         for cmd in [
             "bun run test 2>&1 | tail -20",
             "bun run test; echo done",
             "bun run test || true",
         ] {
-            assert_eq!(action(cmd, out), Some(FailureAction::Error), "{cmd}");
+            assert_eq!(action(cmd, cut), Some(FailureAction::Error), "{cmd}");
+            assert_eq!(action(cmd, out), Some(FailureAction::Context), "{cmd}");
         }
+        let pytest =
+            "app.py: error: retry budget spent\n.\n.\n.\n========== 12 passed in 0.31s ==========\n";
+        assert_eq!(
+            action("pytest -q 2>&1 | tail -3", pytest),
+            Some(FailureAction::Context)
+        );
         // A program-specific signal needs no corroboration.
         let missing = "bash: line 1: rg: command not found\n";
         assert_eq!(action("rg foo src", missing), Some(FailureAction::Error));

@@ -70,6 +70,9 @@ pub(super) struct Table {
     pub(super) lexicon_rules: Vec<String>,
     /// Rules whose match is an exception report (`tracebackRules`).
     pub(super) traceback_rules: Vec<String>,
+    /// A test runner's all-passed summary (`passingSummaries`, one
+    /// multi-line expression); `None` when the list is empty or bad.
+    pub(super) passing_summary: Option<regex::Regex>,
     /// Consumers that stop reading early (`earlyExit`): program, and the
     /// start of an argument that makes it so (`grep -q`), if any.
     pub(super) early_exit: Vec<(String, Option<String>)>,
@@ -201,6 +204,7 @@ pub(super) fn table() -> &'static Table {
                 .map(str::to_owned),
             lexicon_rules: strings(root.get("lexiconRules")),
             traceback_rules: strings(root.get("tracebackRules")),
+            passing_summary: any_of(&strings(root.get("passingSummaries"))),
             early_exit: strings(root.get("earlyExit"))
                 .into_iter()
                 .map(|e| match e.split_once(' ') {
@@ -212,6 +216,15 @@ pub(super) fn table() -> &'static Table {
             wrappers,
         }
     })
+}
+
+/// One multi-line expression matching any of `patterns`.
+fn any_of(patterns: &[String]) -> Option<regex::Regex> {
+    if patterns.is_empty() {
+        return None;
+    }
+    let alternatives: Vec<String> = patterns.iter().map(|p| format!("(?:{p})")).collect();
+    regex::Regex::new(&format!("(?m){}", alternatives.join("|"))).ok()
 }
 
 /// A `commandRules` value: one need, or a list of which any may hold.
