@@ -19,7 +19,8 @@
 //!
 //! and no test runner's all-passed summary is in the output (bun's `0 fail`,
 //! pytest's `N passed in`: `passingSummaries`), which tells the status
-//! whatever hid it (a passing suite logs the errors its tests provoke).
+//! whatever hid it: with one, the generic lines are what a passing suite
+//! logged (the errors its tests provoke), and they are dropped.
 //!
 //! Otherwise it is `context`. A rule that names a program's own failure
 //! (pytest's summary, cargo's, `command not found`, make's fatal line, a C
@@ -50,34 +51,47 @@ pub fn status_hidden(model: &CallModel, status: StatusShown) -> bool {
 }
 
 /// Turn each uncorroborated `error` of `matches` (scanned from `text`)
-/// into `context`. Without a shell command (`model` `None`) nothing
+/// into `context`, or drop it when a test runner's all-passed summary says
+/// the run passed. Without a shell command (`model` `None`) nothing
 /// changes: the scan knows nothing of the status then.
 pub fn corroborate(
     model: Option<&CallModel>,
     status: StatusShown,
     text: &str,
-    matches: &mut [RuleMatch],
+    matches: &mut Vec<RuleMatch>,
 ) {
     let Some(model) = model else {
         return;
     };
-    let table = super::programs::table();
-    // A test runner's all-passed summary tells the status whatever hid it.
-    let passed = || {
-        table
-            .passing_summary
-            .as_ref()
-            .is_some_and(|r| r.is_match(text))
-    };
-    if status.failed || (status_hidden(model, status) && !passed()) {
+    if status.failed {
         return;
     }
-    for m in matches.iter_mut().filter(|m| m.action == Action::Error) {
-        // An OS error's own text (`Error: [Errno 2] No such file …`) is the C
-        // library's failure, whatever label the program printed it under.
-        let generic = (table.lexicon_rules.contains(&m.id) && !m.excerpt.contains("[Errno "))
-            || (table.traceback_rules.contains(&m.id) && !ends_output(text, m.line));
-        if generic {
+    let table = super::programs::table();
+    // An OS error's own text (`Error: [Errno 2] No such file …`) is the C
+    // library's failure, whatever label the program printed it under.
+    let generic = |m: &RuleMatch| {
+        m.action == Action::Error
+            && ((table.lexicon_rules.contains(&m.id) && !m.excerpt.contains("[Errno "))
+                || (table.traceback_rules.contains(&m.id) && !ends_output(text, m.line)))
+    };
+    if !matches.iter().any(generic) {
+        return;
+    }
+    // A test runner's all-passed summary tells the status whatever hid it:
+    // the generic lines are what the passing suite logged.
+    if table
+        .passing_summary
+        .as_ref()
+        .is_some_and(|r| r.is_match(text))
+    {
+        matches.retain(|m| !generic(m));
+        return;
+    }
+    if status_hidden(model, status) {
+        return;
+    }
+    for m in matches.iter_mut() {
+        if generic(m) {
             m.action = Action::Context;
         }
     }
@@ -132,29 +146,35 @@ mod tests {
 
     #[test]
     fn a_lexicon_line_with_the_status_shown_is_context() {
-        // A passing test run that logs the error it tests for (Claude Code,
-        // exit status shown and 0): `error-line` alone was an error before.
-        let out = "bun test v1.2.0\n\nsrc/a.test.ts:\nerror: Item 3 failed\n(pass) retries a failed item\n\n 12 pass\n 0 fail\n";
+        // A test run that logs the error it tests for (Claude Code, exit
+        // status shown and 0): `error-line` alone was an error before.
+        let cut = "src/a.test.ts:\nerror: Item 3 failed\n(pass) retries a failed item\n";
         assert_eq!(
-            action("bun run test 2>&1", out),
+            action("bun run test 2>&1", cut),
             Some(FailureAction::Context)
         );
         // Behind `| tail`, `; echo` or `|| true` the status is hidden: the
-        // line is an error, unless the runner's summary says all passed.
-        let cut = "src/a.test.ts:\nerror: Item 3 failed\n";
+        // line is an error.
         for cmd in [
             "bun run test 2>&1 | tail -20",
             "bun run test; echo done",
             "bun run test || true",
         ] {
             assert_eq!(action(cmd, cut), Some(FailureAction::Error), "{cmd}");
-            assert_eq!(action(cmd, out), Some(FailureAction::Context), "{cmd}");
         }
-        let pytest =
-            "app.py: error: retry budget spent\n.\n.\n.\n========== 12 passed in 0.31s ==========\n";
+        // With the runner's all-passed summary in the output, the run
+        // passed whatever hid its status: the logged line is no failure.
+        let passed = format!("{cut}\n 12 pass\n 0 fail\n");
+        for cmd in ["bun run test 2>&1", "bun run test 2>&1 | tail -20"] {
+            assert_eq!(action(cmd, &passed), None, "{cmd}");
+        }
+        let pytest = "app.py: error: retry budget spent\n.\n.\n.\n========== 12 passed in 0.31s ==========\n";
+        assert_eq!(action("pytest -q 2>&1 | tail -3", pytest), None);
+        // A failing summary is no passing one.
+        let failed = format!("{cut}\n 11 pass\n 1 fail\n");
         assert_eq!(
-            action("pytest -q 2>&1 | tail -3", pytest),
-            Some(FailureAction::Context)
+            action("bun run test 2>&1 | tail -20", &failed),
+            Some(FailureAction::Error)
         );
         // A program-specific signal needs no corroboration.
         let missing = "bash: line 1: rg: command not found\n";
