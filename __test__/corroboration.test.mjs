@@ -26,7 +26,6 @@ const cases = [
   ['the same line behind a filter, with a passing summary', 'bun run test 2>&1 | tail -20', passingSuite, undefined],
   ['a program-specific signal', 'rg foo src', 'bash: line 1: rg: command not found\n', 'error'],
   ['an OS error under a label', 'python check.py', "Error: [Errno 2] No such file or directory: 'cfg.yaml'\n", 'error'],
-  ['a traceback the program printed and went on', 'python app.py', `loading\n${tb}continuing\nserved 3 requests\n`, 'context'],
   ['a traceback that ends the output', 'python app.py', `loading\n${tb}`, 'error'],
   ['a broken pipe under head', 'python3 gen.py | head -n 3', brokenPipe, undefined],
   ['a broken pipe under tail', 'python3 gen.py | tail -n 3', brokenPipe, 'error'],

@@ -152,7 +152,7 @@ function tracebackLine(line: string): boolean {
 }
 
 /** The lines of a Python traceback that are no output of the program. */
-export const TRACEBACK_GRAMMAR = new Set([
+const TRACEBACK_GRAMMAR = new Set([
   'Traceback (most recent call last):',
   'During handling of the above exception, another exception occurred:',
   'The above exception was the direct cause of the following exception:',

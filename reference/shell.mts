@@ -90,8 +90,6 @@ interface Table {
   missingCommand: string | undefined;
   /** Rules whose match is a generic failure word (`lexiconRules`): an `error` only when corroborated (corroboration.mts). */
   lexiconRules: string[];
-  /** Rules whose match is an exception report (`tracebackRules`). */
-  tracebackRules: string[];
   /** A test runner's all-passed summary (`passingSummaries`, one multi-line expression), if any. */
   passingSummary: RegExp | undefined;
   /** Consumers that stop reading early (`earlyExit`): program, and the start of an argument that makes it so. */
@@ -204,7 +202,6 @@ function tableOf(): Table {
     runnerVerdicts: strings(root.runnerVerdicts),
     missingCommand: typeof root.missingCommand === 'string' ? root.missingCommand : undefined,
     lexiconRules: strings(root.lexiconRules),
-    tracebackRules: strings(root.tracebackRules),
     passingSummary: anyOf(strings(root.passingSummaries)),
     earlyExit: strings(root.earlyExit).map((e): [string, string | undefined] => {
       const at = e.indexOf(' ');
@@ -234,7 +231,6 @@ export function scanTable(): Pick<
   | 'runnerVerdicts'
   | 'missingCommand'
   | 'lexiconRules'
-  | 'tracebackRules'
   | 'passingSummary'
   | 'earlyExit'
 > {

@@ -24,13 +24,9 @@
 //!
 //! Otherwise it is `context`. A rule that names a program's own failure
 //! (pytest's summary, cargo's, `command not found`, make's fatal line, a C
-//! library message, an HTTP error body from the network) needs no
-//! corroboration, nor does an OS error's text under a lexicon label
-//! (`Error: [Errno 2] No such file or directory`). An exception report (`tracebackRules`) is such a signal
-//! when it ends the output (nothing but more traceback after it): with the
-//! status shown and 0, a traceback followed by more output was printed by
-//! a program that went on (`logging.exception`, `traceback.print_exc()`),
-//! which is a lexicon hit like the others.
+//! library message, an HTTP error body from the network, a traceback)
+//! needs no corroboration, nor does an OS error's text under a lexicon
+//! label (`Error: [Errno 2] No such file or directory`).
 
 use super::CallModel;
 use crate::rules::{Action, RuleMatch};
@@ -71,8 +67,8 @@ pub fn corroborate(
     // library's failure, whatever label the program printed it under.
     let generic = |m: &RuleMatch| {
         m.action == Action::Error
-            && ((table.lexicon_rules.contains(&m.id) && !m.excerpt.contains("[Errno "))
-                || (table.traceback_rules.contains(&m.id) && !ends_output(text, m.line)))
+            && table.lexicon_rules.contains(&m.id)
+            && !m.excerpt.contains("[Errno ")
     };
     if !matches.iter().any(generic) {
         return;
@@ -97,47 +93,8 @@ pub fn corroborate(
     }
 }
 
-/// The lines of a Python traceback that are no output of the program.
-fn traceback_grammar(line: &str) -> bool {
-    matches!(
-        line,
-        "Traceback (most recent call last):"
-            | "During handling of the above exception, another exception occurred:"
-            | "The above exception was the direct cause of the following exception:"
-    )
-}
-
-/// Whether the exception report that starts on line `line` (1-based) of
-/// `text` ends the output: every later non-blank line is a frame (indented),
-/// traceback grammar, a harness marker (`[stderr]`), or the exception line
-/// that closes a block of frames.
-pub(super) fn ends_output(text: &str, line: usize) -> bool {
-    let mut after_frames = false;
-    for l in text.split('\n').skip(line) {
-        let t = l.trim_end();
-        if t.trim().is_empty() {
-            continue;
-        }
-        if t.starts_with([' ', '\t']) {
-            after_frames = true;
-            continue;
-        }
-        if traceback_grammar(t) || (t.starts_with('[') && t.ends_with(']')) {
-            after_frames = false;
-            continue;
-        }
-        if after_frames || super::intent::is_exception_line(t) {
-            after_frames = false;
-            continue;
-        }
-        return false;
-    }
-    true
-}
-
 #[cfg(test)]
 mod tests {
-    use super::ends_output;
     use crate::engine::FailureAction;
 
     fn action(command: &str, output: &str) -> Option<FailureAction> {
@@ -206,27 +163,5 @@ mod tests {
         };
         assert_eq!(act(&mut engine, &shown), Some(FailureAction::Context));
         assert_eq!(act(&mut engine, &unrecorded), Some(FailureAction::Error));
-    }
-
-    #[test]
-    fn a_traceback_a_program_printed_and_went_on_needs_corroboration() {
-        let tb = "Traceback (most recent call last):\n  File \"app.py\", line 3, in load\n    open(p)\nFileNotFoundError: [Errno 2] No such file or directory: 'cfg.yaml'\n";
-        // Printed by `logging.exception`, then the run went on and finished.
-        let logged = format!("loading\n{tb}continuing\nserved 3 requests\n");
-        assert_eq!(
-            action("python app.py", &logged),
-            Some(FailureAction::Context)
-        );
-        assert_eq!(
-            action("python app.py 2>&1 | tail -n 20", &logged),
-            Some(FailureAction::Error)
-        );
-        // The traceback that ends the output is the program's death.
-        assert_eq!(
-            action("python app.py", &format!("loading\n{tb}")),
-            Some(FailureAction::Error)
-        );
-        assert!(ends_output(&format!("x\n{tb}\n[stderr]\n"), 2));
-        assert!(!ends_output(&logged, 2));
     }
 }

@@ -68,8 +68,6 @@ pub(super) struct Table {
     /// Rules whose match is a generic failure word (`lexiconRules`): an
     /// `error` only when corroborated (`corroboration.rs`).
     pub(super) lexicon_rules: Vec<String>,
-    /// Rules whose match is an exception report (`tracebackRules`).
-    pub(super) traceback_rules: Vec<String>,
     /// A test runner's all-passed summary (`passingSummaries`, one
     /// multi-line expression); `None` when the list is empty or bad.
     pub(super) passing_summary: Option<regex::Regex>,
@@ -203,7 +201,6 @@ pub(super) fn table() -> &'static Table {
                 .and_then(Value::as_str)
                 .map(str::to_owned),
             lexicon_rules: strings(root.get("lexiconRules")),
-            traceback_rules: strings(root.get("tracebackRules")),
             passing_summary: any_of(&strings(root.get("passingSummaries"))),
             early_exit: strings(root.get("earlyExit"))
                 .into_iter()
