@@ -49,7 +49,10 @@ for (const [label, Engine] of engines) {
     }
     it("a script created with SWE-agent's shell editor is the agent's own", () => {
       const engine = new Engine();
-      engine.observe(bash("str_replace_editor create /testbed/reproduce.py --file_text 'from m import f\nf()\n'"), text('File created successfully'));
+      engine.observe(
+        bash("str_replace_editor create /testbed/reproduce.py --file_text 'from m import f\nf()\n'"),
+        text('File created successfully'),
+      );
       const run = engine.observe(bash('python /testbed/reproduce.py'), text(`${tb}`));
       assert.equal(run?.failure?.action, 'context');
     });

@@ -27,10 +27,7 @@ export function corroborate(model: CallModel | undefined, status: StatusShown, t
   if (model === undefined || status.failed) return matches;
   const table = scanTable();
   // An OS error's own text (`Error: [Errno 2] …`) is the C library's failure, whatever label it is printed under.
-  const generic = (m: ActedHit) =>
-    m.action === 'error' &&
-    table.lexiconRules.includes(m.hit.id) &&
-    !m.hit.excerpt.includes('[Errno ');
+  const generic = (m: ActedHit) => m.action === 'error' && table.lexiconRules.includes(m.hit.id) && !m.hit.excerpt.includes('[Errno ');
   if (!matches.some(generic)) return matches;
   // A test runner's all-passed summary tells the status whatever hid it.
   if (table.passingSummary?.test(text) ?? false) return matches.filter((m) => !generic(m));

@@ -162,7 +162,9 @@ const TRACEBACK_GRAMMAR = new Set([
 function pipesIntoEarlyExit(model: CallModel): boolean {
   const { earlyExit } = scanTable();
   return model.commands.some(
-    (c) => c.stage > 0 && earlyExit.some(([program, flag]) => program === c.program && (flag === undefined || c.args.some((a) => a.startsWith(flag)))),
+    (c) =>
+      c.stage > 0 &&
+      earlyExit.some(([program, flag]) => program === c.program && (flag === undefined || c.args.some((a) => a.startsWith(flag)))),
   );
 }
 
