@@ -153,17 +153,20 @@ impl Scanner {
             self.rules.scan_after(text, already_failed)
         });
         // An `error` needs corroboration: a hidden status or a
-        // program-specific signal, not a generic failure word alone.
-        let status = StatusShown {
-            failed: already_failed,
-            unrecorded: output.status_unrecorded,
-        };
-        corroborate(
-            ctx.and_then(ScanContext::model).map(|(m, _)| m),
-            status,
-            &scanned,
-            &mut matches,
-        );
+        // program-specific signal, not a generic failure word alone. (Only
+        // with an `error` to judge: the call is modelled no more often.)
+        if matches.iter().any(|m| m.action == Action::Error) {
+            let status = StatusShown {
+                failed: already_failed,
+                unrecorded: output.status_unrecorded,
+            };
+            corroborate(
+                ctx.and_then(ScanContext::model).map(|(m, _)| m),
+                status,
+                &scanned,
+                &mut matches,
+            );
+        }
         if let Some(known) = exact_failure(ctx, output.exit_statuses) {
             matches.insert(0, known);
         }
