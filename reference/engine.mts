@@ -8,6 +8,7 @@
 import { parseArguments } from './canonical.mjs';
 import { resolveConfig } from './config.mjs';
 import { invalid, kindOf, stateError } from './errors.mjs';
+import { corroborate } from './corroboration.mjs';
 import { adjust, scanContext, SessionReports, SessionWrites, type ActedHit, type ScanContext } from './intent.mjs';
 import { isRejection } from './loops/texts.mjs';
 import { Loops } from './loops/index.mjs';
@@ -408,7 +409,14 @@ export class GuardEngine implements GuardEngineLike {
     if (valueJson !== undefined) scanned = texts.length === 0 ? valueJson : `${output}\n${valueJson}`;
     // Markers trail the shell output; the appended value JSON must not hide them.
     const failed = showsFailure(output);
-    const acted = adjust(ctx, scanned, this.#matches(scanned, failed), (text) => this.#matches(text, failed));
+    // An `error` needs corroboration (corroboration.mts). No JS entry tells
+    // of a harness without exit statuses (only the Rust audit readers know one).
+    const acted = corroborate(
+      ctx?.model,
+      { failed, unrecorded: false },
+      scanned,
+      adjust(ctx, scanned, this.#matches(scanned, failed), (text) => this.#matches(text, failed)),
+    );
     const refused = toolRejection(output);
     if (refused !== undefined) acted.unshift({ hit: refused, action: 'error' });
     const matches: RuleHit[] = acted.map((m) => m.hit);

@@ -137,6 +137,69 @@ const trimRust = (t: string) =>
     '',
   );
 
+/** intent.rs `is_exception_line`: whether `line` is an exception line (`Type: message`, a bare `Type`). */
+export function isExceptionLine(line: string): boolean {
+  return exceptionHead(trimRust(line)) !== undefined;
+}
+
+/** runtime_noise.rs `traceback_line`: a frame (indented) or a traceback header. */
+function tracebackLine(line: string): boolean {
+  return (
+    line.startsWith(' ') ||
+    line.startsWith('\t') ||
+    TRACEBACK_GRAMMAR.has(line.replace(/[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/, ''))
+  );
+}
+
+/** The lines of a Python traceback that are no output of the program. */
+const TRACEBACK_GRAMMAR = new Set([
+  'Traceback (most recent call last):',
+  'During handling of the above exception, another exception occurred:',
+  'The above exception was the direct cause of the following exception:',
+]);
+
+/** runtime_noise.rs `pipes_into_early_exit`: a later pipeline stage is a consumer that stops reading early. */
+function pipesIntoEarlyExit(model: CallModel): boolean {
+  const { earlyExit } = scanTable();
+  return model.commands.some(
+    (c) =>
+      c.stage > 0 &&
+      earlyExit.some(([program, flag]) => program === c.program && (flag === undefined || c.args.some((a) => a.startsWith(flag)))),
+  );
+}
+
+/**
+ * runtime_noise.rs `blank`: `text` with the runtime's own noise blanked (an
+ * interpreter-exit report under `Exception ignored`; a broken pipe when the
+ * command pipes into a consumer that stops reading early), or `undefined`.
+ */
+export function blankRuntimeNoise(text: string, model: CallModel | undefined): string | undefined {
+  const ignored = text.includes('Exception ignored ');
+  const piped = model !== undefined && pipesIntoEarlyExit(model) && (text.includes('Broken pipe') || text.includes('BrokenPipeError'));
+  if (!ignored && !piped) return undefined;
+  const lines = text.split('\n');
+  const noise = lines.map(() => false);
+  lines.forEach((line, i) => {
+    if (ignored && line.startsWith('Exception ignored ')) {
+      noise[i] = true;
+      for (let j = i + 1; j < lines.length; j++) {
+        if (trimRust(lines[j]!) === '') break;
+        noise[j] = true;
+        if (!tracebackLine(lines[j]!)) break;
+      }
+    }
+    const t = trimRust(line);
+    if (piped && (t.startsWith('BrokenPipeError') || t.endsWith('Broken pipe'))) {
+      noise[i] = true;
+      if (isExceptionLine(line)) {
+        for (let j = i - 1; j >= 0 && tracebackLine(lines[j]!); j--) noise[j] = true;
+      }
+    }
+  });
+  if (!noise.includes(true)) return undefined;
+  return lines.map((l, i) => (noise[i] ? '' : l)).join('\n');
+}
+
 /** The exception lines of an output (intent.rs `exception_lines`): `[type, message, caught]`. */
 function* exceptionLines(text: string): Generator<[string, string, boolean]> {
   for (const raw of text.split('\n')) {
@@ -397,7 +460,8 @@ function holds(need: Need, model: CallModel, excerpt: string): boolean {
 }
 
 /** Adjusts the rule matches of one output by the call's context; `rescan` scans another text (the output with noise lines blanked). */
-export function adjust(ctx: ScanContext | undefined, text: string, first: ActedHit[], rescan: (text: string) => ActedHit[]): ActedHit[] {
+export function adjust(ctx: ScanContext | undefined, input: string, first: ActedHit[], rescan: (text: string) => ActedHit[]): ActedHit[] {
+  let text = input;
   const table = scanTable();
   let matches = first;
   if (matches.some((m) => table.noise.some((n) => m.hit.excerpt.startsWith(n)))) {
@@ -412,6 +476,13 @@ export function adjust(ctx: ScanContext | undefined, text: string, first: ActedH
     matches = rescan(cleaned);
   }
   if (matches.length === 0) return matches;
+  // The runtime's own noise (an interpreter-exit report, SIGPIPE under `| head`): the same scan without it, and the rest reads it so.
+  const quiet = blankRuntimeNoise(text, ctx?.model);
+  if (quiet !== undefined) {
+    matches = rescan(quiet);
+    if (matches.length === 0) return matches;
+    text = quiet;
+  }
   if (ctx === undefined) return matches.filter((m) => !table.commandRules.has(m.hit.id));
   const model = ctx.model;
   matches = matches.filter((m) => {

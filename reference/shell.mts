@@ -89,6 +89,12 @@ interface Table {
   runnerVerdicts: string[];
   /** The rule whose match is a shell's `command not found` (`missingCommand`). */
   missingCommand: string | undefined;
+  /** Rules whose match is a generic failure word (`lexiconRules`): an `error` only when corroborated (corroboration.mts). */
+  lexiconRules: string[];
+  /** A test runner's all-passed summary (`passingSummaries`, one multi-line expression), if any. */
+  passingSummary: RegExp | undefined;
+  /** Consumers that stop reading early (`earlyExit`): program, and the start of an argument that makes it so. */
+  earlyExit: Array<[string, string | undefined]>;
 }
 
 /** programs.rs `need_of`: one need, or a list of which any may hold. */
@@ -196,14 +202,38 @@ function tableOf(): Table {
     fallbackFailure: strings(root.fallbackFailure),
     runnerVerdicts: strings(root.runnerVerdicts),
     missingCommand: typeof root.missingCommand === 'string' ? root.missingCommand : undefined,
+    lexiconRules: strings(root.lexiconRules),
+    passingSummary: anyOf(strings(root.passingSummaries)),
+    earlyExit: strings(root.earlyExit).map((e): [string, string | undefined] => {
+      const at = e.indexOf(' ');
+      return at === -1 ? [e, undefined] : [e.slice(0, at), e.slice(at + 1)];
+    }),
   };
   return table;
 }
 
-/** The program table's noise lines and command rules (intent.mts). */
+/** programs.rs `any_of`: one multi-line expression matching any of `patterns` (`undefined`: none, or a bad one). */
+function anyOf(patterns: string[]): RegExp | undefined {
+  if (patterns.length === 0) return undefined;
+  try {
+    return new RegExp(patterns.map((p) => `(?:${p})`).join('|'), 'm');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The program table's noise lines and command rules (intent.mts, corroboration.mts). */
 export function scanTable(): Pick<
   Table,
-  'noise' | 'commandRules' | 'brokenScript' | 'fallbackFailure' | 'runnerVerdicts' | 'missingCommand'
+  | 'noise'
+  | 'commandRules'
+  | 'brokenScript'
+  | 'fallbackFailure'
+  | 'runnerVerdicts'
+  | 'missingCommand'
+  | 'lexiconRules'
+  | 'passingSummary'
+  | 'earlyExit'
 > {
   return tableOf();
 }

@@ -526,6 +526,7 @@ impl Pending {
                 texts: parts.texts.iter().map(String::as_str).collect(),
                 value_json: parts.value_json.as_deref(),
                 exit_statuses: self.exit_statuses.as_ref(),
+                status_unrecorded: false,
             };
             self.scanner
                 .scan_in(&self.name, &output, self.context.as_ref())

@@ -136,6 +136,7 @@ fuzz_target!(|data: &[u8]| {
                     texts,
                     value_json: None,
                     exit_statuses: None,
+                    status_unrecorded: false,
                 };
                 let verdict = engine.observe(&call, Some(&out));
 

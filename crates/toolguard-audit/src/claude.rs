@@ -282,6 +282,7 @@ fn deliver(run: &mut Run, report: &mut SessionReport, id: &str, text: &str, is_e
             texts: vec![text],
             value_json: None,
             exit_statuses: None,
+            status_unrecorded: false,
         };
         run.observe(report, &site, &output);
     } else {

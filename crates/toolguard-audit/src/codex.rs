@@ -269,6 +269,7 @@ fn output(run: &mut Run, report: &mut SessionReport, number: u64, payload: &Map<
         texts: vec![&text],
         value_json: None,
         exit_statuses: None,
+        status_unrecorded: false,
     };
     run.observe(report, &site, &output);
 }

@@ -451,6 +451,7 @@ pub(super) fn line(
                 texts,
                 value_json: None,
                 exit_statuses: None,
+                status_unrecorded: false,
             };
             site.cost.end_time = u64_field(event, "time");
             run.observe(report, &site, &output);

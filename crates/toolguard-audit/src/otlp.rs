@@ -90,6 +90,7 @@ pub(super) fn flush(run: &mut Run, report: &mut SessionReport) {
             texts: vec![&span.text],
             value_json: None,
             exit_statuses: None,
+            status_unrecorded: false,
         };
         if run.scans(&span.site.name) {
             run.observe(report, &span.site, &output);

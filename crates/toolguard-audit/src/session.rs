@@ -285,6 +285,7 @@ pub(crate) fn replay(run: &mut Run, report: &mut SessionReport, read: &ReadSessi
                     texts: vec![&result.text],
                     value_json: None,
                     exit_statuses: None,
+                    status_unrecorded: !read.exit_codes,
                 };
                 run.observe(report, &site, &output);
             }

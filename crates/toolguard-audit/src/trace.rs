@@ -182,6 +182,7 @@ fn call(
         texts,
         value_json: None,
         exit_statuses: None,
+        status_unrecorded: false,
     };
     run.observe(report, &site, &output);
 }

@@ -12,6 +12,7 @@ use crate::loops::texts;
 use crate::loops::{CallMark, LoopAlarm, LoopDeny, LoopOutcome, Loops};
 use crate::markers::shows_failure;
 use crate::rules::{line_and_excerpt, Action, RuleMatch, RuleSet};
+use crate::shell::corroboration::{corroborate, StatusShown};
 use crate::shell::exact::{self, ExitStatuses};
 use crate::shell::intent::{self, ScanContext, SessionReports, SessionWrites};
 
@@ -36,6 +37,9 @@ pub struct Output<'a> {
     /// Exact mode: each stage's exit status of the command's last pipeline,
     /// as the rewritten command recorded them (`None`: unknown).
     pub exit_statuses: Option<&'a ExitStatuses>,
+    /// The harness records no exit status for its calls (SWE-agent): a
+    /// shown 0 cannot be told from a failure (`shell::corroboration`).
+    pub status_unrecorded: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -153,6 +157,21 @@ impl Scanner {
         let mut matches = intent::adjust(ctx, &scanned, matches, &|text| {
             self.rules.scan_after(text, already_failed)
         });
+        // An `error` needs corroboration: a hidden status or a
+        // program-specific signal, not a generic failure word alone. (Only
+        // with an `error` to judge: the call is modelled no more often.)
+        if matches.iter().any(|m| m.action == Action::Error) {
+            let status = StatusShown {
+                failed: already_failed,
+                unrecorded: output.status_unrecorded,
+            };
+            corroborate(
+                ctx.and_then(ScanContext::model).map(|(m, _)| m),
+                status,
+                &scanned,
+                &mut matches,
+            );
+        }
         if let Some(known) = exact_failure(ctx, output.exit_statuses) {
             matches.insert(0, known);
         }

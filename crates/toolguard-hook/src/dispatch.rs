@@ -306,6 +306,7 @@ fn post_tool_use(
         texts: text.iter().map(String::as_str).collect(),
         value_json: value_json.as_deref(),
         exit_statuses: statuses.as_ref(),
+        status_unrecorded: false,
     };
     let loop_output = Output {
         is_error,
@@ -315,6 +316,7 @@ fn post_tool_use(
         },
         value_json: None,
         exit_statuses: None,
+        status_unrecorded: false,
     };
     let arguments = arguments_json(event);
     let arguments = exact::original_arguments(&arguments, event).unwrap_or(arguments);

@@ -196,6 +196,15 @@ export const files = {
   'docs/FAQ.txt': `Q: The build prints "error: could not compile". What now?\nA: Scroll up to the first error[E0308] line.\n\nQ: pytest says "1 failed, 2 passed in 0.12s".\nA: Run it with -x to stop at the first failure.\n\nQ: I get "Error: Cannot find module 'x'".\nA: Run npm install.\n\nQ: What does "Segmentation fault (core dumped)" mean?\nA: The program crashed.\n`,
   'docs/runbook.md': `## When deploys fail\n\nTypical messages:\n\n- \`npm ERR! code ELIFECYCLE\`\n- \`E: Unable to locate package\`\n- \`curl: (7) Failed to connect\`\n- \`psql: error: connection to server\`\n- \`fatal: Authentication failed\`\n\nNone of these are retried automatically.\n`,
   'data/app.log': `[2024-05-01 10:00:00] INFO  boot\n[2024-05-01 10:00:01] WARN  retrying connection to db (attempt 1/3): Connection refused\n[2024-05-01 10:00:03] INFO  connected to db\n[2024-05-01 10:00:04] ERROR request 8812 failed: 404 Not Found /favicon.ico\n[2024-05-01 10:00:05] INFO  200 GET /\n`,
+  // The runtime's own benign noise and passing suites that log errors (corroboration round).
+  'noise/gen.py': `for i in range(100000):\n    print(i)\n`,
+  'noise/tmpexit.py': `import os\nimport tempfile\n\nf = tempfile.NamedTemporaryFile(suffix=".csv")\nf.write(b"a,b\\n1,2\\n")\nos.unlink(f.name)\nprint("converted 12 files")\n`,
+  'noise/tmpexit_fail.py': `import os\nimport tempfile\n\nf = tempfile.NamedTemporaryFile(suffix=".csv")\nos.unlink(f.name)\nprint("converted 11 files")\nrows = {"a": 1}\nprint(rows["row 7"])\n`,
+  'noise/unclosed.py': `def count(path):\n    return sum(1 for _ in open(path))\n\n\nprint("lines:", count(__file__))\n`,
+  'noise/test_logged.py': `import unittest\n\n\ndef process(items, log=print):\n    done = []\n    for i, item in enumerate(items, 1):\n        if item is None:\n            log(f"error: Item {i} failed")\n            continue\n        done.append(item)\n    return done\n\n\nclass ProcessTest(unittest.TestCase):\n    def test_skips_a_failed_item(self):\n        self.assertEqual(process([1, 2, None, 4]), [1, 2, 4])\n\n\nif __name__ == "__main__":\n    unittest.main()\n`,
+  'noise/test_logged_fail.py': `import unittest\n\n\ndef process(items, log=print):\n    done = []\n    for i, item in enumerate(items, 1):\n        if item is None:\n            log(f"error: Item {i} failed")\n            continue\n        done.append(item)\n    return done\n\n\nclass ProcessTest(unittest.TestCase):\n    def test_keeps_order(self):\n        self.assertEqual(process([1, None, 2]), [2, 1])\n\n\nif __name__ == "__main__":\n    unittest.main()\n`,
+  'site/health.json': `{"status":"ok","info":{"database":{"status":"up"}},"error":{},"details":{"database":{"status":"up"}}}\n`,
+  'site/health-down.json': `{"status":"error","info":{},"error":{"database":{"status":"down","message":"connect ECONNREFUSED 127.0.0.1:5432"}},"details":{"database":{"status":"down","message":"connect ECONNREFUSED 127.0.0.1:5432"}}}\n`,
 };
 // jest needs a config (or package.json) to find its root.
 files['js/jest/jest.config.js'] = 'module.exports = {};\n';

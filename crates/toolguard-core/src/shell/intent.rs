@@ -308,6 +308,11 @@ fn exception_head(line: &str) -> Option<(&str, &str)> {
     named.then_some((last, message))
 }
 
+/// Whether `line` is an exception line (`Type: message`, a bare `Type`).
+pub(super) fn is_exception_line(line: &str) -> bool {
+    exception_head(line.trim()).is_some()
+}
+
 /// The exception lines of an output, at the start of a line (after blanks
 /// and pytest's `E `): `(type, message, caught)`. `caught`: a script's own
 /// `Error: message` print (non-empty), whose message may be another
@@ -474,6 +479,19 @@ pub fn adjust(
     if matches.is_empty() {
         return matches;
     }
+    // The runtime's own noise (an interpreter-exit report, SIGPIPE under
+    // `| head`): the same scan without it, and the rest reads it so.
+    let quiet = super::runtime_noise::blank(text, ctx.and_then(ScanContext::model).map(|(m, _)| m));
+    let text = match &quiet {
+        Some(cleaned) => {
+            matches = rescan(cleaned);
+            if matches.is_empty() {
+                return matches;
+            }
+            cleaned.as_str()
+        }
+        None => text,
+    };
     let Some((model, own_script)) = ctx.and_then(ScanContext::model) else {
         // Without a command, the rules that need one do not count.
         matches.retain(|m| !table.command_rules.contains_key(m.id.as_str()));
@@ -726,6 +744,31 @@ mod tests {
         // Another agent's script is not this agent's.
         assert_eq!(
             action(&["echo x > other.py"], "python reproduce.py", TRACEBACK),
+            Some(FailureAction::Error)
+        );
+    }
+
+    #[test]
+    fn a_script_created_with_swe_agents_shell_editor_is_its_own() {
+        // SWE-agent 1.x runs its editor in the shell: the step's action is
+        // `str_replace_editor create <path> --file_text '…'`. Not read as a
+        // write before, so the reproduction's traceback was an error.
+        let create =
+            "str_replace_editor create /testbed/reproduce.py --file_text 'from m import f\nf()\n'";
+        assert_eq!(
+            action(&[create], "python /testbed/reproduce.py", TRACEBACK),
+            Some(FailureAction::Context)
+        );
+        let edit =
+            "str_replace_editor str_replace /testbed/reproduce.py --old_str 'f()' --new_str 'f(1)'";
+        assert_eq!(
+            action(&[edit], "cd /testbed && python reproduce.py", TRACEBACK),
+            Some(FailureAction::Context)
+        );
+        // Viewing a file is no write.
+        let view = "str_replace_editor view /testbed/reproduce.py";
+        assert_eq!(
+            action(&[view], "python /testbed/reproduce.py", TRACEBACK),
             Some(FailureAction::Error)
         );
     }
@@ -1308,6 +1351,33 @@ mod tests {
         assert_eq!(
             action(&[], "cat deploy.log", out),
             Some(FailureAction::Context)
+        );
+    }
+
+    #[test]
+    fn an_empty_error_member_of_a_health_answer_is_no_error() {
+        // NestJS terminus answers a healthy check with `"error": {}`: an
+        // error before (http-error-body read any `"error": {`).
+        let health = "{\"status\":\"ok\",\"info\":{\"database\":{\"status\":\"up\"}},\"error\":{},\"details\":{\"database\":{\"status\":\"up\"}}}";
+        assert_eq!(
+            action(&[], "curl -s http://localhost:3000/health", health),
+            None
+        );
+        let pretty = "{\n  \"status\": \"ok\",\n  \"error\": {},\n  \"errors\": [],\n  \"detail\": null\n}\n";
+        assert_eq!(
+            action(
+                &[],
+                "curl -s localhost:3000/health | python3 -m json.tool",
+                pretty
+            ),
+            None
+        );
+        // An error member with content still is one.
+        let failed =
+            "{\n  \"error\": {\n    \"code\": 503,\n    \"message\": \"database down\"\n  }\n}\n";
+        assert_eq!(
+            action(&[], "curl -s localhost:3000/health", failed),
+            Some(FailureAction::Error)
         );
     }
 

@@ -22,11 +22,13 @@
 //! operands are paths) is data: `rules/programs.json`, decoded once per
 //! process. Why a hand-written tokenizer and not a parser crate: see `lex.rs`.
 
+pub mod corroboration;
 pub mod exact;
 pub mod harness;
 pub mod intent;
 mod lex;
 mod programs;
+mod runtime_noise;
 mod tools;
 
 pub use lex::Joiner;

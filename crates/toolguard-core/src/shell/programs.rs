@@ -66,6 +66,15 @@ pub(super) struct Table {
     pub(super) runner_verdicts: Vec<String>,
     /// The rule whose match is a shell's `command not found` (`missingCommand`).
     pub(super) missing_command: Option<String>,
+    /// Rules whose match is a generic failure word (`lexiconRules`): an
+    /// `error` only when corroborated (`corroboration.rs`).
+    pub(super) lexicon_rules: Vec<String>,
+    /// A test runner's all-passed summary (`passingSummaries`, one
+    /// multi-line expression); `None` when the list is empty or bad.
+    pub(super) passing_summary: Option<regex::Regex>,
+    /// Consumers that stop reading early (`earlyExit`): program, and the
+    /// start of an argument that makes it so (`grep -q`), if any.
+    pub(super) early_exit: Vec<(String, Option<String>)>,
 }
 
 fn strings(v: Option<&Value>) -> Vec<String> {
@@ -192,10 +201,28 @@ pub(super) fn table() -> &'static Table {
                 .get("missingCommand")
                 .and_then(Value::as_str)
                 .map(str::to_owned),
+            lexicon_rules: strings(root.get("lexiconRules")),
+            passing_summary: any_of(&strings(root.get("passingSummaries"))),
+            early_exit: strings(root.get("earlyExit"))
+                .into_iter()
+                .map(|e| match e.split_once(' ') {
+                    Some((p, f)) => (p.to_owned(), Some(f.to_owned())),
+                    None => (e, None),
+                })
+                .collect(),
             programs,
             wrappers,
         }
     })
+}
+
+/// One multi-line expression matching any of `patterns`.
+fn any_of(patterns: &[String]) -> Option<regex::Regex> {
+    if patterns.is_empty() {
+        return None;
+    }
+    let alternatives: Vec<String> = patterns.iter().map(|p| format!("(?:{p})")).collect();
+    regex::Regex::new(&format!("(?m){}", alternatives.join("|"))).ok()
 }
 
 /// A `commandRules` value: one need, or a list of which any may hold.
