@@ -6,7 +6,6 @@ use std::io::Read;
 
 use serde_json::value::RawValue;
 use serde_json::Value;
-use toolguard_core::config::js_number;
 
 /// The last 1 MiB of a Codex transcript holds the just-finished call; read no more.
 const TRANSCRIPT_TAIL: u64 = 1 << 20;
@@ -115,46 +114,7 @@ fn codex_exit_code(path: &str, call_id: &Value) -> Option<f64> {
     None
 }
 
-/// The text of a shell tool's output as the engine expects it (the DSH shell
-/// result format; `shellText` in ts/adapters/common.mts for the in-process adapters).
-pub(crate) fn shell_text(output: &Value) -> Option<String> {
-    use toolguard_core::markers::shell_streams;
-    let members = match output {
-        Value::String(s) => return Some(s.clone()),
-        Value::Object(members) => members,
-        _ => return None,
-    };
-    let string = |key: &str| members.get(key).and_then(Value::as_str);
-    let (stdout, stderr) = (string("stdout"), string("stderr"));
-    let mut text = if let Some(text) = shell_streams(stdout, stderr) {
-        text
-    } else if let Some(output) = string("output") {
-        output.to_owned()
-    } else if let Some(Value::Array(blocks)) = members.get("content") {
-        let texts: Vec<&str> = blocks
-            .iter()
-            .filter(|b| b["type"] == "text")
-            .filter_map(|b| b["text"].as_str())
-            .collect();
-        if texts.is_empty() {
-            return None;
-        }
-        texts.join("\n")
-    } else {
-        return None;
-    };
-    let code = members
-        .get("exitCode")
-        .and_then(Value::as_f64)
-        .or_else(|| members.get("exit_code").and_then(Value::as_f64));
-    if let Some(code) = code.filter(|&c| c != 0.0) {
-        if !text.ends_with('\n') {
-            text.push('\n');
-        }
-        text.push_str(&format!("[exit code: {}]", js_number(code)));
-    }
-    Some(text)
-}
+pub(crate) use toolguard_core::shell_result::shell_text;
 
 /// Lone `\uD800`–`\uDFFF` escapes in JSON text become `\uFFFD`: hosts may
 /// send them (a cut string), serde_json refuses them in a `Value`. Text
@@ -216,22 +176,5 @@ mod tests {
             parse(r#"["\ud83d", "\ud83d\ude00", "\\ud83d", "\udc00x"]"#),
             serde_json::json!(["\u{FFFD}", "😀", "\\ud83d", "\u{FFFD}x"])
         );
-    }
-
-    #[test]
-    fn shell_text_formats() {
-        let t = |json: &str| shell_text(&serde_json::from_str(json).unwrap());
-        assert_eq!(
-            t(r#"{"stdout":"a","stderr":"b","exit_code":2}"#).unwrap(),
-            "a\n[stderr]\nb\n[exit code: 2]"
-        );
-        assert_eq!(t(r#"{"stdout":"","stderr":""}"#).unwrap(), "(no output)");
-        assert_eq!(t(r#"{"content":[{"type":"text","text":"x"},{"type":"image"},{"type":"text","text":"y"}]}"#).unwrap(), "x\ny");
-        assert_eq!(
-            t(r#"{"output":"o\n","exitCode":0,"exit_code":3}"#).unwrap(),
-            "o\n"
-        );
-        assert_eq!(t("[1]"), None);
-        assert_eq!(t("5"), None);
     }
 }
