@@ -13,6 +13,7 @@ pub mod config;
 pub mod digest;
 pub mod engine;
 pub mod error;
+pub mod json_text;
 pub mod loops;
 pub mod markers;
 pub mod normalize;
