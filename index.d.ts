@@ -175,6 +175,12 @@ export interface ContentBlock {
  */
 export declare function detectLogFormat(path: string): string | null
 
+/**
+ * Every `--format` name the audit reads, `auto` first: the one list the
+ * CLI offers and checks (`Format::NAMES` in the audit crate).
+ */
+export declare function logFormats(): Array<string>
+
 /** What {@link GuardEngine.exactCall} returns. */
 export interface ExactCall {
   /** The arguments to run the tool with. */

@@ -61,5 +61,7 @@ module.exports.Auditor = native
     };
 /** The log format of a file by its content (`--format auto`'s pick), or null; native only. */
 module.exports.detectLogFormat = native ? binding.detectLogFormat : () => null;
+/** Every `--format` name the audit reads, `auto` first; native only (none without it). */
+module.exports.logFormats = native ? binding.logFormats : () => [];
 /** Whether the native engine is in use (false: the reference fallback). */
 module.exports.native = native;
