@@ -175,12 +175,6 @@ export interface ContentBlock {
  */
 export declare function detectLogFormat(path: string): string | null
 
-/**
- * Every `--format` name the audit reads, `auto` first: the one list the
- * CLI offers and checks (`Format::NAMES` in the audit crate).
- */
-export declare function logFormats(): Array<string>
-
 /** What {@link GuardEngine.exactCall} returns. */
 export interface ExactCall {
   /** The arguments to run the tool with. */
@@ -257,6 +251,12 @@ export interface HookVerdict {
   loop?: HookNotice
   failure?: HookFailure
 }
+
+/**
+ * Every `--format` name the audit reads, `auto` first: the one list the
+ * CLI offers and checks (`Format::NAMES` in the audit crate).
+ */
+export declare function logFormats(): Array<string>
 
 /** `check` refused the call: it would continue a loop already reminded `loops.deny` times. */
 export interface LoopDenyVerdict {
