@@ -252,6 +252,12 @@ export interface HookVerdict {
   failure?: HookFailure
 }
 
+/**
+ * Every `--format` name the audit reads, `auto` first: the one list the
+ * CLI offers and checks (`Format::NAMES` in the audit crate).
+ */
+export declare function logFormats(): Array<string>
+
 /** `check` refused the call: it would continue a loop already reminded `loops.deny` times. */
 export interface LoopDenyVerdict {
   kind: 'repeat' | 'cycle' | 'same-error' | 're-read' | 'redo'

@@ -846,5 +846,6 @@ module.exports.__loadConfigBytes = nativeBinding.__loadConfigBytes
 module.exports.__loadConfigFile = nativeBinding.__loadConfigFile
 module.exports.canonicalize = nativeBinding.canonicalize
 module.exports.detectLogFormat = nativeBinding.detectLogFormat
+module.exports.logFormats = nativeBinding.logFormats
 module.exports.observeCall = nativeBinding.observeCall
 module.exports.observeCallValue = nativeBinding.observeCallValue

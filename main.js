@@ -13,12 +13,7 @@
 // ESM `import { GuardEngine } from 'toolguard'` can see their names; the
 // names are exactly the value exports of main.d.ts (a test compares them).
 
-/** The first line of the innermost cause: what actually failed (a missing file, a dlopen error). */
-function rootCause(error) {
-  let e = error;
-  while (e?.cause) e = e.cause;
-  return String(e?.message || e).split('\n')[0];
-}
+const { rootCause } = require('./root-cause.js');
 
 let binding;
 let native = true;
@@ -66,5 +61,7 @@ module.exports.Auditor = native
     };
 /** The log format of a file by its content (`--format auto`'s pick), or null; native only. */
 module.exports.detectLogFormat = native ? binding.detectLogFormat : () => null;
+/** Every `--format` name the audit reads, `auto` first; native only (none without it). */
+module.exports.logFormats = native ? binding.logFormats : () => [];
 /** Whether the native engine is in use (false: the reference fallback). */
 module.exports.native = native;

@@ -203,3 +203,10 @@ pub fn detect_log_format(path: String) -> Option<String> {
         .flatten()
         .map(|f| f.as_str().to_owned())
 }
+
+/// Every `--format` name the audit reads, `auto` first: the one list the
+/// CLI offers and checks (`Format::NAMES` in the audit crate).
+#[napi(catch_unwind)]
+pub fn log_formats() -> Vec<String> {
+    Format::NAMES.iter().map(|&name| name.to_owned()).collect()
+}

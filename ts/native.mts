@@ -6,6 +6,8 @@
 import { createRequire } from 'node:module';
 import type * as Binding from '../index.js';
 
+const { rootCause } = createRequire(import.meta.url)('../../root-cause.js') as typeof import('../root-cause.js');
+
 export type NativeAddon = typeof Binding;
 
 let addon: NativeAddon | undefined;
@@ -22,9 +24,7 @@ export function native(): NativeAddon | undefined {
   return addon;
 }
 
-/** Why the addon did not load: the first line of the innermost cause. */
+/** Why the addon did not load: the first line of the innermost cause (root-cause.js, as main.js says it). */
 export function nativeFailure(): string {
-  let e: unknown = failure;
-  while (e instanceof Error && e.cause) e = e.cause;
-  return String(e instanceof Error ? e.message : e).split('\n')[0]!;
+  return rootCause(failure);
 }

@@ -145,3 +145,28 @@ test('combined plugin: nine identical parallel calls of one step raise no loop a
   assert.equal(await alarms([Array.from({ length: 9 }, () => read)]), 0);
   assert.ok((await alarms(Array.from({ length: 9 }, () => [read]))) > 0);
 });
+
+test('combined plugin: loops on when absent, {} or true; off with false (the one decision, engineConfig)', async (t) => {
+  const { engineConfig } = await import('../../dist/ts/adapters/common.mjs');
+  for (const [loops, on] of [
+    [undefined, true],
+    [{}, true],
+    [true, true],
+    [false, false],
+  ]) {
+    const h = await boot();
+    t.after(() => h.dispose());
+    h.tool(textTool('bash', () => 'FAILED tests/test_x.py::test_a\n1 failed in 0.12s\n[exit code: 1]'));
+    await h.plugin(await combined(), loops === undefined ? {} : { loops });
+    const a = h.agent('s1');
+    await h.turn(
+      a,
+      Array.from({ length: 3 }, () => call('bash', { command: 'pytest -q' })),
+    );
+    const plugins = h.contexts(a).map((c) => c.plugin);
+    assert.equal(plugins.includes('toolguard-loops'), on, JSON.stringify(loops));
+    // The adapters' engine config says the same.
+    const config = engineConfig(loops === undefined ? {} : { loops });
+    assert.equal(config.loops !== false, on, JSON.stringify(loops));
+  }
+});

@@ -7,6 +7,7 @@
  */
 import { rmSync } from 'node:fs';
 import type { ExactCall, GuardEngine, GuardConfig, GuardVerdict, ToolResult } from 'toolguard';
+import { showsFailure } from '../../reference/markers.mjs';
 
 export type { GuardConfig, GuardVerdict, ToolResult };
 
@@ -110,8 +111,9 @@ export function appendNotices(text: string, notices: readonly string[]): string 
  * output that already shows failure, exactly as for DSH results. Anything
  * else: undefined (the engine then sees only the value).
  *
- * The hook library's `shell_text` decides the same for `toolguard hook`
- * (hooks.test.mjs holds the two equal). It stays here, not behind the
+ * The core's `shell_result` decides the same for `toolguard hook` and the
+ * audit's readers (shell-text.test.mjs holds them equal on the inputs where
+ * the copies once differed). It stays here, not behind the
  * addon: a call into Rust copies the streams twice (in, and the text back
  * out), measured at 3 µs for a 200 B stdout and 132 µs for 64 KB against
  * 0.4 µs / 0.03 µs here (V8 joins strings without copying), on the event
@@ -139,7 +141,7 @@ export function shellText(output: unknown): string | undefined {
   }
   if (text === undefined) return undefined;
   const code = typeof o.exitCode === 'number' ? o.exitCode : typeof o.exit_code === 'number' ? o.exit_code : undefined;
-  if (code !== undefined && code !== 0) text += `${text.endsWith('\n') ? '' : '\n'}[exit code: ${code}]`;
+  if (code !== undefined && code !== 0 && !showsFailure(text)) text += `${text && !text.endsWith('\n') ? '\n' : ''}[exit code: ${code}]`;
   return text;
 }
 

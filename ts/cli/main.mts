@@ -1,9 +1,10 @@
 // `toolguard` command line: a table of subcommands (one entry each; help and
 // shell completion are generated from it) and the dispatch.
 
+import { logFormats } from 'toolguard';
 import { AUDIT_OPTIONS } from './audit/options.mjs';
 import { audit, packageVersion } from './audit/run.mjs';
-import { FAIL_ON, FORMATS, REPORTS } from './audit/types.mjs';
+import { FAIL_ON, REPORTS } from './audit/types.mjs';
 import { CHECK_CONFIG_OPTIONS, checkConfig } from './check-config.mjs';
 import { COMPLETION_OPTIONS, completion, type CompletionSpec } from './completion.mjs';
 import { HOOK_OPTIONS } from '../adapters/hooks.mjs';
@@ -30,7 +31,7 @@ export const COMMANDS: Record<string, Command> = {
       "find loops and silent failures in recorded agent sessions (no FILES: this machine's Claude Code/Codex histories, else the bundled sample)",
     run: audit,
     options: AUDIT_OPTIONS,
-    choices: { report: REPORTS, format: FORMATS, 'fail-on': FAIL_ON },
+    choices: { report: REPORTS, format: logFormats(), 'fail-on': FAIL_ON },
   },
   hook: {
     args: '[--config FILE]',

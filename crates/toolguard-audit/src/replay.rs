@@ -150,7 +150,8 @@ impl<'a> Run<'a> {
         {
             return None;
         }
-        let value: serde_json::Value = match serde_json::from_slice(bytes) {
+        // As the hook reads its input: a lone surrogate escape (a cut string) is U+FFFD, not a bad line.
+        let value: serde_json::Value = match toolguard_core::json_text::parse_lenient(bytes) {
             Ok(value) => value,
             Err(e) if !complete => {
                 report.error(

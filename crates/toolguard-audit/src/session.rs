@@ -467,7 +467,7 @@ pub(crate) fn audit_whole(
         }
         return emit(report);
     }
-    let value: Value = match serde_json::from_slice(&buf) {
+    let value: Value = match toolguard_core::json_text::parse_lenient(&buf) {
         Ok(value) => value,
         Err(e) => {
             report.error(Some(e.line() as u64), format!("malformed JSON: {e}"));

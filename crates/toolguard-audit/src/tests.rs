@@ -158,6 +158,20 @@ fn bad_lines_are_reported_with_their_number_and_skipped() {
     assert_eq!(report.reminders.len(), 1);
 }
 
+/// A JSON line holding a lone surrogate escape (a host cut a string inside
+/// a surrogate pair) is read with U+FFFD, as the hook reads its input, not
+/// reported as malformed.
+#[test]
+fn a_lone_surrogate_escape_is_read_as_the_hook_reads_it() {
+    let cut = result(2, "c0", "cut X", false).replace("cut X", r"cut \ud800");
+    assert!(cut.contains(r"\ud800"));
+    let report = audit(
+        &log(&[call(1, "c0", "bash", r#"{"command":"ls"}"#), cut]),
+        Format::Dsh,
+    );
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+}
+
 #[test]
 fn errors_are_capped_but_counted() {
     let text = "x\n".repeat(MAX_ERRORS + 5);

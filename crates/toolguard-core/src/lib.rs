@@ -13,11 +13,13 @@ pub mod config;
 pub mod digest;
 pub mod engine;
 pub mod error;
+pub mod json_text;
 pub mod loops;
 pub mod markers;
 pub mod normalize;
 pub mod rules;
 pub mod shell;
+pub mod shell_result;
 pub mod transcode;
 
 pub use error::{ConfigError, Error, KeyPath, PathStep, RuleError};

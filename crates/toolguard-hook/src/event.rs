@@ -6,7 +6,6 @@ use std::io::Read;
 
 use serde_json::value::RawValue;
 use serde_json::Value;
-use toolguard_core::config::js_number;
 
 /// The last 1 MiB of a Codex transcript holds the just-finished call; read no more.
 const TRANSCRIPT_TAIL: u64 = 1 << 20;
@@ -115,123 +114,6 @@ fn codex_exit_code(path: &str, call_id: &Value) -> Option<f64> {
     None
 }
 
-/// The text of a shell tool's output as the engine expects it (the DSH shell
-/// result format; `shellText` in ts/adapters/common.mts for the in-process adapters).
-pub(crate) fn shell_text(output: &Value) -> Option<String> {
-    use toolguard_core::markers::shell_streams;
-    let members = match output {
-        Value::String(s) => return Some(s.clone()),
-        Value::Object(members) => members,
-        _ => return None,
-    };
-    let string = |key: &str| members.get(key).and_then(Value::as_str);
-    let (stdout, stderr) = (string("stdout"), string("stderr"));
-    let mut text = if let Some(text) = shell_streams(stdout, stderr) {
-        text
-    } else if let Some(output) = string("output") {
-        output.to_owned()
-    } else if let Some(Value::Array(blocks)) = members.get("content") {
-        let texts: Vec<&str> = blocks
-            .iter()
-            .filter(|b| b["type"] == "text")
-            .filter_map(|b| b["text"].as_str())
-            .collect();
-        if texts.is_empty() {
-            return None;
-        }
-        texts.join("\n")
-    } else {
-        return None;
-    };
-    let code = members
-        .get("exitCode")
-        .and_then(Value::as_f64)
-        .or_else(|| members.get("exit_code").and_then(Value::as_f64));
-    if let Some(code) = code.filter(|&c| c != 0.0) {
-        if !text.ends_with('\n') {
-            text.push('\n');
-        }
-        text.push_str(&format!("[exit code: {}]", js_number(code)));
-    }
-    Some(text)
-}
+pub(crate) use toolguard_core::shell_result::shell_text;
 
-/// Lone `\uD800`–`\uDFFF` escapes in JSON text become `\uFFFD`: hosts may
-/// send them (a cut string), serde_json refuses them in a `Value`. Text
-/// without any is returned as is.
-pub fn replace_lone_surrogates(text: &str) -> std::borrow::Cow<'_, str> {
-    let bytes = text.as_bytes();
-    if !bytes
-        .windows(3)
-        .any(|w| w[0] == b'\\' && w[1] == b'u' && (w[2] | 0x20) == b'd')
-    {
-        return text.into();
-    }
-    let hex4 = |at: usize| -> Option<u32> {
-        let digits = bytes.get(at..at + 4)?;
-        if !digits.iter().all(u8::is_ascii_hexdigit) {
-            return None;
-        }
-        u32::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
-    };
-    let mut out = String::with_capacity(text.len());
-    let mut last = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] != b'\\' {
-            i += 1;
-            continue;
-        }
-        // Inside strings only a backslash starts an escape; outside, serde_json rejects it anyway.
-        match (bytes.get(i + 1), hex4(i + 2)) {
-            (Some(b'u'), Some(unit)) if (0xD800..0xE000).contains(&unit) => {
-                let paired = unit < 0xDC00
-                    && bytes.get(i + 6) == Some(&b'\\')
-                    && bytes.get(i + 7) == Some(&b'u')
-                    && matches!(hex4(i + 8), Some(low) if (0xDC00..0xE000).contains(&low));
-                if paired {
-                    i += 12;
-                } else {
-                    out.push_str(&text[last..i]);
-                    out.push_str("\\ufffd");
-                    i += 6;
-                    last = i;
-                }
-            }
-            _ => i += 2,
-        }
-    }
-    out.push_str(&text[last..]);
-    out.into()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lone_surrogates_read_as_replacement() {
-        let parse = |t: &str| serde_json::from_str::<Value>(&replace_lone_surrogates(t)).unwrap();
-        assert_eq!(
-            parse(r#"["\ud83d", "\ud83d\ude00", "\\ud83d", "\udc00x"]"#),
-            serde_json::json!(["\u{FFFD}", "😀", "\\ud83d", "\u{FFFD}x"])
-        );
-    }
-
-    #[test]
-    fn shell_text_formats() {
-        let t = |json: &str| shell_text(&serde_json::from_str(json).unwrap());
-        assert_eq!(
-            t(r#"{"stdout":"a","stderr":"b","exit_code":2}"#).unwrap(),
-            "a\n[stderr]\nb\n[exit code: 2]"
-        );
-        assert_eq!(t(r#"{"stdout":"","stderr":""}"#).unwrap(), "(no output)");
-        assert_eq!(t(r#"{"content":[{"type":"text","text":"x"},{"type":"image"},{"type":"text","text":"y"}]}"#).unwrap(), "x\ny");
-        assert_eq!(
-            t(r#"{"output":"o\n","exitCode":0,"exit_code":3}"#).unwrap(),
-            "o\n"
-        );
-        assert_eq!(t("[1]"), None);
-        assert_eq!(t("5"), None);
-    }
-}
+pub use toolguard_core::json_text::replace_lone_surrogates;

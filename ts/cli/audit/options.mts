@@ -4,10 +4,11 @@
 import { statSync } from 'node:fs';
 import { join, sep } from 'node:path';
 
+import { logFormats } from 'toolguard';
 import { oneOf, parseCommandLine, UsageError } from '../args.mjs';
 import { CONFIG_STDIN } from '../config.mjs';
 import { packageRoot, STDIN } from './inputs.mjs';
-import { FAIL_ON, type FailOn, FORMATS, type Format, REPORTS, type Report } from './types.mjs';
+import { FAIL_ON, type FailOn, type Format, REPORTS, type Report } from './types.mjs';
 
 /** The options of `toolguard audit`, for parseArgs and shell completion. */
 export const AUDIT_OPTIONS = {
@@ -137,7 +138,7 @@ export function parseOptions(argv: string[]): Options {
     paths: positionals,
     config: values.config,
     report,
-    format: oneOf('--format', values.format, FORMATS, 'auto'),
+    format: formatOf(values.format),
     failOn: oneOf('--fail-on', values['fail-on'], FAIL_ON, 'any'),
     color: values['no-color'] ? false : values.color ? true : undefined,
     help: values.help ?? false,
@@ -186,4 +187,14 @@ export function isFolderTarget(target: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The `--format` value, checked against the audit's own list (the addon's
+ * `logFormats`). Without the native binary there is no list and no audit:
+ * the value passes through and the audit says why it cannot run.
+ */
+function formatOf(value: string | undefined): Format {
+  const formats = logFormats();
+  return formats.length === 0 ? (value ?? 'auto') : oneOf('--format', value, formats, 'auto');
 }
