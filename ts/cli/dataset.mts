@@ -7,10 +7,11 @@
 // tokens, waste), which the native audit makes on its worker threads;
 // nothing here re-derives them.
 
-import { closeSync, mkdirSync, openSync, readdirSync, readSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { SessionFigures } from './audit/types.mjs';
+import { makeFolder } from './make-folder.mjs';
 import { formatDuration, formatTokens } from './waste.mjs';
 import { MEANING } from './words.mjs';
 
@@ -252,7 +253,7 @@ export class HtmlFolder {
     // report: `--html ./` in a project, or `/`, must not scatter pages there.
     if (entries(dir).length > 0 && !isReportIndex(dir))
       throw new Error(`${dir} is not empty and holds no toolguard report (index.html): give a new or empty folder`);
-    mkdirSync(join(dir, 'runs'), { recursive: true });
+    makeFolder(join(dir, 'runs'));
     // Marked at once, so a folder whose audit is interrupted is still known as a report.
     writeFileSync(join(dir, 'index.html'), `<!doctype html>\n${GENERATOR}\n<title>toolguard audit (not finished)</title>\n`);
   }
