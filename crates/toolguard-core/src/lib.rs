@@ -18,6 +18,7 @@ pub mod markers;
 pub mod normalize;
 pub mod rules;
 pub mod shell;
+pub mod status_header;
 pub mod transcode;
 
 pub use error::{ConfigError, Error, KeyPath, PathStep, RuleError};

@@ -283,8 +283,6 @@ fn post_tool_use(
         || matches!(&raw_response, Some(Value::Object(o))
             if ["isError", "is_error"].iter().any(|k| o.get(*k) == Some(&Value::Bool(true))));
     let response = response_of(event, raw_response, host);
-    // Codex sends no exit code: a string response here means none was found in its transcript.
-    let exit_code_unknown = host == Host::Codex && matches!(response, Some(Value::String(_)));
     let text = response.as_ref().and_then(shell_text);
     // The value's JSON: scanned with `scanValue`; for the loop detectors it
     // stands in for the text of a result that has none, so two different
@@ -325,7 +323,7 @@ fn post_tool_use(
     };
 
     let lock_deadline = deadline.min(Instant::now() + state::LOCK_WAIT);
-    let mut verdict = state::with_lock(file, lock_deadline, || {
+    let verdict = state::with_lock(file, lock_deadline, || {
         let saved = state::read_saved(file)?;
         if let Some(chain) = &saved.chain {
             restore(&mut engine, chain)?;
@@ -353,16 +351,6 @@ fn post_tool_use(
         };
         Ok((!verdict.is_empty()).then_some(verdict))
     })?;
-    if exit_code_unknown {
-        // Without the exit code the hook does not know it was 0: the header must not claim it.
-        let claimed = format!("[loud-failure] {name} exited 0 but its output shows it failed:");
-        if let Some(failure) = verdict.as_mut().and_then(|v| v.failure.as_mut()) {
-            if let Some(rest) = failure.text.strip_prefix(&claimed) {
-                failure.text =
-                    format!("[loud-failure] {name} output shows a failure (its exit code is unknown):{rest}");
-            }
-        }
-    }
     let event_name = if failed {
         "PostToolUseFailure"
     } else {
