@@ -321,7 +321,7 @@ ${stat('stuck tokens', `${formatTokens(d.stuckTokens)} <small>of ${formatTokens(
 </dl>
 <div class="tables">${group('model', d.byModel)}${group('agent', d.byAgent)}</div>
 <h2>Runs, most waste first</h2>
-<p class="meta">Waste: calls, wall time and tokens in stuck episodes and silent failures, from the first flaggable call until the agent moved on (README "Waste"). <label>Filter <input id="q" type="search" placeholder="file, session, model or agent"></label> <output id="shown"></output></p>
+<p class="meta">Waste: calls, wall time and tokens in stuck episodes and silent failures, from the first flaggable call until the agent moved on (docs/audit.md "Waste"). <label>Filter <input id="q" type="search" placeholder="file, session, model or agent"></label> <output id="shown"></output></p>
 <table id="runs"><thead><tr><th>#</th><th>run</th><th>model</th><th>agent</th><th class="n">calls</th><th class="n">stuck</th><th class="n">silent failures</th><th class="n" title="${esc(MEANING.waste)}">waste calls</th><th class="n" title="${esc(MEANING.waste)}">waste time</th><th class="n" title="${esc(MEANING.waste)}">waste tokens</th></tr></thead><tbody></tbody></table>
 <p><button id="more" type="button">show more</button></p>
 <noscript><p>The run table needs JavaScript; each run's page is runs/NNNNNN.html (its position in the audit's order).</p></noscript>
