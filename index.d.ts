@@ -141,6 +141,9 @@ export declare function __loadConfigBytes(name: string, bytes: Uint8Array): Guar
  */
 export declare function __loadConfigFile(path: string): GuardConfig
 
+/** The status header `text` starts with, or `null` when it has none. */
+export declare function __statusHeader(text: string): StatusHeader | null
+
 /**
  * The canonical form of a call's arguments, exactly as the official plugin
  * computes it from the raw argument text (`JSON.stringify(sortJsonValue(parseArguments(text)))`).
@@ -268,7 +271,7 @@ export interface LoopDenyVerdict {
 }
 
 /**
- * Options of the result-aware loop detectors (README "Loop detection").
+ * Options of the result-aware loop detectors (docs/loops.md "Loop detection").
  * A threshold is an integer >= 2, or `false` to switch that detector off.
  */
 export interface LoopsOptions {
@@ -417,6 +420,15 @@ export interface RuleHit {
   line: number
   /** The matching line, trimmed (at most 200 characters, then `…`). */
   excerpt: string
+}
+
+export interface StatusHeader {
+  /** The exit code the header gives (none: it gives none). */
+  exitCode?: number
+  /** The output below the header. */
+  output: string
+  /** How many lines the header took (`Output:` included). */
+  lines: number
 }
 
 /** A tool call. Give exactly one of `arguments` and `argumentsJson`. */

@@ -844,6 +844,7 @@ module.exports.__hookStateDir = nativeBinding.__hookStateDir
 module.exports.__hookStateFileName = nativeBinding.__hookStateFileName
 module.exports.__loadConfigBytes = nativeBinding.__loadConfigBytes
 module.exports.__loadConfigFile = nativeBinding.__loadConfigFile
+module.exports.__statusHeader = nativeBinding.__statusHeader
 module.exports.canonicalize = nativeBinding.canonicalize
 module.exports.detectLogFormat = nativeBinding.detectLogFormat
 module.exports.logFormats = nativeBinding.logFormats

@@ -98,6 +98,27 @@ test('scan reads coloured output as a terminal shows it', () => {
   assert.deepEqual(hits(coloured)[0], ['python-traceback', 1, 'Traceback (most recent call last):']);
 });
 
+test('scan reads a status header as the Codex reader does: a non-zero code silences when: success rules', () => {
+  const body = 'make: *** [all] Error 1\n';
+  for (const header of ['Exit code: 1\nWall time: 0.2 seconds\nOutput:\n', 'Chunk ID: 7\nProcess exited with code 1\nOutput:\n']) {
+    const run = cli(['scan', '--json', file('codex.txt', header + body)]);
+    assert.equal(run.code, 0, run.stderr);
+    // The hit names the input's own line (below the header).
+    const line = header.split('\n').length;
+    assert.deepEqual(
+      JSON.parse(run.stdout).hits.map((h) => [h.id, h.line, h.silenced]),
+      [['make-error', line, true]],
+    );
+  }
+  // Exit code 0: the rule fires.
+  const zero = cli(['scan', '--json', file('codex0.txt', `Exit code: 0\nOutput:\n${body}`)]);
+  assert.equal(zero.code, 1, zero.stderr);
+  assert.deepEqual(
+    JSON.parse(zero.stdout).hits.map((h) => [h.id, h.line, h.silenced]),
+    [['make-error', 3, false]],
+  );
+});
+
 test('scan: nothing matched is exit 0', () => {
   const run = cli(['scan', file('ok.txt', 'compiled 3 files\n0 errors, 2 warnings\n')]);
   assert.deepEqual([run.code, run.stdout], [0, `${join(tmp, 'ok.txt')}: no rule matched\n`]);

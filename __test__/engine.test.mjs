@@ -219,7 +219,7 @@ test('an error rule blocks with a header naming the rule, then the output verbat
   assert.equal(failure.summary, `bash: ${failure.rules.map((r) => r.id).join(', ')}`);
   assert.equal(
     failure.text,
-    `[loud-failure] bash exited 0 but its output shows it failed:\n${failure.rules
+    `[loud-failure] bash reported no error but its output shows it failed:\n${failure.rules
       .map((r) => `- ${r.id} (line ${r.line}): ${r.message}\n  > ${r.excerpt}`)
       .join('\n')}\nOriginal output:\n${traceback}`,
   );

@@ -40,3 +40,29 @@ describe('error verdict text, native vs reference', () => {
     }
   }
 });
+
+describe('the error header claims no exit status the result did not report', () => {
+  // A framework's or MCP tool's result carries no exit status: "exited 0" would be made up.
+  const cases = [
+    ['no status', FAIL, '[loud-failure] bash reported no error but its output shows it failed:'],
+    ['[exit code: 0]', `${FAIL}\n[exit code: 0]`, '[loud-failure] bash exited 0 but its output shows it failed:'],
+    [
+      '[status: exited, exit code: 0]',
+      `${FAIL}\n[status: exited, exit code: 0]`,
+      '[loud-failure] bash exited 0 but its output shows it failed:',
+    ],
+    ['[exit code: 0] mid-output', `[exit code: 0]\n${FAIL}`, '[loud-failure] bash reported no error but its output shows it failed:'],
+  ];
+  for (const [name, text, header] of cases) {
+    for (const [engine, mod] of [
+      ['native', native],
+      ['reference', reference],
+    ]) {
+      it(`${name}, ${engine}`, () => {
+        const v = new mod.GuardEngine().observe({ name: 'bash', argumentsJson: '{}' }, { text });
+        assert.equal(v?.failure?.action, 'error');
+        assert.equal(v.failure.text.split('\n')[0], header);
+      });
+    }
+  }
+});

@@ -13,7 +13,7 @@ import { adjust, scanContext, SessionReports, SessionWrites, type ActedHit, type
 import { isRejection } from './loops/texts.mjs';
 import { Loops } from './loops/index.mjs';
 import { classifyCall } from './shell.mjs';
-import { showsFailure } from './markers.mjs';
+import { reportsExitZero, showsFailure } from './markers.mjs';
 import { stripAnsi } from './normalize.mjs';
 import { RepeatChains } from './repeat.mjs';
 import { buildRuleTable, excerptOf, firstMatch, type CompiledRule } from './rules.mjs';
@@ -425,9 +425,12 @@ export class GuardEngine implements GuardEngineLike {
     const lines = matches.map(ruleLine).join('\n');
     const summary = `${tool}: ${matches.map((match) => match.id).join(', ')}`;
     if (anyError) {
+      // The header states no more than the result reported: many hosts report no status at all.
       const header = failed
         ? `[loud-failure] ${tool} output shows a failure:`
-        : `[loud-failure] ${tool} exited 0 but its output shows it failed:`;
+        : reportsExitZero(output)
+          ? `[loud-failure] ${tool} exited 0 but its output shows it failed:`
+          : `[loud-failure] ${tool} reported no error but its output shows it failed:`;
       return { action: 'error', summary, text: `${header}\n${lines}\nOriginal output:\n${raw}`, rules: matches };
     }
     return { action: 'context', summary, text: `[loud-failure] ${tool} output may show a silent failure:\n${lines}`, rules: matches };

@@ -31,6 +31,34 @@ export function showsFailure(text: string): boolean {
   return false;
 }
 
+/**
+ * Whether the trailing marker block reports a zero exit code (`[exit code: 0]`,
+ * `[status: <s>, exit code: 0]`): the only case a verdict may say the command
+ * exited 0. Mirrors `reports_exit_zero`.
+ */
+export function reportsExitZero(text: string): boolean {
+  let end = text.length;
+  while (end >= 0) {
+    const start = end === 0 ? 0 : text.lastIndexOf('\n', end - 1) + 1;
+    const line = trimLikeRust(text.slice(start, end));
+    end = start - 1;
+    if (line === '') continue;
+    if (marker(line) === undefined) return false;
+    if (exitCodeOf(line.slice(1, -1)) === false) return true;
+  }
+  return false;
+}
+
+/** A marker body's exit code as failed (true) or zero (false); `undefined` when it gives none. */
+function exitCodeOf(body: string): boolean | undefined {
+  if (body.startsWith('exit code: ')) return exitCodeFailed(body.slice('exit code: '.length));
+  if (!body.startsWith('status: ')) return undefined;
+  const status = body.slice('status: '.length);
+  const at = status.lastIndexOf(', exit code: ');
+  if (at === -1 || status.slice(0, at).includes(']')) return undefined;
+  return exitCodeFailed(status.slice(at + ', exit code: '.length));
+}
+
 /** Whether a marker line shows failure; `undefined` when the line is not a marker. */
 function marker(line: string): boolean | undefined {
   if (line.length < 2 || !line.startsWith('[') || !line.endsWith(']')) return undefined;

@@ -69,7 +69,7 @@ export interface LoudFailureOptions {
 }
 
 /**
- * Options of the result-aware loop detectors (README "Loop detection").
+ * Options of the result-aware loop detectors (docs/loops.md "Loop detection").
  * A threshold is an integer >= 2, or `false` to switch that detector off.
  */
 export interface LoopsOptions {

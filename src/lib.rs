@@ -9,6 +9,7 @@
 //! - `verdict`: verdicts as JavaScript objects;
 //! - `auditor`: the `Auditor` class behind `toolguard audit`;
 //! - `hook`: the hook library (crates/toolguard-hook) and config files for Node;
+//! - `status_header`: a status header above a command's output, for `toolguard scan`;
 //! - `errors`: core errors → JavaScript errors, panics caught.
 
 pub mod auditor;
@@ -18,4 +19,5 @@ pub mod guard_engine;
 pub mod hook;
 pub mod js_input;
 pub mod options;
+pub mod status_header;
 pub mod verdict;

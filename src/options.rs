@@ -59,7 +59,7 @@ pub struct LoudFailureOptions {
     pub scan_value: Option<bool>,
 }
 
-/// Options of the result-aware loop detectors (README "Loop detection").
+/// Options of the result-aware loop detectors (docs/loops.md "Loop detection").
 /// A threshold is an integer >= 2, or `false` to switch that detector off.
 #[napi(object)]
 pub struct LoopsOptions {

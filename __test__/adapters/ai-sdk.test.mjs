@@ -199,7 +199,7 @@ describe('toolguard/ai-sdk: the user text and parallel calls', { skip }, () => {
     };
     const plain = await run('please look at the combiner');
     assert.equal(plain.type, 'error-text');
-    assert.match(plain.value, /^\[loud-failure\] bash exited 0 but its output shows it failed/);
+    assert.match(plain.value, /^\[loud-failure\] bash reported no error but its output shows it failed/);
     const told = await run(issue);
     assert.equal(told.type, 'text');
     assert.ok(told.value.startsWith(`${reproduced}\n\n[loud-failure] bash output may show`), told.value);

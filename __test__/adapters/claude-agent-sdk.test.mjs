@@ -57,7 +57,7 @@ describe('toolguard/claude-agent-sdk in a real Agent SDK session', () => {
 
   it('a silent failure reaches the model with the failure header, without a second copy of the output', () => {
     const r = session.results[3];
-    assert.match(r.text, /\[loud-failure\] Bash exited 0 but its output shows it failed:\n- python-traceback \(line 1\)/);
+    assert.match(r.text, /\[loud-failure\] Bash reported no error but its output shows it failed:\n- python-traceback \(line 1\)/);
     assert.ok(!r.text.includes('Original output:'));
   });
 

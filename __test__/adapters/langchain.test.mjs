@@ -57,7 +57,7 @@ describe('toolguard/langchain in a real createAgent loop', () => {
     assert.equal(message.status, 'error');
     const expected = new GuardEngine().observe({ name: 'bash', argumentsJson: '{}' }, { text: out }).failure.text;
     assert.equal(message.content, expected);
-    assert.match(message.content, /^\[loud-failure\] bash exited 0 but its output shows it failed:\n- make-error \(line 2\)/);
+    assert.match(message.content, /^\[loud-failure\] bash reported no error but its output shows it failed:\n- make-error \(line 2\)/);
     assert.equal(message.name, 'bash');
   });
 
@@ -181,7 +181,7 @@ describe('toolguard/langchain: the user text and parallel calls', () => {
     };
     const plain = await run('please look at the combiner');
     assert.equal(plain.status, 'error');
-    assert.match(plain.content, /^\[loud-failure\] bash exited 0 but its output shows it failed/);
+    assert.match(plain.content, /^\[loud-failure\] bash reported no error but its output shows it failed/);
     const told = await run(issue);
     assert.equal(told.status, 'success');
     assert.ok(told.content.startsWith(`${reproduced}\n\n[loud-failure] bash output may show`), told.content);

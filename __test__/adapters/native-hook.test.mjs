@@ -343,6 +343,22 @@ describe('native hook executable', () => {
     const help = await hook('native', '', { args: ['--help'] });
     assert.equal(help.code, 0);
     assert.match(help.stdout, /^usage: toolguard hook/);
+    // The one other thing `toolguard hook` does is listed in its help.
+    assert.match(help.stdout, /toolguard hook --native-path/);
+  });
+
+  it('an event without hook_event_name is said on stderr, and the call goes on (exit 0, nothing on stdout)', async () => {
+    const event = JSON.stringify({
+      session_id: 's',
+      tool_name: 'Bash',
+      tool_input: {},
+      tool_response: 'Traceback (most recent call last):',
+    });
+    for (const shell of ['native', 'node']) {
+      const r = await hook(shell, event);
+      assert.deepEqual([r.code, r.stdout], [0, ''], shell);
+      assert.match(r.stderr, /^toolguard hook: the event has no hook_event_name: nothing was guarded/, shell);
+    }
   });
 
   it('reads its command line the same in both shells (positionals allowed, the same errors)', async () => {

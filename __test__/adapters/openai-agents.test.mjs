@@ -88,7 +88,7 @@ describe('toolguard/openai-agents with the real Agents SDK', () => {
     await run(agent, 'clone');
     const expected = new GuardEngine().observe({ name: 'bash', argumentsJson: '{}' }, { text: out }).failure.text;
     assert.equal(lastResult(model, 1), expected);
-    assert.match(expected, /^\[loud-failure\] bash exited 0 but its output shows it failed:\n- git-fatal \(line 2\)/);
+    assert.match(expected, /^\[loud-failure\] bash reported no error but its output shows it failed:\n- git-fatal \(line 2\)/);
   });
 
   it('notices: "drop" allows the output unchanged and keeps the verdict in outputInfo', async () => {
@@ -116,7 +116,7 @@ describe('toolguard/openai-agents with the real Agents SDK', () => {
     const model2 = new ScriptedModel([[call('bash', { command: 'npm ci' })]]);
     const agent2 = new Agent({ name: 'b', model: model2, tools: [shell(guard2, () => ({ stdout: '', stderr: 'npm error code E404\n' }))] });
     await run(agent2, 'go');
-    assert.match(lastResult(model2, 1), /^\[loud-failure\] bash exited 0 but its output shows it failed:\n- npm-error/);
+    assert.match(lastResult(model2, 1), /^\[loud-failure\] bash reported no error but its output shows it failed:\n- npm-error/);
   });
 });
 
@@ -185,7 +185,7 @@ describe('toolguard/openai-agents: the user text and parallel calls', () => {
       await run(agent, prompt);
       return lastResult(model, 1);
     };
-    assert.match(await seen('please look at the combiner'), /^\[loud-failure\] bash exited 0 but its output shows it failed/);
+    assert.match(await seen('please look at the combiner'), /^\[loud-failure\] bash reported no error but its output shows it failed/);
     const told = await seen(issue);
     assert.ok(told.startsWith(`${reproduced}\n\n[loud-failure] bash output may show`), told);
   });

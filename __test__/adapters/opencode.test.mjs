@@ -75,7 +75,7 @@ describe('toolguard/opencode in the real OpenCode CLI', { skip, timeout: 900_000
     assert.ok(results[2].startsWith(missingOut), 'the output stays, the alarm follows it');
     assert.match(
       results[3],
-      /^\[loud-failure\] bash exited 0 but its output shows it failed:/,
+      /^\[loud-failure\] bash reported no error but its output shows it failed:/,
       'exit 0 with a traceback: the failure text',
     );
     assert.equal(results[4], tracebackOut, 'exit 3 (from OpenCode metadata): the output shows its failure, left alone');

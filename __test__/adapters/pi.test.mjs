@@ -115,7 +115,7 @@ describe('toolguard/pi in a real pi session', () => {
     assert.ok(original.startsWith('step 1\nTraceback (most recent call last):'), original);
     const verdict = new GuardEngine().observe({ name: 'bash', argumentsJson: '{}' }, { content: [{ type: 'text', text: original }] });
     assert.equal(text, verdict.failure.text);
-    assert.match(text, /^\[loud-failure\] bash exited 0 but its output shows it failed:\n- python-traceback \(line 2\)/);
+    assert.match(text, /^\[loud-failure\] bash reported no error but its output shows it failed:\n- python-traceback \(line 2\)/);
   });
 
   it('a non-zero exit (pi reports isError) is left to pi: not scanned, not rewritten', async () => {
@@ -250,7 +250,7 @@ describe('toolguard/pi: the user text and parallel calls', () => {
     };
     const plain = await run('please look at the combiner');
     assert.equal(plain.isError, true, texts(plain).join('\n'));
-    assert.match(texts(plain)[0], /^\[loud-failure\] bash exited 0 but its output shows it failed/);
+    assert.match(texts(plain)[0], /^\[loud-failure\] bash reported no error but its output shows it failed/);
     const told = await run('Combining fails with\nRuntimeError: Dropped elements in sequence 3 at /tmp/x.py\nplease fix');
     assert.equal(told.isError, false, texts(told).join('\n'));
     assert.match(texts(told).at(-1), /^\[loud-failure\] bash output may show/);

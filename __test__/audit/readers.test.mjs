@@ -170,7 +170,12 @@ test('--since: older files are skipped, and older lines inside newer files', () 
   // A file last written before --since is not read at all.
   const old = new Date('2020-01-01T00:00:00Z');
   utimesSync(main, old, old);
-  assert.equal(json(['--since', '2021-01-01', main]).doc.sessions.length, 0);
+  // --since leaving nothing is exit 2 (a CI gate must not pass on nothing), unless --allow-empty.
+  const none = cli(['--since', '2021-01-01', main]);
+  assert.equal(none.code, 2, none.stderr);
+  assert.match(none.stderr, /nothing to audit: --since left none of the 1 logs found.*--allow-empty/);
+  assert.equal(none.stdout, '');
+  assert.equal(json(['--since', '2021-01-01', '--allow-empty', main]).doc.sessions.length, 0);
   assert.equal(json(['--since', '7d', join(dir, slug)]).doc.sessions.length, 1);
   for (const bad of [
     ['--since', 'yesterday'],

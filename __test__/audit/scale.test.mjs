@@ -327,3 +327,21 @@ test('--html DIR/: a run page that cannot be written is one clear error (exit 2)
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /^toolguard audit: cannot write an HTML run page: EISDIR: .*000003\.html'\n$/);
 });
+
+test('--html DIR/: a folder that cannot be made is exit 2 naming it, at once (/proc/x/ once spun the CPU)', (t) => {
+  const small = join(root, '__test__/audit/fixtures/claude-code');
+  const file = join(mkdtempSync(join(tmpdir(), 'toolguard-html-nodir-')), 'a-file');
+  writeFileSync(file, 'not a folder');
+  const targets = [`${file}/site/`];
+  // Under /proc, mkdir answers ENOENT below a parent that exists: Node's own
+  // recursive mkdir retried that forever.
+  if (existsSync('/proc/self')) targets.push('/proc/x/');
+  else t.diagnostic('no /proc here: only the folder under a file is tried');
+  for (const target of targets) {
+    // A generous deadline, not a timed assertion: a process still running at it failed.
+    const r = run([small, '--html', target], { timeout: 60_000 });
+    assert.equal(r.signal, null, `still running after 60 s for --html ${target}`);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /^toolguard audit: cannot write the HTML report to .*: (ENOENT|ENOTDIR)/m);
+  }
+});

@@ -191,3 +191,32 @@ test('every session in ../shared/wild reads with no input errors and the manifes
   }
   assert.equal(calls.size, manifest.length);
 });
+
+test('the table for a trajectory: call numbers (a log line says nothing there), rows in call order, DETAIL whole when piped', () => {
+  const run = spawnSync(
+    process.execPath,
+    [join(root, 'bin/toolguard.mjs'), 'audit', '--fail-on', 'none', join(fixtures, 'mini-swe-agent/scripted-textbased.traj.json')],
+    {
+      cwd: tmpdir(),
+      encoding: 'utf8',
+    },
+  );
+  assert.equal(run.status, 0, run.stderr);
+  const lines = run.stdout.split('\n');
+  assert.match(
+    lines.find((l) => l.includes('FINDING')),
+    /^\s+CALL\s+ID\s+TOOL\s+FINDING\s+DETAIL$/,
+  );
+  const rows = lines.filter((l) => /^\s+#\d+\s/.test(l));
+  // The loop raised at call 3 comes before the failure of call 4 (not every loop, then every failure).
+  assert.deepEqual(
+    rows.map((r) => r.trim().split(/\s+/)[0]),
+    rows.map((r) => r.trim().split(/\s+/)[0]).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1))),
+  );
+  assert.ok(rows.length >= 2, run.stdout);
+  // Piped: the loop's evidence is not cut to what is left of a guessed 120 columns.
+  assert.ok(
+    rows.some((r) => r.includes('the same bash call, the same result each time')),
+    run.stdout,
+  );
+});

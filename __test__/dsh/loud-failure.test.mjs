@@ -50,7 +50,7 @@ for (const variant of selected(loudFailureVariants)) {
         {
           type: 'text',
           text:
-            '[loud-failure] bash exited 0 but its output shows it failed:\n' +
+            '[loud-failure] bash reported no error but its output shows it failed:\n' +
             '- test-boom (line 2): the boom went off\n' +
             '  > BOOM  while writing out.pdf\n' +
             'Original output:\n' +
@@ -90,7 +90,7 @@ for (const variant of selected(loudFailureVariants)) {
       assert.equal(r.isError, true);
       assert.match(
         r.text,
-        /^\[loud-failure\] bash exited 0 but its output shows it failed:\n- test-note \(line 1\): output degraded\n {2}> note: fonts degraded\n- test-boom \(line 2\)/,
+        /^\[loud-failure\] bash reported no error but its output shows it failed:\n- test-note \(line 1\): output degraded\n {2}> note: fonts degraded\n- test-boom \(line 2\)/,
       );
       assert.deepEqual(h.contexts(a), []);
     });
@@ -164,7 +164,7 @@ for (const variant of selected(loudFailureVariants)) {
         if (scanValue) {
           assert.equal(
             r.text,
-            '[loud-failure] job_status exited 0 but its output shows it failed:\n' +
+            '[loud-failure] job_status reported no error but its output shows it failed:\n' +
               '- test-boom (line 2): the boom went off\n  > {"log":"BOOM at step 3"}\n' +
               'Original output:\njob finished',
           );
@@ -201,7 +201,7 @@ for (const variant of selected(loudFailureVariants)) {
         tl.map((e) => (e.kind === 'result' ? e.isError : e.plugin)),
         [true, 'policy', true, 'policy'],
       );
-      assert.match(tl[0].text, /^\[loud-failure\] bash exited 0/);
+      assert.match(tl[0].text, /^\[loud-failure\] bash reported no error/);
       assert.equal(tl[2].text, 'policy says no');
     });
 

@@ -25,7 +25,7 @@ async function reproduce(t, prompt) {
 test('combined plugin: a reproduction of the error the user quoted is context; without the quote, an error', async (t) => {
   const plain = await reproduce(t, 'please look at the combiner');
   assert.equal(plain.result.isError, true);
-  assert.match(plain.result.text, /^\[loud-failure\] bash exited 0 but its output shows it failed/);
+  assert.match(plain.result.text, /^\[loud-failure\] bash reported no error but its output shows it failed/);
   const told = await reproduce(t, issue);
   assert.equal(told.result.isError, false, told.result.text);
   assert.equal(told.result.text, reproduced);

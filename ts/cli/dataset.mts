@@ -7,10 +7,11 @@
 // tokens, waste), which the native audit makes on its worker threads;
 // nothing here re-derives them.
 
-import { closeSync, mkdirSync, openSync, readdirSync, readSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { SessionFigures } from './audit/types.mjs';
+import { makeFolder } from './make-folder.mjs';
 import { formatDuration, formatTokens } from './waste.mjs';
 import { MEANING } from './words.mjs';
 
@@ -252,7 +253,7 @@ export class HtmlFolder {
     // report: `--html ./` in a project, or `/`, must not scatter pages there.
     if (entries(dir).length > 0 && !isReportIndex(dir))
       throw new Error(`${dir} is not empty and holds no toolguard report (index.html): give a new or empty folder`);
-    mkdirSync(join(dir, 'runs'), { recursive: true });
+    makeFolder(join(dir, 'runs'));
     // Marked at once, so a folder whose audit is interrupted is still known as a report.
     writeFileSync(join(dir, 'index.html'), `<!doctype html>\n${GENERATOR}\n<title>toolguard audit (not finished)</title>\n`);
   }
@@ -320,7 +321,7 @@ ${stat('stuck tokens', `${formatTokens(d.stuckTokens)} <small>of ${formatTokens(
 </dl>
 <div class="tables">${group('model', d.byModel)}${group('agent', d.byAgent)}</div>
 <h2>Runs, most waste first</h2>
-<p class="meta">Waste: calls, wall time and tokens in stuck episodes and silent failures, from the first flaggable call until the agent moved on (README "Waste"). <label>Filter <input id="q" type="search" placeholder="file, session, model or agent"></label> <output id="shown"></output></p>
+<p class="meta">Waste: calls, wall time and tokens in stuck episodes and silent failures, from the first flaggable call until the agent moved on (docs/audit.md "Waste"). <label>Filter <input id="q" type="search" placeholder="file, session, model or agent"></label> <output id="shown"></output></p>
 <table id="runs"><thead><tr><th>#</th><th>run</th><th>model</th><th>agent</th><th class="n">calls</th><th class="n">stuck</th><th class="n">silent failures</th><th class="n" title="${esc(MEANING.waste)}">waste calls</th><th class="n" title="${esc(MEANING.waste)}">waste time</th><th class="n" title="${esc(MEANING.waste)}">waste tokens</th></tr></thead><tbody></tbody></table>
 <p><button id="more" type="button">show more</button></p>
 <noscript><p>The run table needs JavaScript; each run's page is runs/NNNNNN.html (its position in the audit's order).</p></noscript>

@@ -17,6 +17,9 @@ export interface Style {
 
 interface Row {
   logLine: number;
+  /** The call's number in the session (the timeline's `#N`): the table's order. */
+  ordinal: number;
+  callId: string | null;
   cells: string[];
   paint: (s: string) => string;
   /** A dim second line under the detail column (the command). */
@@ -77,6 +80,8 @@ function rows(session: SessionJson, c: Style): Row[] {
     const [first, last] = [run[0]!, run[run.length - 1]!];
     out.push({
       logLine: first.logLine,
+      ordinal: first.ordinal,
+      callId: first.callId,
       cells: [
         String(first.logLine),
         first.callId ?? `#${first.ordinal}`,
@@ -95,6 +100,8 @@ function rows(session: SessionJson, c: Style): Row[] {
     const reminders = l.reminders > 1 ? `${plural(l.reminders, WORDS.alarm)} · ` : '';
     out.push({
       logLine: l.logLine,
+      ordinal: l.ordinal,
+      callId: l.callId,
       cells: [String(l.logLine), l.callId ?? `#${l.ordinal}`, l.tool, label, `${span}${reminders}${l.evidence}`],
       paint: c.yellow,
       note: l.command !== null ? `$ ${l.command}` : undefined,
@@ -106,22 +113,37 @@ function rows(session: SessionJson, c: Style): Row[] {
     const rules = fs.map((x) => (x.action === 'context' ? `${x.ruleId} (context)` : x.ruleId)).join(', ');
     out.push({
       logLine: f.logLine,
+      ordinal: f.ordinal,
+      callId: f.callId,
       cells: [String(f.logLine), f.callId ?? `#${f.ordinal}`, f.tool, rules, `out:${f.line}  ${f.excerpt}`],
       paint: f.verdict === 'error' ? c.red : c.yellow,
       note: f.command !== null ? `$ ${f.command}` : undefined,
     });
   }
+  // Where a log line says nothing (a trajectory is one JSON document, a
+  // Parquet row has none), the first column is the call's number instead.
+  const lineless = !linesMean(session);
   for (const row of out) {
+    if (lineless) row.cells.splice(0, 2, `#${row.ordinal}`, row.callId ?? '');
     row.cells = row.cells.map(oneLine);
     if (row.note !== undefined) row.note = oneLine(row.note);
   }
-  return out.sort((a, b) => a.logLine - b.logLine);
+  // In call order: a loop and a failure of the same stretch side by side.
+  return out.sort((a, b) => a.ordinal - b.ordinal || a.logLine - b.logLine);
+}
+
+/** Formats with one event a line, whose line numbers place a call in the file. */
+const LINE_FORMATS = ['auto', 'dsh', 'trace', 'claude-code', 'codex', 'otlp'];
+
+/** Whether the session's log lines place its calls: a line-per-event log, not a trajectory or a Parquet row (FILE#ROW). */
+function linesMean(s: SessionJson): boolean {
+  return LINE_FORMATS.includes(s.format) && !/#\d+$/.test(s.file);
 }
 
 function sessionTitle(s: SessionJson): string {
   const parts: string[] = [];
   // A trajectory names its format (and its place in a file of many sessions).
-  const trajectory = !['auto', 'dsh', 'trace', 'claude-code', 'codex', 'otlp'].includes(s.format);
+  const trajectory = !LINE_FORMATS.includes(s.format);
   if (trajectory) parts.push(`${s.format}${s.session > 0 ? `, session ${s.session} of the file` : ''}`);
   if (s.sessionId !== null) parts.push(`session ${s.sessionId}${s.parentSession !== null ? ` (subagent of ${s.parentSession})` : ''}`);
   else if (s.agents.length > 0 && !trajectory) parts.push(`trace, ${plural(s.agents.length, 'agent')}: ${s.agents.join(', ')}`);
@@ -133,10 +155,15 @@ function sessionTitle(s: SessionJson): string {
   return parts.join(' · ');
 }
 
+/** DETAIL's length when the output is no terminal: the text a reader needs, bounded (an argument can be a whole file). */
+const PIPED_DETAIL = 200;
+
 export function renderHuman(doc: AuditDocument, c: Style, columns?: number): string {
   const lines: string[] = [];
-  // Piped output (or a terminal that reports no size) gets a 120-column table.
-  const maxWidth = Math.max(60, columns && columns > 0 ? columns : 120);
+  // A terminal's width bounds the table; piped output (or a terminal that
+  // reports no size) has no width to fit, so DETAIL keeps PIPED_DETAIL characters.
+  const fits = columns !== undefined && columns > 0;
+  const maxWidth = Math.max(60, fits ? columns : 0);
   for (const session of doc.sessions) {
     lines.push(c.bold(oneLine(session.file)));
     lines.push('  ' + c.dim(oneLine(sessionTitle(session))));
@@ -144,10 +171,10 @@ export function renderHuman(doc: AuditDocument, c: Style, columns?: number): str
     if (table.length === 0) {
       lines.push('  ' + c.green('no findings'));
     } else {
-      const head = ['LINE', 'CALL', 'TOOL', 'FINDING', 'DETAIL'];
+      const head = [linesMean(session) ? 'LINE' : 'CALL', linesMean(session) ? 'CALL' : 'ID', 'TOOL', 'FINDING', 'DETAIL'];
       const widths = head.map((h, i) => Math.max(width(h), ...table.map((r) => (i === 4 ? 0 : width(r.cells[i])))));
       const used = 2 + widths.slice(0, 4).reduce((a, b) => a + b + 2, 0);
-      const detail = Math.max(20, maxWidth - used);
+      const detail = fits ? Math.max(20, maxWidth - used) : PIPED_DETAIL;
       const fmt = (cells: string[], paint = (x: string) => x) =>
         '  ' +
         [
@@ -200,7 +227,7 @@ export function renderHuman(doc: AuditDocument, c: Style, columns?: number): str
   if (s.reminders + s.loops + s.failures > 0) {
     lines.push(
       c.dim(
-        "LINE: the tool call in the log · loop × N+: at least N identical calls in a row (the highest repeat reminder due) · cycle/repeat/same error/re-read/redo × N: one loop, at the call where it was raised, with the count it reached and its calls (#: the timeline's call numbers) · out:N: the line of the tool output",
+        "LINE: the tool call in the log (CALL #N where a line says nothing: a trajectory, a Parquet row) · loop × N+: at least N identical calls in a row (the highest repeat reminder due) · cycle/repeat/same error/re-read/redo × N: one loop, at the call where it was raised, with the count it reached and its calls (#: the timeline's call numbers) · out:N: the line of the tool output",
       ),
     );
   }

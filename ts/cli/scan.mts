@@ -8,6 +8,7 @@
 import { createReadStream } from 'node:fs';
 import { GuardEngine } from 'toolguard';
 
+import { native } from '../native.mjs';
 import { UsageError } from './args.mjs';
 import { CONFIG_STDIN } from './config.mjs';
 import { activeTable, configValue, parseCommonArgs, type TableRule } from './rules.mjs';
@@ -19,8 +20,9 @@ tool output — FILE, or stdin when FILE is - or absent — as the engine scans 
 shell tool's result (whatever the config's loudFailure.shellTools names), and
 prints each matching rule with the line it matched.
 The output is read as the harness shows it: stdout, a [stderr] block, and the
-trailing markers ([exit code: N] …); when they show a failure, 'when: success'
-rules stay silent and are listed as silenced.
+trailing markers ([exit code: N] …), or below a status header (Codex:
+'Exit code: N' or 'Process exited with code N', then 'Output:'); when they
+show a failure, 'when: success' rules stay silent and are listed as silenced.
 
 At most 64 MiB is read (a longer input is an error, not one tool output).
 
@@ -96,6 +98,22 @@ async function readOutput(file: string, source: string, limit = SCAN_MAX_BYTES):
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * The output as the engine gets it from a log reader: a status header above
+ * it (Codex's `Exit code: 1` / `Process exited with code 1` … `Output:`, read
+ * by the core as the Codex reader reads it) becomes the `[exit code: N]`
+ * marker of a non-zero code. `headerLines` maps a hit's line back to the
+ * input's. Without the native binary the header is scanned as output.
+ */
+function asHarnessShows(input: string): { text: string; headerLines: number } {
+  const header = native()?.__statusHeader(input);
+  if (!header) return { text: input, headerLines: 0 };
+  const code = header.exitCode;
+  if (code === undefined || code === null || code === 0) return { text: header.output, headerLines: header.lines };
+  const sep = header.output === '' || header.output.endsWith('\n') ? '' : '\n';
+  return { text: `${header.output}${sep}[exit code: ${code}]`, headerLines: header.lines };
+}
+
 /** Run `toolguard scan`; resolves to the exit code. */
 export async function scan(argv: string[]): Promise<number> {
   const files: string[] = [];
@@ -114,7 +132,7 @@ export async function scan(argv: string[]): Promise<number> {
     if (file === '-' && options.config === CONFIG_STDIN)
       throw new UsageError('--config - and the tool output cannot both come from standard input: give one as a file');
     source = file === '-' ? 'stdin' : file;
-    const text = await readOutput(file, source);
+    const { text, headerLines } = asHarnessShows(await readOutput(file, source));
     const config = configValue(options.config);
     const table = activeTable(config.loudFailure?.rules ?? []);
     const action = new Map(table.map((r) => [r.id, r.action]));
@@ -124,7 +142,7 @@ export async function scan(argv: string[]): Promise<number> {
     hits = all.map((h) => ({
       id: h.id,
       action: action.get(h.id) ?? 'error',
-      line: h.line,
+      line: h.line + headerLines,
       excerpt: h.excerpt,
       message: h.message,
       silenced: !firedIds.has(h.id),

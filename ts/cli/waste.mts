@@ -2,7 +2,7 @@
 // first flaggable call until the agent moved on. The native audit prices
 // each session (crates/toolguard-audit/src/waste.rs, on the thread that
 // audited it); here are the types, the sum over sessions and the text forms
-// the text and HTML reports use. Definitions: README "Waste" and docs/trace-format.md.
+// the text and HTML reports use. Definitions: docs/audit.md "Waste" and docs/trace-format.md.
 
 import type { FailureJson, ReminderJson, SessionJson } from './audit/types.mjs';
 

@@ -28,7 +28,7 @@ export const Config: ConfigSchema<Config> = z.object({
   loops: z
     .union([z.boolean(), z.dict(z.any())])
     .description(
-      'Loop detectors over calls and results (README "Loop detection"): false for DSH\'s exact repeat reminder instead.',
+      'Loop detectors over calls and results (docs/loops.md "Loop detection"): false for DSH\'s exact repeat reminder instead.',
     ) as unknown as Schema<boolean | LoopsOptions>,
 });
 

@@ -108,7 +108,7 @@ try {
   assert.ok(!results[1].includes('[toolguard]'), 'no alarm on the 2nd call');
   assert.ok(results[2].includes(loopAlarm), 'the loop alarm reached the model with the 3rd result');
   assert.ok(
-    results[3].includes('[loud-failure] Bash exited 0 but its output shows it failed:\n- python-traceback (line 1)'),
+    results[3].includes('[loud-failure] Bash reported no error but its output shows it failed:\n- python-traceback (line 1)'),
     'the failure header reached the model',
   );
   assert.ok(!results[3].includes('Original output:'), 'the output is not repeated in the reason');

@@ -25,8 +25,9 @@ use serde_json::{Map, Value};
 
 use super::replay::{rfc3339_ms, CallSite, Run};
 use super::report::SessionReport;
-use super::shell::{add_exit_marker, split_exit_header, text_blocks};
+use super::shell::{add_exit_marker, text_blocks};
 use toolguard_core::engine::{Engine, Output};
+use toolguard_core::status_header::split_status_header;
 
 /// The tool name a `local_shell_call` item is audited under.
 pub(crate) const LOCAL_SHELL: &str = "local_shell_call";
@@ -287,8 +288,8 @@ fn decode_output(raw: &str) -> (String, Option<i64>, bool) {
             }
         }
     }
-    match split_exit_header(raw) {
-        Some((code, rest)) => (rest.to_owned(), code, false),
+    match split_status_header(raw) {
+        Some(header) => (header.output.to_owned(), header.exit_code, false),
         None => (raw.to_owned(), None, false),
     }
 }

@@ -26,7 +26,7 @@ pub struct ReminderFinding {
     pub arguments: String,
     /// The exact reminder text.
     pub text: String,
-    /// What the episode cost (README "Waste"), set by [`SessionReport::price`]:
+    /// What the episode cost (docs/audit.md "Waste"), set by [`SessionReport::price`]:
     /// absent until priced, null for a call past the timeline's bound.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub waste: Option<Option<WasteJson>>,
@@ -62,7 +62,7 @@ pub struct LoopFinding {
     /// Reminders the loop had: one at every call it went on after it was raised.
     pub reminders: u64,
     pub command: Option<String>,
-    /// What the episode cost (README "Waste"), set by [`SessionReport::price`]:
+    /// What the episode cost (docs/audit.md "Waste"), set by [`SessionReport::price`]:
     /// absent until priced, null for a call past the timeline's bound.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub waste: Option<Option<WasteJson>>,
@@ -92,7 +92,7 @@ pub struct FailureFinding {
     pub text: String,
     /// The output lines around `line`.
     pub output_context: OutputContext,
-    /// What the episode cost (README "Waste"), set by [`SessionReport::price`]:
+    /// What the episode cost (docs/audit.md "Waste"), set by [`SessionReport::price`]:
     /// absent until priced, null for a call past the timeline's bound.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub waste: Option<Option<WasteJson>>,

@@ -589,7 +589,7 @@ fn failure_carries_its_notice_and_the_output_around_the_match() {
             "six"
         ]
     );
-    assert!(f.text.starts_with("[loud-failure] bash exited 0 but its output shows it failed:\n- python-traceback (line 4)"), "{}", f.text);
+    assert!(f.text.starts_with("[loud-failure] bash reported no error but its output shows it failed:\n- python-traceback (line 4)"), "{}", f.text);
     assert!(!f.text.contains("seven"));
 }
 

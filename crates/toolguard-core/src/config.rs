@@ -242,7 +242,7 @@ impl RepeatConfig {
     }
 }
 
-/// The `loops` section (README "Loop detection"). A threshold is an integer
+/// The `loops` section (docs/loops.md "Loop detection"). A threshold is an integer
 /// >= 2 or `false` (that detector off).
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoopsConfig {

@@ -10,7 +10,7 @@ use crate::config::{Config, LoopsConfig, LoudFailureConfig, RepeatConfig};
 use crate::error::{Error, RuleError};
 use crate::loops::texts;
 use crate::loops::{CallMark, LoopAlarm, LoopDeny, LoopOutcome, Loops};
-use crate::markers::shows_failure;
+use crate::markers::{reports_exit_zero, shows_failure};
 use crate::rules::{line_and_excerpt, Action, RuleMatch, RuleSet};
 use crate::shell::corroboration::{corroborate, StatusShown};
 use crate::shell::exact::{self, ExitStatuses};
@@ -182,9 +182,19 @@ impl Scanner {
             return None;
         }
         // Only `when: always` rules can match output that already shows failure;
-        // the header must not then claim the command exited 0.
+        // the header must not then claim the command exited 0, nor claim it
+        // when no status was reported (an MCP tool, a framework's tool result).
         // `Original output` is the output as the tool returned it.
-        Some(failure_verdict(name, &raw, already_failed, matches))
+        let status = if already_failed {
+            ReportedStatus::Failed
+        } else if reports_exit_zero(&original)
+            || output.exit_statuses.is_some_and(|s| s.status == 0)
+        {
+            ReportedStatus::ExitZero
+        } else {
+            ReportedStatus::None
+        };
+        Some(failure_verdict(name, &raw, status, matches))
     }
 }
 
@@ -649,11 +659,23 @@ pub fn join_lines<S: AsRef<str>>(texts: &[S]) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// Build the verdict texts (formats in README "Verdicts").
+/// What the result itself said about how the command ended: the verdict's
+/// header states no more than this.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ReportedStatus {
+    /// A failure marker (non-zero exit code, timeout, signal, sandbox).
+    Failed,
+    /// An exit code of 0 (a marker, or the exact-mode statuses).
+    ExitZero,
+    /// No status at all.
+    None,
+}
+
+/// Build the verdict texts (formats in docs/engine.md "Verdicts").
 fn failure_verdict(
     tool: &str,
     original: &str,
-    already_failed: bool,
+    status: ReportedStatus,
     rules: Vec<RuleMatch>,
 ) -> Failure {
     let action = if rules.iter().any(|m| m.action == Action::Error) {
@@ -674,10 +696,16 @@ fn failure_verdict(
         .collect();
     let text = match action {
         FailureAction::Error => {
-            let head = if already_failed {
-                format!("[loud-failure] {tool} output shows a failure:")
-            } else {
-                format!("[loud-failure] {tool} exited 0 but its output shows it failed:")
+            let head = match status {
+                ReportedStatus::Failed => format!("[loud-failure] {tool} output shows a failure:"),
+                ReportedStatus::ExitZero => {
+                    format!("[loud-failure] {tool} exited 0 but its output shows it failed:")
+                }
+                ReportedStatus::None => {
+                    format!(
+                        "[loud-failure] {tool} reported no error but its output shows it failed:"
+                    )
+                }
             };
             format!("{head}\n{}\nOriginal output:\n{original}", lines.join("\n"))
         }

@@ -20,6 +20,7 @@ pub mod normalize;
 pub mod rules;
 pub mod shell;
 pub mod shell_result;
+pub mod status_header;
 pub mod transcode;
 
 pub use error::{ConfigError, Error, KeyPath, PathStep, RuleError};

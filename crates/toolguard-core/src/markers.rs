@@ -31,6 +31,34 @@ pub fn shows_failure(text: &str) -> bool {
     false
 }
 
+/// Whether the trailing marker block reports a zero exit code (`[exit code: 0]`
+/// or `[status: <s>, exit code: 0]`): the only case a verdict may say the
+/// command exited 0 (many hosts report no status at all).
+pub fn reports_exit_zero(text: &str) -> bool {
+    if !text.trim_end().ends_with(']') {
+        return false;
+    }
+    for line in text.lines().rev().map(str::trim) {
+        if line.is_empty() {
+            continue;
+        }
+        if marker(line).is_none() {
+            return false;
+        }
+        let body = &line[1..line.len() - 1];
+        let code = body.strip_prefix("exit code: ").or_else(|| {
+            let (s, code) = body
+                .strip_prefix("status: ")?
+                .rsplit_once(", exit code: ")?;
+            (!s.contains(']')).then_some(code)
+        });
+        if code.and_then(exit_code_failed) == Some(false) {
+            return true;
+        }
+    }
+    false
+}
+
 /// `Some(failed)` when the line is a harness marker, `None` otherwise.
 /// Line predicates mirror `reference/markers.mts` (prefix forms, exit code
 /// `-?digits`, zero when every digit is 0).
@@ -66,7 +94,7 @@ fn exit_code_failed(code: &str) -> Option<bool> {
 
 #[cfg(test)]
 mod tests {
-    use super::shows_failure;
+    use super::{reports_exit_zero, shows_failure};
 
     #[test]
     fn non_zero_exit_code() {
@@ -86,6 +114,17 @@ mod tests {
         assert!(shows_failure("x\n[timed out after 120000ms]"));
         assert!(shows_failure("x\n[killed by signal: SIGKILL]"));
         assert!(shows_failure("(no output)\n[timed out after 5000ms]\r\n"));
+    }
+
+    #[test]
+    fn exit_zero_reported() {
+        assert!(reports_exit_zero("ok\n[exit code: 0]"));
+        assert!(reports_exit_zero("ok\n[status: exited, exit code: 0]\n"));
+        assert!(!reports_exit_zero("ok"));
+        assert!(!reports_exit_zero("ok\n[exit code: 1]"));
+        assert!(!reports_exit_zero("ok\n[status: running]"));
+        // Only the trailing block counts.
+        assert!(!reports_exit_zero("[exit code: 0]\nthen more output"));
     }
 
     #[test]

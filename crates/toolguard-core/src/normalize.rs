@@ -5,7 +5,7 @@
 //! buffer. Each line is normalised, hashed (XXH3-64), and the line hashes are
 //! combined order-insensitively, so output whose lines come in a different
 //! order on every run (parallel test runners, `make -j`) digests the same.
-//! What is taken out (README "Loop detection"):
+//! What is taken out (docs/loops.md "Loop detection"):
 //!
 //! - ANSI escape sequences (colour, cursor moves);
 //! - carriage-return overdraw: a line keeps only what follows its last `\r`

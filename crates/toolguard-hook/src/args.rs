@@ -8,6 +8,8 @@ pub(crate) const HOOK_TIMEOUT_MS: f64 = 5_000.0;
 
 /// `toolguard hook --help`.
 pub const USAGE: &str = "usage: toolguard hook [--config <file.json|file.yaml>]
+       toolguard hook --native-path   (prints the native hook executable to
+       register instead of `toolguard hook`: no Node start per event)
 Reads one Claude Code / Codex hook event (JSON) on stdin. Register it for the
 PostToolUse, PostToolUseFailure, UserPromptSubmit and SessionEnd events (and
 PreToolUse to refuse calls that continue a loop, with \"loops\": {\"deny\": N}).

@@ -23,6 +23,7 @@ export const AUDIT_OPTIONS = {
   jobs: { type: 'string', short: 'j' },
   shard: { type: 'string' },
   column: { type: 'string' },
+  'allow-empty': { type: 'boolean' },
   color: { type: 'boolean' },
   'no-color': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -47,6 +48,8 @@ export interface Options {
   shard?: string;
   /** The Parquet column holding the trajectory. */
   column?: string;
+  /** Nothing left to audit after --since or --shard is no error (exit 0). */
+  allowEmpty: boolean;
 }
 export const AUDIT_HELP = `Usage: toolguard audit [FILES or DIRS or -...] [options]
 
@@ -108,13 +111,15 @@ Options
                     (1 <= I <= N; by a hash of each path relative to the folder
                     given), for job arrays: see docs/audit-at-scale.md
   --column NAME     the Parquet column holding each row's trajectory
+  --allow-empty     exit 0 when --since or --shard leaves no log to audit
+                    (by default that is exit 2: a CI gate must not pass on nothing)
   --fail-on WHAT    exit 1 when findings match: loop, failure, any (default), none
   --no-color        no colours (also: NO_COLOR=1, FORCE_COLOR=0); --color forces them
   -h, --help        this help
 
 Exit codes: 0 nothing matched --fail-on; 1 findings matched; 2 usage error
-(bad option or config, a path that does not exist, no session log found, or
-no input could be read at all).
+(bad option or config, a path that does not exist, no session log found,
+--since or --shard left no log to audit, or no input could be read at all).
 Bad lines (malformed or unknown events, a truncated tail) are reported with
 their file and line and skipped.
 `;
@@ -148,6 +153,7 @@ export function parseOptions(argv: string[]): Options {
     jobs: values.jobs === undefined ? 0 : parseJobs(values.jobs),
     shard: values.shard,
     column: values.column,
+    allowEmpty: values['allow-empty'] ?? false,
   };
 }
 

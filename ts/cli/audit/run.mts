@@ -64,7 +64,11 @@ function runAudit(argv: string[]): number {
   const usingSample = options.paths.length === 0 && histories.length === 0;
   let inputs = findInputs(usingSample ? [SAMPLE_DIR] : histories.length ? histories : options.paths, options.format);
   // A file last written before --since holds nothing newer.
+  const found = inputs.length;
   if (options.sinceMs !== undefined) inputs = inputs.filter((i) => i.path === STDIN || !(fileMtime(i.path) < options.sinceMs!));
+  // Logs were found but --since left none: said now, before an empty report.
+  if (inputs.length === 0 && !options.allowEmpty)
+    return nothingLeft(`--since left none of the ${found} logs found (each was last written before it)`);
   if (histories.length) {
     process.stderr.write(`toolguard audit: no FILES given, auditing ${histories.map(display).join(' and ')}.\n`);
   } else if (usingSample) {
@@ -166,6 +170,11 @@ function runAudit(argv: string[]): number {
     copy?.done();
     progress?.clear();
   }
+  // --shard can leave no session (a Parquet file with no row too).
+  if (count === 0 && !options.allowEmpty)
+    return nothingLeft(
+      `no session of the ${found} logs found was audited${options.shard === undefined ? '' : ` (--shard ${options.shard})`}`,
+    );
   const summary = totals.summary(options.failOn);
   (summary as AuditDocument['summary']).waste = waste;
   summary.dataset = dataset.result();
@@ -196,7 +205,6 @@ function runAudit(argv: string[]): number {
     // A collection's figures; for a few logs (a session and its subagents) they would say nothing new.
     if (count >= DATASET_MIN_RUNS) process.stdout.write(datasetText(summary.dataset));
   }
-  // (No sessions at all is no failure: --since left nothing newer to read.)
   if (count > 0 && unreadCount === count) {
     process.stderr.write(
       `toolguard audit: no input could be read (${unreadNames.join('; ')}${count > unreadNames.length ? '; …' : ''}): nothing was audited\n`,
@@ -210,6 +218,12 @@ function runAudit(argv: string[]): number {
 function isToolguardError(e: unknown): e is Error & { code: string } {
   const code = (e as { code?: unknown } | null)?.code;
   return e instanceof Error && typeof code === 'string' && code.startsWith('TOOLGUARD_');
+}
+
+/** Exit 2 when the filters left nothing to audit: a CI gate must not pass on nothing (docs/audit.md). */
+function nothingLeft(why: string): number {
+  process.stderr.write(`toolguard audit: nothing to audit: ${why}; --allow-empty exits 0 instead\n`);
+  return 2;
 }
 
 /** Runs from which the table report ends with the dataset summary (docs/audit-at-scale.md). */
