@@ -1211,7 +1211,13 @@ describe('loop detectors: ignored argument keys', () => {
 describe('reference engine: its data files ship', () => {
   it('the package files list every rules/*.json the reference reads (the same files as the native build embeds)', () => {
     const { files } = require('../package.json');
-    for (const data of ['rules/builtin.json', 'rules/programs.json', 'rules/shell-tools.json', 'rules/harness-tools.json', 'rules/loops.json'])
+    for (const data of [
+      'rules/builtin.json',
+      'rules/programs.json',
+      'rules/shell-tools.json',
+      'rules/harness-tools.json',
+      'rules/loops.json',
+    ])
       assert.ok(files.includes(data), data);
   });
 });

@@ -208,7 +208,8 @@ test('DSH plugin: a 10 MB output (async path) gets the same decision as a small 
   await h.turn(agent, [[{ name: 'bash', args: { size: 'small' } }], [{ name: 'bash', args: { size: 'large' } }]]);
   // The result entries of the timeline (kind 'result': a tool's isError and text).
   const results = /** @type {Array<{ isError: boolean, text: string }>} */ (h.timeline(agent).filter((e) => e.kind === 'result'));
-  const header = (line) => '[loud-failure] bash reported no error but its output shows it failed:\n' + `- python-traceback (line ${line}): `;
+  const header = (line) =>
+    '[loud-failure] bash reported no error but its output shows it failed:\n' + `- python-traceback (line ${line}): `;
   assert.equal(results.length, 2);
   /** @type {Array<[typeof results[0], string, number]>} result, the output, the traceback's line */
   const expected = [

@@ -255,7 +255,10 @@ describe('toolguard mcp: guarding tools/call', () => {
     const result = await client.callTool(call);
     assert.equal(result.isError, true);
     assert.deepEqual(result.content, [{ type: 'text', text: verdict.failure.text }]);
-    assert.match(result.content[0].text, /^\[loud-failure\] echo reported no error but its output shows it failed:\n- python-traceback \(line 2\)/);
+    assert.match(
+      result.content[0].text,
+      /^\[loud-failure\] echo reported no error but its output shows it failed:\n- python-traceback \(line 2\)/,
+    );
     assert.ok(result.content[0].text.endsWith(`Echo: ${traceback}`), 'the original output follows the header');
     const meta = verdictIn(result);
     assert.equal(meta.failure.action, 'error');
