@@ -9,7 +9,7 @@ import { classifyCall } from '../dist/reference/shell.mjs';
 
 const cases = readFileSync(new URL('../crates/toolguard-core/src/shell/tool-cases.tsv', import.meta.url), 'utf8')
   .split('\n')
-  .map((line, i) => [i + 1, line])
+  .map((line, i) => /** @type {[number, string]} */ ([i + 1, line]))
   .filter(([, line]) => line.trim() !== '' && !line.startsWith('#'));
 
 describe('harness tool model (reference)', () => {

@@ -13,6 +13,7 @@ import { GuardEngine as Reference } from '../dist/reference/index.mjs';
 
 const require = createRequire(import.meta.url);
 let native;
+/** @type {string | false} */
 let skip = false;
 try {
   native = require('../index.js').GuardEngine;

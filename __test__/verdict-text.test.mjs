@@ -54,10 +54,10 @@ describe('the error header claims no exit status the result did not report', () 
     ['[exit code: 0] mid-output', `[exit code: 0]\n${FAIL}`, '[loud-failure] bash reported no error but its output shows it failed:'],
   ];
   for (const [name, text, header] of cases) {
-    for (const [engine, mod] of [
+    for (const [engine, mod] of /** @type {const} */ ([
       ['native', native],
       ['reference', reference],
-    ]) {
+    ])) {
       it(`${name}, ${engine}`, () => {
         const v = new mod.GuardEngine().observe({ name: 'bash', argumentsJson: '{}' }, { text });
         assert.equal(v?.failure?.action, 'error');

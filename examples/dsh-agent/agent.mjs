@@ -107,8 +107,11 @@ const bash = {
   name: 'bash',
   description: 'Run a shell command (canned transcripts in this example)',
   parameters: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] },
-  output: { schema: { type: 'string' }, render: (_args, value) => [{ type: 'text', text: value }] },
-  execute: async (args) => transcripts.get(args.command) ?? `bash: ${args.command}: command not found\n[exit code: 127]`,
+  output: { schema: { type: 'string' }, render: (_args, value) => [{ type: 'text', text: String(value) }] },
+  execute: async (args) => {
+    const { command } = /** @type {{ command: string }} */ (args);
+    return transcripts.get(command) ?? `bash: ${command}: command not found\n[exit code: 127]`;
+  },
 };
 
 // The cordis app: DSH's model runtime, sessions, tools and agent loop, then toolguard (the cordis.yml row).
