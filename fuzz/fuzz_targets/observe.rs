@@ -15,7 +15,7 @@ use libfuzzer_sys::fuzz_target;
 use toolguard_core::canonical::canonicalize_arguments;
 use toolguard_core::config::{Config, LoudFailureConfig, RepeatConfig};
 use toolguard_core::engine::{Call, Engine, FailureAction, Output, Scanner};
-use toolguard_core::markers::shows_failure;
+use toolguard_core::markers::{reports_exit_zero, shows_failure};
 use toolguard_core::rules::{Action, Rule, RuleSet, When};
 
 const AGENTS: [&str; 4] = ["a", "b", "c", "d"];
@@ -179,10 +179,13 @@ fuzz_target!(|data: &[u8]| {
                         assert!(failure
                             .text
                             .ends_with(&format!("\nOriginal output:\n{original}")));
+                        // The header claims exit 0 only where the output reported it.
                         let head = if shows_failure(&original) {
                             "output shows a failure:"
+                        } else if reports_exit_zero(&original) {
+                            "exited 0 but"
                         } else {
-                            "exited 0"
+                            "reported no error but"
                         };
                         assert!(failure.text.contains(head), "{}", failure.text);
                     }
