@@ -36,7 +36,7 @@ test('importing toolguard/dsh without a DSH peer names the missing package and t
   const installed = join(dir, 'node_modules/toolguard');
   mkdirSync(installed, { recursive: true });
   for (const entry of readdirSync(root))
-    if (['package.json', 'main.js', 'index.js', 'dist', 'rules'].includes(entry) || entry.endsWith('.node'))
+    if (['package.json', 'main.js', 'root-cause.js', 'index.js', 'dist', 'rules'].includes(entry) || entry.endsWith('.node'))
       symlinkSync(join(root, entry), join(installed, entry));
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'user-project', private: true, type: 'module' }));
   mkdirSync(join(dir, 'node_modules/@deepseek-ai'));
