@@ -44,7 +44,6 @@ export type Auditor = Binding.Auditor;
 /** The log format of a file by its content (what `--format auto` reads it as), or null (none known, or no native binary). */
 export declare const detectLogFormat: typeof Binding.detectLogFormat;
 export declare const logFormats: typeof Binding.logFormats;
-export declare const logFormats: typeof Binding.logFormats;
 
 /** Whether the native engine is in use (false: the pure-TypeScript reference fallback). */
 export declare const native: boolean;
