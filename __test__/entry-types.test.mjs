@@ -43,7 +43,16 @@ function runtimeExports(fallback) {
 
 test('main.js exports exactly the values main.d.ts declares, natively and in the fallback', () => {
   const declared = declaredValues();
-  assert.deepEqual(declared, ['Auditor', 'GuardEngine', 'canonicalize', 'detectLogFormat', 'logFormats', 'native', 'observeCall', 'observeCallValue']);
+  assert.deepEqual(declared, [
+    'Auditor',
+    'GuardEngine',
+    'canonicalize',
+    'detectLogFormat',
+    'logFormats',
+    'native',
+    'observeCall',
+    'observeCallValue',
+  ]);
   for (const fallback of [false, true]) {
     const got = runtimeExports(fallback);
     assert.deepEqual(got.names, declared, fallback ? 'fallback' : 'native');
@@ -174,7 +183,8 @@ export { plugins, config };
 
 test('an unbuilt copy (a git install whose build did not run) says so, from require() and from the CLI', () => {
   const dir = mkdtempSync(join(tmpdir(), 'toolguard-unbuilt-'));
-  for (const file of ['package.json', 'main.js', 'root-cause.js', 'index.js', 'bin/toolguard.mjs']) cpSync(join(root, file), join(dir, file));
+  for (const file of ['package.json', 'main.js', 'root-cause.js', 'index.js', 'bin/toolguard.mjs'])
+    cpSync(join(root, file), join(dir, file));
   const req = spawnSync(process.execPath, ['-e', "process.on('warning', () => {}); require('./main.js')"], { cwd: dir, encoding: 'utf8' });
   assert.notEqual(req.status, 0);
   assert.match(req.stderr, /toolguard: this copy is not built \(no native binary, no dist\/ in .*\): run `npm run build` there/);
