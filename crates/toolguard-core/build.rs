@@ -99,8 +99,9 @@ fn analyse(
     Some(format!(
         "Analysed {{ pattern: {pattern:?}, flags: {flags:?}, unless: {unless:?}, src: {src:?}, \
          unless_src: {unless_src:?}, literals: {literals}, \
-         at_line_start: {at_line_start}, starts_line: {}, line_local: {} }}",
+         at_line_start: {at_line_start}, starts_line: {}, line_local: {}, max_newlines: {:?} }}",
         literal::starts_line(&hir),
         !literal::may_match_newline(&hir),
+        literal::max_newlines(&hir),
     ))
 }

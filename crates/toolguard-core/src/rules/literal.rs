@@ -263,6 +263,30 @@ pub(super) fn may_match_newline(hir: &Hir) -> bool {
     }
 }
 
+/// The most `\n`s one match can hold, or `None` when unbounded (`(?:\n.*)*`).
+/// A match holding an occurrence of a required literal then starts at most
+/// that many lines before the occurrence's line (`scan.rs` starts a
+/// multi-line rule's search there instead of at the text start).
+pub(super) fn max_newlines(hir: &Hir) -> Option<usize> {
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => Some(0),
+        HirKind::Literal(l) => Some(l.0.iter().filter(|&&b| b == b'\n').count()),
+        HirKind::Class(_) => Some(usize::from(may_match_newline(hir))),
+        HirKind::Repetition(r) => match (max_newlines(&r.sub)?, r.max) {
+            (0, _) | (_, Some(0)) => Some(0),
+            (n, Some(m)) => n.checked_mul(m as usize),
+            (_, None) => None,
+        },
+        HirKind::Capture(c) => max_newlines(&c.sub),
+        HirKind::Concat(hs) => hs
+            .iter()
+            .try_fold(0usize, |sum, h| sum.checked_add(max_newlines(h)?)),
+        HirKind::Alternation(hs) => hs
+            .iter()
+            .try_fold(0usize, |most, h| Some(most.max(max_newlines(h)?))),
+    }
+}
+
 fn info(hir: &Hir) -> Info {
     match hir.kind() {
         HirKind::Empty | HirKind::Look(_) => Info::exact(vec![vec![]]),

@@ -130,6 +130,7 @@ mod builtin_table {
         pub(super) at_line_start: bool,
         pub(super) starts_line: bool,
         pub(super) line_local: bool,
+        pub(super) max_newlines: Option<usize>,
     }
     include!(concat!(env!("OUT_DIR"), "/builtin_table.rs"));
 }
@@ -153,6 +154,7 @@ fn check_builtin(i: usize, rule: &Rule) -> Result<scan::Checked, RuleError> {
                 at_line_start: a.at_line_start,
                 starts_line: a.starts_line,
                 line_local: a.line_local,
+                max_newlines: a.max_newlines,
             })
         }
         _ => check_rule_sized(rule, false),
@@ -278,6 +280,7 @@ fn check_rule_sized(rule: &Rule, sized: bool) -> Result<scan::Checked, RuleError
             at_line_start: false,
             starts_line: false,
             line_local: true,
+            max_newlines: Some(0),
         });
     }
     if rule.id.is_empty() {
@@ -318,6 +321,7 @@ fn check_rule_sized(rule: &Rule, sized: bool) -> Result<scan::Checked, RuleError
         at_line_start,
         starts_line: literal::starts_line(&hir),
         line_local: !literal::may_match_newline(&hir),
+        max_newlines: literal::max_newlines(&hir),
         src,
     })
 }

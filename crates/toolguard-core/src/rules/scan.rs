@@ -6,8 +6,9 @@
 //!   searcher for the few short ones). A rule runs only on lines
 //!   holding one of its literals (line-local rules, searched over the line's
 //!   span of the whole text so `^ $ \b` read the real neighbours; `^` rules
-//!   anchored at the line start when the line has no `\r`), or on the whole
-//!   text once one of its literals occurs (rules that can match a `\n`).
+//!   anchored at the line start when the line has no `\r`), or once one of
+//!   its literals occurs (rules that can match a `\n`) from as many lines
+//!   above as a match can span (the text start when unbounded).
 //!   Occurrences that cannot begin a match of a `^` rule whose literals are
 //!   its prefixes are skipped. Rules without literals fall back to `Set`.
 //!   Numbers for the built-ins on 10 MB of build log: README.
@@ -63,6 +64,8 @@ pub(super) struct Checked {
     /// Every match starts where `^` holds (line start, after `\r`, text start).
     pub(super) starts_line: bool,
     pub(super) line_local: bool,
+    /// The most `\n`s a match holds (`None`: unbounded).
+    pub(super) max_newlines: Option<usize>,
 }
 
 struct Chunk {
@@ -77,6 +80,7 @@ pub(super) struct Scanner {
     line_local: Vec<bool>,
     at_line_start: Vec<bool>,
     starts_line: Vec<bool>,
+    max_newlines: Vec<Option<usize>>,
     /// Rules (not `off`) that have required literals, and those that do not.
     gated: Vec<usize>,
     ungated: Vec<usize>,
@@ -117,6 +121,7 @@ impl Scanner {
             line_local: checked.iter().map(|c| c.line_local).collect(),
             at_line_start: checked.iter().map(|c| c.at_line_start).collect(),
             starts_line: checked.iter().map(|c| c.starts_line).collect(),
+            max_newlines: checked.iter().map(|c| c.max_newlines).collect(),
             regexes: checked.iter().map(|_| OnceLock::new()).collect(),
             srcs: checked.into_iter().map(|c| c.src).collect(),
             gated,
@@ -370,10 +375,16 @@ impl Scanner {
                         pending -= 1;
                         self.regex(i).search(&Input::new(text).range(line_start..))
                     } else {
-                        // May span lines: one whole-text search settles it.
+                        // May span lines: one search settles it. Every match
+                        // holds an occurrence, none before this line (the
+                        // rule's first), so a match of at most k lines' breaks
+                        // starts at most k lines up: a match in the last line
+                        // of 10 MB no longer searches all of it.
                         state[i] = DONE;
                         pending -= 1;
-                        self.regex(i).find(text)
+                        let from =
+                            self.max_newlines[i].map_or(0, |k| lines_up(bytes, line_start, k));
+                        self.regex(i).search(&Input::new(text).range(from..))
                     };
                     if let Some(f) = found {
                         if state[i] != DONE {
@@ -407,6 +418,19 @@ impl Scanner {
         }
         hits
     }
+}
+
+/// The start of the line `k` lines above the one starting at `line_start`
+/// (the text start when there are fewer).
+fn lines_up(bytes: &[u8], line_start: usize, k: usize) -> usize {
+    let mut at = line_start;
+    for _ in 0..k {
+        if at == 0 {
+            break;
+        }
+        at = memchr::memrchr(b'\n', &bytes[..at - 1]).map_or(0, |j| j + 1);
+    }
+    at
 }
 
 /// The same configuration `regex::RegexBuilder` gives a single pattern

@@ -864,6 +864,66 @@ fn hot_rules_agree_with_the_oracle() {
     assert_eq!(n, 8 * 2 * 3);
 }
 
+/// A rule that may span lines is searched from as many lines above its
+/// first literal's line as a match can span: the match that starts those
+/// lines up (its literal on its last line), one that starts on the literal's
+/// line, lines with the start but not the literal, `\r\n` lines, the text's
+/// first lines, and unbounded rules (searched from the text start) all give
+/// the oracle's first match.
+#[test]
+fn multi_line_rules_agree_with_the_oracle() {
+    let set = RuleSet::compile_table(vec![
+        // node-uncaught's shape: 4 line breaks before the literal.
+        rule(
+            "trace",
+            r"^[^\s][^\n]*:\d+\n[^\n]*\n *\^+ *\n\nTypeBoom\b",
+            Action::Error,
+            When::Always,
+        ),
+        rule(
+            "pair",
+            r"start \d+\r?\n[^\n]*kaput",
+            Action::Error,
+            When::Always,
+        ),
+        rule(
+            "open",
+            r"begin(?:\n[^\n]*)*\nfizzle",
+            Action::Error,
+            When::Always,
+        ),
+    ])
+    .unwrap();
+    let trace = "at.js:12\n  x.y()\n    ^\n\nTypeBoom: no";
+    let mut texts = Vec::new();
+    for at in [0usize, 1, 2, 5, 300] {
+        for tail in [
+            trace,
+            "start 7\r\nnow kaput",
+            "begin\nmid\nmid\nfizzle",
+            "TypeBoom alone",
+        ] {
+            let mut lines: Vec<String> = (0..at).map(|i| format!("line {i}: start {i}")).collect();
+            lines.push(tail.into());
+            lines.extend((0..3).map(|i| format!("after {i}")));
+            texts.push(lines.join("\n"));
+        }
+    }
+    // A literal first seen after a match's start line, the match further up.
+    texts.push(format!("{trace}\nTypeBoom again\n{trace}"));
+    let n = differential(&set, &texts);
+    assert_eq!(n, 21 * 2 * 3);
+    let newlines = |p: &str| {
+        let hir = regex_syntax::ParserBuilder::new().build().parse(p).unwrap();
+        literal::max_newlines(&hir)
+    };
+    assert_eq!(newlines(r"a\nb[\s]c"), Some(2));
+    assert_eq!(newlines(r"(?:x\n){2,3}|y"), Some(3));
+    assert_eq!(newlines(r"(?:x\n)*"), None);
+    assert_eq!(newlines(r"(?:[^\n]*)*z"), Some(0));
+    assert_eq!(newlines(r"(?s)a.b"), Some(1));
+}
+
 /// The build-time analysis of the built-ins (build.rs) is exactly what the
 /// load-time check computes for the same rows, and every row has one.
 #[test]
@@ -882,8 +942,18 @@ fn build_time_table_matches_the_load_time_check() {
         assert_eq!(built.unless_src, now.unless_src, "{}", r.id);
         assert_eq!(built.literals, now.literals, "{}", r.id);
         assert_eq!(
-            (built.at_line_start, built.starts_line, built.line_local),
-            (now.at_line_start, now.starts_line, now.line_local),
+            (
+                built.at_line_start,
+                built.starts_line,
+                built.line_local,
+                built.max_newlines
+            ),
+            (
+                now.at_line_start,
+                now.starts_line,
+                now.line_local,
+                now.max_newlines
+            ),
             "{}",
             r.id
         );
