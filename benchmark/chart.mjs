@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // SVG chart of the speedups in a benchmark JSON document (hand-written SVG,
 // no dependency):
-//   npm run bench -- --json > docs/bench.json
-//   node benchmark/chart.mjs docs/bench.json docs/benchmark.svg
+//   node benchmark/chart.mjs benchmark/results/latest.json docs/benchmark.svg
+// (benchmark/publish.mjs writes the published chart)
 // One bar per scenario: baseline median / toolguard median on a log scale,
 // so 0.5× and 2× are the same distance from the 1× line.
 import { readFileSync, writeFileSync } from 'node:fs';

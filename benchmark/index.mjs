@@ -7,8 +7,10 @@
 //   --only=dsh,engine,agents,loops,memory,audit,hook,table,html,scale   run only these groups
 //   --out=FILE    also write the JSON document to FILE (npm prints its own
 //                 "> toolguard@… bench" banner on stdout unless run with -s,
-//                 so `npm run bench -- --json --out=docs/bench.json` is the
-//                 banner-proof way to save a run)
+//                 so --out is the banner-proof way to save a run)
+//   --save        also write it to benchmark/results/latest.json, the run the
+//                 published figures come from (`npm run bench:publish` saves
+//                 a full run, then benchmark/publish.mjs writes the docs)
 //   --clock=cpu   time samples with process CPU time instead of wall time
 //                 (steadier on a shared machine; the README numbers use wall)
 //
@@ -16,7 +18,7 @@
 // (see harness.mjs), except memory per agent, which gets a fresh process per
 // subject (memory.mjs). Without --json it prints the README tables.
 import { spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,8 +33,13 @@ const clockArg = argv.find((a) => a.startsWith('--clock='));
 const outArg = argv.find((a) => a.startsWith('--out='));
 const clock = clockArg ? clockArg.slice('--clock='.length) : 'wall';
 const only = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : undefined;
+const save = flag('save');
 const unknown = argv.filter(
-  (a) => !['--json', '--quick', '--smoke'].includes(a) && !a.startsWith('--only=') && !a.startsWith('--clock=') && !a.startsWith('--out='),
+  (a) =>
+    !['--json', '--quick', '--smoke', '--save'].includes(a) &&
+    !a.startsWith('--only=') &&
+    !a.startsWith('--clock=') &&
+    !a.startsWith('--out='),
 );
 if (unknown.length > 0) {
   process.stderr.write(`bench: unknown option(s) ${unknown.join(' ')}\n`);
@@ -68,6 +75,13 @@ const AGENTS = { full: 100_000, quick: 100_000, smoke: 2_000 }[mode];
 /** Agents per memory run: small arguments, then 64 KB arguments (the baselines keep 64 KB per agent). */
 const MEMORY_AGENTS = { full: [100_000, 10_000], quick: [100_000, 2_000], smoke: [500, 50] }[mode];
 
+/** `lscpu`'s "Model name", or undefined where lscpu is missing (macOS, Windows). */
+function lscpuModel() {
+  const r = spawnSync('lscpu', [], { encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' } });
+  if (r.error || r.status !== 0) return undefined;
+  return /^Model name:\s*(.+)$/m.exec(r.stdout)?.[1].trim();
+}
+
 const started = performance.now();
 const doc = {
   node: process.version,
@@ -75,9 +89,13 @@ const doc = {
     .version,
   platform: `${process.platform}-${process.arch}`,
   cpu: os.cpus()[0]?.model ?? 'unknown',
+  // The machine as `lscpu` names it (the published table names it).
+  machine: lscpuModel() ?? os.cpus()[0]?.model ?? 'unknown',
   cpus: os.cpus().length,
+  // 1/5/15-minute load averages at the start: a busy machine's wall times are inflated.
+  loadavg: os.loadavg(),
   mode,
-  command: `npm run bench --${json ? ' --json' : ''}${mode === 'full' ? '' : ` --${mode}`}${onlyArg ? ` ${onlyArg}` : ''}${clockArg ? ` ${clockArg}` : ''}`,
+  command: `npm run bench --${json ? ' --json' : ''}${mode === 'full' ? '' : ` --${mode}`}${onlyArg ? ` ${onlyArg}` : ''}${clockArg ? ` ${clockArg}` : ''}${save ? ' --save' : ''}`,
   clock,
   date: new Date().toISOString(),
   units: { ns_per_op: 'median nanoseconds per call', throughput_mb_s: '10^6 bytes of UTF-8 text per second', memory: 'bytes per agent' },
@@ -247,9 +265,11 @@ doc.seconds = (performance.now() - started) / 1000;
 log(`done in ${doc.seconds.toFixed(1)} s`);
 
 const text = `${JSON.stringify(doc, null, 2)}\n`;
-if (outArg) {
-  writeFileSync(outArg.slice('--out='.length), text);
-  log(`wrote ${outArg.slice('--out='.length)}`);
+for (const file of [outArg?.slice('--out='.length), save ? path.join(here, 'results', 'latest.json') : undefined]) {
+  if (file === undefined) continue;
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, text);
+  log(`wrote ${file}`);
 }
 if (json) process.stdout.write(text);
 else process.stdout.write(markdownReport(doc));
