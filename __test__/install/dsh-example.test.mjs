@@ -78,11 +78,12 @@ test('docs/dsh.md "Try it": the example DSH agent runs from the tarball and show
     /notice from plugin toolguard-loops \(bash: repeat × 3\):\n {4}\| \[toolguard\] Loop detected: bash was called 3 times in a row with the same arguments and returned the same result each time/,
   );
   assert.equal(out.stdout.match(/notice from plugin toolguard-loops/g)?.length, 1, 'one notice, at the third call');
-  // The exit-0 call whose output shows a traceback: a blocked result from loud-failure.
+  // The call that reports no error (a DSH transcript marks only a non-zero exit)
+  // whose output shows a traceback: a blocked result from loud-failure.
   const hidden = received.find((part) => part.startsWith('the model calls bash {"command":"python3'));
   assert.match(
     hidden ?? '',
-    /tool result \(error\):\n {4}\| \[loud-failure\] bash exited 0 but its output shows it failed:\n {4}\| - python-traceback \(line 1\)/,
+    /tool result \(error\):\n {4}\| \[loud-failure\] bash reported no error but its output shows it failed:\n {4}\| - python-traceback \(line 1\)/,
   );
   assert.match(out.stdout, /\n> the model answers: /);
 });

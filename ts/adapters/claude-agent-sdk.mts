@@ -73,6 +73,28 @@ export function toolguardHooks(options: AdapterOptions = {}): ToolguardHooks {
   const batches = new CallBatches();
   const responses = new ModelResponses();
 
+  /**
+   * A hook callback that fails open: `answer` for `event` (any event when
+   * undefined); another event, no answer (`null`, `undefined`), or a throw
+   * (warned) answers nothing.
+   */
+  function hook<E extends HookEvent | undefined>(
+    event: E,
+    answer: (
+      input: E extends HookEvent ? Extract<HookInput, { hook_event_name: E }> : HookInput,
+    ) => Promise<HookJSONOutput | null | undefined>,
+  ): HookCallback {
+    return async (input) => {
+      if (event !== undefined && input.hook_event_name !== event) return none;
+      try {
+        return (await answer(input as Parameters<typeof answer>[0])) ?? none;
+      } catch (error) {
+        failOpen(ADAPTER, error);
+        return none;
+      }
+    };
+  }
+
   /** The call as the engine sees it: the agent's own arguments, and exact mode's side file when the call was rewritten. */
   function execOf(input: { tool_name: string; tool_input: unknown; tool_use_id: string } & Parameters<typeof chainOf>[0]) {
     const rewritten = exact.take(input.tool_use_id);
@@ -87,77 +109,51 @@ export function toolguardHooks(options: AdapterOptions = {}): ToolguardHooks {
     };
   }
 
-  const postToolUse: HookCallback = async (input) => {
-    if (input.hook_event_name !== 'PostToolUse') return none;
-    try {
-      const result = resultOf(input.tool_response);
-      const exec = execOf(input);
-      const verdict =
-        (result.text?.length ?? 0) >= ASYNC_SCAN_THRESHOLD ? await engine.observeAsync(exec, result) : engine.observe(exec, result);
-      return hookOutputFor(verdict, result.text, 'claude-code') ?? none;
-    } catch (error) {
-      failOpen(ADAPTER, error);
-      return none;
-    }
-  };
+  const postToolUse = hook('PostToolUse', async (input) => {
+    const result = resultOf(input.tool_response);
+    const exec = execOf(input);
+    const verdict =
+      (result.text?.length ?? 0) >= ASYNC_SCAN_THRESHOLD ? await engine.observeAsync(exec, result) : engine.observe(exec, result);
+    return hookOutputFor(verdict, result.text, 'claude-code');
+  });
 
   // The engine decides (`check`); without `loops.deny` it refuses nothing.
   // A refusal wins; else, in exact mode, the rewritten command (as the hook
   // command answers: no permissionDecision, the permission rules apply as before).
-  const preToolUse: HookCallback = async (input) => {
-    if (input.hook_event_name !== 'PreToolUse') return none;
-    try {
-      const args = argumentsJson(input.tool_input ?? {});
-      const refused = engine.check({ agentId: chainOf(input), name: input.tool_name, argumentsJson: args });
-      if (refused) {
-        return {
-          hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: refused.reason },
-        };
-      }
-      batches.start(chainOf(input), input.tool_use_id);
-      const rewritten = exact.start(engine, input.tool_use_id, input.tool_name, args);
-      if (rewritten === null) return none;
-      return { hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: JSON.parse(rewritten) } };
-    } catch (error) {
-      failOpen(ADAPTER, error);
-      return none;
+  const preToolUse = hook('PreToolUse', async (input) => {
+    const args = argumentsJson(input.tool_input ?? {});
+    const refused = engine.check({ agentId: chainOf(input), name: input.tool_name, argumentsJson: args });
+    if (refused) {
+      return {
+        hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: refused.reason },
+      };
     }
-  };
+    batches.start(chainOf(input), input.tool_use_id);
+    const rewritten = exact.start(engine, input.tool_use_id, input.tool_name, args);
+    if (rewritten === null) return undefined;
+    return { hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: JSON.parse(rewritten) } };
+  });
 
-  const postToolUseFailure: HookCallback = async (input) => {
-    if (input.hook_event_name !== 'PostToolUseFailure') return none;
-    try {
-      // Not scanned: nothing to block, only notices (the side file is still read and deleted).
-      const verdict = engine.observe(execOf(input), { isError: true });
-      return hookOutputFor(verdict, undefined, 'claude-code', 'PostToolUseFailure') ?? none;
-    } catch (error) {
-      failOpen(ADAPTER, error);
-      return none;
-    }
-  };
+  const postToolUseFailure = hook('PostToolUseFailure', async (input) => {
+    // Not scanned: nothing to block, only notices (the side file is still read and deleted).
+    const verdict = engine.observe(execOf(input), { isError: true });
+    return hookOutputFor(verdict, undefined, 'claude-code', 'PostToolUseFailure');
+  });
 
-  const userPromptSubmit: HookCallback = async (input) => {
-    try {
-      engine.reset(chainOf(input));
-      // The errors the prompt quotes are the reported bug (docs/shell-model.md).
-      const prompt = (input as { prompt?: unknown }).prompt;
-      if (typeof prompt === 'string') engine.noteUserText(chainOf(input), prompt);
-    } catch (error) {
-      failOpen(ADAPTER, error);
-    }
-    return none;
-  };
+  const userPromptSubmit = hook(undefined, async (input) => {
+    engine.reset(chainOf(input));
+    // The errors the prompt quotes are the reported bug (docs/shell-model.md).
+    const prompt = (input as { prompt?: unknown }).prompt;
+    if (typeof prompt === 'string') engine.noteUserText(chainOf(input), prompt);
+    return undefined;
+  });
 
-  const forget: HookCallback = async (input) => {
-    try {
-      batches.forget(chainOf(input));
-      responses.forget(chainOf(input));
-      engine.forget(chainOf(input));
-    } catch (error) {
-      failOpen(ADAPTER, error);
-    }
-    return none;
-  };
+  const forget = hook(undefined, async (input) => {
+    batches.forget(chainOf(input));
+    responses.forget(chainOf(input));
+    engine.forget(chainOf(input));
+    return undefined;
+  });
 
   return {
     PreToolUse: [{ hooks: [preToolUse] }],

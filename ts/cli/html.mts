@@ -146,6 +146,15 @@ export function renderHtml(doc: AuditDocument, generated = new Date(), page: { b
     const at = new Map<string, TimelineCallJson>();
     for (const c of calls) at.set(`${c.agentId}\u0000${c.ordinal}`, c);
     const site = (f: { agentId: string | null; ordinal: number }) => at.get(`${f.agentId}\u0000${f.ordinal}`);
+    /** Where a finding happened: its call in the log and, when drawn, on the timeline. */
+    const placeOf = (f: LoopLike | FailureLike, c: TimelineCallJson | undefined) => ({
+      tool: f.tool,
+      callId: f.callId,
+      agentId: f.agentId,
+      logLine: f.logLine,
+      ordinal: c?.ordinal ?? null,
+      time: c?.time ?? null,
+    });
     const agents: (string | null)[] = [];
     for (const c of calls) if (!agents.includes(c.agentId)) agents.push(c.agentId);
     const tools = [...new Set(calls.map((c) => c.tool))].sort();
@@ -190,12 +199,7 @@ export function renderHtml(doc: AuditDocument, generated = new Date(), page: { b
         kind: 'loop',
         session: si,
         title: l.kind !== undefined ? `${l.kind} loop: ${title}` : `loop: ${title}`,
-        tool: l.tool,
-        callId: l.callId,
-        agentId: l.agentId,
-        logLine: l.logLine,
-        ordinal: c?.ordinal ?? null,
-        time: c?.time ?? null,
+        ...placeOf(l, c),
         command: l.command ?? null,
         arguments: l.arguments ?? l.evidence ?? null,
         ruleId: null,
@@ -214,12 +218,7 @@ export function renderHtml(doc: AuditDocument, generated = new Date(), page: { b
         kind: 'failure',
         session: si,
         title: `silent failure: ${f.ruleId}${f.action === 'context' ? ' (context)' : ''}`,
-        tool: f.tool,
-        callId: f.callId,
-        agentId: f.agentId,
-        logLine: f.logLine,
-        ordinal: c?.ordinal ?? null,
-        time: c?.time ?? null,
+        ...placeOf(f, c),
         command: f.command,
         arguments: null,
         ruleId: f.ruleId,

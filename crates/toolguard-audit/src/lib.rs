@@ -11,6 +11,7 @@
 //! Bad input never stops an audit: it becomes an [`InputError`] with its line.
 
 mod auditor;
+mod chat_calls;
 mod claude;
 mod claude_md;
 mod codex;

@@ -27,13 +27,13 @@
 //! (`is_error`) with that message as its result. 2.x reports the same as
 //! `returncode` -1 with `extra.exception_info`: a failed call too.
 
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use regex::Regex;
 
 use serde_json::Value;
 
+use super::chat_calls::{function_call, OpenCalls};
 use super::session::{
     command_arguments, epoch_seconds_ms, message_text, ReadCall, ReadEvent, ReadResult, ReadSession,
 };
@@ -84,9 +84,9 @@ pub(crate) fn read(value: &Value) -> Result<ReadSession, String> {
     Ok(read)
 }
 
-/// Where each call's result goes once it comes: `events` index by call id.
+/// The tool-call form: each `tool` message answers a call by its id.
 fn read_tool_calls(messages: &[Value], read: &mut ReadSession) {
-    let mut open: HashMap<String, usize> = HashMap::new();
+    let mut open = OpenCalls::default();
     for (index, message) in messages.iter().enumerate() {
         let role = message.get("role").and_then(Value::as_str).unwrap_or("");
         match role {
@@ -98,52 +98,20 @@ fn read_tool_calls(messages: &[Value], read: &mut ReadSession) {
                     .and_then(openai_usage);
                 let calls = message.get("tool_calls").and_then(Value::as_array);
                 for call in calls.into_iter().flatten() {
-                    let id = call.get("id").and_then(Value::as_str).map(str::to_owned);
-                    let function = call.get("function");
-                    let tool = function
-                        .and_then(|f| f.get("name"))
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_owned();
-                    let arguments_json = match function.and_then(|f| f.get("arguments")) {
-                        Some(Value::String(text)) => text.clone(),
-                        Some(other) => other.to_string(),
-                        None => String::new(),
-                    };
-                    if let Some(id) = &id {
-                        open.insert(id.clone(), read.events.len());
-                    } else {
-                        read.note(
-                            None,
-                            Some(read.calls() + 1),
-                            format!("message {}: a tool call without an id", index + 1),
-                        );
-                    }
-                    read.events.push(ReadEvent::Call(ReadCall {
-                        call_id: id,
+                    let (tool, arguments_json) = function_call(call);
+                    let call = ReadCall {
+                        call_id: call.get("id").and_then(Value::as_str).map(str::to_owned),
                         tool,
                         arguments_json,
                         time,
                         usage: usage.take(),
                         ..Default::default()
-                    }));
+                    };
+                    open.push(read, index, call);
                 }
             }
             "tool" => {
-                let id = message.get("tool_call_id").and_then(Value::as_str);
-                let Some(at) = id.and_then(|id| open.remove(id)) else {
-                    read.note(
-                        None,
-                        None,
-                        format!(
-                            "message {}: a tool result for {} with no tool call before it",
-                            index + 1,
-                            id.map_or_else(|| "no call id".to_owned(), |id| format!("call {id}"))
-                        ),
-                    );
-                    continue;
-                };
-                if let ReadEvent::Call(call) = &mut read.events[at] {
+                if let Some(call) = open.answered(read, index, message) {
                     call.end_time = epoch_seconds_ms(message.pointer("/extra/timestamp"));
                     call.result = Some(observation(message));
                 }

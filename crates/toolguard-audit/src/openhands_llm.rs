@@ -25,12 +25,12 @@
 //! ends with the harness's message. Any other tool's result that starts
 //! with the harness's `ERROR:` is a failed call (V0's ErrorObservation).
 
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use regex::Regex;
 use serde_json::Value;
 
+use super::chat_calls::{function_call, OpenCalls};
 use super::session::{message_text, ReadCall, ReadEvent, ReadResult, ReadSession};
 use super::shell::add_exit_marker;
 
@@ -81,26 +81,13 @@ pub(crate) fn read(value: &Value) -> Result<ReadSession, String> {
         exit_codes: true,
         ..Default::default()
     };
-    let mut open: HashMap<String, usize> = HashMap::new();
+    let mut open = OpenCalls::default();
     let mut tasks = 0;
     for (index, message) in messages.iter().enumerate() {
         match message.get("role").and_then(Value::as_str).unwrap_or("") {
             "assistant" => push_calls(message, index, &mut open, &mut read),
             "tool" => {
-                let id = message.get("tool_call_id").and_then(Value::as_str);
-                let Some(at) = id.and_then(|id| open.remove(id)) else {
-                    read.note(
-                        None,
-                        None,
-                        format!(
-                            "message {}: a tool result for {} with no tool call before it",
-                            index + 1,
-                            id.map_or_else(|| "no call id".to_owned(), |id| format!("call {id}"))
-                        ),
-                    );
-                    continue;
-                };
-                if let ReadEvent::Call(call) = &mut read.events[at] {
+                if let Some(call) = open.answered(&mut read, index, message) {
                     let text = message_text(message.get("content")).unwrap_or_default();
                     call.result = Some(if call.tool == SHELL {
                         shell_result(text)
@@ -145,49 +132,25 @@ pub(crate) fn read(value: &Value) -> Result<ReadSession, String> {
 }
 
 /// The tool calls of one assistant message, each a call unless it ends the run.
-fn push_calls(
-    message: &Value,
-    index: usize,
-    open: &mut HashMap<String, usize>,
-    read: &mut ReadSession,
-) {
+fn push_calls(message: &Value, index: usize, open: &mut OpenCalls, read: &mut ReadSession) {
     for call in message
         .get("tool_calls")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
     {
-        let function = call.get("function");
-        let tool = function
-            .and_then(|f| f.get("name"))
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned();
+        let (tool, arguments_json) = function_call(call);
         if NOT_CALLS.contains(&tool.as_str()) {
             continue;
         }
-        let arguments_json = match function.and_then(|f| f.get("arguments")) {
-            Some(Value::String(text)) => text.clone(),
-            Some(other) => other.to_string(),
-            None => String::new(),
-        };
-        let id = call.get("id").and_then(Value::as_str).map(str::to_owned);
-        match &id {
-            Some(id) => {
-                open.insert(id.clone(), read.events.len());
-            }
-            None => read.note(
-                None,
-                Some(read.calls() + 1),
-                format!("message {}: a tool call without an id", index + 1),
-            ),
-        }
-        read.events.push(ReadEvent::Call(ReadCall {
-            call_id: id,
+        let call_id = call.get("id").and_then(Value::as_str).map(str::to_owned);
+        let call = ReadCall {
+            call_id,
             tool,
             arguments_json,
             ..Default::default()
-        }));
+        };
+        open.push(read, index, call);
     }
 }
 

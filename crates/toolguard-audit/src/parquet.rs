@@ -101,54 +101,49 @@ impl Row {
             }
             emit(report);
         };
-        match self.content {
+        // A JSON document, whole: its value and its size in bytes.
+        let (value, bytes) = match self.content {
             Content::Error(message) => {
                 let mut report = SessionReport::new(name, format);
                 report.error(None, message);
-                finish(report);
+                return finish(report);
             }
             Content::Text(text) => {
                 // A whole JSON document in a string column is read as the
                 // nested value it encodes; anything else as a log's text.
                 let trimmed = text.trim_start();
-                if trimmed.starts_with('[') || trimmed.starts_with('{') {
-                    if let Ok(value) = serde_json::from_str::<Value>(&text) {
-                        let bytes = text.len() as u64;
-                        return finish(audit_value(
-                            auditor,
-                            name,
-                            &self.column,
-                            value,
-                            bytes,
-                            format,
-                        ));
-                    }
-                }
+                let document = (trimmed.starts_with('[') || trimmed.starts_with('{'))
+                    .then(|| serde_json::from_str::<Value>(&text).ok())
+                    .flatten();
                 let bytes = text.len() as u64;
-                auditor.audit_reader_each(
-                    name,
-                    text.as_bytes(),
-                    format,
-                    &mut |_| {},
-                    &mut |mut r| {
-                        r.bytes = bytes;
-                        finish(r);
-                    },
-                );
+                let Some(value) = document else {
+                    return auditor.audit_reader_each(
+                        name,
+                        text.as_bytes(),
+                        format,
+                        &mut |_| {},
+                        &mut |mut r| {
+                            r.bytes = bytes;
+                            finish(r);
+                        },
+                    );
+                };
+                (value, bytes)
             }
             Content::Nested(field) => {
                 let value = field.to_json_value();
                 let bytes = serde_json::to_string(&value).map_or(0, |t| t.len() as u64);
-                finish(audit_value(
-                    auditor,
-                    name,
-                    &self.column,
-                    value,
-                    bytes,
-                    format,
-                ));
+                (value, bytes)
             }
-        }
+        };
+        finish(audit_value(
+            auditor,
+            name,
+            &self.column,
+            value,
+            bytes,
+            format,
+        ));
     }
 }
 

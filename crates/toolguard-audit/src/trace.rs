@@ -115,13 +115,9 @@ fn call(
             return;
         }
     };
-    let is_error = match event.get("isError") {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(_) => {
-            report.error(Some(number), "\"isError\" must be a boolean".to_owned());
-            return;
-        }
+    let is_error = match flag(event, "isError") {
+        Ok(b) => b,
+        Err(message) => return report.error(Some(number), message),
     };
     // A non-zero exit shown the DSH way, so `when: success` rules stay silent
     // exactly as they would behind DSH's shell tools.
@@ -145,13 +141,9 @@ fn call(
     }
     // Issued before the previous call's result came back (parallel calls
     // of one model turn): recorded, never alarmed on (docs/loops.md).
-    let concurrent = match event.get("concurrent") {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(_) => {
-            report.error(Some(number), "\"concurrent\" must be a boolean".to_owned());
-            return;
-        }
+    let concurrent = match flag(event, "concurrent") {
+        Ok(b) => b,
+        Err(message) => return report.error(Some(number), message),
     };
     let cost = match cost(event) {
         Ok(cost) => cost,
@@ -185,6 +177,15 @@ fn call(
         status_unrecorded: false,
     };
     run.observe(report, &site, &output);
+}
+
+/// An optional boolean field of a call line: absent or null is `false`.
+fn flag(event: &Map<String, Value>, key: &str) -> Result<bool, String> {
+    match event.get(key) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(_) => Err(format!("\"{key}\" must be a boolean")),
+    }
 }
 
 /// `time`, `endTime` (ms since the Unix epoch) and `usage` of a call line.

@@ -2,7 +2,7 @@
 // before recording (path → content). Small, each made to produce one real
 // behaviour: a crash, a recovered error, a warnings-only build, a failing test.
 export const files = {
-  // ---------- silent6: look-alikes of the HTML error page, child exit status and failure-line signals ----------
+  // ---------- look-alikes of the HTML error page, child exit status and failure-line signals ----------
   'site/docs.html': `<!doctype html>\n<html lang="en">\n<head><title>Handling 404 errors in Flask</title></head>\n<body>\n<h1>Custom error pages</h1>\n<p>Return your own page when a route is not found: register a handler for 404 Not Found.</p>\n</body>\n</html>\n`,
   'site/404.html': `<!doctype html>\n<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>\n`,
   'site/index.html': `<!doctype html>\n<html><head><title>Status board</title></head><body><h1>All systems operational</h1><p>Last incident: 500 Internal Server Error on the API, resolved.</p></body></html>\n`,

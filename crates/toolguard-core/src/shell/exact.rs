@@ -9,6 +9,7 @@
 //! rewritten only when a conservative scan finds it closed; any doubt leaves
 //! it as written (today's behaviour).
 
+use super::lex::heredoc_lines;
 use super::{CallModel, Joiner};
 
 /// Commands longer than this are not rewritten (the shell model's bound).
@@ -286,24 +287,12 @@ pub fn is_closed(s: &str) -> bool {
                 i += 1;
                 // Heredoc bodies start after this newline.
                 for (delim, strip) in std::mem::take(&mut heredocs) {
-                    let mut found = false;
-                    while i < b.len() {
-                        let end = s[i..].find('\n').map_or(b.len(), |n| i + n);
-                        let line = &s[i..end];
-                        let line = if strip {
-                            line.trim_start_matches('\t')
-                        } else {
-                            line
-                        };
-                        i = (end + 1).min(b.len());
-                        if line == delim {
-                            found = true;
-                            break;
-                        }
-                    }
-                    if !found {
+                    // Exactly as bash ends one: the delimiter alone on its line.
+                    let end = heredoc_lines(s, i, strip).find(|(_, line, _)| *line == delim);
+                    let Some((_, _, next)) = end else {
                         return false;
-                    }
+                    };
+                    i = next;
                 }
                 continue;
             }

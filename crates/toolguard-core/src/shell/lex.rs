@@ -432,9 +432,31 @@ fn redirect(
 
 /// A heredoc body from `i` to the line equal to `delim` (or the end).
 fn heredoc_body(s: &str, i: usize, delim: &str, strip: bool) -> (String, usize) {
-    let mut at = i;
     let mut body = String::new();
-    while at < s.len() {
+    for (line, cmp, next) in heredoc_lines(s, i, strip) {
+        // Lenient where bash is not: a CRLF delimiter line ends the body.
+        if cmp.trim_end_matches('\r') == delim {
+            return (body, next);
+        }
+        body.push_str(line);
+        body.push('\n');
+    }
+    (body, s.len())
+}
+
+/// The lines of a heredoc body from `i`: each line as written, as compared
+/// with the delimiter (leading tabs stripped for `<<-`), and where the
+/// next line starts.
+pub(super) fn heredoc_lines(
+    s: &str,
+    i: usize,
+    strip: bool,
+) -> impl Iterator<Item = (&str, &str, usize)> {
+    let mut at = i;
+    std::iter::from_fn(move || {
+        if at >= s.len() {
+            return None;
+        }
         let end = s[at..].find('\n').map_or(s.len(), |k| at + k);
         let line = &s[at..end];
         let cmp = if strip {
@@ -442,15 +464,9 @@ fn heredoc_body(s: &str, i: usize, delim: &str, strip: bool) -> (String, usize) 
         } else {
             line
         };
-        let next = (end + 1).min(s.len());
-        if cmp.trim_end_matches('\r') == delim {
-            return (body, next);
-        }
-        body.push_str(line);
-        body.push('\n');
-        at = if end == s.len() { s.len() } else { next };
-    }
-    (body, s.len())
+        at = (end + 1).min(s.len());
+        Some((line, cmp, at))
+    })
 }
 
 /// One word from `i`: quotes removed, `$(…)`, `${…}` and backticks kept
