@@ -29,7 +29,7 @@ function auditSpans(spans) {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `spans-${process.pid}-${Date.now()}.otlp.jsonl`);
   writeFileSync(file, `${Buffer.from(JsonTraceSerializer.serializeRequest(spans)).toString('utf8').replace(/\n/g, '')}\n`);
-  const audit = scratchCli('toolguard-otel-').cli(['audit', '--format', 'otlp', '--json', file], { timeout: 60_000 });
+  const audit = scratchCli('toolguard-otel-').cli(['audit', '--format', 'otlp', '--json', '--fail-on', 'none', file], { timeout: 60_000 });
   assert.equal(audit.code, 0, audit.stderr);
   return JSON.parse(audit.stdout);
 }
@@ -63,7 +63,7 @@ describe('toolguard/otel: verdicts as execute_tool spans', () => {
     assert.deepEqual(third.attributes[N.verdict], ['loop']);
     assert.equal(third.attributes[N.loopKind], 'repeat');
     assert.equal(third.attributes[N.loopCount], 3);
-    assert.equal(third.attributes[N.wasteCalls], 3);
+    assert.equal(third.attributes[N.wasteCalls], 1, 'the loop was raised at this call');
     assert.equal(third.events.length, 1);
     assert.equal(third.events[0].name, N.loopEvent);
     assert.match(third.events[0].attributes[N.text], /^\[toolguard\] Loop detected: bash was called 3 times in a row/);
@@ -120,23 +120,25 @@ describe('toolguard/otel: verdicts as execute_tool spans', () => {
   it('the spans as OTLP/JSON read back by toolguard audit: the same loop, one chain per toolguard.chain though each call is its own trace', () => {
     const { exporter, tracer } = memoryTracer();
     const engine = traceEngine(new GuardEngine({ loops: {} }), { tracer, captureContent: true });
-    for (const agentId of ['a', 'b', 'a', 'b', 'a']) {
+    for (const agentId of ['a', 'b', 'a', 'b', 'a', 'a']) {
       engine.observe({ agentId, name: 'bash', arguments: { command: 'cat notes.txt' } }, { isError: true, text: missing.stderr });
     }
     const spans = exporter.getFinishedSpans();
-    assert.equal(new Set(spans.map((s) => s.spanContext().traceId)).size, 5, 'no active span: each call is its own trace');
+    assert.equal(new Set(spans.map((s) => s.spanContext().traceId)).size, 6, 'no active span: each call is its own trace');
     assert.deepEqual(
-      spans.map((s) => s.attributes[N.loopKind]),
-      [undefined, undefined, undefined, undefined, 'repeat'],
+      spans.map((s) => s.attributes[N.wasteCalls]),
+      [undefined, undefined, undefined, undefined, 1, 2],
     );
     const report = auditSpans(spans);
     assert.equal(report.sessions.length, 1);
     const [session] = report.sessions;
-    assert.equal(session.calls, 5);
+    assert.equal(session.calls, 6);
     assert.deepEqual(
       session.loops.map((l) => [l.kind, l.tool, l.count]),
-      [['repeat', 'bash', 3]],
+      [['repeat', 'bash', 4]],
     );
+    // The live waste figure is the audit's.
+    assert.equal(session.loops[0].waste.calls, spans[5].attributes[N.wasteCalls]);
   });
 
   it('toolguard mcp takes --otel', () => {
@@ -182,7 +184,7 @@ describe('verdicts in a real Phoenix, and back through toolguard audit', { skip,
       usage,
       warnings: [],
     });
-    const steps = [call(), call(), call()];
+    const steps = [call(), call(), call(), call()];
     let i = 0;
     const model = new MockLanguageModelV4({
       doGenerate: async () =>
@@ -201,28 +203,31 @@ describe('verdicts in a real Phoenix, and back through toolguard audit', { skip,
     await provider.forceFlush();
 
     const ours = memory.getFinishedSpans().filter((s) => s.attributes[N.operation] === 'execute_tool');
-    assert.equal(ours.length, 3);
-    const flagged = await phoenixSpans(phoenix.url, (spans) =>
-      spans.some((s) => s.name === 'execute_tool bash' && JSON.stringify(s.attributes ?? {}).includes('loop')),
-    );
-    assert.ok(Array.isArray(flagged), `Phoenix's span API answered: ${JSON.stringify(flagged)}\n${phoenix.log().slice(-2000)}`);
-    const tools3 = flagged.filter((s) => s.name === 'execute_tool bash');
-    assert.equal(tools3.length, 3, JSON.stringify(flagged.map((s) => s.name)));
-    const loop = tools3.find((s) => s.attributes[N.loopKind] !== undefined);
-    assert.ok(loop, JSON.stringify(tools3, null, 1));
-    assert.deepEqual(loop.attributes[N.verdict], ['loop']);
-    assert.equal(loop.attributes[N.loopKind], 'repeat');
-    assert.equal(loop.attributes[N.wasteCalls], 3);
-    assert.equal(loop.attributes[N.operation], 'execute_tool');
-    assert.equal(loop.events?.[0]?.name, N.loopEvent);
+    assert.equal(ours.length, 4);
+    // Phoenix stores what it received; its REST API gives each span's attributes and events.
+    const isLoop = (s) => s.name === 'execute_tool bash' && s.attributes?.[N.loopKind] !== undefined;
+    const received = await phoenixSpans(phoenix.url, (spans) => spans.filter(isLoop).length === 2);
+    assert.ok(Array.isArray(received), `Phoenix's span API answered: ${JSON.stringify(received)}\n${phoenix.log().slice(-2000)}`);
+    assert.equal(received.filter((s) => s.name === 'execute_tool bash').length, 4, JSON.stringify(received.map((s) => s.name)));
+    const loops = received.filter(isLoop).sort((a, b) => a.attributes[N.wasteCalls] - b.attributes[N.wasteCalls]);
+    assert.equal(loops.length, 2, JSON.stringify(received, null, 1));
+    const last = loops[1];
+    assert.deepEqual(last.attributes[N.verdict], ['loop']);
+    assert.equal(last.attributes[N.loopKind], 'repeat');
+    assert.equal(last.attributes[N.loopCount], 4);
+    assert.equal(last.attributes[N.wasteCalls], 2);
+    assert.equal(last.attributes[N.operation], 'execute_tool');
+    assert.equal(last.attributes[N.chain] !== undefined, true);
+    assert.equal(last.events?.[0]?.name, N.loopEvent);
+    assert.match(String(last.events[0].attributes[N.text]), /^\[toolguard\] Loop detected .*: bash was called 4 times in a row/);
 
-    // The same spans as OTLP/JSON, replayed by the audit.
+    // The same spans as OTLP/JSON, replayed by the audit: the same loop, the same waste.
     const report = auditSpans(memory.getFinishedSpans());
-    const session = report.sessions[0];
-    assert.equal(session.calls, 3);
+    const [session] = report.sessions;
+    assert.equal(session.calls, 4);
     assert.deepEqual(
-      session.loops.map((l) => [l.kind, l.tool]),
-      [['repeat', 'bash']],
+      session.loops.map((l) => [l.kind, l.tool, l.count, l.waste.calls]),
+      [['repeat', 'bash', 4, 2]],
     );
     await provider.shutdown();
   });

@@ -48,10 +48,11 @@ export const OTEL_NAMES = {
   /** The text shown to the model, on its event. */
   text: 'toolguard.text',
   /**
-   * Calls spent in the flagged episode so far: a loop's calls from its first
-   * to this one (the verdict's `first`..`last`), a reminder's run length, 1
-   * for a silent failure. Wall time and tokens are the audit's (`toolguard
-   * audit` of the exported spans), which sees the whole timeline.
+   * Calls the flagged episode has cost so far, as `toolguard audit` prices
+   * it (README "Waste"): a loop's calls from the one it was first raised at
+   * to this one (the verdict's `reminders`: it is raised at each), 1 for a
+   * silent failure. Wall time and tokens are the audit's, over the exported
+   * spans: it sees the whole timeline.
    */
   wasteCalls: 'toolguard.waste.calls',
   /** Span events, one per part of the verdict. */
@@ -61,10 +62,23 @@ export const OTEL_NAMES = {
   denyEvent: 'toolguard.deny',
 } as const;
 
+/**
+ * The part of an OpenTelemetry `Tracer` (and its spans) toolguard uses:
+ * declared here so the package's types need no `@opentelemetry/api`.
+ */
+export interface OtelTracer {
+  startSpan(name: string, options?: { kind?: number; attributes?: Record<string, unknown> }): OtelSpan;
+}
+export interface OtelSpan {
+  addEvent(name: string, attributes?: Record<string, unknown>): unknown;
+  setStatus(status: { code: number }): unknown;
+  end(): void;
+}
+
 /** The `otel` option: `true` for the global tracer provider, or these. */
 export interface OtelOptions {
   /** The tracer to write with (default: `trace.getTracer('toolguard')` of the global provider). */
-  tracer?: OtelApi.Tracer;
+  tracer?: OtelTracer;
   /**
    * Record the call's arguments and result text on the span
    * (`gen_ai.tool.call.arguments` / `.result`; default false: they may hold
@@ -125,14 +139,13 @@ function verdictParts(verdict: GuardVerdict | null): { attributes: OtelApi.Attri
       [n.loopLast]: loop.last,
       [n.loopReminders]: loop.reminders,
       [n.loopEvidence]: loop.evidence,
-      [n.wasteCalls]: loop.last - loop.first + 1,
+      [n.wasteCalls]: loop.reminders,
     });
     events.push([n.loopEvent, { [n.loopKind]: loop.kind, [n.loopCount]: loop.count, [n.summary]: loop.summary, [n.text]: loop.text }]);
   }
   if (verdict?.reminder) {
     const reminder = verdict.reminder;
     kinds.push('reminder');
-    if (attributes[n.wasteCalls] === undefined) attributes[n.wasteCalls] = reminder.count;
     events.push([n.reminderEvent, { [n.loopCount]: reminder.count, [n.summary]: reminder.summary, [n.text]: reminder.text }]);
   }
   if (verdict?.failure) {
@@ -157,7 +170,7 @@ function verdictParts(verdict: GuardVerdict | null): { attributes: OtelApi.Attri
  */
 function writeSpan(
   otel: Api,
-  tracer: OtelApi.Tracer,
+  tracer: OtelTracer,
   capture: boolean,
   exec: Exec,
   result: Result,
@@ -203,7 +216,7 @@ export function traceEngine<E extends GuardEngine>(engine: E, option: OtelOption
   if (option === false) return engine;
   const otel = loadApi();
   const options = option === true ? {} : option;
-  const tracer = options.tracer ?? otel.trace.getTracer('toolguard');
+  const tracer: OtelTracer = options.tracer ?? (otel.trace.getTracer('toolguard') as OtelTracer);
   const capture = options.captureContent === true;
   const observe = engine.observe.bind(engine);
   const observeAsync = engine.observeAsync.bind(engine);
