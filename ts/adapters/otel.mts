@@ -49,7 +49,7 @@ export const OTEL_NAMES = {
   text: 'toolguard.text',
   /**
    * Calls the flagged episode has cost so far, as `toolguard audit` prices
-   * it (README "Waste"): a loop's calls from the one it was first raised at
+   * it (docs/audit.md "Waste"): a loop's calls from the one it was first raised at
    * to this one (the verdict's `reminders`: it is raised at each), 1 for a
    * silent failure. Wall time and tokens are the audit's, over the exported
    * spans: it sees the whole timeline.
