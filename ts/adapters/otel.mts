@@ -62,15 +62,27 @@ export const OTEL_NAMES = {
   denyEvent: 'toolguard.deny',
 } as const;
 
+/** OpenTelemetry's `Attributes`, as its API declares them. */
+export type OtelAttributeValue =
+  | string
+  | number
+  | boolean
+  | Array<null | undefined | string>
+  | Array<null | undefined | number>
+  | Array<null | undefined | boolean>;
+export interface OtelAttributes {
+  [key: string]: OtelAttributeValue | undefined;
+}
+
 /**
  * The part of an OpenTelemetry `Tracer` (and its spans) toolguard uses:
  * declared here so the package's types need no `@opentelemetry/api`.
  */
 export interface OtelTracer {
-  startSpan(name: string, options?: { kind?: number; attributes?: Record<string, unknown> }): OtelSpan;
+  startSpan(name: string, options?: { kind?: number; attributes?: OtelAttributes }): OtelSpan;
 }
 export interface OtelSpan {
-  addEvent(name: string, attributes?: Record<string, unknown>): unknown;
+  addEvent(name: string, attributes?: OtelAttributes): unknown;
   setStatus(status: { code: number }): unknown;
   end(): void;
 }
