@@ -66,7 +66,7 @@ describe('toolguard/otel: verdicts as execute_tool spans', () => {
     assert.equal(third.attributes[N.wasteCalls], 1, 'the loop was raised at this call');
     assert.equal(third.events.length, 1);
     assert.equal(third.events[0].name, N.loopEvent);
-    assert.match(third.events[0].attributes[N.text], /^\[toolguard\] Loop detected: bash was called 3 times in a row/);
+    assert.match(String(third.events[0].attributes[N.text]), /^\[toolguard\] Loop detected: bash was called 3 times in a row/);
   });
 
   it('a silent failure is a failure event with its rules; content is left out unless captureContent', () => {
@@ -111,7 +111,7 @@ describe('toolguard/otel: verdicts as execute_tool spans', () => {
       tool_response: missing,
       tool_use_id: id,
     });
-    for (const id of ['t1', 't2', 't3']) await post(input(id), id, { signal: AbortSignal.timeout(5000) });
+    for (const id of ['t1', 't2', 't3']) await post(/** @type {any} */ (input(id)), id, { signal: AbortSignal.timeout(5000) });
     const spans = exporter.getFinishedSpans();
     assert.equal(spans.length, 3);
     assert.deepEqual(spans[2].attributes[N.verdict], ['loop']);
@@ -142,8 +142,8 @@ describe('toolguard/otel: verdicts as execute_tool spans', () => {
   });
 
   it('toolguard mcp takes --otel', () => {
-    assert.equal(parseMcpArgs(['--otel', '--', 'server']).otel, true);
-    assert.equal(parseMcpArgs(['--', 'server']).otel, false);
+    assert.equal(/** @type {any} */ (parseMcpArgs(['--otel', '--', 'server'])).otel, true);
+    assert.equal(/** @type {any} */ (parseMcpArgs(['--', 'server'])).otel, false);
   });
 });
 
@@ -187,8 +187,11 @@ describe('verdicts in a real Phoenix, and back through toolguard audit', { skip,
     const steps = [call(), call(), call(), call()];
     let i = 0;
     const model = new MockLanguageModelV4({
-      doGenerate: async () =>
-        steps[i++] ?? { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] },
+      // Plain objects of the wire shape (the literal types are the SDK's concern).
+      doGenerate: /** @type {any} */ (
+        async () =>
+          steps[i++] ?? { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] }
+      ),
     });
     const tools = guardTools(
       {
