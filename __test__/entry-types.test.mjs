@@ -150,6 +150,31 @@ export { plugin, configured, guard, stops };
   assert.deepEqual(errors, []);
 });
 
+test("toolguard/otel and the adapters' otel option type-check with @opentelemetry/api's own Tracer", () => {
+  const source = `import { trace } from '@opentelemetry/api';
+import { GuardEngine } from 'toolguard';
+import { OTEL_NAMES, traceEngine, type OtelOption } from 'toolguard/otel';
+import { guardTools } from 'toolguard/ai-sdk';
+const tracer = trace.getTracer('app');
+const engine: GuardEngine = traceEngine(new GuardEngine(), { tracer, captureContent: true });
+const option: OtelOption = true;
+const tools = guardTools({}, { otel: { tracer } });
+const key: 'toolguard.loop.kind' = OTEL_NAMES.loopKind;
+// @ts-expect-error captureContent is a boolean
+traceEngine(new GuardEngine(), { captureContent: 'yes' });
+export { engine, option, tools, key };
+`;
+  const dir = mkdtempSync(join(tmpdir(), 'toolguard-otel-'));
+  mkdirSync(join(dir, 'node_modules', '@opentelemetry'), { recursive: true });
+  symlinkSync(root, join(dir, 'node_modules', 'toolguard'), 'dir');
+  for (const name of ['ai', '@opentelemetry/api']) symlinkSync(join(root, 'node_modules', name), join(dir, 'node_modules', name), 'dir');
+  writeFileSync(join(dir, 'otel.mts'), source);
+  const errors = strictDiagnostics([join(dir, 'otel.mts')], { skipLibCheck: true }).map(
+    (d) => `${d.file ? d.file.fileName : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
+  );
+  assert.deepEqual(errors, []);
+});
+
 test('toolguard/opencode exports one function, the plugin: OpenCode calls every function a plugin module exports', async () => {
   const mod = await import('toolguard/opencode');
   assert.deepEqual(Object.keys(mod), ['default']);

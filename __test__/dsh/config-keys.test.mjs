@@ -39,7 +39,7 @@ test('toolguard/dsh (combined) refuses an unknown top-level key, naming it', asy
   t.after(() => h.dispose());
   await assert.rejects(
     h.plugin(await import('toolguard/dsh'), { repeats: { thresholds: [3] } }),
-    /^Error: toolguard: unknown key config\.repeats \(expected one of: repeat, loudFailure, loops\)$/,
+    /^Error: toolguard: unknown key config\.repeats \(expected one of: repeat, loudFailure, loops, otel\)$/,
   );
   const ok = await boot();
   t.after(() => ok.dispose());

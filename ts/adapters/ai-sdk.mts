@@ -17,7 +17,7 @@
  * @module toolguard/ai-sdk
  */
 import type { ModelMessage, StepResult, StopCondition, Tool, ToolExecutionOptions, ToolSet } from 'ai';
-import { type ExactCall, GuardEngine, type LoopVerdict, type ReminderVerdict } from 'toolguard';
+import type { ExactCall, LoopVerdict, ReminderVerdict } from 'toolguard';
 import {
   type AdapterOptions,
   type GuardVerdict,
@@ -31,7 +31,7 @@ import {
   failOpen,
   noticesOf,
   resultOf,
-  engineConfig,
+  createEngine,
   loopNotices,
   userSpoke,
 } from './common.mjs';
@@ -117,7 +117,7 @@ function withNotices(base: ToolResultOutput, notices: readonly string[]): ToolRe
  * case; set `engine.loudFailure.shellTools` for yours).
  */
 export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, options: AiSdkGuardOptions = {}): TOOLS {
-  const engine = new GuardEngine(engineConfig(options.engine));
+  const engine = createEngine(options);
   const agentId = options.agentId ?? 'default';
   const turns = new UserTurns();
   const responses = new ModelResponses();
@@ -297,7 +297,7 @@ export function toolguardStopWhen(source?: ToolSet | StopWhenOptions, more: Stop
     };
   }
 
-  const engine = new GuardEngine(engineConfig(options.engine));
+  const engine = createEngine(options);
   const agentId = 'default';
   let first: StepResult<ToolSet> | undefined;
   let seen = 0;

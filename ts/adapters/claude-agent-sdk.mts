@@ -31,7 +31,6 @@
  * @module toolguard/claude-agent-sdk
  */
 import type { HookCallback, HookCallbackMatcher, HookEvent, HookInput, HookJSONOutput } from '@anthropic-ai/claude-agent-sdk';
-import { GuardEngine } from 'toolguard';
 import {
   type AdapterOptions,
   ASYNC_SCAN_THRESHOLD,
@@ -39,7 +38,7 @@ import {
   ExactCalls,
   ModelResponses,
   argumentsJson,
-  engineConfig,
+  createEngine,
   failOpen,
   resultOf,
 } from './common.mjs';
@@ -65,7 +64,7 @@ export type ToolguardHooks = Partial<Record<HookEvent, HookCallbackMatcher[]>>;
  * ```
  */
 export function toolguardHooks(options: AdapterOptions = {}): ToolguardHooks {
-  const engine = new GuardEngine(engineConfig(options.engine));
+  const engine = createEngine(options);
   const none: HookJSONOutput = {};
   const exact = new ExactCalls(ADAPTER);
   // Claude Code runs a response's read-only calls in parallel: every

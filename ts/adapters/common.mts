@@ -6,10 +6,12 @@
  * @module toolguard/adapters/common
  */
 import { rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { ExactCall, GuardEngine, GuardConfig, GuardVerdict, ToolResult } from 'toolguard';
+import { type OtelOption, traceEngine } from './otel.mjs';
 import { showsFailure } from '../../reference/markers.mjs';
 
-export type { GuardConfig, GuardVerdict, ToolResult };
+export type { GuardConfig, GuardVerdict, ToolResult, OtelOption };
 
 /** Engine configuration, as `new GuardEngine()` takes it. */
 export type EngineConfig = GuardConfig;
@@ -18,6 +20,25 @@ export type EngineConfig = GuardConfig;
 export interface AdapterOptions {
   /** Passed to `new GuardEngine()`; a bad config throws when the adapter is created. */
   engine?: EngineConfig;
+  /**
+   * Write every guarded call and its verdict as an OpenTelemetry
+   * `execute_tool` span (docs/adapters.md "Verdicts in your observability
+   * stack"): `true`, or `{ tracer, captureContent }`. Needs the optional
+   * peer `@opentelemetry/api` and an SDK registered by the application.
+   */
+  otel?: OtelOption;
+}
+
+/**
+ * The engine every host runs: `new GuardEngine` with {@link engineConfig},
+ * its calls written as spans when `otel` is on. The one place both options
+ * are read.
+ */
+export function createEngine(options: AdapterOptions = {}): GuardEngine {
+  // Loaded here, not imported: the CLI loads this module without the addon (`toolguard mcp --help`).
+  const { GuardEngine: Engine } = createRequire(import.meta.url)('toolguard') as { GuardEngine: typeof GuardEngine };
+  const engine = new Engine(engineConfig(options.engine));
+  return options.otel ? traceEngine(engine, options.otel) : engine;
 }
 
 export type Engine = GuardEngine;

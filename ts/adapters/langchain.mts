@@ -17,7 +17,7 @@
  * @module toolguard/langchain
  */
 import { createMiddleware, ToolMessage, type ToolCallRequest } from 'langchain';
-import { type ExactCall, GuardEngine } from 'toolguard';
+import type { ExactCall } from 'toolguard';
 import {
   type AdapterOptions,
   type GuardVerdict,
@@ -28,7 +28,7 @@ import {
   errorOf,
   failOpen,
   noticesOf,
-  engineConfig,
+  createEngine,
   loopNotices,
   userSpoke,
   contentText as partsText,
@@ -107,7 +107,7 @@ function responseOf(request: ToolCallRequest): string | undefined {
 
 /** The toolguard middleware: pass it in `createAgent({ middleware: [...] })`. */
 export function toolguardMiddleware(options: LangChainGuardOptions = {}) {
-  const engine = new GuardEngine(engineConfig(options.engine));
+  const engine = createEngine(options);
   const turns = new UserTurns();
   const responses = new ModelResponses();
   const agentIdOf = options.agentId ?? ((request: ToolCallRequest) => String(request.runtime?.configurable?.thread_id ?? 'default'));

@@ -32,7 +32,6 @@
  */
 import type { OutputProcessor } from '@mastra/core/processors';
 import type { ToolHooks } from '@mastra/core/tools';
-import { GuardEngine } from 'toolguard';
 import {
   type AdapterOptions,
   type GuardVerdict,
@@ -41,7 +40,7 @@ import {
   appendNotices,
   argumentsJson,
   contentText,
-  engineConfig,
+  createEngine,
   errorOf,
   failOpen,
   loopNotices,
@@ -121,7 +120,7 @@ function folded(result: unknown, verdict: GuardVerdict): string | undefined {
 
 /** Tool hooks and a tool-result processor sharing one engine (a bad config throws here). */
 export function toolguardMastra(options: MastraGuardOptions = {}): MastraGuard {
-  const engine = new GuardEngine(engineConfig(options.engine));
+  const engine = createEngine(options);
   const turns = new UserTurns();
   const responses = new ModelResponses();
   const maxPending = options.maxPending ?? 1024;

@@ -31,7 +31,7 @@ import {
   type RunContext,
   type ToolOutputGuardrailDefinition,
 } from '@openai/agents';
-import { GuardEngine } from 'toolguard';
+import type { GuardEngine } from 'toolguard';
 import {
   type AdapterOptions,
   ExactCalls,
@@ -43,7 +43,7 @@ import {
   failOpen,
   noticesOf,
   resultOf,
-  engineConfig,
+  createEngine,
   loopNotices,
 } from './common.mjs';
 
@@ -129,7 +129,7 @@ function outputText(output: unknown): string {
 
 /** The guardrail; one engine serves every tool it is attached to. */
 export function toolguardGuardrail(options: OpenAIAgentsGuardOptions = {}): ToolOutputGuardrailDefinition {
-  const engine = new GuardEngine(engineConfig(options.engine));
+  const engine = createEngine(options);
   const replace = (options.notices ?? 'replace') === 'replace';
   const calls = new ExactCalls(ADAPTER);
   const batches = new Batches();

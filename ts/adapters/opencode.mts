@@ -34,7 +34,6 @@
  * @module toolguard/opencode
  */
 import type { Hooks, Plugin, PluginInput } from '@opencode-ai/plugin';
-import { GuardEngine } from 'toolguard';
 import {
   type AdapterOptions,
   ASYNC_SCAN_THRESHOLD,
@@ -45,7 +44,7 @@ import {
   appendNotices,
   argumentsJson,
   contentText,
-  engineConfig,
+  createEngine,
   errorOf,
   failOpen,
   loopNotices,
@@ -92,7 +91,7 @@ function foldVerdict(output: string, verdict: GuardVerdict): string {
 
 /** The toolguard plugin: `(input, options) => hooks`, one engine per plugin instance. */
 const toolguard: Plugin = async (_input: PluginInput, options?: Record<string, unknown>): Promise<Hooks> => {
-  const engine = new GuardEngine(engineConfig((options as OpenCodeGuardOptions | undefined)?.engine));
+  const engine = createEngine(options as OpenCodeGuardOptions | undefined);
   const exact = new ExactCalls(ADAPTER);
   // OpenCode runs the calls of one response concurrently: each is announced
   // (tool.execute.before) before the first result comes back.

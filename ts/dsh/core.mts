@@ -11,6 +11,7 @@ import type { PostToolDecision, ToolExecution, ToolExecutionResult } from '@deep
 import type { UserMessage } from '@deepseek-ai/dsh-session';
 import { GuardEngine, observeCall, observeCallValue } from 'toolguard';
 import { ASYNC_SCAN_THRESHOLD, ModelResponses } from '../adapters/common.mjs';
+import { traceEngine } from '../adapters/otel.mjs';
 import { boundContextSummary, createUserMessage } from './peers.mjs';
 
 /** Engine configuration, as `new GuardEngine()` takes it. */
@@ -53,6 +54,8 @@ export interface ListenerOptions {
    * the loop detectors raise no alarm on them.
    */
   parallel?: boolean;
+  /** Write each call and its verdict as an OpenTelemetry span (adapters/otel). */
+  otel?: boolean;
 }
 
 // Shared with the MCP proxy; measured and explained in adapters/common.
@@ -103,7 +106,7 @@ function notice(plugin: string, text: string, summary: string): UserMessage {
  * the configuration, so a bad config fails the plugin instead of falling back.
  */
 export function installGuard(ctx: Context, options: ListenerOptions): void {
-  const engine = new GuardEngine(options.engine);
+  const engine = options.otel ? traceEngine(new GuardEngine(options.engine), true) : new GuardEngine(options.engine);
 
   // DSH keys chains by the live Agent object, so a new agent that reuses a
   // session id starts afresh. Engine ids are minted per object; when the agent
@@ -143,7 +146,8 @@ export function installGuard(ctx: Context, options: ListenerOptions): void {
   // A repeat-only plugin needs no result: it takes the positional
   // `observeCall`, which skips the class-method dispatch and the property reads
   // of `observe` (about half the native cost of a small call).
-  const callHandle = options.repeat && !options.scan ? engine.callHandle : undefined;
+  // With `otel` every call goes through `observe`, which writes its span.
+  const callHandle = options.repeat && !options.scan && !options.otel ? engine.callHandle : undefined;
 
   /**
    * Hand the call to the engine. The chain advances now, synchronously and

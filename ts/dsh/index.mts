@@ -20,6 +20,8 @@ export interface Config {
   loudFailure?: LoudFailureConfig;
   /** The loop detectors (on unless `false`); the engine validates the options. */
   loops?: boolean | LoopsOptions;
+  /** Write each call and its verdict as an OpenTelemetry span (docs/adapters.md "Verdicts in your observability stack"). */
+  otel?: boolean;
 }
 
 export const Config: ConfigSchema<Config> = z.object({
@@ -30,6 +32,12 @@ export const Config: ConfigSchema<Config> = z.object({
     .description(
       'Loop detectors over calls and results (docs/loops.md "Loop detection"): false for DSH\'s exact repeat reminder instead.',
     ) as unknown as Schema<boolean | LoopsOptions>,
+  otel: z
+    .boolean()
+    .default(false)
+    .description(
+      'Write each tool call and its verdict as an OpenTelemetry execute_tool span (needs @opentelemetry/api and an SDK registered by the host).',
+    ),
 });
 
 export function apply(ctx: PluginContext, config: Config): void {
@@ -50,6 +58,7 @@ export function apply(ctx: PluginContext, config: Config): void {
     scanValue: loudFailure?.scanValue === true,
     deny: loops !== false && loops.deny !== undefined && loops.deny !== false,
     parallel: loops !== false,
+    otel: config.otel === true,
   });
 }
 

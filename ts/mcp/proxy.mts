@@ -34,6 +34,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { MCP_USAGE, type McpArgs, parseMcpArgs } from './args.mjs';
+import { traceEngine } from '../adapters/otel.mjs';
 import type { GuardEngine, GuardVerdict, LoopDenyVerdict, ToolResult } from 'toolguard';
 import {
   ASYNC_SCAN_THRESHOLD,
@@ -321,6 +322,7 @@ export async function runMcp(argv: readonly string[]): Promise<number> {
       parsed.config === undefined
         ? new addon.GuardEngine(engineConfig())
         : checkWithEngine(readConfig(parsed.config), (config) => new addon.GuardEngine(engineConfig(config)));
+    if (parsed.otel) engine = traceEngine(engine, true);
   } catch (error) {
     process.stderr.write(`toolguard mcp: ${error instanceof Error ? error.message : String(error)}\n\n${MCP_USAGE}`);
     return 2;

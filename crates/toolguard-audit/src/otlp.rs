@@ -12,7 +12,7 @@
 //! A span with status ERROR is an error result (never scanned). Spans
 //! arrive in export batches, not in the order they ran, so tool spans are
 //! kept and observed per trace in start-time order (one chain per trace,
-//! ids hex or base64); memory is bounded by `--max-line-bytes`: past it, what
+//! ids hex or base64; per `toolguard.chain` where toolguard wrote the span); memory is bounded by `--max-line-bytes`: past it, what
 //! is kept is observed early.
 
 use std::collections::HashMap;
@@ -154,6 +154,13 @@ fn tool_span(run: &mut Run, report: &mut SessionReport, number: u64, span: &Map<
             ),
         );
         return;
+    };
+    // toolguard's own spans name the guard's chain (the host's agent id):
+    // several agents in one trace stay apart, and one agent's calls outside
+    // any agent span (each its own trace) stay together.
+    let trace = match get("toolguard.chain").and_then(Value::as_str) {
+        Some(chain) if !chain.is_empty() => format!("chain {chain}"),
+        _ => trace,
     };
     let span_id = span
         .get("spanId")

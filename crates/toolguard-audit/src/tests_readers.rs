@@ -296,6 +296,68 @@ fn otlp_genai_and_openinference_spans_in_order_hex_or_base64() {
     assert_eq!(reminders(&hex)[1], reminders(&b64)[1]);
 }
 
+/// One OTLP/JSON line: `execute_tool bash` spans, each `(trace, chain, start)`.
+fn toolguard_spans(spans: &[(&str, Option<&str>, u64)]) -> String {
+    let spans: Vec<serde_json::Value> = spans
+        .iter()
+        .map(|(trace, chain, start)| {
+            let mut attributes = vec![
+                serde_json::json!({"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}}),
+                serde_json::json!({"key": "gen_ai.tool.name", "value": {"stringValue": "bash"}}),
+                serde_json::json!({"key": "gen_ai.tool.call.arguments", "value": {"stringValue": "{\"command\":\"cat notes.txt\"}"}}),
+                serde_json::json!({"key": "gen_ai.tool.call.result", "value": {"stringValue": "cat: notes.txt: No such file or directory"}}),
+            ];
+            if let Some(chain) = chain {
+                attributes.push(serde_json::json!({"key": "toolguard.chain", "value": {"stringValue": chain}}));
+            }
+            serde_json::json!({
+                "traceId": trace, "spanId": format!("{start:016x}"), "name": "execute_tool bash",
+                "startTimeUnixNano": (start * 1_000_000).to_string(), "attributes": attributes,
+                "status": {"code": 2},
+            })
+        })
+        .collect();
+    let request = serde_json::json!({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]});
+    format!("{request}\n")
+}
+
+#[test]
+fn otlp_toolguard_spans_replay_per_chain_not_per_trace() {
+    let trace = |n: u8| format!("{n:032x}");
+    let (t1, t2, t3, t4) = (trace(1), trace(2), trace(3), trace(4));
+    // Outside any agent span each call is its own trace: the chain keeps them together.
+    let apart = audit(
+        toolguard_spans(&[
+            (&t1, Some("a"), 1000),
+            (&t2, Some("a"), 2000),
+            (&t3, Some("a"), 3000),
+        ])
+        .as_bytes(),
+    );
+    assert!(apart.errors.is_empty(), "{:?}", apart.errors);
+    assert_eq!(apart.agents.len(), 1);
+    // The default config: DSH's repeat reminder, due at the third identical call.
+    assert_eq!(reminders(&apart).len(), 1);
+    // Two agents in one trace stay apart: no run of three.
+    let shared = audit(
+        toolguard_spans(&[
+            (&t4, Some("a"), 1000),
+            (&t4, Some("b"), 2000),
+            (&t4, Some("a"), 3000),
+            (&t4, Some("b"), 4000),
+        ])
+        .as_bytes(),
+    );
+    assert_eq!(shared.agents.len(), 2);
+    assert!(shared.reminders.is_empty());
+    // Without the attribute a trace is a chain, as before.
+    let plain = audit(
+        toolguard_spans(&[(&t1, None, 1000), (&t2, None, 2000), (&t3, None, 3000)]).as_bytes(),
+    );
+    assert_eq!(plain.agents.len(), 3);
+    assert!(plain.reminders.is_empty());
+}
+
 #[test]
 fn detection_by_first_line() {
     // Issue 16: the documented trace line `{"type":"user","agentId":"main"}` first.
