@@ -15,6 +15,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const home = mkdtempSync(join(tmpdir(), 'toolguard-counts-'));
 
 function audit(args) {
+  /** @type {NodeJS.ProcessEnv} */
   const env = { ...process.env, HOME: home, NO_COLOR: '1' };
   delete env.CLAUDE_CONFIG_DIR;
   delete env.CODEX_HOME;
