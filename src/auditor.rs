@@ -102,7 +102,7 @@ impl Auditor {
                 if !text.is_empty() {
                     text.push('\n');
                 }
-                report.price();
+                report.finish();
                 text.push_str(&report.to_json());
             },
         );

@@ -88,7 +88,7 @@ for (const [label, file] of [
     assert.equal(s.failures[1].verdict, 'error');
     assert.equal(s.failures[1].summary, 'bash: python-traceback, missing-module');
     assert.deepEqual(doc.summary.rules, { 'missing-glyph': 1, 'python-traceback': 1, 'missing-module': 1 });
-    assert.equal(doc.summary.failedCalls, 2);
+    assert.deepEqual([doc.summary.silentFailures, doc.summary.ruleMatches, s.silentFailures], [2, 3, 2]);
   });
 }
 
@@ -179,10 +179,10 @@ test('human output: aligned table, no colour when not a TTY, summary line', () =
     ['missing-glyph', 'python-traceback, missing-module', 'loop × 5+'],
   );
   assert.ok(lines.some((l) => l.trim() === '$ make docs 2>&1 | tail -n 5'));
-  // Calls and rules are not mixed: 2 calls failed, each rule's number counts calls.
+  // Calls and rules are not mixed: 2 calls failed (silent failures), 3 rules matched them.
   assert.equal(
     lines.find((l) => l.startsWith('Summary:')),
-    'Summary: 1 session in 1 log · 9 tool calls · 2 repeat reminders · 2 silent failures (calls per rule: missing-glyph 1, python-traceback 1, missing-module 1) · 0 input errors',
+    'Summary: 1 session in 1 log · 9 tool calls · 2 repeat reminders · 2 silent failures (3 rule matches: missing-glyph 1, python-traceback 1, missing-module 1) · 0 input errors',
   );
 });
 

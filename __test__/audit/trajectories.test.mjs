@@ -142,7 +142,7 @@ test('OpenHands SDK conversation folders recorded by the real SDK: calls, exit c
   assert.deepEqual(silent.loops, []);
   assert.ok(silent.failures.length > 0);
   assert.deepEqual([...new Set(silent.failures.map((f) => [f.ordinal, f.callId, f.tool].join(' ')))], ['1 call_0 terminal']);
-  assert.equal(doc.summary.failedCalls, 1);
+  assert.equal(doc.summary.silentFailures, 1);
 });
 
 test('--format forces a reader by name', () => {

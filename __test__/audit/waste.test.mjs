@@ -5,6 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -50,18 +52,51 @@ test('recorded sample: the pytest loop from its first reminder until the agent m
   assert.equal(doc.summary.waste.tokens, s.waste.tokens);
 });
 
-test('the text report ends with one waste line', () => {
+test('the text report ends with the waste of loops and of silent failures apart, each saying what it counts', () => {
   const { stdout } = cli([join(fixtures, 'sample-main/session.jsonl'), join(fixtures, 'sample-sub/session.jsonl')]);
-  const lines = stdout.split('\n').filter((l) => l.startsWith('Waste:'));
-  assert.equal(lines.length, 1);
-  assert.match(lines[0], /^Waste: 6 calls · \d+ ms · 720 tokens in 2 stuck episodes and 2 silent failures$/);
+  const lines = stdout.split('\n').filter((l) => l.startsWith('Waste'));
+  assert.equal(lines.length, 2);
+  assert.match(
+    lines[0],
+    /^Waste in loops: 4 calls · \d+ ms · 480 tokens in 2 stuck episodes \(from the flagged call until the agent moved on\)$/,
+  );
+  assert.match(
+    lines[1],
+    /^Waste in silent failures: 2 calls · \d+ ms · 240 tokens in 2 failure episodes \(each failing call and its identical retries; tokens: the turns that made them, context included\)$/,
+  );
 });
 
-test('the waste line says n/a where the log has no timestamps or usage', () => {
-  const none = { episodes: 0, calls: 0, wallMs: null, tokens: null, episodesWithoutTime: 0, episodesWithoutTokens: 0 };
-  const loop = { ...none, episodes: 1, calls: 2, episodesWithoutTime: 1, episodesWithoutTokens: 1 };
-  assert.match(
-    wasteLine({ ...loop, loop, failure: none }),
-    /^Waste: 2 calls · n\/a · n\/a tokens in 1 stuck episode and 0 silent failures$/,
-  );
+test('the waste lines say n/a where the log has no timestamps or usage, 0 where nothing was wasted', () => {
+  const none = { episodes: 0, calls: 0, wallMs: 0, tokens: 0, episodesWithoutTime: 0, episodesWithoutTokens: 0 };
+  const loop = { ...none, episodes: 1, calls: 2, wallMs: null, tokens: null, episodesWithoutTime: 1, episodesWithoutTokens: 1 };
+  const [loops, failures] = wasteLine({ ...loop, loop, failure: none }).split('\n');
+  assert.match(loops, /^Waste in loops: 2 calls · n\/a · n\/a tokens in 1 stuck episode \(/);
+  assert.match(failures, /^Waste in silent failures: 0 calls · 0 ms · 0 tokens in 0 failure episodes \(/);
+});
+
+test('a Claude Code run: a part without episodes costs 0 on its page and in the JSON, not n/a (the log has timestamps and usage)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'toolguard-waste-'));
+  const log = join(root, '__test__/audit/fixtures/claude-code');
+  const { doc } = { doc: JSON.parse(cli(['--json', log]).stdout) };
+  const quiet = doc.sessions.flatMap((s) => [s.waste.loop, s.waste.failure].filter((part) => part.episodes === 0).map((part) => [s, part]));
+  assert.ok(quiet.length > 0, 'a session with no loop or no silent failure');
+  for (const [s, part] of quiet) {
+    assert.ok(
+      s.timeline.calls.some((c) => c.time !== undefined && c.inputTokens !== undefined),
+      `${s.file} has timestamps and usage`,
+    );
+    assert.deepEqual([part.calls, part.wallMs, part.tokens], [0, 0, 0]);
+  }
+  const run = cli(['--html', `${dir}/`, log]);
+  assert.ok(run.code === 0 || run.code === 1, run.stderr);
+  const pages = readdirSync(join(dir, 'runs')).map((f) => readFileSync(join(dir, 'runs', f), 'utf8'));
+  assert.equal(pages.length, doc.sessions.length);
+  for (const page of pages) {
+    for (const id of ['stat-waste-loop', 'stat-waste-failure']) {
+      const value = page.match(new RegExp(`<dd id="${id}">([^<]*)</dd>`))?.[1];
+      assert.ok(value !== undefined, id);
+      assert.doesNotMatch(value, /n\/a/, `${id}: ${value}`);
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
 });

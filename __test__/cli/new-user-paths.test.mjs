@@ -115,7 +115,8 @@ test('one name per count: "N sessions in M logs" in the table, --json and the HT
   const html = readFileSync(page, 'utf8');
   assert.match(html, /class="meta">2 sessions in 2 logs · /);
   assert.doesNotMatch(html, /session logs|wasted/);
-  assert.match(html, /<div title="waste: [^"]*silent failure[^"]*"><dt>waste tokens<\/dt>/);
+  assert.match(html, /<div title="waste in loops: [^"]*stuck episode[^"]*"><dt>waste in loops<\/dt>/);
+  assert.match(html, /<div title="waste in silent failures: [^"]*failing call[^"]*"><dt>waste in silent failures<\/dt>/);
   const site = join(scratch, 'sample-site');
   assert.equal(cli(['audit', '--html', `${site}/`, sample]).code, 1);
   const index = readFileSync(join(site, 'index.html'), 'utf8');

@@ -50,4 +50,9 @@ if (cargo.status !== 0) {
   );
   process.exit(1);
 }
+// Said before the build starts, so a quiet `npm ci` is not mistaken for a hang;
+// the README's quick start counts on this build (no second `npm run build`).
+console.error(
+  'toolguard: building from source once (the native addon, the hook executable, dist/): several minutes on 2 cores (README "Quick start")',
+);
 run('build');

@@ -89,7 +89,7 @@ export class DatasetSummary {
   add(s: SessionFigures, index: number): RankedRun {
     const w = s.waste;
     const stuck = w.loop.episodes > 0;
-    const failed = w.failure.episodes > 0 || s.failures > 0;
+    const failed = s.silentFailures > 0;
     const fold = (g: GroupFigures) => {
       g.runs++;
       if (stuck) g.runsStuck++;
@@ -120,7 +120,7 @@ export class DatasetSummary {
       agent: s.format,
       calls: s.calls,
       stuckEpisodes: w.loop.episodes,
-      silentFailures: w.failure.episodes,
+      silentFailures: s.silentFailures,
       wasteCalls: w.calls,
       wasteTokens: w.tokens,
       wasteMs: w.wallMs,

@@ -8,7 +8,15 @@ import { writeFileSync } from 'node:fs';
 
 import type { AuditDocument } from './audit/types.mjs';
 import { counted, MEANING, sessionsInLogs, WORDS } from './words.mjs';
-import { formatDuration, formatTokens, type TimedSession, type TimelineCallJson, type WasteJson, type WasteSummary } from './waste.mjs';
+import {
+  formatDuration,
+  formatTokens,
+  wasteFigures,
+  type TimedSession,
+  type TimelineCallJson,
+  type WasteJson,
+  type WasteSummary,
+} from './waste.mjs';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const plural = counted;
@@ -81,10 +89,6 @@ function loopFindings(s: TimedSession): LoopLike[] {
 
 function sessionName(s: TimedSession): string {
   return s.sessionId ?? s.file;
-}
-
-function wasteText(w: { calls: number; wallMs: number | null; tokens: number | null }): string {
-  return `${plural(w.calls, 'call')} · ${formatDuration(w.wallMs)} · ${formatTokens(w.tokens)} tokens`;
 }
 
 /** The strip of one agent's calls: lanes by tool, episode bands, finding marks. */
@@ -256,8 +260,13 @@ export function renderHtml(doc: AuditDocument, generated = new Date(), page: { b
       s.format,
       plural(s.calls, 'call'),
       loopsN > 0 ? `<b class="t-loop">${plural(loopsN, WORDS.loop)}</b>` : '',
-      s.failures.length > 0 ? `<b class="t-failure">${plural(s.failures.length, 'silent-failure finding')}</b>` : '',
-      w && w.episodes > 0 ? `waste ${wasteText(w)}` : '',
+      s.silentFailures > 0
+        ? `<b class="t-failure">${plural(s.silentFailures, WORDS.silentFailure)}</b> (${plural(s.failures.length, WORDS.ruleMatch, 'rule matches')})`
+        : '',
+      w && w.loop.episodes > 0 ? `<span title="${esc(MEANING.loopWaste)}">waste in loops ${wasteFigures(w.loop)}</span>` : '',
+      w && w.failure.episodes > 0
+        ? `<span title="${esc(MEANING.failureWaste)}">waste in silent failures ${wasteFigures(w.failure)}</span>`
+        : '',
       s.timeline && s.timeline.omitted > 0 ? `${plural(s.timeline.omitted, 'call')} past the timeline bound not drawn` : '',
       s.errorCount > 0 ? `<b class="t-error">${plural(s.errorCount, 'input error')}</b>` : '',
     ]
@@ -309,7 +318,7 @@ export function renderHtml(doc: AuditDocument, generated = new Date(), page: { b
     .slice(0, 10)
     .map(
       ({ s, i }) =>
-        `<tr><td><a href="#s-${i}">${esc(sessionName(s))}</a></td><td class="n">${s.waste!.loop.episodes}</td><td class="n">${s.waste!.failure.episodes}</td><td class="n">${s.waste!.calls}</td><td class="n">${formatDuration(s.waste!.wallMs)}</td><td class="n">${formatTokens(s.waste!.tokens)}</td></tr>`,
+        `<tr><td><a href="#s-${i}">${esc(sessionName(s))}</a></td><td class="n">${s.waste!.loop.episodes}</td><td class="n">${s.silentFailures}</td><td class="n">${s.waste!.calls}</td><td class="n">${formatDuration(s.waste!.wallMs)}</td><td class="n">${formatTokens(s.waste!.tokens)}</td></tr>`,
     );
   const toolOptions = [...allTools]
     .sort()
@@ -330,17 +339,16 @@ export function renderHtml(doc: AuditDocument, generated = new Date(), page: { b
 ${stat('sessions', String(sessions.length), 'stat-sessions')}
 ${stat('tool calls', String(sum.calls), 'stat-calls')}
 ${stat(`${WORDS.loop}s`, String(loopCount), 'stat-loops')}
-${stat('silent failures', `${sum.failedCalls} <small>calls, ${plural(sum.failures, 'rule match', 'rule matches')}</small>`, 'stat-failures')}
-${stat('waste calls', waste ? String(waste.calls) : 'n/a', 'stat-waste-calls', MEANING.waste)}
-${stat('waste time', waste ? formatDuration(waste.wallMs) : 'n/a', 'stat-waste-time', MEANING.waste)}
-${stat('waste tokens', waste ? formatTokens(waste.tokens) : 'n/a', 'stat-waste-tokens', MEANING.waste)}
+${stat(`${WORDS.silentFailure}s`, `${sum.silentFailures} <small>calls, ${plural(sum.ruleMatches, WORDS.ruleMatch, 'rule matches')}</small>`, 'stat-failures')}
+${stat('waste in loops', waste ? wasteFigures(waste.loop) : 'n/a', 'stat-waste-loop', MEANING.loopWaste)}
+${stat('waste in silent failures', waste ? wasteFigures(waste.failure) : 'n/a', 'stat-waste-failure', MEANING.failureWaste)}
 ${stat('input errors', String(sum.errors), 'stat-errors')}
 </dl>
 <div class="tables">
 <table id="by-rule"><caption>Findings by kind and rule</caption><thead><tr><th>kind</th><th>rule / loop kind</th><th class="n">findings</th></tr></thead><tbody>${[...loopRows, ...ruleRows].join('') || '<tr><td colspan="3">none</td></tr>'}</tbody></table>
 <table id="top-waste"><caption>Most waste first (by calls, then tokens)</caption><thead><tr><th>session</th><th class="n">${WORDS.episode}s</th><th class="n">silent failures</th><th class="n">calls</th><th class="n">time</th><th class="n">tokens</th></tr></thead><tbody>${ranked.join('') || '<tr><td colspan="6">no waste</td></tr>'}</tbody></table>
 </div>
-<p class="note">Waste: for each stuck episode and silent failure, the calls, wall time and tokens from the first flaggable call until the agent moved on (its first call that does not carry the loop on, or is not a retry of the failing call); overlapping episodes count once. n/a: the log has no timestamps or token usage.</p>
+<p class="note">Waste, apart for loops and silent failures: in loops, the calls, wall time and tokens of each stuck episode from the flagged call until the agent moved on (its first call that does not carry the loop on); in silent failures, each failing call and its identical retries, with the tokens of the model turns that made them (a turn's whole input, context included, so these sums are the larger). The ranking's calls, time and tokens are both, overlaps counted once. n/a: the log has no timestamps or token usage.</p>
 </section>
 <form id="filters" aria-label="filters" onsubmit="return false">
 <fieldset><legend>Findings</legend>

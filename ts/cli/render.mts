@@ -216,15 +216,15 @@ export function renderHuman(doc: AuditDocument, c: Style, columns?: number): str
     plural(s.calls, 'tool call'),
     s.reminders > 0 ? c.yellow(plural(s.reminders, WORDS.reminder)) : plural(s.reminders, WORDS.reminder),
     ...(s.loops > 0 ? [c.yellow(plural(s.loops, WORDS.loop))] : []),
-    (s.failedCalls > 0 ? c.red : (x: string) => x)(
-      `${plural(s.failedCalls, 'silent failure')}${rules ? ` (calls per rule: ${rules})` : ''}`,
+    (s.silentFailures > 0 ? c.red : (x: string) => x)(
+      `${plural(s.silentFailures, WORDS.silentFailure)} (${plural(s.ruleMatches, WORDS.ruleMatch, 'rule matches')}${rules ? `: ${rules}` : ''})`,
     ),
     s.errors > 0 ? c.magenta(plural(s.errors, 'input error')) : plural(s.errors, 'input error'),
   ];
   lines.push(`${c.bold('Summary:')} ${parts.join(' · ')}`);
   const waste = (s as typeof s & { waste?: WasteSummary }).waste;
   if (waste !== undefined) lines.push(wasteLine(waste));
-  if (s.reminders + s.loops + s.failures > 0) {
+  if (s.reminders + s.loops + s.ruleMatches > 0) {
     lines.push(
       c.dim(
         "LINE: the tool call in the log (CALL #N where a line says nothing: a trajectory, a Parquet row) · loop × N+: at least N identical calls in a row (the highest repeat reminder due) · cycle/repeat/same error/re-read/redo × N: one loop, at the call where it was raised, with the count it reached and its calls (#: the timeline's call numbers) · out:N: the line of the tool output",

@@ -15,15 +15,15 @@ export class Totals {
     calls: 0,
     reminders: 0,
     loops: 0,
-    failures: 0,
-    failedCalls: 0,
+    silentFailures: 0,
+    ruleMatches: 0,
     errors: 0,
     bytes: 0,
     decodedBytes: 0,
   };
   add(s: SessionFigures) {
     for (const [rule, n] of Object.entries(s.rules)) this.rules[rule] = (this.rules[rule] ?? 0) + n;
-    this.n.failedCalls += s.failedCalls;
+    this.n.silentFailures += s.silentFailures;
     this.n.sessions++;
     // A file of many sessions (an evaluation output) counts once; its sessions come together.
     if (s.file !== this.lastFile) this.n.files++;
@@ -31,13 +31,13 @@ export class Totals {
     this.n.calls += s.calls;
     this.n.reminders += s.reminders;
     this.n.loops += s.loops;
-    this.n.failures += s.failures;
+    this.n.ruleMatches += s.ruleMatches;
     this.n.errors += s.errorCount;
     this.n.bytes += s.bytes;
     this.n.decodedBytes += s.decodedBytes;
   }
   summary(failOn: FailOn): AuditDocument['summary'] {
-    const { reminders, loops, failures } = this.n;
+    const { reminders, loops, ruleMatches: failures } = this.n;
     const matched =
       failOn === 'any'
         ? reminders + loops + failures > 0
@@ -53,8 +53,10 @@ export class Totals {
       calls: n.calls,
       reminders,
       loops,
-      failures,
-      failedCalls: n.failedCalls,
+      silentFailures: n.silentFailures,
+      ruleMatches: n.ruleMatches,
+      failures: n.ruleMatches,
+      failedCalls: n.silentFailures,
       errors: n.errors,
       rules: { ...this.rules },
       bytes: n.bytes,

@@ -5,6 +5,7 @@
 // the text and HTML reports use. Definitions: docs/audit.md "Waste" and docs/trace-format.md.
 
 import type { FailureJson, ReminderJson, SessionJson } from './audit/types.mjs';
+import { counted, WORDS } from './words.mjs';
 
 /** One call of a session's timeline (crates/toolguard-audit `TimelineCall`). */
 export interface TimelineCallJson {
@@ -122,18 +123,30 @@ export function formatTokens(n: number | null): string {
   return `${(n / 1e6).toFixed(1)}M`;
 }
 
-/** The text report's one waste line. */
-export function wasteLine(w: WasteSummary): string {
-  if (w.episodes === 0) return 'Waste: none (no stuck episode or silent failure)';
-  const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+/** `3 calls · 1.2 s · 40k tokens`: one part of the waste (its episodes are named by the caller). */
+export function wasteFigures(w: { calls: number; wallMs: number | null; tokens: number | null }): string {
+  return `${counted(w.calls, 'call')} · ${formatDuration(w.wallMs)} · ${formatTokens(w.tokens)} tokens`;
+}
+
+/** What one part's episodes the log cannot price, as a parenthesis (or nothing). */
+function unpriced(w: WasteTotals): string {
   const notes: string[] = [];
   if (w.episodesWithoutTime > 0 && w.wallMs !== null) notes.push(`${w.episodesWithoutTime} without timestamps`);
   if (w.episodesWithoutTokens > 0 && w.tokens !== null) notes.push(`${w.episodesWithoutTokens} without token usage`);
-  return (
-    `Waste: ${plural(w.calls, 'call')} · ${formatDuration(w.wallMs)} · ${formatTokens(w.tokens)} tokens` +
-    ` in ${plural(w.loop.episodes, 'stuck episode')} and ${plural(w.failure.episodes, 'silent failure')}` +
-    (notes.length > 0 ? ` (${notes.join(', ')})` : '')
-  );
+  return notes.length > 0 ? ` (${notes.join(', ')})` : '';
+}
+
+/**
+ * The text report's waste lines: loops and silent failures apart, each with
+ * what it counts (the failures' tokens are whole model turns, context
+ * included, so one sum would be theirs: docs/audit.md "Waste").
+ */
+export function wasteLine(w: WasteSummary): string {
+  if (w.episodes === 0) return 'Waste: none (no stuck episode or silent failure)';
+  return [
+    `Waste in loops: ${wasteFigures(w.loop)} in ${counted(w.loop.episodes, WORDS.episode)}${unpriced(w.loop)} (from the flagged call until the agent moved on)`,
+    `Waste in silent failures: ${wasteFigures(w.failure)} in ${counted(w.failure.episodes, WORDS.failureEpisode)}${unpriced(w.failure)} (each failing call and its identical retries; tokens: the turns that made them, context included)`,
+  ].join('\n');
 }
 
 export type { FailureJson, ReminderJson };

@@ -15,6 +15,12 @@ export const WORDS = {
   reminder: 'repeat reminder',
   /** A stretch of calls from the first flagged call until the agent moved on (the waste figures). */
   episode: 'stuck episode',
+  /** A failing call and the agent's identical retries of it (the silent failures' waste figures). */
+  failureEpisode: 'failure episode',
+  /** A call whose output shows it failed: at least one rule matched (`silentFailures`; report.rs decides). */
+  silentFailure: 'silent failure',
+  /** One rule matching one call's output (an entry of `failures[]`; `ruleMatches`). */
+  ruleMatch: 'rule match',
   /** One agent's run: what the findings and timelines are of (a log may hold several: an evaluation output). */
   session: 'session',
   /** One input file (or stdin); `summary.files` counts them. */
@@ -34,5 +40,9 @@ export function sessionsInLogs(sessions: number, logs: number): string {
 export const MEANING = {
   waste:
     'waste: the calls, wall time and tokens from the first flagged call of each stuck episode or silent failure until the agent moved on (overlaps count once)',
+  loopWaste:
+    'waste in loops: the calls, wall time and tokens of each stuck episode, from the call the loop was flagged at until the agent moved on',
+  failureWaste:
+    "waste in silent failures: each failing call and the agent's identical retries of it, with the tokens of the model turns that made them (a turn's whole input, context included)",
   stuck: 'stuck: the calls and tokens inside stuck episodes only (loops; silent failures not included), so at most the waste',
 } as const;

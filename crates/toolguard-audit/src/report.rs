@@ -193,7 +193,12 @@ pub struct SessionReport {
     pub reminders: Vec<ReminderFinding>,
     /// Loop alarms, at the call where each was raised.
     pub loops: Vec<LoopFinding>,
+    /// Rule matches: one entry per rule that matched a call's output.
     pub failures: Vec<FailureFinding>,
+    /// Silent failures: calls with at least one entry in `failures` (a call
+    /// two rules match is one silent failure, two rule matches). Set by
+    /// [`SessionReport::finish`]; every report's "silent failures" is this count.
+    pub silent_failures: u64,
     pub errors: Vec<InputError>,
     /// All errors, including those past [`MAX_ERRORS`].
     pub error_count: u64,
@@ -230,6 +235,7 @@ impl SessionReport {
             reminders: Vec::new(),
             loops: Vec::new(),
             failures: Vec::new(),
+            silent_failures: 0,
             errors: Vec::new(),
             error_count: 0,
             notes: Vec::new(),
@@ -340,10 +346,11 @@ pub struct SessionFigures<'a> {
     /// Numbers of findings.
     pub reminders: u64,
     pub loops: u64,
-    pub failures: u64,
-    /// Calls with at least one failure finding.
-    pub failed_calls: u64,
-    /// Failure findings by rule id, in order of first appearance.
+    /// Silent failures: calls with at least one rule match ([`SessionReport::silent_failures`]).
+    pub silent_failures: u64,
+    /// Rule matches: entries of `failures` (a call can match several rules).
+    pub rule_matches: u64,
+    /// Rule matches by rule id, in order of first appearance.
     #[serde(serialize_with = "ordered_map")]
     pub rules: Vec<(&'a str, u64)>,
     /// Tokens of every listed call that says (null: none does).
@@ -359,13 +366,11 @@ impl SessionReport {
     /// This session's [`SessionFigures`] (after [`SessionReport::price`], with its waste).
     pub fn figures(&self) -> SessionFigures<'_> {
         let mut rules: Vec<(&str, u64)> = Vec::new();
-        let mut failed = std::collections::HashSet::new();
         for f in &self.failures {
             match rules.iter_mut().find(|(id, _)| *id == f.rule_id) {
                 Some((_, n)) => *n += 1,
                 None => rules.push((&f.rule_id, 1)),
             }
-            failed.insert((f.site.agent_id.as_deref(), f.site.ordinal));
         }
         let tokens = self.timeline.calls.iter().fold(None, |n: Option<u64>, c| {
             if c.input_tokens.is_none() && c.output_tokens.is_none() {
@@ -385,18 +390,35 @@ impl SessionReport {
             error_count: self.error_count,
             reminders: self.reminders.len() as u64,
             loops: self.loops.len() as u64,
-            failures: self.failures.len() as u64,
-            failed_calls: failed.len() as u64,
+            silent_failures: self.count_silent_failures(),
+            rule_matches: self.failures.len() as u64,
             rules,
             tokens,
             waste: self.waste.as_ref(),
         }
     }
 
-    /// Price the report, then its JSON and its figures' JSON: all a batch's
+    /// Calls with at least one rule match: the one definition of "silent
+    /// failures" (the table, `--json`, the HTML pages and the index show it).
+    pub fn count_silent_failures(&self) -> u64 {
+        let calls: std::collections::HashSet<_> = self
+            .failures
+            .iter()
+            .map(|f| (f.site.agent_id.as_deref(), f.site.ordinal))
+            .collect();
+        calls.len() as u64
+    }
+
+    /// The report as every caller gets it: its counts set and its waste priced.
+    pub fn finish(&mut self) {
+        self.silent_failures = self.count_silent_failures();
+        self.price();
+    }
+
+    /// Finish the report, then its JSON and its figures' JSON: all a batch's
     /// caller needs, made where the session was audited.
     pub fn finished_json(mut self) -> (String, String) {
-        self.price();
+        self.finish();
         let figures = serde_json::to_string(&self.figures()).expect("figures serialize");
         (self.to_json(), figures)
     }

@@ -80,7 +80,7 @@ fn reports_come_back_in_input_order_whatever_the_threads() {
     // The same as auditing each file alone.
     let mut alone = Auditor::new(&Config::default()).unwrap();
     let mut first = alone.audit_path(&inputs[5].path, Format::Auto, &mut |_, _| {});
-    first[0].price();
+    first[0].finish();
     let mut first: serde_json::Value = serde_json::from_str(&first[0].to_json()).unwrap();
     first["file"] = "run-005.jsonl".into();
     assert_eq!(

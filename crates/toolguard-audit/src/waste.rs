@@ -175,6 +175,13 @@ fn totals(episodes: &[&Episode], calls: &[TimelineCall]) -> WasteTotals {
         }
     }
     out.calls = seen.len() as u64;
+    if episodes.is_empty() {
+        // No episode wasted nothing: 0 ms and 0 tokens, not "the log cannot
+        // tell" (null), which a page without findings showed as "n/a".
+        out.wall_ms = Some(0);
+        out.tokens = Some(0);
+        return out;
+    }
     // Overlapping episodes (a loop of failing calls) count their time once.
     spans.sort_unstable();
     let mut reach: Option<u64> = None;
@@ -524,6 +531,21 @@ mod tests {
             (total.all.wall_ms, total.all.episodes_without_time),
             (None, 1)
         );
+    }
+
+    #[test]
+    fn no_episode_costs_zero_not_unknown() {
+        // A timed log without findings wasted 0 ms and 0 tokens; null would
+        // say the log cannot tell (a Claude Code run page showed "n/a").
+        let mut s = session(&[timed("a", "ls", Some(1), 0, 5, 10)], 0);
+        s.price();
+        let w = s.waste.as_ref().unwrap();
+        for t in [&w.all, &w.loops, &w.failure] {
+            assert_eq!(
+                (t.episodes, t.calls, t.wall_ms, t.tokens),
+                (0, 0, Some(0), Some(0))
+            );
+        }
     }
 
     #[test]

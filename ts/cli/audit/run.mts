@@ -232,7 +232,7 @@ const DATASET_MIN_RUNS = 10;
 /** The streamed report's closing summary, on stderr (stdout holds only sessions). */
 function summaryText(summary: AuditDocument['summary'], sessions: number): string {
   const n = (count: number, one: string) => `${count} ${one}${count === 1 ? '' : 's'}`;
-  const head = `toolguard audit: ${sessionsInLogs(sessions, summary.files)} · ${n(summary.calls, 'tool call')} · ${n(summary.loops + summary.reminders, 'loop finding')} · ${n(summary.failedCalls, 'silent failure')} · ${n(summary.errors, 'input error')}\n`;
+  const head = `toolguard audit: ${sessionsInLogs(sessions, summary.files)} · ${n(summary.calls, 'tool call')} · ${n(summary.loops + summary.reminders, 'loop finding')} · ${n(summary.silentFailures, 'silent failure')} (${summary.ruleMatches} rule ${summary.ruleMatches === 1 ? 'match' : 'matches'}) · ${n(summary.errors, 'input error')}\n`;
   return (
     head + (summary.waste ? wasteLine(summary.waste) + '\n' : '') + (summary.dataset && sessions > 1 ? datasetText(summary.dataset) : '')
   );

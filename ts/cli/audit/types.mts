@@ -96,7 +96,10 @@ export interface SessionJson {
   decodedBytes: number;
   reminders: ReminderJson[];
   loops: LoopJson[];
+  /** Rule matches: one entry per rule that matched a call's output. */
   failures: FailureJson[];
+  /** Silent failures: calls with at least one rule match (decided by the native audit, report.rs). */
+  silentFailures: number;
   errors: { line: number | null; message: string }[];
   errorCount: number;
   /** What a reader noticed that is not bad input (an observation without its action, no exit codes…). */
@@ -126,10 +129,11 @@ export interface SessionFigures {
   /** Numbers of findings. */
   reminders: number;
   loops: number;
-  failures: number;
-  /** Calls with at least one failure finding. */
-  failedCalls: number;
-  /** Failure findings by rule id. */
+  /** Silent failures: calls with at least one rule match. */
+  silentFailures: number;
+  /** Rule matches: entries of the session's `failures` (a call can match several rules). */
+  ruleMatches: number;
+  /** Rule matches by rule id. */
   rules: Record<string, number>;
   /** Tokens of every listed call that says (null: none does). */
   tokens: number | null;
@@ -146,10 +150,16 @@ export interface AuditDocument {
     reminders: number;
     /** Loop episodes (one per loop, however long it ran). */
     loops: number;
+    /** Silent failures: calls with at least one rule match (the table's and the HTML pages' "silent failures"). */
+    silentFailures: number;
+    /** Rule matches: one per rule that matched a call's output (the sessions' `failures` entries). */
+    ruleMatches: number;
+    /** The same count as `ruleMatches`, under its older name (kept for existing readers). */
     failures: number;
-    /** Calls with at least one failure finding. */
+    /** The same count as `silentFailures`, under its older name (kept for existing readers). */
     failedCalls: number;
     errors: number;
+    /** Rule matches by rule id. */
     rules: Record<string, number>;
     bytes: number;
     decodedBytes: number;
