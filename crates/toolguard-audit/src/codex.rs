@@ -349,7 +349,13 @@ fn output(run: &mut Run, report: &mut SessionReport, number: u64, payload: &Map<
 }
 
 /// Observe `site` with one result text.
-fn observe_text(run: &mut Run, report: &mut SessionReport, site: &CallSite, text: &str, is_error: bool) {
+fn observe_text(
+    run: &mut Run,
+    report: &mut SessionReport,
+    site: &CallSite,
+    text: &str,
+    is_error: bool,
+) {
     let output = Output {
         is_error,
         texts: vec![text],

@@ -96,9 +96,14 @@ mod tests {
         assert_eq!(header.running, Some(57257));
         assert_eq!(header.exit_code, None);
         assert!(still_running(chunk));
-        let done = chunk.replace("Process running with session ID 57257", "Process exited with code 0");
+        let done = chunk.replace(
+            "Process running with session ID 57257",
+            "Process exited with code 0",
+        );
         assert!(!still_running(&done));
-        assert!(!still_running("Process running with session ID 5 but no header"));
+        assert!(!still_running(
+            "Process running with session ID 5 but no header"
+        ));
         assert!(!still_running(" 1 fail\n"));
     }
 }

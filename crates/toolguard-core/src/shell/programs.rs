@@ -265,13 +265,16 @@ pub(super) fn need(s: &str) -> Option<Need> {
 pub(super) fn is_write_program(name: &str) -> bool {
     match table().programs.get(name) {
         Some(p) => p.effect == Effect::Write,
-        None => harness::table().shell_command(name).is_some_and(|rule| match rule {
-            Rule::Effect(e) => *e == Effect::Write,
-            Rule::ByCommand { commands, default } => {
-                *default == Some(Effect::Write) || commands.values().any(|e| *e == Effect::Write)
-            }
-            Rule::Shell | Rule::ByCode => false,
-        }),
+        None => harness::table()
+            .shell_command(name)
+            .is_some_and(|rule| match rule {
+                Rule::Effect(e) => *e == Effect::Write,
+                Rule::ByCommand { commands, default } => {
+                    *default == Some(Effect::Write)
+                        || commands.values().any(|e| *e == Effect::Write)
+                }
+                Rule::Shell | Rule::ByCode => false,
+            }),
     }
 }
 
