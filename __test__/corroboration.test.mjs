@@ -31,6 +31,12 @@ const cases = [
   ['a traceback that ends the output', 'python app.py', `loading\n${tb}`, 'error'],
   ['a broken pipe under head', 'python3 gen.py | head -n 3', brokenPipe, undefined],
   ['a broken pipe under tail', 'python3 gen.py | tail -n 3', brokenPipe, 'error'],
+  [
+    'a write error of GNU find under head',
+    'find /testbed -type f -name "*.py" | head -20',
+    '/testbed/a.py\n/testbed/b.py\nfind: write error\n',
+    undefined,
+  ],
   ['an interpreter-exit report', 'python3 convert.py 2>&1 | tail -5', exitReport, undefined],
   ['an empty error member of a health answer', 'curl -s http://localhost:3000/health', health, undefined],
   ['an error member with content', 'curl -s http://localhost:3000/health', '{"error": {"code": 503}}', 'error'],
