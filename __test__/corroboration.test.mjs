@@ -1,4 +1,4 @@
-// Corroboration and the runtime's own noise (docs/shell-model.md): the
+// Corroboration, the runtime's own noise and partial results (docs/shell-model.md): the
 // native engine and its reference twin give the same action on each case.
 // The Rust tests beside the code (shell/corroboration.rs,
 // shell/runtime_noise.rs, shell/intent.rs) cover each rule in detail.
@@ -18,6 +18,8 @@ const exitReport =
 const health = '{"status":"ok","info":{"database":{"status":"up"}},"error":{},"details":{"database":{"status":"up"}}}';
 const tb = 'Traceback (most recent call last):\n  File "app.py", line 3, in load\n    open(p)\nKeyError: \'cfg\'\n';
 
+const codexHeader = (status) => `Chunk ID: 0c2b72\nWall time: 1.0017 seconds\n${status}\nOriginal token count: 22\nOutput:\n`;
+
 /** [what, command, output, expected action or undefined] */
 const cases = [
   ['a lexicon line with the status shown and 0', 'bun run test 2>&1', 'error: Item 3 failed\n', 'context'],
@@ -29,9 +31,18 @@ const cases = [
   ['a traceback that ends the output', 'python app.py', `loading\n${tb}`, 'error'],
   ['a broken pipe under head', 'python3 gen.py | head -n 3', brokenPipe, undefined],
   ['a broken pipe under tail', 'python3 gen.py | tail -n 3', brokenPipe, 'error'],
+  [
+    'a write error of GNU find under head',
+    'find /testbed -type f -name "*.py" | head -20',
+    '/testbed/a.py\n/testbed/b.py\nfind: write error\n',
+    undefined,
+  ],
   ['an interpreter-exit report', 'python3 convert.py 2>&1 | tail -5', exitReport, undefined],
   ['an empty error member of a health answer', 'curl -s http://localhost:3000/health', health, undefined],
   ['an error member with content', 'curl -s http://localhost:3000/health', '{"error": {"code": 503}}', 'error'],
+  // Codex's exec_command/write_stdin: a chunk taken while the process still runs is no finished result.
+  ['a chunk of a command still running', 'python app.py', `${codexHeader('Process running with session ID 5')}loading\n${tb}`, undefined],
+  ['the same chunk once the process ended', 'python app.py', `${codexHeader('Process exited with code 0')}loading\n${tb}`, 'error'],
 ];
 
 /** @type {Array<[string, new () => import('toolguard').GuardEngine]>} */

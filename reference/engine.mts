@@ -13,7 +13,7 @@ import { adjust, scanContext, SessionReports, SessionWrites, type ActedHit, type
 import { isRejection } from './loops/texts.mjs';
 import { Loops } from './loops/index.mjs';
 import { classifyCall } from './shell.mjs';
-import { reportsExitZero, showsFailure } from './markers.mjs';
+import { reportsExitZero, showsFailure, stillRunning } from './markers.mjs';
 import { stripAnsi } from './normalize.mjs';
 import { RepeatChains } from './repeat.mjs';
 import { buildRuleTable, excerptOf, firstMatch, type CompiledRule } from './rules.mjs';
@@ -401,6 +401,9 @@ export class GuardEngine implements GuardEngineLike {
   /** Scan a result knowing the call's command (`ctx`, intent.mts); `undefined` scans as without one. */
   #scan(tool: string, { isError, texts, valueJson: json }: Output, ctx: ScanContext | undefined): FailureVerdict | undefined {
     if (isError) return undefined;
+    // A chunk of a command still running (Codex's exec_command/write_stdin
+    // before the process ended) is no finished result (status_header.rs).
+    if (texts.length > 0 && stillRunning(texts[0])) return undefined;
     const valueJson = this.#scanValue ? json : undefined;
     const raw = texts.join('\n');
     // As a terminal shows it (native `strip_ansi`): same line numbers, plain quoted lines.

@@ -175,7 +175,10 @@ function pipesIntoEarlyExit(model: CallModel): boolean {
  */
 export function blankRuntimeNoise(text: string, model: CallModel | undefined): string | undefined {
   const ignored = text.includes('Exception ignored ');
-  const piped = model !== undefined && pipesIntoEarlyExit(model) && (text.includes('Broken pipe') || text.includes('BrokenPipeError'));
+  const piped =
+    model !== undefined &&
+    pipesIntoEarlyExit(model) &&
+    (text.includes('Broken pipe') || text.includes('BrokenPipeError') || text.includes(': write error'));
   if (!ignored && !piped) return undefined;
   const lines = text.split('\n');
   const noise = lines.map(() => false);
@@ -189,7 +192,7 @@ export function blankRuntimeNoise(text: string, model: CallModel | undefined): s
       }
     }
     const t = trimRust(line);
-    if (piped && (t.startsWith('BrokenPipeError') || t.endsWith('Broken pipe'))) {
+    if (piped && (t.startsWith('BrokenPipeError') || t.endsWith('Broken pipe') || t.endsWith(': write error'))) {
       noise[i] = true;
       if (isExceptionLine(line)) {
         for (let j = i - 1; j >= 0 && tracebackLine(lines[j]!); j--) noise[j] = true;

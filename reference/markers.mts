@@ -83,3 +83,36 @@ function exitCodeFailed(code: string): boolean | undefined {
   if (!/^[0-9]+$/.test(digits)) return undefined;
   return /[1-9]/.test(digits);
 }
+
+/**
+ * Whether `text` is a chunk of a command still running: a Codex status header
+ * (at most 8 `Key: value` lines ending `Output:`) that says `Process running
+ * with session ID N`. The rest of the output and the exit code come from later
+ * `write_stdin` polls, so the chunk is no finished result. Mirrors
+ * `crates/toolguard-core/src/status_header.rs` `still_running`.
+ */
+export function stillRunning(text: string): boolean {
+  let running = false;
+  let rest = text;
+  for (let lines = 1; lines <= 8; lines++) {
+    const nl = rest.indexOf('\n');
+    const line = (nl === -1 ? rest : rest.slice(0, nl)).replace(/\r+$/, '');
+    if (line === 'Output:') return running;
+    const exited = line.startsWith('Exit code: ')
+      ? line.slice('Exit code: '.length)
+      : line.startsWith('Process exited with code ')
+        ? line.slice('Process exited with code '.length)
+        : undefined;
+    if (exited !== undefined) {
+      if (!/^[+-]?\d+$/.test(exited.trim())) return false;
+    } else if (line.startsWith('Process running with session ID ')) {
+      if (!/^\+?\d+$/.test(line.slice('Process running with session ID '.length).trim())) return false;
+      running = true;
+    } else if (!line.includes(': ')) {
+      return false;
+    }
+    if (nl === -1) return false;
+    rest = rest.slice(nl + 1);
+  }
+  return false;
+}

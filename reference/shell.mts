@@ -786,9 +786,15 @@ function command(raw: RawCommand, depth: number, model: Building): Command | und
   return cmd;
 }
 
-/** programs.rs `is_write_program`: a program of the table whose effect is a write. */
+/** programs.rs `is_write_program`: a program of the table whose effect is a write, or a harness command run in a shell that may write. */
 export function isWriteProgram(name: string): boolean {
-  return tableOf().programs.get(name)?.effect === 'write';
+  const program = tableOf().programs.get(name);
+  if (program !== undefined) return program.effect === 'write';
+  const rule = shellCommandRule(name);
+  if (rule === undefined) return false;
+  if (rule.kind === 'effect') return rule.effect === 'write';
+  if (rule.kind === 'by-command') return rule.default === 'write' || [...rule.commands.values()].includes('write');
+  return false;
 }
 
 /** programs.rs `is_probe_program`: a program of the table whose run is a yes/no question (`test`, `which`). */

@@ -18,6 +18,17 @@
 //! JSON of the `shell` tool, or the text header (`Exit code: N` /
 //! `Process exited with code N`, then `Output:`); a non-zero code becomes
 //! the DSH marker.
+//!
+//! A long command: `exec_command` answers after its `yield_time_ms` with a
+//! first chunk whose header says `Process running with session ID N`; the
+//! rest comes from `write_stdin` calls naming `session_id` N, the last one
+//! with `Process exited with code C`. The command's result is its chunks
+//! together with that code, observed as the `exec_command` call (its ordinal)
+//! once the process ended; the last poll is listed in the timeline but not
+//! observed apart (its text is the command's); polls that found the process
+//! still running are observed as the waits they are. A command that never
+//! ended is observed at the end of the file with its partial output, which
+//! the engine does not judge (`status_header::still_running`).
 
 use std::collections::HashMap;
 
@@ -35,18 +46,34 @@ pub(crate) const LOCAL_SHELL: &str = "local_shell_call";
 /// Exit codes kept per file at most (events whose output never came).
 const MAX_EXIT_CODES: usize = 4096;
 
+/// Commands still running kept per file at most, and the output kept of each.
+const MAX_RUNNING: usize = 256;
+const MAX_RUNNING_TEXT: usize = 1 << 20;
+
+/// A command whose process was still running when its call returned.
+struct Running {
+    site: CallSite,
+    /// The first chunk as Codex returned it (its header says it is running).
+    first: String,
+    /// The output of the polls since, in order, without their headers.
+    rest: String,
+}
+
 #[derive(Default)]
 pub(super) struct CodexState {
     agent: Option<String>,
     pending: HashMap<String, CallSite>,
     /// Exit codes from the structured events, until the call's output line.
     exit_codes: HashMap<String, i64>,
+    /// Commands still running, by the session id their polls name.
+    running: HashMap<u64, Running>,
     prompts: u64,
 }
 
 impl CodexState {
     pub(super) fn finish(&mut self, report: &mut SessionReport, engine: &mut Engine) {
         report.unanswered += self.pending.len() as u64;
+        self.running.clear();
         if let Some(agent) = &self.agent {
             engine.forget(agent);
         }
@@ -261,7 +288,53 @@ fn output(run: &mut Run, report: &mut SessionReport, number: u64, payload: &Map<
             return;
         }
     };
+    let running = match payload.get("output") {
+        Some(Value::String(raw)) => split_status_header(raw).and_then(|h| h.running),
+        _ => None,
+    };
     let mut text = text;
+    if let Some(session) = poll_session(&site) {
+        if let Some(mut held) = run.codex.running.remove(&session) {
+            push_bounded(&mut held.rest, &text);
+            if running == Some(session) {
+                run.codex.running.insert(session, held);
+            } else {
+                // The process ended: its chunks and exit code are the
+                // command's result; the poll that fetched the end is listed.
+                let mut whole = split_status_header(&held.first)
+                    .map_or(held.first.as_str(), |h| h.output)
+                    .to_owned();
+                push_bounded(&mut whole, &held.rest);
+                if let Some(code) = structured.or(code) {
+                    add_exit_marker(&mut whole, code);
+                }
+                observe_text(run, report, &held.site, &whole, is_error);
+                Run::list(report, &site, None);
+                return;
+            }
+        }
+    }
+    if let Some(session) = running {
+        if poll_session(&site).is_none() && run.codex.running.len() < MAX_RUNNING {
+            // Not ended: the call is observed when its process ends.
+            let first = match payload.get("output") {
+                Some(Value::String(raw)) => raw.clone(),
+                _ => String::new(),
+            };
+            let held = Running {
+                site,
+                first,
+                rest: String::new(),
+            };
+            if let Some(old) = run.codex.running.insert(session, held) {
+                flush_one(run, report, old);
+            }
+            return;
+        }
+        // A chunk of a process still running: the engine knows it is no
+        // finished result by the header (status_header::still_running).
+        text = format!("Process running with session ID {session}\nOutput:\n{text}");
+    }
     if let Some(code) = structured.or(code) {
         add_exit_marker(&mut text, code);
     }
@@ -273,6 +346,70 @@ fn output(run: &mut Run, report: &mut SessionReport, number: u64, payload: &Map<
         status_unrecorded: false,
     };
     run.observe(report, &site, &output);
+}
+
+/// Observe `site` with one result text.
+fn observe_text(
+    run: &mut Run,
+    report: &mut SessionReport,
+    site: &CallSite,
+    text: &str,
+    is_error: bool,
+) {
+    let output = Output {
+        is_error,
+        texts: vec![text],
+        value_json: None,
+        exit_statuses: None,
+        status_unrecorded: false,
+    };
+    run.observe(report, site, &output);
+}
+
+/// The session a `write_stdin` call polls (its `session_id` argument).
+fn poll_session(site: &CallSite) -> Option<u64> {
+    if !site.name.eq_ignore_ascii_case("write_stdin") {
+        return None;
+    }
+    let arguments: Value = serde_json::from_str(&site.arguments_json).ok()?;
+    arguments.get("session_id")?.as_u64()
+}
+
+/// Append a chunk, keeping at most [`MAX_RUNNING_TEXT`] bytes (the end is
+/// dropped: the first lines of a run are kept, as a live host would cap them).
+fn push_bounded(into: &mut String, chunk: &str) {
+    if chunk.is_empty() || into.len() >= MAX_RUNNING_TEXT {
+        return;
+    }
+    if !into.is_empty() && !into.ends_with('\n') {
+        into.push('\n');
+    }
+    let mut take = chunk.len().min(MAX_RUNNING_TEXT - into.len());
+    while !chunk.is_char_boundary(take) {
+        take -= 1;
+    }
+    into.push_str(&chunk[..take]);
+}
+
+/// Observe a command that had not ended: its partial output keeps the header
+/// saying so, which the engine does not judge as a finished result.
+fn flush_one(run: &mut Run, report: &mut SessionReport, held: Running) {
+    if !run.scans(&held.site.name) {
+        run.advance(report, &held.site);
+        return;
+    }
+    let mut text = held.first;
+    push_bounded(&mut text, &held.rest);
+    observe_text(run, report, &held.site, &text, false);
+}
+
+/// At the end of the file: the commands still running are observed as they stand.
+pub(super) fn flush(run: &mut Run, report: &mut SessionReport) {
+    let mut held: Vec<Running> = run.codex.running.drain().map(|(_, r)| r).collect();
+    held.sort_by_key(|r| r.site.ordinal);
+    for r in held {
+        flush_one(run, report, r);
+    }
 }
 
 /// Output text and exit code from the string forms Codex writes.

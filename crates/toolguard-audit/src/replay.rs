@@ -389,6 +389,7 @@ impl<'a> Run<'a> {
         match self.format {
             Format::Otlp => otlp::flush(&mut self, report),
             Format::ClaudeCode | Format::ClaudeCodeMd => claude::flush(&mut self, report),
+            Format::Codex => codex::flush(&mut self, report),
             _ => {}
         }
         let engine = self.auditor.engine(self.format);

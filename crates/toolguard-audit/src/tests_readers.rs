@@ -268,6 +268,78 @@ fn codex_output_forms_and_tool_kinds() {
 }
 
 #[test]
+fn codex_long_command_result_comes_from_its_polls() {
+    let line = |payload: serde_json::Value, kind: &str| {
+        serde_json::json!({"timestamp":"2025-10-01T12:00:00.000Z","type":kind,"payload":payload})
+            .to_string()
+    };
+    let call = |name: &str, args: serde_json::Value, id: &str| {
+        line(
+            serde_json::json!({"type":"function_call","name":name,"arguments":args.to_string(),"call_id":id}),
+            "response_item",
+        )
+    };
+    let out = |id: &str, header: &str, body: &str| {
+        line(
+            serde_json::json!({"type":"function_call_output","call_id":id,"output":format!("Chunk ID: 0c2b72\nWall time: 1.0 seconds\n{header}\nOriginal token count: 9\nOutput:\n{body}")}),
+            "response_item",
+        )
+    };
+    let tb = "Traceback (most recent call last):\n  File \"x.py\", line 1\nValueError: bad\n";
+    let poll =
+        |session: u64| serde_json::json!({"session_id":session,"chars":"","yield_time_ms":30000});
+    let text = [
+        line(serde_json::json!({"id":"s1","cwd":"/w"}), "session_meta"),
+        // 1: a traceback in the first chunk; the process then exits 1 (a failure shown).
+        call(
+            "exec_command",
+            serde_json::json!({"cmd":"python x.py"}),
+            "a",
+        ),
+        out("a", "Process running with session ID 7", tb),
+        // 2: a poll that finds it still running, 3: the poll that gets the end.
+        call("write_stdin", poll(7), "p1"),
+        out("p1", "Process running with session ID 7", "still going\n"),
+        call("write_stdin", poll(7), "p2"),
+        out("p2", "Process exited with code 1", "done\n"),
+        // 4: a clean first chunk; 5: its end exits 0 with a traceback (a silent failure of 4).
+        call(
+            "exec_command",
+            serde_json::json!({"cmd":"python y.py"}),
+            "b",
+        ),
+        out("b", "Process running with session ID 8", "starting\n"),
+        call("write_stdin", poll(8), "p3"),
+        out("p3", "Process exited with code 0", tb),
+        // 6: never ends in this file: its partial output is not judged.
+        call(
+            "exec_command",
+            serde_json::json!({"cmd":"python z.py"}),
+            "c",
+        ),
+        out("c", "Process running with session ID 9", tb),
+    ]
+    .join("\n");
+    let report = audit(text.as_bytes());
+    assert_eq!(report.calls, 6);
+    assert_eq!(
+        failures(&report),
+        vec![("b".to_owned(), "python-traceback".to_owned())]
+    );
+    let b = report
+        .failures
+        .iter()
+        .find(|f| f.site.call_id.as_deref() == Some("b"))
+        .unwrap();
+    assert_eq!(b.site.ordinal, 4);
+    assert_eq!(b.command.as_deref(), Some("python y.py"));
+    // Every call keeps its ordinal in the timeline, each listed once.
+    let mut ordinals: Vec<u64> = report.timeline.calls.iter().map(|c| c.ordinal).collect();
+    ordinals.sort_unstable();
+    assert_eq!(ordinals, vec![1, 2, 3, 4, 5, 6]);
+}
+
+#[test]
 fn otlp_genai_and_openinference_spans_in_order_hex_or_base64() {
     let hex = audit(&std::fs::read(fixtures().join("otlp/genai.jsonl")).unwrap());
     let b64 = audit(&std::fs::read(fixtures().join("otlp/genai-base64.jsonl")).unwrap());

@@ -140,6 +140,16 @@ impl Scanner {
         if output.is_error || !self.scans(name) {
             return None;
         }
+        // A chunk of a command still running (Codex's `exec_command` or
+        // `write_stdin` before the process ended) is no finished result: its
+        // end, with the exit code, comes in a later poll.
+        if output
+            .texts
+            .first()
+            .is_some_and(|t| crate::status_header::still_running(t))
+        {
+            return None;
+        }
         let raw = join_lines(&output.texts);
         // The rules read the output as a terminal shows it: colour and cursor
         // escapes removed (same line numbers; the verdict quotes plain lines).

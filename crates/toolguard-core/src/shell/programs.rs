@@ -259,12 +259,23 @@ pub(super) fn need(s: &str) -> Option<Need> {
 }
 
 /// Whether `name` is a program of the table whose effect is a write
-/// (`touch`, `cp`, SWE-agent's `create`).
+/// (`touch`, `cp`, SWE-agent's `create`), or a harness command run in a
+/// shell that may write (SWE-agent's `str_replace_editor`: the harness tool
+/// model decides it, by its sub-command).
 pub(super) fn is_write_program(name: &str) -> bool {
-    table()
-        .programs
-        .get(name)
-        .is_some_and(|p| p.effect == Effect::Write)
+    match table().programs.get(name) {
+        Some(p) => p.effect == Effect::Write,
+        None => harness::table()
+            .shell_command(name)
+            .is_some_and(|rule| match rule {
+                Rule::Effect(e) => *e == Effect::Write,
+                Rule::ByCommand { commands, default } => {
+                    *default == Some(Effect::Write)
+                        || commands.values().any(|e| *e == Effect::Write)
+                }
+                Rule::Shell | Rule::ByCode => false,
+            }),
+    }
 }
 
 /// Whether `name` is a program of the table whose run is a yes/no

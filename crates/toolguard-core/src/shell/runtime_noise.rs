@@ -10,7 +10,7 @@
 //! - SIGPIPE: a program piped into a consumer that stops reading early
 //!   (`| head`, `| grep -q`: `earlyExit` in `rules/programs.json`) dies
 //!   writing to the closed pipe — Python's `BrokenPipeError` traceback, a C
-//!   program's `write error: Broken pipe`. The agent asked for the first
+//!   program's `write error: Broken pipe` (GNU find: `find: write error`). The agent asked for the first
 //!   lines; that is what it got.
 
 use super::CallModel;
@@ -19,7 +19,9 @@ use super::CallModel;
 pub fn blank(text: &str, model: Option<&CallModel>) -> Option<String> {
     let ignored = text.contains("Exception ignored ");
     let piped = model.is_some_and(pipes_into_early_exit)
-        && (text.contains("Broken pipe") || text.contains("BrokenPipeError"));
+        && (text.contains("Broken pipe")
+            || text.contains("BrokenPipeError")
+            || text.contains(": write error"));
     if !ignored && !piped {
         return None;
     }
@@ -63,10 +65,11 @@ fn pipes_into_early_exit(model: &CallModel) -> bool {
     })
 }
 
-/// `BrokenPipeError: …`, `… [Errno 32] Broken pipe`, `cat: write error: Broken pipe`.
+/// `BrokenPipeError: …`, `… [Errno 32] Broken pipe`, `cat: write error: Broken pipe`,
+/// GNU `find: write error` (the same EPIPE, its cause left out).
 fn is_broken_pipe(line: &str) -> bool {
     let t = line.trim();
-    t.starts_with("BrokenPipeError") || t.ends_with("Broken pipe")
+    t.starts_with("BrokenPipeError") || t.ends_with("Broken pipe") || t.ends_with(": write error")
 }
 
 /// A traceback line that is no output of the program: a frame (indented)
@@ -133,6 +136,9 @@ mod tests {
             action("cat cfg.yaml; python3 gen.py | head -n 3", &other),
             Some(FailureAction::Error)
         );
+        // GNU find says only `write error` (an error before: program-message).
+        let find = "/testbed/a.py\n/testbed/b.py\nfind: write error\n";
+        assert_eq!(action("find /testbed -name '*.py' | head -20", find), None);
     }
 
     #[test]
