@@ -31,7 +31,6 @@ import {
   failOpen,
   noticesOf,
   resultOf,
-  engineConfig,
   loopNotices,
   userSpoke,
 } from './common.mjs';
@@ -117,7 +116,7 @@ function withNotices(base: ToolResultOutput, notices: readonly string[]): ToolRe
  * case; set `engine.loudFailure.shellTools` for yours).
  */
 export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, options: AiSdkGuardOptions = {}): TOOLS {
-  const engine = new GuardEngine(engineConfig(options.engine));
+  const engine = GuardEngine.withLoopsByDefault(options.engine);
   const agentId = options.agentId ?? 'default';
   const turns = new UserTurns();
   const responses = new ModelResponses();
@@ -297,7 +296,7 @@ export function toolguardStopWhen(source?: ToolSet | StopWhenOptions, more: Stop
     };
   }
 
-  const engine = new GuardEngine(engineConfig(options.engine));
+  const engine = GuardEngine.withLoopsByDefault(options.engine);
   const agentId = 'default';
   let first: StepResult<ToolSet> | undefined;
   let seen = 0;

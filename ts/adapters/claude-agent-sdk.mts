@@ -39,8 +39,8 @@ import {
   ExactCalls,
   ModelResponses,
   argumentsJson,
-  engineConfig,
   failOpen,
+  outputSize,
   resultOf,
 } from './common.mjs';
 import { hookOutputFor } from './hooks.mjs';
@@ -65,7 +65,7 @@ export type ToolguardHooks = Partial<Record<HookEvent, HookCallbackMatcher[]>>;
  * ```
  */
 export function toolguardHooks(options: AdapterOptions = {}): ToolguardHooks {
-  const engine = new GuardEngine(engineConfig(options.engine));
+  const engine = GuardEngine.withLoopsByDefault(options.engine);
   const none: HookJSONOutput = {};
   const exact = new ExactCalls(ADAPTER);
   // Claude Code runs a response's read-only calls in parallel: every
@@ -93,8 +93,8 @@ export function toolguardHooks(options: AdapterOptions = {}): ToolguardHooks {
       const result = resultOf(input.tool_response);
       const exec = execOf(input);
       const verdict =
-        (result.text?.length ?? 0) >= ASYNC_SCAN_THRESHOLD ? await engine.observeAsync(exec, result) : engine.observe(exec, result);
-      return hookOutputFor(verdict, result.text, 'claude-code') ?? none;
+        outputSize(input.tool_response) >= ASYNC_SCAN_THRESHOLD ? await engine.observeAsync(exec, result) : engine.observe(exec, result);
+      return hookOutputFor(verdict, input.tool_response, 'claude-code') ?? none;
     } catch (error) {
       failOpen(ADAPTER, error);
       return none;

@@ -28,7 +28,6 @@ import {
   errorOf,
   failOpen,
   noticesOf,
-  engineConfig,
   loopNotices,
   userSpoke,
   contentText as partsText,
@@ -107,7 +106,7 @@ function responseOf(request: ToolCallRequest): string | undefined {
 
 /** The toolguard middleware: pass it in `createAgent({ middleware: [...] })`. */
 export function toolguardMiddleware(options: LangChainGuardOptions = {}) {
-  const engine = new GuardEngine(engineConfig(options.engine));
+  const engine = GuardEngine.withLoopsByDefault(options.engine);
   const turns = new UserTurns();
   const responses = new ModelResponses();
   const agentIdOf = options.agentId ?? ((request: ToolCallRequest) => String(request.runtime?.configurable?.thread_id ?? 'default'));

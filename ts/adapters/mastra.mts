@@ -41,7 +41,6 @@ import {
   appendNotices,
   argumentsJson,
   contentText,
-  engineConfig,
   errorOf,
   failOpen,
   loopNotices,
@@ -121,7 +120,7 @@ function folded(result: unknown, verdict: GuardVerdict): string | undefined {
 
 /** Tool hooks and a tool-result processor sharing one engine (a bad config throws here). */
 export function toolguardMastra(options: MastraGuardOptions = {}): MastraGuard {
-  const engine = new GuardEngine(engineConfig(options.engine));
+  const engine = GuardEngine.withLoopsByDefault(options.engine);
   const turns = new UserTurns();
   const responses = new ModelResponses();
   const maxPending = options.maxPending ?? 1024;

@@ -43,7 +43,6 @@ import {
   failOpen,
   noticesOf,
   resultOf,
-  engineConfig,
   loopNotices,
 } from './common.mjs';
 
@@ -129,7 +128,7 @@ function outputText(output: unknown): string {
 
 /** The guardrail; one engine serves every tool it is attached to. */
 export function toolguardGuardrail(options: OpenAIAgentsGuardOptions = {}): ToolOutputGuardrailDefinition {
-  const engine = new GuardEngine(engineConfig(options.engine));
+  const engine = GuardEngine.withLoopsByDefault(options.engine);
   const replace = (options.notices ?? 'replace') === 'replace';
   const calls = new ExactCalls(ADAPTER);
   const batches = new Batches();

@@ -19,16 +19,7 @@
  */
 import type { ExtensionAPI, ExtensionFactory, ToolResultEvent } from '@mariozechner/pi-coding-agent';
 import { GuardEngine } from 'toolguard';
-import {
-  type AdapterOptions,
-  ExactCalls,
-  type GuardVerdict,
-  ModelResponses,
-  argumentsJson,
-  engineConfig,
-  failOpen,
-  foldIntoBlocks,
-} from './common.mjs';
+import { type AdapterOptions, ExactCalls, type GuardVerdict, ModelResponses, argumentsJson, failOpen, foldIntoBlocks } from './common.mjs';
 
 export interface PiGuardOptions extends AdapterOptions {
   /** Where reminders and notices go: appended to the result (default) or as pi custom messages. */
@@ -58,7 +49,7 @@ export function toolguard(options: PiGuardOptions = {}): ExtensionFactory {
   const asMessages = options.notices === 'message';
   return (pi: ExtensionAPI) => {
     // Built at load: a bad config fails the extension instead of falling back.
-    const engine = new GuardEngine(engineConfig(options.engine));
+    const engine = GuardEngine.withLoopsByDefault(options.engine);
     const exact = new ExactCalls('toolguard/pi');
     // pi's turn is one assistant message and the tool calls it made: each
     // turn_start opens a new one (numbered here, so a new prompt's turn 0
