@@ -11,15 +11,19 @@ import { GuardEngine as ReferenceEngine } from '../dist/reference/index.mjs';
 
 const { cases } = JSON.parse(readFileSync(new URL('../corpus/cases/shell-result.json', import.meta.url), 'utf8'));
 // Every text draws a verdict that quotes it whole.
+/** @type {import('toolguard').GuardConfig} */
 const config = { loudFailure: { rules: [{ id: 'any', pattern: '[\\s\\S]', action: 'error', when: 'always', message: 'any' }] } };
 const exec = { name: 'bash', argumentsJson: '{"command":"make"}' };
 /** The verdict with lone surrogates as U+FFFD: a text the native engine puts together is UTF-8 (see the exact case below). */
-const wellFormed = (verdict) => JSON.parse(JSON.stringify(verdict), (_, v) => (typeof v === 'string' ? v.toWellFormed() : v));
+const wellFormed = (verdict) =>
+  JSON.parse(JSON.stringify(verdict), (_, v) => (typeof v === 'string' ? /** @type {any} */ (v).toWellFormed() : v));
 
-for (const [label, Engine] of [
+/** @type {Array<[string, typeof GuardEngine]>} */
+const engines = [
   ['native', GuardEngine],
   ['reference', ReferenceEngine],
-]) {
+];
+for (const [label, Engine] of engines) {
   describe(`shell result cases: ${label}`, () => {
     for (const c of cases) {
       it(c.name, () => {
