@@ -262,20 +262,7 @@ pub fn read_result(
         ValueType::Undefined => {}
         ValueType::Object if content.is_array()? => {
             let blocks = unsafe { content.cast::<Object>() }?;
-            for i in 0..blocks.get_array_length_unchecked()? {
-                let block: Unknown = blocks.get_element(i)?;
-                if block.get_type()? != ValueType::Object {
-                    continue;
-                }
-                let block = unsafe { block.cast::<Object>() }?;
-                let kind: Unknown = block.get_named_property_unchecked("type")?;
-                // Read into a stack buffer: no allocation to compare four bytes.
-                let mut buf = [0u8; SHORT_STRING];
-                if kind.get_type()? != ValueType::String
-                    || read_js_str(&kind, "type", &mut buf)?.0 != "text"
-                {
-                    continue;
-                }
+            for_text_blocks(&blocks, |i, block| {
                 if let Some((text, source, replaced)) =
                     text_property(&block, "text", for_verdict, || {
                         format!("result.content[{i}].text")
@@ -287,7 +274,8 @@ pub fn read_result(
                     }
                     lossy |= replaced;
                 }
-            }
+                Ok(())
+            })?;
         }
         _ => {
             return Err(invalid(format!(
@@ -366,26 +354,15 @@ pub fn shell_text(
     if blocks.is_array()? {
         let blocks = unsafe { blocks.cast::<Object>() }?;
         let mut texts = Vec::new();
-        for i in 0..blocks.get_array_length_unchecked()? {
-            let block: Unknown = blocks.get_element(i)?;
-            if block.get_type()? != ValueType::Object {
-                continue;
-            }
-            let block = unsafe { block.cast::<Object>() }?;
-            let kind: Unknown = block.get_named_property_unchecked("type")?;
-            let mut buf = [0u8; SHORT_STRING];
-            if kind.get_type()? != ValueType::String
-                || read_js_str(&kind, "type", &mut buf)?.0 != "text"
-            {
-                continue;
-            }
+        for_text_blocks(&blocks, |_, block| {
             let text: Unknown = block.get_named_property_unchecked("text")?;
             if text.get_type()? == ValueType::String {
                 let (text, replaced) = read_js_text(&text, check_lossy)?;
                 lossy |= replaced;
                 texts.push(text);
             }
-        }
+            Ok(())
+        })?;
         content = Some(texts);
     }
     let number = |key: &str| -> Result<Option<f64>> {
@@ -418,6 +395,26 @@ pub fn shell_text(
         .find(|(part, _)| *part == text)
         .map(|&(_, source)| source);
     Ok(Some((text, source, lossy)))
+}
+
+/// Run `f` on each `{type: "text"}` object of a content array, with its index.
+fn for_text_blocks(blocks: &Object, mut f: impl FnMut(u32, Object) -> Result<()>) -> Result<()> {
+    for i in 0..blocks.get_array_length_unchecked()? {
+        let block: Unknown = blocks.get_element(i)?;
+        if block.get_type()? != ValueType::Object {
+            continue;
+        }
+        let block = unsafe { block.cast::<Object>() }?;
+        let kind: Unknown = block.get_named_property_unchecked("type")?;
+        // Read into a stack buffer: no allocation to compare four bytes.
+        let mut buf = [0u8; SHORT_STRING];
+        if kind.get_type()? == ValueType::String
+            && read_js_str(&kind, "type", &mut buf)?.0 == "text"
+        {
+            f(i, block)?;
+        }
+    }
+    Ok(())
 }
 
 /// From this length (UTF-16 units) on, a string crosses as UTF-16 and is
