@@ -48,6 +48,20 @@ export declare class Auditor {
 export declare class GuardEngine {
   /** Compile a config. Throws an `Error` naming the bad key or rule id. */
   constructor(config?: GuardConfig)
+  /**
+   * An engine as toolguard's products (adapters, plugins, the MCP proxy)
+   * make one: the loop detectors on unless the config says `loops:
+   * false`, decided by the core (`Config::with_loops_by_default`) as for
+   * the hook and the audit.
+   */
+  static withLoopsByDefault(config?: GuardConfig): GuardEngine
+  /** Whether the loop detectors run (`loops` on in the config). */
+  get loopsOn(): boolean
+  /**
+   * Whether `check` may refuse a call (`loops.deny` set): a host installs
+   * its pre-call refusal only then.
+   */
+  get deniesLoops(): boolean
   /** Advance the agent's chain and scan the result; `null` when the guard has nothing to say. */
   observe(exec: ToolExecution, result?: ToolResult | string): GuardVerdict | null
   /**
@@ -114,9 +128,10 @@ export declare function __hookAnswer(config: string | undefined | null, input: U
  * The hook library's answer to a verdict (`toolguard_hook::hook_output_of`)
  * as JSON text, `null` when there is nothing to say: the in-process Claude
  * Agent SDK adapter answers as the hook command does. `scanned` is the
- * text the engine scanned; `host` is `"claude-code"` or `"codex"`.
+ * text the engine scanned, or the shell result value it was given (its
+ * text made as the engine made it); `host` is `"claude-code"` or `"codex"`.
  */
-export declare function __hookOutput(verdict: GuardVerdict | null, scanned: string | undefined | null, host: 'claude-code' | 'codex', eventName: string): string | null
+export declare function __hookOutput(verdict: GuardVerdict | null, scanned: unknown, host: 'claude-code' | 'codex', eventName: string): string | null
 
 /** `toolguard hook <argv>`: the command line and the deadline. */
 export declare function __hookStart(argv: Array<string>, env: Record<string, string>): HookStart
@@ -460,4 +475,11 @@ export interface ToolResult {
   text?: string
   /** A successful canonical value (scanned only with `scanValue`). */
   value?: unknown
+  /**
+   * A shell tool's output as the host gives it (a string, `{stdout,
+   * stderr, exitCode}`, `{output, exit_code}`, `{content}`): the engine
+   * makes its text in the DSH shell result format (`[exit code: N]` for a
+   * non-zero exit), as the hook and the audit do.
+   */
+  shell?: unknown
 }

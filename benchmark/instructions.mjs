@@ -34,11 +34,18 @@ const small = '{"command":"pytest -q tests/test_render.py","timeout":120}';
 const tail = 'Traceback (most recent call last):\n  File "x.py", line 1\nKeyError: 1';
 const out200 = `collected 3 items\n\ntests/test_a.py ...${'.'.repeat(80)}\n`;
 const out100k = 'compiling module ok\n'.repeat(5000);
+const out64k = out100k.slice(0, 65536);
 const scenarios = {
   'observeCall-100B': (i) => observeCall(engine.callHandle, `a${i % 7}`, 'bash', small),
   'observe-200B-no-match': (i) => engine.observe({ agentId: 'a', name: 'bash', argumentsJson: `{"i":${i}}` }, { text: out200 }),
   'observe-200B-match': (i) => engine.observe({ agentId: 'a', name: 'bash', argumentsJson: `{"i":${i}}` }, { text: out200 + tail }),
   'observe-100KB-no-match': (i) => engine.observe({ agentId: 'a', name: 'bash', argumentsJson: `{"i":${i}}` }, { text: out100k }),
+  // An adapter's shell result: the engine makes its text (streams, exit marker) in the call.
+  'observe-shell-64KB': (i) =>
+    engine.observe(
+      { agentId: 'a', name: 'bash', argumentsJson: `{"i":${i}}` },
+      { shell: { stdout: out64k, stderr: 'warning: x', exitCode: 1 } },
+    ),
 };
 if (scenario?.startsWith('loops-')) {
   // Imported only here: it loads the DSH plugins, whose start-up the other

@@ -13,6 +13,7 @@ import { adjust, scanContext, SessionReports, SessionWrites, type ActedHit, type
 import { isRejection } from './loops/texts.mjs';
 import { Loops } from './loops/index.mjs';
 import { classifyCall } from './shell.mjs';
+import { shellText } from './shell-result.mjs';
 import { reportsExitZero, showsFailure, stillRunning } from './markers.mjs';
 import { stripAnsi } from './normalize.mjs';
 import { RepeatChains } from './repeat.mjs';
@@ -128,6 +129,8 @@ function readResult(result: unknown, scanValue: boolean, errorTexts: boolean): O
       if (blockText !== undefined) output.texts.push(blockText);
     });
   }
+  const shell = shellText(result.shell);
+  if (shell !== undefined) output.texts.push(shell);
   const wantValue = scanValue || (errorTexts && output.texts.length === 0);
   if (wantValue && !output.isError && result.value !== undefined) output.valueJson = jsonOf(result.value, 'result.value');
   return output;
@@ -192,6 +195,24 @@ export class GuardEngine implements GuardEngineLike {
     this.#blindRepeat = loops === undefined || loops.resultBlindRepeat;
     advancers.set(this, (agentId, name, argumentsJson) => this.#advance(agentId, name, argumentsJson));
     if (config?.exactMode === true) warnExactMode();
+  }
+
+  /**
+   * An engine as toolguard's products make one: the loop detectors on unless
+   * the config says `loops: false` (config.rs `with_loops_by_default`).
+   */
+  static withLoopsByDefault(config?: GuardConfig | null): GuardEngine {
+    return new GuardEngine(config?.loops === undefined ? { ...config, loops: {} } : config);
+  }
+
+  /** Whether the loop detectors run (engine.rs `loops_on`). */
+  get loopsOn(): boolean {
+    return this.#loops !== undefined;
+  }
+
+  /** Whether `check` may refuse a call (engine.rs `denies_loops`). */
+  get deniesLoops(): boolean {
+    return this.#loops?.denies ?? false;
   }
 
   /** The chain half of a call (engine.rs `advance`): the paths it writes noted, the result-blind repeat reminder. */

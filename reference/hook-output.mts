@@ -5,6 +5,7 @@
  * binary loads. __test__/adapters/hooks.test.mjs holds the two to the same
  * answers.
  */
+import { shellText } from './shell-result.mjs';
 import type { GuardVerdict } from './types.mjs';
 
 export interface ReferenceHookOutput {
@@ -15,10 +16,12 @@ export interface ReferenceHookOutput {
 
 export function referenceHookOutput(
   verdict: GuardVerdict,
-  scanned: string | undefined,
+  scannedValue: unknown,
   host: 'claude-code' | 'codex',
   eventName: 'PostToolUse' | 'PostToolUseFailure',
 ): ReferenceHookOutput | null {
+  // The text the engine scanned, or the shell result value it made the text of.
+  const scanned = shellText(scannedValue);
   const out: ReferenceHookOutput = {};
   const failure = verdict.failure;
   if (failure && failure.action === 'error') {

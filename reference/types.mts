@@ -155,7 +155,12 @@ export interface ToolResult {
   /** The output as one plain string (or a part before the blocks). */
   text?: string;
   /** A successful canonical value; scanned (as JSON) only with `loudFailure.scanValue`. */
-  value?: unknown;
+  value?: unknown /**
+   * A shell tool's output as the host gives it (a string, `{stdout, stderr,
+   * exitCode}`, `{output, exit_code}`, `{content}`): the engine makes its
+   * text in the DSH shell result format, `[exit code: N]` for a non-zero exit.
+   */;
+  shell?: unknown;
 }
 
 /** The repeat-call reminder for this call. */
@@ -247,4 +252,8 @@ export interface GuardEngineLike {
   restoreChain(agentId: string, state: ChainState): void;
   /** Number of agents with live chain state. */
   readonly agentCount: number;
+  /** Whether the loop detectors run (`loops` on in the config). */
+  readonly loopsOn: boolean;
+  /** Whether `check` may refuse a call (`loops.deny` set): a host installs its pre-call refusal only then. */
+  readonly deniesLoops: boolean;
 }

@@ -66,18 +66,29 @@ impl GuardEngine {
     /// Compile a config. Throws an `Error` naming the bad key or rule id.
     #[napi(constructor, catch_unwind, ts_args_type = "config?: GuardConfig")]
     pub fn new(env: Env, config: Option<Unknown>) -> Result<Self> {
-        let value = match config {
-            Some(config) => to_config_value(&env, &config, 0)?,
-            None => ConfigValue::Undefined,
-        };
-        let config = Config::from_value(&value).map_err(|e| config_error(&env, e, &value))?;
-        let engine = Engine::new(&config).map_err(|e| config_error(&env, e, &value))?;
-        let engine = Rc::new(RefCell::new(engine));
-        let call_handle = registry::register(&engine);
-        Ok(Self {
-            engine,
-            call_handle,
-        })
+        Self::compile(&env, config, Config::from_value)
+    }
+
+    /// An engine as toolguard's products (adapters, plugins, the MCP proxy)
+    /// make one: the loop detectors on unless the config says `loops:
+    /// false`, decided by the core (`Config::with_loops_by_default`) as for
+    /// the hook and the audit.
+    #[napi(factory, catch_unwind, ts_args_type = "config?: GuardConfig")]
+    pub fn with_loops_by_default(env: Env, config: Option<Unknown>) -> Result<Self> {
+        Self::compile(&env, config, Config::with_loops_by_default)
+    }
+
+    /// Whether the loop detectors run (`loops` on in the config).
+    #[napi(getter, catch_unwind)]
+    pub fn loops_on(&self) -> bool {
+        self.engine.borrow().loops_on()
+    }
+
+    /// Whether `check` may refuse a call (`loops.deny` set): a host installs
+    /// its pre-call refusal only then.
+    #[napi(getter, catch_unwind)]
+    pub fn denies_loops(&self) -> bool {
+        self.engine.borrow().denies_loops()
     }
 
     /// Advance the agent's chain and scan the result; `null` when the guard has nothing to say.
@@ -128,9 +139,14 @@ impl GuardEngine {
             // and decoding it back: 10 MB, ~56 -> ~31 ms. Below a few KB the
             // extra N-API calls (~1 µs) cost more than the copy, unless the
             // output has lone surrogates, which only V8's copy keeps exactly.
+            // Only when every text is a JS string as given (a shell result's
+            // text the core put together is not).
             let concat = match verdict.failure.as_mut() {
                 Some(failure)
                     if (original_len >= VERDICT_CONCAT_MIN || lossy)
+                        && parts
+                            .as_ref()
+                            .is_some_and(|p| p.texts.len() == sources.len())
                         && failure.action == "error"
                         && failure.text.len() > original_len =>
                 {
@@ -456,6 +472,27 @@ struct LoopInput {
 }
 
 impl GuardEngine {
+    /// Decode a JavaScript config with `decode` and build the engine; a bad
+    /// config throws naming the key or the rule id.
+    fn compile(
+        env: &Env,
+        config: Option<Unknown>,
+        decode: fn(&ConfigValue) -> std::result::Result<Config, toolguard_core::Error>,
+    ) -> Result<Self> {
+        let value = match config {
+            Some(config) => to_config_value(env, &config, 0)?,
+            None => ConfigValue::Undefined,
+        };
+        let config = decode(&value).map_err(|e| config_error(env, e, &value))?;
+        let engine = Engine::new(&config).map_err(|e| config_error(env, e, &value))?;
+        let engine = Rc::new(RefCell::new(engine));
+        let call_handle = registry::register(&engine);
+        Ok(Self {
+            engine,
+            call_handle,
+        })
+    }
+
     /// Feed one prepared call to the loop detectors (`flagged`: a
     /// silent-failure rule with action `error` matched its result).
     fn observe_loop(

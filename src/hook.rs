@@ -114,15 +114,16 @@ pub struct HookVerdict {
 /// The hook library's answer to a verdict (`toolguard_hook::hook_output_of`)
 /// as JSON text, `null` when there is nothing to say: the in-process Claude
 /// Agent SDK adapter answers as the hook command does. `scanned` is the
-/// text the engine scanned; `host` is `"claude-code"` or `"codex"`.
+/// text the engine scanned, or the shell result value it was given (its
+/// text made as the engine made it); `host` is `"claude-code"` or `"codex"`.
 #[napi(
     js_name = "__hookOutput",
     catch_unwind,
-    ts_args_type = "verdict: GuardVerdict | null, scanned: string | undefined | null, host: 'claude-code' | 'codex', eventName: string"
+    ts_args_type = "verdict: GuardVerdict | null, scanned: unknown, host: 'claude-code' | 'codex', eventName: string"
 )]
 pub fn hook_output(
     verdict: Option<HookVerdict>,
-    scanned: Option<String>,
+    scanned: Option<Unknown>,
     host: String,
     event_name: String,
 ) -> Result<Option<String>> {
@@ -158,6 +159,10 @@ pub fn hook_output(
             reminder: verdict.reminder.as_ref().map(|n| n.text.as_str()),
             loop_alarm: verdict.loop_alarm.as_ref().map(|n| n.text.as_str()),
             failure,
+        };
+        let scanned = match scanned {
+            Some(value) => crate::js_input::shell_text(&value, false)?.map(|(text, ..)| text),
+            None => None,
         };
         Ok(toolguard_hook::hook_output_of(
             &said,

@@ -9,6 +9,7 @@ use std::borrow::Cow;
 
 use napi::bindgen_prelude::*;
 use napi::{JsValue, ValueType};
+use toolguard_core::shell_result::ShellResult;
 use toolguard_core::transcode::{utf16_to_string, write_flat_object, FlatValue};
 
 use crate::errors::invalid;
@@ -261,20 +262,7 @@ pub fn read_result(
         ValueType::Undefined => {}
         ValueType::Object if content.is_array()? => {
             let blocks = unsafe { content.cast::<Object>() }?;
-            for i in 0..blocks.get_array_length_unchecked()? {
-                let block: Unknown = blocks.get_element(i)?;
-                if block.get_type()? != ValueType::Object {
-                    continue;
-                }
-                let block = unsafe { block.cast::<Object>() }?;
-                let kind: Unknown = block.get_named_property_unchecked("type")?;
-                // Read into a stack buffer: no allocation to compare four bytes.
-                let mut buf = [0u8; SHORT_STRING];
-                if kind.get_type()? != ValueType::String
-                    || read_js_str(&kind, "type", &mut buf)?.0 != "text"
-                {
-                    continue;
-                }
+            for_text_blocks(&blocks, |i, block| {
                 if let Some((text, source, replaced)) =
                     text_property(&block, "text", for_verdict, || {
                         format!("result.content[{i}].text")
@@ -286,13 +274,28 @@ pub fn read_result(
                     }
                     lossy |= replaced;
                 }
-            }
+                Ok(())
+            })?;
         }
         _ => {
             return Err(invalid(format!(
                 "toolguard: result.content must be an array (got {})",
                 type_name(&content)?
             )))
+        }
+    }
+    // A shell tool's output as the host gave it: its text is the core's
+    // (`ShellResult`), made here in the same crossing as the call.
+    let shell: Unknown = result.get_named_property_unchecked("shell")?;
+    if shell.get_type()? != ValueType::Undefined {
+        if let Some((text, source, replaced)) = shell_text(&shell, for_verdict)? {
+            texts.push(text);
+            if for_verdict {
+                // A text the core put together has no one JS string to
+                // stand for it: the verdict's error text is then built in Rust.
+                sources.extend(source);
+            }
+            lossy |= replaced;
         }
     }
     // The value's JSON: scanned with `scanValue`; for the loop detectors
@@ -313,6 +316,105 @@ pub fn read_result(
         lossy,
         value_json,
     })
+}
+
+/// A shell result's text (the core's [`ShellResult::text`]) read from the JS
+/// value: a string as is (and its JS value, so the verdict can quote it
+/// exactly), an object by its `stdout`, `stderr`, `output`, `content` text
+/// blocks and `exitCode`/`exit_code`; properties of other types are left
+/// out, as the core leaves them out of JSON. `None`: no text.
+pub fn shell_text(
+    value: &Unknown,
+    check_lossy: bool,
+) -> Result<Option<(String, Option<napi::sys::napi_value>, bool)>> {
+    match value.get_type()? {
+        ValueType::String => {
+            let (text, lossy) = read_js_text(value, check_lossy)?;
+            return Ok(Some((text, Some(value.value().value), lossy)));
+        }
+        ValueType::Object if !value.is_array()? => {}
+        _ => return Ok(None),
+    }
+    let object = unsafe { value.cast::<Object>() }?;
+    let mut lossy = false;
+    let mut read = |key: &str| -> Result<Option<(String, napi::sys::napi_value)>> {
+        let value: Unknown = object.get_named_property_unchecked(key)?;
+        if value.get_type()? != ValueType::String {
+            return Ok(None);
+        }
+        let (text, replaced) = read_js_text(&value, check_lossy)?;
+        lossy |= replaced;
+        Ok(Some((text, value.value().value)))
+    };
+    let stdout = read("stdout")?;
+    let stderr = read("stderr")?;
+    let output = read("output")?;
+    let mut content = None;
+    let blocks: Unknown = object.get_named_property_unchecked("content")?;
+    if blocks.is_array()? {
+        let blocks = unsafe { blocks.cast::<Object>() }?;
+        let mut texts = Vec::new();
+        for_text_blocks(&blocks, |_, block| {
+            let text: Unknown = block.get_named_property_unchecked("text")?;
+            if text.get_type()? == ValueType::String {
+                let (text, replaced) = read_js_text(&text, check_lossy)?;
+                lossy |= replaced;
+                texts.push(text);
+            }
+            Ok(())
+        })?;
+        content = Some(texts);
+    }
+    let number = |key: &str| -> Result<Option<f64>> {
+        let value: Unknown = object.get_named_property_unchecked(key)?;
+        Ok(match value.get_type()? {
+            ValueType::Number => Some(unsafe { value.cast::<f64>() }?),
+            _ => None,
+        })
+    };
+    let exit_code = match number("exitCode")? {
+        Some(code) => Some(code),
+        None => number("exit_code")?,
+    };
+    let parts = ShellResult {
+        stdout: stdout.as_ref().map(|(t, _)| t.as_str()),
+        stderr: stderr.as_ref().map(|(t, _)| t.as_str()),
+        output: output.as_ref().map(|(t, _)| t.as_str()),
+        content: content
+            .as_ref()
+            .map(|texts| texts.iter().map(String::as_str).collect()),
+        exit_code,
+    };
+    let Some(text) = parts.text() else {
+        return Ok(None);
+    };
+    // The one string the text is, when the core added nothing to it.
+    let source = [&stdout, &output]
+        .into_iter()
+        .flatten()
+        .find(|(part, _)| *part == text)
+        .map(|&(_, source)| source);
+    Ok(Some((text, source, lossy)))
+}
+
+/// Run `f` on each `{type: "text"}` object of a content array, with its index.
+fn for_text_blocks(blocks: &Object, mut f: impl FnMut(u32, Object) -> Result<()>) -> Result<()> {
+    for i in 0..blocks.get_array_length_unchecked()? {
+        let block: Unknown = blocks.get_element(i)?;
+        if block.get_type()? != ValueType::Object {
+            continue;
+        }
+        let block = unsafe { block.cast::<Object>() }?;
+        let kind: Unknown = block.get_named_property_unchecked("type")?;
+        // Read into a stack buffer: no allocation to compare four bytes.
+        let mut buf = [0u8; SHORT_STRING];
+        if kind.get_type()? == ValueType::String
+            && read_js_str(&kind, "type", &mut buf)?.0 == "text"
+        {
+            f(i, block)?;
+        }
+    }
+    Ok(())
 }
 
 /// From this length (UTF-16 units) on, a string crosses as UTF-16 and is

@@ -153,6 +153,12 @@ pub struct ToolResult {
     /// A successful canonical value (scanned only with `scanValue`).
     #[napi(ts_type = "unknown")]
     pub value: Option<()>,
+    /// A shell tool's output as the host gives it (a string, `{stdout,
+    /// stderr, exitCode}`, `{output, exit_code}`, `{content}`): the engine
+    /// makes its text in the DSH shell result format (`[exit code: N]` for a
+    /// non-zero exit), as the hook and the audit do.
+    #[napi(ts_type = "unknown")]
+    pub shell: Option<()>,
 }
 
 /// Walk a JavaScript config value into the tree `toolguard_core::config` validates.

@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { GuardEngine } from 'toolguard';
 import { HOOK_SHELL_TOOLS, hookOutputFor, hostOf, runHook, stateDir, stateFileName } from 'toolguard/hooks';
 import { PassThrough, Readable } from 'node:stream';
-import { engineConfig, shellText } from '../../dist/ts/adapters/common.mjs';
+import { shellText } from '../../dist/reference/shell-result.mjs';
 import { referenceHookOutput } from '../../dist/reference/hook-output.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -62,7 +62,7 @@ const prompt = (session) => ({ session_id: session, hook_event_name: 'UserPrompt
 
 /** What the hook must print for this sequence of calls, computed with the engine in-process. */
 function expected(events, config = {}) {
-  const engine = new GuardEngine(engineConfig(config));
+  const engine = GuardEngine.withLoopsByDefault(config);
   return events.map((e) => {
     if (e.hook_event_name === 'UserPromptSubmit') {
       engine.reset('a');
@@ -123,7 +123,7 @@ describe('toolguard hook (child process)', () => {
     assert.deepEqual(outs.map((o) => (o ? (o.decision ?? 'context') : '.')).join(' '), '. . . context block .');
     // Codex replaces a blocked output with the reason: the reason keeps the output.
     const out = events[4].tool_response;
-    const failure = new GuardEngine(engineConfig()).observe({ name: 'Bash', argumentsJson: '{}' }, { text: out }).failure.text;
+    const failure = GuardEngine.withLoopsByDefault().observe({ name: 'Bash', argumentsJson: '{}' }, { text: out }).failure.text;
     assert.equal(outs[4].reason, failure);
     assert.ok(failure.endsWith(`Original output:\n${out}`));
     // The last call printed the same traceback but exited 3 (only the transcript says so): silent.
@@ -200,7 +200,7 @@ describe('toolguard hook (child process)', () => {
     assert.ok(got.reason.startsWith('[loud-failure] Bash reported no error but its output shows it failed:\n'), got.reason);
     // The model sees the tool output right above the reason: the reason is the
     // engine's failure text without its verbatim copy of the output.
-    const failure = new GuardEngine(engineConfig()).observe({ name: 'Bash', argumentsJson: '{}' }, { text: out }).failure.text;
+    const failure = GuardEngine.withLoopsByDefault().observe({ name: 'Bash', argumentsJson: '{}' }, { text: out }).failure.text;
     assert.equal(`${got.reason}\nOriginal output:\n${out}`, failure);
     assert.doesNotMatch(got.reason, /Original output/);
     assert.equal(got.hookSpecificOutput, undefined);
@@ -226,7 +226,7 @@ describe('toolguard hook (child process)', () => {
   });
 
   it("the reference twin of the hook library's verdict translation answers as the library does", () => {
-    const engine = new GuardEngine(engineConfig({ loops: false }));
+    const engine = GuardEngine.withLoopsByDefault({ loops: false });
     const traceback = 'Traceback (most recent call last):\n  File "t.py", line 3, in <module>\nKeyError: 1\n';
     const panic = "thread 'main' panicked at src/main.rs:2:5:\nboom\n";
     /** @type {Array<[import('toolguard').GuardVerdict | null, string]>} */

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { GuardEngine } from 'toolguard';
-import { appendNotices, errorOf, loopNotices, noticesOf, shellText } from '../../dist/ts/adapters/common.mjs';
+import { appendNotices, errorOf, loopNotices, noticesOf } from '../../dist/ts/adapters/common.mjs';
+import { shellText } from '../../dist/reference/shell-result.mjs';
 import { openCodeBinary, openCodeProject, openCodeRun, openCodeServe, scriptedChatModel, toolResults } from '../support/opencode.mjs';
 
 const opencode = openCodeBinary();

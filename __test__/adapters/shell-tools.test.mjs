@@ -1,21 +1,20 @@
 // Every adapter's engine scans the one default
 // shell-tool list (rules/shell-tools.json), compared without case. The
 // adapters (the Claude Agent SDK adapter too) build their engine with
-// `engineConfig` and never name shell tools
+// `GuardEngine.withLoopsByDefault` and never name shell tools
 // themselves; the DSH schema's default is the same list (dsh/ours.test.mjs),
 // the audit readers' too (crates/toolguard-audit tests).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { GuardEngine } from 'toolguard';
-import { engineConfig } from '../../dist/ts/adapters/common.mjs';
 import { GuardEngine as ReferenceEngine } from '../../dist/reference/index.mjs';
 
 const { shellTools } = JSON.parse(readFileSync(new URL('../../rules/shell-tools.json', import.meta.url), 'utf8'));
 const out = 'Traceback (most recent call last):\n  File "app.py", line 3, in <module>\nValueError: bad input\n';
 const scans = (engine, name) => engine.observe({ name, arguments: { command: 'python app.py' } }, { text: out })?.failure !== undefined;
 
-/** @type {Array<[string, new (config?: import('toolguard').GuardConfig) => import('toolguard').GuardEngine]>} */
+/** @type {Array<[string, typeof GuardEngine]>} */
 const engines = [
   ['native', GuardEngine],
   ['reference', ReferenceEngine],
@@ -24,8 +23,8 @@ const engines = [
 describe('the one default shell-tool list, without case', () => {
   for (const [label, Engine] of engines) {
     it(`${label}: the adapters' and the hook's engine configs scan every listed name in any case, and nothing else`, () => {
-      for (const config of [engineConfig(), engineConfig({ loops: false })]) {
-        const engine = new Engine(config);
+      for (const config of [undefined, { loops: false }]) {
+        const engine = Engine.withLoopsByDefault(config);
         for (const name of shellTools) {
           for (const spelled of [name, name.toUpperCase(), name[0].toUpperCase() + name.slice(1)]) {
             assert.ok(scans(engine, spelled), `${spelled} is scanned`);

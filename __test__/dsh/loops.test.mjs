@@ -4,6 +4,8 @@
 // our own notices, and the opt-in `tools/pre-execute` deny.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { GuardEngine } from 'toolguard';
+import { GuardEngine as ReferenceEngine } from '../../dist/reference/index.mjs';
 import { boot, textTool } from './kit.mjs';
 
 const call = (name, args) => [{ name, args }];
@@ -146,8 +148,7 @@ test('combined plugin: nine identical parallel calls of one step raise no loop a
   assert.ok((await alarms(Array.from({ length: 9 }, () => [read]))) > 0);
 });
 
-test('combined plugin: loops on when absent, {} or true; off with false (the one decision, engineConfig)', async (t) => {
-  const { engineConfig } = await import('../../dist/ts/adapters/common.mjs');
+test("combined plugin: loops on when absent, {} or true; off with false (the one decision, the engine's)", async (t) => {
   for (const [loops, on] of [
     [undefined, true],
     [{}, true],
@@ -165,8 +166,10 @@ test('combined plugin: loops on when absent, {} or true; off with false (the one
     );
     const plugins = h.contexts(a).map((c) => c.plugin);
     assert.equal(plugins.includes('toolguard-loops'), on, JSON.stringify(loops));
-    // The adapters' engine config says the same.
-    const config = engineConfig(loops === undefined ? {} : { loops });
-    assert.equal(config.loops !== false, on, JSON.stringify(loops));
+    // The adapters' engine says the same, native and reference.
+    for (const Engine of [GuardEngine, ReferenceEngine]) {
+      const engine = Engine.withLoopsByDefault(loops === undefined ? {} : { loops });
+      assert.equal(engine.loopsOn, on, JSON.stringify(loops));
+    }
   }
 });

@@ -133,6 +133,11 @@ export class Loops {
     return code;
   }
 
+  /** Whether `check` may refuse a call (loops.rs `denies`). */
+  get denies(): boolean {
+    return this.#config.deny !== undefined;
+  }
+
   /** Would this call continue a loop already reminded `deny` times? (loops.rs `check`) */
   check(agent: string, name: string, argumentsJson: string): LoopDenyVerdict | undefined {
     const after = this.#config.deny;

@@ -40,6 +40,7 @@ import {
   argumentsJson,
   createEngine,
   failOpen,
+  outputSize,
   resultOf,
 } from './common.mjs';
 import { hookOutputFor } from './hooks.mjs';
@@ -112,8 +113,8 @@ export function toolguardHooks(options: AdapterOptions = {}): ToolguardHooks {
     const result = resultOf(input.tool_response);
     const exec = execOf(input);
     const verdict =
-      (result.text?.length ?? 0) >= ASYNC_SCAN_THRESHOLD ? await engine.observeAsync(exec, result) : engine.observe(exec, result);
-    return hookOutputFor(verdict, result.text, 'claude-code');
+      outputSize(input.tool_response) >= ASYNC_SCAN_THRESHOLD ? await engine.observeAsync(exec, result) : engine.observe(exec, result);
+    return hookOutputFor(verdict, input.tool_response, 'claude-code');
   });
 
   // The engine decides (`check`); without `loops.deny` it refuses nothing.

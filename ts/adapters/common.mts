@@ -9,7 +9,6 @@ import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { ExactCall, GuardEngine, GuardConfig, GuardVerdict, ToolResult } from 'toolguard';
 import { type OtelOption, traceEngine } from './otel.mjs';
-import { showsFailure } from '../../reference/markers.mjs';
 
 export type { GuardConfig, GuardVerdict, ToolResult, OtelOption };
 
@@ -30,27 +29,19 @@ export interface AdapterOptions {
 }
 
 /**
- * The engine every host runs: `new GuardEngine` with {@link engineConfig},
- * its calls written as spans when `otel` is on. The one place both options
- * are read.
+ * The engine every host runs: `GuardEngine.withLoopsByDefault` (the core
+ * turns the loop detectors on unless the config says `loops: false`), its
+ * calls written as spans when `otel` is on. The one place both options are
+ * read.
  */
 export function createEngine(options: AdapterOptions = {}): GuardEngine {
   // Loaded here, not imported: the CLI loads this module without the addon (`toolguard mcp --help`).
   const { GuardEngine: Engine } = createRequire(import.meta.url)('toolguard') as { GuardEngine: typeof GuardEngine };
-  const engine = new Engine(engineConfig(options.engine));
+  const engine = Engine.withLoopsByDefault(options.engine);
   return options.otel ? traceEngine(engine, options.otel) : engine;
 }
 
 export type Engine = GuardEngine;
-
-/**
- * The engine config every adapter (and the hook) uses: the loop detectors
- * run unless the config says `loops: false` (then DSH's result-blind repeat
- * reminder runs instead).
- */
-export function engineConfig(config: EngineConfig = {}): EngineConfig {
-  return config.loops === undefined ? { ...config, loops: {} } : config;
-}
 
 /**
  * Texts that go to the model next to an accepted result, in the order the DSH
@@ -124,59 +115,30 @@ export function appendNotices(text: string, notices: readonly string[]): string 
 }
 
 /**
- * The text of a shell tool's output as the engine expects it (the DSH shell
- * result format): a plain string as is; a `{stdout, stderr}` object (Claude
- * Code's `Bash`, most hand-written shell tools) as stdout, then
- * `[stderr]\n<stderr>` when stderr is non-empty, then `[exit code: N]` when a
- * non-zero exit code is reported — so `when: 'success'` rules stay silent on
- * output that already shows failure, exactly as for DSH results. Anything
- * else: undefined (the engine then sees only the value).
- *
- * The core's `shell_result` decides the same for `toolguard hook` and the
- * audit's readers (shell-text.test.mjs holds them equal on the inputs where
- * the copies once differed). It stays here, not behind the
- * addon: a call into Rust copies the streams twice (in, and the text back
- * out), measured at 3 µs for a 200 B stdout and 132 µs for 64 KB against
- * 0.4 µs / 0.03 µs here (V8 joins strings without copying), on the event
- * loop of every adapter call.
+ * The engine's view of a tool output that is a JS value (AI SDK, OpenAI
+ * Agents, hooks): the value as a shell result (`shell`: the engine makes its
+ * text — the DSH shell result format: a string as is; `{stdout, stderr}` as
+ * stdout, then `[stderr]` and stderr; `output`; `content` text blocks; then
+ * `[exit code: N]` for a non-zero `exitCode`/`exit_code` — in the same call,
+ * as for the hook and the audit), and the value itself when successful
+ * (scanned only with `scanValue`, only for shell tools).
  */
-export function shellText(output: unknown): string | undefined {
-  if (typeof output === 'string') return output;
-  if (output === null || typeof output !== 'object') return undefined;
-  const o = output as Record<string, unknown>;
-  const stdout = typeof o.stdout === 'string' ? o.stdout : undefined;
-  const stderr = typeof o.stderr === 'string' ? o.stderr : undefined;
-  let text: string | undefined;
-  if (stdout !== undefined || stderr !== undefined) {
-    text = stdout ?? '';
-    if (stderr) text += `${text && !text.endsWith('\n') ? '\n' : ''}[stderr]\n${stderr}`;
-    if (!text) text = '(no output)';
-  } else if (typeof o.output === 'string') {
-    text = o.output;
-  } else if (Array.isArray(o.content)) {
-    const blocks = (o.content as unknown[]).filter(
-      (b): b is { type: 'text'; text: string } =>
-        !!b && typeof b === 'object' && (b as { type?: unknown }).type === 'text' && typeof (b as { text?: unknown }).text === 'string',
-    );
-    if (blocks.length) text = blocks.map((b) => b.text).join('\n');
-  }
-  if (text === undefined) return undefined;
-  const code = typeof o.exitCode === 'number' ? o.exitCode : typeof o.exit_code === 'number' ? o.exit_code : undefined;
-  if (code !== undefined && code !== 0 && !showsFailure(text)) text += `${text && !text.endsWith('\n') ? '\n' : ''}[exit code: ${code}]`;
-  return text;
+export function resultOf(output: unknown, isError = false): ToolResult {
+  const result: ToolResult = { isError, shell: output };
+  if (!isError && output !== undefined) result.value = output;
+  return result;
 }
 
 /**
- * The engine's view of a tool output that is a JS value (AI SDK, OpenAI
- * Agents, hooks): its shell text when it has one, and the value itself (the
- * engine serializes it only with `scanValue`, only for shell tools).
+ * How many UTF-16 units of text a tool output carries (a string, or the
+ * string `stdout`, `stderr` and `output` of a shell result): whether to scan
+ * it off the event loop (`observeAsync`). The text itself is the engine's.
  */
-export function resultOf(output: unknown, isError = false): ToolResult {
-  const text = shellText(output);
-  const result: ToolResult = { isError };
-  if (text !== undefined) result.text = text;
-  if (!isError && output !== undefined) result.value = output;
-  return result;
+export function outputSize(output: unknown): number {
+  if (typeof output === 'string') return output.length;
+  if (output === null || typeof output !== 'object') return 0;
+  const o = output as Record<string, unknown>;
+  return [o.stdout, o.stderr, o.output].reduce<number>((n, part) => n + (typeof part === 'string' ? part.length : 0), 0);
 }
 
 /** Arguments as JSON text for `observe` (the fast path; `undefined` counts as `{}` like DSH's empty text). */

@@ -88,13 +88,14 @@ export interface HookOutput {
  * (`toolguard_hook::hook_output_of`, through the addon), so it answers as
  * `toolguard hook` does — an `error` failure blocks with a reason that, for
  * Claude Code, drops the copy of `scanned` (the output text the engine was
- * given, which Claude Code shows right above the reason); the reminder, the
+ * given, or the shell result value whose text the engine made; Claude Code
+ * shows it right above the reason); the reminder, the
  * loop alarm and a `context` notice go to `additionalContext`. Without a
  * native binary the reference engine's twin answers (reference/hook-output.mts).
  */
 export function hookOutputFor(
   verdict: GuardVerdict | null,
-  scanned?: string,
+  scanned?: unknown,
   host: HookHost = 'claude-code',
   eventName: 'PostToolUse' | 'PostToolUseFailure' = 'PostToolUse',
 ): HookOutput | null {

@@ -41,6 +41,7 @@ import {
   ExactCalls,
   type GuardVerdict,
   ModelResponses,
+  type ToolResult,
   appendNotices,
   argumentsJson,
   contentText,
@@ -49,7 +50,7 @@ import {
   failOpen,
   loopNotices,
   noticesOf,
-  shellText,
+  outputSize,
 } from './common.mjs';
 
 const ADAPTER = 'toolguard/opencode';
@@ -68,14 +69,14 @@ export interface OpenCodeToolOutput {
 // Module-private: OpenCode calls every function a plugin module exports as a plugin.
 
 /**
- * The text of a tool result as the engine scans it: the output, and for a
- * call whose metadata carries its exit status (`bash`) a non-zero status
- * as `[exit code: N]`, so `when: success` rules stay silent on output
- * that already shows failure, as for DSH results.
+ * A tool result as the engine reads it: the output as a shell result, with
+ * the exit status from a call's metadata (`bash`), so the engine adds a
+ * non-zero one as `[exit code: N]` and `when: success` rules stay silent on
+ * output that already shows failure, as for DSH results.
  */
-function resultText(output: Pick<OpenCodeToolOutput, 'output' | 'metadata'>): string {
+function resultOf(output: Pick<OpenCodeToolOutput, 'output' | 'metadata'>): ToolResult {
   const exit = output.metadata && typeof output.metadata === 'object' ? (output.metadata as { exit?: unknown }).exit : undefined;
-  return shellText({ output: typeof output.output === 'string' ? output.output : '', exitCode: exit }) ?? '';
+  return { shell: { output: typeof output.output === 'string' ? output.output : '', exitCode: exit } };
 }
 
 /**
@@ -139,9 +140,9 @@ const toolguard: Plugin = async (_input: PluginInput, options?: Record<string, u
           // After the first call of a batch to come back, the others were issued before its result came back.
           concurrent: responses.concurrent(input.sessionID, batches.take(input.callID)),
         };
-        const text = resultText(output);
-        const result = { text };
-        const verdict = text.length >= ASYNC_SCAN_THRESHOLD ? await engine.observeAsync(exec, result) : engine.observe(exec, result);
+        const result = resultOf(output);
+        const verdict =
+          outputSize(output.output) >= ASYNC_SCAN_THRESHOLD ? await engine.observeAsync(exec, result) : engine.observe(exec, result);
         if (verdict) output.output = foldVerdict(typeof output.output === 'string' ? output.output : '', verdict);
       } catch (error) {
         failOpen(ADAPTER, error);

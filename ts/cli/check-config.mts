@@ -5,7 +5,6 @@
 
 import { GuardEngine } from 'toolguard';
 
-import { engineConfig } from '../adapters/common.mjs';
 import { parseCommandLine, UsageError } from './args.mjs';
 import { CONFIG_STDIN, checkWithEngine, ConfigError, readConfig } from './config.mjs';
 import { counted, WORDS } from './words.mjs';
@@ -71,7 +70,7 @@ export function checkConfig(argv: string[]): number {
   for (const file of files) {
     try {
       const loaded = readConfig(file);
-      checkWithEngine(loaded, (config) => new GuardEngine(engineConfig(config)));
+      checkWithEngine(loaded, (config) => GuardEngine.withLoopsByDefault(config));
       process.stdout.write(`${loaded.path}: ok (${describe(loaded.config)})\n`);
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;

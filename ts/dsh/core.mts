@@ -38,22 +38,21 @@ export interface ListenerOptions {
    */
   scanValue?: boolean;
   /**
-   * Whether `tools/pre-execute` asks the engine (`check`) to refuse a call
-   * that would continue a loop already reminded `loops.deny` times.
+   * Whether the loop detectors run unless the config says `loops: false`
+   * (the engine decides: `GuardEngine.withLoopsByDefault`). With them on,
+   * the calls of one step (one model response, between two `agent/pre-step`
+   * events) after the first to come back are marked `exec.concurrent` (they
+   * were issued before that result came back, so the detectors raise no
+   * alarm on them), and with `loops.deny` set `tools/pre-execute` asks the
+   * engine (`check`) to refuse a call that would continue a loop already
+   * reminded that many times.
    */
-  deny?: boolean;
+  loopsByDefault?: boolean;
   /**
    * Text outputs of at least this many UTF-16 code units are scanned off the
    * event loop (`observeAsync`). Default {@link ASYNC_SCAN_THRESHOLD}.
    */
   asyncScanThreshold?: number;
-  /**
-   * Whether the calls of one step (one model response, between two
-   * `agent/pre-step` events) after the first to come back are marked
-   * `exec.concurrent`: they were issued before that result came back, so
-   * the loop detectors raise no alarm on them.
-   */
-  parallel?: boolean;
   /** Write each call and its verdict as an OpenTelemetry span (adapters/otel). */
   otel?: boolean;
 }
@@ -106,7 +105,9 @@ function notice(plugin: string, text: string, summary: string): UserMessage {
  * the configuration, so a bad config fails the plugin instead of falling back.
  */
 export function installGuard(ctx: Context, options: ListenerOptions): void {
-  const engine = options.otel ? traceEngine(new GuardEngine(options.engine), true) : new GuardEngine(options.engine);
+  const base = options.loopsByDefault ? GuardEngine.withLoopsByDefault(options.engine) : new GuardEngine(options.engine);
+  const parallel = base.loopsOn;
+  const engine = options.otel ? traceEngine(base, true) : base;
 
   // DSH keys chains by the live Agent object, so a new agent that reuses a
   // session id starts afresh. Engine ids are minted per object; when the agent
@@ -166,7 +167,7 @@ export function installGuard(ctx: Context, options: ListenerOptions): void {
     }
     const call = {
       agentId,
-      concurrent: options.parallel === true && agentId !== undefined && responses.concurrent(agentId, steps.get(exec.agent!)),
+      concurrent: parallel && agentId !== undefined && responses.concurrent(agentId, steps.get(exec.agent!)),
       name: exec.name,
       // Arguments cross as JSON text: much cheaper through N-API than the object.
       // Without an agent the engine never reads them.
@@ -213,7 +214,7 @@ export function installGuard(ctx: Context, options: ListenerOptions): void {
     return fold(downstream, found);
   });
 
-  if (options.deny) {
+  if (engine.deniesLoops) {
     // After the other listeners: only a call they allow can be refused here.
     ctx.on('tools/pre-execute', async (exec, next) => {
       const decision = await next();
@@ -230,7 +231,7 @@ export function installGuard(ctx: Context, options: ListenerOptions): void {
 
   if (options.repeat) {
     ctx.on('agent/pre-step', ({ agent, messages }, next) => {
-      if (options.parallel) steps.set(agent, ++nextStep);
+      if (parallel) steps.set(agent, ++nextStep);
       const spoken = messages.filter((message) => message.source.kind === 'user');
       if (spoken.length > 0) {
         try {

@@ -8,7 +8,6 @@
 import type { Context } from '@deepseek-ai/cordis';
 import type Schema from '@deepseek-ai/schemastery';
 import type { LoopsOptions } from 'toolguard';
-import { engineConfig } from '../adapters/common.mjs';
 import { installGuard } from './core.mjs';
 import { z } from './peers.mjs';
 import { LoudFailureConfig, RepeatConfig, type ConfigSchema, type PluginContext } from './schema.mjs';
@@ -47,17 +46,14 @@ export function apply(ctx: PluginContext, config: Config): void {
     throw new Error(`toolguard: unknown key config.${unknown[0]} (expected one of: ${Object.keys(Config.dict ?? {}).join(', ')})`);
   }
   const loudFailure = config.loudFailure;
-  // Loops on unless `false`: decided by engineConfig for every shell; `true` and `{}` are the same to the engine.
-  const engine = engineConfig({ repeat: config.repeat ?? {}, loudFailure: loudFailure ?? {}, loops: config.loops });
-  const loops = engine.loops === true || engine.loops === undefined ? {} : engine.loops;
   installGuard(ctx as Context, {
     plugin: name,
-    engine,
+    // Loops on unless `false`: the engine decides, as for every shell.
+    engine: { repeat: config.repeat ?? {}, loudFailure: loudFailure ?? {}, loops: config.loops },
+    loopsByDefault: true,
     repeat: true,
     scan: true,
     scanValue: loudFailure?.scanValue === true,
-    deny: loops !== false && loops.deny !== undefined && loops.deny !== false,
-    parallel: loops !== false,
     otel: config.otel === true,
   });
 }

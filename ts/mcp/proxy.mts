@@ -40,7 +40,6 @@ import {
   ASYNC_SCAN_THRESHOLD,
   appendNotices,
   argumentsJson,
-  engineConfig,
   failOpen,
   foldIntoBlocks,
   loopNotices,
@@ -320,8 +319,8 @@ export async function runMcp(argv: readonly string[]): Promise<number> {
     // The loop detectors run unless the config says `loops: false`, as in every product.
     engine =
       parsed.config === undefined
-        ? new addon.GuardEngine(engineConfig())
-        : checkWithEngine(readConfig(parsed.config), (config) => new addon.GuardEngine(engineConfig(config)));
+        ? addon.GuardEngine.withLoopsByDefault()
+        : checkWithEngine(readConfig(parsed.config), (config) => addon.GuardEngine.withLoopsByDefault(config));
     if (parsed.otel) engine = traceEngine(engine, true);
   } catch (error) {
     process.stderr.write(`toolguard mcp: ${error instanceof Error ? error.message : String(error)}\n\n${MCP_USAGE}`);

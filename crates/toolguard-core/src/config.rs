@@ -639,34 +639,47 @@ pub fn rule_from_value(value: &ConfigValue, at: &KeyPath) -> Result<Rule, Error>
 }
 
 fn optional_numbers(value: &ConfigValue, at: &KeyPath) -> Result<Option<Vec<f64>>, ConfigError> {
-    match value {
-        ConfigValue::Undefined => Ok(None),
-        ConfigValue::Array(items) => items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| match item {
-                ConfigValue::Number(n) => Ok(*n),
-                other => Err(type_error(&at.index(i), "a number", other)),
-            })
-            .collect::<Result<_, _>>()
-            .map(Some),
-        other => Err(type_error(at, "an array of numbers", other)),
-    }
+    optional_array(
+        value,
+        at,
+        ("a number", "an array of numbers"),
+        |item| match item {
+            ConfigValue::Number(n) => Some(*n),
+            _ => None,
+        },
+    )
 }
 
 fn optional_strings(value: &ConfigValue, at: &KeyPath) -> Result<Option<Vec<String>>, ConfigError> {
+    optional_array(
+        value,
+        at,
+        ("a string", "an array of strings"),
+        |item| match item {
+            ConfigValue::String(s) => Some(s.clone()),
+            _ => None,
+        },
+    )
+}
+
+/// An optional array whose every item `item` takes (`None`: not the kind
+/// named by `one`; `many` names the array); an error names the array or
+/// the item's index.
+fn optional_array<T>(
+    value: &ConfigValue,
+    at: &KeyPath,
+    (one, many): (&'static str, &'static str),
+    item: impl Fn(&ConfigValue) -> Option<T>,
+) -> Result<Option<Vec<T>>, ConfigError> {
     match value {
         ConfigValue::Undefined => Ok(None),
         ConfigValue::Array(items) => items
             .iter()
             .enumerate()
-            .map(|(i, item)| match item {
-                ConfigValue::String(s) => Ok(s.clone()),
-                other => Err(type_error(&at.index(i), "a string", other)),
-            })
+            .map(|(i, v)| item(v).ok_or_else(|| type_error(&at.index(i), one, v)))
             .collect::<Result<_, _>>()
             .map(Some),
-        other => Err(type_error(at, "an array of strings", other)),
+        other => Err(type_error(at, many, other)),
     }
 }
 

@@ -344,6 +344,11 @@ impl Engine {
         self.loops.is_some()
     }
 
+    /// Whether `check` may refuse a call: the loop detectors run with `loops.deny` set.
+    pub fn denies_loops(&self) -> bool {
+        self.loops.as_ref().is_some_and(Loops::denies)
+    }
+
     /// Fresh chains over a compiled scanner: engines that differ only in
     /// their chains (or repeat options) share one rule table.
     pub fn with_scanner(repeat: &RepeatConfig, scanner: Arc<Scanner>) -> Self {

@@ -156,7 +156,8 @@ mod tests {
 /// `[stderr]` and stderr on a line of their own when stderr is not empty;
 /// `(no output)` when both are empty. `None` when neither stream is given.
 /// The one writer of this shape for every reader (the audit's log readers,
-/// the native hook); ts/adapters/common.mts `shellText` is its TypeScript twin.
+/// the native hook, the addon's `shell` results); reference/shell-result.mts is the
+/// reference engine's twin.
 pub fn shell_streams(stdout: Option<&str>, stderr: Option<&str>) -> Option<String> {
     if stdout.is_none() && stderr.is_none() {
         return None;

@@ -102,64 +102,23 @@ pub fn add_exit_marker(text: &mut String, code: f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
-    fn text(value: Value) -> Option<String> {
-        shell_text(&value)
-    }
-
+    /// corpus/cases/shell-result.json, which the addon and the reference
+    /// engine replay too (lone surrogate escapes read as U+FFFD, as the
+    /// hook and the audit read them).
     #[test]
-    fn shapes() {
-        assert_eq!(text(json!("x")).unwrap(), "x");
-        assert_eq!(
-            text(json!({"stdout":"a","stderr":"b","exit_code":2})).unwrap(),
-            "a\n[stderr]\nb\n[exit code: 2]"
-        );
-        assert_eq!(
-            text(json!({"stdout":"","stderr":""})).unwrap(),
-            "(no output)"
-        );
-        assert_eq!(
-            text(json!({"content":[{"type":"text","text":"x"},{"type":"image"},{"type":"text","text":"y"}]})).unwrap(),
-            "x\ny"
-        );
-        assert_eq!(text(json!({"content":[{"type":"image"}]})), None);
-        assert_eq!(
-            text(json!({"output":"o\n","exitCode":0,"exit_code":3})).unwrap(),
-            "o\n"
-        );
-        assert_eq!(text(json!({"x":1})), None);
-        assert_eq!(text(json!([1])), None);
-        assert_eq!(text(json!(5)), None);
-    }
-
-    /// The inputs where the hook's, the audit's and the adapters' copies
-    /// differed: a null `exitCode` beside a numeric `exit_code` (the audit
-    /// showed no marker), an empty text (the hook and the adapters began the
-    /// marker with a newline), a fractional code (the audit dropped it) and
-    /// an output that already shows a failure (the hook and the adapters
-    /// added a second marker).
-    #[test]
-    fn where_the_copies_differed() {
-        assert_eq!(
-            text(json!({"output":"x","exitCode":null,"exit_code":1})).unwrap(),
-            "x\n[exit code: 1]"
-        );
-        assert_eq!(
-            text(json!({"output":"","exitCode":1})).unwrap(),
-            "[exit code: 1]"
-        );
-        assert_eq!(
-            text(json!({"output":"x","exitCode":1.5})).unwrap(),
-            "x\n[exit code: 1.5]"
-        );
-        assert_eq!(
-            text(json!({"output":"x\n[timed out after 5s]","exitCode":124})).unwrap(),
-            "x\n[timed out after 5s]"
-        );
-        assert_eq!(
-            text(json!({"output":"x\n","exitCode":-9})).unwrap(),
-            "x\n[exit code: -9]"
-        );
+    fn shell_result_cases() {
+        let file = include_str!("../../../corpus/cases/shell-result.json");
+        let cases = crate::json_text::parse_lenient(file.as_bytes()).expect("the case file");
+        let cases = cases["cases"].as_array().expect("cases");
+        assert!(cases.len() >= 10);
+        for case in cases {
+            assert_eq!(
+                shell_text(&case["shell"]).as_deref(),
+                case["text"].as_str(),
+                "{}",
+                case["name"]
+            );
+        }
     }
 }

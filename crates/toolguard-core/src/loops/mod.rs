@@ -252,6 +252,11 @@ impl Loops {
         !any_match(&self.exempt, name)
     }
 
+    /// Whether `check` may refuse a call (`loops.deny` set).
+    pub fn denies(&self) -> bool {
+        self.deny.is_some()
+    }
+
     /// Would `call` continue a loop already reminded `deny` times? Read-only
     /// but for remembering the refusal, so the refused call, if it is
     /// observed anyway, resets nothing.
