@@ -10,7 +10,10 @@
 //   launcher→native  `node bin/toolguard.mjs hook` (the default: it hands over to the native hook)
 //   node20 / node22  the Node hook (`TOOLGUARD_NATIVE_HOOK=0`) on each Node
 //
-// usage: node benchmark/hook.mjs [--runs=100] [--json] [--quick|--smoke]
+// usage: node benchmark/hook.mjs [--runs=100] [--json] [--quick|--smoke] [--phases]
+// `--phases`: the native rows also say where their time goes (median µs per
+// phase, from TOOLGUARD_HOOK_PHASES=1; "outside" is exec, start-up and exit:
+// the wall time no phase covers).
 // (`npm run bench` runs it as its `hook` group.)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,6 +28,7 @@ const argv = process.argv.slice(2);
 const runsArg = argv.find((a) => a.startsWith('--runs='));
 const runs = runsArg ? Number(runsArg.slice(7)) : argv.includes('--smoke') ? 3 : argv.includes('--quick') ? 30 : 100;
 const json = argv.includes('--json');
+const withPhases = argv.includes('--phases');
 const log = (line) => process.stderr.write(`${line}\n`);
 
 const bin = join(root, 'bin/toolguard.mjs');
@@ -101,6 +105,9 @@ const readEvent = (i) =>
   });
 
 const times = subjects.map(() => []);
+/** Per subject: phase name → µs per run (native rows with --phases). */
+const phases = subjects.map(() => new Map());
+const timesPhases = (subject) => withPhases && subject.cmd === native;
 const cpu = subjects.map(() => 0);
 for (let i = 0; i < runs; i++) {
   for (const [s, subject] of subjects.entries()) {
@@ -108,9 +115,17 @@ for (let i = 0; i < runs; i++) {
     const start = process.hrtime.bigint();
     const r = spawnSync(subject.cmd, subject.args, {
       input: subject.read ? readEvent(i) : event(i),
-      env: { ...process.env, TOOLGUARD_STATE_DIR: dir, ...subject.env },
+      env: { ...process.env, TOOLGUARD_STATE_DIR: dir, ...subject.env, ...(timesPhases(subject) ? { TOOLGUARD_HOOK_PHASES: '1' } : {}) },
     });
-    times[s].push(Number(process.hrtime.bigint() - start) / 1e6);
+    const wallMs = Number(process.hrtime.bigint() - start) / 1e6;
+    times[s].push(wallMs);
+    if (timesPhases(subject)) {
+      const line = /toolguard hook phases \(µs\):(.*)/.exec(r.stderr.toString())?.[1] ?? '';
+      const add = (name, us) => phases[s].set(name, [...(phases[s].get(name) ?? []), us]);
+      for (const [, name, us] of line.matchAll(/ ([\w-]+)=(\d+)/g)) add(name, Number(us));
+      const total = Number(/ total=(\d+)/.exec(line)?.[1] ?? Number.NaN);
+      add('outside', wallMs * 1000 - total);
+    }
     cpu[s] += childrenCpuMs() - cpuBefore;
     if (r.status !== 0) throw new Error(`${subject.name} exited ${r.status}: ${r.stderr}`);
   }
@@ -129,6 +144,8 @@ const rows = subjects.map((s, i) => ({
   cpu_ms_mean: Number.isNaN(cpu[i]) ? null : cpu[i] / runs,
   /** @type {number | null} the median minus the /bin/true floor's */
   over_floor_ms: null,
+  /** With --phases: the median µs of each phase of the hook process. */
+  ...(phases[i].size > 0 ? { phases_us: Object.fromEntries([...phases[i]].map(([name, us]) => [name, quantile(us, 0.5)])) } : {}),
 }));
 const floor = rows.find((r) => r.subject.startsWith('floor'));
 for (const r of rows) r.over_floor_ms = floor ? r.median_ms - floor.median_ms : null;
@@ -143,6 +160,10 @@ else {
     console.log(
       `| ${r.subject} | ${r.median_ms.toFixed(1)} | ${r.p95_ms.toFixed(1)} | ${over} | ${r.cpu_ms_mean === null ? '' : r.cpu_ms_mean.toFixed(1)} |`,
     );
+  }
+  for (const r of rows.filter((r) => r.phases_us)) {
+    const parts = Object.entries(r.phases_us).map(([name, us]) => `${name} ${Math.round(us)}`);
+    console.log(`\n${r.subject}, median µs per phase: ${parts.join(', ')}`);
   }
   let load = '?';
   try {

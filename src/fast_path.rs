@@ -199,7 +199,8 @@ pub fn observe_call_value(
             arguments_json: &canonical,
         };
         test_panic_point(&name, PanicPoint::Observe);
-        let reminder = engine.borrow_mut().advance(&call);
+        // Written canonical from the values: the chain need not canonicalise it again.
+        let reminder = engine.borrow_mut().advance_canonical(&call);
         Ok(Either::B(reminder.map(Into::into)))
     })
 }

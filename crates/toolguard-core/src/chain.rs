@@ -124,6 +124,31 @@ impl Chains {
         self.key.push_str(name);
         self.key.push('\0');
         canonicalize_arguments(arguments_json, &mut self.key);
+        self.advance_key(agent, name)
+    }
+
+    /// [`Chains::advance`] for arguments already in canonical form (a
+    /// binding that wrote them from the argument values): canonicalising
+    /// them again, a second pass over every byte, is skipped (a 4 KB edit:
+    /// a third of its call).
+    pub fn advance_canonical(
+        &mut self,
+        agent: &str,
+        name: &str,
+        canonical: &str,
+    ) -> Option<Reminder> {
+        if !self.tracks(name) {
+            return None;
+        }
+        self.key.clear();
+        self.key.push_str(name);
+        self.key.push('\0');
+        self.key.push_str(canonical);
+        self.advance_key(agent, name)
+    }
+
+    /// The chain step for the key `name \0 canonical` in `self.key`.
+    fn advance_key(&mut self, agent: &str, name: &str) -> Option<Reminder> {
         let digest = xxh3_128(self.key.as_bytes());
         let canonical = &self.key[name.len() + 1..];
         let count = match self.chains.get_mut(agent) {
@@ -229,6 +254,24 @@ mod tests {
             exclude: exclude.iter().map(|s| s.to_string()).collect(),
             arguments_preview_chars: preview,
         })
+    }
+
+    #[test]
+    fn canonical_arguments_continue_the_chain_their_raw_text_started() {
+        let mut c = chains(&[2, 3], &[], &["skip"], 500);
+        let raw = r#"{ "b": 1, "a": "x\u0041" }"#;
+        let mut canonical = String::new();
+        canonicalize_arguments(raw, &mut canonical);
+        assert_eq!(canonical, r#"{"a":"xA","b":1}"#);
+        assert!(c.advance("a", "edit", raw).is_none());
+        let second = c.advance_canonical("a", "edit", &canonical).unwrap();
+        assert_eq!(second.count, 2);
+        let third = c.advance("a", "edit", raw).unwrap();
+        assert_eq!(third.count, 3);
+        assert!(String::from_utf16_lossy(&third.text).contains(r#"{"a":"xA","b":1}"#));
+        // Untracked tools stay transparent.
+        assert!(c.advance_canonical("a", "skip", &canonical).is_none());
+        assert_eq!(c.state("a").unwrap().1, 3);
     }
 
     #[test]

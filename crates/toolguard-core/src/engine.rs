@@ -431,6 +431,20 @@ impl Engine {
             .and_then(|agent| self.chains.advance(agent, call.name, call.arguments_json))
     }
 
+    /// [`Engine::advance`] of a call whose `arguments_json` is already the
+    /// canonical form (`canonical::canonicalize_arguments` of the raw text):
+    /// the chain keys it as it is.
+    pub fn advance_canonical(&mut self, call: &Call) -> Option<Reminder> {
+        self.note_writes(call);
+        if !self.blind_repeat {
+            return None;
+        }
+        call.agent_id.and_then(|agent| {
+            self.chains
+                .advance_canonical(agent, call.name, call.arguments_json)
+        })
+    }
+
     /// Feed the loop detectors one call and its result (`flagged`: a
     /// silent-failure rule with action `error` matched it).
     pub fn observe_loop(

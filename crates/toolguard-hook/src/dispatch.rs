@@ -15,7 +15,7 @@ use crate::args::{number_of, timeout_of, Env, HOOK_TIMEOUT_MS};
 use crate::event::{
     arguments_json, field, response_of, shell_text, text_field, tool_name, Event, Host,
 };
-use crate::{config, exact, state};
+use crate::{config, exact, phases, state};
 
 /// The one agent id inside a hook process: each process guards one chain.
 const AGENT: &str = "hook";
@@ -74,6 +74,7 @@ fn run(
     })?;
     let session = text_field(&event, "session_id")
         .ok_or_else(|| Failure("hook input has no session_id".into()))?;
+    phases::mark("input");
 
     let dir = state::state_dir(env);
     state::ensure_dir(&dir, env)?;
@@ -93,15 +94,18 @@ fn run(
         None => session.clone(),
     };
     let file = dir.join(state::state_file_name(&chain_id));
+    phases::mark("state-dir");
     let lock_deadline = deadline.min(Instant::now() + state::LOCK_WAIT);
 
     match text_field(&event, "hook_event_name").as_deref() {
         Some(kind @ ("PostToolUse" | "PostToolUseFailure")) => {
             let loaded = config::read(config)?;
+            phases::mark("config");
             let name = tool_name(&event);
             let failed = kind == "PostToolUseFailure";
             // A failed call is not scanned: no rule table for it.
             let engine = config::engine(&loaded, (!failed).then_some(name.as_str()))?;
+            phases::mark("engine");
             post_tool_use(engine, &name, &event, failed, &file, deadline, stdout)
         }
         Some("PreToolUse") => {
@@ -334,11 +338,14 @@ fn post_tool_use(
     };
 
     let lock_deadline = deadline.min(Instant::now() + state::LOCK_WAIT);
+    phases::mark("event");
     let verdict = state::with_lock(file, lock_deadline, || {
+        phases::mark("lock");
         let saved = state::read_saved(file)?;
         if let Some(chain) = &saved.chain {
             restore(&mut engine, chain)?;
         }
+        phases::mark("state-read");
         // The loop window also learns whether an `error` rule flagged the result.
         let reminder = engine.advance(&call);
         let failure = engine.scan_call(&call, &output);
@@ -354,7 +361,9 @@ fn post_tool_use(
             concurrent: false,
         };
         let loop_alarm = engine.observe_loop_marked(&call, Some(&loop_output), flagged, mark);
+        phases::mark("scan");
         save(&engine, file, &saved)?;
+        phases::mark("state-write");
         let verdict = Verdict {
             reminder,
             failure,
@@ -362,6 +371,7 @@ fn post_tool_use(
         };
         Ok((!verdict.is_empty()).then_some(verdict))
     })?;
+    phases::mark("unlock");
     let event_name = if failed {
         "PostToolUseFailure"
     } else {

@@ -2,7 +2,7 @@
 //! The Claude Code / Codex per-call hook (`toolguard hook`), once: the
 //! command line and deadline (args.rs), decoding the event (event.rs),
 //! handling it (dispatch.rs), what is printed (answer.rs), config files
-//! (config.rs) and state files (state.rs). Two thin
+//! (config.rs) and state files (state.rs); phases.rs times them on request. Two thin
 //! shells run it: the `toolguard-hook` executable (main.rs: stdin, a
 //! deadline watchdog, the exit code) and the N-API functions behind the Node
 //! `toolguard hook` path (src/hook.rs in the root crate). Both give the same
@@ -26,6 +26,7 @@ pub mod config;
 mod dispatch;
 mod event;
 mod exact;
+pub mod phases;
 pub mod state;
 
 pub use answer::{fail_line, hook_output_of, timeout_answer, Answer, Failure, Said};

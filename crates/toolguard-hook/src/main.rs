@@ -8,12 +8,18 @@ use std::io::{Read, Write};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use toolguard_hook::{answer, fail_line, start, state, timeout_answer, Answer, Start, MAX_INPUT};
+use toolguard_hook::{
+    answer, fail_line, phases, start, state, timeout_answer, Answer, Start, MAX_INPUT,
+};
 
 /// Set once the hook has started its answer: the deadline then lets it finish.
 static ANSWERED: Mutex<bool> = Mutex::new(false);
 
 fn main() {
+    // Phase times on stderr, for tuning (phases.rs); off unless asked.
+    if std::env::var_os("TOOLGUARD_HOOK_PHASES").is_some_and(|v| !v.is_empty() && v != "0") {
+        phases::enable();
+    }
     // A bug must not break the tool call either: fail open, one line, exit 1 (not Rust's 101).
     std::panic::set_hook(Box::new(|info| {
         release_lock();
@@ -33,6 +39,7 @@ fn main() {
         Start::Answer(done) => finish(done),
         Start::Read { config, timeout_ms } => (config, timeout_ms),
     };
+    phases::mark("args");
     let deadline = Instant::now() + Duration::from_secs_f64(timeout_ms / 1000.0);
     // Without a watchdog thread (none could be started) the hook still runs, unbounded.
     let _ = std::thread::Builder::new().spawn(move || {
@@ -44,12 +51,14 @@ fn main() {
             std::process::exit(1);
         }
     });
+    phases::mark("watchdog");
     let mut input = Vec::new();
-    let done = match std::io::stdin()
+    let read = std::io::stdin()
         .lock()
         .take(MAX_INPUT + 1)
-        .read_to_end(&mut input)
-    {
+        .read_to_end(&mut input);
+    phases::mark("stdin");
+    let done = match read {
         Ok(_) => answer(config.as_deref(), &input, &env, deadline),
         Err(e) => Answer {
             code: 1,
@@ -67,6 +76,10 @@ fn finish(done: Answer) -> ! {
     let _ = std::io::stderr().write_all(done.stderr.as_bytes());
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(&done.stdout).and_then(|_| out.flush());
+    phases::mark("answer");
+    if let Some(line) = phases::report() {
+        let _ = std::io::stderr().write_all(line.as_bytes());
+    }
     std::process::exit(done.code);
 }
 
