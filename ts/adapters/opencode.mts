@@ -70,13 +70,25 @@ export interface OpenCodeToolOutput {
 
 /**
  * The text of a tool result as the engine scans it: the output, and for a
- * call whose metadata carries its exit status (`bash`) a non-zero status
- * as `[exit code: N]`, so `when: success` rules stay silent on output
- * that already shows failure, as for DSH results.
+ * call whose metadata carries its exit status (`bash`) that status as the
+ * `[exit code: N]` marker: a non-zero one keeps `when: success` rules
+ * silent on output that already shows failure, as for DSH results; a 0 lets
+ * the failure header say `exited 0` (docs/engine.md) rather than
+ * `reported no error`, since OpenCode did report the status. The marker goes
+ * to the engine only; the model reads OpenCode's output.
  */
 function resultText(output: Pick<OpenCodeToolOutput, 'output' | 'metadata'>): string {
   const exit = output.metadata && typeof output.metadata === 'object' ? (output.metadata as { exit?: unknown }).exit : undefined;
-  return shellText({ output: typeof output.output === 'string' ? output.output : '', exitCode: exit }) ?? '';
+  const text = shellText({ output: typeof output.output === 'string' ? output.output : '', exitCode: exit }) ?? '';
+  return exit === 0 ? `${text}${text && !text.endsWith('\n') ? '\n' : ''}[exit code: 0]` : text;
+}
+
+/**
+ * `appendNotices` on OpenCode's output, which usually ends in a newline:
+ * without it first, the notice would follow two blank lines, not one.
+ */
+function appendToOutput(output: string, notices: readonly string[]): string {
+  return notices.length === 0 ? output : appendNotices(output.replace(/\n+$/, ''), notices);
 }
 
 /**
@@ -86,8 +98,8 @@ function resultText(output: Pick<OpenCodeToolOutput, 'output' | 'metadata'>): st
  */
 function foldVerdict(output: string, verdict: GuardVerdict): string {
   const error = errorOf(verdict);
-  if (error !== undefined) return appendNotices(error, loopNotices(verdict));
-  return appendNotices(output, noticesOf(verdict));
+  if (error !== undefined) return appendToOutput(error, loopNotices(verdict));
+  return appendToOutput(output, noticesOf(verdict));
 }
 
 /** The toolguard plugin: `(input, options) => hooks`, one engine per plugin instance. */
