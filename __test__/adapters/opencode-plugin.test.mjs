@@ -129,16 +129,17 @@ describe('toolguard/opencode hooks', () => {
   it('the exit status OpenCode records reaches the engine: exit 0 says "exited 0", no status says "reported no error"', async () => {
     const failing =
       'Traceback (most recent call last):\n  File "m.py", line 1, in <module>\nModuleNotFoundError: No module named \'yaml_nope\'\n';
-    const header = async (exit) => {
+    const read = async (exit) => {
       const hooks = await toolguard(input);
       return (
-        await (
-          await call(hooks, { command: 'python3 m.py 2>&1 | tail -3', description: 'run' }, () => ({ output: failing, exit }))
-        ).finish()
-      ).split('\n')[0];
+        await call(hooks, { command: 'python3 m.py 2>&1 | tail -3', description: 'run' }, () => ({ output: failing, exit }))
+      ).finish();
     };
-    assert.match(await header(0), /^\[loud-failure\] bash exited 0 but its output shows it failed:/);
-    assert.match(await header(null), /^\[loud-failure\] bash reported no error but its output shows it failed:/);
+    const zero = await read(0);
+    assert.match(zero, /^\[loud-failure\] bash exited 0 but its output shows it failed:/);
+    // The marker is for the engine: the original output the model reads is OpenCode's.
+    assert.ok(zero.endsWith(`Original output:\n${failing}`), zero);
+    assert.match(await read(null), /^\[loud-failure\] bash reported no error but its output shows it failed:/);
   });
 
   it('a bad config fails the plugin when OpenCode loads it, naming the key', async () => {

@@ -21,8 +21,17 @@ const scratch = mkdtempSync(join(tmpdir(), 'toolguard-opencode-'));
 const args = (command) => JSON.stringify({ command, description: 'step' });
 /** What the model reads of a result with a verdict, as the plugin folds it (one blank line before a notice). */
 const append = (text, notices) => (notices.length === 0 ? text : appendNotices(text.replace(/\n+$/, ''), notices));
-const folded = (raw, verdict) =>
-  !verdict ? raw : errorOf(verdict) !== undefined ? append(errorOf(verdict), loopNotices(verdict)) : append(raw, noticesOf(verdict));
+/** The failure text without the `[exit code: 0]` marker the plugin adds for the engine only. */
+const unmarked = (error, raw, exitCode) => {
+  const marker = `${raw && !raw.endsWith('\n') ? '\n' : ''}[exit code: 0]`;
+  return exitCode === 0 && error.endsWith(marker) ? error.slice(0, -marker.length) : error;
+};
+const folded = (raw, verdict, exitCode) =>
+  !verdict
+    ? raw
+    : errorOf(verdict) !== undefined
+      ? append(unmarked(errorOf(verdict), raw, exitCode), loopNotices(verdict))
+      : append(raw, noticesOf(verdict));
 /** The text the plugin hands the engine: OpenCode's recorded exit 0 as the `[exit code: 0]` marker too. */
 const engineText = (raw, exitCode) => {
   const text = shellText({ output: raw, exitCode });
@@ -66,7 +75,7 @@ describe('toolguard/opencode in the real OpenCode CLI', { skip, timeout: 900_000
       [`${traceback}; exit 3`, tracebackOut, 3],
     ];
     const observe = (agentId, [command, raw, exitCode]) =>
-      folded(raw, engine.observe({ agentId, name: 'bash', argumentsJson: args(command) }, { text: engineText(raw, exitCode) }));
+      folded(raw, engine.observe({ agentId, name: 'bash', argumentsJson: args(command) }, { text: engineText(raw, exitCode) }), exitCode);
     const expected = calls.map((c) => observe('s', c));
     engine.reset('s');
     expected.push(...calls.slice(0, 3).map((c) => observe('s', c)));

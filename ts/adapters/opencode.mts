@@ -78,9 +78,22 @@ export interface OpenCodeToolOutput {
  * to the engine only; the model reads OpenCode's output.
  */
 function resultText(output: Pick<OpenCodeToolOutput, 'output' | 'metadata'>): string {
-  const exit = output.metadata && typeof output.metadata === 'object' ? (output.metadata as { exit?: unknown }).exit : undefined;
+  const exit = exitOf(output);
   const text = shellText({ output: typeof output.output === 'string' ? output.output : '', exitCode: exit }) ?? '';
-  return exit === 0 ? `${text}${text && !text.endsWith('\n') ? '\n' : ''}[exit code: 0]` : text;
+  return exit === 0 ? `${text}${zeroMarker(text)}` : text;
+}
+
+/** The exit status OpenCode records in the call's metadata (`bash`), if any. */
+function exitOf(output: Pick<OpenCodeToolOutput, 'metadata'>): unknown {
+  return output.metadata && typeof output.metadata === 'object' ? (output.metadata as { exit?: unknown }).exit : undefined;
+}
+
+/** The marker of a recorded exit 0 (docs/engine.md): for the engine, not in what the model reads. */
+const EXIT_ZERO = '[exit code: 0]';
+
+/** What `resultText` appends to `text` for a recorded exit 0: the marker on a line of its own. */
+function zeroMarker(text: string): string {
+  return `${text && !text.endsWith('\n') ? '\n' : ''}${EXIT_ZERO}`;
 }
 
 /**
@@ -96,8 +109,10 @@ function appendToOutput(output: string, notices: readonly string[]): string {
  * failure text (with a due alarm after it) in place of the output, else
  * the output with the alarm and a `context` notice appended.
  */
-function foldVerdict(output: string, verdict: GuardVerdict): string {
-  const error = errorOf(verdict);
+function foldVerdict(output: string, verdict: GuardVerdict, marker: string): string {
+  let error = errorOf(verdict);
+  // The failure text quotes the scanned text as its original output: without the marker the plugin added.
+  if (error !== undefined && marker && error.endsWith(marker)) error = error.slice(0, -marker.length);
   if (error !== undefined) return appendToOutput(error, loopNotices(verdict));
   return appendToOutput(output, noticesOf(verdict));
 }
@@ -155,7 +170,9 @@ const toolguard: Plugin = async (_input: PluginInput, options?: Record<string, u
         const text = resultText(output);
         const result = { text };
         const verdict = text.length >= ASYNC_SCAN_THRESHOLD ? await engine.observeAsync(exec, result) : engine.observe(exec, result);
-        if (verdict) output.output = foldVerdict(typeof output.output === 'string' ? output.output : '', verdict);
+        const shown = typeof output.output === 'string' ? output.output : '';
+        if (verdict)
+          output.output = foldVerdict(shown, verdict, exitOf(output) === 0 ? zeroMarker(shellText({ output: shown }) ?? '') : '');
       } catch (error) {
         failOpen(ADAPTER, error);
       }
