@@ -34,11 +34,16 @@ function keys(value, path = '', out = new Map()) {
 }
 
 /** Keys the example names: a JSON member `"k":` or a bare name in a `{ k, … }` comment list. */
-const named = new Set([...example.matchAll(/"(\w+)"\s*:/g)].map((m) => m[1]).concat([...example.matchAll(/[{,]\s*(\w+)(?=[,\s}])/g)].map((m) => m[1])));
+const named = new Set(
+  [...example.matchAll(/"(\w+)"\s*:/g)].map((m) => m[1]).concat([...example.matchAll(/[{,]\s*(\w+)(?=[,\s}])/g)].map((m) => m[1])),
+);
 
 test('docs/trace-format.md names every key of the default audit --json (loops on)', () => {
   const doc = audit([]);
-  assert.ok(doc.sessions.some((s) => s.loops.length > 0), 'the sample has a loop');
+  assert.ok(
+    doc.sessions.some((s) => s.loops.length > 0),
+    'the sample has a loop',
+  );
   assert.equal(doc.summary.reminders, 0, 'loops on: no result-blind reminders');
   const missing = [...keys(doc)].filter(([k]) => !named.has(k) && !(k in doc.summary.rules)).map(([, p]) => p);
   assert.deepEqual(missing, []);
