@@ -119,6 +119,43 @@ test('scan reads a status header as the Codex reader does: a non-zero code silen
   );
 });
 
+test('scan --command scans as the engine does with the call command, and a missing command is named once', async () => {
+  const { GuardEngine } = await import('toolguard');
+  const command = 'ls; frobnicate --all';
+  const out = 'README.md\nsrc\n[stderr]\nbash: line 1: frobnicate: command not found\n';
+  const engine = new GuardEngine({});
+  const verdict = engine.observe({ name: 'bash', argumentsJson: JSON.stringify({ command }) }, { content: [{ type: 'text', text: out }] });
+  const engineIds = verdict.failure.rules.map((r) => r.id);
+  // The shell's `command not found` line is command-not-found's alone: program-message's text would misdescribe it.
+  assert.deepEqual(engineIds, ['command-not-found']);
+  for (const args of [
+    ['scan', '--json', '--command', command],
+    ['scan', '--json', `--command=${command}`],
+  ]) {
+    const run = cli(args, out);
+    assert.equal(run.code, 1, run.stderr);
+    assert.deepEqual(
+      JSON.parse(run.stdout).hits.map((h) => h.id),
+      engineIds,
+    );
+  }
+  // With the command, a program that ran names its own failure: scan and the engine agree on it too.
+  const cat = 'cat: missing.txt: No such file or directory\n';
+  const withCommand = JSON.parse(cli(['scan', '--json', '--command', 'cat missing.txt'], cat).stdout).hits.map((h) => h.id);
+  const catVerdict = engine.observe(
+    { name: 'bash', argumentsJson: JSON.stringify({ command: 'cat missing.txt' }) },
+    { content: [{ type: 'text', text: cat }] },
+  );
+  assert.deepEqual(
+    withCommand,
+    catVerdict.failure.rules.map((r) => r.id),
+  );
+  assert.ok(withCommand.includes('program-message'), withCommand.join());
+  const missing = cli(['scan', '--command'], out);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /--command needs the shell command/);
+});
+
 test('scan: nothing matched is exit 0', () => {
   const run = cli(['scan', file('ok.txt', 'compiled 3 files\n0 errors, 2 warnings\n')]);
   assert.deepEqual([run.code, run.stdout], [0, `${join(tmp, 'ok.txt')}: no rule matched\n`]);

@@ -47,12 +47,17 @@ test('npm pack ships the generated files and every rules table, and no test data
     files.some((f) => f.startsWith('samples/')),
     'the bundled sample the main job audits',
   );
-  // The one example that ships: docs/dsh.md runs it from node_modules.
+  // The examples that ship: docs/dsh.md and docs/adapters.md run them from node_modules.
   assert.ok(shipped.has('examples/dsh-agent/agent.mjs'), 'the DSH example agent');
+  assert.ok(shipped.has('examples/opencode/plugin-check.mjs'), 'the OpenCode plugin check');
+  assert.ok(shipped.has('examples/ai-sdk/agent.mjs'), 'the AI SDK example agent');
   const unwanted = files.filter(
     (f) =>
       /^(__test__|corpus|crates|src|fuzz|scripts|target|node_modules|npm)\//.test(f) ||
-      (f.startsWith('examples/') && !f.startsWith('examples/dsh-agent/')) ||
+      (f.startsWith('examples/') &&
+        !f.startsWith('examples/dsh-agent/') &&
+        !f.startsWith('examples/opencode/') &&
+        !f.startsWith('examples/ai-sdk/')) ||
       /\.(node|rs|tgz)$/.test(f) ||
       /(^|\/)fixtures\//.test(f),
   );

@@ -51,7 +51,8 @@ describe('toolguard/opencode hooks', () => {
 
     const fresh = await toolguard(input);
     const one = await sequential(fresh, 3, args);
-    assert.match(one[2], /^hi\n\n\n\[toolguard\] Loop detected: bash was called 3 times in a row/);
+    // OpenCode's output ends in a newline: one blank line, then the notice.
+    assert.match(one[2], /^hi\n\n\[toolguard\] Loop detected: bash was called 3 times in a row/);
   });
 
   it("OpenCode's synthetic user message does not start the window over; a typed one does", async () => {
@@ -123,6 +124,22 @@ describe('toolguard/opencode hooks', () => {
         },
       });
     await twice['tool.execute.before']({ tool: 'read', sessionID: session, callID: 'x2' }, { args: { ...args } });
+  });
+
+  it('the exit status OpenCode records reaches the engine: exit 0 says "exited 0", no status says "reported no error"', async () => {
+    const failing =
+      'Traceback (most recent call last):\n  File "m.py", line 1, in <module>\nModuleNotFoundError: No module named \'yaml_nope\'\n';
+    const read = async (exit) => {
+      const hooks = await toolguard(input);
+      return (
+        await call(hooks, { command: 'python3 m.py 2>&1 | tail -3', description: 'run' }, () => ({ output: failing, exit }))
+      ).finish();
+    };
+    const zero = await read(0);
+    assert.match(zero, /^\[loud-failure\] bash exited 0 but its output shows it failed:/);
+    // The marker is for the engine: the original output the model reads is OpenCode's.
+    assert.ok(zero.endsWith(`Original output:\n${failing}`), zero);
+    assert.match(await read(null), /^\[loud-failure\] bash reported no error but its output shows it failed:/);
   });
 
   it('a bad config fails the plugin when OpenCode loads it, naming the key', async () => {

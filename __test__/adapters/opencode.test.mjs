@@ -20,13 +20,24 @@ if (skip) console.log(`# skipped: ${skip}`);
 const scratch = mkdtempSync(join(tmpdir(), 'toolguard-opencode-'));
 
 const args = (command) => JSON.stringify({ command, description: 'step' });
-/** What the model reads of a result with a verdict, as the plugin folds it. */
-const folded = (raw, verdict) =>
+/** What the model reads of a result with a verdict, as the plugin folds it (one blank line before a notice). */
+const append = (text, notices) => (notices.length === 0 ? text : appendNotices(text.replace(/\n+$/, ''), notices));
+/** The failure text without the `[exit code: 0]` marker the plugin adds for the engine only. */
+const unmarked = (error, raw, exitCode) => {
+  const marker = `${raw && !raw.endsWith('\n') ? '\n' : ''}[exit code: 0]`;
+  return exitCode === 0 && error.endsWith(marker) ? error.slice(0, -marker.length) : error;
+};
+const folded = (raw, verdict, exitCode) =>
   !verdict
     ? raw
     : errorOf(verdict) !== undefined
-      ? appendNotices(errorOf(verdict), loopNotices(verdict))
-      : appendNotices(raw, noticesOf(verdict));
+      ? append(unmarked(errorOf(verdict), raw, exitCode), loopNotices(verdict))
+      : append(raw, noticesOf(verdict));
+/** The text the plugin hands the engine: OpenCode's recorded exit 0 as the `[exit code: 0]` marker too. */
+const engineText = (raw, exitCode) => {
+  const text = shellText({ output: raw, exitCode });
+  return exitCode === 0 ? `${text}${text && !text.endsWith('\n') ? '\n' : ''}[exit code: 0]` : text;
+};
 
 const missing = 'cat missing.txt';
 const traceback = `printf 'Traceback (most recent call last):\\n  File "x.py", line 1\\nValueError: bad\\n'`;
@@ -65,7 +76,7 @@ describe('toolguard/opencode in the real OpenCode CLI', { skip, timeout: 900_000
       [`${traceback}; exit 3`, tracebackOut, 3],
     ];
     const observe = (agentId, [command, raw, exitCode]) =>
-      folded(raw, engine.observe({ agentId, name: 'bash', argumentsJson: args(command) }, { text: shellText({ output: raw, exitCode }) }));
+      folded(raw, engine.observe({ agentId, name: 'bash', argumentsJson: args(command) }, { text: engineText(raw, exitCode) }), exitCode);
     const expected = calls.map((c) => observe('s', c));
     engine.reset('s');
     expected.push(...calls.slice(0, 3).map((c) => observe('s', c)));
@@ -73,11 +84,11 @@ describe('toolguard/opencode in the real OpenCode CLI', { skip, timeout: 900_000
 
     assert.ok(!results[1].includes('[toolguard]'), 'no alarm on the 2nd call');
     assert.match(results[2], /\n\n\[toolguard\] Loop detected: bash was called 3 times in a row/, 'the alarm after the 3rd call');
-    assert.ok(results[2].startsWith(missingOut), 'the output stays, the alarm follows it');
+    assert.ok(results[2].startsWith(missingOut.replace(/\n+$/, '')), 'the output stays, the alarm follows it');
     assert.match(
       results[3],
-      /^\[loud-failure\] bash reported no error but its output shows it failed:/,
-      'exit 0 with a traceback: the failure text',
+      /^\[loud-failure\] bash exited 0 but its output shows it failed:/,
+      'exit 0 (recorded by OpenCode) with a traceback: the failure text',
     );
     assert.equal(results[4], tracebackOut, 'exit 3 (from OpenCode metadata): the output shows its failure, left alone');
     assert.ok(!results[5].includes('[toolguard]') && !results[6].includes('[toolguard]'), 'the new user message started the window over');
@@ -86,7 +97,7 @@ describe('toolguard/opencode in the real OpenCode CLI', { skip, timeout: 900_000
     // Without the user's message the window would go on: the reset is what kept turn 1 quiet.
     const control = new GuardEngine({ loops: {} });
     const quiet = [...calls, ...calls.slice(0, 2)].map(([command, raw, exitCode]) =>
-      control.observe({ agentId: 's', name: 'bash', argumentsJson: args(command) }, { text: shellText({ output: raw, exitCode }) }),
+      control.observe({ agentId: 's', name: 'bash', argumentsJson: args(command) }, { text: engineText(raw, exitCode) }),
     );
     assert.ok(
       quiet.slice(5).some((v) => v?.loop || v?.reminder),

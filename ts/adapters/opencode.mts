@@ -72,11 +72,38 @@ export interface OpenCodeToolOutput {
  * A tool result as the engine reads it: the output as a shell result, with
  * the exit status from a call's metadata (`bash`), so the engine adds a
  * non-zero one as `[exit code: N]` and `when: success` rules stay silent on
- * output that already shows failure, as for DSH results.
+ * output that already shows failure, as for DSH results. A recorded 0 goes
+ * to the engine as the `[exit code: 0]` marker, so the failure header says
+ * `exited 0` (docs/engine.md) rather than `reported no error`: OpenCode did
+ * report the status. The marker goes to the engine only; the model reads
+ * OpenCode's output.
  */
 function resultOf(output: Pick<OpenCodeToolOutput, 'output' | 'metadata'>): ToolResult {
-  const exit = output.metadata && typeof output.metadata === 'object' ? (output.metadata as { exit?: unknown }).exit : undefined;
-  return { shell: { output: typeof output.output === 'string' ? output.output : '', exitCode: exit } };
+  const exit = exitOf(output);
+  const shown = typeof output.output === 'string' ? output.output : '';
+  if (exit === 0) return { text: `${shown}${zeroMarker(shown)}` };
+  return { shell: { output: shown, exitCode: exit } };
+}
+
+/** The exit status OpenCode records in the call's metadata (`bash`), if any. */
+function exitOf(output: Pick<OpenCodeToolOutput, 'metadata'>): unknown {
+  return output.metadata && typeof output.metadata === 'object' ? (output.metadata as { exit?: unknown }).exit : undefined;
+}
+
+/** The marker of a recorded exit 0 (docs/engine.md): for the engine, not in what the model reads. */
+const EXIT_ZERO = '[exit code: 0]';
+
+/** What `resultOf` appends to `text` for a recorded exit 0: the marker on a line of its own. */
+function zeroMarker(text: string): string {
+  return `${text && !text.endsWith('\n') ? '\n' : ''}${EXIT_ZERO}`;
+}
+
+/**
+ * `appendNotices` on OpenCode's output, which usually ends in a newline:
+ * without it first, the notice would follow two blank lines, not one.
+ */
+function appendToOutput(output: string, notices: readonly string[]): string {
+  return notices.length === 0 ? output : appendNotices(output.replace(/\n+$/, ''), notices);
 }
 
 /**
@@ -84,10 +111,12 @@ function resultOf(output: Pick<OpenCodeToolOutput, 'output' | 'metadata'>): Tool
  * failure text (with a due alarm after it) in place of the output, else
  * the output with the alarm and a `context` notice appended.
  */
-function foldVerdict(output: string, verdict: GuardVerdict): string {
-  const error = errorOf(verdict);
-  if (error !== undefined) return appendNotices(error, loopNotices(verdict));
-  return appendNotices(output, noticesOf(verdict));
+function foldVerdict(output: string, verdict: GuardVerdict, marker: string): string {
+  let error = errorOf(verdict);
+  // The failure text quotes the scanned text as its original output: without the marker the plugin added.
+  if (error !== undefined && marker && error.endsWith(marker)) error = error.slice(0, -marker.length);
+  if (error !== undefined) return appendToOutput(error, loopNotices(verdict));
+  return appendToOutput(output, noticesOf(verdict));
 }
 
 /** The toolguard plugin: `(input, options) => hooks`, one engine per plugin instance. */
@@ -143,7 +172,8 @@ const toolguard: Plugin = async (_input: PluginInput, options?: Record<string, u
         const result = resultOf(output);
         const verdict =
           outputSize(output.output) >= ASYNC_SCAN_THRESHOLD ? await engine.observeAsync(exec, result) : engine.observe(exec, result);
-        if (verdict) output.output = foldVerdict(typeof output.output === 'string' ? output.output : '', verdict);
+        const shown = typeof output.output === 'string' ? output.output : '';
+        if (verdict) output.output = foldVerdict(shown, verdict, exitOf(output) === 0 ? zeroMarker(shown) : '');
       } catch (error) {
         failOpen(ADAPTER, error);
       }

@@ -13,7 +13,7 @@ import { UsageError } from './args.mjs';
 import { CONFIG_STDIN } from './config.mjs';
 import { activeTable, configValue, parseCommonArgs, type TableRule } from './rules.mjs';
 
-export const SCAN_HELP = `Usage: toolguard scan [FILE|-] [--config guard.json|yaml] [--json]
+export const SCAN_HELP = `Usage: toolguard scan [FILE|-] [--command CMD] [--config guard.json|yaml] [--json]
 
 Runs the active silent-failure rules (built-ins merged with the config) on one
 tool output — FILE, or stdin when FILE is - or absent — as the engine scans a
@@ -23,6 +23,9 @@ The output is read as the harness shows it: stdout, a [stderr] block, and the
 trailing markers ([exit code: N] …), or below a status header (Codex:
 'Exit code: N' or 'Process exited with code N', then 'Output:'); when they
 show a failure, 'when: success' rules stay silent and are listed as silenced.
+--command CMD scans it as the result of the shell command CMD, as the engine
+and the hook do with the call's command (rules that count only with a command,
+such as program-message, then count).
 
 At most 64 MiB is read (a longer input is an error, not one tool output).
 
@@ -44,8 +47,25 @@ type Verdict = { failure?: { rules: { id: string; line: number; excerpt: string;
 /** The tool the input is presented as: scan runs it through the engine as this tool's result. */
 const TOOL = 'bash';
 
-function observe(engine: GuardEngine, text: string): Verdict {
-  return engine.observe({ name: TOOL, argumentsJson: '{}' }, { content: [{ type: 'text', text }] }) as Verdict;
+function observe(engine: GuardEngine, text: string, command: string | undefined): Verdict {
+  const argumentsJson = JSON.stringify(command === undefined ? {} : { command });
+  return engine.observe({ name: TOOL, argumentsJson }, { content: [{ type: 'text', text }] }) as Verdict;
+}
+
+/** argv without `--command CMD` / `--command=CMD`, and CMD (the shared option parser knows no --command). */
+function takeCommand(argv: string[]): { rest: string[]; command?: string } {
+  const rest: string[] = [];
+  let command: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--command') {
+      if (i + 1 >= argv.length) throw new UsageError('--command needs the shell command the output came from');
+      command = argv[++i];
+    } else if (arg.startsWith('--command=')) {
+      command = arg.slice('--command='.length);
+    } else rest.push(arg);
+  }
+  return { rest, command };
 }
 
 /**
@@ -121,7 +141,8 @@ export async function scan(argv: string[]): Promise<number> {
   let json = false;
   let source = '';
   try {
-    const options = parseCommonArgs(argv, (arg) => files.push(arg));
+    const { rest, command } = takeCommand(argv);
+    const options = parseCommonArgs(rest, (arg) => files.push(arg));
     if (options.help) {
       process.stdout.write(SCAN_HELP);
       return 0;
@@ -136,8 +157,8 @@ export async function scan(argv: string[]): Promise<number> {
     const config = configValue(options.config);
     const table = activeTable(config.loudFailure?.rules ?? []);
     const action = new Map(table.map((r) => [r.id, r.action]));
-    const fired = observe(new GuardEngine(scanConfig(config, undefined) as never), text)?.failure?.rules ?? [];
-    const all = observe(new GuardEngine(scanConfig(config, alwaysTable(table)) as never), text)?.failure?.rules ?? [];
+    const fired = observe(new GuardEngine(scanConfig(config, undefined) as never), text, command)?.failure?.rules ?? [];
+    const all = observe(new GuardEngine(scanConfig(config, alwaysTable(table)) as never), text, command)?.failure?.rules ?? [];
     const firedIds = new Set(fired.map((h) => h.id));
     hits = all.map((h) => ({
       id: h.id,
