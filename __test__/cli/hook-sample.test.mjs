@@ -27,6 +27,7 @@ test("docs/adapters.md's sample hook event gets the documented answer", () => {
   const expected = block('answer');
   // Both shells of the hook: the Node path and the native executable the launcher runs.
   for (const native of ['0', undefined]) {
+    /** @type {Record<string, string | undefined>} */
     const env = { ...process.env, TOOLGUARD_STATE_DIR: mkdtempSync(join(tmpdir(), 'toolguard-hook-sample-')) };
     if (native === undefined) delete env.TOOLGUARD_NATIVE_HOOK;
     else env.TOOLGUARD_NATIVE_HOOK = native;

@@ -41,7 +41,11 @@ const result = await generateText({
   stopWhen: [
     stepCountIs(20),
     toolguardStopWhen(tools, {
-      onStop: (alarm) => console.log(`stopped: ${alarm.verdict.kind} × ${alarm.verdict.count}, alarm ${alarm.count}`),
+      // A loop verdict names its detector; DSH's repeat reminder (`loops: false`) is a repeat.
+      onStop: (alarm) => {
+        const kind = 'kind' in alarm.verdict ? alarm.verdict.kind : 'repeat';
+        console.log(`stopped: ${kind} × ${alarm.verdict.count}, alarm ${alarm.count}`);
+      },
     }),
   ],
 });

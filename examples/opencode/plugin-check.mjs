@@ -13,6 +13,7 @@ const hooks = await toolguard(/** @type {any} */ ({}));
 const sessionID = 'ses_example';
 
 /** The scripted calls: the command, and the output and exit status OpenCode would record. */
+/** @type {[command: string, output: string, exit: number][]} */
 const script = [
   ['cat missing.txt', 'cat: missing.txt: No such file or directory\n', 1],
   ['cat missing.txt', 'cat: missing.txt: No such file or directory\n', 1],
