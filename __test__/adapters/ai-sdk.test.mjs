@@ -69,7 +69,7 @@ describe('toolguard/ai-sdk with the real AI SDK', { skip }, () => {
     assert.match(texts[2], /^\[toolguard\] Loop detected: bash was called 3 times in a row/);
     assert.deepEqual(lastToolOutputs(prompts[1]), [{ type: 'text', value: 'hi\n' }]);
     assert.deepEqual(lastToolOutputs(prompts[2]), [{ type: 'text', value: 'hi\n' }]);
-    assert.deepEqual(lastToolOutputs(prompts[3]), [{ type: 'text', value: `hi\n\n\n${texts[2]}` }]);
+    assert.deepEqual(lastToolOutputs(prompts[3]), [{ type: 'text', value: `hi\n\n${texts[2]}` }]);
     assert.deepEqual(
       result.steps.flatMap((s) => s.toolResults.map((r) => r.output)),
       ['hi\n', 'hi\n', 'hi\n'],
@@ -202,7 +202,7 @@ describe('toolguard/ai-sdk: the user text and parallel calls', { skip }, () => {
     assert.match(plain.value, /^\[loud-failure\] bash reported no error but its output shows it failed/);
     const told = await run(issue);
     assert.equal(told.type, 'text');
-    assert.ok(told.value.startsWith(`${reproduced}\n\n[loud-failure] bash output may show`), told.value);
+    assert.ok(told.value.startsWith(`${reproduced.trimEnd()}\n\n[loud-failure] bash output may show`), told.value);
   });
 
   it('nine identical calls of one model response raise no loop alarm; the same nine one after another do', async () => {

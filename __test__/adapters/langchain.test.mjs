@@ -184,7 +184,7 @@ describe('toolguard/langchain: the user text and parallel calls', () => {
     assert.match(plain.content, /^\[loud-failure\] bash reported no error but its output shows it failed/);
     const told = await run(issue);
     assert.equal(told.status, 'success');
-    assert.ok(told.content.startsWith(`${reproduced}\n\n[loud-failure] bash output may show`), told.content);
+    assert.ok(told.content.startsWith(`${reproduced.trimEnd()}\n\n[loud-failure] bash output may show`), told.content);
   });
 
   it('nine identical tool calls of one AI message raise no loop alarm; the same nine one after another do', async () => {

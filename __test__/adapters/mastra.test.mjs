@@ -98,7 +98,7 @@ describe('toolguard/mastra with a real Mastra Agent', { skip }, () => {
       engine.observe({ agentId: 'a', name: 'bash', arguments: { command: 'echo hi' } }, { text: 'hi\n' }),
     )[2].loop.text;
     assert.match(alarm, /^\[toolguard\] Loop detected: bash was called 3 times in a row/);
-    assert.deepEqual(toolOutputs(prompts), ['hi\n', 'hi\n', `hi\n\n\n${alarm}`]);
+    assert.deepEqual(toolOutputs(prompts), ['hi\n', 'hi\n', `hi\n\n${alarm}`]);
     assert.equal(tool.runs, 3);
   });
 

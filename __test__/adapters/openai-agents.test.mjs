@@ -187,7 +187,7 @@ describe('toolguard/openai-agents: the user text and parallel calls', () => {
     };
     assert.match(await seen('please look at the combiner'), /^\[loud-failure\] bash reported no error but its output shows it failed/);
     const told = await seen(issue);
-    assert.ok(told.startsWith(`${reproduced}\n\n[loud-failure] bash output may show`), told);
+    assert.ok(told.startsWith(`${reproduced.trimEnd()}\n\n[loud-failure] bash output may show`), told);
   });
 
   it('with guardTool, nine identical calls of one response raise no loop alarm; the same nine one after another do', async () => {

@@ -52,6 +52,7 @@ describe('config schemas', () => {
     assert.deepEqual(combined.Config({}), {
       repeat: { thresholds: [3, 5, 8], include: [], exclude: [], argumentsPreviewChars: 500 },
       loudFailure: loudDefaults,
+      otel: false,
     });
   });
 

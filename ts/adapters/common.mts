@@ -109,9 +109,17 @@ export const ASYNC_SCAN_THRESHOLD = 64 * 1024;
 /** Separator between a tool output and the notices appended to it. */
 export const NOTICE_SEPARATOR = '\n\n';
 
-/** `text` followed by the notices; `text` alone when there are none. */
+/**
+ * `text` followed by the notices, one blank line before each; `text` alone
+ * when there are none. The line breaks `text` ends with (most shell output
+ * ends in one) are dropped first, or a notice would follow two blank lines.
+ */
 export function appendNotices(text: string, notices: readonly string[]): string {
-  return notices.length === 0 ? text : [text, ...notices].join(NOTICE_SEPARATOR);
+  if (notices.length === 0) return text;
+  // A loop, not /\n+$/: that regex retries at every newline of a long run of them.
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 10) end--;
+  return [text.slice(0, end), ...notices].join(NOTICE_SEPARATOR);
 }
 
 /**

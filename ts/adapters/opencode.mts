@@ -98,13 +98,6 @@ function zeroMarker(text: string): string {
   return `${text && !text.endsWith('\n') ? '\n' : ''}${EXIT_ZERO}`;
 }
 
-/**
- * `appendNotices` on OpenCode's output, which usually ends in a newline:
- * without it first, the notice would follow two blank lines, not one.
- */
-function appendToOutput(output: string, notices: readonly string[]): string {
-  return notices.length === 0 ? output : appendNotices(output.replace(/\n+$/, ''), notices);
-}
 
 /**
  * The result the model reads, with a verdict folded in: an `error` rule's
@@ -115,8 +108,8 @@ function foldVerdict(output: string, verdict: GuardVerdict, marker: string): str
   let error = errorOf(verdict);
   // The failure text quotes the scanned text as its original output: without the marker the plugin added.
   if (error !== undefined && marker && error.endsWith(marker)) error = error.slice(0, -marker.length);
-  if (error !== undefined) return appendToOutput(error, loopNotices(verdict));
-  return appendToOutput(output, noticesOf(verdict));
+  if (error !== undefined) return appendNotices(error, loopNotices(verdict));
+  return appendNotices(output, noticesOf(verdict));
 }
 
 /** The toolguard plugin: `(input, options) => hooks`, one engine per plugin instance. */
