@@ -98,7 +98,6 @@ function zeroMarker(text: string): string {
   return `${text && !text.endsWith('\n') ? '\n' : ''}${EXIT_ZERO}`;
 }
 
-
 /**
  * The result the model reads, with a verdict folded in: an `error` rule's
  * failure text (with a due alarm after it) in place of the output, else
