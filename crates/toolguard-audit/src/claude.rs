@@ -277,14 +277,7 @@ fn deliver(run: &mut Run, report: &mut SessionReport, id: &str, text: &str, is_e
         return;
     };
     if run.scans(&site.name) {
-        let output = Output {
-            is_error,
-            texts: vec![text],
-            value_json: None,
-            exit_statuses: None,
-            status_unrecorded: false,
-        };
-        run.observe(report, &site, &output);
+        run.observe(report, &site, &Output::text(text, is_error));
     } else {
         run.advance(report, &site);
     }

@@ -338,14 +338,7 @@ fn output(run: &mut Run, report: &mut SessionReport, number: u64, payload: &Map<
     if let Some(code) = structured.or(code) {
         add_exit_marker(&mut text, code);
     }
-    let output = Output {
-        is_error,
-        texts: vec![&text],
-        value_json: None,
-        exit_statuses: None,
-        status_unrecorded: false,
-    };
-    run.observe(report, &site, &output);
+    run.observe(report, &site, &Output::text(&text, is_error));
 }
 
 /// Observe `site` with one result text.
@@ -356,14 +349,7 @@ fn observe_text(
     text: &str,
     is_error: bool,
 ) {
-    let output = Output {
-        is_error,
-        texts: vec![text],
-        value_json: None,
-        exit_statuses: None,
-        status_unrecorded: false,
-    };
-    run.observe(report, site, &output);
+    run.observe(report, site, &Output::text(text, is_error));
 }
 
 /// The session a `write_stdin` call polls (its `session_id` argument).

@@ -85,13 +85,7 @@ pub(super) fn flush(run: &mut Run, report: &mut SessionReport) {
     }
     spans.sort_by_key(|s| (order[&s.trace], s.start));
     for span in spans {
-        let output = Output {
-            is_error: span.is_error,
-            texts: vec![&span.text],
-            value_json: None,
-            exit_statuses: None,
-            status_unrecorded: false,
-        };
+        let output = Output::text(&span.text, span.is_error);
         if run.scans(&span.site.name) {
             run.observe(report, &span.site, &output);
         } else {

@@ -42,6 +42,17 @@ pub struct Output<'a> {
     pub status_unrecorded: bool,
 }
 
+impl<'a> Output<'a> {
+    /// One result text, nothing else known: what most log readers have.
+    pub fn text(text: &'a str, is_error: bool) -> Self {
+        Output {
+            is_error,
+            texts: vec![text],
+            ..Output::default()
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FailureAction {
     Error,
